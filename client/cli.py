@@ -1,0 +1,53 @@
+"""The ``onecard`` command: a click group whose subcommands only parse options and call plain
+async functions elsewhere (uvicorn/flask style). Domain errors become ``click.ClickException``.
+
+Subcommands are registered from their own modules in ``_register()``; a module that is not
+built yet is simply absent from the group.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "ONECARD"}
+
+#: command name -> "module:attribute" of a click.Command
+COMMANDS: dict[str, str] = {
+    "replay": "client.replay_cmd:replay_command",
+    "verify": "client.verify_cmd:verify_command",
+    "host": "host.cli:host_command",
+    "bot": "host.cli:bot_command",
+    "play": "client.play_cmd:play_command",
+    "join": "client.play_cmd:join_command",
+    "discover": "client.discover:discover_command",
+}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(package_name="onecard", prog_name="onecard")
+def cli() -> None:
+    """Host and play One Card, ONE and Black Jack on a LAN, with verifiably fair deals."""
+
+
+def _register() -> None:
+    for name, target in COMMANDS.items():
+        module_name, _, attr = target.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # not built yet
+            raise
+        command = getattr(module, attr)
+        assert isinstance(command, click.Command)
+        cli.add_command(command, name)
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()

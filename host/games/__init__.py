@@ -1,0 +1,48 @@
+"""Game engines, registered by name (like python-chess's ``VARIANTS`` / ``find_variant``).
+
+Each engine lives in its own module and is imported on first use, so a broken or slow import of
+one game never affects the others. ``GAMES`` maps the wire name to ``"module:Class"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from host.games.base import Game, OptionError
+
+__all__ = ["GAMES", "find_game", "game_names"]
+
+GAMES: dict[str, str] = {
+    "one-card": "host.games.one_card:OneCard",
+    "black-jack": "host.games.black_jack:BlackJack",
+    "one": "host.games.one:One",
+}
+
+
+def game_names() -> list[str]:
+    """Names of the games whose engine can be imported, in registry order."""
+    names = []
+    for name in GAMES:
+        try:
+            find_game(name)
+        except OptionError:
+            continue
+        names.append(name)
+    return names
+
+
+def find_game(name: str) -> type[Game]:
+    """The engine class for a game name; raise :class:`OptionError` for an unknown name."""
+    target = GAMES.get(name)
+    if target is None:
+        raise OptionError(f"unknown game {name!r} (known: {', '.join(GAMES)})")
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            raise OptionError(f"game {name!r} is not available in this build") from None
+        raise
+    cls = getattr(module, attr)
+    assert isinstance(cls, type) and issubclass(cls, Game)
+    return cls

@@ -1,0 +1,336 @@
+"""The interface every game engine implements.
+
+How it works (after OpenSpiel's game/state split and python-chess's parse-then-apply):
+
+* A game is a pure, synchronous state machine created from validated options, a seat count and a
+  dealer seat. It does no I/O, reads no clock and draws no random numbers.
+* Chance is supplied from outside. Whenever the engine needs a shuffled deck (a new hand) or a
+  reshuffle of the discard pile, :meth:`Game.chance_request` returns a :class:`ChanceRequest`
+  naming the stream and the cards in canonical order; the caller (the host, through the fairness
+  module, or a scenario file, or a test's seeded RNG) answers with :meth:`Game.apply_chance`.
+  While a request is pending no seat may act. A game therefore replays exactly from its chance
+  outcomes plus its action log.
+* Seats act through value-object :class:`Action` subclasses. Wire maps become actions through
+  :meth:`Game.parse_action` (raises :class:`InvalidAction`); :meth:`Game.check` raises
+  :class:`NotYourTurn` or :class:`IllegalAction`; :meth:`Game.apply` checks then applies and
+  returns the :class:`Event` list describing what happened, public events and private ones
+  (addressed to one seat) in order.
+* :meth:`Game.view` is the single place that decides what a seat (or a spectator, ``None``)
+  may see. Its result is a wire-ready dict (str keys; str/int/bool/None/list/dict values).
+* :meth:`Game.outcome` is ``None`` until the game is over, then an :class:`Outcome`.
+
+Cards drawn from the stock carry their fairness coordinates: every public event that moves
+cards off the stock includes ``"positions": [[stream, position], ...]`` so clients can check
+that the host dealt the next unused position of the current stream.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from protocol.cards import Card
+from protocol.errors import ErrorCode, LocalProtocolError
+
+__all__ = [
+    "Action",
+    "ChanceKind",
+    "ChanceRequest",
+    "Event",
+    "Game",
+    "IllegalAction",
+    "InvalidAction",
+    "NotYourTurn",
+    "OptionError",
+    "OptionSpec",
+    "Outcome",
+    "RulesError",
+    "Termination",
+    "WireMap",
+]
+
+WireMap = dict[str, Any]
+"""A msgpack/JSON-ready map: str keys; str, int, bool, None, list or dict values."""
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class RulesError(LocalProtocolError, ValueError):
+    """Base of the errors an action can meet; each carries its wire code."""
+
+
+class InvalidAction(RulesError):
+    """The action is malformed: unknown type, missing field, bad card code, cards not held."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.BAD_FIELD)
+
+
+class IllegalAction(RulesError):
+    """The action is well-formed but not legal now (e.g. a card that does not match)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.ILLEGAL_ACTION)
+
+
+class NotYourTurn(RulesError):
+    """The seat may not act now."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.NOT_YOUR_TURN)
+
+
+class OptionError(LocalProtocolError, ValueError):
+    """A table option is unknown or has a bad value."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.CONFLICT)
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One table option (house rule) of a game: name, type, default, allowed values, help."""
+
+    name: str
+    default: bool | int | str
+    help: str
+    choices: tuple[bool | int | str, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def validate(self, value: object) -> bool | int | str:
+        """Coerce and check one value; accepts the strings a CLI gives (``"on"``, ``"20"``)."""
+        kind = type(self.default)
+        coerced: object = value
+        if kind is bool:
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ("1", "true", "on", "yes"):
+                    coerced = True
+                elif low in ("0", "false", "off", "no"):
+                    coerced = False
+            if not isinstance(coerced, bool):
+                raise OptionError(f"option {self.name} takes on/off, not {value!r}")
+        elif kind is int:
+            if isinstance(value, str):
+                try:
+                    coerced = int(value.strip())
+                except ValueError:
+                    raise OptionError(f"option {self.name} takes a number, not {value!r}") from None
+            if isinstance(coerced, bool) or not isinstance(coerced, int):
+                raise OptionError(f"option {self.name} takes a number, not {value!r}")
+            if self.minimum is not None and coerced < self.minimum:
+                raise OptionError(f"option {self.name} must be at least {self.minimum}")
+            if self.maximum is not None and coerced > self.maximum:
+                raise OptionError(f"option {self.name} must be at most {self.maximum}")
+        elif not isinstance(coerced, str):
+            raise OptionError(f"option {self.name} takes text, not {value!r}")
+        if self.choices is not None and coerced not in self.choices:
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise OptionError(f"option {self.name} must be one of {allowed}, not {value!r}")
+        assert isinstance(coerced, bool | int | str)
+        return coerced
+
+    def to_wire(self) -> WireMap:
+        out: WireMap = {"name": self.name, "default": self.default, "help": self.help}
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["min"] = self.minimum
+        if self.maximum is not None:
+            out["max"] = self.maximum
+        return out
+
+
+# --------------------------------------------------------------------------- chance
+
+
+class ChanceKind(enum.Enum):
+    DEAL = "deal"  #: a new hand: shuffle the whole deck (stream 0)
+    RESHUFFLE = "reshuffle"  #: the discard pile (minus the top card) becomes the stock
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceRequest:
+    """What the engine needs from chance before anyone may act.
+
+    ``cards`` is in canonical order (for a reshuffle: the recycled discards sorted by canonical
+    index). The answer is a permutation of ``cards``, top of the new stock first. For a ``DEAL``
+    with ``choose_dealer`` set (the first hand of a game), the answer also names the dealer,
+    drawn from the fairness module's reserved dealer stream.
+    """
+
+    kind: ChanceKind
+    hand_no: int  # 1-based
+    stream: int  # 0 for a deal, k for the k-th reshuffle of the hand
+    cards: tuple[Card, ...]
+    choose_dealer: bool = False
+
+
+# --------------------------------------------------------------------------- actions, events
+
+
+class Action(abc.ABC):
+    """A seat's intent, as a frozen value object. Subclasses are frozen dataclasses.
+
+    ``to_wire()`` gives the map a client sends (``{"type": "play", "cards": ["7S"], ...}``);
+    each game's ``parse_action`` is its inverse.
+    """
+
+    @abc.abstractmethod
+    def to_wire(self) -> WireMap: ...
+
+    def __str__(self) -> str:
+        wire = self.to_wire()
+        rest = " ".join(
+            f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"
+            for k, v in wire.items()
+            if k != "type"
+        )
+        return f"{wire['type']} {rest}".strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened. ``to is None``: public; otherwise private to seat ``to``.
+
+    ``data`` is wire-ready and never holds a card that its audience may not see.
+    """
+
+    kind: str
+    data: WireMap = field(default_factory=dict)
+    to: int | None = None
+
+    def to_wire(self) -> WireMap:
+        out: WireMap = {"kind": self.kind, **self.data}
+        if self.to is not None:
+            out["to"] = self.to
+        return out
+
+
+# --------------------------------------------------------------------------- outcome
+
+
+class Termination(enum.Enum):
+    WENT_OUT = "went_out"  #: a player shed their last card
+    RANKED = "ranked"  #: ranking option: play went on until one player was left
+    TARGET = "target"  #: ONE: a player reached the target score
+    EXHAUSTED = "exhausted"  #: no cards left anywhere to play or draw (a safety stop)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    termination: Termination
+    winners: tuple[int, ...]
+    #: finishing order, first to last, when the game produces one
+    ranking: tuple[int, ...] | None = None
+    #: final scores by seat, for scored games
+    scores: tuple[int, ...] | None = None
+
+    def to_wire(self) -> WireMap:
+        return {
+            "termination": self.termination.value,
+            "winners": list(self.winners),
+            "ranking": None if self.ranking is None else list(self.ranking),
+            "scores": None if self.scores is None else list(self.scores),
+        }
+
+
+# --------------------------------------------------------------------------- the game
+
+
+class Game(abc.ABC):
+    """A running game (one hand, or a whole match for ONE)."""
+
+    #: registry name, e.g. ``"one-card"``
+    name: ClassVar[str]
+    #: human title, e.g. ``"One Card"``
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    OPTIONS: ClassVar[tuple[OptionSpec, ...]]
+
+    def __init__(
+        self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
+    ) -> None:
+        """``dealer=None`` means the first hand's dealer comes from chance (``choose_dealer``)."""
+        if not self.min_seats <= seats <= self.max_seats:
+            raise OptionError(
+                f"{self.title} takes {self.min_seats}-{self.max_seats} players, not {seats}"
+            )
+        if dealer is not None and not 0 <= dealer < seats:
+            raise OptionError(f"dealer must be a seat 0..{seats - 1}, not {dealer}")
+        self.seats = seats
+        self.options = self.validate_options(options or {})
+
+    @classmethod
+    def validate_options(cls, options: Mapping[str, object]) -> dict[str, bool | int | str]:
+        """All options with defaults filled in; raise :class:`OptionError` on unknown/bad ones."""
+        specs = {s.name: s for s in cls.OPTIONS}
+        unknown = sorted(set(options) - set(specs))
+        if unknown:
+            known = ", ".join(specs) or "none"
+            raise OptionError(f"unknown option {unknown[0]!r} for {cls.name} (known: {known})")
+        return {
+            n: (s.validate(options[n]) if n in options else s.default) for n, s in specs.items()
+        }
+
+    # -- chance
+    @abc.abstractmethod
+    def chance_request(self) -> ChanceRequest | None:
+        """The pending chance request, or ``None`` when seats may act (or the game is over)."""
+
+    @abc.abstractmethod
+    def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
+        """Answer the pending request with a permutation of its cards (top first)."""
+
+    # -- acting
+    @abc.abstractmethod
+    def to_act(self) -> tuple[int, ...]:
+        """Seats whose turn it is (usually one; empty while chance is pending or at the end).
+
+        Out-of-turn actions that a game allows (a One Card call, a Black Jack blunder) are not
+        turns: they appear in ``legal_actions`` of their seat without that seat being listed.
+        """
+
+    @abc.abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now, in a stable order (empty if none)."""
+
+    @abc.abstractmethod
+    def parse_action(self, wire: object) -> Action:
+        """Turn a wire map into an action; raise :class:`InvalidAction` if malformed."""
+
+    @abc.abstractmethod
+    def check(self, seat: int, action: Action) -> None:
+        """Raise :class:`NotYourTurn` or :class:`IllegalAction` unless ``apply`` would accept."""
+
+    @abc.abstractmethod
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Check, then apply ``action`` for ``seat``; return the events, in order."""
+
+    def default_action(self, seat: int) -> Action | None:
+        """What the host plays for a seat whose turn timer ran out (draw / pass)."""
+        legal = self.legal_actions(seat)
+        return legal[0] if legal else None
+
+    # -- seeing
+    @abc.abstractmethod
+    def view(self, seat: int | None) -> WireMap:
+        """Everything ``seat`` may see (``None``: a spectator, public information only)."""
+
+    @abc.abstractmethod
+    def outcome(self) -> Outcome | None:
+        """``None`` while the game goes on."""
+
+    # -- accounting (tests check card conservation with this)
+    @abc.abstractmethod
+    def all_cards(self) -> list[Card]:
+        """Every card in the game wherever it lies (hands, stock, discards, centre, tricks)."""
