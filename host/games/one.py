@@ -1,0 +1,616 @@
+"""ONE, the trick-taking game with a 25-card Euchre deck: a whole match as one :class:`Game`.
+
+How it works. One ``One`` object runs the match from the first deal to the winner, carrying the
+scores from hand to hand. Every hand opens with a chance request (``DEAL``, ``hand_no = n``,
+stream 0; ``choose_dealer`` only for hand 1 when no dealer was given), so each hand gets its own
+fair deal; the deal passes left each hand. The phases (:class:`Phase`) are::
+
+    DEAL --apply_chance--> AUCTION --bids/passes--> PLAY --tricks--> DEAL (next hand) ... OVER
+                                                      ^    |
+                                                      |    v  (joker captured, downtown allowed)
+                                                      DOWNTOWN --downtown choice--+
+
+Positions 0..23 of the shuffled deck go one at a time clockwise from the dealer's left; position
+24 is the centre card, hidden from every seat and from spectators until the last trick is taken.
+Seats act with four frozen actions (wire forms in :func:`One.parse_action`): :class:`Bid`,
+:class:`Pass`, :class:`Play` (a no-trump joker lead also names the suit to follow) and
+:class:`DowntownChoice`. :meth:`One.view` alone decides what a seat may see. The rules and every
+ruling, with reasons, are in ``spec/RULES.md`` section ONE.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from host.games.base import (
+    Action,
+    ChanceKind,
+    ChanceRequest,
+    Event,
+    Game,
+    IllegalAction,
+    InvalidAction,
+    NotYourTurn,
+    OptionSpec,
+    Outcome,
+    Termination,
+    WireMap,
+)
+from protocol.cards import DECK_ONE, Card, CardCodeError, Rank, Suit, format_cards, parse_card
+from protocol.errors import ErrorCode, LocalProtocolError
+
+__all__ = [
+    "MAX_BID",
+    "Bid",
+    "DowntownChoice",
+    "DowntownRule",
+    "One",
+    "Pass",
+    "Phase",
+    "Play",
+    "card_points",
+]
+
+MAX_BID = 15
+#: the lowest legal bid, by number of players
+MIN_BID = {2: 8, 3: 7, 4: 6}
+#: cards dealt to each player, by number of players (24 in all; the 25th is the centre card)
+HAND_SIZE = {2: 12, 3: 8, 4: 6}
+#: stock position of the centre card (the last card of the deck)
+CENTRE_POSITION = 24
+_POINTS = {Rank.KING: 1, Rank.QUEEN: 1, Rank.JACK: 1, Rank.JOKER: 3}
+#: uptown strength within a suit: 9 lowest, ace highest (downtown reverses it)
+_UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
+_DECK_SET = frozenset(DECK_ONE)
+
+
+def card_points(c: Card) -> int:
+    """Points a captured card is worth: K, Q, J one each, the joker three, the rest nothing."""
+    return _POINTS.get(c.rank, 0)
+
+
+class Phase(enum.Enum):
+    DEAL = "deal"  #: waiting for chance to shuffle and deal the next hand
+    AUCTION = "auction"  #: seats bid or pass in turn
+    PLAY = "play"  #: tricks are being played
+    DOWNTOWN = "downtown"  #: the joker's capturer chooses whether to switch the ranking
+    OVER = "over"  #: someone won the match
+
+
+class DowntownRule(enum.Enum):
+    """Option ``downtown``: when capturing the joker lets its capturer reverse the ranking."""
+
+    NO_TRUMP = "no-trump"  #: only in an all-pass (no-trump) hand (the default ruling)
+    ALWAYS = "always"  #: after any capture of the joker, bid hands included
+    NEVER = "never"  #: the ranking is always uptown
+
+
+class Ranking(enum.Enum):
+    UPTOWN = "uptown"  #: A K Q J 10 9
+    DOWNTOWN = "downtown"  #: 9 10 J Q K A
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True, slots=True)
+class Bid(Action):
+    """``{"type": "bid", "value": 9}``: bid a number of points (higher than the last bid)."""
+
+    value: int
+
+    def to_wire(self) -> WireMap:
+        return {"type": "bid", "value": self.value}
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Action):
+    """``{"type": "pass"}``: drop out of the auction for the rest of the hand."""
+
+    def to_wire(self) -> WireMap:
+        return {"type": "pass"}
+
+
+@dataclass(frozen=True, slots=True)
+class Play(Action):
+    """``{"type": "play", "card": "QS"}``; a no-trump joker lead adds ``"suit": "H"``."""
+
+    card: Card
+    suit: Suit | None = None
+
+    def to_wire(self) -> WireMap:
+        out: WireMap = {"type": "play", "card": self.card.code}
+        if self.suit is not None:
+            out["suit"] = self.suit.value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class DowntownChoice(Action):
+    """``{"type": "downtown", "switch": true}``: the joker's capturer picks the ranking."""
+
+    switch: bool
+
+    def to_wire(self) -> WireMap:
+        return {"type": "downtown", "switch": self.switch}
+
+
+_PASS = Pass()
+_FIELDS = {"bid": {"value"}, "pass": set(), "play": {"card", "suit"}, "downtown": {"switch"}}
+
+
+# --------------------------------------------------------------------------- the game
+
+
+class One(Game):
+    """A match of ONE for 2-4 players, to ``target`` points (default 30)."""
+
+    name: ClassVar[str] = "one"
+    title: ClassVar[str] = "ONE"
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = 4
+    OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec("target", 30, "points that win the match", minimum=1, maximum=1000),
+        OptionSpec(
+            "downtown",
+            DowntownRule.NO_TRUMP.value,
+            "when the joker's capturer may switch to downtown (9 high): in no-trump hands, "
+            "after any capture, or never",
+            choices=tuple(r.value for r in DowntownRule),
+        ),
+    )
+
+    def __init__(
+        self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
+    ) -> None:
+        super().__init__(seats=seats, options=options, dealer=dealer)
+        target = self.options["target"]
+        assert isinstance(target, int)
+        self.target = target
+        self.downtown_rule = DowntownRule(self.options["downtown"])
+        self.min_bid = MIN_BID[seats]
+        self.hand_size = HAND_SIZE[seats]
+        self._choose_dealer = dealer is None
+        self.dealer = dealer
+        self.hand_no = 1
+        self.scores = [0] * seats
+        self.phase = Phase.DEAL
+        self.last_hand: WireMap | None = None
+        self._outcome: Outcome | None = None
+        self._reset_hand()
+
+    def _reset_hand(self) -> None:
+        n = self.seats
+        self.hands: list[list[Card]] = [[] for _ in range(n)]
+        self.centre: Card | None = None
+        self.centre_taken = False
+        self.high: int | None = None
+        self.bidder: int | None = None
+        self.passed = [False] * n
+        self.calls: list[WireMap] = []
+        self.turn = 0
+        self.no_trump = False
+        self.trump: Suit | None = None
+        self.ranking = Ranking.UPTOWN
+        self.leader = 0
+        self.led: Suit | None = None
+        self.trick: list[tuple[int, Card]] = []
+        self.named: Suit | None = None
+        self.tricks_played = 0
+        self.last_trick: WireMap | None = None
+        self.won: list[list[Card]] = [[] for _ in range(n)]
+        self.tricks_won = [0] * n
+
+    # -- chance
+
+    def chance_request(self) -> ChanceRequest | None:
+        if self.phase is not Phase.DEAL:
+            return None
+        return ChanceRequest(
+            kind=ChanceKind.DEAL,
+            hand_no=self.hand_no,
+            stream=0,
+            cards=DECK_ONE,
+            choose_dealer=self.hand_no == 1 and self._choose_dealer,
+        )
+
+    def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
+        """Deal a hand from ``order`` (a permutation of the deck, top first).
+
+        Raises:
+            LocalProtocolError: no deal is pending, ``order`` is not a permutation of the deck,
+                or ``dealer`` is missing (hand 1 without a given dealer) or unexpected.
+        """
+        request = self.chance_request()
+        if request is None:
+            raise LocalProtocolError("no deal is pending", code=ErrorCode.BAD_STATE)
+        if len(order) != len(DECK_ONE) or set(order) != _DECK_SET:
+            raise LocalProtocolError(
+                "the deal is not a permutation of the deck", code=ErrorCode.FAIRNESS
+            )
+        if request.choose_dealer:
+            if dealer is None or not 0 <= dealer < self.seats:
+                raise LocalProtocolError(
+                    "the first deal must name the dealer", code=ErrorCode.FAIRNESS
+                )
+            self.dealer = dealer
+        elif dealer is not None and dealer != self.dealer:
+            raise LocalProtocolError(f"the dealer is seat {self.dealer}", code=ErrorCode.FAIRNESS)
+        assert self.dealer is not None
+        n, d = self.seats, self.dealer
+        self._reset_hand()
+        positions: list[list[list[int]]] = [[] for _ in range(n)]
+        for pos in range(CENTRE_POSITION):
+            seat = (d + 1 + pos) % n
+            self.hands[seat].append(order[pos])
+            positions[seat].append([0, pos])
+        self.centre = order[CENTRE_POSITION]
+        for hand in self.hands:
+            hand.sort()
+        self.phase = Phase.AUCTION
+        self.turn = (d + 1) % n
+        events = [
+            Event(
+                "deal",
+                {
+                    "hand_no": self.hand_no,
+                    "dealer": d,
+                    "positions": [[0, p] for p in range(CENTRE_POSITION + 1)],
+                    "hands": positions,
+                    "centre": [0, CENTRE_POSITION],
+                },
+            )
+        ]
+        events += [
+            Event("hand", {"cards": format_cards(self.hands[s]), "positions": positions[s]}, to=s)
+            for s in range(n)
+        ]
+        return events
+
+    # -- acting
+
+    def to_act(self) -> tuple[int, ...]:
+        if self.phase in (Phase.DEAL, Phase.OVER):
+            return ()
+        return (self.turn,)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.phase in (Phase.DEAL, Phase.OVER) or seat != self.turn:
+            return []
+        if self.phase is Phase.AUCTION:
+            low = self.min_bid if self.high is None else self.high + 1
+            return [_PASS, *(Bid(v) for v in range(low, MAX_BID + 1))]
+        if self.phase is Phase.DOWNTOWN:
+            return [DowntownChoice(False), DowntownChoice(True)]
+        out: list[Action] = []
+        for c in self._playable(seat):
+            if c.is_joker and self.no_trump and not self.trick:
+                out += [Play(c, s) for s in Suit]
+            else:
+                out.append(Play(c))
+        return out
+
+    def parse_action(self, wire: object) -> Action:
+        """Turn a wire map into an action.
+
+        Wire forms: ``{"type": "bid", "value": 6..15}``, ``{"type": "pass"}``,
+        ``{"type": "play", "card": "QS"}`` (``"suit": "S"|"H"|"D"|"C"`` only with ``"JR"``, and
+        required when the joker leads a no-trump trick), ``{"type": "downtown", "switch": bool}``.
+
+        Raises:
+            InvalidAction: not a map, unknown type, missing or unknown field, wrong field type,
+                a card code that is not a card of the ONE deck, or a suit on a card not the joker.
+        """
+        if not isinstance(wire, Mapping):
+            raise InvalidAction(f"an action must be a map, not {type(wire).__name__}")
+        kind = wire.get("type")
+        if not isinstance(kind, str) or kind not in _FIELDS:
+            raise InvalidAction(
+                f"unknown action type {kind!r} (expected bid, pass, play, downtown)"
+            )
+        extra = sorted(str(k) for k in wire if k != "type" and k not in _FIELDS[kind])
+        if extra:
+            raise InvalidAction(f"unknown field {extra[0]!r} in a {kind} action")
+        if kind == "pass":
+            return _PASS
+        if kind == "bid":
+            value = wire.get("value")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidAction(f"a bid's value must be a whole number, not {value!r}")
+            return Bid(value)
+        if kind == "downtown":
+            switch = wire.get("switch")
+            if not isinstance(switch, bool):
+                raise InvalidAction(f"downtown's switch must be true or false, not {switch!r}")
+            return DowntownChoice(switch)
+        try:
+            c = parse_card(wire.get("card"))
+            suit = None if wire.get("suit") is None else Suit.parse(wire.get("suit"))
+        except CardCodeError as exc:
+            raise InvalidAction(exc.message) from None
+        if c not in _DECK_SET:
+            raise InvalidAction(f"{c.code} is not a card of the ONE deck")
+        if suit is not None and not c.is_joker:
+            raise InvalidAction("only the joker's play names a suit")
+        return Play(c, suit)
+
+    def check(self, seat: int, action: Action) -> None:
+        """Raise unless ``apply`` would accept ``action`` from ``seat``.
+
+        Raises:
+            NotYourTurn: the seat is not to act (or a deal is pending, or the match is over).
+            InvalidAction: not an action of ONE, or a card the seat does not hold.
+            IllegalAction: against the rules now (bid too low, wrong phase, must follow...).
+        """
+        if self.phase is Phase.OVER:
+            raise NotYourTurn("the match is over")
+        if self.phase is Phase.DEAL:
+            raise NotYourTurn("the next hand is being dealt")
+        if seat != self.turn:
+            raise NotYourTurn(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if not isinstance(action, Bid | Pass | Play | DowntownChoice):
+            raise InvalidAction(f"{type(action).__name__} is not an action of ONE")
+        if self.phase is Phase.AUCTION:
+            if isinstance(action, Pass):
+                return
+            if not isinstance(action, Bid):
+                raise IllegalAction("the auction is on: bid or pass")
+            low = self.min_bid if self.high is None else self.high + 1
+            if not low <= action.value <= MAX_BID:
+                raise IllegalAction(f"a bid now must be {low}..{MAX_BID}, not {action.value}")
+            return
+        if self.phase is Phase.DOWNTOWN:
+            if not isinstance(action, DowntownChoice):
+                raise IllegalAction("you captured the joker: choose downtown or not first")
+            return
+        if not isinstance(action, Play):
+            raise IllegalAction("the auction is over: play a card")
+        self._check_play(seat, action)
+
+    def _check_play(self, seat: int, action: Play) -> None:
+        c = action.card
+        if c not in self.hands[seat]:
+            raise InvalidAction(f"you do not hold {c.code}")
+        if c not in self._playable(seat):
+            if not self.trick:
+                raise IllegalAction("the bidder may not lead the joker to the first trick")
+            if c.is_joker:
+                raise IllegalAction("the joker may only lead or be played when unable to follow")
+            assert self.led is not None
+            raise IllegalAction(f"you must follow suit ({self.led.value}) and can")
+        joker_names = c.is_joker and self.no_trump and not self.trick
+        if joker_names and action.suit is None:
+            raise IllegalAction("leading the joker with no trump, name the suit to follow")
+        if not joker_names and action.suit is not None:
+            raise IllegalAction("only the joker leading a no-trump trick names a suit")
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        self.check(seat, action)
+        if isinstance(action, Bid | Pass):
+            return self._apply_call(seat, action)
+        if isinstance(action, DowntownChoice):
+            if action.switch:
+                self.ranking = Ranking.DOWNTOWN
+            self.phase = Phase.PLAY
+            return [Event("downtown", {"seat": seat, "switch": action.switch})]
+        assert isinstance(action, Play)
+        return self._apply_play(seat, action)
+
+    def _apply_call(self, seat: int, action: Bid | Pass) -> list[Event]:
+        self.calls.append({"seat": seat, **action.to_wire()})
+        if isinstance(action, Bid):
+            self.high, self.bidder = action.value, seat
+            events = [Event("bid", {"seat": seat, "value": action.value})]
+        else:
+            self.passed[seat] = True
+            events = [Event("pass", {"seat": seat})]
+        active = [s for s in range(self.seats) if not self.passed[s]]
+        if self.high == MAX_BID or not active or active == [self.bidder]:
+            return events + self._close_auction()
+        s = seat
+        while True:
+            s = (s + 1) % self.seats
+            if not self.passed[s]:
+                self.turn = s
+                return events
+
+    def _close_auction(self) -> list[Event]:
+        assert self.dealer is not None
+        if self.bidder is None:
+            self.no_trump = True
+            offset = 2 if self.seats == 4 else 1  # the seat opposite the dealer (see RULES.md)
+            self.leader = (self.dealer + offset) % self.seats
+        else:
+            self.leader = self.bidder
+        self.turn = self.leader
+        self.phase = Phase.PLAY
+        data = {"bidder": self.bidder, "bid": self.high, "no_trump": self.no_trump}
+        return [Event("auction_end", {**data, "leader": self.leader})]
+
+    def _suit_of(self, c: Card) -> Suit | None:
+        """The suit a card belongs to for following: the joker is trump (none with no trump)."""
+        return self.trump if c.is_joker else c.suit
+
+    def _playable(self, seat: int) -> list[Card]:
+        hand = self.hands[seat]
+        if not self.trick:
+            if self.tricks_played == 0 and not self.no_trump:
+                return [c for c in hand if not c.is_joker]
+            return hand
+        follow = [c for c in hand if self._suit_of(c) is self.led]
+        return follow or hand
+
+    def _apply_play(self, seat: int, action: Play) -> list[Event]:
+        c = action.card
+        self.hands[seat].remove(c)
+        events: list[Event] = []
+        if not self.trick:
+            self.leader = seat
+            if self.trump is None and not self.no_trump:
+                assert c.suit is not None
+                self.trump = c.suit
+                events.append(Event("trump", {"suit": c.suit.value, "seat": seat}))
+            self.named = action.suit
+            self.led = action.suit if action.suit is not None else self._suit_of(c)
+        self.trick.append((seat, c))
+        play: WireMap = {"seat": seat, "card": c.code}
+        if action.suit is not None:
+            play["suit"] = action.suit.value
+        events.insert(0, Event("play", play))
+        if len(self.trick) < self.seats:
+            self.turn = (seat + 1) % self.seats
+            return events
+        return events + self._finish_trick()
+
+    def _strength(self, c: Card) -> int:
+        if c.is_joker:  # the highest card with no trump, the lowest trump otherwise
+            return 99 if self.no_trump else -1
+        up = _UPTOWN[c.rank]
+        return up if self.ranking is Ranking.UPTOWN else 5 - up
+
+    def _trick_winner(self) -> int:
+        if self.no_trump:  # the joker wins any trick it is in
+            pool = [(s, c) for s, c in self.trick if c.is_joker]
+        else:
+            pool = [(s, c) for s, c in self.trick if self._suit_of(c) is self.trump]
+        pool = pool or [(s, c) for s, c in self.trick if c.suit is self.led]
+        return max(pool, key=lambda sc: self._strength(sc[1]))[0]
+
+    def _finish_trick(self) -> list[Event]:
+        winner = self._trick_winner()
+        cards = [c for _, c in self.trick]
+        self.won[winner] += cards
+        self.tricks_won[winner] += 1
+        self.tricks_played += 1
+        self.last_trick = {
+            "leader": self.leader,
+            "winner": winner,
+            "cards": [{"seat": s, "card": c.code} for s, c in self.trick],
+        }
+        points = sum(card_points(c) for c in cards)
+        events = [
+            Event("trick", {"winner": winner, "points": points, "cards": format_cards(cards)})
+        ]
+        self.trick = []
+        self.led = self.named = None
+        self.leader = self.turn = winner
+        if self.tricks_played == self.hand_size:
+            return events + self._finish_hand(winner)
+        joker = any(c.is_joker for c in cards)
+        rule = self.downtown_rule
+        if joker and (
+            rule is DowntownRule.ALWAYS or (rule is DowntownRule.NO_TRUMP and self.no_trump)
+        ):
+            self.phase = Phase.DOWNTOWN
+            events.append(Event("downtown_offer", {"seat": winner}))
+        return events
+
+    def _finish_hand(self, winner: int) -> list[Event]:
+        assert self.centre is not None
+        self.centre_taken = True
+        self.won[winner].append(self.centre)
+        events = [
+            Event(
+                "centre",
+                {"seat": winner, "card": self.centre.code, "position": [0, CENTRE_POSITION]},
+            )
+        ]
+        points = [sum(card_points(c) for c in won) for won in self.won]
+        made = None if self.bidder is None else points[self.bidder] >= (self.high or 0)
+        hand_scores = [0 if s == self.bidder and not made else p for s, p in enumerate(points)]
+        self.scores = [a + b for a, b in zip(self.scores, hand_scores, strict=True)]
+        self.last_hand = {
+            "hand_no": self.hand_no,
+            "dealer": self.dealer,
+            "bidder": self.bidder,
+            "bid": self.high,
+            "made": made,
+            "centre": self.centre.code,
+            "points": points,
+            "hand_scores": hand_scores,
+            "scores": list(self.scores),
+        }
+        events.append(Event("hand_end", dict(self.last_hand)))
+        best = max(self.scores)
+        if best >= self.target:
+            top = tuple(s for s in range(self.seats) if self.scores[s] == best)
+            if len(top) > 1 and self.bidder in top:
+                top = (self.bidder,)
+            if len(top) == 1:
+                self.phase = Phase.OVER
+                self._outcome = Outcome(Termination.TARGET, top, scores=tuple(self.scores))
+                events.append(Event("match_end", self._outcome.to_wire()))
+                return events
+        assert self.dealer is not None
+        self.hand_no += 1
+        self.dealer = (self.dealer + 1) % self.seats
+        self.phase = Phase.DEAL
+        return events
+
+    # -- seeing
+
+    def view(self, seat: int | None) -> WireMap:
+        """What ``seat`` may see (``None``: a spectator). The only place visibility is decided.
+
+        Public: scores, phase, auction calls, trump, ranking, the trick on the table, the last
+        trick, tricks and points taken, hand sizes, and the centre card once the last trick is
+        taken. Private: ``hand`` (the seat's own cards) and ``legal`` (its legal actions).
+        """
+        mine = seat is not None and 0 <= seat < self.seats
+        return {
+            "game": self.name,
+            "seat": seat if mine else None,
+            "seats": self.seats,
+            "options": dict(self.options),
+            "phase": self.phase.value,
+            "hand_no": self.hand_no,
+            "dealer": self.dealer,
+            "target": self.target,
+            "scores": list(self.scores),
+            "to_act": list(self.to_act()),
+            "hand": format_cards(self.hands[seat]) if mine and seat is not None else None,
+            "legal": [a.to_wire() for a in self.legal_actions(seat)]
+            if mine and seat is not None
+            else [],
+            "hand_sizes": [len(h) for h in self.hands],
+            "centre": {
+                "position": [0, CENTRE_POSITION],
+                "card": self.centre.code if self.centre_taken and self.centre is not None else None,
+            },
+            "auction": {
+                "min": self.min_bid,
+                "max": MAX_BID,
+                "high": self.high,
+                "bidder": self.bidder,
+                "passed": list(self.passed),
+                "calls": [dict(c) for c in self.calls],
+            },
+            "no_trump": self.no_trump,
+            "trump": None if self.trump is None else self.trump.value,
+            "ranking": self.ranking.value,
+            "trick": {
+                "leader": self.leader if self.trick else None,
+                "led": None if self.led is None else self.led.value,
+                "cards": [{"seat": s, "card": c.code} for s, c in self.trick],
+            },
+            "last_trick": self.last_trick,
+            "tricks_won": list(self.tricks_won),
+            "points_taken": [sum(card_points(c) for c in won) for won in self.won],
+            "last_hand": self.last_hand,
+            "outcome": None if self._outcome is None else self._outcome.to_wire(),
+        }
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def all_cards(self) -> list[Card]:
+        if self.phase is Phase.DEAL:  # between hands every card is back in the pack
+            return list(DECK_ONE)
+        cards = [c for h in self.hands for c in h] + [c for _, c in self.trick]
+        cards += [c for won in self.won for c in won]
+        if not self.centre_taken and self.centre is not None:
+            cards.append(self.centre)
+        return cards
