@@ -1,0 +1,841 @@
+"""``cardfair/v1`` fair dealing for one hand: the host's HandDealer, a client's HandVerifier.
+
+How it works (normative text: ``spec/PROTOCOL.md`` section 7): the host commits to a fresh
+32-byte secret ``S`` (HAND_COMMIT), every seat commits to its own ``r_i`` bound to its pid
+(PLAYER_COMMIT), the host locks every commitment in one signed LOCK, the seats reveal (REVEAL),
+the host publishes REVEALS. ``K = HMAC(S, enc(L"deck-key", ctx, mix(r_1..r_k)))`` seeds one
+shuffle per stream (0 = the deck, k = the k-th reshuffle, ``DEALER_STREAM`` = the first dealer).
+Each card off the stock is a signed public DRAW of the next unused position (plus a private CARD
+to its recipient); HAND_END or VOID reveals ``S`` so anyone can recompute everything.
+
+Both classes are sans-I/O state machines: feed them bodies / signed messages, send what they
+return. Every failure is a :class:`~protocol.cardfair.FairnessError` (wire code ``fairness``)
+whose message says exactly what failed. The primitives are re-exported from
+:mod:`protocol.cardfair`, so ``from protocol.fairness import ...`` reaches everything.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import secrets
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from protocol.cardfair import *  # noqa: F403  (re-export of the primitives)
+from protocol.cardfair import (
+    DEALER_STREAM,
+    SCHEME,
+    SECRET_BYTES,
+    BadMessageError,
+    CardMismatchError,
+    CommitmentError,
+    Context,
+    ContextError,
+    FairnessStateError,
+    MessageType,
+    PositionError,
+    ReusedSecretError,
+    SeatSecret,
+    SignedMessage,
+    Stream,
+    card_code,
+    choose_dealer,
+    deck_key,
+    exact_card,
+    field_b32,
+    field_int,
+    field_list,
+    field_pairs,
+    field_seat,
+    field_str,
+    fingerprint,
+    host_commitment,
+    mix,
+    player_commitment,
+    public_key_bytes,
+    shuffle,
+    sign_message,
+    transcript_next,
+)
+from protocol.cardfair import __all__ as _cardfair_all
+from protocol.cards import Card, parse_card
+
+__all__ = [  # noqa: PLE0604
+    *_cardfair_all,
+    "ChanceAnswer",
+    "ChanceLike",
+    "Dealt",
+    "HandDealer",
+    "HandReport",
+    "HandVerifier",
+    "SecretLedger",
+]
+
+# --------------------------------------------------------------------------- host side
+
+
+class SecretLedger:
+    """Remembers ``H(S)`` of every secret used in this process so none is used twice."""
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+
+    def claim(self, secret: bytes) -> None:
+        h = hashlib.sha256(secret).digest()
+        if h in self._seen:
+            raise ReusedSecretError("host secret S was already used for another hand")
+        self._seen.add(h)
+
+
+_LEDGER = SecretLedger()
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """One card taken off the stock: its coordinates and the signed messages to send."""
+
+    stream: int
+    position: int
+    card: Card
+    to: int | None
+    draw: SignedMessage  #: public: broadcast to every seat and spectator
+    private: SignedMessage | None  #: CARD for seat ``to`` (None when public or to nobody)
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceAnswer:
+    """The answer to a ``ChanceRequest``: the order (top first), a dealer, messages to send."""
+
+    order: list[Card]
+    dealer: int | None
+    messages: list[SignedMessage]
+
+
+class ChanceLike(Protocol):
+    """What :meth:`HandDealer.answer` reads of a ``host.games.base.ChanceRequest``."""
+
+    @property
+    def kind(self) -> enum.Enum: ...
+    @property
+    def hand_no(self) -> int: ...
+    @property
+    def stream(self) -> int: ...
+    @property
+    def cards(self) -> tuple[Card, ...]: ...
+    @property
+    def choose_dealer(self) -> bool: ...
+
+
+class _Phase(enum.Enum):
+    COMMITTING = "committing"  #: HAND_COMMIT sent, waiting for seat commitments
+    LOCKED = "locked"  #: LOCK sent, waiting for reveals
+    DEALING = "dealing"  #: REVEALS sent, K known
+    ENDED = "ended"  #: HAND_END or VOID sent
+
+
+class HandDealer:
+    """The host's side of one hand: commit, lock, reveal, derive, deal, end (or void).
+
+    Drive it in this order: send :attr:`hand_commit`; feed each seat's PLAYER_COMMIT body to
+    :meth:`accept_commit`; send :meth:`lock`; feed REVEAL bodies to :meth:`accept_reveal`;
+    send :meth:`reveals` (or :meth:`void` naming :meth:`missing_reveals`); answer the engine's
+    chance requests with :meth:`answer`; for every card the engine takes off the stock call
+    :meth:`record_draw` (or :meth:`draw`) and send the messages of the :class:`Dealt`; end with
+    :meth:`hand_end`. :attr:`messages` lists every signed message in sending order.
+    """
+
+    def __init__(
+        self,
+        *,
+        signing_key: Ed25519PrivateKey,
+        table_id: str,
+        hand_no: int,
+        ruleset_id: str,
+        deck: Iterable[Card | str],
+        pids: Iterable[str],
+        secret: bytes | None = None,
+        ledger: SecretLedger | None = None,
+    ) -> None:
+        self._sk = signing_key
+        self.context = Context.create(
+            table_id=table_id,
+            hand_no=hand_no,
+            ruleset_id=ruleset_id,
+            deck=deck,
+            pids=pids,
+            host_pk=public_key_bytes(signing_key),
+        )
+        s = secrets.token_bytes(SECRET_BYTES) if secret is None else bytes(secret)
+        if len(s) != SECRET_BYTES:
+            raise ReusedSecretError(f"host secret must be 32 bytes, not {len(s)}")
+        (_LEDGER if ledger is None else ledger).claim(s)
+        self._secret = s
+        self.commitment = host_commitment(self.context.digest, s)
+        self._phase = _Phase.COMMITTING
+        self._transcript = self.context.digest
+        self._seq = 0
+        self.messages: list[SignedMessage] = []
+        self._commits: dict[str, bytes] = {}
+        self._reveals: dict[str, bytes] = {}
+        self._key: bytes | None = None
+        self._streams: dict[int, list[Card]] = {}
+        self._used: dict[int, int] = {}
+        self._current = -1
+        self.dealer: int | None = None
+        c = self.context
+        self.hand_commit = self._public(
+            MessageType.HAND_COMMIT,
+            {
+                "scheme": SCHEME,
+                "table_id": c.table_id,
+                "hand_no": c.hand_no,
+                "ruleset_id": c.ruleset_id,
+                "deck": list(c.deck),
+                "pids": list(c.pids),
+                "host_pk": c.host_pk,
+                "commit": self.commitment,
+            },
+        )
+
+    # -- internals
+    def _public(self, msg_type: MessageType, fields: Mapping[str, Any]) -> SignedMessage:
+        body = {"seq": self._seq, "prev": self._transcript, **fields}
+        msg = sign_message(self._sk, msg_type.value, body)
+        self._transcript = transcript_next(self._transcript, msg.type, msg.body)
+        self._seq += 1
+        self.messages.append(msg)
+        return msg
+
+    def _need(self, phase: _Phase, what: str) -> None:
+        if self._phase is not phase:
+            raise FairnessStateError(f"{what} is not allowed while {self._phase.value}")
+
+    @property
+    def transcript(self) -> bytes:
+        """The current transcript digest ``T`` (final once the hand ended)."""
+        return self._transcript
+
+    @property
+    def secret(self) -> bytes:
+        """``S``; readable only once the hand ended (it was revealed then)."""
+        if self._phase is not _Phase.ENDED:
+            raise FairnessStateError("S stays secret until HAND_END or VOID")
+        return self._secret
+
+    @property
+    def reveals_by_pid(self) -> dict[str, bytes]:
+        return dict(self._reveals)
+
+    # -- commitments
+    def accept_commit(self, pid: str, body: Mapping[str, Any]) -> None:
+        """Record a seat's PLAYER_COMMIT ``{"hand_no", "c"}``; a repeat of the same value is ok."""
+        self._need(_Phase.COMMITTING, "PLAYER_COMMIT")
+        self.context.seat_of(pid)
+        name = f"PLAYER_COMMIT from {pid}"
+        if field_int(body, "hand_no", name) != self.context.hand_no:
+            raise ContextError(f"{name} is for hand {body['hand_no']}, not {self.context.hand_no}")
+        c = field_b32(body, "c", name)
+        old = self._commits.get(pid)
+        if old is not None:
+            if old != c:
+                raise CommitmentError(f"{pid} already committed a different value")
+            return
+        for other, oc in self._commits.items():
+            if oc == c:
+                raise CommitmentError(f"commitment of {pid} copies that of {other}")
+        self._commits[pid] = c
+
+    def missing_commits(self) -> list[str]:
+        return [p for p in self.context.pids if p not in self._commits]
+
+    def lock(self) -> SignedMessage:
+        """Every seat committed: sign LOCK ``{C_S, [[pid, c_i], ...]}``."""
+        self._need(_Phase.COMMITTING, "LOCK")
+        missing = self.missing_commits()
+        if missing:
+            raise FairnessStateError(f"cannot lock: no commitment from {', '.join(missing)}")
+        self._phase = _Phase.LOCKED
+        commits = [[p, self._commits[p]] for p in self.context.pids]
+        return self._public(MessageType.LOCK, {"commit": self.commitment, "commits": commits})
+
+    # -- reveals
+    def accept_reveal(self, pid: str, body: Mapping[str, Any]) -> None:
+        """Record a seat's REVEAL ``{"hand_no", "r"}``; it must open the seat's commitment."""
+        self._need(_Phase.LOCKED, "REVEAL")
+        self.context.seat_of(pid)
+        name = f"REVEAL from {pid}"
+        if field_int(body, "hand_no", name) != self.context.hand_no:
+            raise ContextError(f"{name} is for hand {body['hand_no']}, not {self.context.hand_no}")
+        r = field_b32(body, "r", name)
+        if player_commitment(self.context.digest, pid, r) != self._commits[pid]:
+            raise CommitmentError(f"revealed r of {pid} does not open its commitment")
+        self._reveals[pid] = r
+
+    def missing_reveals(self) -> list[str]:
+        return [p for p in self.context.pids if p not in self._reveals]
+
+    def reveals(self) -> SignedMessage:
+        """Every seat revealed: sign REVEALS and derive the deck key K."""
+        self._need(_Phase.LOCKED, "REVEALS")
+        missing = self.missing_reveals()
+        if missing:
+            raise FairnessStateError(f"cannot publish reveals: none from {', '.join(missing)}")
+        rs = [self._reveals[p] for p in self.context.pids]
+        ctx = self.context.digest
+        self._key = deck_key(self._secret, ctx, mix(ctx, rs))
+        self._phase = _Phase.DEALING
+        pairs = [[p, self._reveals[p]] for p in self.context.pids]
+        return self._public(MessageType.REVEALS, {"reveals": pairs})
+
+    # -- dealing
+    def _k(self) -> bytes:
+        self._need(_Phase.DEALING, "dealing")
+        assert self._key is not None
+        return self._key
+
+    def choose_dealer(self) -> tuple[int, SignedMessage]:
+        """Draw the first dealer from :data:`DEALER_STREAM` and sign a DEALER message."""
+        key = self._k()
+        if self.dealer is not None:
+            raise FairnessStateError("the dealer was already chosen")
+        n = len(self.context.pids)
+        self.dealer = choose_dealer(key, n)
+        body = {"stream": DEALER_STREAM, "seats": n, "dealer": self.dealer}
+        return self.dealer, self._public(MessageType.DEALER, body)
+
+    def answer(self, request: ChanceLike) -> ChanceAnswer:
+        """Answer a ``host.games.base.ChanceRequest`` (DEAL on stream 0, RESHUFFLE on k)."""
+        key = self._k()
+        kind = request.kind.value
+        cards: list[Card] = list(request.cards)
+        stream = int(request.stream)
+        if int(request.hand_no) != self.context.hand_no:
+            raise ContextError(
+                f"chance request for hand {request.hand_no}, dealing hand {self.context.hand_no}"
+            )
+        messages: list[SignedMessage] = []
+        dealer: int | None = None
+        if kind == "deal":
+            if stream != 0 or self._current != -1:
+                raise FairnessStateError("a hand is dealt once, on stream 0")
+            if tuple(c.code for c in cards) != self.context.deck:
+                raise ContextError("the deck to deal differs from the committed deck")
+            if request.choose_dealer:
+                dealer, msg = self.choose_dealer()
+                messages.append(msg)
+        elif kind == "reshuffle":
+            messages.append(self._reshuffle_message(stream, cards))
+        else:
+            raise FairnessStateError(f"unknown chance kind {kind!r}")
+        order = shuffle(Stream(key, stream), cards)
+        self._streams[stream] = order
+        self._used[stream] = 0
+        self._current = stream
+        return ChanceAnswer(order, dealer, messages)
+
+    def _reshuffle_message(self, stream: int, cards: list[Card]) -> SignedMessage:
+        if self._current < 0 or stream != self._current + 1:
+            raise FairnessStateError(f"reshuffle stream must be {self._current + 1}, not {stream}")
+        if [c.index for c in cards] != sorted(c.index for c in cards):
+            raise FairnessStateError("recycled cards must be sorted by canonical index")
+        if not cards:
+            raise FairnessStateError("a reshuffle needs at least one card")
+        return self._public(
+            MessageType.RESHUFFLE, {"stream": stream, "cards": [c.code for c in cards]}
+        )
+
+    def order(self, stream: int) -> list[Card]:
+        """The derived order of an answered stream (host-internal; never sent)."""
+        return list(self._streams[stream])
+
+    def draw(self, stream: int, to: int | None, *, public: bool = False) -> Dealt:
+        """Take the next unused position of ``stream`` for seat ``to`` (None: the table)."""
+        return self.record_draw(stream, self._used.get(stream, 0), to, public=public)
+
+    def record_draw(self, stream: int, position: int, to: int | None, *, public: bool) -> Dealt:
+        """Record that the engine took ``(stream, position)``: it must be the next unused one.
+
+        ``public`` puts the card in the DRAW (it lands face up); otherwise a seat ``to`` gets a
+        private CARD. Returns the signed messages to send.
+        """
+        self._k()
+        if stream != self._current:
+            raise PositionError(
+                f"draw from stream {stream}, but the current stream is {self._current}"
+            )
+        expected = self._used[stream]
+        if position != expected:
+            raise PositionError(
+                f"draw at stream {stream} position {position}, next unused is {expected}"
+            )
+        order = self._streams[stream]
+        if position >= len(order):
+            raise PositionError(f"stream {stream} has only {len(order)} cards")
+        if to is not None and not 0 <= to < len(self.context.pids):
+            raise ContextError(f"no seat {to}")
+        c = order[position]
+        self._used[stream] = position + 1
+        seq = self._seq
+        body = {"stream": stream, "pos": position, "to": to, "card": c.code if public else None}
+        draw = self._public(MessageType.DRAW, body)
+        private = None
+        if to is not None and not public:
+            private = sign_message(
+                self._sk,
+                MessageType.CARD.value,
+                {"seq": seq, "stream": stream, "pos": position, "to": to, "card": c.code},
+            )
+            self.messages.append(private)
+        return Dealt(stream, position, c, to, draw, private)
+
+    # -- ending
+    def hand_end(self) -> SignedMessage:
+        """Reveal S with the per-stream counts of positions used; ends the hand."""
+        self._need(_Phase.DEALING, "HAND_END")
+        used = [[s, n] for s, n in sorted(self._used.items())]
+        self._phase = _Phase.ENDED
+        return self._public(MessageType.HAND_END, {"secret": self._secret, "used": used})
+
+    def void(self, reason: str, missing: Sequence[str] | None = None) -> SignedMessage:
+        """Abandon the hand, revealing S and naming the missing seats (default: non-revealers)."""
+        if self._phase is _Phase.ENDED:
+            raise FairnessStateError("the hand already ended")
+        names = list(self.missing_reveals() if missing is None else missing)
+        for p in names:
+            self.context.seat_of(p)
+        self._phase = _Phase.ENDED
+        return self._public(
+            MessageType.VOID, {"secret": self._secret, "missing": names, "reason": reason}
+        )
+
+    @property
+    def ended(self) -> bool:
+        return self._phase is _Phase.ENDED
+
+
+# --------------------------------------------------------------------------- client side
+
+
+@dataclass(frozen=True, slots=True)
+class HandReport:
+    """What a verifier established once the hand ended or was voided."""
+
+    hand_no: int
+    voided: bool
+    transcript: bytes  #: final T (after HAND_END / VOID)
+    cards_checked: int  #: private and face-up cards compared against the derived deck
+    dealer: int | None
+    missing: tuple[str, ...] = ()  #: VOID only: the seats named as missing
+    orders: dict[int, list[Card]] = field(default_factory=dict)  #: derived stream orders
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.transcript)
+
+
+@dataclass(slots=True)
+class _Draw:
+    seq: int
+    stream: int
+    pos: int
+    to: int | None
+    card: Card | None  # known to this verifier (public, or own private card)
+
+
+class HandVerifier:
+    """A client's (or auditor's) checks of one hand, fed the host's signed messages in order.
+
+    Call :meth:`receive` with each :class:`SignedMessage`. A seated client (``pid`` given)
+    sends :meth:`player_commit` after HAND_COMMIT and :meth:`reveal` after LOCK; the verifier
+    refuses to reveal earlier. ``receive`` returns the :class:`Card` of a CARD message, the
+    :class:`HandReport` of HAND_END / VOID, otherwise ``None``; any failed check raises a
+    :class:`FairnessError`. An ``auditor`` accepts every seat's CARD messages (records).
+    """
+
+    def __init__(
+        self,
+        host_pk: bytes,
+        *,
+        pid: str | None = None,
+        table_id: str | None = None,
+        ruleset_id: str | None = None,
+        deck: Sequence[Card | str] | None = None,
+        pids: Sequence[str] | None = None,
+        last_hand_no: int = 0,
+        seen_commitments: Collection[bytes] = (),
+        auditor: bool = False,
+        phrase: str | None = None,
+        seat_secret: SeatSecret | None = None,
+    ) -> None:
+        if len(host_pk) != 32:
+            raise ContextError(f"host key must be 32 bytes, not {len(host_pk)}")
+        self.host_pk = bytes(host_pk)
+        self._pk = Ed25519PublicKey.from_public_bytes(self.host_pk)
+        self.pid = pid
+        self._expect = (
+            table_id,
+            ruleset_id,
+            None if deck is None else tuple(map(card_code, deck)),
+            None if pids is None else tuple(pids),
+        )
+        self._last_hand_no = last_hand_no
+        self._seen = set(seen_commitments)
+        self.auditor = auditor
+        self._phrase = phrase
+        self._preset = seat_secret
+        self.context: Context | None = None
+        self.seat: SeatSecret | None = None
+        self.commitment = b""
+        self._commits: dict[str, bytes] = {}
+        self._reveals: dict[str, bytes] = {}
+        self._transcript = b""
+        self._seq = 0
+        self._state: MessageType | None = None
+        self._locked = False
+        self._revealed = False
+        self.dealer: int | None = None
+        self._dealer_seats = 0
+        self._recycled: dict[int, list[Card]] = {}
+        self._current = -1
+        self._used: dict[int, int] = {}
+        self._draws: dict[int, _Draw] = {}
+        self._cards_seen: dict[int, Card] = {}  # seq of DRAW -> private card received
+        self.report: HandReport | None = None
+
+    # -- seat actions
+    def player_commit(self) -> dict[str, Any]:
+        """The PLAYER_COMMIT body to send (after HAND_COMMIT verified)."""
+        if self.seat is None or self.context is None:
+            raise FairnessStateError("no verified HAND_COMMIT for a seated client yet")
+        return self.seat.commit_body(self.context.hand_no)
+
+    def reveal(self) -> dict[str, Any]:
+        """The REVEAL body; refused until a LOCK holding our commitment verified."""
+        if self.seat is None or self.context is None or not self._locked:
+            raise FairnessStateError("refusing to reveal r before a valid LOCK")
+        self._revealed = True
+        return self.seat.reveal_body(self.context.hand_no)
+
+    @property
+    def transcript(self) -> bytes:
+        return self._transcript
+
+    # -- receiving
+    def receive(self, msg: SignedMessage) -> Card | HandReport | None:
+        """Check one signed host message; see the class docstring."""
+        if self.report is not None:
+            raise FairnessStateError(f"{msg.name} after the hand ended")
+        msg.verify(self._pk)
+        body = msg.decode()
+        if msg.type == MessageType.CARD:
+            return self._on_card(msg, body)
+        try:
+            mtype = MessageType(msg.type)
+        except ValueError:
+            raise BadMessageError(f"unknown signed message type {msg.type!r}") from None
+        if mtype is MessageType.HAND_COMMIT:
+            self._on_hand_commit(msg, body)
+        else:
+            self._chain(msg, body)
+        handler = {
+            MessageType.HAND_COMMIT: None,
+            MessageType.LOCK: self._on_lock,
+            MessageType.REVEALS: self._on_reveals,
+            MessageType.DEALER: self._on_dealer,
+            MessageType.DRAW: self._on_draw,
+            MessageType.RESHUFFLE: self._on_reshuffle,
+            MessageType.HAND_END: self._on_hand_end,
+            MessageType.VOID: self._on_void,
+        }[mtype]
+        result = None if handler is None else handler(msg, body)
+        self._transcript = transcript_next(self._transcript, msg.type, msg.body)
+        self._seq += 1
+        if isinstance(result, HandReport):
+            self.report = HandReport(
+                result.hand_no, result.voided, self._transcript, result.cards_checked,
+                result.dealer, result.missing, result.orders,
+            )  # fmt: skip
+            return self.report
+        return None
+
+    def _chain(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        if self.context is None:
+            raise FairnessStateError(f"{msg.name} before HAND_COMMIT")
+        seq = field_int(body, "seq", msg.name)
+        if seq != self._seq:
+            raise PositionError(f"{msg.name} has seq {seq}, expected {self._seq}")
+        if field_b32(body, "prev", msg.name) != self._transcript:
+            raise PositionError(f"{msg.name} (seq {seq}) does not chain to the transcript")
+
+    def _on_hand_commit(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        if self.context is not None:
+            raise FairnessStateError("a second HAND_COMMIT in one hand")
+        n = msg.name
+        if field_str(body, "scheme", n) != SCHEME:
+            raise ContextError(f"unknown fairness scheme {body['scheme']!r}")
+        deck = field_list(body, "deck", n)
+        pids = field_list(body, "pids", n)
+        if not all(isinstance(p, str) for p in pids):
+            raise BadMessageError(f"{n} field 'pids' must hold strings")
+        for i, code in enumerate(deck):
+            exact_card(code, f"{n} deck[{i}]")
+        ctx = Context.create(
+            table_id=field_str(body, "table_id", n),
+            hand_no=field_int(body, "hand_no", n),
+            ruleset_id=field_str(body, "ruleset_id", n),
+            deck=deck,
+            pids=pids,
+            host_pk=field_b32(body, "host_pk", n),
+        )
+        if ctx.host_pk != self.host_pk:
+            raise ContextError("HAND_COMMIT names a host key other than the pinned one")
+        table_id, rules, exp_deck, exp_pids = self._expect
+        if table_id is not None and ctx.table_id != table_id:
+            raise ContextError(f"HAND_COMMIT is for table {ctx.table_id!r}, not {table_id!r}")
+        if rules is not None and ctx.ruleset_id != rules:
+            raise ContextError(f"HAND_COMMIT ruleset {ctx.ruleset_id!r}, expected {rules!r}")
+        if exp_deck is not None and ctx.deck != exp_deck:
+            raise ContextError("HAND_COMMIT deck differs from the ruleset's deck")
+        if exp_pids is not None and ctx.pids != exp_pids:
+            raise ContextError(f"HAND_COMMIT seats {list(ctx.pids)}, expected {list(exp_pids)}")
+        if ctx.hand_no <= self._last_hand_no:
+            raise ContextError(f"hand_no {ctx.hand_no} does not exceed {self._last_hand_no}")
+        if field_int(body, "seq", n) != 0:
+            raise PositionError("HAND_COMMIT must have seq 0")
+        if field_b32(body, "prev", n) != ctx.digest:
+            raise ContextError("HAND_COMMIT prev is not ctx")
+        commit = field_b32(body, "commit", n)
+        if commit in self._seen:
+            raise CommitmentError("HAND_COMMIT reuses a host commitment seen before")
+        if self.pid is not None:
+            ctx.seat_of(self.pid)
+            if self._preset is not None:
+                if self._preset.c != player_commitment(ctx.digest, self.pid, self._preset.r):
+                    raise CommitmentError("the preset seat secret is for another hand")
+                self.seat = self._preset
+            else:
+                self.seat = SeatSecret.new(ctx.digest, self.pid, self._phrase)
+        self.context = ctx
+        self.commitment = commit
+        self._transcript = ctx.digest
+        self._state = MessageType.HAND_COMMIT
+
+    def _step(self, msg: SignedMessage, allowed: Iterable[MessageType | None]) -> None:
+        if self._state not in set(allowed):
+            after = "nothing" if self._state is None else self._state.upper()
+            raise FairnessStateError(f"{msg.name} is out of order (after {after})")
+
+    def _on_lock(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        self._step(msg, [MessageType.HAND_COMMIT])
+        assert self.context is not None
+        if field_b32(body, "commit", msg.name) != self.commitment:
+            raise CommitmentError("LOCK carries a host commitment other than HAND_COMMIT's")
+        pairs = field_pairs(body, "commits", msg.name)
+        pids = [p for p, _ in pairs]
+        if pids != list(self.context.pids):
+            raise CommitmentError(
+                f"LOCK lists seats {pids}, expected one entry per seat {list(self.context.pids)}"
+            )
+        values = [c for _, c in pairs]
+        for i, c in enumerate(values):
+            if c in values[:i]:
+                raise CommitmentError(
+                    f"LOCK commitment of {pids[i]} equals that of {pids[values.index(c)]}"
+                )
+        self._commits = dict(pairs)
+        if self.seat is not None and self._commits[self.seat.pid] != self.seat.c:
+            raise CommitmentError(f"LOCK alters our own commitment ({self.seat.pid})")
+        self._locked = True
+        self._state = MessageType.LOCK
+
+    def _on_reveals(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        self._step(msg, [MessageType.LOCK])
+        assert self.context is not None
+        pairs = field_pairs(body, "reveals", msg.name)
+        if [p for p, _ in pairs] != list(self.context.pids):
+            raise CommitmentError("REVEALS does not list every seat once, in seat order")
+        ctx = self.context.digest
+        for p, r in pairs:
+            if player_commitment(ctx, p, r) != self._commits[p]:
+                raise CommitmentError(f"revealed r of {p} does not open its commitment")
+        self._reveals = dict(pairs)
+        if self.seat is not None and self._reveals[self.seat.pid] != self.seat.r:
+            raise CommitmentError("REVEALS alters our own r")
+        self._state = MessageType.REVEALS
+
+    def _on_dealer(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        self._step(msg, [MessageType.REVEALS])
+        assert self.context is not None
+        if field_int(body, "stream", msg.name) != DEALER_STREAM:
+            raise PositionError(f"DEALER must use stream {DEALER_STREAM}")
+        n = len(self.context.pids)
+        if field_int(body, "seats", msg.name) != n:
+            raise ContextError(f"DEALER draws among {body['seats']} seats, not {n}")
+        self.dealer = field_seat(body, "dealer", msg.name, n)
+        if self.dealer is None:
+            raise BadMessageError("DEALER field 'dealer' is not a seat")
+        self._dealer_seats = n
+        self._state = MessageType.DEALER
+
+    def _stream_size(self, stream: int) -> int:
+        assert self.context is not None
+        return len(self.context.deck) if stream == 0 else len(self._recycled[stream])
+
+    def _on_draw(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        self._step(msg, [MessageType.REVEALS, MessageType.DEALER, MessageType.DRAW,
+                         MessageType.RESHUFFLE])  # fmt: skip
+        assert self.context is not None
+        n = msg.name
+        s, p = field_int(body, "stream", n), field_int(body, "pos", n)
+        to = field_seat(body, "to", n, len(self.context.pids))
+        if self._current < 0:
+            self._current = 0
+            self._used[0] = 0
+        if s != self._current:
+            raise PositionError(
+                f"draw at stream {s} position {p}, but the current stream is {self._current}"
+            )
+        expected = self._used[s]
+        if p != expected:
+            what = "skips" if p > expected else "repeats"
+            raise PositionError(
+                f"draw at stream {s} position {p} {what}: next unused position is {expected}"
+            )
+        if p >= self._stream_size(s):
+            raise PositionError(
+                f"draw at stream {s} position {p}: the stream has {self._stream_size(s)} cards"
+            )
+        if "card" not in body:
+            raise BadMessageError("DRAW lacks field 'card'")
+        code = body["card"]
+        c = None if code is None else exact_card(code, f"DRAW stream {s} position {p}")
+        self._used[s] = p + 1
+        self._draws[self._seq] = _Draw(self._seq, s, p, to, c)
+        self._state = MessageType.DRAW
+
+    def _on_card(self, msg: SignedMessage, body: Mapping[str, Any]) -> Card:
+        n = msg.name
+        seq = field_int(body, "seq", n)
+        d = self._draws.get(seq)
+        if d is None:
+            raise PositionError(f"CARD seq {seq} matches no DRAW")
+        s, p = field_int(body, "stream", n), field_int(body, "pos", n)
+        to = field_int(body, "to", n)
+        if (s, p, to) != (d.stream, d.pos, d.to):
+            raise PositionError(
+                f"CARD for stream {s} position {p} to seat {to} does not match DRAW seq {seq} "
+                f"(stream {d.stream} position {d.pos} to seat {d.to})"
+            )
+        if d.card is not None:
+            raise PositionError(f"CARD for a face-up draw (seq {seq})")
+        if not self.auditor:
+            assert self.context is not None
+            if self.pid is None or self.context.pids[to] != self.pid:
+                raise PositionError(f"CARD seq {seq} is addressed to seat {to}, not to us")
+        if seq in self._cards_seen:
+            raise PositionError(f"a second CARD for DRAW seq {seq}")
+        c = exact_card(body.get("card"), f"CARD stream {s} position {p}")
+        assert self.context is not None
+        if c.code not in self.context.deck:
+            raise CardMismatchError(f"card at stream {s} position {p} is {c}, not in the deck")
+        self._cards_seen[seq] = c
+        return c
+
+    def _on_reshuffle(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        self._step(msg, [MessageType.DRAW, MessageType.RESHUFFLE])
+        assert self.context is not None
+        s = field_int(body, "stream", msg.name)
+        if s != self._current + 1:
+            raise PositionError(f"RESHUFFLE on stream {s}, expected {self._current + 1}")
+        codes = field_list(body, "cards", msg.name)
+        cards = [exact_card(code, f"RESHUFFLE {s} cards[{i}]") for i, code in enumerate(codes)]
+        if not cards:
+            raise BadMessageError(f"RESHUFFLE {s} recycles no cards")
+        if [c.index for c in cards] != sorted(c.index for c in cards):
+            raise BadMessageError(f"RESHUFFLE {s} cards are not sorted by canonical index")
+        pool = list(self.context.deck)
+        for c in cards:
+            if c.code not in pool:
+                raise CardMismatchError(f"RESHUFFLE {s} recycles {c} more often than the deck has")
+            pool.remove(c.code)
+        self._recycled[s] = cards
+        self._current = s
+        self._used[s] = 0
+        self._state = MessageType.RESHUFFLE
+
+    def check_recycled(self, stream: int, expected: Sequence[Card]) -> None:
+        """Compare a RESHUFFLE's list with the discards the client rebuilt from public plays."""
+        got = self._recycled.get(stream)
+        want = sorted(expected, key=lambda c: c.index)
+        if got is None or [c.code for c in got] != [c.code for c in want]:
+            raise CardMismatchError(f"RESHUFFLE {stream} does not recycle the discard pile")
+
+    def _open_secret(self, body: Mapping[str, Any], name: str) -> bytes:
+        assert self.context is not None
+        s = field_b32(body, "secret", name)
+        if host_commitment(self.context.digest, s) != self.commitment:
+            raise CommitmentError(f"the S revealed in {name} does not open C_S")
+        return s
+
+    def _on_hand_end(self, msg: SignedMessage, body: Mapping[str, Any]) -> HandReport:
+        self._step(msg, [MessageType.REVEALS, MessageType.DEALER, MessageType.DRAW,
+                         MessageType.RESHUFFLE])  # fmt: skip
+        ctx = self.context
+        assert ctx is not None
+        secret = self._open_secret(body, msg.name)
+        used_list = field_list(body, "used", msg.name)
+        used = {}
+        for item in used_list:
+            ok = isinstance(item, list) and len(item) == 2
+            if not ok or not all(isinstance(x, int) and not isinstance(x, bool) for x in item):
+                raise BadMessageError("HAND_END field 'used' must hold [stream, count] pairs")
+            used[item[0]] = item[1]
+        if {k: v for k, v in used.items() if v} != {k: v for k, v in self._used.items() if v}:
+            raise PositionError(
+                f"HAND_END counts positions {used}, but the public draws used {self._used}"
+            )
+        rs = [self._reveals[p] for p in ctx.pids]
+        key = deck_key(secret, ctx.digest, mix(ctx.digest, rs))
+        orders = self._derive(key)
+        if self.dealer is not None:
+            derived = choose_dealer(key, self._dealer_seats)
+            if derived != self.dealer:
+                raise CardMismatchError(f"dealer is seat {self.dealer}, derived seat {derived}")
+        checked = 0
+        for seq, d in self._draws.items():
+            c = d.card if d.card is not None else self._cards_seen.get(seq)
+            if c is None:
+                continue
+            want = orders[d.stream][d.pos]
+            if c is not want:
+                raise CardMismatchError(
+                    f"card at stream {d.stream} position {d.pos} is {c}, derived {want}"
+                )
+            checked += 1
+        if self.auditor:
+            for seq, d in self._draws.items():
+                if d.card is None and d.to is not None and seq not in self._cards_seen:
+                    raise PositionError(f"no CARD for the private DRAW seq {seq}")
+        return HandReport(ctx.hand_no, False, b"", checked, self.dealer, (), orders)
+
+    def _derive(self, key: bytes) -> dict[int, list[Card]]:
+        assert self.context is not None
+        orders = {0: shuffle(Stream(key, 0), [parse_card(c) for c in self.context.deck])}
+        for s, cards in self._recycled.items():
+            orders[s] = shuffle(Stream(key, s), cards)
+        return orders
+
+    def _on_void(self, msg: SignedMessage, body: Mapping[str, Any]) -> HandReport:
+        ctx = self.context
+        assert ctx is not None
+        self._open_secret(body, msg.name)
+        missing = field_list(body, "missing", msg.name)
+        for p in missing:
+            if not isinstance(p, str) or p not in ctx.pids:
+                raise BadMessageError(f"VOID names {p!r}, who is not seated")
+        field_str(body, "reason", msg.name)
+        return HandReport(ctx.hand_no, True, b"", 0, self.dealer, tuple(missing), {})

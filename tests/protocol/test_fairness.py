@@ -1,0 +1,472 @@
+"""Tests of protocol.fairness: primitives, HandDealer, HandVerifier and tampering."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from host.games.base import ChanceKind, ChanceRequest
+from protocol.cards import DECK_54, DECK_ONE, Card, card, parse_card
+from protocol.errors import ErrorCode
+from protocol.fairness import (
+    DEALER_STREAM,
+    CardMismatchError,
+    CommitmentError,
+    Context,
+    ContextError,
+    FairnessError,
+    FairnessStateError,
+    HandDealer,
+    HandReport,
+    HandVerifier,
+    PositionError,
+    ReusedSecretError,
+    SeatSecret,
+    SecretLedger,
+    SignatureError,
+    SignedMessage,
+    Stream,
+    choose_dealer,
+    deck_key,
+    enc,
+    host_commitment,
+    label,
+    mix,
+    pack_body,
+    player_commitment,
+    public_key_bytes,
+    ruleset_id,
+    shuffle,
+    sign_message,
+    u32,
+    u64,
+)
+
+PIDS = ["alice", "bob", "carol"]
+SK = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+PK = public_key_bytes(SK)
+
+
+def _dealer(**kw: Any) -> HandDealer:
+    args: dict[str, Any] = {
+        "signing_key": SK,
+        "table_id": "table-1",
+        "hand_no": 1,
+        "ruleset_id": "one-card",
+        "deck": DECK_54,
+        "pids": PIDS,
+        "ledger": SecretLedger(),
+    }
+    args.update(kw)
+    return HandDealer(**args)
+
+
+@dataclasses.dataclass
+class Table:
+    dealer: HandDealer
+    verifiers: dict[str, HandVerifier]
+    sent: list[tuple[SignedMessage, str | None]]  # (message, addressee pid or None = all)
+
+    def broadcast(self, msg: SignedMessage) -> None:
+        self.sent.append((msg, None))
+        for v in self.verifiers.values():
+            v.receive(msg)
+
+    def send_to(self, pid: str, msg: SignedMessage) -> Card:
+        self.sent.append((msg, pid))
+        got = self.verifiers[pid].receive(msg)
+        assert isinstance(got, Card)
+        return got
+
+
+def _setup(deck: tuple[Card, ...] = DECK_54) -> Table:
+    d = _dealer(deck=deck)
+    vs = {p: HandVerifier(PK, pid=p, table_id="table-1", pids=PIDS) for p in PIDS}
+    t = Table(d, vs, [])
+    t.broadcast(d.hand_commit)
+    for p, v in vs.items():
+        d.accept_commit(p, v.player_commit())
+    t.broadcast(d.lock())
+    for p, v in vs.items():
+        d.accept_reveal(p, v.reveal())
+    t.broadcast(d.reveals())
+    return t
+
+
+def _deal_some(t: Table, per_seat: int = 3, choose: bool = True) -> list[Card]:
+    req = ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54, choose_dealer=choose)
+    ans = t.dealer.answer(req)
+    for m in ans.messages:
+        t.broadcast(m)
+    got: list[Card] = []
+    for _ in range(per_seat):
+        for seat, p in enumerate(PIDS):
+            dealt = t.dealer.draw(0, seat)
+            t.broadcast(dealt.draw)
+            assert dealt.private is not None
+            got.append(t.send_to(p, dealt.private))
+    starter = t.dealer.draw(0, None, public=True)
+    assert starter.private is None
+    t.broadcast(starter.draw)
+    return got
+
+
+# --------------------------------------------------------------------------- primitives
+
+
+def test_encodings() -> None:
+    assert u32(1) == b"\0\0\0\1" and u64(258) == b"\0" * 6 + b"\1\2"
+    assert enc("ab", b"\xff") == b"\0\0\0\2ab\0\0\0\1\xff"
+    assert enc() == b"" and enc(b"") == b"\0\0\0\0"
+    assert label("mix") == b"cardfair/v1/mix"
+    for bad in (-1, 2**32):
+        with pytest.raises(ValueError):
+            u32(bad)
+    with pytest.raises(ValueError):
+        u64(2**64)
+
+
+def test_design_note_vector() -> None:
+    """FAIRNESS.md 2.11, regenerated: prefixes and the deck order must match the note."""
+    ctx = Context.create(
+        table_id="table-1",
+        hand_no=1,
+        ruleset_id="one-card/1",
+        deck=DECK_54,
+        pids=PIDS,
+        host_pk=bytes(32),
+    )
+    assert ctx.deck_digest.hex().startswith("100abbfd")
+    assert ctx.digest.hex().startswith("51cbe590") and ctx.digest.hex().endswith("f7de")
+    s = bytes(range(32))
+    assert host_commitment(ctx.digest, s).hex().startswith("48f0557a")
+    rs = [bytes([0x11]) * 32, bytes([0x22]) * 32, bytes([0x33]) * 32]
+    assert player_commitment(ctx.digest, "alice", rs[0]).hex().startswith("e6eee00b")
+    m = mix(ctx.digest, rs)
+    assert m.hex().startswith("b8590bac")
+    k = deck_key(s, ctx.digest, m)
+    assert k.hex().startswith("1ea506af") and k.hex().endswith("1bbf")
+    st = Stream(k, 0)
+    assert [st.next_word() for _ in range(3)] == [0xCF9735A4, 0x2392BF94, 0xDF0EA1A7]
+    deck = [c.code for c in shuffle(Stream(k, 0), DECK_54)]
+    assert deck[:12] == ["QC", "8D", "QS", "4H", "AC", "8S", "2D", "9S", "7H", "QD", "5H", "KC"]
+    assert deck[-3:] == ["10D", "5S", "KD"]
+    recycled = [parse_card(x) for x in ["5S", "10S", "KH", "2D", "9C", "JB"]]
+    assert [c.code for c in shuffle(Stream(k, 1), recycled)] == [
+        "JB",
+        "KH",
+        "10S",
+        "2D",
+        "5S",
+        "9C",
+    ]
+
+
+def test_below_rejects_low_words() -> None:
+    """below(n) rejects words under 2^32 mod n and never returns n or more."""
+    key = bytes(32)
+    for n in (1, 2, 3, 7, 54, 2**31 + 1, 2**32):
+        st = Stream(key, 5)
+        for _ in range(200):
+            assert 0 <= st.below(n) < max(n, 1)
+    # n = 2^31 + 1: lo = 2^31 - 1, so about half of all words are rejected
+    st = Stream(key, 5)
+    draws = [st.below(2**31 + 1) for _ in range(100)]
+    assert st.words_used > 150 and len(draws) == 100
+    assert Stream(key, 0).below(1) == 0
+
+
+def test_ruleset_id_is_canonical() -> None:
+    assert ruleset_id("one") == "one"
+    assert ruleset_id("one-card", {"z": 3, "a": True, "m": "x"}) == "one-card?a=true&m=x&z=3"
+
+
+def test_context_validation() -> None:
+    good: dict[str, Any] = {
+        "table_id": "t",
+        "hand_no": 1,
+        "ruleset_id": "r",
+        "deck": DECK_ONE,
+        "pids": PIDS,
+        "host_pk": PK,
+    }
+    Context.create(**good)
+    changes: list[dict[str, Any]] = [
+        {"hand_no": 0},
+        {"table_id": ""},
+        {"deck": []},
+        {"deck": list(reversed(DECK_ONE))},
+        {"pids": ["a", "a"]},
+        {"host_pk": b"x"},
+    ]
+    for change in changes:
+        with pytest.raises(ContextError):
+            Context.create(**(good | change))
+
+
+# --------------------------------------------------------------------------- full hands
+
+
+def test_full_hand_verifies_for_every_seat() -> None:
+    t = _setup()
+    got = _deal_some(t)
+    assert len(got) == 9
+    end = t.dealer.hand_end()
+    reports = [v.receive(end) for v in t.verifiers.values()]
+    assert all(isinstance(r, HandReport) for r in reports)
+    fps = {r.fingerprint for r in reports if isinstance(r, HandReport)}
+    assert len(fps) == 1  # every seat saw the same transcript
+    r0 = reports[0]
+    assert isinstance(r0, HandReport) and r0.cards_checked == 4 and not r0.voided
+    assert r0.dealer == t.dealer.dealer
+    order = t.dealer.order(0)
+    assert got[:3] == order[:3]
+
+
+def test_chance_answer_is_the_derived_order_and_dealer() -> None:
+    t = _setup()
+    ans = t.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54, choose_dealer=True))
+    ctx = t.dealer.context.digest
+    rs = [t.dealer.reveals_by_pid[p] for p in PIDS]
+    key = deck_key(t.dealer._secret, ctx, mix(ctx, rs))
+    assert ans.order == shuffle(Stream(key, 0), DECK_54)
+    assert ans.dealer == choose_dealer(key, 3) == Stream(key, DEALER_STREAM).below(3)
+    assert sorted(ans.order) == sorted(DECK_54)
+
+
+def test_reshuffle_flow() -> None:
+    t = _setup()
+    _deal_some(t, per_seat=1, choose=False)
+    recycled = tuple(sorted([card("5S"), card("KH"), card("JB"), card("2D")]))
+    ans = t.dealer.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 1, recycled))
+    for m in ans.messages:
+        t.broadcast(m)
+    assert sorted(ans.order) == list(recycled)
+    for v in t.verifiers.values():
+        v.check_recycled(1, list(reversed(recycled)))
+        with pytest.raises(CardMismatchError):
+            v.check_recycled(1, recycled[:3])
+    dealt = t.dealer.draw(1, 0)
+    t.broadcast(dealt.draw)
+    assert dealt.private is not None
+    assert t.send_to("alice", dealt.private) is ans.order[0]
+    with pytest.raises(PositionError, match="current stream is 1"):
+        t.dealer.draw(0, 1)
+    end = t.dealer.hand_end()
+    rep = t.verifiers["alice"].receive(end)
+    assert isinstance(rep, HandReport) and rep.orders[1] == ans.order
+
+
+def test_void_reveals_secret_and_names_missing() -> None:
+    d = _dealer()
+    v = HandVerifier(PK, pid="alice")
+    v.receive(d.hand_commit)
+    d.accept_commit("alice", v.player_commit())
+    for p in ("bob", "carol"):
+        d.accept_commit(p, SeatSecret.new(d.context.digest, p).commit_body(1))
+    v.receive(d.lock())
+    d.accept_reveal("alice", v.reveal())
+    assert d.missing_reveals() == ["bob", "carol"]
+    with pytest.raises(FairnessStateError, match="none from bob, carol"):
+        d.reveals()
+    rep = v.receive(d.void("reveal timeout"))
+    assert isinstance(rep, HandReport) and rep.voided and rep.missing == ("bob", "carol")
+    assert host_commitment(d.context.digest, d.secret) == d.commitment
+
+
+# --------------------------------------------------------------------------- host-side refusals
+
+
+def test_secret_reuse_refused() -> None:
+    ledger = SecretLedger()
+    s = bytes(32)
+    _dealer(secret=s, ledger=ledger)
+    with pytest.raises(ReusedSecretError) as err:
+        _dealer(secret=s, ledger=ledger, hand_no=2)
+    assert err.value.code is ErrorCode.FAIRNESS
+    a, b = _dealer(ledger=ledger), _dealer(ledger=ledger)
+    assert a.commitment != b.commitment  # fresh secrets by default
+
+
+def test_copied_commitment_refused_by_host() -> None:
+    d = _dealer()
+    c = SeatSecret.new(d.context.digest, "alice")
+    d.accept_commit("alice", c.commit_body(1))
+    d.accept_commit("alice", c.commit_body(1))  # idempotent repeat
+    with pytest.raises(CommitmentError, match="bob copies that of alice"):
+        d.accept_commit("bob", c.commit_body(1))
+    with pytest.raises(CommitmentError, match="different value"):
+        d.accept_commit("alice", SeatSecret.new(d.context.digest, "alice").commit_body(1))
+    with pytest.raises(FairnessStateError, match="no commitment from bob, carol"):
+        d.lock()
+
+
+def test_reveal_must_open_commitment() -> None:
+    d = _dealer()
+    secrets_ = {p: SeatSecret.new(d.context.digest, p) for p in PIDS}
+    for p, s in secrets_.items():
+        d.accept_commit(p, s.commit_body(1))
+    with pytest.raises(FairnessStateError):
+        d.accept_reveal("alice", secrets_["alice"].reveal_body(1))  # before LOCK
+    d.lock()
+    with pytest.raises(CommitmentError, match="r of bob does not open"):
+        d.accept_reveal("bob", secrets_["alice"].reveal_body(1))
+
+
+def test_host_refuses_out_of_order_positions() -> None:
+    t = _setup()
+    t.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54))
+    with pytest.raises(PositionError, match="position 1, next unused is 0"):
+        t.dealer.record_draw(0, 1, 0, public=False)
+    t.dealer.record_draw(0, 0, 0, public=False)
+    with pytest.raises(PositionError, match="position 0, next unused is 1"):
+        t.dealer.record_draw(0, 0, 1, public=False)
+
+
+# --------------------------------------------------------------------------- client tampering
+
+
+def _resign(msg: SignedMessage, edit: Callable[[dict[str, Any]], None]) -> SignedMessage:
+    body = msg.decode()
+    edit(body)
+    return sign_message(SK, msg.type, body)
+
+
+def test_client_refuses_to_reveal_before_lock() -> None:
+    d = _dealer()
+    v = HandVerifier(PK, pid="alice")
+    with pytest.raises(FairnessStateError):
+        v.player_commit()
+    v.receive(d.hand_commit)
+    v.player_commit()
+    with pytest.raises(FairnessStateError, match="before a valid LOCK"):
+        v.reveal()
+
+
+def test_bad_signature_caught() -> None:
+    d = _dealer()
+    v = HandVerifier(PK, pid="alice")
+    forged = SignedMessage(d.hand_commit.type, d.hand_commit.body, bytes(64))
+    with pytest.raises(SignatureError, match="signature on HAND_COMMIT invalid"):
+        v.receive(forged)
+    other = Ed25519PrivateKey.generate()
+    with pytest.raises(SignatureError):
+        v.receive(SignedMessage("hand_commit", d.hand_commit.body, other.sign(b"x")))
+
+
+def _locked_pair() -> tuple[HandDealer, HandVerifier, dict[str, SeatSecret]]:
+    d = _dealer()
+    v = HandVerifier(PK, pid="alice")
+    v.receive(d.hand_commit)
+    d.accept_commit("alice", v.player_commit())
+    others = {p: SeatSecret.new(d.context.digest, p) for p in ("bob", "carol")}
+    for p, s in others.items():
+        d.accept_commit(p, s.commit_body(1))
+    return d, v, others
+
+
+def test_lock_missing_or_altered_own_commitment() -> None:
+    d, v, _ = _locked_pair()
+    lock = d.lock()
+
+    def alter(body: dict[str, Any]) -> None:
+        body["commits"][0][1] = bytes(32)
+
+    v2 = HandVerifier(PK, pid="alice", seat_secret=v.seat)
+    v2.receive(d.hand_commit)
+    with pytest.raises(CommitmentError, match="alters our own commitment"):
+        v2.receive(_resign(lock, alter))
+
+    def drop(body: dict[str, Any]) -> None:
+        del body["commits"][0]
+
+    v3 = HandVerifier(PK, pid="alice", seat_secret=v.seat)
+    v3.receive(d.hand_commit)
+    with pytest.raises(CommitmentError, match="one entry per seat"):
+        v3.receive(_resign(lock, drop))
+    v.receive(lock)  # the real one passes
+    v.reveal()
+
+
+def test_lock_with_copied_commitments_rejected() -> None:
+    d, v, _ = _locked_pair()
+    lock = d.lock()
+
+    def copy(body: dict[str, Any]) -> None:
+        body["commits"][2][1] = body["commits"][1][1]
+
+    with pytest.raises(CommitmentError, match="carol equals that of bob"):
+        v.receive(_resign(lock, copy))
+
+
+def test_reveals_not_opening_commitment_rejected() -> None:
+    d, v, others = _locked_pair()
+    v.receive(d.lock())
+    d.accept_reveal("alice", v.reveal())
+    for p, s in others.items():
+        d.accept_reveal(p, s.reveal_body(1))
+    reveals = d.reveals()
+
+    def swap(body: dict[str, Any]) -> None:
+        body["reveals"][1][1] = bytes(32)
+
+    with pytest.raises(CommitmentError, match="r of bob does not open"):
+        v.receive(_resign(reveals, swap))
+
+
+def test_skipped_and_repeated_positions_caught_at_draw_time() -> None:
+    for pos, word in ((5, "skips"), (2, "repeats")):
+        t = _setup()
+        _deal_some(t, per_seat=1, choose=False)  # positions 0..3 used
+        bad = t.dealer.draw(0, 0)
+        body = bad.draw.decode()
+        body["pos"] = pos
+        forged = sign_message(SK, "draw", body)
+        with pytest.raises(PositionError, match=f"position {pos} {word}: next unused position"):
+            t.verifiers["bob"].receive(forged)
+
+
+def test_changed_card_caught_at_hand_end() -> None:
+    t = _setup()
+    t.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54))
+    dealt = t.dealer.draw(0, 0)
+    t.broadcast(dealt.draw)
+    assert dealt.private is not None
+    real = dealt.card
+    fake = card("QS") if real is not card("QS") else card("4H")
+    forged = _resign(dealt.private, lambda b: b.__setitem__("card", fake.code))
+    assert t.send_to("alice", forged) is fake
+    with pytest.raises(CardMismatchError) as err:
+        t.verifiers["alice"].receive(t.dealer.hand_end())
+    assert str(err.value) == f"card at stream 0 position 0 is {fake}, derived {real}"
+
+
+def test_wrong_secret_caught() -> None:
+    t = _setup()
+    _deal_some(t, per_seat=1)
+    end = _resign(t.dealer.hand_end(), lambda b: b.__setitem__("secret", bytes(32)))
+    with pytest.raises(CommitmentError, match="does not open C_S"):
+        t.verifiers["carol"].receive(end)
+
+
+def test_errors_are_typed_with_fairness_code() -> None:
+    err = PositionError("x")
+    assert isinstance(err, FairnessError) and err.code is ErrorCode.FAIRNESS
+
+
+def test_body_is_verified_before_decoding() -> None:
+    d = _dealer()
+    v = HandVerifier(PK)
+    raw = d.hand_commit.body
+    assert pack_body(d.hand_commit.decode()) == raw
+    # the same map re-encoded with a wider integer for seq (0xcc 0x00): same value, other bytes
+    assert b"\xa3seq\x00" in raw
+    wide = raw.replace(b"\xa3seq\x00", b"\xa3seq\xcc\x00")
+    assert SignedMessage("hand_commit", wide, b"").decode() == d.hand_commit.decode()
+    with pytest.raises(SignatureError, match="signature on HAND_COMMIT invalid"):
+        v.receive(SignedMessage("hand_commit", wide, d.hand_commit.sig))
+    v.receive(d.hand_commit)
