@@ -1,0 +1,706 @@
+"""Black Jack, the British shedding game (``black-jack``): rules engine.
+
+How it works: one :class:`BlackJack` object is one hand. It asks chance for the deal (stream 0)
+and, whenever a draw finds the stock empty, for a reshuffle of the discards below the top card
+(stream k for the k-th reshuffle); owed cards wait in a queue (``_owed``) while a reshuffle is
+pending, so a draw split across a reshuffle resumes where it stopped. The table state is the top
+card *as it acts* (``_top_as``: a joker's declared identity), the suit named by an ace, the
+pick-up owed by the seat to act, whether that seat must cover its queen, and the direction.
+
+A play is checked in two layers: shape (cards held, one declaration per joker, a suit exactly
+when the last card acts as an ace) raises :class:`InvalidAction`; the rules (turn, matching,
+runs, counters) give a reason string. With ``blunders`` on, a play that breaks the rules or comes
+out of turn passes :meth:`check` and :meth:`apply` penalises it (two cards, taken back); with it
+off, :meth:`check` raises. The rules and rulings are in ``spec/RULES.md``, section Black Jack.
+
+Wire actions: ``{"type": "play", "cards": [...], "suit"?: "H", "declare"?: [...], "say"?: ...}``
+(``declare``: one identity per joker, in play order; ``say``: ``"last_card"``/``"cards"`` said at
+the end of this turn), ``{"type": "draw", "say"?: ...}``, ``{"type": "declare", "what": ...}``
+(said after one's own turn, until the next turn action).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import ClassVar
+
+from host.games.base import (
+    Action,
+    ChanceKind,
+    ChanceRequest,
+    Event,
+    Game,
+    IllegalAction,
+    InvalidAction,
+    NotYourTurn,
+    OptionSpec,
+    Outcome,
+    Termination,
+    WireMap,
+)
+from protocol.cards import (
+    ALL_CARDS,
+    Card,
+    CardCodeError,
+    Color,
+    Rank,
+    Suit,
+    card,
+    deck_for,
+    parse_card,
+)
+
+__all__ = ["BlackJack", "Declaration", "Declare", "Draw", "Phase", "Play"]
+
+_NATURAL = ALL_CARDS[:52]
+_MAX_PLAY = 30  # no legal play is longer (13-card run); caps malformed input early
+
+
+class Phase(enum.Enum):
+    DEALING = "dealing"  #: waiting for the deal (chance)
+    PLAYING = "playing"  #: a seat is to act
+    RESHUFFLING = "reshuffling"  #: a draw is waiting for a reshuffle of the discards (chance)
+    OVER = "over"  #: the hand is finished
+
+
+class Declaration(enum.Enum):
+    """What a player says when able to finish next turn; either word counts."""
+
+    LAST_CARD = "last_card"  #: one card left
+    CARDS = "cards"  #: more than one card, all playable next turn ("knocking" is the same)
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True, slots=True)
+class Play(Action):
+    """Put ``cards`` down, first card first (a single card, a run, or a chain with ``chain``).
+
+    ``declare`` gives each joker's identity in play order; ``suit`` is named when the last card
+    acts as an ace; ``say`` is the last-card declaration made at the end of this turn.
+
+    >>> Play((card("7H"), card("8H"))).to_wire()
+    {'type': 'play', 'cards': ['7H', '8H']}
+    """
+
+    cards: tuple[Card, ...]
+    suit: Suit | None = None
+    declare: tuple[Card, ...] = ()
+    say: Declaration | None = None
+
+    def to_wire(self) -> WireMap:
+        out: WireMap = {"type": "play", "cards": [c.code for c in self.cards]}
+        if self.suit is not None:
+            out["suit"] = self.suit.value
+        if self.declare:
+            out["declare"] = [c.code for c in self.declare]
+        if self.say is not None:
+            out["say"] = self.say.value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Action):
+    """Draw: one card, or the pick-up owed, or one card for an uncovered queen; ends the turn."""
+
+    say: Declaration | None = None
+
+    def to_wire(self) -> WireMap:
+        out: WireMap = {"type": "draw"}
+        if self.say is not None:
+            out["say"] = self.say.value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Declare(Action):
+    """Say "last card" / "cards" after one's own turn, before the next turn action."""
+
+    what: Declaration
+
+    def to_wire(self) -> WireMap:
+        return {"type": "declare", "what": self.what.value}
+
+
+# --------------------------------------------------------------------------- card helpers
+
+
+def _is_black_jack(c: Card) -> bool:
+    return c.rank is Rank.JACK and c.color is Color.BLACK
+
+
+def _is_run(cards: Sequence[Card]) -> bool:
+    """Consecutive ranks in one suit, all up or all down, ace low, no wrap."""
+    step = cards[1].rank - cards[0].rank
+    if step not in (1, -1):
+        return False
+    return all(b.suit is cards[0].suit and b.rank - a.rank == step for a, b in pairwise(cards))
+
+
+def _is_chain(cards: Sequence[Card]) -> bool:
+    return all(b.rank is a.rank or b.suit is a.suit for a, b in pairwise(cards))
+
+
+def _finishable(hand: Sequence[Card]) -> bool:
+    """Whether ``hand`` could plausibly go out in one play (offers the declaration to bots)."""
+    if len(hand) == 1:
+        return hand[0].rank is not Rank.QUEEN
+    if not hand or any(c.is_joker for c in hand):
+        return bool(hand) and len(hand) <= 2
+    ordered = sorted(hand, key=lambda c: c.rank)
+    return len(hand) <= 13 and _is_run(ordered) and ordered[-1].rank is not Rank.QUEEN
+
+
+def _cards_field(wire: Mapping[str, object], key: str, *, required: bool) -> tuple[Card, ...]:
+    raw = wire.get(key)
+    if raw is None and not required:
+        return ()
+    if not isinstance(raw, list) or (required and not raw) or len(raw) > _MAX_PLAY:
+        raise InvalidAction(f"{key!r} must be a non-empty list of at most {_MAX_PLAY} card codes")
+    try:
+        return tuple(parse_card(c) for c in raw)
+    except CardCodeError as exc:
+        raise InvalidAction(exc.message) from None
+
+
+def _say_field(wire: Mapping[str, object], key: str, *, required: bool) -> Declaration | None:
+    raw = wire.get(key)
+    if raw is None and not required:
+        return None
+    try:
+        return Declaration(raw)
+    except ValueError:
+        raise InvalidAction(f"{key!r} must be 'last_card' or 'cards', not {raw!r}") from None
+
+
+_FIELDS = {"play": {"type", "cards", "suit", "declare", "say"}, "draw": {"type", "say"}}
+_FIELDS["declare"] = {"type", "what"}
+
+
+# --------------------------------------------------------------------------- the game
+
+
+class BlackJack(Game):
+    """One hand of Black Jack; see the module docstring and ``spec/RULES.md``."""
+
+    name: ClassVar[str] = "black-jack"
+    title: ClassVar[str] = "Black Jack"
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = 10
+    OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec("jokers", 0, "jokers per deck, each declared as any card", choices=(0, 1, 2)),
+        OptionSpec("decks", "auto", "auto: two decks beyond five players", ("auto", "1", "2")),
+        OptionSpec("black_jack_pickup", 5, "cards a black jack adds", minimum=1, maximum=20),
+        OptionSpec("aces_anytime", False, "an ace may be played on anything but a pick-up"),
+        OptionSpec("chain", False, "multi-card plays where each card matches the previous"),
+        OptionSpec("ranking", False, "play on until one player is left (the loser)"),
+        OptionSpec("must_play_if_able", False, "a player who can play may not draw"),
+        OptionSpec("blunders", True, "illegal or out-of-turn plays are taken back for 2 cards"),
+    )
+
+    def __init__(
+        self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
+    ) -> None:
+        super().__init__(seats=seats, options=options, dealer=dealer)
+        decks = self.options["decks"]
+        self.decks = (2 if seats > 5 else 1) if decks == "auto" else int(decks)
+        self.hand_size = 5 if seats > 5 else 7
+        self.dealer = dealer
+        self.phase = Phase.DEALING
+        self.hands: list[list[Card]] = [[] for _ in range(seats)]
+        self.stock: list[Card] = []
+        self.discards: list[Card] = []
+        self.stream = 0
+        self.position = 0  # next unused position of the current stream
+        self.current = 0
+        self.direction = 1  # +1 clockwise (increasing seat numbers)
+        self.pending = 0  # pick-up owed by the seat to act (or its successor while covering)
+        self.covering = False  # the seat to act must cover its queen
+        self.active = [True] * seats
+        self.finished: list[int] = []
+        self.declared = [False] * seats  # said at the end of the seat's previous turn
+        self.window: int | None = None  # seat that may still declare for its last turn
+        self._top_as: Card | None = None
+        self._named: Suit | None = None
+        self._said = False  # a declaration made during the current turn
+        self._owed: list[tuple[int, int, str]] = []  # (seat, count, reason) waiting to be drawn
+        self._dry = 0  # consecutive turns ending in a draw that found nothing
+        self._outcome: Outcome | None = None
+        self._bjp = int(self.options["black_jack_pickup"])
+
+    # ------------------------------------------------------------------ chance
+
+    def chance_request(self) -> ChanceRequest | None:
+        if self.phase is Phase.DEALING:
+            deck = deck_for(jokers=int(self.options["jokers"]), decks=self.decks)
+            return ChanceRequest(ChanceKind.DEAL, 1, 0, tuple(deck), self.dealer is None)
+        if self.phase is Phase.RESHUFFLING:
+            recycled = sorted(self.discards[:-1], key=lambda c: c.index)
+            return ChanceRequest(ChanceKind.RESHUFFLE, 1, self.stream + 1, tuple(recycled))
+        return None
+
+    def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
+        request = self.chance_request()
+        if request is None:
+            raise ValueError("no chance request is pending")
+        if Counter(c.index for c in order) != Counter(c.index for c in request.cards):
+            raise ValueError("the chance outcome is not a permutation of the requested cards")
+        events: list[Event] = []
+        self.stock = list(order)
+        self.position = 0
+        if request.kind is ChanceKind.RESHUFFLE:
+            self.stream = request.stream
+            del self.discards[:-1]
+            events.append(Event("reshuffle", {"stream": self.stream, "count": len(order)}))
+            return self._settle(events)
+        if request.choose_dealer:
+            if dealer is None or not 0 <= dealer < self.seats:
+                raise ValueError("the first deal must name a dealer seat")
+            self.dealer = dealer
+        assert self.dealer is not None
+        events.append(Event("deal", {"dealer": self.dealer, "hand_no": 1}))
+        dealt: list[list[tuple[Card, int]]] = [[] for _ in range(self.seats)]
+        for i in range(self.hand_size * self.seats):
+            dealt[(self.dealer + 1 + i) % self.seats].append((self.stock[i], i))
+        del self.stock[: self.hand_size * self.seats]
+        self.position = self.hand_size * self.seats
+        for seat, got in enumerate(dealt):
+            self.hands[seat] = [c for c, _ in got]
+            self._draw_events(events, seat, got, "deal")
+        while True:  # turn up the first card; a joker is covered by the next one
+            up = self.stock.pop(0)
+            self.discards.append(up)
+            events.append(Event("turn_up", {"card": up.code, "positions": [[0, self.position]]}))
+            self.position += 1
+            if not up.is_joker:
+                break
+        self._top_as = self.discards[-1]
+        self.current = (self.dealer + 1) % self.seats
+        self.phase = Phase.PLAYING
+        return self._settle(events)
+
+    # ------------------------------------------------------------------ acting
+
+    def to_act(self) -> tuple[int, ...]:
+        return (self.current,) if self.phase is Phase.PLAYING else ()
+
+    def parse_action(self, wire: object) -> Action:
+        if not isinstance(wire, dict):
+            raise InvalidAction(f"an action is a map, not {type(wire).__name__}")
+        kind = wire.get("type")
+        if not isinstance(kind, str) or kind not in _FIELDS:
+            raise InvalidAction(f"unknown action type {kind!r} (play, draw, declare)")
+        extra = sorted(str(k) for k in wire if k not in _FIELDS[kind])
+        if extra:
+            raise InvalidAction(f"unknown field {extra[0]!r} in a {kind} action")
+        if kind == "draw":
+            return Draw(_say_field(wire, "say", required=False))
+        if kind == "declare":
+            what = _say_field(wire, "what", required=True)
+            assert what is not None
+            return Declare(what)
+        suit: Suit | None = None
+        if wire.get("suit") is not None:
+            try:
+                suit = Suit.parse(wire["suit"])
+            except CardCodeError as exc:
+                raise InvalidAction(exc.message) from None
+        return Play(
+            _cards_field(wire, "cards", required=True),
+            suit,
+            _cards_field(wire, "declare", required=False),
+            _say_field(wire, "say", required=False),
+        )
+
+    def check(self, seat: int, action: Action) -> None:
+        self._judge(seat, action)
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        blunder = self._judge(seat, action)
+        events: list[Event] = []
+        if isinstance(action, Declare):
+            self.declared[seat] = True
+            events.append(Event("declare", {"seat": seat, "what": action.what.value}))
+            return events
+        if blunder is not None:
+            assert isinstance(action, Play)
+            return self._blunder(seat, action, blunder, events)
+        self.window = None
+        if isinstance(action, Draw):
+            self._said |= action.say is not None
+            nothing = not self.stock and len(self.discards) <= 1
+            self._dry = self._dry + 1 if nothing else 0
+            if self.covering:
+                owed, reason = 1, "queen"
+            elif self.pending:
+                owed, reason, self.pending = self.pending, "pickup", 0
+            else:
+                owed, reason = 1, "draw"
+            self._owed.append((seat, owed, reason))
+            self._end_turn(seat, events)
+            if self._dry >= sum(self.active):
+                self._finish(Termination.EXHAUSTED, events)
+            return self._settle(events)
+        assert isinstance(action, Play)
+        self._play(seat, action, events)
+        return self._settle(events)
+
+    def _judge(self, seat: int, action: Action) -> str | None:
+        """Raise unless ``action`` may be applied; for a blunder, return why it is one."""
+        if self.phase is not Phase.PLAYING:
+            raise NotYourTurn(f"no seat may act while the hand is {self.phase.value}")
+        if not 0 <= seat < self.seats:
+            raise NotYourTurn(f"there is no seat {seat}")
+        if isinstance(action, Declare):
+            if self.window != seat:
+                raise IllegalAction("a declaration follows one's own turn, before the next one")
+            if self.declared[seat]:
+                raise IllegalAction("already declared")
+            return None
+        if isinstance(action, Draw):
+            if seat != self.current:
+                raise NotYourTurn(f"it is seat {self.current}'s turn")
+            if self.options["must_play_if_able"] and self._has_play(seat):
+                raise IllegalAction("must_play_if_able: a player who can play may not draw")
+            return None
+        if not isinstance(action, Play):
+            raise InvalidAction(f"not a Black Jack action: {action!r}")
+        acting = self._shape(seat, action)
+        if seat != self.current:
+            reason = f"played out of turn (seat {self.current} is to act)"
+            if not self.options["blunders"]:
+                raise NotYourTurn(reason)
+            return reason
+        error = self._rule_error(seat, acting)
+        if error is not None and not self.options["blunders"]:
+            raise IllegalAction(error)
+        return error
+
+    def _shape(self, seat: int, play: Play) -> list[Card]:
+        """The cards as they act (jokers replaced); raise :class:`InvalidAction` on bad shape."""
+        if not play.cards or len(play.cards) > _MAX_PLAY:
+            raise InvalidAction("a play puts down 1 to 30 cards")
+        missing = Counter(play.cards) - Counter(self.hands[seat])
+        if missing:
+            raise InvalidAction(f"seat {seat} does not hold {next(iter(missing)).code}")
+        jokers = sum(c.is_joker for c in play.cards)
+        if len(play.declare) != jokers or any(c.is_joker for c in play.declare):
+            raise InvalidAction("declare one non-joker card for each joker played, in order")
+        names = iter(play.declare)
+        acting = [next(names) if c.is_joker else c for c in play.cards]
+        if (acting[-1].rank is Rank.ACE) != (play.suit is not None):
+            raise InvalidAction("name a suit exactly when the last card acts as an ace")
+        return acting
+
+    def _matches(self, c: Card) -> bool:
+        top = self._top_as
+        assert top is not None
+        if self.options["aces_anytime"] and c.rank is Rank.ACE:
+            return True
+        return c.rank is top.rank or c.suit is (self._named or top.suit)
+
+    def _rule_error(self, seat: int, acting: Sequence[Card]) -> str | None:
+        """Why the seat to act may not play ``acting`` now, or ``None`` if it may."""
+        left = len(self.hands[seat]) - len(acting)
+        first = acting[0]
+        if self.pending and not self.covering:
+            if len(acting) != 1:
+                return f"against a pick-up of {self.pending} only a single counter may be played"
+            if first.rank not in (Rank.TWO, Rank.JACK):
+                return f"{first.code} does not counter a pick-up (a 2 or a jack)"
+            return None
+        if not self.covering and not self._matches(first):
+            top = self._top_as
+            assert top is not None
+            suit = (self._named or top.suit or Suit.SPADES).value
+            return f"{first.code} matches neither rank {top.rank.code} nor suit {suit}"
+        if len(acting) > 1 and not _is_run(acting):
+            if not (self.options["chain"] and _is_chain(acting)):
+                return "several cards must form a run in one suit"
+            if left == 0:
+                return "a chain may not finish the hand"
+        if left == 0 and acting[-1].rank is Rank.QUEEN:
+            return "a queen cannot be the last card out"
+        return None
+
+    def _has_play(self, seat: int) -> bool:
+        return any(isinstance(a, Play) for a in self._plays(seat, first_only=True))
+
+    # ------------------------------------------------------------------ effects
+
+    def _play(self, seat: int, play: Play, events: list[Event]) -> None:
+        acting = self._shape(seat, play)
+        hand = self.hands[seat]
+        for c in play.cards:
+            hand.remove(c)
+        self.discards.extend(play.cards)
+        self._dry = 0
+        self._said |= play.say is not None
+        last = acting[-1]
+        data: WireMap = {"seat": seat, **play.to_wire()}
+        del data["type"]
+        data.pop("say", None)
+        if (
+            self.pending
+            and not self.covering
+            and last.rank is Rank.JACK
+            and not _is_black_jack(last)
+        ):
+            data["cancelled"] = self.pending
+            self.pending = 0
+        else:
+            self.pending += sum(
+                2 if c.rank is Rank.TWO else self._bjp if _is_black_jack(c) else 0 for c in acting
+            )
+        self._top_as, self._named = last, play.suit
+        data["pending"] = self.pending
+        events.append(Event("play", data))
+        if play.say is not None:
+            events.append(Event("declare", {"seat": seat, "what": play.say.value}))
+        undeclared = False
+        if not hand:
+            if self.declared[seat]:
+                events.append(Event("out", {"seat": seat, "place": len(self.finished) + 1}))
+                self.finished.append(seat)
+                self.active[seat] = False
+                if not self.options["ranking"]:
+                    self._finish(Termination.WENT_OUT, events)
+                    return
+                if sum(self.active) == 1:
+                    self._finish(Termination.RANKED, events)
+                    return
+            else:
+                undeclared = True
+                events.append(Event("undeclared", {"seat": seat, "penalty": 2}))
+        if last.rank is Rank.QUEEN:
+            self.covering = True
+            events.append(Event("cover", {"seat": seat}))
+            return
+        if last.rank is Rank.KING and sum(self.active) > 2:
+            self.direction = -self.direction
+            events.append(Event("reverse", {"direction": self._direction_name()}))
+        self._end_turn(seat, events, skip=last.rank is Rank.EIGHT)
+        if undeclared:
+            self._owed.append((seat, 2, "undeclared"))
+
+    def _blunder(self, seat: int, play: Play, reason: str, events: list[Event]) -> list[Event]:
+        in_turn = seat == self.current
+        cards = [c.code for c in play.cards]
+        events.append(
+            Event("blunder", {"seat": seat, "cards": cards, "reason": reason, "in_turn": in_turn})
+        )
+        self._owed.append((seat, 2, "blunder"))
+        if in_turn:
+            self.window = None
+            if self.pending and not self.covering:
+                self._owed.append((seat, self.pending, "pickup"))
+                self.pending = 0
+            self._dry = 0
+            self._end_turn(seat, events)
+        return self._settle(events)
+
+    def _next(self, seat: int) -> int:
+        s = (seat + self.direction) % self.seats
+        while not self.active[s]:
+            s = (s + self.direction) % self.seats
+        return s
+
+    def _end_turn(self, seat: int, events: list[Event], *, skip: bool = False) -> None:
+        self.declared[seat] = self._said
+        self._said = False
+        self.covering = False
+        self.window = seat if self.active[seat] else None
+        nxt = self._next(seat)
+        if skip:
+            events.append(Event("skip", {"seat": nxt}))
+            nxt = self._next(nxt)
+        self.current = nxt
+
+    def _settle(self, events: list[Event]) -> list[Event]:
+        """Draw whatever is owed (pausing for a reshuffle), then announce the turn."""
+        while self._owed:
+            seat, count, reason = self._owed[0]
+            take = self.stock[:count]
+            del self.stock[:count]
+            got = [(c, self.position + i) for i, c in enumerate(take)]
+            self.position += len(take)
+            self.hands[seat].extend(take)
+            if got:
+                self._draw_events(events, seat, got, reason)
+            if len(take) < count:
+                if len(self.discards) > 1:
+                    self._owed[0] = (seat, count - len(take), reason)
+                    if self.phase is not Phase.OVER:
+                        self.phase = Phase.RESHUFFLING
+                    return events
+                events.append(Event("forgiven", {"seat": seat, "count": count - len(take)}))
+            self._owed.pop(0)
+        if self.phase is Phase.OVER:
+            return events
+        self.phase = Phase.PLAYING
+        data: WireMap = {"seat": self.current, "pending": self.pending, "cover": self.covering}
+        events.append(Event("turn", data))
+        return events
+
+    def _draw_events(
+        self, events: list[Event], seat: int, got: list[tuple[Card, int]], reason: str
+    ) -> None:
+        positions = [[self.stream, p] for _, p in got]
+        base: WireMap = {"seat": seat, "count": len(got), "reason": reason}
+        events.append(Event("draw", {**base, "positions": positions}))
+        cards = [c.code for c, _ in got]
+        events.append(Event("draw", {**base, "positions": positions, "cards": cards}, to=seat))
+
+    def _finish(self, termination: Termination, events: list[Event]) -> None:
+        left = sorted(
+            (s for s in range(self.seats) if self.active[s]),
+            key=lambda s: (len(self.hands[s]), s),
+        )
+        ranking = tuple(self.finished) + tuple(left)
+        if self.finished:
+            winners: tuple[int, ...] = (self.finished[0],)
+        else:
+            fewest = len(self.hands[left[0]])
+            winners = tuple(s for s in left if len(self.hands[s]) == fewest)
+        ranked = bool(self.options["ranking"]) or termination is Termination.EXHAUSTED
+        self._outcome = Outcome(termination, winners, ranking if ranked else None)
+        self.phase = Phase.OVER
+        self.window = None
+        events.append(Event("game_over", self._outcome.to_wire()))
+
+    def _direction_name(self) -> str:
+        return "clockwise" if self.direction == 1 else "counter-clockwise"
+
+    # ------------------------------------------------------------------ offering
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Draw (when allowed), a declaration in the seat's window, then the plays offered.
+
+        Plays offered: every legal single card (a joker as each identity it may take), and
+        every run starting with a real card that is legal, in each direction, with all its
+        prefixes; a missing rank is filled by a joker when one is held. With ``chain``, two-card
+        chains are added. An ace as last card comes once per suit. A play after which the hand
+        could finish carries ``say``. Blunders are never offered: they are mistakes that
+        :meth:`check` accepts so that :meth:`apply` can penalise them.
+        """
+        if self.phase is not Phase.PLAYING or not 0 <= seat < self.seats:
+            return []
+        out: list[Action] = []
+        hand = self.hands[seat]
+        if seat == self.current:
+            plays = self._plays(seat, first_only=False)
+            if not (self.options["must_play_if_able"] and plays):
+                out.append(Draw())
+        else:
+            plays = []
+        if self.window == seat and not self.declared[seat] and _finishable(hand):
+            out.append(Declare(Declaration.LAST_CARD if len(hand) == 1 else Declaration.CARDS))
+        return out + plays
+
+    def _plays(self, seat: int, *, first_only: bool) -> list[Action]:
+        hand = self.hands[seat]
+        counts = Counter(hand)
+        distinct = sorted(counts, key=lambda c: c.index)
+        jokers = [c for c in distinct if c.is_joker]
+        naturals = [c for c in distinct if not c.is_joker]
+        seqs: list[tuple[list[Card], list[Card]]] = []  # (cards, acting)
+        for c in naturals:
+            seqs.append(([c], [c]))
+        for j in jokers:
+            seqs.extend(([j], [n]) for n in _NATURAL)
+        if not (self.pending and not self.covering):
+            for c in naturals:
+                for step in (1, -1):
+                    seqs.extend(self._runs(c, step, counts))
+            if self.options["chain"]:
+                for c in naturals:
+                    for d in naturals:
+                        twice = d is not c or counts[c] > 1
+                        run = abs(d.rank - c.rank) == 1 and d.suit is c.suit
+                        if twice and not run and (d.rank is c.rank or d.suit is c.suit):
+                            seqs.append(([c, d], [c, d]))
+        out: list[Action] = []
+        for cards, acting in seqs:
+            if self._rule_error(seat, acting) is not None:
+                continue
+            rest = list((counts - Counter(cards)).elements())
+            say = None
+            if rest and _finishable(rest):
+                say = Declaration.LAST_CARD if len(rest) == 1 else Declaration.CARDS
+            declare = tuple(a for c, a in zip(cards, acting, strict=True) if c.is_joker)
+            suits: Iterable[Suit | None] = Suit if acting[-1].rank is Rank.ACE else (None,)
+            out.extend(Play(tuple(cards), s, declare, say) for s in suits)
+            if first_only and out:
+                return out
+        return out
+
+    def _runs(
+        self, start: Card, step: int, counts: Counter[Card]
+    ) -> Iterable[tuple[list[Card], list[Card]]]:
+        assert start.suit is not None
+        spare = [j for j in sorted(counts, key=lambda c: c.index) if j.is_joker]
+        spare = [j for j in spare for _ in range(counts[j])]
+        cards, acting = [start], [start]
+        rank = int(start.rank) + step
+        while 1 <= rank <= 13:
+            want = card(Rank(rank).code + start.suit.value)
+            if counts[want]:
+                cards.append(want)
+            elif spare:
+                cards.append(spare.pop(0))
+            else:
+                return
+            acting.append(want)
+            yield list(cards), list(acting)
+            rank += step
+
+    def default_action(self, seat: int) -> Action | None:
+        legal = self.legal_actions(seat)
+        return legal[0] if legal else None
+
+    # ------------------------------------------------------------------ seeing
+
+    def view(self, seat: int | None) -> WireMap:
+        """What ``seat`` sees: every public fact, and its own hand only (spectators: none)."""
+        top = self._top_as
+        suit = self._named or (top.suit if top is not None else None)
+        out: WireMap = {
+            "game": self.name,
+            "phase": self.phase.value,
+            "seats": self.seats,
+            "dealer": self.dealer,
+            "hand_no": 1,
+            "to_act": list(self.to_act()),
+            "direction": self._direction_name(),
+            "top": self.discards[-1].code if self.discards else None,
+            "top_as": top.code if top is not None else None,
+            "suit": suit.value if suit is not None else None,
+            "named_suit": self._named.value if self._named is not None else None,
+            "pending": self.pending,
+            "cover": self.covering,
+            "discards": [c.code for c in self.discards],
+            "stock": len(self.stock),
+            "stream": self.stream,
+            "next_position": self.position,
+            "hand_counts": [len(h) for h in self.hands],
+            "declared": list(self.declared),
+            "declare_window": self.window,
+            "out": list(self.finished),
+            "options": dict(self.options),
+            "outcome": self._outcome.to_wire() if self._outcome is not None else None,
+        }
+        if seat is not None:
+            out["seat"] = seat
+            out["hand"] = [c.code for c in sorted(self.hands[seat], key=lambda c: c.index)]
+        return out
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def all_cards(self) -> list[Card]:
+        return [c for h in self.hands for c in h] + self.stock + self.discards
