@@ -1,0 +1,666 @@
+"""Messages: one frozen, keyword-only, validated dataclass per wire message type.
+
+How it works (after h11 ``_events.py``):
+
+* Every message is a map with a ``type`` string and the optional envelope fields ``id`` (chosen
+  by the sender, int or str) and ``re`` (on a reply: the ``id`` of the message it answers).
+  :class:`Message` holds the envelope; each subclass adds its fields.
+* Each field is declared with :func:`wire`, naming a :class:`Kind` (``Int``, ``Str``,
+  ``ListOf``, ``CardKind`` ...). A kind coerces a value (wire form or Python form) to its Python
+  form and validates it, renders it back to the wire and describes itself for the spec. So one
+  declaration drives construction, decoding, encoding, the spec table and test strategies.
+* ``@register`` adds a class to :data:`MESSAGE_TYPES`, the single registry.
+  :func:`message_from_wire` decodes a map with it; ``Message.to_wire`` encodes.
+
+Rules: invalid values raise ``LocalProtocolError(code=bad_field)`` naming the field (``bad_card``
+for a card code). Unknown map keys are ignored (forward compatibility: a newer peer may add
+optional fields). Absent optional fields take their default. Never subclass a concrete message.
+
+Adding a message type (e.g. in a host module, imported before use)::
+
+    @register
+    @dataclass(frozen=True, kw_only=True)
+    class Chat(Message):
+        \"\"\"A chat line from a player to the table.\"\"\"
+
+        TYPE: ClassVar[str] = "chat"
+        DIRECTION: ClassVar[Direction] = Direction.CLIENT_TO_HOST
+        text: str = wire(Str(min_len=1, max_len=MAX_CHAT_LEN), "the line")
+        cards: tuple[Card, ...] = wire(ListOf(CardKind(), max_len=5), "cards shown", default=())
+
+then regenerate the spec table: ``python -m protocol --write-spec``.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import enum
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from protocol.cards import Card, parse_card
+from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError
+from protocol.framing import WireDict, check_tree
+from protocol.limits import (
+    MAX_ID_LEN,
+    MAX_LIST_FIELD_LEN,
+    MAX_MAP_LEN,
+    MAX_MESSAGE_ID,
+    MAX_NAME_LEN,
+    MAX_RETRY_AFTER_S,
+    MAX_SOFTWARE_LEN,
+    MAX_TEXT_LEN,
+    MAX_VERSION,
+    MAX_VERSIONS,
+)
+
+__all__ = [
+    "MESSAGE_TYPES",
+    "AnyMap",
+    "Bool",
+    "Bye",
+    "Bytes",
+    "CardKind",
+    "Direction",
+    "EnumKind",
+    "Error",
+    "Hello",
+    "Int",
+    "Kind",
+    "ListOf",
+    "MapOf",
+    "Message",
+    "MessageId",
+    "MessageIdKind",
+    "Nullable",
+    "Ping",
+    "Pong",
+    "ServerClosing",
+    "Str",
+    "Welcome",
+    "message_from_wire",
+    "register",
+    "spec_table",
+    "wire",
+]
+
+MessageId = int | str
+"""A message ``id``: an int in 0..2^53-1 or a non-empty str of at most 64 code points."""
+
+
+def _bad(path: str, problem: str, code: ErrorCode = ErrorCode.BAD_FIELD) -> LocalProtocolError:
+    return LocalProtocolError(f"field {path!r}: {problem}", code=code)
+
+
+def _type_name(value: object) -> str:
+    return "nil" if value is None else type(value).__name__
+
+
+# --------------------------------------------------------------------------- kinds
+
+
+class Kind(abc.ABC):
+    """How one field looks on the wire: coerce/validate, encode, describe."""
+
+    @abc.abstractmethod
+    def coerce(self, value: object, path: str) -> Any:
+        """Return the Python form of ``value`` (wire or Python form), or raise bad_field."""
+
+    def to_wire(self, value: Any) -> Any:
+        """The wire form of a valid Python value (identity unless overridden)."""
+        return value
+
+    @abc.abstractmethod
+    def describe(self) -> str:
+        """A short type description for the spec table, e.g. ``int 1..65535``."""
+
+
+@dataclass(frozen=True)
+class Int(Kind):
+    """An integer in ``min_value..max_value`` (bool is not an int on the wire)."""
+
+    min_value: int = 0
+    max_value: int = MAX_MESSAGE_ID
+
+    def coerce(self, value: object, path: str) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _bad(path, f"expected int, got {_type_name(value)}")
+        if not self.min_value <= value <= self.max_value:
+            raise _bad(path, f"{value} is outside {self.min_value}..{self.max_value}")
+        return value
+
+    def describe(self) -> str:
+        return f"int {self.min_value}..{self.max_value}"
+
+
+@dataclass(frozen=True)
+class Bool(Kind):
+    """``true`` or ``false``."""
+
+    def coerce(self, value: object, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise _bad(path, f"expected bool, got {_type_name(value)}")
+        return value
+
+    def describe(self) -> str:
+        return "bool"
+
+
+@dataclass(frozen=True)
+class Str(Kind):
+    """A str of ``min_len..max_len`` code points; ``printable`` forbids control characters."""
+
+    min_len: int = 0
+    max_len: int = MAX_TEXT_LEN
+    pattern: str | None = None
+    printable: bool = False
+
+    def coerce(self, value: object, path: str) -> str:
+        if not isinstance(value, str):
+            raise _bad(path, f"expected str, got {_type_name(value)}")
+        if not self.min_len <= len(value) <= self.max_len:
+            raise _bad(path, f"length {len(value)} is outside {self.min_len}..{self.max_len}")
+        if self.printable and not value.isprintable():
+            raise _bad(path, "contains control or non-printable characters")
+        if self.pattern is not None and re.fullmatch(self.pattern, value) is None:
+            raise _bad(path, f"{value!r} does not match {self.pattern!r}")
+        return value
+
+    def describe(self) -> str:
+        text = f"str {self.min_len}..{self.max_len}"
+        if self.printable:
+            text += " printable"
+        if self.pattern is not None:
+            text += f" `{self.pattern}`"
+        return text
+
+
+@dataclass(frozen=True)
+class Bytes(Kind):
+    """A msgpack bin of ``min_len..max_len`` bytes (hashes, nonces, signatures only)."""
+
+    min_len: int = 0
+    max_len: int = 64
+
+    def coerce(self, value: object, path: str) -> bytes:
+        if not isinstance(value, bytes | bytearray):
+            raise _bad(path, f"expected bin, got {_type_name(value)}")
+        if not self.min_len <= len(value) <= self.max_len:
+            raise _bad(path, f"length {len(value)} is outside {self.min_len}..{self.max_len}")
+        return bytes(value)
+
+    def describe(self) -> str:
+        if self.min_len == self.max_len:
+            return f"bin[{self.min_len}]"
+        return f"bin {self.min_len}..{self.max_len}"
+
+
+@dataclass(frozen=True)
+class EnumKind(Kind):
+    """A str naming a member of a ``StrEnum``; ``fallback`` (if set) replaces unknown values."""
+
+    enum_type: type[enum.StrEnum]
+    fallback: enum.StrEnum | None = None
+
+    def coerce(self, value: object, path: str) -> enum.StrEnum:
+        if isinstance(value, self.enum_type):
+            return value
+        if not isinstance(value, str):
+            raise _bad(path, f"expected str, got {_type_name(value)}")
+        try:
+            return self.enum_type(value)
+        except ValueError:
+            if self.fallback is not None:
+                return self.fallback
+            choices = [m.value for m in self.enum_type]
+            raise _bad(path, f"{value!r} is not one of {choices}") from None
+
+    def to_wire(self, value: Any) -> str:
+        return str(value.value)
+
+    def describe(self) -> str:
+        return f"str ({self.enum_type.__name__})"
+
+
+@dataclass(frozen=True)
+class CardKind(Kind):
+    """A card code such as ``"10H"``, ``"QS"``, ``"JB"``; Python form :class:`Card`."""
+
+    def coerce(self, value: object, path: str) -> Card:
+        if isinstance(value, Card):
+            return value
+        try:
+            return parse_card(value)
+        except LocalProtocolError as err:
+            raise _bad(path, err.message, err.code) from err
+
+    def to_wire(self, value: Any) -> str:
+        return str(value.code)
+
+    def describe(self) -> str:
+        return "card"
+
+
+@dataclass(frozen=True)
+class Nullable(Kind):
+    """``nil`` or a value of ``inner``; Python form ``None`` or the inner form."""
+
+    inner: Kind
+
+    def coerce(self, value: object, path: str) -> Any:
+        return None if value is None else self.inner.coerce(value, path)
+
+    def to_wire(self, value: Any) -> Any:
+        return None if value is None else self.inner.to_wire(value)
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()} or nil"
+
+
+@dataclass(frozen=True)
+class ListOf(Kind):
+    """An array of ``item`` values, ``min_len..max_len`` long; Python form a tuple."""
+
+    item: Kind
+    min_len: int = 0
+    max_len: int = MAX_LIST_FIELD_LEN
+
+    def coerce(self, value: object, path: str) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise _bad(path, f"expected array, got {_type_name(value)}")
+        if not self.min_len <= len(value) <= self.max_len:
+            raise _bad(path, f"length {len(value)} is outside {self.min_len}..{self.max_len}")
+        return tuple(self.item.coerce(v, f"{path}[{i}]") for i, v in enumerate(value))
+
+    def to_wire(self, value: Any) -> list[Any]:
+        return [self.item.to_wire(v) for v in value]
+
+    def describe(self) -> str:
+        return f"array of ({self.item.describe()}), {self.min_len}..{self.max_len} items"
+
+
+@dataclass(frozen=True)
+class MapOf(Kind):
+    """A map from ``key`` strings to ``value`` values; Python form a new dict."""
+
+    key: Str
+    value: Kind
+    max_len: int = MAX_MAP_LEN
+
+    def coerce(self, value: object, path: str) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise _bad(path, f"expected map, got {_type_name(value)}")
+        if len(value) > self.max_len:
+            raise _bad(path, f"{len(value)} entries; at most {self.max_len}")
+        return {
+            self.key.coerce(k, f"{path} key"): self.value.coerce(v, f"{path}.{k}")
+            for k, v in value.items()
+        }
+
+    def to_wire(self, value: Any) -> dict[str, Any]:
+        return {k: self.value.to_wire(v) for k, v in value.items()}
+
+    def describe(self) -> str:
+        return f"map ({self.key.describe()}) to ({self.value.describe()})"
+
+
+@dataclass(frozen=True)
+class AnyMap(Kind):
+    """A free-form map of protocol values (str keys; nil, bool, int, str, bin, array, map)."""
+
+    def coerce(self, value: object, path: str) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise _bad(path, f"expected map, got {_type_name(value)}")
+        copy = dict(value)
+        try:
+            check_tree(copy)
+        except LocalProtocolError as err:
+            raise _bad(path, err.message) from err
+        return copy
+
+    def describe(self) -> str:
+        return "map"
+
+
+@dataclass(frozen=True)
+class MessageIdKind(Kind):
+    """The envelope ``id``/``re``: int 0..2^53-1 or str of 1..64 code points."""
+
+    def coerce(self, value: object, path: str) -> MessageId:
+        if isinstance(value, str):
+            return Str(min_len=1, max_len=MAX_ID_LEN).coerce(value, path)
+        return Int(0, MAX_MESSAGE_ID).coerce(value, path)
+
+    def describe(self) -> str:
+        return f"int 0..2^53-1 or str 1..{MAX_ID_LEN}"
+
+
+# --------------------------------------------------------------------------- fields
+
+_SPEC = "onecard.wire"
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """What :func:`wire` stores in a dataclass field's metadata."""
+
+    kind: Kind
+    doc: str
+
+
+def wire(kind: Kind, doc: str, *, default: Any = dataclasses.MISSING) -> Any:
+    """Declare a message field: its wire kind, a one-line doc and an optional default.
+
+    A field with a default may be absent on the wire. Mutable defaults are not allowed (use a
+    tuple for lists).
+    """
+    return dataclasses.field(default=default, metadata={_SPEC: FieldSpec(kind, doc)})
+
+
+def field_specs(cls: type[Message]) -> dict[str, FieldSpec]:
+    """The declared wire fields of a message class (envelope excluded), in order."""
+    return {
+        f.name: f.metadata[_SPEC]
+        for f in dataclasses.fields(cls)
+        if f.name not in _ENVELOPE and _SPEC in f.metadata
+    }
+
+
+def field_required(cls: type[Message], name: str) -> bool:
+    """Whether a field must be present on the wire (it has no default)."""
+    f = next(f for f in dataclasses.fields(cls) if f.name == name)
+    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+
+
+# --------------------------------------------------------------------------- messages
+
+
+class Direction(enum.Enum):
+    """Who may send a message type."""
+
+    #: Only a client sends it.
+    CLIENT_TO_HOST = "client→host"
+    #: Only the host sends it.
+    HOST_TO_CLIENT = "host→client"
+    #: Either side sends it.
+    BOTH = "both"
+
+
+_ENVELOPE = ("id", "re")
+_ID_KIND = MessageIdKind()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Message:
+    """Base of all messages: the envelope. Never instantiated directly."""
+
+    TYPE: ClassVar[str]
+    DIRECTION: ClassVar[Direction]
+
+    #: Sender-chosen id; a reply carries it back in ``re``.
+    id: MessageId | None = None
+    #: On a reply: the ``id`` of the message answered.
+    re: MessageId | None = None
+
+    def __post_init__(self) -> None:
+        if type(self) not in MESSAGE_TYPES.values():
+            raise TypeError(f"{type(self).__name__} is not a registered message type")
+        for name in _ENVELOPE:
+            value = getattr(self, name)
+            if value is not None:
+                _ID_KIND.coerce(value, name)
+        for name, spec in field_specs(type(self)).items():
+            object.__setattr__(self, name, spec.kind.coerce(getattr(self, name), name))
+        self.check()
+
+    def check(self) -> None:
+        """Cross-field validation hook (runs after every field is coerced); raise bad_field."""
+
+    def to_wire(self) -> WireDict:
+        """This message as a wire map (``id``/``re`` omitted when None)."""
+        out: WireDict = {"type": self.TYPE}
+        for name in _ENVELOPE:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        for name, spec in field_specs(type(self)).items():
+            out[name] = spec.kind.to_wire(getattr(self, name))
+        return out
+
+
+_BASE_FIELDS = {f.name: f for f in dataclasses.fields(Message)}
+
+MESSAGE_TYPES: dict[str, type[Message]] = {}
+"""The registry: wire ``type`` string to message class. Fill it only with :func:`register`."""
+
+_TYPE_RE = re.compile(r"[a-z][a-z0-9_]{0,31}")
+M = TypeVar("M", bound=type[Message])
+
+
+def register(cls: M) -> M:
+    """Class decorator adding a message class to :data:`MESSAGE_TYPES` after checking it.
+
+    Checks: a frozen keyword-only dataclass subclass of :class:`Message`; ``TYPE`` unique and
+    ``[a-z][a-z0-9_]*``; ``DIRECTION`` set; a docstring (its first line goes in the spec); every
+    field declared with :func:`wire`; no field named ``type``, ``id`` or ``re``.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Message) and cls is not Message):
+        raise TypeError("@register applies to Message subclasses")
+    params = getattr(cls, "__dataclass_params__", None)
+    if "__dataclass_fields__" not in cls.__dict__ or params is None or not params.frozen:
+        raise TypeError(f"{cls.__name__}: needs @dataclass(frozen=True, kw_only=True)")
+    type_name = cls.__dict__.get("TYPE")
+    if not isinstance(type_name, str) or _TYPE_RE.fullmatch(type_name) is None:
+        raise TypeError(f"{cls.__name__}: TYPE must be a str matching {_TYPE_RE.pattern}")
+    if type_name in MESSAGE_TYPES:
+        raise TypeError(f"message type {type_name!r} is already registered")
+    if not isinstance(cls.__dict__.get("DIRECTION"), Direction):
+        raise TypeError(f"{cls.__name__}: DIRECTION must be a Direction")
+    if not (cls.__doc__ or "").strip():
+        raise TypeError(f"{cls.__name__}: needs a docstring (its first line goes in the spec)")
+    for f in dataclasses.fields(cls):
+        if f.name == "type":
+            raise TypeError(f"{cls.__name__}: 'type' is reserved for the envelope")
+        if f.name in _ENVELOPE:
+            if f is not _BASE_FIELDS[f.name]:
+                raise TypeError(f"{cls.__name__}: {f.name!r} is reserved for the envelope")
+            continue
+        if _SPEC not in f.metadata:
+            raise TypeError(f"{cls.__name__}.{f.name}: declare the field with wire(...)")
+        if not f.kw_only:
+            raise TypeError(f"{cls.__name__}: use @dataclass(frozen=True, kw_only=True)")
+    MESSAGE_TYPES[type_name] = cls
+    return cls
+
+
+def message_from_wire(data: Mapping[str, Any]) -> Message:
+    """Build the message a decoded wire map describes.
+
+    Raises:
+        LocalProtocolError: ``bad_field`` for a missing/non-str ``type`` or a missing or invalid
+            field (the message names it), ``unknown_type`` for an unregistered ``type``,
+            ``bad_card`` for a bad card code. Unknown extra keys are ignored.
+    """
+    type_name = data.get("type")
+    if not isinstance(type_name, str):
+        raise _bad("type", "missing" if type_name is None else "expected str")
+    cls = MESSAGE_TYPES.get(type_name)
+    if cls is None:
+        raise LocalProtocolError(
+            f"unknown message type {type_name[:MAX_NAME_LEN]!r}", code=ErrorCode.UNKNOWN_TYPE
+        )
+    kwargs: dict[str, Any] = {}
+    for name in _ENVELOPE:
+        if data.get(name) is not None:
+            kwargs[name] = data[name]
+    for name in field_specs(cls):
+        if name in data:
+            kwargs[name] = data[name]
+        elif field_required(cls, name):
+            raise _bad(name, f"missing from {type_name!r}")
+    return cls(**kwargs)
+
+
+def message_id_of(data: Mapping[str, Any]) -> MessageId | None:
+    """The valid ``id`` of a wire map, or None: used to set ``re`` on an error about it."""
+    value = data.get("id")
+    try:
+        return None if value is None else _ID_KIND.coerce(value, "id")
+    except LocalProtocolError:
+        return None
+
+
+# --------------------------------------------------------------------------- core messages
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Hello(Message):
+    """First message of a connection: the client names the protocol and the versions it speaks."""
+
+    TYPE: ClassVar[str] = "hello"
+    DIRECTION: ClassVar[Direction] = Direction.CLIENT_TO_HOST
+
+    protocol: str = wire(Str(min_len=1, max_len=32), 'protocol name, always "onecard"')
+    versions: tuple[int, ...] = wire(
+        ListOf(Int(1, MAX_VERSION), min_len=1, max_len=MAX_VERSIONS),
+        "protocol versions the client supports",
+    )
+    software: str = wire(
+        Str(min_len=1, max_len=MAX_SOFTWARE_LEN, printable=True),
+        'client software and version, e.g. "onecard-cli/0.1.0"',
+    )
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Welcome(Message):
+    """The host accepts the handshake: chosen version, identity and limits."""
+
+    TYPE: ClassVar[str] = "welcome"
+    DIRECTION: ClassVar[Direction] = Direction.HOST_TO_CLIENT
+
+    version: int = wire(Int(1, MAX_VERSION), "the chosen version: highest one both sides speak")
+    host_name: str = wire(
+        Str(min_len=1, max_len=MAX_NAME_LEN, printable=True), "the host's display name"
+    )
+    software: str = wire(
+        Str(min_len=1, max_len=MAX_SOFTWARE_LEN, printable=True), "host software and version"
+    )
+    fingerprint: str = wire(
+        Str(min_len=71, max_len=71, pattern="sha256:[0-9a-f]{64}"),
+        "`sha256:` + hex SHA-256 of the host key (DER SubjectPublicKeyInfo)",
+    )
+    limits: dict[str, int] = wire(
+        MapOf(Str(min_len=1, max_len=32), Int(0, 2**63 - 1), max_len=64),
+        "the host's limits, by lower-case name (section 2.8)",
+    )
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Error(Message):
+    """Reports a problem; `re` names the offending message's id; fatal means the sender closes."""
+
+    TYPE: ClassVar[str] = "error"
+    DIRECTION: ClassVar[Direction] = Direction.BOTH
+
+    code: ErrorCode = wire(
+        EnumKind(ErrorCode, fallback=ErrorCode.INTERNAL),
+        "error code (section 2.7); an unknown code reads as `internal`",
+    )
+    message: str = wire(Str(max_len=MAX_TEXT_LEN), "human-readable detail (English)")
+    fatal: bool = wire(Bool(), "true if the sender closes the connection after this message")
+
+    @classmethod
+    def from_exception(
+        cls, err: ProtocolError, *, re: MessageId | None = None, fatal: bool | None = None
+    ) -> Error:
+        """The error message reporting ``err``; ``fatal`` defaults to ``err.code.fatal``."""
+        return cls(
+            code=err.code,
+            message=err.message[:MAX_TEXT_LEN],
+            fatal=err.code.fatal if fatal is None else fatal,
+            re=re,
+        )
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Ping(Message):
+    """Heartbeat request; the peer answers `pong` with `re` set to this `id`."""
+
+    TYPE: ClassVar[str] = "ping"
+    DIRECTION: ClassVar[Direction] = Direction.BOTH
+
+    def response(self) -> Pong:
+        """The matching pong."""
+        return Pong(re=self.id)
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Pong(Message):
+    """Heartbeat answer to a `ping`."""
+
+    TYPE: ClassVar[str] = "pong"
+    DIRECTION: ClassVar[Direction] = Direction.BOTH
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Bye(Message):
+    """The sender ends the session politely and closes; nothing follows it."""
+
+    TYPE: ClassVar[str] = "bye"
+    DIRECTION: ClassVar[Direction] = Direction.BOTH
+
+    reason: str = wire(Str(max_len=MAX_TEXT_LEN), "why, for humans", default="")
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class ServerClosing(Message):
+    """The host is shutting down and closes the connection after this message."""
+
+    TYPE: ClassVar[str] = "server_closing"
+    DIRECTION: ClassVar[Direction] = Direction.HOST_TO_CLIENT
+
+    retry_after: int | None = wire(
+        Nullable(Int(0, MAX_RETRY_AFTER_S)),
+        "seconds after which reconnecting may succeed; nil if unknown",
+        default=None,
+    )
+    reason: str = wire(Str(max_len=MAX_TEXT_LEN), "why, for humans", default="")
+
+
+# --------------------------------------------------------------------------- spec table
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def spec_table(types: Mapping[str, type[Message]] | None = None) -> str:
+    """The Markdown message table of ``spec/PROTOCOL.md`` section 9, from the registry.
+
+    Rows are sorted by type; each field reads ``name: kind`` with ``?`` marking optional fields.
+    """
+    registry = MESSAGE_TYPES if types is None else types
+    lines = [
+        "| Type | Direction | Fields (`?` = optional) | Meaning |",
+        "|---|---|---|---|",
+    ]
+    for type_name in sorted(registry):
+        cls = registry[type_name]
+        parts = []
+        for name, spec in field_specs(cls).items():
+            optional = "" if field_required(cls, name) else "?"
+            parts.append(f"`{name}{optional}`: {spec.kind.describe()} — {spec.doc}")
+        fields = "<br>".join(parts) if parts else "—"
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        lines.append(f"| `{type_name}` | {cls.DIRECTION.value} | {_cell(fields)} | {_cell(doc)} |")
+    return "\n".join(lines) + "\n"

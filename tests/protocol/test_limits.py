@@ -1,0 +1,51 @@
+"""Tests for protocol/limits.py: every limit is documented, consistent and advertised."""
+
+from __future__ import annotations
+
+from protocol import limits
+
+
+def constant_names() -> list[str]:
+    return [name for name in limits.__all__ if name.isupper()]
+
+
+def test_every_constant_has_a_one_line_doc() -> None:
+    docs = limits.limit_docs()
+    assert list(docs) == [n for n in vars(limits) if n in set(constant_names())]
+    assert set(docs) == set(constant_names())
+    for name, doc in docs.items():
+        assert doc.endswith("."), name
+        assert "\n" not in doc
+
+
+def test_every_limit_is_a_positive_int() -> None:
+    for name in constant_names():
+        value = getattr(limits, name)
+        assert type(value) is int, name
+        assert value > 0, name
+
+
+def test_frame_and_buffer_sizes() -> None:
+    assert limits.MAX_FRAME_BYTES == 64 * 1024
+    assert limits.FRAME_HEADER_BYTES == 4
+    assert limits.MAX_BUFFERED_BYTES >= (
+        limits.FRAME_HEADER_BYTES + limits.MAX_FRAME_BYTES + limits.RECEIVE_CHUNK_BYTES
+    )
+    # Field limits must fit the msgpack limits that bound them.
+    assert limits.MAX_CHAT_LEN * 4 <= limits.MAX_STR_LEN
+    assert limits.MAX_TEXT_LEN * 4 <= limits.MAX_STR_LEN
+    assert limits.MAX_LIST_FIELD_LEN <= limits.MAX_ARRAY_LEN
+    assert limits.HEARTBEAT_INTERVAL_S < limits.IDLE_TIMEOUT_S
+
+
+def test_wire_limits_advertise_every_limit_by_lower_case_name() -> None:
+    advertised = limits.wire_limits()
+    assert advertised["max_frame_bytes"] == limits.MAX_FRAME_BYTES
+    assert advertised["max_name_len"] == limits.MAX_NAME_LEN
+    assert set(advertised) == {n.lower() for n in constant_names()}
+
+
+def test_limits_table_has_a_row_per_limit() -> None:
+    table = limits.limits_table()
+    for name in constant_names():
+        assert f"| `{name.lower()}` | {getattr(limits, name)} |" in table
