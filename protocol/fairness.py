@@ -16,6 +16,7 @@ whose message says exactly what failed. The primitives are re-exported from
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import secrets
@@ -393,12 +394,18 @@ class HandDealer:
         return Dealt(stream, position, c, to, draw, private)
 
     # -- ending
-    def hand_end(self) -> SignedMessage:
-        """Reveal S with the per-stream counts of positions used; ends the hand."""
+    def hand_end(self, outcome: Mapping[str, Any] | None = None) -> SignedMessage:
+        """Reveal S with the per-stream counts of positions used; ends the hand.
+
+        ``outcome`` (a wire-ready map such as ``Outcome.to_wire()``) is signed along, so a
+        record's result cannot be changed afterwards.
+        """
         self._need(_Phase.DEALING, "HAND_END")
         used = [[s, n] for s, n in sorted(self._used.items())]
         self._phase = _Phase.ENDED
-        return self._public(MessageType.HAND_END, {"secret": self._secret, "used": used})
+        out = None if outcome is None else dict(outcome)
+        body: dict[str, Any] = {"secret": self._secret, "used": used, "outcome": out}
+        return self._public(MessageType.HAND_END, body)
 
     def void(self, reason: str, missing: Sequence[str] | None = None) -> SignedMessage:
         """Abandon the hand, revealing S and naming the missing seats (default: non-revealers)."""
@@ -431,6 +438,9 @@ class HandReport:
     dealer: int | None
     missing: tuple[str, ...] = ()  #: VOID only: the seats named as missing
     orders: dict[int, list[Card]] = field(default_factory=dict)  #: derived stream orders
+    secret: bytes = b""  #: the revealed S
+    outcome: dict[str, Any] | None = None  #: HAND_END only: the signed outcome, if any
+    ctx: bytes = b""  #: the hand's ctx digest
 
     @property
     def fingerprint(self) -> str:
@@ -474,7 +484,10 @@ class HandVerifier:
         if len(host_pk) != 32:
             raise ContextError(f"host key must be 32 bytes, not {len(host_pk)}")
         self.host_pk = bytes(host_pk)
-        self._pk = Ed25519PublicKey.from_public_bytes(self.host_pk)
+        try:
+            self._pk = Ed25519PublicKey.from_public_bytes(self.host_pk)
+        except ValueError:
+            raise ContextError("the host key is not a valid Ed25519 public key") from None
         self.pid = pid
         self._expect = (
             table_id,
@@ -522,7 +535,18 @@ class HandVerifier:
 
     @property
     def transcript(self) -> bytes:
+        """The transcript digest after the last public message received."""
         return self._transcript
+
+    @property
+    def commits_by_pid(self) -> dict[str, bytes]:
+        """The seat commitments of the verified LOCK (empty before it)."""
+        return dict(self._commits)
+
+    @property
+    def reveals_by_pid(self) -> dict[str, bytes]:
+        """The seat reveals of the verified REVEALS (empty before it)."""
+        return dict(self._reveals)
 
     # -- receiving
     def receive(self, msg: SignedMessage) -> Card | HandReport | None:
@@ -555,10 +579,10 @@ class HandVerifier:
         self._transcript = transcript_next(self._transcript, msg.type, msg.body)
         self._seq += 1
         if isinstance(result, HandReport):
-            self.report = HandReport(
-                result.hand_no, result.voided, self._transcript, result.cards_checked,
-                result.dealer, result.missing, result.orders,
-            )  # fmt: skip
+            assert self.context is not None
+            self.report = dataclasses.replace(
+                result, transcript=self._transcript, ctx=self.context.digest
+            )
             return self.report
         return None
 
@@ -724,7 +748,10 @@ class HandVerifier:
         if d is None:
             raise PositionError(f"CARD seq {seq} matches no DRAW")
         s, p = field_int(body, "stream", n), field_int(body, "pos", n)
-        to = field_int(body, "to", n)
+        assert self.context is not None
+        to = field_seat(body, "to", n, len(self.context.pids))
+        if to is None:
+            raise BadMessageError("CARD field 'to' must be a seat")
         if (s, p, to) != (d.stream, d.pos, d.to):
             raise PositionError(
                 f"CARD for stream {s} position {p} to seat {to} does not match DRAW seq {seq} "
@@ -794,10 +821,12 @@ class HandVerifier:
             if not ok or not all(isinstance(x, int) and not isinstance(x, bool) for x in item):
                 raise BadMessageError("HAND_END field 'used' must hold [stream, count] pairs")
             used[item[0]] = item[1]
-        if {k: v for k, v in used.items() if v} != {k: v for k, v in self._used.items() if v}:
-            raise PositionError(
-                f"HAND_END counts positions {used}, but the public draws used {self._used}"
-            )
+        for st in sorted(set(used) | set(self._used)):
+            claimed, seen = used.get(st, 0), self._used.get(st, 0)
+            if claimed != seen:
+                raise PositionError(
+                    f"HAND_END says stream {st} used {claimed} positions, the DRAWs used {seen}"
+                )
         rs = [self._reveals[p] for p in ctx.pids]
         key = deck_key(secret, ctx.digest, mix(ctx.digest, rs))
         orders = self._derive(key)
@@ -820,7 +849,14 @@ class HandVerifier:
             for seq, d in self._draws.items():
                 if d.card is None and d.to is not None and seq not in self._cards_seen:
                     raise PositionError(f"no CARD for the private DRAW seq {seq}")
-        return HandReport(ctx.hand_no, False, b"", checked, self.dealer, (), orders)
+        if "outcome" not in body:
+            raise BadMessageError("HAND_END lacks field 'outcome'")
+        outcome = body["outcome"]
+        if outcome is not None and not isinstance(outcome, dict):
+            raise BadMessageError("HAND_END field 'outcome' must be a map or nil")
+        return HandReport(
+            ctx.hand_no, False, b"", checked, self.dealer, (), orders, secret, outcome
+        )
 
     def _derive(self, key: bytes) -> dict[int, list[Card]]:
         assert self.context is not None
@@ -832,10 +868,10 @@ class HandVerifier:
     def _on_void(self, msg: SignedMessage, body: Mapping[str, Any]) -> HandReport:
         ctx = self.context
         assert ctx is not None
-        self._open_secret(body, msg.name)
+        secret = self._open_secret(body, msg.name)
         missing = field_list(body, "missing", msg.name)
         for p in missing:
             if not isinstance(p, str) or p not in ctx.pids:
                 raise BadMessageError(f"VOID names {p!r}, who is not seated")
         field_str(body, "reason", msg.name)
-        return HandReport(ctx.hand_no, True, b"", 0, self.dealer, tuple(missing), {})
+        return HandReport(ctx.hand_no, True, b"", 0, self.dealer, tuple(missing), {}, secret)

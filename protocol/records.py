@@ -1,0 +1,346 @@
+"""Hand records: one JSON file per hand, enough to verify it (``cardfair/v1``) and to replay it.
+
+How it works (normative text: ``spec/PROTOCOL.md`` section 8): :func:`build_record` turns a
+finished :class:`~protocol.fairness.HandDealer` plus the caller's game name, options, dealer,
+action log and outcome into a JSON-ready dict, bytes as lowercase hex, every signed message
+verbatim in sending order. :func:`verify_record` feeds those messages to an auditor
+:class:`~protocol.fairness.HandVerifier` (which checks signatures before decoding, the chain,
+every position and, once ``S`` is out, every card), then checks that every plain field of the
+record agrees with what was signed. It never raises on bad input: the :class:`Verdict` names the
+first failure (which message, card, position or signature).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from protocol.cardfair import (
+    SCHEME,
+    BadMessageError,
+    FairnessError,
+    SignedMessage,
+    fingerprint,
+    key_fingerprint,
+    player_commitment,
+    ruleset_id,
+)
+from protocol.fairness import HandDealer, HandReport, HandVerifier
+
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "RECORD_FORMAT",
+    "RecordError",
+    "Verdict",
+    "build_record",
+    "dump_record",
+    "load_record",
+    "record_messages",
+    "verify_record",
+]
+
+RECORD_FORMAT: Final = "onecard-hand-record/1"
+#: Records larger than this are refused unread (a long hand is well under 1 MB).
+MAX_RECORD_BYTES: Final = 16 * 1024 * 1024
+
+_REQUIRED = ("format", "scheme", "table_id", "hand_no", "host_pk", "pids", "messages")
+
+
+class RecordError(FairnessError):
+    """A record file is unreadable, not JSON, or not shaped like a hand record."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The result of :func:`verify_record`: ``ok`` and a one-line ``message``."""
+
+    ok: bool
+    message: str  #: one line: a summary when ok, else the first failure
+    failure: str | None = None  #: the error class of the first failure (``CardMismatchError``)
+    message_index: int | None = None  #: index in ``messages`` of the message that failed
+    report: HandReport | None = None  #: what was established (derived orders, dealer, ...)
+    table_id: str | None = None
+    hand_no: int | None = None
+
+    @property
+    def voided(self) -> bool:
+        return self.report is not None and self.report.voided
+
+    @property
+    def fingerprint(self) -> str | None:
+        return None if self.report is None else self.report.fingerprint
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "status": ("void" if self.voided else "valid") if self.ok else "invalid",
+            "message": self.message,
+            "failure": self.failure,
+            "message_index": self.message_index,
+            "table_id": self.table_id,
+            "hand_no": self.hand_no,
+            "fingerprint": self.fingerprint,
+        }
+
+
+# --------------------------------------------------------------------------- building
+
+
+def build_record(
+    dealer: HandDealer,
+    *,
+    game: str,
+    options: Mapping[str, bool | int | str] | None = None,
+    dealer_seat: int | None = None,
+    actions: Sequence[Any] | None = None,
+    outcome: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON-ready record of a hand that ended (HAND_END) or was voided (VOID).
+
+    ``dealer_seat`` is the hand's dealer (the chosen one if a DEALER message was sent);
+    ``actions`` is the caller's action log, stored as given (JSON-ready values only).
+    """
+    ctx = dealer.context
+    opts = dict(options or {})
+    if ruleset_id(game, opts) != ctx.ruleset_id:
+        raise RecordError(
+            f"game {game!r} with these options has ruleset {ruleset_id(game, opts)!r}, "
+            f"but the hand was dealt under {ctx.ruleset_id!r}"
+        )
+    last = dealer.messages[-1]
+    voided = last.type == "void"
+    missing = list(last.decode()["missing"]) if voided else []
+    return {
+        "format": RECORD_FORMAT,
+        "scheme": SCHEME,
+        "game": game,
+        "options": opts,
+        "table_id": ctx.table_id,
+        "hand_no": ctx.hand_no,
+        "ruleset_id": ctx.ruleset_id,
+        "pids": list(ctx.pids),
+        "deck": list(ctx.deck),
+        "host_pk": ctx.host_pk.hex(),
+        "ctx": ctx.digest.hex(),
+        "dealer": dealer.dealer if dealer.dealer is not None else dealer_seat,
+        "dealer_chosen": dealer.dealer is not None,
+        "messages": [[m.type, m.body.hex(), m.sig.hex()] for m in dealer.messages],
+        "secret": dealer.secret.hex(),
+        "reveals": [[p, r.hex()] for p, r in dealer.reveals_by_pid.items()],
+        "voided": voided,
+        "missing": missing,
+        "actions": None if actions is None else list(actions),
+        "outcome": None if outcome is None else dict(outcome),
+        "transcript": dealer.transcript.hex(),
+        "fingerprint": fingerprint(dealer.transcript),
+    }
+
+
+def dump_record(record: Mapping[str, Any]) -> str:
+    """The record as JSON text (sorted keys, one space indent, trailing newline)."""
+    return json.dumps(record, indent=1, sort_keys=True) + "\n"
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read and parse a record file; raise :class:`RecordError` with a one-line reason."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise RecordError(f"cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordError(f"larger than {MAX_RECORD_BYTES} bytes")
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError("not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise RecordError("not JSON (nested too deeply)") from None
+    if not isinstance(obj, dict):
+        raise RecordError("not a hand record (the top level is not an object)")
+    return obj
+
+
+# --------------------------------------------------------------------------- verifying
+
+
+def _hex(value: object, what: str, size: int | None = None) -> bytes:
+    if not isinstance(value, str):
+        raise RecordError(f"record field {what} is not a hex string")
+    try:
+        b = bytes.fromhex(value)
+    except ValueError:
+        raise RecordError(f"record field {what} is not hex") from None
+    if size is not None and len(b) != size:
+        raise RecordError(f"record field {what} must be {size} bytes, not {len(b)}")
+    return b
+
+
+def record_messages(record: Mapping[str, Any]) -> list[SignedMessage]:
+    """The signed messages of a record, in order; raise :class:`RecordError` if malformed."""
+    raw = record.get("messages")
+    if not isinstance(raw, list) or not raw:
+        raise RecordError("record field 'messages' is not a non-empty list")
+    out = []
+    for i, item in enumerate(raw):
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)):
+            raise RecordError(f"message {i} is not [type, body hex, sig hex]")
+        body = _hex(item[1], f"messages[{i}] body")
+        out.append(SignedMessage(item[0], body, _hex(item[2], f"messages[{i}] sig")))
+    return out
+
+
+def _fail(exc: FairnessError, index: int | None, rec: Mapping[str, Any]) -> Verdict:
+    where = "" if index is None else f"message {index} ({_type_at(rec, index)}): "
+    hand = rec.get("hand_no")
+    return Verdict(
+        False,
+        where + exc.message,
+        type(exc).__name__,
+        index,
+        None,
+        rec.get("table_id") if isinstance(rec.get("table_id"), str) else None,
+        hand if isinstance(hand, int) and not isinstance(hand, bool) else None,
+    )
+
+
+def _type_at(rec: Mapping[str, Any], index: int) -> str:
+    return str(rec["messages"][index][0]).upper()
+
+
+def verify_record(obj: object) -> Verdict:
+    """Check a parsed hand record completely; the verdict names the first failure."""
+    if not isinstance(obj, dict):
+        return Verdict(False, "not a hand record (not a JSON object)", "RecordError")
+    rec: dict[str, Any] = obj
+    try:
+        _check_shape(rec)
+        host_pk = _hex(rec["host_pk"], "host_pk", 32)
+        messages = record_messages(rec)
+    except FairnessError as exc:
+        return _fail(exc, None, rec)
+    try:
+        v = HandVerifier(
+            host_pk,
+            table_id=rec["table_id"],
+            pids=rec["pids"],
+            ruleset_id=rec.get("ruleset_id"),
+            deck=rec.get("deck"),
+            auditor=True,
+        )
+    except FairnessError as exc:
+        return _fail(exc, None, rec)
+    for i, msg in enumerate(messages):
+        try:
+            v.receive(msg)
+        except FairnessError as exc:
+            return _fail(exc, i, rec)
+        except (TypeError, ValueError, KeyError, IndexError) as exc:  # a gap in the body checks
+            return _fail(BadMessageError(f"malformed {msg.name} body ({exc})"), i, rec)
+    try:
+        report = _check_fields(rec, v)
+    except FairnessError as exc:
+        return _fail(exc, None, rec)
+    n = report.cards_checked
+    what = (
+        f"voided, missing {', '.join(report.missing) or 'nobody'}, S opens its commitment"
+        if report.voided
+        else f"{n} card{'s' * (n != 1)} checked"
+    )
+    summary = (
+        f"{'void' if report.voided else 'valid'}: table {rec['table_id']} hand {rec['hand_no']}, "
+        f"{len(rec['pids'])} seats, {what}, host key {key_fingerprint(host_pk)}, "
+        f"fingerprint {report.fingerprint}"
+    )
+    return Verdict(True, summary, None, None, report, rec["table_id"], rec["hand_no"])
+
+
+def _check_shape(rec: Mapping[str, Any]) -> None:
+    for key in _REQUIRED:
+        if key not in rec:
+            raise RecordError(f"record lacks field {key!r}")
+    if rec["format"] != RECORD_FORMAT:
+        raise RecordError(f"record format {rec['format']!r} is not {RECORD_FORMAT!r}")
+    if rec["scheme"] != SCHEME:
+        raise RecordError(f"record scheme {rec['scheme']!r} is not {SCHEME!r}")
+    if not isinstance(rec["table_id"], str):
+        raise RecordError("record field 'table_id' is not a string")
+    hand = rec["hand_no"]
+    if isinstance(hand, bool) or not isinstance(hand, int):
+        raise RecordError("record field 'hand_no' is not an integer")
+    pids = rec["pids"]
+    if not isinstance(pids, list) or not all(isinstance(p, str) for p in pids):
+        raise RecordError("record field 'pids' is not a list of strings")
+    for key, kind in (("ruleset_id", str), ("game", str), ("options", dict), ("deck", list)):
+        if key in rec and not isinstance(rec[key], kind):
+            raise RecordError(f"record field {key!r} has the wrong type")
+
+
+def _check_fields(rec: Mapping[str, Any], v: HandVerifier) -> HandReport:
+    """Every plain record field must agree with the signed messages."""
+    report = v.report
+    ctx = v.context
+    if report is None or ctx is None:
+        raise RecordError("record ends before HAND_END or VOID")
+    if rec["hand_no"] != ctx.hand_no:
+        raise RecordError(f"record says hand {rec['hand_no']}, HAND_COMMIT says {ctx.hand_no}")
+    if "game" in rec:
+        rid = ruleset_id(rec["game"], rec.get("options") or {})
+        if rid != ctx.ruleset_id:
+            raise RecordError(f"game and options give ruleset {rid!r}, signed {ctx.ruleset_id!r}")
+    if "ctx" in rec and _hex(rec["ctx"], "ctx", 32) != ctx.digest:
+        raise RecordError("record field 'ctx' differs from the ctx of HAND_COMMIT")
+    if "secret" in rec and _hex(rec["secret"], "secret", 32) != report.secret:
+        raise RecordError("record field 'secret' differs from the S revealed by the host")
+    if "voided" in rec and rec["voided"] is not report.voided:
+        raise RecordError(f"record says voided={rec['voided']}, the messages say {report.voided}")
+    if "missing" in rec and list(report.missing) != rec["missing"]:
+        raise RecordError("record field 'missing' differs from the VOID message")
+    _check_reveals(rec, v)
+    if rec.get("dealer_chosen"):
+        if report.dealer is None:
+            raise RecordError("record says the dealer was chosen, but there is no DEALER")
+        if rec.get("dealer") != report.dealer:
+            raise RecordError(f"record dealer {rec.get('dealer')}, DEALER says {report.dealer}")
+    if (
+        report.outcome is not None
+        and rec.get("outcome") is not None
+        and rec["outcome"] != report.outcome
+    ):
+        raise RecordError("record field 'outcome' differs from the outcome signed in HAND_END")
+    if "transcript" in rec and _hex(rec["transcript"], "transcript", 32) != report.transcript:
+        raise RecordError("record field 'transcript' differs from the final transcript")
+    if "fingerprint" in rec and rec["fingerprint"] != report.fingerprint:
+        raise RecordError(
+            f"record fingerprint {rec['fingerprint']}, transcript gives {report.fingerprint}"
+        )
+    return report
+
+
+def _check_reveals(rec: Mapping[str, Any], v: HandVerifier) -> None:
+    if "reveals" not in rec:
+        return
+    raw = rec["reveals"]
+    if not isinstance(raw, list):
+        raise RecordError("record field 'reveals' is not a list of [pid, r hex]")
+    signed = v.reveals_by_pid
+    commits = v.commits_by_pid
+    ctx = v.context
+    assert ctx is not None
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            raise RecordError("record field 'reveals' is not a list of [pid, r hex]")
+        pid, r = item[0], _hex(item[1], f"reveals of {item[0]}", 32)
+        if signed:
+            if signed.get(pid) != r:
+                raise RecordError(f"record reveal of {pid} differs from REVEALS")
+        elif pid not in commits or player_commitment(ctx.digest, pid, r) != commits[pid]:
+            raise RecordError(f"record reveal of {pid} does not open its LOCK commitment")
+    if signed and len(raw) != len(signed):
+        raise RecordError("record field 'reveals' does not list every seat")
