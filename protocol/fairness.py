@@ -309,15 +309,15 @@ class HandDealer:
         return self.dealer, self._public(MessageType.DEALER, body)
 
     def answer(self, request: ChanceLike) -> ChanceAnswer:
-        """Answer a ``host.games.base.ChanceRequest`` (DEAL on stream 0, RESHUFFLE on k)."""
+        """Answer a ``host.games.base.ChanceRequest`` (DEAL on stream 0, RESHUFFLE on k).
+
+        The request's ``hand_no`` is the engine's own count (ONE numbers hands within a match)
+        and is not compared with the table's ``hand_no`` in ``ctx``.
+        """
         key = self._k()
         kind = request.kind.value
         cards: list[Card] = list(request.cards)
         stream = int(request.stream)
-        if int(request.hand_no) != self.context.hand_no:
-            raise ContextError(
-                f"chance request for hand {request.hand_no}, dealing hand {self.context.hand_no}"
-            )
         messages: list[SignedMessage] = []
         dealer: int | None = None
         if kind == "deal":
