@@ -45,6 +45,7 @@ from protocol.errors import ErrorCode, LocalProtocolError
 __all__ = [
     "MAX_BID",
     "Bid",
+    "DealError",
     "DowntownChoice",
     "DowntownRule",
     "One",
@@ -65,6 +66,13 @@ _POINTS = {Rank.KING: 1, Rank.QUEEN: 1, Rank.JACK: 1, Rank.JOKER: 3}
 #: uptown strength within a suit: 9 lowest, ace highest (downtown reverses it)
 _UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
 _DECK_SET = frozenset(DECK_ONE)
+
+
+class DealError(LocalProtocolError, ValueError):
+    """A chance answer the engine cannot use (nothing pending, not a permutation, bad dealer)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.FAIRNESS)
 
 
 def card_points(c: Card) -> int:
@@ -221,24 +229,20 @@ class One(Game):
         """Deal a hand from ``order`` (a permutation of the deck, top first).
 
         Raises:
-            LocalProtocolError: no deal is pending, ``order`` is not a permutation of the deck,
+            DealError: no deal is pending, ``order`` is not a permutation of the deck,
                 or ``dealer`` is missing (hand 1 without a given dealer) or unexpected.
         """
         request = self.chance_request()
         if request is None:
-            raise LocalProtocolError("no deal is pending", code=ErrorCode.BAD_STATE)
+            raise DealError("no deal is pending")
         if len(order) != len(DECK_ONE) or set(order) != _DECK_SET:
-            raise LocalProtocolError(
-                "the deal is not a permutation of the deck", code=ErrorCode.FAIRNESS
-            )
+            raise DealError("the deal is not a permutation of the deck")
         if request.choose_dealer:
             if dealer is None or not 0 <= dealer < self.seats:
-                raise LocalProtocolError(
-                    "the first deal must name the dealer", code=ErrorCode.FAIRNESS
-                )
+                raise DealError("the first deal must name the dealer")
             self.dealer = dealer
         elif dealer is not None and dealer != self.dealer:
-            raise LocalProtocolError(f"the dealer is seat {self.dealer}", code=ErrorCode.FAIRNESS)
+            raise DealError(f"the dealer is seat {self.dealer}")
         assert self.dealer is not None
         n, d = self.seats, self.dealer
         self._reset_hand()
@@ -528,12 +532,12 @@ class One(Game):
             "bidder": self.bidder,
             "bid": self.high,
             "made": made,
-            "centre": self.centre.code,
             "points": points,
             "hand_scores": hand_scores,
             "scores": list(self.scores),
         }
-        events.append(Event("hand_end", dict(self.last_hand)))
+        # the view keeps last_hand without card codes: they are dealt again in the next hand
+        events.append(Event("hand_end", {**self.last_hand, "centre": self.centre.code}))
         best = max(self.scores)
         if best >= self.target:
             top = tuple(s for s in range(self.seats) if self.scores[s] == best)
@@ -602,6 +606,18 @@ class One(Game):
             "last_hand": self.last_hand,
             "outcome": None if self._outcome is None else self._outcome.to_wire(),
         }
+
+    def hidden_from(self, seat: int | None) -> list[Card]:
+        """The cards ``seat`` (``None``: a spectator) may not see: other hands, the centre card.
+
+        Between hands nothing is hidden: every card of the last hand was shown.
+        """
+        if self.phase is Phase.DEAL:
+            return []
+        hidden = [c for s, hand in enumerate(self.hands) if s != seat for c in hand]
+        if self.centre is not None and not self.centre_taken:
+            hidden.append(self.centre)
+        return hidden
 
     def outcome(self) -> Outcome | None:
         return self._outcome

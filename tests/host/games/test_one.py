@@ -9,23 +9,33 @@ no-trump joker lead), ``down``/``up`` answer the downtown question.
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from host.games import find_game
 from host.games.base import (
+    Action,
     ChanceKind,
     Event,
     IllegalAction,
     InvalidAction,
     NotYourTurn,
     OptionError,
+    RulesError,
     Termination,
 )
 from host.games.one import Bid, DowntownChoice, One, Pass, Phase, Play, card_points
-from protocol.cards import DECK_ONE, Card, Suit, card
+from host.scenario import load_scenario, run_scenario
+from protocol.cards import ALL_CARDS, DECK_ONE, Card, Suit, card
 from protocol.errors import LocalProtocolError
+
+SCENARIOS = sorted((Path(__file__).parents[2] / "data" / "one").glob("*.json"))
 
 # --------------------------------------------------------------------------- helpers
 
@@ -600,3 +610,190 @@ class TestViews:
         assert view["to_act"] == [1] and view["phase"] == "play" and not view["no_trump"]
         assert game.view(None)["hand"] is None and game.view(None)["legal"] == []
         assert game.view(2)["legal"] == []
+
+
+# --------------------------------------------------------------------------- golden scenarios
+
+
+def test_the_golden_scenarios_are_there() -> None:
+    assert len(SCENARIOS) >= 10
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario(path: Path) -> None:
+    game, results = run_scenario(load_scenario(path))
+    assert results and game.name == "one"
+
+
+# --------------------------------------------------------------------------- random playouts
+
+_CODES = {c.code for c in ALL_CARDS}
+#: every action that could ever be offered (and some that never can), for exhaustive checks
+_UNIVERSE: list[Action] = [
+    Pass(),
+    *(Bid(v) for v in range(18)),
+    *(Play(c, s) for c in DECK_ONE for s in (None, *Suit)),
+    DowntownChoice(False),
+    DowntownChoice(True),
+]
+_OPTIONS = st.fixed_dictionaries(
+    {
+        "downtown": st.sampled_from(["no-trump", "always", "never"]),
+        "target": st.sampled_from([15, 30]),
+    }
+)
+MAX_HANDS = 300
+
+
+def codes_in(obj: object) -> set[str]:
+    return strings(obj) & _CODES
+
+
+def check_state(game: One, events: list[Event]) -> None:
+    """The invariants that must hold after every deal and every action."""
+    assert Counter(game.all_cards()) == Counter(DECK_ONE)
+    in_hands = {c.code for hand in game.hands for c in hand}
+    if game.phase is not Phase.DEAL and game.centre is not None and not game.centre_taken:
+        in_hands.add(game.centre.code)
+    for e in events:
+        if e.to is None:
+            assert not codes_in(e.data) & in_hands, e
+        else:
+            assert codes_in(e.data) <= {c.code for c in game.hands[e.to]}, e
+        if e.kind == "hand_end":
+            assert sum(e.data["points"]) == 15
+            assert sum(e.data["hand_scores"]) <= 15
+    to_act = game.to_act()
+    assert len(to_act) == (game.phase not in (Phase.DEAL, Phase.OVER))
+    for seat in range(game.seats):
+        legal = game.legal_actions(seat)
+        assert bool(legal) == (seat in to_act)
+        for action in legal:
+            game.check(seat, action)
+            assert game.parse_action(action.to_wire()) == action
+        if seat not in to_act:
+            with pytest.raises(NotYourTurn):
+                game.check(seat, Pass())
+    for viewer in [None, *range(game.seats)]:
+        view = game.view(viewer)
+        hidden = {c.code for c in game.hidden_from(viewer)}
+        assert not codes_in(view) & hidden, f"seat {viewer} sees {codes_in(view) & hidden}"
+        if viewer is not None and game.phase is not Phase.DEAL:
+            assert view["hand"] == [c.code for c in game.hands[viewer]]
+
+
+def random_match(seats: int, seed: int, options: dict[str, object], *, every: bool) -> One:
+    """Play a random match; with ``every`` check all invariants after every step."""
+    rng = random.Random(seed)
+    game = One(seats=seats, options=options)
+    hands = 0
+    while game.outcome() is None:
+        request = game.chance_request()
+        if request is not None:
+            hands += 1
+            assert hands <= MAX_HANDS, "the match does not end"
+            order = list(request.cards)
+            rng.shuffle(order)
+            dealer = rng.randrange(seats) if request.choose_dealer else None
+            events = game.apply_chance(order, dealer)
+        else:
+            (seat,) = game.to_act()
+            events = game.apply(seat, rng.choice(game.legal_actions(seat)))
+        if every or request is not None:
+            check_state(game, events)
+    return game
+
+
+@settings(max_examples=60, deadline=None)
+@given(seats=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), options=_OPTIONS)
+def test_random_matches_keep_every_invariant(
+    seats: int, seed: int, options: dict[str, object]
+) -> None:
+    game = random_match(seats, seed, options, every=True)
+    outcome = game.outcome()
+    assert outcome is not None and outcome.termination is Termination.TARGET
+    (winner,) = outcome.winners
+    assert outcome.scores == tuple(game.scores)
+    assert game.scores[winner] == max(game.scores) >= game.target
+    assert game.chance_request() is None and game.to_act() == ()
+
+
+@settings(max_examples=20, deadline=None)
+@given(seats=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), options=_OPTIONS)
+def test_check_accepts_exactly_the_legal_actions(
+    seats: int, seed: int, options: dict[str, object]
+) -> None:
+    rng = random.Random(seed)
+    game = One(seats=seats, options=options)
+    while game.outcome() is None:
+        if (request := game.chance_request()) is not None:
+            order = list(request.cards)
+            rng.shuffle(order)
+            game.apply_chance(order, rng.randrange(seats) if request.choose_dealer else None)
+            continue
+        (seat,) = game.to_act()
+        legal = game.legal_actions(seat)
+        for action in _UNIVERSE:
+            try:
+                game.check(seat, action)
+            except (IllegalAction, InvalidAction):
+                assert action not in legal
+            else:
+                assert action in legal
+        game.apply(seat, rng.choice(legal))
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 20),
+    st.floats(allow_nan=False),
+    st.text(max_size=4),
+    st.sampled_from([*sorted(_CODES), "S", "H", "D", "C", "bid", "pass", "play", "downtown"]),
+)
+_WIRE = st.one_of(
+    _SCALARS,
+    st.lists(_SCALARS, max_size=3),
+    st.dictionaries(
+        st.sampled_from(["type", "value", "card", "suit", "switch", "cards", "seat"]),
+        st.one_of(_SCALARS, st.lists(_SCALARS, max_size=2)),
+        max_size=4,
+    ),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["bid", "pass", "play", "downtown"])},
+        optional={"value": _SCALARS, "card": _SCALARS, "suit": _SCALARS, "switch": _SCALARS},
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seats=st.integers(2, 4),
+    seed=st.integers(0, 2**32 - 1),
+    steps=st.integers(0, 40),
+    seat=st.integers(0, 3),
+    wire=_WIRE,
+)
+def test_garbage_actions_are_rejected_with_typed_errors(
+    seats: int, seed: int, steps: int, seat: int, wire: object
+) -> None:
+    rng = random.Random(seed)
+    game = One(seats=seats, dealer=0)
+    for _ in range(steps + 1):
+        if (request := game.chance_request()) is not None:
+            order = list(request.cards)
+            rng.shuffle(order)
+            game.apply_chance(order)
+        else:
+            (actor,) = game.to_act()
+            game.apply(actor, rng.choice(game.legal_actions(actor)))
+    seat %= seats
+    try:
+        action = game.parse_action(wire)
+    except InvalidAction:
+        return
+    try:
+        game.check(seat, action)
+    except RulesError:
+        return
+    assert action in game.legal_actions(seat)
