@@ -343,8 +343,6 @@ class BlackJack(Game):
                 owed, reason = 1, "draw"
             self._owed.append((seat, owed, reason))
             self._end_turn(seat, events)
-            if self._dry >= sum(self.active):
-                self._finish(Termination.EXHAUSTED, events)
             return self._settle(events)
         assert isinstance(action, Play)
         self._play(seat, action, events)
@@ -540,6 +538,8 @@ class BlackJack(Game):
                     return events
                 events.append(Event("forgiven", {"seat": seat, "count": count - len(take)}))
             self._owed.pop(0)
+        if self.phase is not Phase.OVER and self._dry >= sum(self.active):
+            self._finish(Termination.EXHAUSTED, events)  # a full round found nothing to draw
         if self.phase is Phase.OVER:
             return events
         self.phase = Phase.PLAYING

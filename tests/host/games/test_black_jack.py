@@ -1,0 +1,548 @@
+"""Tests for host/games/black_jack.py: Black Jack, the British shedding game.
+
+The rules themselves are shown by the golden scenarios in ``tests/data/black-jack/*.json`` (one
+file per rule, ruling or option, run by :func:`test_scenario`). The unit tests here cover what a
+scenario cannot see (chance requests, event audiences, the wire forms, views), and the
+hypothesis properties drive random games: cards are conserved with one and two decks, every
+offered action is accepted, games end, no view shows another seat's hand, blunders never lose
+or duplicate a card, and garbage input meets typed errors only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from host.games import find_game
+from host.games.base import (
+    Action,
+    ChanceKind,
+    Event,
+    IllegalAction,
+    InvalidAction,
+    NotYourTurn,
+    OptionError,
+    RulesError,
+    Termination,
+)
+from host.games.black_jack import BlackJack, Declaration, Declare, Draw, Phase, Play
+from host.scenario import load_scenario, run_scenario
+from protocol.cards import ALL_CARDS, Card, Suit, card, deck_for
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "black-jack"
+SCENARIOS = sorted(DATA.glob("*.json"))
+
+# --------------------------------------------------------------------------- helpers
+
+
+def order_for(
+    dealer: int, hands: Mapping[int, str], up: str, stock: str = "", *, game: BlackJack
+) -> list[Card]:
+    """A stock order dealing ``hands[s]`` (codes, space-separated) to seat ``s``; fillers after.
+
+    Seats not listed, and short hands, are filled from the rest of the deck in canonical order.
+    """
+    request = game.chance_request()
+    assert request is not None
+    up_stock = [card(c) for c in (up + " " + stock).split()]
+    wanted = {s: [card(c) for c in h.split()] for s, h in hands.items()}
+    rest = Counter(request.cards)
+    rest.subtract([c for h in wanted.values() for c in h] + up_stock)
+    assert all(v >= 0 for v in rest.values()), "a card is listed more often than the deck has it"
+    spare: list[Card] = []
+    for c in request.cards:
+        if rest[c] > 0:
+            rest[c] -= 1
+            spare.append(c)
+    full = {s: wanted.get(s, []) for s in range(game.seats)}
+    for held in full.values():
+        while len(held) < game.hand_size:
+            held.append(spare.pop(0))
+    dealt = [
+        full[(dealer + 1 + i) % game.seats][i // game.seats]
+        for i in range(game.hand_size * game.seats)
+    ]
+    return [*dealt, *up_stock, *spare]
+
+
+def new(
+    seats: int,
+    hands: Mapping[int, str],
+    up: str,
+    stock: str = "",
+    *,
+    dealer: int | None = None,
+    **options: object,
+) -> tuple[BlackJack, list[Event]]:
+    dealer = seats - 1 if dealer is None else dealer
+    game = BlackJack(seats=seats, dealer=dealer, options=options)
+    events = game.apply_chance(order_for(dealer, hands, up, stock, game=game))
+    return game, events
+
+
+def play(game: BlackJack, seat: int, codes: str, **extra: object) -> list[Event]:
+    wire: dict[str, object] = {"type": "play", "cards": codes.split(), **extra}
+    return game.apply(seat, game.parse_action(wire))
+
+
+def strings(value: object) -> set[str]:
+    """Every string inside a wire value."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(strings(k) | strings(v) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return set().union(*(strings(v) for v in value))
+    return set()
+
+
+def answer_chance(game: BlackJack, rng: random.Random) -> list[Event]:
+    events: list[Event] = []
+    while (request := game.chance_request()) is not None:
+        order = list(request.cards)
+        rng.shuffle(order)
+        dealer = rng.randrange(game.seats) if request.choose_dealer else None
+        events += game.apply_chance(order, dealer)
+    return events
+
+
+def tally(cards: Sequence[Card]) -> Counter[int]:
+    return Counter(c.index for c in cards)
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def test_scenarios_are_present() -> None:
+    assert len(SCENARIOS) >= 40
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_scenario(path: Path) -> None:
+    scenario = load_scenario(path)
+    assert scenario.game is BlackJack and scenario.steps and scenario.description
+    game, results = run_scenario(scenario)
+    assert len(results) > len(scenario.steps)  # the deal plus every step ran
+    assert tally(game.all_cards()) == tally(
+        deck_for(jokers=int(game.options["jokers"]), decks=game.decks)
+    )
+
+
+# --------------------------------------------------------------------------- setup and chance
+
+
+def test_registered_with_its_options() -> None:
+    assert find_game("black-jack") is BlackJack
+    game = BlackJack(seats=2)
+    assert game.options == {
+        "jokers": 0,
+        "decks": "auto",
+        "black_jack_pickup": 5,
+        "aces_anytime": False,
+        "chain": False,
+        "ranking": False,
+        "must_play_if_able": False,
+        "blunders": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("seats", "options"),
+    [(1, {}), (11, {}), (4, {"decks": "3"}), (4, {"jokers": 3}), (4, {"blunder": True})],
+)
+def test_bad_setup_is_an_option_error(seats: int, options: dict[str, object]) -> None:
+    with pytest.raises(OptionError):
+        BlackJack(seats=seats, options=options)
+
+
+@pytest.mark.parametrize(
+    ("seats", "options", "size", "hand"),
+    [
+        (2, {}, 52, 7),
+        (5, {}, 52, 7),
+        (6, {}, 104, 5),
+        (10, {}, 104, 5),
+        (10, {"decks": "1"}, 52, 5),
+        (3, {"decks": "2", "jokers": 2}, 108, 7),
+        (4, {"jokers": 1}, 53, 7),
+    ],
+)
+def test_deal_request_and_sizes(
+    seats: int, options: dict[str, object], size: int, hand: int
+) -> None:
+    game = BlackJack(seats=seats, options=options)
+    request = game.chance_request()
+    assert request is not None and request.kind is ChanceKind.DEAL
+    assert request.stream == 0 and request.hand_no == 1 and request.choose_dealer
+    assert len(request.cards) == size
+    assert list(request.cards) == sorted(request.cards, key=lambda c: c.index)
+    assert game.to_act() == () and game.legal_actions(0) == []
+    answer_chance(game, random.Random(seats))
+    assert [len(h) for h in game.hands] == [hand] * seats
+    assert game.chance_request() is None and game.dealer is not None
+    assert game.to_act() == ((game.dealer + 1) % seats,)
+
+
+def test_deal_events_show_positions_publicly_and_cards_privately() -> None:
+    game = BlackJack(seats=3, dealer=1)
+    order = list(deck_for())
+    random.Random(7).shuffle(order)
+    events = game.apply_chance(order)
+    public = [e for e in events if e.to is None and e.kind == "draw"]
+    private = [e for e in events if e.to is not None]
+    assert [e.data["seat"] for e in public] == [0, 1, 2]
+    positions = sorted(p for e in public for _, p in e.data["positions"])
+    assert positions == list(range(21))
+    for e in public:
+        assert "cards" not in e.data and not strings(e.data) & {c.code for c in ALL_CARDS}
+        first = (e.data["seat"] - 2) % 3  # seat 2 (left of dealer 1) gets position 0
+        assert e.data["positions"] == [[0, p] for p in range(first, 21, 3)]
+    for e in private:
+        assert e.data["cards"] == [order[p].code for _, p in e.data["positions"]]
+        assert sorted(e.data["cards"]) == sorted(c.code for c in game.hands[e.to])
+    (up,) = [e for e in events if e.kind == "turn_up"]
+    assert up.to is None and up.data == {"card": order[21].code, "positions": [[0, 21]]}
+    assert events[-1].kind == "turn" and events[-1].data["seat"] == 2
+
+
+def test_chance_answers_are_validated() -> None:
+    game = BlackJack(seats=2)
+    with pytest.raises(ValueError, match="permutation"):
+        game.apply_chance(list(deck_for())[:-1], 0)
+    with pytest.raises(ValueError, match="dealer"):
+        game.apply_chance(list(deck_for()))
+    game.apply_chance(list(deck_for()), 0)
+    with pytest.raises(ValueError, match="no chance request"):
+        game.apply_chance(list(deck_for()))
+
+
+def test_reshuffle_request_recycles_discards_below_the_top_sorted() -> None:
+    hands = {0: "9D 3S", 1: "5D", 2: "KD", 3: "QS", 4: "2H"}
+    game, _ = new(10, hands, "9C", "4D", decks="1")
+    play(game, 0, "9D")
+    play(game, 1, "5D")
+    play(game, 2, "KD")  # reverses: seat 1 is next
+    game.apply(1, Draw())  # takes the last card of the stock
+    events = game.apply(0, Draw())
+    assert game.phase is Phase.RESHUFFLING and game.to_act() == ()
+    assert not [e for e in events if e.kind == "draw"]
+    request = game.chance_request()
+    assert request is not None and request.kind is ChanceKind.RESHUFFLE and request.stream == 1
+    assert [c.code for c in request.cards] == [
+        "5D",
+        "9D",
+        "9C",
+    ]  # canonical: by suit S H D C, then rank
+    with pytest.raises(NotYourTurn):
+        game.check(9, Draw())
+    events = game.apply_chance([card("5D"), card("9C"), card("9D")])
+    assert events[0].kind == "reshuffle" and events[0].data == {"stream": 1, "count": 3}
+    (draw,) = [e for e in events if e.kind == "draw" and e.to == 0]
+    assert draw.data["cards"] == ["5D"] and draw.data["positions"] == [[1, 0]]
+    assert game.view(None)["discards"] == ["KD"] and game.to_act() == (9,)
+
+
+def test_nothing_left_to_draw_for_a_round_ends_the_hand_exhausted() -> None:
+    game, _ = new(10, {}, "9C", "4D", decks="1")
+    events = [e for seat in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0] for e in game.apply(seat, Draw())]
+    assert sum(e.kind == "forgiven" for e in events) == 10
+    outcome = game.outcome()
+    assert outcome is not None and outcome.termination is Termination.EXHAUSTED
+    assert outcome.winners == tuple(range(1, 10)) and outcome.ranking is not None
+    assert outcome.ranking[-1] == 0 and game.to_act() == ()
+    assert events[-1].kind == "game_over"
+
+
+# --------------------------------------------------------------------------- actions on the wire
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        Play((card("7H"),)),
+        Play((card("6D"), card("JR"), card("8D")), declare=(card("7D"),)),
+        Play((card("AS"),), suit=Suit.HEARTS, say=Declaration.LAST_CARD),
+        Play((card("JB"),), suit=Suit.CLUBS, declare=(card("AD"),), say=Declaration.CARDS),
+        Draw(),
+        Draw(Declaration.CARDS),
+        Declare(Declaration.LAST_CARD),
+        Declare(Declaration.CARDS),
+    ],
+)
+def test_actions_round_trip_through_the_wire(action: Action) -> None:
+    game = BlackJack(seats=2)
+    assert game.parse_action(action.to_wire()) == action
+    assert str(action).split()[0] == action.to_wire()["type"]
+
+
+def test_wire_forms() -> None:
+    assert Play((card("JR"),), Suit.HEARTS, (card("AS"),), Declaration.CARDS).to_wire() == {
+        "type": "play",
+        "cards": ["JR"],
+        "suit": "H",
+        "declare": ["AS"],
+        "say": "cards",
+    }
+    assert Draw().to_wire() == {"type": "draw"}
+    assert Declare(Declaration.LAST_CARD).to_wire() == {"type": "declare", "what": "last_card"}
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        None,
+        [],
+        "draw",
+        {},
+        {"type": "pass"},
+        {"type": 3},
+        {"type": "play"},
+        {"type": "play", "cards": []},
+        {"type": "play", "cards": "7H"},
+        {"type": "play", "cards": ["7X"]},
+        {"type": "play", "cards": [7]},
+        {"type": "play", "cards": ["7H"] * 31},
+        {"type": "play", "cards": ["AH"], "suit": "X"},
+        {"type": "play", "cards": ["JR"], "declare": "7H"},
+        {"type": "play", "cards": ["7H"], "say": "uno"},
+        {"type": "play", "cards": ["7H"], "colour": "red"},
+        {"type": "draw", "say": 1},
+        {"type": "declare"},
+        {"type": "declare", "what": "knock"},
+    ],
+)
+def test_malformed_wire_is_invalid_action(wire: object) -> None:
+    with pytest.raises(InvalidAction):
+        BlackJack(seats=2).parse_action(wire)
+
+
+def test_shape_errors_are_invalid_even_with_blunders_on() -> None:
+    game, _ = new(2, {0: "AC 5D JB", 1: "4C"}, "9C", jokers=2)
+    for wire in [
+        {"type": "play", "cards": ["KS"]},  # not held
+        {"type": "play", "cards": ["AC"]},  # an ace needs a suit
+        {"type": "play", "cards": ["5D"], "suit": "H"},  # only an ace names one
+        {"type": "play", "cards": ["JB"]},  # a joker needs a declaration
+        {"type": "play", "cards": ["JB"], "declare": ["JR"]},  # as a real card
+        {"type": "play", "cards": ["5D"], "declare": ["5H"]},  # no joker to declare
+        {"type": "play", "cards": ["4C"]},  # seat 1's card
+    ]:
+        with pytest.raises(InvalidAction):
+            game.check(0, game.parse_action(wire))
+    assert game.view(0)["hand_counts"] == [7, 7]
+
+
+def test_errors_when_blunders_are_off_and_turn_rules_always() -> None:
+    game, _ = new(3, {0: "5H", 2: "9D"}, "9C", blunders=False)
+    with pytest.raises(IllegalAction):
+        play(game, 0, "5H")
+    with pytest.raises(NotYourTurn):
+        play(game, 2, "9D")
+    with pytest.raises(NotYourTurn):
+        game.apply(1, Draw())
+    with pytest.raises(IllegalAction):
+        game.apply(0, Declare(Declaration.CARDS))
+    assert all(isinstance(e, RulesError) for e in (IllegalAction("x"), NotYourTurn("y")))
+
+
+# --------------------------------------------------------------------------- views and offers
+
+
+def test_view_shows_own_hand_only() -> None:
+    game, _ = new(3, {0: "AS 2S 3S", 1: "KH QH JH", 2: "4D 5D 6D"}, "9C")
+    spectator = game.view(None)
+    assert "hand" not in spectator and spectator["hand_counts"] == [7, 7, 7]
+    for seat in range(3):
+        view = game.view(seat)
+        assert view["seat"] == seat
+        assert view["hand"] == sorted(
+            (c.code for c in game.hands[seat]), key=lambda c: card(c).index
+        )
+        assert {k: v for k, v in view.items() if k not in ("hand", "seat")} == spectator
+    assert set(spectator) >= {"phase", "top", "top_as", "suit", "pending", "cover", "stock"}
+
+
+def test_offers_draw_first_and_nothing_out_of_turn() -> None:
+    game, _ = new(3, {0: "9D", 1: "9H"}, "9C")
+    assert game.default_action(0) == Draw()
+    assert game.legal_actions(1) == [] and game.legal_actions(7) == []
+    plays = [a.cards for a in game.legal_actions(0) if isinstance(a, Play)]
+    assert (card("9D"),) in plays and (card("9H"),) not in plays
+
+
+def test_offered_play_carries_the_declaration_when_the_rest_can_finish() -> None:
+    game, _ = new(2, {0: "3C 4C 5C 6C 7C 9C 10C"}, "2C")
+    offered = [a for a in game.legal_actions(0) if isinstance(a, Play) and len(a.cards) == 5]
+    by_cards = {tuple(c.code for c in a.cards): a for a in offered}
+    assert by_cards[("3C", "4C", "5C", "6C", "7C")].say is Declaration.CARDS
+
+
+def test_must_play_if_able_offers_no_draw_when_able() -> None:
+    game, _ = new(2, {0: "9D"}, "9C", must_play_if_able=True)
+    assert Draw() not in game.legal_actions(0)
+    with pytest.raises(IllegalAction):
+        game.check(0, Draw())
+
+
+# --------------------------------------------------------------------------- properties
+
+OPTIONS = st.fixed_dictionaries(
+    {
+        "jokers": st.sampled_from([0, 1, 2]),
+        "decks": st.sampled_from(["auto", "1", "2"]),
+        "aces_anytime": st.booleans(),
+        "chain": st.booleans(),
+        "ranking": st.booleans(),
+        "must_play_if_able": st.booleans(),
+        "black_jack_pickup": st.sampled_from([2, 5]),
+    }
+)
+FAST = settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+
+
+def check_view_hides_hands(game: BlackJack) -> None:
+    spectator = game.view(None)
+    for seat in range(game.seats):
+        view = game.view(seat)
+        assert Counter(view["hand"]) == Counter(c.code for c in game.hands[seat])
+        assert {k: v for k, v in view.items() if k not in ("hand", "seat")} == spectator
+
+
+def check_events(events: Sequence[Event], game: BlackJack) -> None:
+    for e in events:
+        if e.kind in ("draw", "turn_up") and e.to is None:
+            assert e.data["positions"] and "cards" not in e.data
+        if e.to is not None:
+            assert e.kind == "draw" and len(e.data["cards"]) == len(e.data["positions"])
+
+
+def playout(seed: int, seats: int, options: Mapping[str, object], limit: int) -> BlackJack:
+    """A random game that plays when it can (so it ends); checks invariants at every step."""
+    rng = random.Random(seed)
+    game = BlackJack(seats=seats, options=options)
+    answer_chance(game, rng)
+    total = tally(game.all_cards())
+    assert total == tally(deck_for(jokers=int(game.options["jokers"]), decks=game.decks))
+    for _ in range(limit):
+        if game.outcome() is not None:
+            break
+        (seat,) = game.to_act()
+        offered = game.legal_actions(seat)
+        assert offered, "the seat to act always has something to do"
+        for action in offered:
+            game.check(seat, action)
+        plays = [a for a in offered if isinstance(a, Play)]
+        action = rng.choice(plays) if plays and rng.random() < 0.9 else offered[0]
+        events = game.apply(seat, action)
+        events += answer_chance(game, rng)
+        check_events(events, game)
+        assert tally(game.all_cards()) == total
+        if rng.random() < 0.2:
+            check_view_hides_hands(game)
+    return game
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), seats=st.integers(2, 10), options=OPTIONS)
+def test_random_games_conserve_cards_offer_legal_actions_and_end(
+    seed: int, seats: int, options: dict[str, object]
+) -> None:
+    game = playout(seed, seats, options, limit=3000)
+    outcome = game.outcome()
+    assert outcome is not None, "a game that plays when it can ends"
+    assert game.to_act() == () and game.legal_actions(0) == []
+    if outcome.termination is Termination.WENT_OUT:
+        (winner,) = outcome.winners
+        assert not game.hands[winner]
+    if outcome.termination is Termination.RANKED:
+        assert outcome.ranking is not None and sorted(outcome.ranking) == list(range(seats))
+
+
+@FAST
+@given(
+    seed=st.integers(0, 2**32),
+    seats=st.integers(2, 10),
+    decks=st.sampled_from(["1", "2"]),
+    tries=st.lists(st.tuples(st.integers(0, 9), st.integers(1, 4), st.booleans()), max_size=40),
+)
+def test_blunders_never_lose_or_duplicate_a_card(
+    seed: int, seats: int, decks: str, tries: list[tuple[int, int, bool]]
+) -> None:
+    rng = random.Random(seed)
+    game = BlackJack(seats=seats, options={"decks": decks, "jokers": 2})
+    answer_chance(game, rng)
+    total = tally(game.all_cards())
+    for who, size, in_turn in tries:
+        if game.outcome() is not None:
+            break
+        seat = game.to_act()[0] if in_turn else who % seats
+        hand = game.hands[seat]
+        if not hand:
+            continue
+        cards = rng.sample(hand, min(size, len(hand)))
+        jokers = sum(c.is_joker for c in cards)
+        declare = [rng.choice(ALL_CARDS[:52]) for _ in range(jokers)]
+        acting = [declare[0] if c.is_joker else c for c in cards] if declare else cards
+        suit = rng.choice(list(Suit)) if acting[-1].rank.code == "A" else None
+        action = Play(tuple(cards), suit, tuple(declare))
+        before = Counter(hand)
+        try:
+            game.check(seat, action)
+        except RulesError:
+            continue
+        events = game.apply(seat, action) + answer_chance(game, rng)
+        assert tally(game.all_cards()) == total
+        blunder = [e for e in events if e.kind == "blunder"]
+        if blunder:
+            got = Counter(card(c) for e in events if e.to == seat for c in e.data["cards"])
+            assert Counter(game.hands[seat]) == before + got
+            assert sum(got.values()) <= 2 + sum(
+                e.data["count"] for e in events if e.kind == "draw" and e.data["reason"] == "pickup"
+            )
+        else:
+            assert all(e.kind != "blunder" for e in events)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=12,
+)
+WIRE = st.fixed_dictionaries(
+    {"type": st.sampled_from(["play", "draw", "declare", "pass"])},
+    optional={
+        "cards": st.lists(st.sampled_from([c.code for c in ALL_CARDS] + ["1X", ""]), max_size=5)
+        | JSON,
+        "suit": st.sampled_from(["S", "H", "D", "C", "X"]) | JSON,
+        "declare": st.lists(st.sampled_from([c.code for c in ALL_CARDS]), max_size=2) | JSON,
+        "say": st.sampled_from(["last_card", "cards", "knock"]) | JSON,
+        "what": st.sampled_from(["last_card", "cards"]) | JSON,
+    },
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(wire=WIRE | JSON, seat=st.integers(-1, 3), blunders=st.booleans())
+def test_garbage_actions_meet_typed_errors(wire: object, seat: int, blunders: bool) -> None:
+    game, _ = new(3, {0: "AS 2S JR", 1: "9H 9D"}, "9C", jokers=1, blunders=blunders)
+    total = tally(game.all_cards())
+    try:
+        action = game.parse_action(wire)
+    except InvalidAction:
+        return
+    try:
+        game.check(seat, action)
+    except RulesError:
+        assert tally(game.all_cards()) == total
+        return
+    game.apply(seat, action)
+    answer_chance(game, random.Random(0))
+    assert tally(game.all_cards()) == total
