@@ -204,9 +204,8 @@ class One(Game):
         self.trump: Suit | None = None
         self.ranking = Ranking.UPTOWN
         self.leader = 0
-        self.led: Suit | None = None
+        self.led: Suit | None = None  # the suit to follow (named by a no-trump joker lead)
         self.trick: list[tuple[int, Card]] = []
-        self.named: Suit | None = None
         self.tricks_played = 0
         self.last_trick: WireMap | None = None
         self.won: list[list[Card]] = [[] for _ in range(n)]
@@ -457,7 +456,6 @@ class One(Game):
                 assert c.suit is not None
                 self.trump = c.suit
                 events.append(Event("trump", {"suit": c.suit.value, "seat": seat}))
-            self.named = action.suit
             self.led = action.suit if action.suit is not None else self._suit_of(c)
         self.trick.append((seat, c))
         play: WireMap = {"seat": seat, "card": c.code}
@@ -499,7 +497,7 @@ class One(Game):
             Event("trick", {"winner": winner, "points": points, "cards": format_cards(cards)})
         ]
         self.trick = []
-        self.led = self.named = None
+        self.led = None
         self.leader = self.turn = winner
         if self.tricks_played == self.hand_size:
             return events + self._finish_hand(winner)
