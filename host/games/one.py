@@ -39,10 +39,20 @@ from host.games.base import (
     Termination,
     WireMap,
 )
-from protocol.cards import DECK_ONE, Card, CardCodeError, Rank, Suit, format_cards, parse_card
+from protocol.cards import (
+    DECK_ONE,
+    JOKER_RED,
+    Card,
+    CardCodeError,
+    Rank,
+    Suit,
+    format_cards,
+    parse_card,
+)
 from protocol.errors import ErrorCode, LocalProtocolError
 
 __all__ = [
+    "JOKER",
     "MAX_BID",
     "Bid",
     "DealError",
@@ -66,6 +76,8 @@ _POINTS = {Rank.KING: 1, Rank.QUEEN: 1, Rank.JACK: 1, Rank.JOKER: 3}
 #: uptown strength within a suit: 9 lowest, ace highest (downtown reverses it)
 _UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
 _DECK_SET = frozenset(DECK_ONE)
+#: the deck's only joker (cards are interned, so identity is the cheapest test)
+JOKER = JOKER_RED
 
 
 class DealError(LocalProtocolError, ValueError):
@@ -290,7 +302,7 @@ class One(Game):
             return [DowntownChoice(False), DowntownChoice(True)]
         out: list[Action] = []
         for c in self._playable(seat):
-            if c.is_joker and self.no_trump and not self.trick:
+            if c is JOKER and self.no_trump and not self.trick:
                 out += [Play(c, s) for s in Suit]
             else:
                 out.append(Play(c))
@@ -336,7 +348,7 @@ class One(Game):
             raise InvalidAction(exc.message) from None
         if c not in _DECK_SET:
             raise InvalidAction(f"{c.code} is not a card of the ONE deck")
-        if suit is not None and not c.is_joker:
+        if suit is not None and c is not JOKER:
             raise InvalidAction("only the joker's play names a suit")
         return Play(c, suit)
 
@@ -380,11 +392,11 @@ class One(Game):
         if c not in self._playable(seat):
             if not self.trick:
                 raise IllegalAction("the bidder may not lead the joker to the first trick")
-            if c.is_joker:
+            if c is JOKER:
                 raise IllegalAction("the joker may only lead or be played when unable to follow")
             assert self.led is not None
             raise IllegalAction(f"you must follow suit ({self.led.value}) and can")
-        joker_names = c.is_joker and self.no_trump and not self.trick
+        joker_names = c is JOKER and self.no_trump and not self.trick
         if joker_names and action.suit is None:
             raise IllegalAction("leading the joker with no trump, name the suit to follow")
         if not joker_names and action.suit is not None:
@@ -435,15 +447,16 @@ class One(Game):
 
     def _suit_of(self, c: Card) -> Suit | None:
         """The suit a card belongs to for following: the joker is trump (none with no trump)."""
-        return self.trump if c.is_joker else c.suit
+        return self.trump if c is JOKER else c.suit
 
     def _playable(self, seat: int) -> list[Card]:
         hand = self.hands[seat]
         if not self.trick:
             if self.tricks_played == 0 and not self.no_trump:
-                return [c for c in hand if not c.is_joker]
+                return [c for c in hand if c is not JOKER]
             return hand
-        follow = [c for c in hand if self._suit_of(c) is self.led]
+        led, trump = self.led, self.trump  # inlined _suit_of: this is the hot path
+        follow = [c for c in hand if (trump if c is JOKER else c.suit) is led]
         return follow or hand
 
     def _apply_play(self, seat: int, action: Play) -> list[Event]:
@@ -468,14 +481,14 @@ class One(Game):
         return events + self._finish_trick()
 
     def _strength(self, c: Card) -> int:
-        if c.is_joker:  # the highest card with no trump, the lowest trump otherwise
+        if c is JOKER:  # the highest card with no trump, the lowest trump otherwise
             return 99 if self.no_trump else -1
         up = _UPTOWN[c.rank]
         return up if self.ranking is Ranking.UPTOWN else 5 - up
 
     def _trick_winner(self) -> int:
         if self.no_trump:  # the joker wins any trick it is in
-            pool = [(s, c) for s, c in self.trick if c.is_joker]
+            pool = [(s, c) for s, c in self.trick if c is JOKER]
         else:
             pool = [(s, c) for s, c in self.trick if self._suit_of(c) is self.trump]
         pool = pool or [(s, c) for s, c in self.trick if c.suit is self.led]
@@ -501,7 +514,7 @@ class One(Game):
         self.leader = self.turn = winner
         if self.tricks_played == self.hand_size:
             return events + self._finish_hand(winner)
-        joker = any(c.is_joker for c in cards)
+        joker = any(c is JOKER for c in cards)
         rule = self.downtown_rule
         if joker and (
             rule is DowntownRule.ALWAYS or (rule is DowntownRule.NO_TRUMP and self.no_trump)
