@@ -75,10 +75,10 @@ MAX_BIN_LEN = 4 * 1024
 
 # --------------------------------------------------------------------------- message fields
 
-#: Largest integer message ``id`` (2^53 - 1, exact in every JSON implementation).
+#: Largest integer message `id` (2^53 - 1, exact in every JSON implementation).
 MAX_MESSAGE_ID = 2**53 - 1
 
-#: Longest string message ``id``, in code points.
+#: Longest string message `id`, in code points.
 MAX_ID_LEN = 64
 
 #: Longest player, table or host name, in code points.
@@ -87,7 +87,7 @@ MAX_NAME_LEN = 32
 #: Longest chat line, in code points.
 MAX_CHAT_LEN = 500
 
-#: Longest software identification string (``hello``/``welcome``), in code points.
+#: Longest software identification string (`hello`/`welcome`), in code points.
 MAX_SOFTWARE_LEN = 64
 
 #: Longest human-readable text field (error messages, close reasons), in code points.
@@ -96,13 +96,13 @@ MAX_TEXT_LEN = 500
 #: Highest protocol version number.
 MAX_VERSION = 65535
 
-#: Most versions a ``hello`` may offer.
+#: Most versions a `hello` may offer.
 MAX_VERSIONS = 16
 
 #: Most elements in a list-valued message field unless the field says otherwise.
 MAX_LIST_FIELD_LEN = 256
 
-#: Largest ``retry_after`` in ``server_closing``, in seconds (one day).
+#: Largest `retry_after` in `server_closing`, in seconds (one day).
 MAX_RETRY_AFTER_S = 86400
 
 # --------------------------------------------------------------------------- timing
@@ -110,10 +110,10 @@ MAX_RETRY_AFTER_S = 86400
 #: Seconds a new connection has to complete the handshake before it is closed.
 HANDSHAKE_TIMEOUT_S = 10
 
-#: Seconds of silence after which a peer should send ``ping``.
+#: Seconds of silence after which a peer should send `ping`.
 HEARTBEAT_INTERVAL_S = 15
 
-#: Seconds of silence after which the host closes a connection with error ``timeout``.
+#: Seconds of silence after which the host closes a connection with error `timeout`.
 IDLE_TIMEOUT_S = 45
 
 

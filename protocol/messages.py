@@ -16,7 +16,10 @@ Rules: invalid values raise ``LocalProtocolError(code=bad_field)`` naming the fi
 for a card code). Unknown map keys are ignored (forward compatibility: a newer peer may add
 optional fields). Absent optional fields take their default. Never subclass a concrete message.
 
-Adding a message type (e.g. in a host module, imported before use)::
+Adding a message type: put it in this module or in a module named ``protocol/<topic>_messages.py``
+(``import protocol`` loads every such module, see :func:`load_message_modules`, so the registry
+is always complete), then regenerate the spec table with ``python -m protocol --write-spec``.
+A custom :class:`Kind` also needs ``examples()`` for the property tests. For example::
 
     @register
     @dataclass(frozen=True, kw_only=True)
@@ -27,8 +30,6 @@ Adding a message type (e.g. in a host module, imported before use)::
         DIRECTION: ClassVar[Direction] = Direction.CLIENT_TO_HOST
         text: str = wire(Str(min_len=1, max_len=MAX_CHAT_LEN), "the line")
         cards: tuple[Card, ...] = wire(ListOf(CardKind(), max_len=5), "cards shown", default=())
-
-then regenerate the spec table: ``python -m protocol --write-spec``.
 """
 
 from __future__ import annotations
@@ -36,9 +37,11 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
+import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from protocol.cards import Card, parse_card
@@ -67,6 +70,7 @@ __all__ = [
     "Direction",
     "EnumKind",
     "Error",
+    "FieldSpec",
     "Hello",
     "Int",
     "Kind",
@@ -81,7 +85,11 @@ __all__ = [
     "ServerClosing",
     "Str",
     "Welcome",
+    "field_required",
+    "field_specs",
+    "load_message_modules",
     "message_from_wire",
+    "message_id_of",
     "register",
     "spec_table",
     "wire",
@@ -116,6 +124,11 @@ class Kind(abc.ABC):
     @abc.abstractmethod
     def describe(self) -> str:
         """A short type description for the spec table, e.g. ``int 1..65535``."""
+
+    def examples(self) -> tuple[Any, ...]:
+        """A few valid Python values. Tests draw from them for kinds they do not know, so a
+        custom kind (defined outside this module) should override this."""
+        raise NotImplementedError(f"{type(self).__name__}.examples() is not implemented")
 
 
 @dataclass(frozen=True)
@@ -502,6 +515,18 @@ def message_from_wire(data: Mapping[str, Any]) -> Message:
         elif field_required(cls, name):
             raise _bad(name, f"missing from {type_name!r}")
     return cls(**kwargs)
+
+
+def load_message_modules() -> list[str]:
+    """Import every ``protocol/*_messages.py`` module (each registers its types on import).
+
+    Called by ``protocol/__init__.py``; returns the module names, sorted.
+    """
+    package = Path(__file__).resolve().parent
+    names = sorted(f"protocol.{p.stem}" for p in package.glob("*_messages.py"))
+    for name in names:
+        importlib.import_module(name)
+    return names
 
 
 def message_id_of(data: Mapping[str, Any]) -> MessageId | None:

@@ -1,0 +1,69 @@
+"""The generated tables of ``spec/PROTOCOL.md``: messages, error codes and limits.
+
+How it works: the spec marks each generated table with a pair of HTML comments,
+``<!-- generated: NAME ... -->`` and ``<!-- end generated: NAME -->``. :func:`render_spec`
+replaces what lies between them with the table built from the code (the message registry,
+:class:`~protocol.errors.ErrorCode` and its ``#:`` comments, :mod:`protocol.limits`), leaving
+everything else untouched. ``python -m protocol --write-spec`` rewrites the file;
+``--check-spec`` (and a test) fail when the spec is stale.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from protocol import errors
+from protocol.errors import ErrorCode
+from protocol.limits import limits_table
+from protocol.messages import spec_table
+
+__all__ = ["GENERATED", "SPEC_PATH", "error_table", "render_spec", "stale_blocks"]
+
+SPEC_PATH = Path(__file__).resolve().parents[1] / "spec" / "PROTOCOL.md"
+"""The spec in a source checkout."""
+
+_CODE_DOC_RE = re.compile(r'^    #: (?P<doc>.+)\n    (?P<name>[A-Z_]+) = "', re.MULTILINE)
+
+
+def error_table() -> str:
+    """The Markdown table of error codes, their meaning and whether they are fatal."""
+    docs = {m["name"]: m["doc"] for m in _CODE_DOC_RE.finditer(Path(errors.__file__).read_text())}
+    lines = ["| Code | Always fatal | Meaning |", "|---|---|---|"]
+    for code in ErrorCode:
+        fatal = "yes" if code.fatal else "no"
+        lines.append(f"| `{code.value}` | {fatal} | {docs.get(code.name, '')} |")
+    return "\n".join(lines) + "\n"
+
+
+GENERATED: dict[str, Callable[[], str]] = {
+    "errors": error_table,
+    "limits": limits_table,
+    "messages": spec_table,
+}
+"""Block name in the spec to the function that renders it."""
+
+_BLOCK_RE = re.compile(
+    r"(?P<open><!-- generated: (?P<name>[a-z]+)\b[^>]*-->\n)(?P<body>.*?)"
+    r"(?P<close><!-- end generated: (?P=name) -->)",
+    re.DOTALL,
+)
+
+
+def render_spec(text: str) -> str:
+    """``text`` with every generated block replaced by its current table."""
+
+    def fill(match: re.Match[str]) -> str:
+        render = GENERATED.get(match["name"])
+        if render is None:
+            return match[0]
+        return match["open"] + render() + match["close"]
+
+    return _BLOCK_RE.sub(fill, text)
+
+
+def stale_blocks(text: str) -> list[str]:
+    """Names of generated blocks that are missing from ``text`` or out of date."""
+    found = {m["name"]: m["body"] for m in _BLOCK_RE.finditer(text)}
+    return [name for name, render in GENERATED.items() if found.get(name) != render()]
