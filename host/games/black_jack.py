@@ -678,7 +678,7 @@ class BlackJack(Game):
             "to_act": list(self.to_act()),
             "direction": self._direction_name(),
             "top": self.discards[-1].code if self.discards else None,
-            "top_as": top.code if top is not None else None,
+            "rank": top.rank.code if top is not None else None,
             "suit": suit.value if suit is not None else None,
             "named_suit": self._named.value if self._named is not None else None,
             "pending": self.pending,
@@ -699,8 +699,15 @@ class BlackJack(Game):
             out["hand"] = [c.code for c in sorted(self.hands[seat], key=lambda c: c.index)]
         return out
 
+    def hidden_from(self, seat: int | None) -> list[Card]:
+        """The cards ``seat`` (``None``: a spectator) may not see: the stock and other hands."""
+        return [c for s, h in enumerate(self.hands) if s != seat for c in h] + self.stock
+
     def outcome(self) -> Outcome | None:
         return self._outcome
 
     def all_cards(self) -> list[Card]:
+        """Every card: before the deal, the whole (undealt) deck."""
+        if self.phase is Phase.DEALING:
+            return deck_for(jokers=int(self.options["jokers"]), decks=self.decks)
         return [c for h in self.hands for c in h] + self.stock + self.discards
