@@ -145,6 +145,8 @@ class StepResult:
     #: the (expected) error a step's action met, as ``code: message``
     error: str | None = None
     chance: ChanceKind | None = None
+    #: the step's action as written in the file (set even when it did not parse)
+    wire: WireMap | None = None
 
 
 # --------------------------------------------------------------------------- loading
@@ -517,7 +519,9 @@ class ScenarioRunner:
                         step, f"expected error {step.expect_error}, but it was accepted"
                     )
         self._check_step(step, events)
-        return StepResult(step.index, step.seat, action, tuple(events), error=error)
+        return StepResult(
+            step.index, step.seat, action, tuple(events), error=error, wire=step.action
+        )
 
     def _check_step(self, step: Step, events: Sequence[Event]) -> None:
         game = self.game
