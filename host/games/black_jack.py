@@ -49,7 +49,6 @@ from protocol.cards import (
     Color,
     Rank,
     Suit,
-    card,
     deck_for,
     parse_card,
 )
@@ -84,6 +83,7 @@ class Play(Action):
     ``declare`` gives each joker's identity in play order; ``suit`` is named when the last card
     acts as an ace; ``say`` is the last-card declaration made at the end of this turn.
 
+    >>> from protocol.cards import card
     >>> Play((card("7H"), card("8H"))).to_wire()
     {'type': 'play', 'cards': ['7H', '8H']}
     """
@@ -154,6 +154,29 @@ def _finishable(hand: Sequence[Card]) -> bool:
         return bool(hand) and len(hand) <= 2
     ordered = sorted(hand, key=lambda c: c.rank)
     return len(hand) <= 13 and _is_run(ordered) and ordered[-1].rank is not Rank.QUEEN
+
+
+_AT = {(c.suit, int(c.rank)): c for c in _NATURAL}
+
+
+def _runs(
+    start: Card, step: int, counts: Counter[Card], jokers: Sequence[Card]
+) -> Iterable[tuple[list[Card], list[Card]]]:
+    """Runs from ``start`` going ``step``, each as (cards, acting); jokers fill missing ranks."""
+    spare = list(jokers)
+    cards, acting = [start], [start]
+    rank = int(start.rank) + step
+    while 1 <= rank <= 13:
+        want = _AT[start.suit, rank]
+        if counts[want]:
+            cards.append(want)
+        elif spare:
+            cards.append(spare.pop(0))
+        else:
+            return
+        acting.append(want)
+        yield list(cards), list(acting)
+        rank += step
 
 
 def _cards_field(wire: Mapping[str, object], key: str, *, required: bool) -> tuple[Card, ...]:
@@ -614,9 +637,11 @@ class BlackJack(Game):
         for j in jokers:
             seqs.extend(([j], [n]) for n in _NATURAL)
         if not (self.pending and not self.covering):
+            spare = [j for j in jokers for _ in range(counts[j])]
             for c in naturals:
-                for step in (1, -1):
-                    seqs.extend(self._runs(c, step, counts))
+                if self.covering or self._matches(c):
+                    for step in (1, -1):
+                        seqs.extend(_runs(c, step, counts, spare))
             if self.options["chain"]:
                 for c in naturals:
                     for d in naturals:
@@ -639,27 +664,11 @@ class BlackJack(Game):
                 return out
         return out
 
-    def _runs(
-        self, start: Card, step: int, counts: Counter[Card]
-    ) -> Iterable[tuple[list[Card], list[Card]]]:
-        assert start.suit is not None
-        spare = [j for j in sorted(counts, key=lambda c: c.index) if j.is_joker]
-        spare = [j for j in spare for _ in range(counts[j])]
-        cards, acting = [start], [start]
-        rank = int(start.rank) + step
-        while 1 <= rank <= 13:
-            want = card(Rank(rank).code + start.suit.value)
-            if counts[want]:
-                cards.append(want)
-            elif spare:
-                cards.append(spare.pop(0))
-            else:
-                return
-            acting.append(want)
-            yield list(cards), list(acting)
-            rank += step
-
     def default_action(self, seat: int) -> Action | None:
+        """The draw for the seat to act (a forced play under ``must_play_if_able``)."""
+        if self.phase is Phase.PLAYING and seat == self.current:
+            if not self.options["must_play_if_able"]:
+                return Draw()
         legal = self.legal_actions(seat)
         return legal[0] if legal else None
 
