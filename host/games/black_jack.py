@@ -666,9 +666,9 @@ class BlackJack(Game):
 
     def default_action(self, seat: int) -> Action | None:
         """The draw for the seat to act (a forced play under ``must_play_if_able``)."""
-        if self.phase is Phase.PLAYING and seat == self.current:
-            if not self.options["must_play_if_able"]:
-                return Draw()
+        playing = self.phase is Phase.PLAYING and seat == self.current
+        if playing and not self.options["must_play_if_able"]:
+            return Draw()
         legal = self.legal_actions(seat)
         return legal[0] if legal else None
 
