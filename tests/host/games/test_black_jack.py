@@ -10,13 +10,14 @@ or duplicate a card, and garbage input meets typed errors only.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from host.games import find_game
@@ -24,6 +25,7 @@ from host.games.base import (
     Action,
     ChanceKind,
     Event,
+    Game,
     IllegalAction,
     InvalidAction,
     NotYourTurn,
@@ -32,6 +34,7 @@ from host.games.base import (
     Termination,
 )
 from host.games.black_jack import BlackJack, Declaration, Declare, Draw, Phase, Play
+from host.games.playout import garbage_wire, playout, view_leaks
 from host.scenario import load_scenario, run_scenario
 from protocol.cards import ALL_CARDS, Card, Suit, card, deck_for
 
@@ -414,56 +417,88 @@ def check_view_hides_hands(game: BlackJack) -> None:
         view = game.view(seat)
         assert Counter(view["hand"]) == Counter(c.code for c in game.hands[seat])
         assert {k: v for k, v in view.items() if k not in ("hand", "seat")} == spectator
+        assert view_leaks(game, seat) == set()
 
 
-def check_events(events: Sequence[Event], game: BlackJack) -> None:
+def check_events(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+    """Cards off the stock: positions in public, identities only privately to the receiver."""
     for e in events:
         if e.kind in ("draw", "turn_up") and e.to is None:
             assert e.data["positions"] and "cards" not in e.data
         if e.to is not None:
-            assert e.kind == "draw" and len(e.data["cards"]) == len(e.data["positions"])
+            assert e.kind == "draw" and e.to == e.data["seat"]
+            assert len(e.data["cards"]) == len(e.data["positions"]) == e.data["count"]
 
 
-def playout(seed: int, seats: int, options: Mapping[str, object], limit: int) -> BlackJack:
-    """A random game that plays when it can (so it ends); checks invariants at every step."""
-    rng = random.Random(seed)
-    game = BlackJack(seats=seats, options=options)
-    answer_chance(game, rng)
-    total = tally(game.all_cards())
-    assert total == tally(deck_for(jokers=int(game.options["jokers"]), decks=game.decks))
-    for _ in range(limit):
-        if game.outcome() is not None:
-            break
-        (seat,) = game.to_act()
-        offered = game.legal_actions(seat)
-        assert offered, "the seat to act always has something to do"
-        for action in offered:
-            game.check(seat, action)
-        plays = [a for a in offered if isinstance(a, Play)]
-        action = rng.choice(plays) if plays and rng.random() < 0.9 else offered[0]
-        events = game.apply(seat, action)
-        events += answer_chance(game, rng)
-        check_events(events, game)
-        assert tally(game.all_cards()) == total
-        if rng.random() < 0.2:
-            check_view_hides_hands(game)
-    return game
-
-
-@FAST
+@settings(FAST, max_examples=80)
 @given(seed=st.integers(0, 2**32), seats=st.integers(2, 10), options=OPTIONS)
 def test_random_games_conserve_cards_offer_legal_actions_and_end(
     seed: int, seats: int, options: dict[str, object]
 ) -> None:
-    game = playout(seed, seats, options, limit=3000)
-    outcome = game.outcome()
-    assert outcome is not None, "a game that plays when it can ends"
+    # check=True: card conservation, every offered action passes check(), no view leaks
+    result = playout(
+        BlackJack,
+        seats=seats,
+        rng=random.Random(seed),
+        options=options,
+        check=True,
+        on_step=check_events,
+        max_steps=3000,
+    )
+    game = result.game
+    assert isinstance(game, BlackJack)
+    assert tally(game.all_cards()) == tally(
+        deck_for(jokers=int(game.options["jokers"]), decks=game.decks)
+    )
+    outcome = result.outcome
+    assert outcome is not None, "a random game ends"
     assert game.to_act() == () and game.legal_actions(0) == []
     if outcome.termination is Termination.WENT_OUT:
         (winner,) = outcome.winners
         assert not game.hands[winner]
     if outcome.termination is Termination.RANKED:
         assert outcome.ranking is not None and sorted(outcome.ranking) == list(range(seats))
+    check_view_hides_hands(game)
+
+
+def probe_black_jack(game: BlackJack, seat: int, wire: object) -> None:
+    """Offer ``wire``: a rejection must be typed; an accepted action must keep every card.
+
+    Unlike ``playout.probe`` this does not demand that an accepted action be offered: Black
+    Jack accepts blunders and legal plays that ``legal_actions`` does not enumerate.
+    """
+    try:
+        action = game.parse_action(wire)
+        game.check(seat, action)
+    except RulesError:
+        return
+    trial = copy.deepcopy(game)
+    events = trial.apply(seat, action) + answer_chance(trial, random.Random(0))
+    assert tally(trial.all_cards()) == tally(game.all_cards())
+    blunder = [e for e in events if e.kind == "blunder"]
+    if isinstance(action, Play) and seat not in game.to_act():
+        assert blunder and game.options["blunders"]
+    if blunder:
+        assert Counter(trial.hands[seat]) - Counter(game.hands[seat]) == Counter(
+            card(c) for e in events if e.to == seat for c in e.data["cards"]
+        )
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32), seats=st.integers(2, 6), blunders=st.booleans())
+def test_fuzzed_actions_during_random_games(seed: int, seats: int, blunders: bool) -> None:
+    rng = random.Random(seed)
+
+    def fuzz(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+        assert isinstance(game, BlackJack)
+        if game.chance_request() is None and game.outcome() is None:
+            target = rng.randrange(-1, seats + 1)
+            examples = [a.to_wire() for s in range(seats) for a in game.legal_actions(s)]
+            for _ in range(3):
+                probe_black_jack(game, target, garbage_wire(rng, examples))
+
+    options = {"jokers": 2, "blunders": blunders, "chain": seed % 2 == 0}
+    playout(BlackJack, seats=seats, rng=rng, options=options, on_step=fuzz, max_steps=300)
 
 
 @FAST
@@ -501,15 +536,15 @@ def test_blunders_never_lose_or_duplicate_a_card(
             continue
         events = game.apply(seat, action) + answer_chance(game, rng)
         assert tally(game.all_cards()) == total
-        blunder = [e for e in events if e.kind == "blunder"]
-        if blunder:
-            got = Counter(card(c) for e in events if e.to == seat for c in e.data["cards"])
+        got = Counter(card(c) for e in events if e.to == seat for c in e.data["cards"])
+        if any(e.kind == "blunder" for e in events):  # taken back: the hand only grows
             assert Counter(game.hands[seat]) == before + got
             assert sum(got.values()) <= 2 + sum(
                 e.data["count"] for e in events if e.kind == "draw" and e.data["reason"] == "pickup"
             )
-        else:
-            assert all(e.kind != "blunder" for e in events)
+            event("blunder")
+        else:  # a legal play: exactly its cards left the hand
+            assert Counter(game.hands[seat]) == before - Counter(cards) + got
 
 
 JSON = st.recursive(
