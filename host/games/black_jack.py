@@ -201,8 +201,11 @@ def _say_field(wire: Mapping[str, object], key: str, *, required: bool) -> Decla
         raise InvalidAction(f"{key!r} must be 'last_card' or 'cards', not {raw!r}") from None
 
 
-_FIELDS = {"play": {"type", "cards", "suit", "declare", "say"}, "draw": {"type", "say"}}
-_FIELDS["declare"] = {"type", "what"}
+_FIELDS: dict[str, frozenset[str]] = {
+    "play": frozenset({"type", "cards", "suit", "declare", "say"}),
+    "draw": frozenset({"type", "say"}),
+    "declare": frozenset({"type", "what"}),
+}
 
 
 # --------------------------------------------------------------------------- the game
