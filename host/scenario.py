@@ -475,12 +475,19 @@ class ScenarioRunner:
 
         Raises:
             ScenarioFailure: an unexpected error, a missing expected error, or a failed
-                expectation (view, events, to_act, legal count, outcome).
+                expectation (view, events, to_act, legal count, outcome). A step's
+                expectations are checked after the chance requests it caused are answered,
+                and its events include theirs.
         """
         yield from self._answer_chance()
         for step in self.scenario.steps:
-            yield self._run_step(step)
-            yield from self._answer_chance()
+            result = self._run_step(step)
+            yield result
+            events = list(result.events)
+            for answered in self._answer_chance():
+                events.extend(answered.events)
+                yield answered
+            self._check_step(step, events)
         self._check_outcome()
 
     def _fail(self, step: Step, message: str) -> ScenarioFailure:
@@ -518,7 +525,6 @@ class ScenarioRunner:
                     raise self._fail(
                         step, f"expected error {step.expect_error}, but it was accepted"
                     )
-        self._check_step(step, events)
         return StepResult(
             step.index, step.seat, action, tuple(events), error=error, wire=step.action
         )

@@ -489,7 +489,8 @@ def test_ranking_plays_on_to_a_finishing_order() -> None:
     rng = random.Random(5)
     result = playout(OneCard, seats=4, rng=rng, options={"ranking": True})
     outcome = result.outcome
-    assert outcome is not None and outcome.termination is Termination.RANKED
+    assert outcome is not None
+    assert outcome.termination in (Termination.RANKED, Termination.EXHAUSTED)
     assert outcome.ranking is not None and sorted(outcome.ranking) == [0, 1, 2, 3]
     assert outcome.winners == (outcome.ranking[0],)
 
