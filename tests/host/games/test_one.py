@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import random
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
@@ -23,6 +23,7 @@ from host.games.base import (
     Action,
     ChanceKind,
     Event,
+    Game,
     IllegalAction,
     InvalidAction,
     NotYourTurn,
@@ -31,6 +32,7 @@ from host.games.base import (
     Termination,
 )
 from host.games.one import Bid, DowntownChoice, One, Pass, Phase, Play, card_points
+from host.games.playout import garbage_wire, playout, probe
 from host.scenario import load_scenario, run_scenario
 from protocol.cards import ALL_CARDS, DECK_ONE, Card, Suit, card
 from protocol.errors import LocalProtocolError
@@ -642,80 +644,96 @@ _OPTIONS = st.fixed_dictionaries(
         "target": st.sampled_from([15, 30]),
     }
 )
-MAX_HANDS = 300
 
 
 def codes_in(obj: object) -> set[str]:
     return strings(obj) & _CODES
 
 
-def check_state(game: One, events: list[Event]) -> None:
-    """The invariants that must hold after every deal and every action."""
-    assert Counter(game.all_cards()) == Counter(DECK_ONE)
+def audit(game: One, events: Sequence[Event]) -> None:
+    """ONE's own invariants after a deal or an action.
+
+    The shared driver checks the rest: card conservation, every offered action passes
+    ``check``, no view shows a card hidden from its seat (through ``One.hidden_from``).
+    """
     in_hands = {c.code for hand in game.hands for c in hand}
     if game.phase is not Phase.DEAL and game.centre is not None and not game.centre_taken:
         in_hands.add(game.centre.code)
     for e in events:
-        if e.to is None:
+        if e.to is None:  # public events name only cards already shown to everyone
             assert not codes_in(e.data) & in_hands, e
-        else:
+        else:  # a private event names only its own seat's cards
             assert codes_in(e.data) <= {c.code for c in game.hands[e.to]}, e
         if e.kind == "hand_end":
-            assert sum(e.data["points"]) == 15
-            assert sum(e.data["hand_scores"]) <= 15
+            points, bidder = e.data["points"], e.data["bidder"]
+            assert sum(points) == 15  # the players' points, the centre card included
+            failed = bidder is not None and points[bidder] < e.data["bid"]
+            assert e.data["made"] is (None if bidder is None else not failed)
+            assert e.data["hand_scores"] == [
+                0 if failed and seat == bidder else p for seat, p in enumerate(points)
+            ]
     to_act = game.to_act()
     assert len(to_act) == (game.phase not in (Phase.DEAL, Phase.OVER))
     for seat in range(game.seats):
         legal = game.legal_actions(seat)
-        assert bool(legal) == (seat in to_act)
+        assert bool(legal) == (seat in to_act)  # only the seat to act is offered anything
         for action in legal:
-            game.check(seat, action)
             assert game.parse_action(action.to_wire()) == action
         if seat not in to_act:
             with pytest.raises(NotYourTurn):
                 game.check(seat, Pass())
-    for viewer in [None, *range(game.seats)]:
-        view = game.view(viewer)
-        hidden = {c.code for c in game.hidden_from(viewer)}
-        assert not codes_in(view) & hidden, f"seat {viewer} sees {codes_in(view) & hidden}"
-        if viewer is not None and game.phase is not Phase.DEAL:
-            assert view["hand"] == [c.code for c in game.hands[viewer]]
+        if game.phase is not Phase.DEAL:
+            assert game.view(seat)["hand"] == [c.code for c in game.hands[seat]]
 
 
-def random_match(seats: int, seed: int, options: dict[str, object], *, every: bool) -> One:
-    """Play a random match; with ``every`` check all invariants after every step."""
-    rng = random.Random(seed)
-    game = One(seats=seats, options=options)
-    hands = 0
-    while game.outcome() is None:
-        request = game.chance_request()
-        if request is not None:
-            hands += 1
-            assert hands <= MAX_HANDS, "the match does not end"
-            order = list(request.cards)
-            rng.shuffle(order)
-            dealer = rng.randrange(seats) if request.choose_dealer else None
-            events = game.apply_chance(order, dealer)
-        else:
-            (seat,) = game.to_act()
-            events = game.apply(seat, rng.choice(game.legal_actions(seat)))
-        if every or request is not None:
-            check_state(game, events)
-    return game
+class AuditedOne(One):
+    """ONE auditing its deal events too (the playout driver passes on only action events)."""
+
+    def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
+        events = super().apply_chance(order, dealer)
+        audit(self, events)
+        return events
 
 
 @settings(max_examples=60, deadline=None)
 @given(seats=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), options=_OPTIONS)
-def test_random_matches_keep_every_invariant(
+def test_random_matches_keep_every_invariant_and_end(
     seats: int, seed: int, options: dict[str, object]
 ) -> None:
-    game = random_match(seats, seed, options, every=True)
-    outcome = game.outcome()
-    assert outcome is not None and outcome.termination is Termination.TARGET
+    result = playout(
+        AuditedOne,
+        seats=seats,
+        rng=random.Random(seed),
+        options=options,
+        check=True,
+        on_step=lambda game, seat, action, events: audit(cast(One, game), events),
+    )
+    game = cast(One, result.game)
+    outcome = result.outcome
+    assert outcome is not None, "the match did not end"
+    assert outcome.termination is Termination.TARGET
     (winner,) = outcome.winners
     assert outcome.scores == tuple(game.scores)
     assert game.scores[winner] == max(game.scores) >= game.target
     assert game.chance_request() is None and game.to_act() == ()
+    assert result.chance == game.hand_no
+
+
+@settings(max_examples=10, deadline=None)
+@given(seats=st.integers(2, 4), seed=st.integers(0, 2**32 - 1))
+def test_the_shared_fuzzer_meets_only_typed_errors(seats: int, seed: int) -> None:
+    rng = random.Random(seed)
+    probes = 0
+
+    def fuzz(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+        nonlocal probes
+        examples = [a.to_wire() for s in range(seats) for a in game.legal_actions(s)]
+        for _ in range(3):
+            probe(game, rng.randrange(seats), garbage_wire(rng, examples))  # raises on a bug
+            probes += 1
+
+    result = playout(One, seats=seats, rng=rng, on_step=fuzz, options={"target": 15})
+    assert result.outcome is not None and probes == 3 * result.steps
 
 
 @settings(max_examples=20, deadline=None)
