@@ -689,3 +689,10 @@ def spec_table(types: Mapping[str, type[Message]] | None = None) -> str:
         doc = (cls.__doc__ or "").strip().splitlines()[0]
         lines.append(f"| `{type_name}` | {cls.DIRECTION.value} | {_cell(fields)} | {_cell(doc)} |")
     return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- application types
+
+# Lobby, play, reconnect, chat and fairness-wrapper messages live in their own module; importing
+# it here registers them, so every user of the registry (and the spec table) sees them.
+from protocol import table_messages as _table_messages  # noqa: E402, F401

@@ -1,0 +1,457 @@
+"""Bots: ordinary protocol clients that play from their own view, and ``onecard bot``.
+
+How it works: :class:`ProtocolClient` is a small client over any ``trio.abc.Stream`` (loopback
+TCP/TLS for ``onecard bot``, a socket pair for bots the host runs in-process). It does the
+``hello``/``welcome`` handshake, pings every ``HEARTBEAT_INTERVAL_S``, matches replies to
+requests by ``id`` and hands pushes to a bounded channel. :class:`BotPlayer` consumes the
+pushes: it answers the fair-dealing round like any client (a
+:class:`protocol.fairness.HandVerifier` per hand: commit after HAND_COMMIT, reveal only after a
+verified LOCK, check every DRAW/CARD and the revealed secret), and on each ``state`` in which it
+may act picks an action with :mod:`host.policy` after ``think`` seconds and sends ``act``. It
+sees nothing but what the host sends its seat.
+
+:func:`run_bots` is the plain async function behind ``onecard bot``: connect ``count`` bots,
+join (or create) a table, play until the game is over, resume after a dropped connection.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+import random
+import secrets
+import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+import protocol.table_messages as tm
+from host import policy
+from host.identity import format_fingerprint
+from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role
+from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
+from protocol.fairness import FairnessError, HandVerifier, SignedMessage
+from protocol.framing import NEED_DATA
+from protocol.limits import HEARTBEAT_INTERVAL_S, RECEIVE_CHUNK_BYTES
+from protocol.messages import Error, Hello, Message, Ping, Welcome
+
+__all__ = [
+    "BotPlayer",
+    "ProtocolClient",
+    "RequestError",
+    "connect_stream",
+    "open_client",
+    "run_bots",
+]
+
+log = logging.getLogger(__name__)
+
+#: seconds to wait for a reply to a request
+REPLY_TIMEOUT = 30.0
+#: pushes buffered for the consumer before the reader waits
+PUSH_QUEUE = 256
+#: how often a bot that lost its connection tries to resume, and the pause between tries
+RECONNECT_TRIES = 20
+RECONNECT_PAUSE = 1.0
+
+
+class RequestError(Exception):
+    """The host answered a request with ``error``."""
+
+    def __init__(self, error: Error) -> None:
+        super().__init__(f"{error.code.value}: {error.message}")
+        self.error = error
+        self.code = error.code
+
+
+@dataclass(slots=True)
+class _Waiter:
+    event: trio.Event
+    replies: list[Message]
+
+
+class ProtocolClient:
+    """One client connection; use :func:`open_client`."""
+
+    def __init__(
+        self, stream: trio.abc.Stream, *, software: str = "onecard-bot/0.1.0", keep: bool = False
+    ) -> None:
+        self.stream = stream
+        #: every message received, in order (only with ``keep``; tests and audits use it)
+        self.received: list[Message] | None = [] if keep else None
+        self.software = software
+        self.proto = Connection(role=Role.CLIENT)
+        self._ids = itertools.count(1)
+        self._waiters: dict[int, _Waiter] = {}
+        self._send_lock = trio.Lock()
+        self._push_send, self.pushes = trio.open_memory_channel[Message](PUSH_QUEUE)
+        self.welcome: Welcome | None = None
+        self.closed = trio.Event()
+
+    async def send(self, msg: Message) -> None:
+        async with self._send_lock:
+            await self.stream.send_all(self.proto.send(msg))
+
+    async def request(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> Message:
+        """Send ``msg`` with a fresh id and return the reply; raise :class:`RequestError`."""
+        replies = await self.request_all(msg, timeout=timeout)
+        return replies[0]
+
+    async def request_all(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> list[Message]:
+        """Like :meth:`request`, collecting every ``record_part`` of a multi-part reply."""
+        mid = next(self._ids)
+        waiter = _Waiter(trio.Event(), [])
+        self._waiters[mid] = waiter
+        try:
+            await self.send(type(msg)(**{**_fields(msg), "id": mid}))
+            with trio.fail_after(timeout):
+                await waiter.event.wait()
+        finally:
+            self._waiters.pop(mid, None)
+        first = waiter.replies[0]
+        if isinstance(first, Error):
+            raise RequestError(first)
+        return waiter.replies
+
+    async def _reader(self) -> None:
+        try:
+            while True:
+                msg = self.proto.next_message()
+                if msg is NEED_DATA:
+                    data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
+                    if not data:
+                        return
+                    self.proto.receive_data(bytes(data))
+                    continue
+                assert isinstance(msg, Message)
+                if self.received is not None:
+                    self.received.append(msg)
+                if isinstance(msg, Ping):
+                    await self.send(msg.response())
+                    continue
+                waiter = self._waiters.get(msg.re) if isinstance(msg.re, int) else None
+                if waiter is not None and not waiter.event.is_set():
+                    waiter.replies.append(msg)
+                    if not isinstance(msg, tm.RecordPart) or msg.part + 1 >= msg.parts:
+                        waiter.event.set()
+                    if isinstance(msg, tm.Joined | tm.Resumed):
+                        await self._push_send.send(msg)
+                    continue
+                await self._push_send.send(msg)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, RemoteProtocolError) as exc:
+            log.info("connection ended: %s", exc)
+        finally:
+            self.closed.set()
+            self._push_send.close()
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await trio.sleep(HEARTBEAT_INTERVAL_S)
+            await self.send(Ping())
+
+
+def _fields(msg: Message) -> dict[str, Any]:
+    return {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)}
+
+
+@asynccontextmanager
+async def open_client(
+    stream: trio.abc.Stream, *, software: str = "onecard-bot/0.1.0", keep: bool = False
+) -> AsyncIterator[ProtocolClient]:
+    """Handshake over ``stream`` and run the client's reader and heartbeat while in use."""
+    client = ProtocolClient(stream, software=software, keep=keep)
+    async with trio.open_nursery() as nursery:
+        hello = Hello(protocol=PROTOCOL_NAME, versions=SUPPORTED_VERSIONS, software=software)
+        await client.send(hello)
+        nursery.start_soon(client._reader)
+        first = await client.pushes.receive()
+        if not isinstance(first, Welcome):
+            raise LocalProtocolError(
+                f"expected welcome, got {first.TYPE}", code=ErrorCode.BAD_STATE
+            )
+        client.welcome = first
+        nursery.start_soon(client._heartbeat)
+        try:
+            yield client
+        finally:
+            nursery.cancel_scope.cancel()
+            await trio.aclose_forcefully(stream)
+
+
+class BotPlayer:
+    """Plays one seat from the pushes of a :class:`ProtocolClient`."""
+
+    def __init__(
+        self,
+        client: ProtocolClient,
+        *,
+        table_id: str,
+        kind: str = "heuristic",
+        think: float = 0.0,
+        rng: random.Random | None = None,
+        stay: bool = False,
+    ) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.kind = kind
+        self.think = think
+        self.rng = rng or random.Random()
+        self.stay = stay
+        self.name = ""
+        self.seat: int | None = None
+        self.token: str | None = None
+        self.last_seq = 0
+        self.act_seq = 0
+        self.game_no = 0
+        self.host_pk: bytes | None = None
+        self.verifier: HandVerifier | None = None
+        self.state: tm.StatePush | None = None
+        self.outcome: dict[str, Any] | None = None
+        self.fair_alerts: list[str] = []
+        self.reports = 0
+        self._changed = trio.Event()
+        self._last_action: dict[str, Any] | None = None
+        self._acted_on = -1
+        self._fallback = False
+        self._refusals = 0
+
+    async def join(self, name: str, seat: int | None = None) -> None:
+        reply = await self.client.request(
+            tm.Join(table=self.table_id, name=name, seat=seat, bot=self.kind)
+        )
+        assert isinstance(reply, tm.Joined)
+        self.name, self.seat, self.token = name, reply.seat, reply.token
+
+    async def resume(self, token: str) -> None:
+        reply = await self.client.request(tm.Resume(token=token, last_seq=self.last_seq))
+        assert isinstance(reply, tm.Resumed)
+        self.name, self.seat, self.token = reply.name, reply.seat, token
+        self.act_seq = reply.act_seq
+
+    async def play(self) -> None:
+        """Run until the game is over (or forever with ``stay``) or the connection ends."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._actor)
+            async for push in self.client.pushes:
+                await self._on_push(push)
+                if self.outcome is not None and not self.stay:
+                    break
+            nursery.cancel_scope.cancel()
+
+    async def _on_push(self, push: Message) -> None:
+        seq = getattr(push, "seq", None)
+        if isinstance(seq, int) and not isinstance(push, tm.Resumed | tm.StatePush):
+            self.last_seq = max(self.last_seq, seq)
+        if isinstance(push, tm.StatePush) and push.seat == self.seat:
+            if push.game_no != self.game_no:
+                self.game_no = push.game_no
+                if self.state is not None:
+                    self.act_seq = 0
+            self.state = push
+            self._changed.set()
+        elif isinstance(push, tm.GameStart):
+            self.outcome = None
+            self.act_seq = 0
+            self.game_no = push.game_no
+        elif isinstance(push, tm.GameOver):
+            self.outcome = push.outcome
+        elif isinstance(push, tm.FairPush):
+            await self._on_fair(push)
+
+    async def _on_fair(self, push: tm.FairPush) -> None:
+        try:
+            msg = SignedMessage.from_wire(push.msg)
+            if msg.type == "hand_commit":
+                body = msg.decode()
+                if self.host_pk is None:  # trust on first use, then pinned
+                    self.host_pk = bytes(body["host_pk"])
+                sitting_out = self.seat in push.host_seats
+                self.verifier = HandVerifier(
+                    self.host_pk, pid=None if sitting_out else self.name, table_id=self.table_id
+                )
+            if self.verifier is None:
+                return  # joined mid-hand: wait for the next hand
+            result = self.verifier.receive(msg)
+            if result is not None and not hasattr(result, "code"):
+                self.reports += 1
+            if self.verifier.pid is None:
+                return
+            if msg.type == "hand_commit":
+                body = self.verifier.player_commit()
+                await self.client.send(
+                    tm.FairCommit(table=self.table_id, hand_no=body["hand_no"], c=body["c"])
+                )
+            elif msg.type == "lock":
+                body = self.verifier.reveal()
+                await self.client.send(
+                    tm.FairReveal(table=self.table_id, hand_no=body["hand_no"], r=body["r"])
+                )
+        except FairnessError as exc:
+            self.fair_alerts.append(exc.message)
+            log.warning("bot %s: fairness check failed: %s", self.name, exc.message)
+            self.verifier = None
+
+    async def _actor(self) -> None:
+        while True:
+            await self._changed.wait()
+            self._changed = trio.Event()
+            state = self.state
+            if state is None or not state.legal or state.seq == self._acted_on:
+                continue
+            legal = [dict(a) for a in state.legal]
+            my_turn = state.seat in state.to_act
+            calls = [
+                a for a in legal if a.get("type") in policy.CALL_TYPES and a != self._last_action
+            ]
+            if not my_turn and not calls:
+                continue
+            if self.think > 0:
+                await trio.sleep(self.think)
+                if self.state is not state:
+                    self._changed.set()
+                    continue
+            kind = "random" if self._fallback else self.kind
+            choice = policy.choose(
+                kind, dict(state.view), legal, last=self._last_action, rng=self.rng
+            )
+            if choice is None:
+                continue
+            self._acted_on = state.seq
+            self.act_seq += 1
+            try:
+                await self.client.request(
+                    tm.Act(table=self.table_id, seq=self.act_seq, action=choice)
+                )
+                self._last_action = choice
+                self._fallback = False
+                self._refusals = 0
+            except RequestError as exc:
+                log.info("bot %s: %s refused: %s", self.name, choice, exc)
+                self._fallback = True
+                self._acted_on = -1
+                self._refusals += 1
+                await trio.sleep(min(2.0, 0.05 * 2 ** min(self._refusals, 6)))
+                if self.state is state:
+                    self._changed.set()
+            except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+                return
+
+
+# --------------------------------------------------------------------------- onecard bot
+
+
+async def connect_stream(
+    address: str, port: int, *, insecure: bool, fingerprint: str | None = None
+) -> trio.abc.Stream:
+    """Open a TCP (or TLS 1.3, trust on first use / pinned) stream to a host."""
+    if insecure:
+        return await trio.open_tcp_stream(address, port)
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    stream = await trio.open_ssl_over_tcp_stream(address, port, ssl_context=ctx)
+    await stream.do_handshake()
+    der = stream.getpeercert(binary_form=True)
+    seen = format_fingerprint(der or b"")
+    if fingerprint is not None and seen.lower() != fingerprint.lower():
+        await trio.aclose_forcefully(stream)
+        raise LocalProtocolError(
+            f"host fingerprint {seen} does not match the expected {fingerprint}",
+            code=ErrorCode.FAIRNESS,
+        )
+    return stream
+
+
+async def _one_bot(
+    address: str,
+    port: int,
+    *,
+    insecure: bool,
+    table_id: str,
+    name: str,
+    kind: str,
+    think: float,
+    fingerprint: str | None,
+    joined: trio.Event,
+) -> dict[str, Any]:
+    token: str | None = None
+    last_seq = 0
+    for attempt in range(RECONNECT_TRIES):
+        try:
+            stream = await connect_stream(address, port, insecure=insecure, fingerprint=fingerprint)
+            async with open_client(stream) as client:
+                bot = BotPlayer(client, table_id=table_id, kind=kind, think=think)
+                bot.last_seq = last_seq
+                if token is None:
+                    await bot.join(name)
+                    joined.set()
+                else:
+                    await bot.resume(token)
+                token = bot.token
+                await bot.play()
+                last_seq = bot.last_seq
+                if bot.outcome is not None:
+                    return bot.outcome
+        except (OSError, trio.BrokenResourceError, trio.TooSlowError) as exc:
+            log.info("bot %s: connection failed (%s); retrying", name, exc)
+        if token is None and attempt > 2:
+            break
+        await trio.sleep(RECONNECT_PAUSE)
+    raise LocalProtocolError(f"bot {name} lost the host", code=ErrorCode.TIMEOUT)
+
+
+async def run_bots(
+    *,
+    address: str,
+    port: int,
+    count: int,
+    table_id: str | None = None,
+    create: str | None = None,
+    seats: int | None = None,
+    kind: str = "heuristic",
+    think: float = 0.5,
+    insecure: bool = False,
+    fingerprint: str | None = None,
+) -> list[dict[str, Any]]:
+    """Connect ``count`` bots to a table (or a new ``create`` table); return the outcomes.
+
+    Raises:
+        RequestError: the host refused (no such table, full, bad game).
+        LocalProtocolError: a fingerprint mismatch or a lost host.
+    """
+    if table_id is None:
+        if create is None:
+            raise ValueError("give a table id or a game to create")
+        stream = await connect_stream(address, port, insecure=insecure, fingerprint=fingerprint)
+        async with open_client(stream) as client:
+            reply = await client.request(tm.CreateTable(game=create, seats=seats or count))
+            assert isinstance(reply, tm.TableCreated)
+            table_id = reply.table
+    outcomes: list[dict[str, Any]] = []
+
+    async def one(i: int) -> None:
+        assert table_id is not None
+        joined = trio.Event()
+        outcomes.append(
+            await _one_bot(
+                address,
+                port,
+                insecure=insecure,
+                table_id=table_id,
+                name=f"bot{i + 1}-{secrets.token_hex(2)}",
+                kind=kind,
+                think=think,
+                fingerprint=fingerprint,
+                joined=joined,
+            )
+        )
+
+    async with trio.open_nursery() as nursery:
+        for i in range(count):
+            nursery.start_soon(one, i)
+    return outcomes

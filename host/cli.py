@@ -1,0 +1,206 @@
+"""``onecard host`` and ``onecard bot``: click commands that only parse options.
+
+How it works: each command turns its options into arguments of a plain async function and runs
+it with ``trio.run``: :func:`run_host` (serve until Ctrl-C or SIGTERM, then shut down
+gracefully: clients get ``server_closing``) and :func:`host.bots.run_bots`. Domain errors
+(unreadable key files, a port in use, a refused table) become ``click.ClickException`` so the
+user sees one clean line and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from pathlib import Path
+
+import click
+import platformdirs
+import trio
+
+from host.bots import RequestError, run_bots
+from host.identity import IdentityError
+from host.server import DEFAULT_PORT, HostConfig, HostInfo, serve_host
+from protocol.errors import ProtocolError
+
+__all__ = ["bot_command", "host_command", "run_host"]
+
+APP_NAME = "onecard"
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+async def run_host(config: HostConfig, *, echo: bool = True) -> None:
+    """Serve until SIGINT/SIGTERM, then shut down gracefully."""
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            info: HostInfo = await nursery.start(serve_host, config)
+            if echo:
+                scheme = "tcp (insecure)" if config.insecure else "tls"
+                for address, port in info.addresses:
+                    click.echo(f"onecard host listening on {address}:{port} ({scheme})")
+                click.echo(f"TLS fingerprint: {info.fingerprint}")
+                click.echo(f"fair-dealing key: {info.signing_key_fingerprint}")
+                click.echo(f"data directory: {config.data_dir}")
+            async for _ in signals:
+                if echo:
+                    click.echo("shutting down...")
+                await info.host.shutdown()
+                break
+
+
+@click.command("host", short_help="Run a host for the LAN.")
+@click.option("--bind", default=None, help="Address to listen on (default: every interface).")
+@click.option(
+    "--port",
+    default=DEFAULT_PORT,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="TCP port; 0 picks a free one.",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where keys, the database and hand records live (default: the user data dir).",
+)
+@click.option("--name", default="onecard host", show_default=True, help="Host display name.")
+@click.option("--insecure", is_flag=True, help="Plain TCP instead of TLS 1.3 (trusted LANs only).")
+@click.option(
+    "--turn-timer",
+    type=click.FloatRange(1, 3600),
+    default=None,
+    help="Seconds per turn; on expiry the host plays the default move (default: no timer).",
+)
+@click.option(
+    "--grace",
+    type=click.FloatRange(0, 86400),
+    default=60.0,
+    show_default=True,
+    help="Seconds a disconnected player is waited for before a bot plays for them.",
+)
+@click.option("--no-advertise", is_flag=True, help="Do not announce the host on the LAN.")
+@click.option(
+    "--bot-think",
+    type=click.FloatRange(0, 60),
+    default=0.5,
+    show_default=True,
+    help="Seconds the host's own bots wait before each move.",
+)
+@click.option("--verbose", "-v", is_flag=True, help="Log connections and table events to stderr.")
+def host_command(
+    *,
+    bind: str | None,
+    port: int,
+    data_dir: Path | None,
+    name: str,
+    insecure: bool,
+    turn_timer: float | None,
+    grace: float,
+    no_advertise: bool,
+    bot_think: float,
+    verbose: bool,
+) -> None:
+    """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
+    config = HostConfig(
+        data_dir=data_dir or default_data_dir(),
+        bind=bind,
+        port=port,
+        name=name,
+        insecure=insecure,
+        turn_timer=turn_timer,
+        grace=grace,
+        advertise=not no_advertise,
+        bot_think=bot_think,
+    )
+    try:
+        trio.run(run_host, config)
+    except IdentityError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on port {port}: {exc.strerror or exc}") from None
+
+
+def _split_address(address: str) -> tuple[str, int]:
+    host, sep, port = address.rpartition(":")
+    if not sep:
+        return address, DEFAULT_PORT
+    if not port.isdigit():
+        raise click.BadParameter(f"bad port in {address!r}", param_hint="ADDRESS")
+    return host.strip("[]"), int(port)
+
+
+@click.command("bot", short_help="Run bots against a host.")
+@click.argument("address")
+@click.option(
+    "--count", default=1, show_default=True, type=click.IntRange(1, 16), help="Number of bots."
+)
+@click.option("--table", "table_id", default=None, help="Join this table id.")
+@click.option("--create", default=None, help="Create a table of this game (e.g. one-card).")
+@click.option(
+    "--seats",
+    default=None,
+    type=click.IntRange(1, 16),
+    help="Seats of a created table (default: --count).",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["heuristic", "random"]),
+    default="heuristic",
+    show_default=True,
+    help="Bot policy.",
+)
+@click.option(
+    "--think",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(0, 60),
+    help="Seconds a bot waits before each move.",
+)
+@click.option("--insecure", is_flag=True, help="Plain TCP (the host runs with --insecure).")
+@click.option(
+    "--fingerprint",
+    default=None,
+    help="Expected host TLS fingerprint (SHA256:..); default: trust on first use.",
+)
+def bot_command(
+    *,
+    address: str,
+    count: int,
+    table_id: str | None,
+    create: str | None,
+    seats: int | None,
+    kind: str,
+    think: float,
+    insecure: bool,
+    fingerprint: str | None,
+) -> None:
+    """Connect bots to the host at ADDRESS[:PORT]; exits 0 when their game is over."""
+    if (table_id is None) == (create is None):
+        raise click.UsageError("give exactly one of --table ID or --create GAME")
+    host, port = _split_address(address)
+    try:
+        outcomes = trio.run(
+            lambda: run_bots(
+                address=host,
+                port=port,
+                count=count,
+                table_id=table_id,
+                create=create,
+                seats=seats,
+                kind=kind,
+                think=think,
+                insecure=insecure,
+                fingerprint=fingerprint,
+            )
+        )
+    except RequestError as exc:
+        raise click.ClickException(f"the host refused: {exc}") from None
+    except ProtocolError as exc:
+        raise click.ClickException(exc.message) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot reach {address}: {exc.strerror or exc}") from None
+    if outcomes:
+        click.echo(f"game over: {outcomes[0]}")

@@ -1,0 +1,222 @@
+"""The host's fair-dealing round for one hand, over :class:`protocol.fairness.HandDealer`.
+
+How it works: a :class:`Deal` wraps one ``HandDealer`` and adds what the table needs around it:
+
+* seats whose entropy the host contributes (a seat sitting out after a missed reveal, or one
+  the host plays for) get a host-made ``r`` that is committed at once and revealed after LOCK;
+* :meth:`Deal.progress` moves the round on (LOCK once every commitment is in, REVEALS once every
+  reveal is in) and says when the deck key is known;
+* :meth:`Deal.draws` turns the engine's events into the signed DRAW/CARD messages: every
+  ``[stream, position]`` named in an event's ``positions`` is recorded in order; a position
+  listed by a private event goes to that seat (a private CARD), one shown with its card in a
+  public event is dealt face up, any other goes to nobody (e.g. ONE's centre card);
+* :meth:`Deal.record` is the hand record stored under the data directory and served over the
+  protocol: the host key and every signed message in order, enough for
+  :class:`protocol.fairness.HandVerifier` (``auditor=True``) to check the whole hand.
+
+Everything is deterministic given the secret, the seats' commitments and reveals and the
+engine's events, so a restarted host rebuilds a deal by replaying its journal.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from host.games.base import ChanceRequest, Event
+from protocol.cards import Card, parse_card
+from protocol.fairness import (
+    SCHEME,
+    FairnessError,
+    HandDealer,
+    SeatSecret,
+    SecretLedger,
+    SignedMessage,
+    public_key_bytes,
+    ruleset_id,
+)
+
+__all__ = ["Deal", "FairnessError", "new_host_secret", "signed_to_wire"]
+
+log = logging.getLogger(__name__)
+
+RECORD_FORMAT = "onecard-hand-record/1"
+
+
+def new_host_secret() -> bytes:
+    return secrets.token_bytes(32)
+
+
+def signed_to_wire(msg: SignedMessage) -> list[Any]:
+    return msg.to_wire()
+
+
+class Deal:
+    """One hand's commit-reveal round and its signed dealing."""
+
+    def __init__(
+        self,
+        *,
+        signing_key: Ed25519PrivateKey,
+        table_id: str,
+        hand_no: int,
+        game: str,
+        options: Mapping[str, bool | int | str],
+        deck: Sequence[Card],
+        names: Sequence[str],
+        secret: bytes,
+        host_r: Mapping[int, bytes],
+        ledger: SecretLedger | None = None,
+    ) -> None:
+        self.hand_no = hand_no
+        self.names = list(names)
+        self.dealer = HandDealer(
+            signing_key=signing_key,
+            table_id=table_id,
+            hand_no=hand_no,
+            ruleset_id=ruleset_id(game, dict(options)),
+            deck=list(deck),
+            pids=self.names,
+            secret=secret,
+            ledger=ledger if ledger is not None else SecretLedger(),
+        )
+        self.host_pk = public_key_bytes(signing_key)
+        self.ctx = self.dealer.context.digest
+        self.host_seats = {
+            seat: SeatSecret.from_r(self.ctx, self.names[seat], r) for seat, r in host_r.items()
+        }
+        for seat, sec in self.host_seats.items():
+            self.dealer.accept_commit(self.names[seat], sec.commit_body(hand_no))
+        self.locked = False
+        self.keyed = False
+        self.dealt = False
+        self.voided = False
+
+    # -- the round
+
+    @property
+    def ended(self) -> bool:
+        return self.dealer.ended
+
+    def opening(self) -> list[SignedMessage]:
+        return [self.dealer.hand_commit]
+
+    def commit(self, seat: int, c: bytes) -> None:
+        """A seat's commitment; raises :class:`FairnessError` if refused."""
+        if seat in self.host_seats:
+            raise FairnessError("the host commits for this seat in this hand")
+        self.dealer.accept_commit(self.names[seat], {"hand_no": self.hand_no, "c": c})
+
+    def reveal(self, seat: int, r: bytes) -> None:
+        if not self.locked:
+            raise FairnessError("reveal only after LOCK")
+        if seat in self.host_seats:
+            raise FairnessError("the host reveals for this seat in this hand")
+        self.dealer.accept_reveal(self.names[seat], {"hand_no": self.hand_no, "r": r})
+
+    def missing(self) -> list[int]:
+        """Seats the round is waiting for (commitments first, then reveals)."""
+        pids = self.dealer.missing_reveals() if self.locked else self.dealer.missing_commits()
+        return [self.names.index(p) for p in pids]
+
+    def progress(self) -> list[SignedMessage]:
+        """LOCK and/or REVEALS, as far as the round can go now."""
+        out: list[SignedMessage] = []
+        if not self.locked and not self.dealer.missing_commits():
+            out.append(self.dealer.lock())
+            self.locked = True
+            for seat, sec in self.host_seats.items():
+                self.dealer.accept_reveal(self.names[seat], sec.reveal_body(self.hand_no))
+        if self.locked and not self.keyed and not self.dealer.missing_reveals():
+            out.append(self.dealer.reveals())
+            self.keyed = True
+        return out
+
+    def void(self, missing: Sequence[int], reason: str) -> SignedMessage:
+        self.voided = True
+        return self.dealer.void(reason, [self.names[s] for s in missing])
+
+    # -- dealing
+
+    def answer(self, request: ChanceRequest) -> tuple[list[Card], int | None, list[SignedMessage]]:
+        ans = self.dealer.answer(request)
+        self.dealt = True
+        return ans.order, ans.dealer, ans.messages
+
+    def draws(self, events: Sequence[Event]) -> list[tuple[int | None, SignedMessage]]:
+        """Signed DRAW (public) and CARD (private) messages for the stock cards in ``events``."""
+        owner: dict[tuple[int, int], int] = {}
+        shown: set[tuple[int, int]] = set()
+        named: list[tuple[int, int]] = []
+        for ev in events:
+            positions = _positions(ev.data.get("positions"))
+            if ev.to is not None:
+                for p in positions:
+                    owner[p] = ev.to
+                continue
+            named.extend(positions)
+            faces = ev.data.get("cards", ev.data.get("card"))
+            count = len(faces) if isinstance(faces, list) else (1 if isinstance(faces, str) else 0)
+            if positions and count == len(positions):
+                shown.update(positions)
+        out: list[tuple[int | None, SignedMessage]] = []
+        for p in sorted(set(named) | set(owner)):
+            public = p in shown and p not in owner
+            to = owner.get(p)
+            try:
+                dealt = self.dealer.record_draw(p[0], p[1], to, public=public)
+            except FairnessError as exc:  # an engine naming positions out of order: log, go on
+                log.error("hand %s: cannot record draw %s: %s", self.hand_no, p, exc)
+                continue
+            out.append((None, dealt.draw))
+            if dealt.private is not None and to is not None:
+                out.append((to, dealt.private))
+        return out
+
+    def end(self) -> SignedMessage:
+        return self.dealer.hand_end()
+
+    # -- the record
+
+    def record(self, table_id: str) -> dict[str, Any]:
+        """The hand record: JSON-ready (bytes as hex), every signed message in sending order."""
+        return {
+            "format": RECORD_FORMAT,
+            "scheme": SCHEME,
+            "table_id": table_id,
+            "hand_no": self.hand_no,
+            "host_pk": self.host_pk.hex(),
+            "pids": list(self.names),
+            "voided": self.voided,
+            "messages": [[m.type, m.body.hex(), m.sig.hex()] for m in self.dealer.messages],
+        }
+
+
+def record_messages(record: Mapping[str, Any]) -> list[SignedMessage]:
+    """The signed messages of a stored record, in order (for an auditor's HandVerifier)."""
+    out = []
+    for t, body, sig in record["messages"]:
+        out.append(SignedMessage(str(t), bytes.fromhex(body), bytes.fromhex(sig)))
+    return out
+
+
+def _positions(raw: object) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    if not isinstance(raw, list):
+        return out
+    for item in raw:
+        if (
+            isinstance(item, list | tuple)
+            and len(item) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in item)
+        ):
+            out.append((int(item[0]), int(item[1])))
+    return out
+
+
+def deck_cards(codes: Sequence[str]) -> list[Card]:
+    return [parse_card(c) for c in codes]

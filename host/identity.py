@@ -1,0 +1,178 @@
+"""The host's long-lived identity: a TLS certificate and an Ed25519 signing key.
+
+How it works: on first start the host generates an ECDSA P-256 key with a self-signed
+certificate (valid for 20 years; P-256 for interoperability with every TLS stack) and an
+Ed25519 key for signing fair-dealing messages. Both are written to the data directory with
+mode 0600 and loaded unchanged on every later start, so the TLS fingerprint that clients pin
+(trust on first use, like SSH ``known_hosts``) and the fairness key that signs hand records
+survive restarts. The fingerprint is the SHA-256 of the DER certificate, shown as
+``SHA256:ab:cd:...``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import ssl
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+from cryptography.x509.oid import NameOID
+
+__all__ = [
+    "CERT_FILE",
+    "KEY_FILE",
+    "SIGNING_KEY_FILE",
+    "HostIdentity",
+    "IdentityError",
+    "format_fingerprint",
+    "load_or_create_identity",
+]
+
+CERT_FILE = "host-cert.pem"
+KEY_FILE = "host-key.pem"
+SIGNING_KEY_FILE = "signing-key.pem"
+#: how long the self-signed certificate is valid
+CERT_LIFETIME = datetime.timedelta(days=20 * 365)
+
+
+class IdentityError(Exception):
+    """The identity files exist but cannot be read or are not what they should be."""
+
+
+def format_fingerprint(der: bytes) -> str:
+    """``SHA256:ab:cd:...`` for a DER certificate (the form players compare aloud)."""
+    digest = hashlib.sha256(der).hexdigest()
+    return "SHA256:" + ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
+
+
+@dataclass(frozen=True, slots=True)
+class HostIdentity:
+    """Paths and keys of one host's identity."""
+
+    cert_path: Path
+    key_path: Path
+    cert_der: bytes
+    signing_key: ed25519.Ed25519PrivateKey
+
+    @property
+    def fingerprint(self) -> str:
+        return format_fingerprint(self.cert_der)
+
+    @property
+    def spki_fingerprint(self) -> str:
+        """``sha256:<hex>`` of the certificate's DER SubjectPublicKeyInfo (``welcome``)."""
+        spki = (
+            x509.load_der_x509_certificate(self.cert_der)
+            .public_key()
+            .public_bytes(
+                serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+            )
+        )
+        return "sha256:" + hashlib.sha256(spki).hexdigest()
+
+    @property
+    def signing_public_key(self) -> bytes:
+        """The raw 32-byte Ed25519 public key (``host_pk`` in the fairness scheme)."""
+        return self.signing_key.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+
+    def server_ssl_context(self) -> ssl.SSLContext:
+        """A TLS 1.3-only server context using the persistent certificate."""
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+        ctx.load_cert_chain(self.cert_path, self.key_path)
+        return ctx
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to a new file created with mode 0600, atomically (tmp + rename)."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def _create_tls(cert_path: Path, key_path: Path, name: str) -> None:
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + CERT_LIFETIME)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("onecard.local")]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    _write_private(
+        key_path,
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ),
+    )
+    _write_private(cert_path, cert.public_bytes(serialization.Encoding.PEM))
+
+
+def _load_signing_key(path: Path) -> ed25519.Ed25519PrivateKey:
+    if not path.exists():
+        key = ed25519.Ed25519PrivateKey.generate()
+        _write_private(
+            path,
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            ),
+        )
+        return key
+    try:
+        loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except (ValueError, TypeError, OSError) as exc:
+        raise IdentityError(f"cannot read the signing key {path}: {exc}") from exc
+    if not isinstance(loaded, ed25519.Ed25519PrivateKey):
+        raise IdentityError(f"{path} is not an Ed25519 private key")
+    return loaded
+
+
+def load_or_create_identity(data_dir: Path, *, name: str = "onecard host") -> HostIdentity:
+    """Load the host identity from ``data_dir``, creating any missing part.
+
+    Raises:
+        IdentityError: a file exists but is unreadable or of the wrong kind.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    cert_path = data_dir / CERT_FILE
+    key_path = data_dir / KEY_FILE
+    if not (cert_path.exists() and key_path.exists()):
+        _create_tls(cert_path, key_path, name)
+    try:
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        tls_key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+    except (ValueError, TypeError, OSError) as exc:
+        raise IdentityError(f"cannot read the TLS identity in {data_dir}: {exc}") from exc
+    if not isinstance(tls_key, ec.EllipticCurvePrivateKey):
+        raise IdentityError(f"{key_path} is not an ECDSA private key")
+    signing_key = _load_signing_key(data_dir / SIGNING_KEY_FILE)
+    return HostIdentity(
+        cert_path=cert_path,
+        key_path=key_path,
+        cert_der=cert.public_bytes(serialization.Encoding.DER),
+        signing_key=signing_key,
+    )

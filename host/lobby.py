@@ -1,0 +1,190 @@
+"""The lobby: the host's tables, by id, and the requests that are not about one seat.
+
+How it works: :class:`Lobby` owns every :class:`host.table.Table` (created over the protocol or
+restored from the store at start-up) and starts each table's timer task in the server's
+nursery. It validates ``create_table`` against the game registry and the game's ``OPTIONS``,
+persists the table before answering, finds the seat a resume token belongs to, serves hand
+records, and seats host-run bots through the server's bot spawner (bots are ordinary protocol
+clients connected in-process, see :mod:`host.bots`).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from host.games import GAMES, find_game
+from host.games.base import OptionError, WireMap
+from host.store import Store
+from host.table import Conn, Table, TableError
+from protocol.errors import ErrorCode
+from protocol.records import dump_record
+
+__all__ = ["HOSTED_BOT_PREFIX", "MAX_TABLES", "BotSpawner", "Lobby"]
+
+#: most tables one host keeps
+MAX_TABLES = 64
+#: seat ``bot`` labels of bots the host itself runs (restarted with the host)
+HOSTED_BOT_PREFIX = "host:"
+
+BotSpawner = Callable[[str, str, int | None, str | None], Awaitable[int]]
+"""``spawn(table_id, kind, seat, resume_token) -> seat``: connect an in-process bot client."""
+
+
+class Lobby:
+    """Every table on this host."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        signing_key: Ed25519PrivateKey,
+        host_name: str,
+        key_fingerprint: str,
+        turn_timer: float | None,
+        grace: float,
+        round_timeout: float,
+        nursery: trio.Nursery,
+    ) -> None:
+        self.store = store
+        self.signing_key = signing_key
+        self.host_name = host_name
+        self.key_fingerprint = key_fingerprint
+        self.turn_timer = turn_timer
+        self.grace = grace
+        self.round_timeout = round_timeout
+        self.nursery = nursery
+        self.tables: dict[str, Table] = {}
+        self.spawn_bot: BotSpawner | None = None
+
+    # ------------------------------------------------------------------ queries
+
+    def games(self) -> list[WireMap]:
+        out = []
+        for name in GAMES:
+            try:
+                cls = find_game(name)
+            except OptionError:
+                continue
+            out.append(
+                {
+                    "name": cls.name,
+                    "title": cls.title,
+                    "min_seats": cls.min_seats,
+                    "max_seats": cls.max_seats,
+                    "options": [spec.to_wire() for spec in cls.OPTIONS],
+                }
+            )
+        return out
+
+    def table_summaries(self) -> list[WireMap]:
+        return [t.summary() for t in self.tables.values()]
+
+    def table(self, table_id: str) -> Table:
+        found = self.tables.get(table_id)
+        if found is None:
+            raise TableError(f"no table {table_id!r}", code=ErrorCode.NOT_FOUND)
+        return found
+
+    async def record_text(self, table_id: str, hand_no: int) -> str:
+        record = await self.store.load_record(table_id, hand_no)
+        if record is None:
+            raise TableError(
+                f"no record of hand {hand_no} at table {table_id!r}", code=ErrorCode.NOT_FOUND
+            )
+        return dump_record(record)
+
+    # ------------------------------------------------------------------ changes
+
+    async def create_table(
+        self,
+        *,
+        game: str,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        name: str | None = None,
+        turn_timer: float | None = None,
+    ) -> Table:
+        """Validate and persist a new table, start its timer task, return it.
+
+        Raises:
+            TableError / OptionError: unknown game, bad seat count or options, host full.
+        """
+        if len(self.tables) >= MAX_TABLES:
+            raise TableError(f"the host has {MAX_TABLES} tables already", code=ErrorCode.FULL)
+        game_cls = find_game(game)
+        table_id = "t" + secrets.token_hex(3)
+        while table_id in self.tables:
+            table_id = "t" + secrets.token_hex(3)
+        table = Table(
+            table_id=table_id,
+            game_cls=game_cls,
+            seats=seats,
+            options=dict(options or {}),
+            store=self.store,
+            signing_key=self.signing_key,
+            turn_timer=self.turn_timer if turn_timer is None else float(turn_timer),
+            grace=self.grace,
+            created=time.time_ns(),
+            name=name or "",
+            round_timeout=self.round_timeout,
+        )
+        await self.store.put_table(table_id, table.created, table.meta())
+        await self._start(table)
+        return table
+
+    async def _start(self, table: Table) -> None:
+        self.tables[table.table_id] = table
+        await self.nursery.start(table.run)
+
+    async def restore(self) -> list[tuple[Table, int]]:
+        """Rebuild every stored table; return the hosted-bot seats to reconnect."""
+        bots: list[tuple[Table, int]] = []
+        for row in await self.store.load_tables():
+            try:
+                game_cls = find_game(str(row.meta["game"]))
+            except OptionError:
+                continue
+            table = Table.restore(
+                row,
+                game_cls=game_cls,
+                store=self.store,
+                signing_key=self.signing_key,
+                grace=self.grace,
+                round_timeout=self.round_timeout,
+            )
+            await self._start(table)
+            await table.after_restore()
+            for seat in table.seats:
+                if seat is not None and (seat.bot or "").startswith(HOSTED_BOT_PREFIX):
+                    bots.append((table, seat.index))
+        return bots
+
+    async def add_bot(self, table_id: str, *, kind: str, seat: int | None) -> tuple[int, str]:
+        """Seat a host-run bot; return its seat and name."""
+        table = self.table(table_id)
+        if self.spawn_bot is None:
+            raise TableError("this host cannot run bots", code=ErrorCode.BAD_STATE)
+        seat_no = await self.spawn_bot(table_id, kind, seat, None)
+        s = table.seats[seat_no]
+        assert s is not None
+        return seat_no, s.name
+
+    async def resume(self, conn: Conn, token: str, last_seq: int, *, re: Any = None) -> Table:
+        for table in self.tables.values():
+            if await table.resume(conn, token, last_seq, re=re) is not None:
+                return table
+        raise TableError("no seat holds that resume token", code=ErrorCode.NOT_FOUND)
+
+    def bot_name(self, table_id: str) -> str:
+        table = self.table(table_id)
+        taken = {s.name.casefold() for s in table.seats if s is not None}
+        n = 1
+        while f"bot-{n}" in taken:
+            n += 1
+        return f"Bot-{n}"

@@ -1,0 +1,364 @@
+"""The trio host: listeners, connection handlers, tables, bots, graceful shutdown.
+
+Embedding API (``onecard play`` runs a host in-process this way)::
+
+    from host.server import HostConfig, serve_host
+
+    async with trio.open_nursery() as nursery:
+        info = await nursery.start(serve_host, HostConfig(data_dir=path, port=0, bind="127.0.0.1"))
+        info.port, info.fingerprint          # where it listens, TLS pin (SHA256:ab:cd:...)
+        table = await info.host.create_table("one-card", seats=3)
+        await info.host.add_bots(table, 2, kind="heuristic")     # in-process bot clients
+        ...                                  # connect a client to ("127.0.0.1", info.port)
+        await info.host.shutdown()           # tells clients server_closing, then returns
+
+``serve_host(config, *, task_status)`` returns after :meth:`Host.shutdown` (or raises
+``Cancelled`` when its nursery is cancelled; state is durable either way: every change is
+committed before it is sent). ``task_status.started`` receives a :class:`HostInfo`.
+
+How it works (trio ``serve_listeners`` / trio-websocket): the accept loop runs in its own
+cancel scope, separate from the nursery that holds the connection handlers, the tables' timer
+tasks and the in-process bots, so shutdown first stops accepting, then sends every connection
+``server_closing`` and lets the writers flush, then cancels the rest. Each handler bounds the
+TLS handshake with ``HANDSHAKE_TIMEOUT_S``, takes a slot of the connection cap (over the cap
+the client gets a ``full`` error), runs a :class:`host.session.Session`, and always closes the
+stream in ``finally``; no exception from one connection can reach the host.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+import protocol.table_messages as tm
+from host.bots import BotPlayer, RequestError, open_client
+from host.identity import HostIdentity, load_or_create_identity
+from host.lobby import HOSTED_BOT_PREFIX, Lobby
+from host.session import CLOSE_FLUSH_TIMEOUT, Session, server_closing
+from host.store import Store
+from host.table import ROUND_TIMEOUT, Table, TableError
+from protocol.errors import ErrorCode
+from protocol.fairness import key_fingerprint
+from protocol.framing import encode_frame
+from protocol.limits import HANDSHAKE_TIMEOUT_S
+from protocol.messages import Error
+
+__all__ = [
+    "DEFAULT_PORT",
+    "MAX_CONNECTIONS",
+    "SHUTDOWN_GRACE",
+    "Host",
+    "HostConfig",
+    "HostInfo",
+    "serve_host",
+]
+
+log = logging.getLogger(__name__)
+
+#: the port ``onecard host`` listens on by default
+DEFAULT_PORT = 7531
+#: concurrent connections a host accepts
+MAX_CONNECTIONS = 64
+#: seconds connections get to receive ``server_closing`` before the host cancels them
+SHUTDOWN_GRACE = 2.0
+#: seconds a client waits before reconnecting after ``server_closing``
+RETRY_AFTER_S = 5
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    """Everything a host needs; the defaults serve a LAN game with no configuration."""
+
+    data_dir: Path
+    bind: str | None = None  #: None: every interface
+    port: int = DEFAULT_PORT  #: 0: any free port
+    name: str = "onecard host"
+    insecure: bool = False  #: plain TCP instead of TLS 1.3
+    turn_timer: float | None = None  #: seconds per turn, None: no timer
+    grace: float = 60.0  #: seconds a disconnected seat is waited for before a bot plays for it
+    advertise: bool = True  #: announce the host on the LAN (client.discover), if available
+    max_connections: int = MAX_CONNECTIONS
+    round_timeout: float = ROUND_TIMEOUT  #: seconds for each fair-deal commit and reveal
+    bot_think: float = 0.5  #: seconds in-process bots wait before acting
+    #: run sqlite in a worker thread (False only for tests on trio's mock clock)
+    store_in_thread: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class HostInfo:
+    """What ``serve_host`` reports once it listens."""
+
+    port: int  #: the (first) bound port
+    addresses: tuple[tuple[str, int], ...]  #: every bound (address, port)
+    fingerprint: str  #: TLS certificate pin, ``SHA256:ab:cd:...``
+    signing_key_fingerprint: str  #: fair-dealing Ed25519 key, as clients show it
+    tls: bool
+    host: Host = field(repr=False)
+
+
+class Host:
+    """A running host: its lobby, connections and shutdown switch."""
+
+    def __init__(self, config: HostConfig, identity: HostIdentity, lobby: Lobby) -> None:
+        self.config = config
+        self.identity = identity
+        self.lobby = lobby
+        self.sessions: set[Session] = set()
+        self._slots = trio.Semaphore(config.max_connections)
+        self._shutdown = trio.Event()
+        self.stopped = trio.Event()
+        lobby.spawn_bot = self._spawn_bot
+
+    # ------------------------------------------------------------------ embedding helpers
+
+    async def create_table(
+        self,
+        game: str,
+        *,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        name: str | None = None,
+        turn_timer: float | None = None,
+    ) -> str:
+        """Create a table (as ``create_table`` over the protocol would); return its id."""
+        table = await self.lobby.create_table(
+            game=game, seats=seats, options=options, name=name, turn_timer=turn_timer
+        )
+        return table.table_id
+
+    async def add_bots(self, table_id: str, count: int, *, kind: str = "heuristic") -> list[int]:
+        """Seat ``count`` in-process bots at a table; return their seats."""
+        return [(await self.lobby.add_bot(table_id, kind=kind, seat=None))[0] for _ in range(count)]
+
+    async def shutdown(self) -> None:
+        """Tell every client ``server_closing``, stop, and return once the host stopped."""
+        self._shutdown.set()
+        await self.stopped.wait()
+
+    # ------------------------------------------------------------------ connections
+
+    async def handle(
+        self, stream: trio.abc.Stream, *, peer: str = "?", trusted: bool = False
+    ) -> None:
+        """Serve one connection; never raises (handler errors are logged)."""
+        try:
+            if isinstance(stream, trio.SSLStream):
+                with trio.fail_after(HANDSHAKE_TIMEOUT_S):
+                    await stream.do_handshake()
+            try:
+                self._slots.acquire_nowait()
+            except trio.WouldBlock:
+                await self._refuse(stream)
+                return
+            try:
+                session = Session(stream, self.lobby, peer=peer, trusted=trusted)
+                self.sessions.add(session)
+                try:
+                    await session.run()
+                finally:
+                    self.sessions.discard(session)
+            finally:
+                self._slots.release()
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
+            pass
+        except Exception:
+            log.exception("connection %s failed", peer)
+        finally:
+            await trio.aclose_forcefully(stream)
+
+    async def _refuse(self, stream: trio.abc.Stream) -> None:
+        """Over the connection cap: one fatal ``full`` error frame, then close."""
+        msg = Error(code=ErrorCode.FULL, message="the host is full", fatal=True)
+        with trio.move_on_after(CLOSE_FLUSH_TIMEOUT):
+            await stream.send_all(encode_frame(msg.to_wire()))
+
+    async def _accept_loop(
+        self, listeners: Sequence[trio.abc.Listener[Any]], nursery: trio.Nursery
+    ) -> None:
+        async def handler(stream: trio.abc.Stream) -> None:
+            await self.handle(stream, peer=_peer_name(stream))
+
+        await trio.serve_listeners(handler, list(listeners), handler_nursery=nursery)
+
+    # ------------------------------------------------------------------ bots
+
+    async def _spawn_bot(
+        self, table_id: str, kind: str, seat: int | None, token: str | None
+    ) -> int:
+        a, b = trio.socket.socketpair()
+        host_end, bot_end = trio.SocketStream(a), trio.SocketStream(b)
+        nursery = self.lobby.nursery
+        nursery.start_soon(
+            functools.partial(self.handle, host_end, peer="in-process bot", trusted=True)
+        )
+        try:
+            seat_no: int = await nursery.start(self._run_bot, bot_end, table_id, kind, seat, token)
+        except RequestError as exc:
+            raise TableError(exc.error.message, code=exc.code) from None
+        return seat_no
+
+    async def _run_bot(
+        self,
+        stream: trio.abc.Stream,
+        table_id: str,
+        kind: str,
+        seat: int | None,
+        token: str | None,
+        *,
+        task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        started = False
+        try:
+            async with open_client(stream, software="onecard-host-bot/0.1.0") as client:
+                bot = BotPlayer(
+                    client, table_id=table_id, kind=kind, stay=True, think=self.config.bot_think
+                )
+                if token is None:
+                    name = self.lobby.bot_name(table_id)
+                    reply = await client.request(
+                        _join(table_id, name, seat, HOSTED_BOT_PREFIX + kind)
+                    )
+                    bot.name, bot.seat = name, getattr(reply, "seat", None)
+                else:
+                    await bot.resume(token)
+                assert bot.seat is not None
+                task_status.started(bot.seat)
+                started = True
+                await bot.play()
+        except RequestError:
+            if not started:
+                raise
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+            pass
+        except Exception:
+            if not started:
+                raise
+            log.exception("in-process bot at %s failed", table_id)
+
+    async def respawn_bot(self, table: Table, seat: int) -> None:
+        s = table.seats[seat]
+        if s is None or s.bot is None:
+            return
+        token = await table.reissue_token(seat)
+        kind = s.bot.removeprefix(HOSTED_BOT_PREFIX)
+        try:
+            await self._spawn_bot(table.table_id, kind, seat, token)
+        except TableError as exc:
+            log.error("cannot restart the bot at %s seat %d: %s", table.table_id, seat, exc)
+
+
+def _join(table_id: str, name: str, seat: int | None, label: str) -> tm.Join:
+    return tm.Join(table=table_id, name=name, seat=seat, bot=label)
+
+
+def _peer_name(stream: trio.abc.Stream) -> str:
+    inner: Any = getattr(stream, "transport_stream", stream)
+    sock = getattr(inner, "socket", None)
+    try:
+        return str(sock.getpeername()) if sock is not None else "?"
+    except OSError:
+        return "?"
+
+
+async def _open_listeners(config: HostConfig, identity: HostIdentity) -> list[Any]:
+    if config.insecure:
+        return list(await trio.open_tcp_listeners(config.port, host=config.bind))
+    ctx = identity.server_ssl_context()
+    return list(await trio.open_ssl_over_tcp_listeners(config.port, ctx, host=config.bind))
+
+
+def _bound(listeners: Sequence[Any]) -> tuple[tuple[str, int], ...]:
+    out = []
+    for listener in listeners:
+        inner = getattr(listener, "transport_listener", listener)
+        name = inner.socket.getsockname()
+        out.append((str(name[0]), int(name[1])))
+    return tuple(out)
+
+
+async def _advertise(info: HostInfo, name: str) -> None:
+    """Hook for LAN discovery: ``client.discover.advertise_host(info, name)`` if it exists."""
+    try:
+        module = importlib.import_module("client.discover")
+    except ImportError:
+        return
+    advertise = getattr(module, "advertise_host", None)
+    if advertise is None:
+        return
+    try:
+        await advertise(info, name)
+    except Exception:
+        log.exception("LAN advertising failed; the host still serves by address")
+
+
+async def serve_host(
+    config: HostConfig, *, task_status: trio.TaskStatus[HostInfo] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Run a host until :meth:`Host.shutdown`; see the module docstring.
+
+    Raises:
+        IdentityError: the key files in the data directory are unreadable.
+        OSError: the port cannot be bound.
+    """
+    identity = load_or_create_identity(config.data_dir, name=config.name)
+    store = Store(config.data_dir, in_thread=config.store_in_thread)
+    await store.open()
+    host: Host | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            lobby = Lobby(
+                store=store,
+                signing_key=identity.signing_key,
+                host_name=config.name,
+                key_fingerprint=identity.spki_fingerprint,
+                turn_timer=config.turn_timer,
+                grace=config.grace,
+                round_timeout=config.round_timeout,
+                nursery=nursery,
+            )
+            host = Host(config, identity, lobby)
+            bots = await lobby.restore()
+            listeners = await _open_listeners(config, identity)
+            addresses = _bound(listeners)
+            info = HostInfo(
+                port=addresses[0][1],
+                addresses=addresses,
+                fingerprint=identity.fingerprint,
+                signing_key_fingerprint=key_fingerprint(identity.signing_public_key),
+                tls=not config.insecure,
+                host=host,
+            )
+            accept_scope = trio.CancelScope()
+
+            async def accept() -> None:
+                assert host is not None
+                with accept_scope:
+                    await host._accept_loop(listeners, nursery)
+
+            nursery.start_soon(accept)
+            for table, seat in bots:
+                nursery.start_soon(host.respawn_bot, table, seat)
+            if config.advertise:
+                nursery.start_soon(_advertise, info, config.name)
+            task_status.started(info)
+            await host._shutdown.wait()
+            accept_scope.cancel()
+            closing = server_closing(RETRY_AFTER_S, "the host is shutting down")
+            for session in list(host.sessions):
+                session.close_politely(closing)
+            with trio.move_on_after(SHUTDOWN_GRACE):
+                while any(not s.closed for s in host.sessions if s.peer != "in-process bot"):
+                    await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            await store.close()
+        if host is not None:
+            host.stopped.set()

@@ -1,0 +1,419 @@
+"""One client connection on the host: handshake, reader, bounded writer, dispatch.
+
+How it works (after trio-websocket's ``_handle_connection``): :meth:`Session.run` owns a
+nursery holding the writer task; the reader runs in the handler's own task.
+
+* Handshake: the first frame must be ``hello`` within ``HANDSHAKE_TIMEOUT_S``; the host answers
+  ``welcome`` (version, name, TLS fingerprint, limits).
+* Reader: every read runs under ``fail_after(IDLE_TIMEOUT_S)`` (clients ``ping`` every
+  ``HEARTBEAT_INTERVAL_S``), bytes go through the sans-I/O :class:`protocol.connection.Connection`;
+  each message passes a token-bucket rate limit (chat has its own, stricter one) and is
+  dispatched through a ``{type: handler}`` table. Requests get exactly one reply with ``re``.
+* Writer: everything sent to the client, replies and table pushes alike, goes through one
+  bounded memory channel of message *batches* (``OUTGOING_QUEUE`` batches). Tables queue with
+  ``send_nowait``; a client that stops reading fills the queue and is disconnected (it can
+  resume), never buffered without bound. Each write has its own ``SEND_TIMEOUT``.
+* Errors: a recoverable error (unknown type, bad field, illegal move, rate limit) is answered
+  with a non-fatal ``error`` and the session goes on; a broken stream or a fatal error closes
+  the connection after a last ``error``. Whatever happens, ``finally`` tells the tables the
+  connection went away and closes the stream.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+import protocol.table_messages as tm
+from host.games.base import RulesError, WireMap
+from protocol.connection import Connection, Role
+from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
+from protocol.framing import NEED_DATA
+from protocol.limits import (
+    HANDSHAKE_TIMEOUT_S,
+    IDLE_TIMEOUT_S,
+    MAX_TEXT_LEN,
+    RECEIVE_CHUNK_BYTES,
+    wire_limits,
+)
+from protocol.messages import Error, Hello, Message, Ping, ServerClosing, Welcome, message_from_wire
+
+if TYPE_CHECKING:
+    from host.lobby import Lobby
+    from host.table import Table
+
+__all__ = ["OUTGOING_QUEUE", "SEND_TIMEOUT", "Session", "TokenBucket"]
+
+log = logging.getLogger(__name__)
+
+#: batches of outgoing messages queued per connection before it counts as not reading
+OUTGOING_QUEUE = 64
+#: seconds one write to the client may take
+SEND_TIMEOUT = 20.0
+#: seconds the writer gets to flush a last message (error, server_closing) before closing
+CLOSE_FLUSH_TIMEOUT = 2.0
+#: messages per second a connection may send on average, and the burst allowed
+RATE_PER_SECOND = 20.0
+RATE_BURST = 60.0
+#: chat lines per second on average and the burst allowed
+CHAT_PER_SECOND = 0.5
+CHAT_BURST = 5.0
+#: a connection over its rate limit this many times in a row is closed
+MAX_RATE_STRIKES = 100
+SOFTWARE = "onecard-host/0.1.0"
+
+
+class TokenBucket:
+    """A token bucket on trio's clock: ``take()`` is False when the rate is exceeded."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = trio.current_time()
+
+    def take(self) -> bool:
+        now = trio.current_time()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class _Close(Exception):
+    """Internal: end the session after sending ``msg`` (if any)."""
+
+    def __init__(self, msg: WireMap | None) -> None:
+        super().__init__("close")
+        self.msg = msg
+
+
+class Session:
+    """A connected client. Implements :class:`host.table.Conn`."""
+
+    def __init__(
+        self, stream: trio.abc.Stream, lobby: Lobby, *, peer: str = "?", trusted: bool = False
+    ) -> None:
+        self.stream = stream
+        self.trusted = trusted  # in-process bots: no rate limit
+        self.lobby = lobby
+        self.peer = peer
+        self.proto = Connection(role=Role.HOST)
+        send, receive = trio.open_memory_channel[list[WireMap]](OUTGOING_QUEUE)
+        self._send = send
+        self._receive = receive
+        self._backlog: list[WireMap] = []
+        self.tables: dict[str, Table] = {}
+        self._rate = TokenBucket(RATE_PER_SECOND, RATE_BURST)
+        self._chat_rate = TokenBucket(CHAT_PER_SECOND, CHAT_BURST)
+        self._strikes = 0
+        self._cancel = trio.CancelScope()
+        self._writer_done = trio.Event()
+        self.closed = False
+        self._handlers: dict[type[Message], Callable[[Any], Awaitable[None]]] = {
+            Ping: self._on_ping,
+            tm.ListGames: self._on_list_games,
+            tm.ListTables: self._on_list_tables,
+            tm.CreateTable: self._on_create_table,
+            tm.Join: self._on_join,
+            tm.Leave: self._on_leave,
+            tm.Watch: self._on_watch,
+            tm.AddBot: self._on_add_bot,
+            tm.Ready: self._on_ready,
+            tm.Act: self._on_act,
+            tm.FairCommit: self._on_fair_commit,
+            tm.FairReveal: self._on_fair_reveal,
+            tm.ListRecords: self._on_list_records,
+            tm.GetRecord: self._on_get_record,
+            tm.Resume: self._on_resume,
+            tm.ChatSay: self._on_chat,
+        }
+
+    # ------------------------------------------------------------------ Conn
+
+    def deliver(self, msgs: list[WireMap]) -> bool:
+        """Queue a batch without blocking; a full queue disconnects this client."""
+        if self.closed:
+            return False
+        try:
+            self._send.send_nowait(msgs)
+        except trio.WouldBlock:
+            log.info("%s: not reading; disconnecting", self.peer)
+            self.closed = True
+            self._cancel.cancel()
+            return False
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+        return True
+
+    def deliver_backlog(self, msgs: list[WireMap]) -> None:
+        """Missed messages, sent before anything queued after this call."""
+        self._backlog.extend(msgs)
+        self.deliver([])  # wake the writer
+
+    def close_politely(self, msg: WireMap) -> None:
+        """Send ``msg`` (e.g. ``server_closing``) as the last message, then close."""
+        if self.deliver([msg]):
+            self._send.close()
+
+    # ------------------------------------------------------------------ tasks
+
+    async def run(self) -> None:
+        """Serve the connection until it ends; never raises for anything the client does."""
+        try:
+            with self._cancel:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer)
+                    try:
+                        await self._reader()
+                    except _Close as close:
+                        if close.msg is not None:
+                            self.deliver([close.msg])
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        pass
+                    except trio.TooSlowError:
+                        self.deliver([self._error(ErrorCode.TIMEOUT, "silent for too long")])
+                    finally:
+                        self._send.close()
+                    # let the writer flush the last messages, then stop it
+                    with trio.move_on_after(CLOSE_FLUSH_TIMEOUT):
+                        await self._writer_done.wait()
+                    nursery.cancel_scope.cancel()
+        finally:
+            self.closed = True
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_FLUSH_TIMEOUT):
+                for table in list(self.tables.values()):
+                    await table.disconnected(self)
+            await trio.aclose_forcefully(self.stream)
+
+    async def _writer(self) -> None:
+        try:
+            async for queued in self._receive:
+                batch = queued
+                if self._backlog:
+                    batch, self._backlog = [*self._backlog, *queued], []
+                data = bytearray()
+                for item in batch:
+                    data += self._encode(item)
+                if data:
+                    with trio.fail_after(SEND_TIMEOUT):
+                        await self.stream.send_all(bytes(data))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+            self.closed = True
+            self._cancel.cancel()
+        finally:
+            self._writer_done.set()
+
+    def _encode(self, item: WireMap) -> bytes:
+        try:
+            return self.proto.send(message_from_wire(item))
+        except LocalProtocolError as exc:
+            log.error("%s: cannot send %s: %s", self.peer, item.get("type"), exc)
+            return b""
+
+    async def _reader(self) -> None:
+        with trio.fail_after(HANDSHAKE_TIMEOUT_S):
+            hello = await self._next_message()
+        if not isinstance(hello, Hello):  # the state machine makes this unreachable
+            raise _Close(self._error(ErrorCode.BAD_STATE, "hello first"))
+        assert self.proto.version is not None
+        welcome = Welcome(
+            re=hello.id,
+            version=self.proto.version,
+            host_name=self.lobby.host_name,
+            software=SOFTWARE,
+            fingerprint=self.lobby.key_fingerprint,
+            limits=wire_limits(),
+        )
+        self.deliver([welcome.to_wire()])
+        while True:
+            msg = await self._next_message()
+            if not self.trusted and not self._rate.take():
+                self._strikes += 1
+                if self._strikes > MAX_RATE_STRIKES:
+                    raise _Close(self._error(ErrorCode.RATE_LIMITED, "flooding", fatal=True))
+                self.deliver([self._error(ErrorCode.RATE_LIMITED, "slow down", re=msg.id)])
+                continue
+            self._strikes = 0
+            await self._dispatch(msg)
+
+    async def _next_message(self) -> Message:
+        """The next message from the peer; recoverable errors are answered and skipped."""
+        while True:
+            try:
+                msg = self.proto.next_message()
+            except RemoteProtocolError as exc:
+                reply = self.proto.error_reply(exc).to_wire()
+                if reply.get("fatal"):
+                    raise _Close(reply) from None
+                self.deliver([reply])
+                continue
+            if msg is not NEED_DATA:
+                assert isinstance(msg, Message)
+                return msg
+            with trio.fail_after(IDLE_TIMEOUT_S):
+                data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
+            if not data:
+                raise _Close(None)
+            try:
+                self.proto.receive_data(bytes(data))
+            except RemoteProtocolError as exc:
+                raise _Close(self.proto.error_reply(exc).to_wire()) from None
+
+    async def _dispatch(self, msg: Message) -> None:
+        handler = self._handlers.get(type(msg))
+        if handler is None:
+            if msg.TYPE in ("bye",):
+                raise _Close(None)
+            if msg.TYPE in ("pong", "error"):
+                return
+            self.deliver(
+                [
+                    self._error(
+                        ErrorCode.BAD_STATE, f"the host does not take {msg.TYPE!r}", re=msg.id
+                    )
+                ]
+            )
+            return
+        try:
+            await handler(msg)
+        except (ProtocolError, RulesError) as exc:
+            code = exc.code if isinstance(exc.code, ErrorCode) else ErrorCode.INTERNAL
+            self.deliver([self._error(code, exc.message, re=msg.id)])
+
+    @staticmethod
+    def _error(code: ErrorCode, text: str, *, re: Any = None, fatal: bool | None = None) -> WireMap:
+        return Error(
+            code=code,
+            message=text[:MAX_TEXT_LEN],
+            re=re,
+            fatal=code.fatal if fatal is None else fatal,
+        ).to_wire()
+
+    def _reply(self, msg: Message, reply: Message) -> None:
+        out = reply.to_wire()
+        if msg.id is not None:
+            out["re"] = msg.id
+        self.deliver([out])
+
+    # ------------------------------------------------------------------ handlers
+
+    async def _on_ping(self, msg: Ping) -> None:
+        self.deliver([msg.response().to_wire()])
+
+    async def _on_list_games(self, msg: tm.ListGames) -> None:
+        self._reply(msg, tm.Games(games=tuple(self.lobby.games())))
+
+    async def _on_list_tables(self, msg: tm.ListTables) -> None:
+        self._reply(msg, tm.Tables(tables=tuple(self.lobby.table_summaries())))
+
+    async def _on_create_table(self, msg: tm.CreateTable) -> None:
+        table = await self.lobby.create_table(
+            game=msg.game,
+            seats=msg.seats,
+            options=msg.options,
+            name=msg.name,
+            turn_timer=msg.turn_timer,
+        )
+        self._reply(msg, tm.TableCreated(table=table.table_id, info=table.summary()))
+
+    async def _on_join(self, msg: tm.Join) -> None:
+        table = self.lobby.table(msg.table)
+        self.tables[table.table_id] = table
+        try:
+            await table.join(self, msg.name, msg.seat, msg.bot, re=msg.id)
+        except BaseException:
+            if table.seat_of(self) is None and self not in table.spectators:
+                self.tables.pop(table.table_id, None)
+            raise
+
+    async def _on_leave(self, msg: tm.Leave) -> None:
+        table = self.lobby.table(msg.table)
+        await table.leave(self, re=msg.id)
+        self.tables.pop(table.table_id, None)
+
+    async def _on_watch(self, msg: tm.Watch) -> None:
+        table = self.lobby.table(msg.table)
+        self._reply(msg, tm.Watching(table=table.table_id))
+        self.tables[table.table_id] = table
+        await table.watch(self)
+
+    async def _on_add_bot(self, msg: tm.AddBot) -> None:
+        seat, name = await self.lobby.add_bot(msg.table, kind=msg.kind, seat=msg.seat)
+        self._reply(msg, tm.BotAdded(table=msg.table, seat=seat, name=name))
+
+    async def _on_ready(self, msg: tm.Ready) -> None:
+        table = self._my_table(msg.table)
+        self._reply(msg, tm.Ok())
+        await table.set_ready(self, msg.ready)
+
+    async def _on_act(self, msg: tm.Act) -> None:
+        table = self._my_table(msg.table)
+        applied = await table.act(self, msg.seq, msg.action, re=msg.id)
+        if not applied:
+            self._reply(msg, tm.Ack(table=msg.table, seq=msg.seq, duplicate=True))
+
+    async def _on_fair_commit(self, msg: tm.FairCommit) -> None:
+        table = self._my_table(msg.table)
+        self._reply(msg, tm.Ok())
+        await table.fair_commit(self, msg.hand_no, msg.c)
+
+    async def _on_fair_reveal(self, msg: tm.FairReveal) -> None:
+        table = self._my_table(msg.table)
+        self._reply(msg, tm.Ok())
+        await table.fair_reveal(self, msg.hand_no, msg.r)
+
+    async def _on_list_records(self, msg: tm.ListRecords) -> None:
+        table = self.lobby.table(msg.table)
+        hands = await self.lobby.store.list_records(table.table_id)
+        self._reply(msg, tm.Records(table=table.table_id, hands=tuple(hands)))
+
+    async def _on_get_record(self, msg: tm.GetRecord) -> None:
+        table = self.lobby.table(msg.table)
+        text = await self.lobby.record_text(table.table_id, msg.hand_no)
+        size = tm.RECORD_CHUNK_CHARS
+        chunks = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+        for i, chunk in enumerate(chunks):
+            part = tm.RecordPart(
+                table=table.table_id,
+                hand_no=msg.hand_no,
+                part=i,
+                parts=len(chunks),
+                text=chunk,
+                re=msg.id,
+            ).to_wire()
+            # big records go out with backpressure, one chunk per batch
+            while not self.closed:
+                try:
+                    self._send.send_nowait([part])
+                    break
+                except trio.WouldBlock:
+                    await trio.sleep(0.05)
+
+    async def _on_resume(self, msg: tm.Resume) -> None:
+        table = await self.lobby.resume(self, msg.token, msg.last_seq, re=msg.id)
+        self.tables[table.table_id] = table
+
+    async def _on_chat(self, msg: tm.ChatSay) -> None:
+        table = self._my_table(msg.table)
+        if not self._chat_rate.take():
+            raise LocalProtocolError(
+                "chat is limited to a few lines at a time", code=ErrorCode.RATE_LIMITED
+            )
+        self._reply(msg, tm.Ok())
+        await table.chat(self, msg.text)
+
+    def _my_table(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise LocalProtocolError(f"you are not at table {table_id!r}", code=ErrorCode.BAD_STATE)
+        return table
+
+
+def server_closing(retry_after: int | None, reason: str) -> WireMap:
+    return ServerClosing(retry_after=retry_after, reason=reason).to_wire()

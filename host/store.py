@@ -1,0 +1,303 @@
+"""Durable host state in sqlite: tables, seats and each table's journal.
+
+How it works: every table is event-sourced. Its *journal* is an append-only list of rows
+``(table_id, seq, kind, seat, payload)``; ``payload`` is msgpack. Kinds (see
+:class:`JournalKind`) are the chance outcomes and accepted actions a restarted host replays
+into a fresh engine, the fair-dealing secrets it must still be able to reveal, and the
+messages it sent (public, or private to one seat), which a resuming client receives again
+after its last seq. The table code appends a batch in one transaction and only then sends it:
+commit before broadcast.
+
+sqlite runs in WAL mode with ``synchronous=FULL`` (each commit syncs the WAL, so a commit that
+returned survives a power cut) on one connection used from one worker thread at a time:
+every call goes through ``trio.to_thread.run_sync`` with a ``CapacityLimiter(1)``.
+
+Resume tokens are never stored, only their SHA-256.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgpack
+import trio
+
+__all__ = ["DB_FILE", "JournalKind", "JournalRow", "SeatRow", "Store", "TableRow"]
+
+DB_FILE = "host.sqlite3"
+RECORDS_DIR = "records"
+
+_T = TypeVar("_T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    table_id TEXT PRIMARY KEY,
+    created INTEGER NOT NULL,
+    meta BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    token_hash BLOB,
+    bot TEXT,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS journal (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    seat INTEGER,
+    payload BLOB NOT NULL,
+    PRIMARY KEY (table_id, seq)
+);
+"""
+
+
+class JournalKind(enum.StrEnum):
+    """What a journal row records."""
+
+    #: a new game started at the table (payload: game number, dealer, seat names)
+    GAME = "game"
+    #: a chance outcome applied to the engine (payload: order, dealer)
+    CHANCE = "chance"
+    #: an accepted action (payload: seat, wire action)
+    ACTION = "action"
+    #: fair-dealing state the host must keep (secrets, commitments, reveals)
+    FAIR = "fair"
+    #: a message sent to the table (``seat`` None: public; else private to that seat)
+    MESSAGE = "message"
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRow:
+    seq: int
+    kind: JournalKind
+    seat: int | None
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    seat: int
+    name: str
+    token_hash: bytes | None
+    bot: str | None
+
+
+@dataclass(slots=True)
+class TableRow:
+    table_id: str
+    created: int
+    meta: dict[str, Any]
+    seats: list[SeatRow] = field(default_factory=list)
+    journal: list[JournalRow] = field(default_factory=list)
+
+
+def _pack(obj: object) -> bytes:
+    data = msgpack.packb(obj, use_bin_type=True)
+    assert isinstance(data, bytes)
+    return data
+
+
+def _unpack(data: bytes) -> dict[str, Any]:
+    obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    assert isinstance(obj, dict)
+    return obj
+
+
+class Store:
+    """The host's sqlite database plus the directory of hand records."""
+
+    def __init__(self, data_dir: Path, *, in_thread: bool = True) -> None:
+        """``in_thread=False`` runs sqlite in the trio thread (tests on a mock clock only)."""
+        self.data_dir = data_dir
+        self.in_thread = in_thread
+        self.records_dir = data_dir / RECORDS_DIR
+        self._limiter = trio.CapacityLimiter(1)
+        self._db: sqlite3.Connection | None = None
+
+    # -- lifecycle
+
+    def _open_sync(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.records_dir.mkdir(exist_ok=True)
+        db = sqlite3.connect(self.data_dir / DB_FILE, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.executescript(_SCHEMA)
+        self._db = db
+
+    async def open(self) -> None:
+        await self._run(self._open_sync)
+
+    async def close(self) -> None:
+        def close_sync() -> None:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+        with trio.CancelScope(shield=True):
+            await self._run(close_sync)
+
+    async def _run(self, fn: Callable[[], _T]) -> _T:
+        if not self.in_thread:
+            await trio.lowlevel.checkpoint()
+            return fn()
+        return await trio.to_thread.run_sync(fn, limiter=self._limiter)
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise RuntimeError("the store is not open")
+        return self._db
+
+    # -- writes (each is one transaction)
+
+    async def put_table(self, table_id: str, created: int, meta: dict[str, Any]) -> None:
+        def put() -> None:
+            with self._conn() as db:
+                db.execute("BEGIN")
+                db.execute(
+                    "INSERT INTO tables(table_id, created, meta) VALUES (?, ?, ?) "
+                    "ON CONFLICT(table_id) DO UPDATE SET meta = excluded.meta",
+                    (table_id, created, _pack(meta)),
+                )
+
+        await self._run(put)
+
+    async def put_seat(self, table_id: str, row: SeatRow) -> None:
+        def put() -> None:
+            with self._conn() as db:
+                db.execute("BEGIN")
+                db.execute(
+                    "INSERT OR REPLACE INTO seats(table_id, seat, name, token_hash, bot) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (table_id, row.seat, row.name, row.token_hash, row.bot),
+                )
+
+        await self._run(put)
+
+    async def delete_seat(self, table_id: str, seat: int) -> None:
+        def delete() -> None:
+            with self._conn() as db:
+                db.execute("BEGIN")
+                db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
+
+        await self._run(delete)
+
+    async def append(self, table_id: str, rows: Sequence[JournalRow]) -> None:
+        """Append journal rows in one committed transaction (durable when this returns)."""
+        if not rows:
+            return
+        params = [(table_id, r.seq, r.kind.value, r.seat, _pack(r.payload)) for r in rows]
+
+        def append() -> None:
+            with self._conn() as db:
+                db.execute("BEGIN")
+                db.executemany(
+                    "INSERT INTO journal(table_id, seq, kind, seat, payload) VALUES (?,?,?,?,?)",
+                    params,
+                )
+
+        # a cancelled caller must not leave a half-known state: finish the commit
+        with trio.CancelScope(shield=True):
+            await self._run(append)
+
+    # -- reads
+
+    async def load_tables(self) -> list[TableRow]:
+        """Every table with its seats and whole journal, in creation order."""
+
+        def load() -> list[TableRow]:
+            db = self._conn()
+            tables: dict[str, TableRow] = {}
+            for table_id, created, meta in db.execute(
+                "SELECT table_id, created, meta FROM tables ORDER BY created, table_id"
+            ):
+                tables[table_id] = TableRow(table_id, created, _unpack(meta))
+            for table_id, seat, name, token_hash, bot in db.execute(
+                "SELECT table_id, seat, name, token_hash, bot FROM seats ORDER BY seat"
+            ):
+                if table_id in tables:
+                    tables[table_id].seats.append(SeatRow(seat, name, token_hash, bot))
+            for table_id, seq, kind, seat, payload in db.execute(
+                "SELECT table_id, seq, kind, seat, payload FROM journal ORDER BY table_id, seq"
+            ):
+                if table_id in tables:
+                    tables[table_id].journal.append(
+                        JournalRow(seq, JournalKind(kind), seat, _unpack(payload))
+                    )
+            return list(tables.values())
+
+        return await self._run(load)
+
+    async def messages_after(
+        self, table_id: str, after_seq: int, seat: int | None
+    ) -> list[JournalRow]:
+        """The messages of ``table_id`` after ``after_seq`` that ``seat`` may see, in order."""
+
+        def load() -> list[JournalRow]:
+            rows = self._conn().execute(
+                "SELECT seq, seat, payload FROM journal WHERE table_id = ? AND seq > ? "
+                "AND kind = ? AND (seat IS NULL OR seat = ?) ORDER BY seq",
+                (table_id, after_seq, JournalKind.MESSAGE.value, -1 if seat is None else seat),
+            )
+            return [JournalRow(s, JournalKind.MESSAGE, st, _unpack(p)) for s, st, p in rows]
+
+        return await self._run(load)
+
+    # -- hand records (JSON files in the fairness record format)
+
+    def record_path(self, table_id: str, hand_no: int) -> Path:
+        safe = "".join(ch for ch in table_id if ch.isalnum() or ch in "-_")
+        return self.records_dir / f"{safe}-hand{hand_no:04d}.json"
+
+    async def save_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> Path:
+        path = self.record_path(table_id, hand_no)
+        text = json.dumps(record, indent=1, sort_keys=True)
+
+        def write() -> None:
+            tmp = path.with_suffix(".tmp")
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+
+        with trio.CancelScope(shield=True):
+            await self._run(write)
+        return path
+
+    async def load_record(self, table_id: str, hand_no: int) -> dict[str, Any] | None:
+        path = self.record_path(table_id, hand_no)
+
+        def read() -> dict[str, Any] | None:
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                return None
+            assert isinstance(data, dict)
+            return data
+
+        return await self._run(read)
+
+    async def list_records(self, table_id: str) -> list[int]:
+        prefix = self.record_path(table_id, 0).name.split("-hand")[0] + "-hand"
+
+        def scan() -> list[int]:
+            out = []
+            for p in self.records_dir.glob(prefix + "*.json"):
+                try:
+                    out.append(int(p.stem.rsplit("-hand", 1)[1]))
+                except ValueError:
+                    continue
+            return sorted(out)
+
+        return await self._run(scan)

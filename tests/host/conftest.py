@@ -1,0 +1,79 @@
+"""Fixtures for host tests: a running host on loopback port 0 and protocol clients.
+
+Rules (after trio-websocket's test suite): localhost only, port 0, every wait bounded by
+``fail_after``; anything timed runs on ``autojump_clock`` over in-memory streams (no sockets,
+sqlite in the trio thread), so no test ever depends on wall-clock speed. Test files cannot import
+each other, so helpers are handed out as fixtures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from host.bots import ProtocolClient, open_client
+from host.server import HostConfig, HostInfo, serve_host
+from protocol.fairness import SignedMessage
+
+Connect = Callable[..., AbstractAsyncContextManager[ProtocolClient]]
+
+
+@pytest.fixture
+def host_config(tmp_path: Path) -> HostConfig:
+    return HostConfig(
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        bot_think=0.0,
+        grace=5.0,
+    )
+
+
+@pytest.fixture
+async def host(nursery: trio.Nursery, host_config: HostConfig) -> HostInfo:
+    info: HostInfo = await nursery.start(serve_host, host_config)
+    return info
+
+
+@pytest.fixture
+def connect(host: HostInfo) -> Connect:
+    """``async with connect() as client``: a handshaken client over loopback TCP."""
+
+    @asynccontextmanager
+    async def _connect(*, keep: bool = True) -> AsyncIterator[ProtocolClient]:
+        stream = await trio.open_tcp_stream("127.0.0.1", host.port)
+        async with open_client(stream, keep=keep) as client:
+            yield client
+
+    return _connect
+
+
+@pytest.fixture
+def connect_memory(nursery: trio.Nursery) -> Callable[..., Any]:
+    """``connect_memory(info)``: a client over an in-memory stream (mock-clock safe)."""
+
+    @asynccontextmanager
+    async def _connect(info: HostInfo, *, keep: bool = True) -> AsyncIterator[ProtocolClient]:
+        client_end, host_end = trio.testing.memory_stream_pair()
+        nursery.start_soon(info.host.handle, host_end)
+        async with open_client(client_end, keep=keep) as client:
+            yield client
+
+    return _connect
+
+
+def signed(push: Any) -> SignedMessage:
+    return SignedMessage.from_wire(push.msg)
+
+
+@pytest.fixture
+def decode_signed() -> Callable[[Any], SignedMessage]:
+    return signed

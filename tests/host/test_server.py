@@ -1,0 +1,270 @@
+"""End-to-end games over loopback TCP: bots, scripted clients, spectators, records, leaks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import trio
+
+import protocol.table_messages as tm
+from host.bots import BotPlayer, ProtocolClient, RequestError
+from host.server import HostInfo
+from protocol.cards import CardCodeError, parse_card
+from protocol.errors import ErrorCode
+from protocol.fairness import HandVerifier, SignedMessage
+from protocol.messages import Message
+from protocol.records import verify_record
+
+GAMES = [("one-card", 3), ("one", 2), ("black-jack", 3)]
+
+
+async def until_game_over(client: ProtocolClient, limit: float = 60) -> tm.GameOver:
+    with trio.fail_after(limit):
+        async for push in client.pushes:
+            if isinstance(push, tm.GameOver):
+                return push
+    raise AssertionError("the connection ended before the game did")
+
+
+async def fetch_records(client: ProtocolClient, table: str) -> list[dict[str, Any]]:
+    listing = await client.request(tm.ListRecords(table=table))
+    assert isinstance(listing, tm.Records)
+    out = []
+    for hand in listing.hands:
+        parts = await client.request_all(tm.GetRecord(table=table, hand_no=hand))
+        assert all(isinstance(p, tm.RecordPart) for p in parts)
+        out.append(json.loads("".join(p.text for p in parts if isinstance(p, tm.RecordPart))))
+    return out
+
+
+@pytest.mark.parametrize(("game", "seats"), GAMES)
+async def test_bots_play_a_whole_game_with_verifiable_records(
+    host: HostInfo, connect: Any, game: str, seats: int
+) -> None:
+    table = await host.host.create_table(game, seats=seats)
+    async with connect() as spectator:
+        await spectator.request(tm.Watch(table=table))
+        await host.host.add_bots(table, seats - 1, kind="heuristic")
+        await host.host.add_bots(table, 1, kind="random")
+        over = await until_game_over(spectator)
+        assert over.outcome["winners"]
+        records = await fetch_records(spectator, table)
+    assert records
+    for record in records:
+        verdict = verify_record(record)
+        assert verdict.ok, verdict.message
+    assert any(not r["voided"] for r in records)
+
+
+def card_codes(obj: object) -> Iterator[str]:
+    """Every string inside ``obj`` that is exactly a card code."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str) and len(item) <= 3:
+            try:
+                if parse_card(item).code == item:
+                    yield item
+            except CardCodeError:
+                continue
+
+
+def message_cards(msg: Message) -> tuple[set[str], set[str]]:
+    """(cards this message shows, cards it privately hands to its receiver)."""
+    wire = msg.to_wire()
+    own: set[str] = set()
+    shown = set(card_codes({k: v for k, v in wire.items() if k != "msg"}))
+    if isinstance(msg, tm.FairPush):
+        signed = SignedMessage.from_wire(msg.msg)
+        body = signed.decode()
+        codes = set(card_codes(body))
+        if signed.type == "card":
+            own |= codes
+        else:
+            shown |= codes
+    if isinstance(msg, tm.EventPush) and "to" in msg.event:
+        own |= shown
+        shown = set()
+    return shown, own
+
+
+async def test_no_message_carries_another_seats_hidden_card(host: HostInfo, connect: Any) -> None:
+    """Every card a seat is shown is its own or was public (seen by a spectator) by then."""
+    table = await host.host.create_table("one-card", seats=3)
+    async with connect() as spectator, connect() as a, connect() as b:
+        await spectator.request(tm.Watch(table=table))
+        players = [BotPlayer(a, table_id=table), BotPlayer(b, table_id=table)]
+        await players[0].join("ann")
+        await players[1].join("bob")
+        await host.host.add_bots(table, 1)
+        async with trio.open_nursery() as nursery:
+            for p in players:
+                nursery.start_soon(p.play)
+            await until_game_over(spectator)
+        assert spectator.received is not None
+        public_by_seq: list[tuple[int, set[str]]] = []
+        for msg in spectator.received:
+            shown, own = message_cards(msg)
+            assert not own, f"a spectator got a private message: {msg}"
+            if isinstance(msg, tm.StatePush):
+                assert msg.view.get("hand") is None
+            seq = getattr(msg, "seq", None)
+            if isinstance(seq, int):
+                public_by_seq.append((seq, shown))
+        for player, client in zip(players, (a, b), strict=True):
+            assert client.received is not None
+            mine: set[str] = set()
+            for msg in client.received:
+                shown, own = message_cards(msg)
+                mine |= own
+                if isinstance(msg, tm.StatePush):
+                    assert msg.seat == player.seat
+                    mine |= set(msg.view.get("hand") or [])
+                if isinstance(msg, tm.EventPush) and "to" in msg.event:
+                    assert msg.event["to"] == player.seat
+                seq = getattr(msg, "seq", None)
+                if not isinstance(seq, int):
+                    continue
+                public = set().union(*(s for q, s in public_by_seq if q <= seq))
+                leaked = shown - mine - public
+                assert not leaked, f"{player.name} saw {leaked} in {msg}"
+
+
+async def test_scripted_client_plays_one_card(host: HostInfo, connect: Any) -> None:
+    """A client driving the protocol by hand: join, ready, commit, reveal, act, retry, errors."""
+    table = await host.host.create_table("one-card", seats=2)
+    async with connect() as me:
+        joined = await me.request(tm.Join(table=table, name="alice"))
+        assert isinstance(joined, tm.Joined)
+        await host.host.add_bots(table, 1)
+        await me.request(tm.Ready(table=table))
+        verifier: HandVerifier | None = None
+        seq = 0
+        checked_errors = False
+        with trio.fail_after(60):
+            async for push in me.pushes:
+                if isinstance(push, tm.FairPush):
+                    msg = SignedMessage.from_wire(push.msg)
+                    if msg.type == "hand_commit":
+                        verifier = HandVerifier(msg.decode()["host_pk"], pid="alice")
+                    assert verifier is not None
+                    verifier.receive(msg)
+                    if msg.type == "hand_commit":
+                        body = verifier.player_commit()
+                        await me.request(
+                            tm.FairCommit(table=table, hand_no=push.hand_no, c=body["c"])
+                        )
+                    elif msg.type == "lock":
+                        body = verifier.reveal()
+                        await me.request(
+                            tm.FairReveal(table=table, hand_no=push.hand_no, r=body["r"])
+                        )
+                elif isinstance(push, tm.StatePush) and push.seat == joined.seat:
+                    if joined.seat not in push.to_act or not push.legal:
+                        continue
+                    if not checked_errors:
+                        checked_errors = True
+                        with pytest.raises(RequestError) as bad:
+                            await me.request(
+                                tm.Act(table=table, seq=1, action={"type": "play", "cards": ["XX"]})
+                            )
+                        assert bad.value.code in (ErrorCode.BAD_FIELD, ErrorCode.BAD_CARD)
+                        with pytest.raises(RequestError) as unknown:
+                            await me.request(tm.Act(table=table, seq=1, action={"type": "fly"}))
+                        assert unknown.value.code is ErrorCode.BAD_FIELD
+                    seq += 1
+                    action = dict(push.legal[0])
+                    ack = await me.request(tm.Act(table=table, seq=seq, action=action))
+                    assert isinstance(ack, tm.Ack) and not ack.duplicate
+                    again = await me.request(tm.Act(table=table, seq=seq, action=action))
+                    assert isinstance(again, tm.Ack) and again.duplicate
+                elif isinstance(push, tm.GameOver):
+                    break
+        assert checked_errors
+        assert verifier is not None and verifier.report is not None
+        assert not verifier.report.voided
+
+
+async def test_acting_out_of_turn_is_refused_and_the_game_goes_on(
+    host: HostInfo, connect: Any
+) -> None:
+    table = await host.host.create_table("one-card", seats=2)
+    async with connect() as me:
+        bot = BotPlayer(me, table_id=table)
+        await bot.join("carol")
+        await host.host.add_bots(table, 1)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(bot.play)
+            with trio.fail_after(30):
+                while bot.state is None or bot.seat in bot.state.to_act:
+                    await trio.sleep(0.01)
+            try:
+                await me.request(tm.Act(table=table, seq=10_000, action={"type": "draw"}))
+            except RequestError as exc:
+                assert exc.code in (ErrorCode.NOT_YOUR_TURN, ErrorCode.BAD_STATE)
+            with trio.fail_after(60):
+                while bot.outcome is None:
+                    await trio.sleep(0.01)
+
+
+async def test_lobby_validates_tables_names_and_seats(host: HostInfo, connect: Any) -> None:
+    async with connect() as c:
+        games = await c.request(tm.ListGames())
+        assert isinstance(games, tm.Games)
+        assert {g["name"] for g in games.games} >= {"one-card", "one", "black-jack"}
+        for bad in (
+            tm.CreateTable(game="poker", seats=2),
+            tm.CreateTable(game="one-card", seats=9),
+            tm.CreateTable(game="one-card", seats=2, options={"nonsense": 1}),
+        ):
+            with pytest.raises(RequestError):
+                await c.request(bad)
+        created = await c.request(
+            tm.CreateTable(game="one-card", seats=2, options={"multi_play": "on"})
+        )
+        assert isinstance(created, tm.TableCreated)
+        assert created.info["options"]["multi_play"] is True
+        table = created.table
+        listing = await c.request(tm.ListTables())
+        assert isinstance(listing, tm.Tables)
+        assert table in {t["table"] for t in listing.tables}
+        await c.request(tm.Join(table=table, name="Dan"))
+        async with connect() as other:
+            with pytest.raises(RequestError) as taken:
+                await other.request(tm.Join(table=table, name="dan"))
+            assert taken.value.code is ErrorCode.CONFLICT
+            with pytest.raises(RequestError) as nope:
+                await other.request(tm.Join(table="nope", name="x"))
+            assert nope.value.code is ErrorCode.NOT_FOUND
+        left = await c.request(tm.Leave(table=table))
+        assert isinstance(left, tm.Left)
+        with pytest.raises(RequestError) as chat:
+            await c.request(tm.ChatSay(table=table, text="hi"))
+        assert chat.value.code is ErrorCode.BAD_STATE
+
+
+async def test_chat_reaches_the_table_and_is_rate_limited(host: HostInfo, connect: Any) -> None:
+    table = await host.host.create_table("one-card", seats=2)
+    async with connect() as a, connect() as watcher:
+        await a.request(tm.Join(table=table, name="eve"))
+        await watcher.request(tm.Watch(table=table))
+        limited = 0
+        for i in range(12):
+            try:
+                await a.request(tm.ChatSay(table=table, text=f"line {i}"))
+            except RequestError as exc:
+                assert exc.code is ErrorCode.RATE_LIMITED
+                limited += 1
+        assert limited > 0
+        with trio.fail_after(10):
+            async for push in watcher.pushes:
+                if isinstance(push, tm.ChatLine):
+                    assert (push.name, push.text) == ("eve", "line 0")
+                    break
