@@ -252,7 +252,8 @@ class OneCard(Game):
         self._idle = 0  # consecutive turns that moved no card and had no play
         self._turns = 0  # turn actions taken (see TURN_LIMIT)
         self._outcome: Outcome | None = None
-        self._legal: dict[int, list[Action]] = {}
+        self._legal: dict[int, list[Action]] = {}  # legal_actions cache, reset by every change
+        self._legal_ids: dict[int, frozenset[int]] = {}  # ids of the cached actions
 
     # ------------------------------------------------------------------ chance
 
@@ -268,6 +269,7 @@ class OneCard(Game):
         if request.choose_dealer and (dealer is None or not 0 <= dealer < self.seats):
             raise ValueError("this deal must name the dealer")
         self._legal = {}
+        self._legal_ids = {}
         self._request = None
         events: list[Event] = []
         if request.kind is ChanceKind.RESHUFFLE:
@@ -373,7 +375,8 @@ class OneCard(Game):
                             out.append(Play(perm))
         return out
 
-    def legal_actions(self, seat: int) -> list[Action]:
+    def _legal_for(self, seat: int) -> list[Action]:
+        """The cached legal list (never handed out: callers get a copy)."""
         cached = self._legal.get(seat)
         if cached is None:
             cached = []
@@ -385,12 +388,16 @@ class OneCard(Game):
                 if self._window is not None:
                     cached.append(CALL)
             self._legal[seat] = cached
-        return list(cached)
+            self._legal_ids[seat] = frozenset(map(id, cached))
+        return cached
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        return list(self._legal_for(seat))
 
     def default_action(self, seat: int) -> Action | None:
         """Draw when the seat may (what the host does when a turn timer runs out)."""
-        legal = self.legal_actions(seat)
-        if DRAW in legal:
+        legal = self._legal_for(seat)
+        if any(a is DRAW for a in legal):
             return DRAW
         return legal[0] if legal else None
 
@@ -442,8 +449,11 @@ class OneCard(Game):
             raise IllegalAction(f"{cards[0].code} does not play on {top} (suit {suit})")
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        self.check(seat, action)
+        ids = self._legal_ids.get(seat)
+        if ids is None or id(action) not in ids:  # an offered action object is known legal
+            self.check(seat, action)
         self._legal = {}
+        self._legal_ids = {}
         events: list[Event] = []
         if isinstance(action, Call):
             assert self._window is not None  # check() saw it open

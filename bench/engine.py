@@ -1,0 +1,105 @@
+"""Benchmark of the rules engines: random-playout games per second.
+
+How it works: for every registered game whose engine module exists (or those named with
+``--game``), play ``--games`` seeded random games with :func:`host.games.playout.playout` (the
+same driver the property tests use, without invariant checks) and report games per second, the
+mean number of actions per game and actions per second, single-core, on wall-clock and on CPU
+time (the CPU figure is steadier on a busy machine). With ``--jobs N`` (N > 1) the same games are
+also split over N worker processes and the aggregate games per second is reported.
+
+Run: ``python bench/engine.py [--game one-card] [--seats 2] [--games 400] [--jobs 2]``.
+Target: at least 1,200 two-player One Card games per second on the 2-core reference machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import time
+from dataclasses import dataclass
+
+from host.games import find_game, game_names
+from host.games.playout import playout
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    games: int
+    actions: int
+    unfinished: int
+    wall: float
+    cpu: float
+
+
+def run(name: str, seats: int, games: int, seed: int, options: dict[str, str]) -> Figures:
+    """Play ``games`` random games of ``name`` (seeds ``seed``, ``seed + 1``, ...)."""
+    cls = find_game(name)
+    actions = unfinished = 0
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    for i in range(games):
+        result = playout(cls, seats=seats, rng=random.Random(seed + i), options=options)
+        actions += result.steps
+        unfinished += result.outcome is None
+    return Figures(
+        games, actions, unfinished, time.perf_counter() - wall0, time.process_time() - cpu0
+    )
+
+
+def _run_args(args: tuple[str, int, int, int, dict[str, str]]) -> Figures:
+    return run(*args)
+
+
+def parallel(
+    name: str, *, seats: int, games: int, seed: int, options: dict[str, str], jobs: int
+) -> float:
+    """Games per second with ``jobs`` processes sharing ``games`` games (wall-clock)."""
+    share = -(-games // jobs)
+    work = [(name, seats, share, seed + j * share, options) for j in range(jobs)]
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        pool.map(_run_args, [(name, seats, 2, seed, options)] * jobs)  # warm up the workers
+        t0 = time.perf_counter()
+        done = pool.map(_run_args, work)
+        wall = time.perf_counter() - t0
+    return sum(f.games for f in done) / wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", action="append", help="game name (repeatable; default: all)")
+    parser.add_argument("--seats", type=int, default=2, help="seats per game")
+    parser.add_argument("--games", type=int, default=400, help="games per measurement")
+    parser.add_argument("--seed", type=int, default=1, help="first seed")
+    parser.add_argument("--jobs", type=int, default=1, help="also measure with this many processes")
+    parser.add_argument(
+        "--option", action="append", default=[], help="table option NAME=VALUE (repeatable)"
+    )
+    args = parser.parse_args()
+    options = dict(o.split("=", 1) for o in args.option)
+    names = args.game or game_names()
+    print(f"engine benchmark: {args.seats} seats, {args.games} random games each, seed {args.seed}")
+    for name in names:
+        run(name, args.seats, min(20, args.games), args.seed, options)  # warm up
+        f = run(name, args.seats, args.games, args.seed, options)
+        line = (
+            f"  {name:10} {f.games} games in {f.wall:6.2f} s: {f.games / f.wall:7.0f} games/s "
+            f"(cpu {f.games / f.cpu:7.0f}/s), {f.actions / f.games:6.1f} actions/game, "
+            f"{f.actions / f.cpu:8.0f} actions/s (cpu)"
+        )
+        if f.unfinished:
+            line += f", {f.unfinished} unfinished"
+        print(line, flush=True)
+        if args.jobs > 1:
+            rate = parallel(
+                name,
+                seats=args.seats,
+                games=args.games,
+                seed=args.seed,
+                options=options,
+                jobs=args.jobs,
+            )
+            print(f"  {name:10} {args.jobs} processes: {rate:7.0f} games/s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
