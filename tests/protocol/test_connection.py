@@ -262,6 +262,46 @@ class TestOpen:
 
 
 class TestErrors:
+    @given(
+        state=st.sampled_from([State.AWAIT_HELLO, State.AWAIT_WELCOME, State.OPEN]),
+        role=st.sampled_from(Role),
+        frames=st.lists(
+            st.dictionaries(
+                st.sampled_from(["type", "id", "re", "versions", "code", "fatal", "reason"]),
+                st.none()
+                | st.booleans()
+                | st.integers(-5, 5)
+                | st.text(max_size=8)
+                | st.sampled_from(sorted(MESSAGE_TYPES)),
+            ),
+            max_size=5,
+        ),
+        noise=st.binary(max_size=12),
+    )
+    def test_arbitrary_input_yields_only_messages_or_remote_errors(
+        self, state: State, role: Role, frames: list[dict[str, object]], noise: bytes
+    ) -> None:
+        pair = pair_in(state)
+        conn = pair.client if role is Role.CLIENT else pair.host
+        stream = b"".join(encode_frame(f) for f in frames) + noise
+        try:
+            conn.receive_data(stream)
+            while True:
+                try:
+                    got = conn.next_message()
+                except RemoteProtocolError as err:
+                    if conn.state is State.ERROR:
+                        raise
+                    assert err.code in {ErrorCode.UNKNOWN_TYPE, ErrorCode.BAD_FIELD}
+                    assert not conn.error_reply(err).fatal
+                    continue
+                if got is NEED_DATA:
+                    break
+                assert isinstance(got, Message)
+        except RemoteProtocolError as err:
+            assert conn.state is State.ERROR
+            assert conn.error_reply(err).fatal
+
     def test_errors_are_converted_to_remote_at_the_boundary(self) -> None:
         host = Connection(role=Role.HOST)
         host.receive_data(b"\x00\x00\x00\x01\xc1")

@@ -190,6 +190,41 @@ class TestFrameDecoder:
             assert dec.failed
             assert dec.buffered_bytes == 0
 
+    @given(st.lists(st.binary(max_size=40), max_size=6), st.lists(st.integers(0, 300)))
+    def test_random_bodies_with_valid_headers_yield_only_maps_or_protocol_errors(
+        self, bodies: list[bytes], cuts: list[int]
+    ) -> None:
+        stream = b"".join(len(b).to_bytes(4, "big") + b for b in bodies)
+        dec = FrameDecoder()
+        frames = 0
+        try:
+            for chunk in chunked(stream, cuts):
+                dec.receive_data(chunk)
+                while (frame := dec.next_frame()) is not NEED_DATA:
+                    assert isinstance(frame, dict)
+                    frames += 1
+        except ProtocolError as err:
+            assert err.code in {ErrorCode.MALFORMED, ErrorCode.LIMIT_EXCEEDED}
+        else:
+            assert frames == len(bodies)
+
+    @given(frame_maps, st.data())
+    def test_corrupted_frames_yield_only_maps_or_protocol_errors(
+        self, obj: WireDict, data: st.DataObject
+    ) -> None:
+        frame = bytearray(encode_frame(obj))
+        for _ in range(data.draw(st.integers(1, 4))):
+            index = data.draw(st.integers(0, len(frame) - 1))
+            frame[index] = data.draw(st.integers(0, 255))
+        dec = FrameDecoder()
+        try:
+            dec.receive_data(bytes(frame))
+            result = dec.next_frame()
+        except ProtocolError:
+            assert dec.failed
+        else:
+            assert result is NEED_DATA or isinstance(result, dict)
+
     @given(
         st.integers(MAX_FRAME_BYTES + 1, 2**32 - 1),
         st.lists(st.integers(0, 20), max_size=6),

@@ -165,6 +165,7 @@ class TestRegistry:
 
 class TestRoundTrip:
     @pytest.mark.parametrize("type_name", sorted(MESSAGE_TYPES))
+    @settings(max_examples=15)  # per type: the file stays fast as the registry grows
     @given(data=st.data())
     def test_every_registered_type_survives_encode_and_decode(
         self, type_name: str, data: st.DataObject, strategies: Strategies
@@ -226,6 +227,23 @@ class TestRoundTrip:
 
 
 class TestValidation:
+    @given(data=st.data())
+    def test_arbitrary_field_values_give_a_message_or_a_protocol_error(
+        self, data: st.DataObject, wire_values: st.SearchStrategy[Any]
+    ) -> None:
+        type_name = data.draw(st.sampled_from(sorted(MESSAGE_TYPES)))
+        wire_map: dict[str, Any] = {"type": type_name}
+        for name in [*field_specs(MESSAGE_TYPES[type_name]), "id", "re"]:
+            if data.draw(st.booleans()):
+                wire_map[name] = data.draw(wire_values)
+        try:
+            msg = message_from_wire(wire_map)
+        except LocalProtocolError as err:
+            assert err.code in {ErrorCode.BAD_FIELD, ErrorCode.BAD_CARD}
+        else:
+            assert type_name == msg.TYPE
+            assert message_from_wire(msg.to_wire()) == msg
+
     def test_unknown_type(self) -> None:
         with pytest.raises(LocalProtocolError) as info:
             message_from_wire({"type": "teleport"})
