@@ -33,17 +33,12 @@ from protocol.messages import (
     Pong,
     ServerClosing,
     Welcome,
-    load_message_modules,
     message_from_wire,
     register,
     wire,
 )
 
-MESSAGE_MODULES = load_message_modules()
-"""The ``protocol/*_messages.py`` modules loaded into :data:`MESSAGE_TYPES` (besides messages)."""
-
 __all__ = [
-    "MESSAGE_MODULES",
     "MESSAGE_TYPES",
     "NEED_DATA",
     "PROTOCOL_NAME",

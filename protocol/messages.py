@@ -16,10 +16,10 @@ Rules: invalid values raise ``LocalProtocolError(code=bad_field)`` naming the fi
 for a card code). Unknown map keys are ignored (forward compatibility: a newer peer may add
 optional fields). Absent optional fields take their default. Never subclass a concrete message.
 
-Adding a message type: put it in this module or in a module named ``protocol/<topic>_messages.py``
-(``import protocol`` loads every such module, see :func:`load_message_modules`, so the registry
-is always complete), then regenerate the spec table with ``python -m protocol --write-spec``.
-A custom :class:`Kind` also needs ``examples()`` for the property tests. For example::
+Adding a message type: define it here or in a ``protocol/`` module imported at the bottom of this
+one (like :mod:`protocol.table_messages`), so the registry is complete wherever it is used (a
+test checks), then regenerate the spec with ``python -m protocol --write-spec``. A custom
+:class:`Kind` also needs ``examples()`` for the property tests. For example::
 
     @register
     @dataclass(frozen=True, kw_only=True)
@@ -37,11 +37,9 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
-import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from protocol.cards import Card, parse_card
@@ -87,7 +85,6 @@ __all__ = [
     "Welcome",
     "field_required",
     "field_specs",
-    "load_message_modules",
     "message_from_wire",
     "message_id_of",
     "register",
@@ -515,18 +512,6 @@ def message_from_wire(data: Mapping[str, Any]) -> Message:
         elif field_required(cls, name):
             raise _bad(name, f"missing from {type_name!r}")
     return cls(**kwargs)
-
-
-def load_message_modules() -> list[str]:
-    """Import every ``protocol/*_messages.py`` module (each registers its types on import).
-
-    Called by ``protocol/__init__.py``; returns the module names, sorted.
-    """
-    package = Path(__file__).resolve().parent
-    names = sorted(f"protocol.{p.stem}" for p in package.glob("*_messages.py"))
-    for name in names:
-        importlib.import_module(name)
-    return names
 
 
 def message_id_of(data: Mapping[str, Any]) -> MessageId | None:

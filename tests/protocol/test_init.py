@@ -30,3 +30,21 @@ def test_importing_the_protocol_never_imports_io_or_cli_libraries() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_every_module_that_registers_messages_is_loaded_with_the_registry() -> None:
+    registering = sorted(
+        f"protocol.{path.stem}"
+        for path in (ROOT / "protocol").glob("*.py")
+        if "\n@register\n" in path.read_text(encoding="utf-8")
+    )
+    assert "protocol.messages" in registering
+    code = (
+        "import sys, protocol.messages\n"
+        f"missing = [m for m in {registering!r} if m not in sys.modules]\n"
+        "assert not missing, f'import these at the bottom of protocol/messages.py: {missing}'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
