@@ -408,10 +408,17 @@ class HandDealer:
         return self._public(MessageType.HAND_END, body)
 
     def void(self, reason: str, missing: Sequence[str] | None = None) -> SignedMessage:
-        """Abandon the hand, revealing S and naming the missing seats (default: non-revealers)."""
+        """Abandon the hand, revealing S and naming the missing seats.
+
+        By default the missing seats are those without a commitment (before LOCK) or without
+        a reveal (after it).
+        """
         if self._phase is _Phase.ENDED:
             raise FairnessStateError("the hand already ended")
-        names = list(self.missing_reveals() if missing is None else missing)
+        if missing is None:
+            committing = self._phase is _Phase.COMMITTING
+            missing = self.missing_commits() if committing else self.missing_reveals()
+        names = list(missing)
         for p in names:
             self.context.seat_of(p)
         self._phase = _Phase.ENDED
@@ -463,7 +470,8 @@ class HandVerifier:
     sends :meth:`player_commit` after HAND_COMMIT and :meth:`reveal` after LOCK; the verifier
     refuses to reveal earlier. ``receive`` returns the :class:`Card` of a CARD message, the
     :class:`HandReport` of HAND_END / VOID, otherwise ``None``; any failed check raises a
-    :class:`FairnessError`. An ``auditor`` accepts every seat's CARD messages (records).
+    :class:`FairnessError`. An ``auditor`` accepts every seat's CARD messages (records) and,
+    if ``complete``, requires a CARD for every face-down DRAW to a seat.
     """
 
     def __init__(
@@ -478,6 +486,7 @@ class HandVerifier:
         last_hand_no: int = 0,
         seen_commitments: Collection[bytes] = (),
         auditor: bool = False,
+        complete: bool = True,
         phrase: str | None = None,
         seat_secret: SeatSecret | None = None,
     ) -> None:
@@ -498,6 +507,7 @@ class HandVerifier:
         self._last_hand_no = last_hand_no
         self._seen = set(seen_commitments)
         self.auditor = auditor
+        self.complete = complete
         self._phrase = phrase
         self._preset = seat_secret
         self.context: Context | None = None
@@ -518,6 +528,8 @@ class HandVerifier:
         self._draws: dict[int, _Draw] = {}
         self._cards_seen: dict[int, Card] = {}  # seq of DRAW -> private card received
         self.report: HandReport | None = None
+        #: every message whose signature verified, in order: the evidence of 7.12
+        self.messages: list[SignedMessage] = []
 
     # -- seat actions
     def player_commit(self) -> dict[str, Any]:
@@ -554,6 +566,7 @@ class HandVerifier:
         if self.report is not None:
             raise FairnessStateError(f"{msg.name} after the hand ended")
         msg.verify(self._pk)
+        self.messages.append(msg)
         body = msg.decode()
         if msg.type == MessageType.CARD:
             return self._on_card(msg, body)
@@ -801,6 +814,26 @@ class HandVerifier:
         if got is None or [c.code for c in got] != [c.code for c in want]:
             raise CardMismatchError(f"RESHUFFLE {stream} does not recycle the discard pile")
 
+    def bundle(self) -> dict[str, Any]:
+        """A proof bundle: a minimal hand record of every verified message received so far.
+
+        ``protocol.records.verify_record`` on it names the offending message, or says that
+        the hand was never opened (no HAND_END) when the host withholds ``S``.
+        """
+        if self.context is None:
+            raise FairnessStateError("no verified HAND_COMMIT yet")
+        c = self.context
+        return {
+            "format": "onecard-hand-record/1",
+            "scheme": SCHEME,
+            "table_id": c.table_id,
+            "hand_no": c.hand_no,
+            "pids": list(c.pids),
+            "host_pk": self.host_pk.hex(),
+            "messages": [[m.type, m.body.hex(), m.sig.hex()] for m in self.messages],
+            "partial": True,
+        }
+
     def _open_secret(self, body: Mapping[str, Any], name: str) -> bytes:
         assert self.context is not None
         s = field_b32(body, "secret", name)
@@ -845,7 +878,7 @@ class HandVerifier:
                     f"card at stream {d.stream} position {d.pos} is {c}, derived {want}"
                 )
             checked += 1
-        if self.auditor:
+        if self.auditor and self.complete:
             for seq, d in self._draws.items():
                 if d.card is None and d.to is not None and seq not in self._cards_seen:
                     raise PositionError(f"no CARD for the private DRAW seq {seq}")

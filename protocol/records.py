@@ -216,6 +216,15 @@ def _type_at(rec: Mapping[str, Any], index: int) -> str:
 
 def verify_record(obj: object) -> Verdict:
     """Check a parsed hand record completely; the verdict names the first failure."""
+    try:
+        return _verify(obj)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        # a shape the checks above do not name precisely; still one line, never a traceback
+        rec = obj if isinstance(obj, dict) else {}
+        return _fail(RecordError(f"malformed record ({type(exc).__name__}: {exc})"), None, rec)
+
+
+def _verify(obj: object) -> Verdict:
     if not isinstance(obj, dict):
         return Verdict(False, "not a hand record (not a JSON object)", "RecordError")
     rec: dict[str, Any] = obj
@@ -233,6 +242,7 @@ def verify_record(obj: object) -> Verdict:
             ruleset_id=rec.get("ruleset_id"),
             deck=rec.get("deck"),
             auditor=True,
+            complete=rec.get("partial") is not True,
         )
     except FairnessError as exc:
         return _fail(exc, None, rec)
@@ -280,6 +290,11 @@ def _check_shape(rec: Mapping[str, Any]) -> None:
     for key, kind in (("ruleset_id", str), ("game", str), ("options", dict), ("deck", list)):
         if key in rec and not isinstance(rec[key], kind):
             raise RecordError(f"record field {key!r} has the wrong type")
+    if "deck" in rec and not all(isinstance(c, str) for c in rec["deck"]):
+        raise RecordError("record field 'deck' is not a list of card codes")
+    options = rec.get("options") or {}
+    if not all(isinstance(v, bool | int | str) for v in options.values()):
+        raise RecordError("record field 'options' has a value that is not a bool, int or str")
 
 
 def _check_fields(rec: Mapping[str, Any], v: HandVerifier) -> HandReport:

@@ -470,3 +470,67 @@ def test_body_is_verified_before_decoding() -> None:
     with pytest.raises(SignatureError, match="signature on HAND_COMMIT invalid"):
         v.receive(SignedMessage("hand_commit", wide, d.hand_commit.sig))
     v.receive(d.hand_commit)
+
+
+# --------------------------------------------------------------------------- evidence, purity
+
+
+def test_bundle_is_a_transferable_proof() -> None:
+    from protocol.records import RECORD_FORMAT, verify_record
+
+    t = _setup()
+    t.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54))
+    honest = t.dealer.draw(0, 1)
+    t.broadcast(honest.draw)
+    assert honest.private is not None
+    t.send_to("bob", honest.private)
+    dealt = t.dealer.draw(0, 0)
+    t.broadcast(dealt.draw)
+    assert dealt.private is not None
+    fake = card("QS") if dealt.card is not card("QS") else card("4H")
+    t.send_to("alice", _resign(dealt.private, lambda b: b.__setitem__("card", fake.code)))
+    v = t.verifiers["alice"]
+    end = t.dealer.hand_end()
+    with pytest.raises(CardMismatchError):
+        v.receive(end)
+    t.verifiers["bob"].receive(end)
+    bundle = v.bundle()
+    assert bundle["format"] == RECORD_FORMAT and bundle["partial"] is True
+    verdict = verify_record(bundle)
+    assert not verdict.ok and verdict.failure == "CardMismatchError"
+    assert f"card at stream 0 position 1 is {fake}, derived {dealt.card}" in verdict.message
+    # bob's own bundle of the same hand is valid (partial: only his private cards)
+    assert verify_record(t.verifiers["bob"].bundle()).ok
+
+
+def test_withheld_hand_end_shows_in_the_bundle() -> None:
+    from protocol.records import verify_record
+
+    t = _setup()
+    _deal_some(t, per_seat=1)
+    verdict = verify_record(t.verifiers["carol"].bundle())
+    assert not verdict.ok and verdict.message == "record ends before HAND_END or VOID"
+
+
+def test_void_before_lock_names_seats_without_commitment() -> None:
+    d = _dealer()
+    d.accept_commit("bob", SeatSecret.new(d.context.digest, "bob").commit_body(1))
+    v = HandVerifier(PK)
+    v.receive(d.hand_commit)
+    rep = v.receive(d.void("commit timeout"))
+    assert isinstance(rep, HandReport) and rep.missing == ("alice", "carol")
+    with pytest.raises(FairnessStateError):
+        d.void("again")
+
+
+def test_protocol_fairness_is_sans_io() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, protocol.fairness, protocol.records\n"
+        "bad = [m for m in ('trio', 'socket', 'click') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from host.games.base import ChanceKind, ChanceRequest
 from protocol.cards import DECK_ONE
@@ -192,3 +194,34 @@ def test_load_record_errors(tmp_path: Path) -> None:
         load_record(tmp_path / "c.json")
     with pytest.raises(RecordError, match="cannot read"):
         load_record(tmp_path / "missing.json")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 2**70) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_verify_record_never_raises_on_mutated_fields(data: st.DataObject) -> None:
+    rec = _valid()
+    key = data.draw(st.sampled_from(sorted(rec)))
+    rec[key] = data.draw(_JSON)
+    v = verify_record(rec)
+    assert isinstance(v.ok, bool) and "\n" not in v.message
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_any_flipped_byte_breaks_a_signature(data: st.DataObject) -> None:
+    rec = _valid()
+    i = data.draw(st.integers(0, len(rec["messages"]) - 1))
+    part = data.draw(st.sampled_from([1, 2]))
+    raw = bytearray.fromhex(rec["messages"][i][part])
+    pos = data.draw(st.integers(0, len(raw) - 1))
+    raw[pos] ^= data.draw(st.integers(1, 255))
+    rec["messages"][i][part] = raw.hex()
+    v = verify_record(rec)
+    assert (v.ok, v.failure, v.message_index) == (False, "SignatureError", i)
