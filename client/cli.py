@@ -20,7 +20,7 @@ COMMANDS: dict[str, str] = {
     "host": "host.cli:host_command",
     "bot": "host.cli:bot_command",
     "play": "client.play_cmd:play_command",
-    "join": "client.play_cmd:join_command",
+    "join": "client.join_cmd:join_command",
     "discover": "client.discover:discover_command",
 }
 

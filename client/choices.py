@@ -1,0 +1,206 @@
+"""Numbered choices built from the host's list of legal actions, and parsing what the user types.
+
+How it works: the client never works out what is legal; the host's ``state.legal`` list is the
+whole truth. :func:`build_menu` groups those actions for a person:
+
+* actions that put down a card (``{"type": "play", "cards": [...]}`` or ``"card": ...``) are
+  grouped by their first card; those cards get numbers 1, 2, ... in the order of the hand, and
+  the hand's other cards are shown dimmed without a number;
+* the other actions get a letter when they have a well-known one (``d`` draw, ``c`` the
+  "One Card!" call, ``p`` pass, ``l`` "last card") and otherwise continue the numbering
+  (bids, the downtown question).
+
+A choice holding several actions (a seven with a suit to name, a run of several lengths, a
+joker's declarations, an ace's suit) asks a follow-up question with numbered options: see
+:meth:`Choice.options`. :meth:`Menu.resolve` accepts a number, a letter or a card code (``7S``,
+``7♠``, ``10h``) and answers with the choice or with one line saying what was wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.text import Text
+
+from client.render import SUIT_SYMBOLS, card_text, describe_action
+
+__all__ = ["Choice", "Menu", "build_menu", "normalise_card"]
+
+#: letter shortcuts for non-card actions, by action type
+LETTERS = {"draw": "d", "call": "c", "pass": "p", "declare": "l"}
+_SYMBOL_TO_LETTER = {v: k for k, v in SUIT_SYMBOLS.items()}
+_RANKS = frozenset({"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"})
+
+
+@dataclass(slots=True)
+class Choice:
+    """One thing the user can pick: a key, a label and the legal action(s) behind it."""
+
+    key: str
+    label: Text
+    actions: list[dict[str, Any]]
+    card: str | None = None
+
+    def options(self, *, ascii_only: bool = False) -> list[Text]:
+        """Labels of the follow-up options when this choice holds several actions."""
+        return [describe_action(a, ascii_only=ascii_only) for a in self.actions]
+
+
+@dataclass(slots=True)
+class Menu:
+    """The choices for one ``state`` and the hand to draw with them."""
+
+    choices: list[Choice]
+    hand: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.choices)
+
+    def by_key(self, key: str) -> Choice | None:
+        return next((c for c in self.choices if c.key == key), None)
+
+    def resolve(self, text: str) -> Choice | str:
+        """The choice the user meant by ``text``, or an error line to show.
+
+        >>> m = build_menu({"hand": ["7S", "9H"]}, [{"type": "play", "cards": ["9H"]},
+        ...                                          {"type": "draw"}])
+        >>> m.resolve("1").key, m.resolve("9h").key, m.resolve("d").key
+        ('1', '1', 'd')
+        >>> m.resolve("7S")
+        '7S cannot be played now (pick a numbered card or another move)'
+        """
+        raw = text.strip()
+        if not raw:
+            return "type a number, a card code like 7S, or a letter shown above"
+        key = raw.lower()
+        found = self.by_key(key)
+        if found is not None:
+            return found
+        if key.startswith("b"):
+            value = key.removeprefix("bid").removeprefix("b").strip()
+            for c in self.choices:
+                if any(a.get("type") == "bid" and str(a.get("value")) == value for a in c.actions):
+                    return c
+        code = normalise_card(raw)
+        if code is not None:
+            for c in self.choices:
+                if c.card == code:
+                    return c
+            if code in self.hand:
+                return f"{code} cannot be played now (pick a numbered card or another move)"
+            return f"you do not hold {code}"
+        if raw.isdigit():
+            return f"there is no move {raw}; pick one of the numbers shown"
+        return f"not understood: {raw!r}; type a number, a card code like 7S, or a letter shown"
+
+    def render(self, *, ascii_only: bool = False) -> Text:
+        """The hand (legal cards numbered, others dimmed) and the other moves."""
+        out = Text()
+        card_keys = {c.card: c.key for c in self.choices if c.card is not None}
+        if self.hand:
+            out.append("Your hand: ")
+            for i, code in enumerate(self.hand):
+                if i:
+                    out.append("  ")
+                key = card_keys.get(code)
+                if key is not None:
+                    out.append(f"{key})", style="bold")
+                out.append_text(card_text(code, ascii_only=ascii_only, dim=key is None))
+            out.append("\n")
+        others = [c for c in self.choices if c.card is None]
+        if others:
+            out.append("Moves: ")
+            for i, c in enumerate(others):
+                if i:
+                    out.append("   ")
+                out.append(f"{c.key}) ", style="bold")
+                out.append_text(c.label)
+            out.append("\n")
+        return out
+
+
+def normalise_card(text: str) -> str | None:
+    """A typed card as a wire code (``7s``, ``7♠``, ``10H``, ``jr``), or None.
+
+    >>> normalise_card("7♠"), normalise_card("10h"), normalise_card("qd"), normalise_card("x")
+    ('7S', '10H', 'QD', None)
+    """
+    t = text.strip().upper()
+    if not t:
+        return None
+    if t in ("JR", "JB", "JOKER"):
+        return "JR" if t == "JOKER" else t
+    suit = _SYMBOL_TO_LETTER.get(t[-1], t[-1])
+    rank = t[:-1]
+    if suit in "SHDC" and rank in (
+        "A",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+        "7",
+        "8",
+        "9",
+        "10",
+        "J",
+        "Q",
+        "K",
+    ):
+        return rank + suit
+    return None
+
+
+def _first_card(action: Mapping[str, Any]) -> str | None:
+    if action.get("type") != "play":
+        return None
+    cards = action.get("cards")
+    if isinstance(cards, list) and cards:
+        return str(cards[0])
+    card = action.get("card")
+    return str(card) if card is not None else None
+
+
+def build_menu(
+    view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], *, ascii_only: bool = False
+) -> Menu:
+    """Group ``legal`` into numbered and lettered choices (see the module docstring)."""
+    hand_raw = view.get("hand")
+    hand = [str(c) for c in hand_raw] if isinstance(hand_raw, list) else []
+    by_card: dict[str, list[dict[str, Any]]] = {}
+    others: dict[str, list[dict[str, Any]]] = {}
+    for action in legal:
+        a = dict(action)
+        card = _first_card(a)
+        if card is not None:
+            by_card.setdefault(card, []).append(a)
+            continue
+        kind = str(a.get("type"))
+        group = kind if kind in LETTERS else f"{kind}:{len(others)}"
+        others.setdefault(group, []).append(a)
+    choices: list[Choice] = []
+    order = [c for c in hand if c in by_card] + [c for c in by_card if c not in hand]
+    seen: set[str] = set()
+    for code in order:
+        if code in seen:
+            continue
+        seen.add(code)
+        label = card_text(code, ascii_only=ascii_only)
+        choices.append(Choice(str(len(choices) + 1), label, by_card[code], card=code))
+    number = len(choices)
+    for group, actions in others.items():
+        kind = group.partition(":")[0]
+        if kind in LETTERS:
+            key = LETTERS[kind]
+        else:
+            number += 1
+            key = str(number)
+        label = describe_action(actions[0], ascii_only=ascii_only)
+        if kind == "draw" and view.get("damage"):
+            label = Text(f"draw {view['damage']} (take the attack)")
+        elif kind == "draw" and view.get("pending"):
+            label = Text(f"draw {view['pending']} (take the pick-up)")
+        choices.append(Choice(key, label, actions))
+    return Menu(choices, hand)

@@ -1,0 +1,308 @@
+"""A seat (or spectator) at one table: fair-dealing duties, deal checks, actions, resume.
+
+How it works: a :class:`TableClient` wraps a :class:`client.session.ClientSession` for one
+table. The table loop hands it every push (:meth:`TableClient.handle`); it keeps the table seq
+(``last_seq``, for ``resume``), the seat names, the latest ``state`` and the outcome, and passes
+every ``fair`` push to a :class:`DealChecker`.
+
+:class:`DealChecker` runs one :class:`protocol.fairness.HandVerifier` per hand (section 7 of
+``spec/PROTOCOL.md``): it answers HAND_COMMIT with the seat's commitment, reveals only after a
+verified LOCK, checks every DRAW and CARD as it arrives and the revealed secret at HAND_END,
+where it re-derives the whole deck and compares every card it saw. It also checks that every
+card the host's ``state`` puts in our hand was dealt to us by a signed CARD. Any failure is
+kept (the rest of that hand is not verified) and reported at the hand's end exactly as the
+verifier worded it. Each finished hand's signed messages are saved as a proof bundle
+(``proofs/<table>-hand<N>.json`` under the state directory) that ``onecard verify`` can check.
+The host's Ed25519 key is trusted on the first HAND_COMMIT and pinned for the session.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import protocol.table_messages as tm
+from client.session import ClientSession
+from protocol.cards import Card
+from protocol.fairness import (
+    FairnessError,
+    HandReport,
+    HandVerifier,
+    SignedMessage,
+    key_fingerprint,
+)
+from protocol.messages import Error, Message
+
+__all__ = ["DealChecker", "FairKind", "FairNotice", "TableClient"]
+
+
+class FairKind(enum.Enum):
+    """What a fairness notice reports."""
+
+    #: the hand ended and every check passed
+    VERIFIED = "verified"
+    #: a check failed (the message says which); the hand is not trusted
+    FAILED = "failed"
+    #: the host voided the round (a seat missed its commit or reveal); no cards were dealt
+    VOID = "void"
+    #: a hand we could not check (joined or resumed in the middle of it)
+    UNCHECKED = "unchecked"
+
+
+@dataclass(frozen=True, slots=True)
+class FairNotice:
+    """A fairness result for the user."""
+
+    kind: FairKind
+    hand_no: int
+    message: str
+    fingerprint: str | None = None  #: the final transcript fingerprint (compare aloud)
+    cards_checked: int = 0
+    proof: Path | None = None  #: where the hand's signed messages were saved
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.kind.value,
+            "hand_no": self.hand_no,
+            "message": self.message,
+            "fingerprint": self.fingerprint,
+            "cards_checked": self.cards_checked,
+            "proof": None if self.proof is None else str(self.proof),
+        }
+
+
+class DealChecker:
+    """Checks every hand dealt at one table; see the module docstring."""
+
+    def __init__(self, *, table_id: str, pid: str | None, proofs_dir: Path | None = None) -> None:
+        self.table_id = table_id
+        self.pid = pid
+        self.proofs_dir = proofs_dir
+        self.host_pk: bytes | None = None
+        self.verifier: HandVerifier | None = None
+        self.hand_no = 0
+        self.failure: str | None = None
+        self.received: Counter[str] = Counter()
+        self._seen_commits: set[bytes] = set()
+        self._last_hand_no = 0
+
+    @property
+    def key_fingerprint(self) -> str | None:
+        """The fair-dealing key's fingerprint as the host shows it, once known."""
+        return None if self.host_pk is None else key_fingerprint(self.host_pk)
+
+    def receive(self, push: tm.FairPush) -> tuple[list[Message], list[FairNotice]]:
+        """Check one signed message; return (messages to send, notices for the user)."""
+        try:
+            msg = SignedMessage.from_wire(push.msg)
+        except FairnessError as exc:
+            return [], self._fail(push.hand_no, exc.message)
+        if msg.type == "hand_commit":
+            return self._open(push, msg)
+        if self.verifier is None or push.hand_no != self.hand_no:
+            return [], []  # a hand we joined in the middle of (reported when it opened)
+        if self.failure is not None:
+            return [], self._after_failure(push.hand_no, msg)
+        try:
+            result = self.verifier.receive(msg)
+        except FairnessError as exc:
+            return [], self._fail(push.hand_no, exc.message)
+        if isinstance(result, Card):
+            self.received[result.code] += 1
+        if msg.type == "lock" and self.verifier.seat is not None:
+            body = self.verifier.reveal()
+            return [tm.FairReveal(table=self.table_id, hand_no=body["hand_no"], r=body["r"])], []
+        if isinstance(result, HandReport):
+            return [], [self._finish(result)]
+        return [], []
+
+    def _open(
+        self, push: tm.FairPush, msg: SignedMessage
+    ) -> tuple[list[Message], list[FairNotice]]:
+        self.failure = None
+        self.received = Counter()
+        self.hand_no = push.hand_no
+        try:
+            body = msg.decode()
+            if self.host_pk is None:  # trust on first use, then pinned for this session
+                pk = body.get("host_pk")
+                if not isinstance(pk, bytes | bytearray):
+                    raise FairnessError("HAND_COMMIT carries no host key")
+                self.host_pk = bytes(pk)
+            pids = body.get("pids")
+            seated = self.pid is not None and isinstance(pids, list) and self.pid in pids
+            self.verifier = HandVerifier(
+                self.host_pk,
+                pid=self.pid if seated else None,
+                table_id=self.table_id,
+                last_hand_no=self._last_hand_no,
+                seen_commitments=self._seen_commits,
+            )
+            self.verifier.receive(msg)
+        except FairnessError as exc:
+            self.verifier = None
+            return [], self._fail(push.hand_no, exc.message)
+        self._last_hand_no = push.hand_no
+        self._seen_commits.add(self.verifier.commitment)
+        if self.verifier.seat is None:
+            return [], []
+        body = self.verifier.player_commit()
+        return [tm.FairCommit(table=self.table_id, hand_no=body["hand_no"], c=body["c"])], []
+
+    def _after_failure(self, hand_no: int, msg: SignedMessage) -> list[FairNotice]:
+        """Keep the evidence; at the hand's end, repeat what failed."""
+        if self.verifier is not None:
+            self.verifier.messages.append(msg)
+        if msg.type in ("hand_end", "void"):
+            proof = self._save()
+            text = f"deal NOT verified: {self.failure}"
+            return [FairNotice(FairKind.FAILED, hand_no, text, proof=proof)]
+        return []
+
+    def _fail(self, hand_no: int, message: str) -> list[FairNotice]:
+        self.failure = message
+        proof = self._save()
+        text = f"fairness check failed: {message}"
+        return [FairNotice(FairKind.FAILED, hand_no, text, proof=proof)]
+
+    def check_hand(self, hand: list[str]) -> list[FairNotice]:
+        """Every card the host shows in our hand must have come to us in a signed CARD."""
+        if self.verifier is None or self.verifier.seat is None or self.failure is not None:
+            return []
+        extra = Counter(hand) - self.received
+        if not extra:
+            return []
+        cards = ", ".join(sorted(extra))
+        return self._fail(self.hand_no, f"the host shows {cards} in our hand, never dealt to us")
+
+    def _finish(self, report: HandReport) -> FairNotice:
+        proof = self._save()
+        if report.voided:
+            missing = ", ".join(report.missing) or "nobody"
+            text = f"deal round voided (missing: {missing}); the host's secret opened correctly"
+            return FairNotice(FairKind.VOID, report.hand_no, text, report.fingerprint, 0, proof)
+        text = f"deal verified: {report.cards_checked} cards checked"
+        return FairNotice(
+            FairKind.VERIFIED, report.hand_no, text, report.fingerprint, report.cards_checked, proof
+        )
+
+    def _save(self) -> Path | None:
+        if self.proofs_dir is None or self.verifier is None or self.verifier.context is None:
+            return None
+        bundle = self.verifier.bundle()
+        if self.failure is not None:
+            bundle["client_failure"] = self.failure
+        path = self.proofs_dir / f"{self.table_id}-hand{self.hand_no}.json"
+        try:
+            self.proofs_dir.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(bundle, indent=1), encoding="utf-8")
+        except OSError:
+            return None
+        return path
+
+
+class TableClient:
+    """Our seat (or spectator place) at one table, over a replaceable session."""
+
+    def __init__(
+        self,
+        session: ClientSession,
+        *,
+        table_id: str,
+        name: str | None = None,
+        proofs_dir: Path | None = None,
+    ) -> None:
+        self.session = session
+        self.table_id = table_id
+        self.name = name
+        self.seat: int | None = None
+        self.token: str | None = None
+        self.last_seq = 0
+        self.act_seq = 0
+        self.game_no = 0
+        self.game = ""
+        self.names: list[str] = []
+        self.info: tm.TableInfo | None = None
+        self.state: tm.StatePush | None = None
+        self.outcome: dict[str, Any] | None = None
+        self.checker = DealChecker(table_id=table_id, pid=name, proofs_dir=proofs_dir)
+
+    # ------------------------------------------------------------------ requests
+
+    async def join(self, seat: int | None = None) -> int:
+        """Take a seat as ``self.name``; return it."""
+        assert self.name is not None
+        reply = await self.session.request(tm.Join(table=self.table_id, name=self.name, seat=seat))
+        assert isinstance(reply, tm.Joined)
+        self.seat, self.token = reply.seat, reply.token
+        return reply.seat
+
+    async def watch(self) -> None:
+        await self.session.request(tm.Watch(table=self.table_id))
+
+    async def resume(self, token: str) -> None:
+        """Take the seat back on a fresh session; the host replays what we missed."""
+        reply = await self.session.request(tm.Resume(token=token, last_seq=self.last_seq))
+        assert isinstance(reply, tm.Resumed)
+        self.seat, self.token, self.name = reply.seat, token, reply.name
+        self.checker.pid = reply.name
+        self.act_seq = reply.act_seq
+
+    async def ready(self, ready: bool = True) -> None:
+        await self.session.request(tm.Ready(table=self.table_id, ready=ready))
+
+    async def act(self, action: dict[str, Any]) -> None:
+        """Send one action (a map from ``state.legal``). Raises RequestError if refused."""
+        self.act_seq += 1
+        await self.session.request(tm.Act(table=self.table_id, seq=self.act_seq, action=action))
+
+    async def chat(self, text: str) -> None:
+        await self.session.request(tm.ChatSay(table=self.table_id, text=text))
+
+    # ------------------------------------------------------------------ pushes
+
+    @property
+    def my_turn(self) -> bool:
+        s = self.state
+        return s is not None and s.seat is not None and s.seat in s.to_act and bool(s.legal)
+
+    def name_of(self, seat: object) -> str:
+        if isinstance(seat, int) and 0 <= seat < len(self.names) and self.names[seat]:
+            return self.names[seat]
+        return f"seat {seat}"
+
+    async def handle(self, push: Message) -> list[FairNotice]:
+        """Track one push; answer fair-dealing duties; return fairness notices."""
+        seq = getattr(push, "seq", None)
+        journaled = tm.GameStart | tm.EventPush | tm.FairPush | tm.GameOver
+        if isinstance(push, journaled) and isinstance(seq, int):
+            self.last_seq = max(self.last_seq, seq)
+        if isinstance(push, tm.TableInfo):
+            self.info = push
+            self.game = push.game
+            if not self.names or push.phase in ("waiting", "finished"):
+                self.names = [s["name"] if s else "" for s in push.seats]
+        elif isinstance(push, tm.GameStart):
+            self.game_no, self.game, self.names = push.game_no, push.game, list(push.names)
+            self.outcome = None
+        elif isinstance(push, tm.GameOver):
+            self.outcome = dict(push.outcome)
+        elif isinstance(push, tm.StatePush):
+            self.state = push
+            self.game_no = push.game_no
+            hand = push.view.get("hand")
+            if push.seat is not None and isinstance(hand, list):
+                return self.checker.check_hand([str(c) for c in hand])
+        elif isinstance(push, tm.FairPush):
+            out, notices = self.checker.receive(push)
+            for msg in out:
+                await self.session.send(msg)
+            return notices
+        return []
+
+    def error_text(self, err: Error) -> str:
+        return f"{err.message} ({err.code.value})"

@@ -1,0 +1,308 @@
+"""The two front ends of the table loop: a person at a terminal, and a script speaking NDJSON.
+
+How it works: both implement :class:`client.table_loop.Frontend`. Neither knows any rules.
+
+:class:`HumanUI` prints a log line per event ("Bob plays 7♠"), redraws the table with the
+numbered moves just before it is our turn (and again when the legal moves change), offers the
+out-of-turn calls ("One Card!", "last card") as one letter when the host lists them, asks a
+numbered follow-up question when one card stands for several legal actions (a suit to name, a
+run's length, a joker's identity), and prints the fairness verdict after every hand. Input is
+one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), ``?`` or ``q``.
+
+:class:`JsonUI` writes one JSON object per line for every push (the message's own wire map,
+minus the signed ``fair`` messages, which are summarised as ``fairness`` verdicts) and reads one
+JSON command per line; the format is specified in ``spec/CLIENT-JSON.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any
+
+from rich.console import Console
+from rich.text import Text
+
+import protocol.table_messages as tm
+from client.choices import Choice, Menu, build_menu
+from client.fairplay import FairKind, FairNotice, TableClient
+from client.render import describe_action, describe_event, render_outcome, render_table
+from client.table_loop import Quit
+from protocol.messages import Error, Message
+
+__all__ = ["HELP", "HumanUI", "JsonUI"]
+
+HELP = (
+    "Type the number of a move, a card code (7S, 10H, QD, JR; 7♠ works too) or a letter shown "
+    "(d draw, c call One Card, p pass, l last card). Other commands: t redraw the table, "
+    "say TEXT chat, ? this help, q leave."
+)
+#: action types a seat may send when it is not its turn
+OUT_OF_TURN = frozenset({"call", "declare"})
+
+
+class HumanUI:
+    """The terminal front end; see the module docstring."""
+
+    def __init__(self, console: Console, *, ascii_only: bool = False, watching: bool = False):
+        self.console = console
+        self.ascii_only = ascii_only
+        self.watching = watching
+        self.menu = Menu([])
+        self._shown: str | None = None  # the legal list last drawn with the table
+        self._hinted: str | None = None  # the out-of-turn moves last offered
+        self._pending: Choice | None = None  # a choice waiting for its follow-up answer
+        self._spectator_seen: tuple[int, object] | None = None
+        self._names_shown: tuple[str, ...] = ()
+        self._prompt_open = False
+
+    # ------------------------------------------------------------------ output
+
+    def say(self, text: Text | str, style: str = "") -> None:
+        if self._prompt_open:  # a log line arrived while a prompt waits: keep them apart
+            self._prompt_open = False
+            self.console.print()
+        self.console.print(text, style=style)
+
+    def prompt(self, text: str) -> None:
+        self.console.print(text, end="")
+        self.console.file.flush()
+        self._prompt_open = True
+
+    def info(self, text: str, **fields: Any) -> None:
+        kind = fields.get("kind")
+        self.say(text, style="bold red" if kind == "error" else "dim")
+
+    def _fair(self, notice: FairNotice) -> None:
+        ok = notice.kind in (FairKind.VERIFIED, FairKind.VOID)
+        mark = ("ok" if ok else "!!") if self.ascii_only else ("✓" if ok else "✗")
+        line = Text(f"{mark} hand {notice.hand_no}: {notice.message}")
+        if notice.fingerprint:
+            line.append(f" · transcript {notice.fingerprint}")
+        if notice.kind is FairKind.FAILED and notice.proof is not None:
+            line.append(f" · evidence saved to {notice.proof}")
+        self.say(line, style="green" if ok else "bold red")
+
+    def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
+        me = tc.seat
+        if isinstance(push, tm.EventPush):
+            line = describe_event(push.event, tc.name_of, me=me, ascii_only=self.ascii_only)
+            if line is not None:
+                self.say(line)
+        elif isinstance(push, tm.StatePush):
+            self._on_state(tc, push)
+        elif isinstance(push, tm.GameStart):
+            self.say(f"Game {push.game_no} starts: {', '.join(push.names)}", style="bold")
+        elif isinstance(push, tm.GameOver):
+            self.say(render_outcome(push.outcome, tc.names))
+        elif isinstance(push, tm.TableInfo):
+            self._on_table_info(push)
+        elif isinstance(push, tm.ChatLine):
+            self.say(f"[chat] {push.name}: {push.text}", style="cyan")
+        elif isinstance(push, Error):
+            self.say(f"host: {push.message} ({push.code.value})", style="bold red")
+        for notice in notices:
+            self._fair(notice)
+
+    def _on_table_info(self, info: tm.TableInfo) -> None:
+        if info.phase not in ("waiting", "finished"):
+            return
+        names = tuple(
+            "(empty)" if s is None else s["name"] + ("" if s.get("ready") else " (not ready)")
+            for s in info.seats
+        )
+        if names != self._names_shown:
+            self._names_shown = names
+            self.say(f"Seats at {info.name}: {', '.join(names)}", style="dim")
+
+    def _on_state(self, tc: TableClient, state: tm.StatePush) -> None:
+        if state.seat is None:
+            key = (state.game_no, state.view.get("hand_no"))
+            playing = state.phase == "playing" and bool(state.to_act)
+            if playing and key != self._spectator_seen:
+                self._spectator_seen = key
+                self.say(self._table(tc, state))
+            return
+        self.menu = build_menu(state.view, state.legal, ascii_only=self.ascii_only)
+        legal_key = json.dumps(state.legal, sort_keys=True)
+        if tc.my_turn:
+            if legal_key != self._shown:
+                self._shown = legal_key
+                self._pending = None
+                self._draw_turn(tc, state)
+            return
+        self._shown = None
+        calls = [c for c in self.menu.choices if c.actions[0].get("type") in OUT_OF_TURN]
+        hint = json.dumps([c.actions for c in calls], sort_keys=True)
+        if calls and hint != self._hinted:
+            self._hinted = hint
+            for c in calls:
+                self.say(Text(f"Press {c.key} + Enter to ").append_text(c.label), style="bold")
+        elif not calls:
+            self._hinted = None
+
+    def _table(self, tc: TableClient, state: tm.StatePush) -> Text:
+        return render_table(
+            state.view, tc.names, me=state.seat, to_act=state.to_act, ascii_only=self.ascii_only
+        )
+
+    def _draw_turn(self, tc: TableClient, state: tm.StatePush) -> None:
+        out = self._table(tc, state)
+        out.append_text(self.menu.render(ascii_only=self.ascii_only))
+        self.say(out)
+        self.prompt("Your move: ")
+
+    # ------------------------------------------------------------------ input
+
+    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
+        self._prompt_open = False
+        text = line.strip()
+        low = text.lower()
+        if low in ("q", "quit", "exit"):
+            raise Quit
+        if low in ("?", "h", "help"):
+            self.say(HELP)
+            return None
+        if low.startswith("say "):
+            return "chat:" + text[4:].strip()
+        if low in ("t", "table"):
+            if tc.state is not None:
+                if tc.my_turn:
+                    self._draw_turn(tc, tc.state)
+                else:
+                    self.say(self._table(tc, tc.state))
+            return None
+        if self._pending is not None:
+            return self._answer(text)
+        if not self.menu:
+            waiting = ", ".join(tc.name_of(s) for s in (tc.state.to_act if tc.state else ()))
+            self.say(
+                f"Nothing to do right now{' (waiting for ' + waiting + ')' if waiting else ''}"
+            )
+            return None
+        found = self.menu.resolve(text)
+        if isinstance(found, str):
+            self.say(found, style="yellow")
+            return None
+        if len(found.actions) == 1:
+            return found.actions[0]
+        self._pending = found
+        self.say(Text("Choose: ").append_text(found.label))
+        for i, label in enumerate(found.options(ascii_only=self.ascii_only), 1):
+            self.say(Text(f"  {i}) ").append_text(label))
+        self.prompt(f"Option 1-{len(found.actions)} (x to cancel): ")
+        return None
+
+    def _answer(self, text: str) -> dict[str, Any] | None:
+        choice = self._pending
+        assert choice is not None
+        if text.lower() in ("x", ""):
+            self._pending = None
+            self.say("cancelled; pick another move", style="dim")
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(choice.actions):
+            self._pending = None
+            return choice.actions[int(text) - 1]
+        self.say(f"type a number from 1 to {len(choice.actions)}, or x to cancel", style="yellow")
+        return None
+
+    def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
+        what = describe_action(action, ascii_only=self.ascii_only)
+        self.say(Text("The host refused ").append_text(what).append(f": {error}"), style="red")
+        self._shown = None
+        if tc.my_turn and tc.state is not None:
+            self._shown = json.dumps(tc.state.legal, sort_keys=True)
+            self._draw_turn(tc, tc.state)
+
+    def on_acted(self, tc: TableClient, action: dict[str, Any]) -> None:
+        self._shown = None
+
+    def end(self, tc: TableClient, reason: str) -> None:
+        if reason != "game over":
+            self.say(reason, style="dim")
+
+
+def _bytes_hex(value: object) -> str:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+class JsonUI:
+    """NDJSON front end (``--json``); see ``spec/CLIENT-JSON.md``."""
+
+    def __init__(self, out: IO[str] | None = None) -> None:
+        self.out = out
+
+    def emit(self, obj: dict[str, Any]) -> None:
+        stream = self.out if self.out is not None else sys.stdout
+        stream.write(json.dumps(obj, default=_bytes_hex, ensure_ascii=False) + "\n")
+        stream.flush()
+
+    def info(self, text: str, **fields: Any) -> None:
+        kind = str(fields.pop("kind", "info"))
+        self.emit({"type": kind, "message": text, **fields})
+
+    def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
+        if not isinstance(push, tm.FairPush):
+            obj = dict(push.to_wire())
+            if isinstance(push, tm.EventPush):
+                line = describe_event(push.event, tc.name_of, me=tc.seat, ascii_only=True)
+                obj["text"] = None if line is None else line.plain
+            elif isinstance(push, tm.StatePush):
+                obj["my_turn"] = tc.my_turn
+            elif isinstance(push, tm.GameOver):
+                obj["text"] = render_outcome(push.outcome, tc.names).plain
+            self.emit(obj)
+        for notice in notices:
+            self.emit({"type": "fairness", **notice.to_json()})
+
+    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
+        if not line.strip():
+            return None
+        try:
+            cmd = json.loads(line)
+        except ValueError as exc:
+            self.emit({"type": "error", "message": f"not JSON: {exc}"})
+            return None
+        if not isinstance(cmd, dict):
+            self.emit({"type": "error", "message": "a command is a JSON object"})
+            return None
+        name = cmd.get("cmd")
+        if name == "quit":
+            raise Quit
+        text = cmd.get("text")
+        if name == "chat" and isinstance(text, str):
+            return "chat:" + text
+        if name == "state":
+            if tc.state is not None:
+                self.on_push(tc, tc.state, [])
+            return None
+        if name == "act":
+            return self._action(tc, cmd)
+        self.emit(
+            {"type": "error", "message": f"unknown command {name!r} (act, chat, state, quit)"}
+        )
+        return None
+
+    def _action(self, tc: TableClient, cmd: dict[str, Any]) -> dict[str, Any] | None:
+        action = cmd.get("action")
+        if isinstance(action, dict):
+            return action
+        index = cmd.get("index")
+        legal = list(tc.state.legal) if tc.state is not None else []
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal):
+            return dict(legal[index])
+        self.emit(
+            {"type": "error", "message": f"act needs 'action' or an 'index' below {len(legal)}"}
+        )
+        return None
+
+    def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
+        self.emit({"type": "refused", "action": action, "message": error})
+
+    def on_acted(self, tc: TableClient, action: dict[str, Any]) -> None:
+        self.emit({"type": "acted", "action": action})
+
+    def end(self, tc: TableClient, reason: str) -> None:
+        self.emit({"type": "end", "reason": reason, "outcome": tc.outcome})

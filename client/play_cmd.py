@@ -1,0 +1,337 @@
+"""``onecard play``: an embedded host on this machine, bots in the other seats, no setup.
+
+How it works: :func:`play_command` only parses options and calls :func:`run_play` with
+``trio.run``. ``run_play`` starts :func:`host.server.serve_host` in its own nursery (loopback,
+a free port, a throw-away data directory; with ``--lan`` every interface, port 7531, the user
+data directory so the fingerprint stays the same, and LAN advertising), creates the table, then
+connects to it like any other client: TLS 1.3 pinned to the fingerprint the embedded host
+reported, the handshake, ``join`` and ``ready`` (or ``watch`` with ``--watch``, when bots play
+every seat). The table loop (:mod:`client.table_loop`) then runs until the game is over; the
+host shuts down and the command exits 0.
+
+With ``--lan`` the person hosting sits at seat 0 and waits: friends ``onecard join`` (they are
+ready as soon as they sit down); pressing Enter fills the empty seats with bots and starts.
+``onecard join`` itself lives in :mod:`client.join_cmd`.
+"""
+
+from __future__ import annotations
+
+import getpass
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+import platformdirs
+import trio
+
+from client.fairplay import TableClient
+from client.frontends import HumanUI, JsonUI
+from client.render import make_console
+from client.session import Disconnected, RequestError, default_state_dir, open_session
+from client.table_loop import Frontend, Quit, run_table
+from client.trust import TrustError, open_stream
+from host.server import HostConfig, HostInfo, serve_host
+from protocol.errors import ProtocolError
+
+__all__ = [
+    "GAME_CHOICES",
+    "ClientError",
+    "common_options",
+    "default_name",
+    "parse_options",
+    "play_command",
+    "run_play",
+]
+
+GAME_CHOICES = ("one-card", "one", "black-jack")
+#: the port a LAN game listens on (the host's default)
+LAN_PORT = 7531
+
+
+class ClientError(click.ClickException):
+    """A failure the user should see as one line (exit status 1)."""
+
+
+def default_name() -> str:
+    """The login name, capitalised, as the default player name."""
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = ""
+    name = "".join(ch for ch in name if ch.isprintable())[:32]
+    return name.capitalize() or "Player"
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``KEY=VALUE`` strings as a dict; the host validates the values."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def want_ascii(flag: bool) -> bool:
+    """ASCII cards when asked, or when stdout cannot encode the suit symbols."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return flag or encoding not in ("utf8", "utf_8")
+
+
+def make_ui(*, json_mode: bool, ascii_only: bool, watching: bool = False) -> HumanUI | JsonUI:
+    if json_mode:
+        return JsonUI()
+    return HumanUI(make_console(ascii_only=ascii_only), ascii_only=ascii_only, watching=watching)
+
+
+def _host_error(exc: BaseException) -> ClientError | None:
+    """The one-line error for a failure while starting or talking to a host, if it is one."""
+    if isinstance(exc, TrustError | Disconnected):
+        return ClientError(str(exc))
+    if isinstance(exc, RequestError):
+        return ClientError(f"the host refused: {exc}")
+    if isinstance(exc, ProtocolError):
+        return ClientError(exc.message)
+    if isinstance(exc, OSError):
+        return ClientError(f"network error: {exc.strerror or exc}")
+    return None
+
+
+async def _wait_for_start(tc: TableClient, ui: Frontend) -> None:
+    """LAN hosting: show who sits down until the host player presses Enter."""
+    async with trio.open_nursery() as nursery:
+
+        async def show() -> None:
+            async for push in tc.session.pushes:
+                ui.on_push(tc, push, await tc.handle(push))
+
+        nursery.start_soon(show)
+        await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        nursery.cancel_scope.cancel()
+
+
+async def run_play(
+    *,
+    game: str = "one-card",
+    bots: int = 2,
+    options: dict[str, Any] | None = None,
+    name: str | None = None,
+    watch: bool = False,
+    delay: float = 1.0,
+    ascii_only: bool = False,
+    json_mode: bool = False,
+    lan: bool = False,
+    port: int | None = None,
+    data_dir: Path | None = None,
+    state_dir: Path | None = None,
+) -> dict[str, Any] | None:
+    """Host a game here, sit down (or watch the bots) and play it to the end.
+
+    Returns:
+        The game's outcome (``{termination, winners, ranking, scores}``), or None if the user
+        left first.
+
+    Raises:
+        ClientError: the host could not start, or refused the table or its options.
+    """
+    ui = make_ui(json_mode=json_mode, ascii_only=ascii_only, watching=watch)
+    name = name or default_name()
+    seats = bots + 1
+    proofs = (state_dir or default_state_dir()) / "proofs"
+    with tempfile.TemporaryDirectory(prefix="onecard-play-") as tmp:
+        if data_dir is None:
+            data_dir = Path(platformdirs.user_data_dir("onecard")) if lan else Path(tmp)
+        config = HostConfig(
+            data_dir=data_dir,
+            bind=None if lan else "127.0.0.1",
+            port=(LAN_PORT if port is None else port) if lan else (port or 0),
+            name=f"{name}'s table"[:32],
+            advertise=lan,
+            bot_think=delay,
+        )
+        async with trio.open_nursery() as nursery:
+            try:
+                info = await nursery.start(serve_host, config)
+            except OSError as exc:
+                raise ClientError(f"cannot start the host: {exc.strerror or exc}") from None
+            try:
+                outcome = await _play_at(
+                    info, ui, game=game, seats=seats, options=options or {}, name=name,
+                    watch=watch, lan=lan, proofs=proofs,
+                )  # fmt: skip
+            except (TrustError, Disconnected, RequestError, ProtocolError, OSError) as exc:
+                raise (_host_error(exc) or exc) from None
+            finally:
+                with trio.move_on_after(5):
+                    await info.host.shutdown()
+                nursery.cancel_scope.cancel()
+    return outcome
+
+
+async def _play_at(
+    info: HostInfo,
+    ui: HumanUI | JsonUI,
+    *,
+    game: str,
+    seats: int,
+    options: dict[str, Any],
+    name: str,
+    watch: bool,
+    lan: bool,
+    proofs: Path,
+) -> dict[str, Any] | None:
+    host = info.host
+    table = await host.create_table(game, seats=seats, options=options)
+    connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint)
+
+    async def reconnect() -> trio.abc.Stream:
+        return (await open_stream("127.0.0.1", info.port, expect=info.fingerprint)).stream
+
+    async with open_session(connected.stream) as session:
+        tc = TableClient(session, table_id=table, name=None if watch else name, proofs_dir=proofs)
+        if watch:
+            await tc.watch()  # first, so that we see the first deal's commitment
+            await host.add_bots(table, seats)
+            ui.info(f"Watching {seats} bots play {game} (table {table})", kind="watching")
+            return await run_table(tc, ui, read_input=False, reconnect=reconnect)
+        await tc.join(0)
+        if lan:
+            where = ", ".join(f"{a}:{p}" for a, p in info.addresses)
+            ui.info(
+                f"Hosting {game} on the LAN at {where}, fingerprint {info.fingerprint}. "
+                "Friends run: onecard join ADDRESS --name THEIR_NAME. "
+                "Press Enter to start; empty seats get bots.",
+                kind="hosting",
+                fingerprint=info.fingerprint,
+                port=info.port,
+                table=table,
+            )
+            await _wait_for_start(tc, ui)
+            empty = sum(1 for s in (tc.info.seats if tc.info else ()) if s is None)
+            if tc.info is None:
+                empty = seats - 1
+            for _ in range(empty):
+                try:
+                    await host.add_bots(table, 1)
+                except ProtocolError:
+                    break  # a friend took the last seat meanwhile
+        else:
+            await host.add_bots(table, seats - 1)
+        await tc.ready()
+        return await run_table(tc, ui, reconnect=reconnect)
+
+
+# --------------------------------------------------------------------------- click
+
+
+def common_options(func: Any) -> Any:
+    """Options shared by ``play`` and ``join``."""
+    for option in reversed(
+        [
+            click.option("--name", default=None, help="Your player name (default: login name)."),
+            click.option("--ascii", "ascii_only", is_flag=True, help="Cards as 7S/QH, no symbols."),
+            click.option(
+                "--json", "json_mode", is_flag=True,
+                help="One JSON object per event on stdout, one JSON command per line on stdin "
+                "(spec/CLIENT-JSON.md).",
+            ),
+            click.option(
+                "--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                envvar="ONECARD_STATE_DIR",
+                help="Where resume tokens and deal proofs are kept (default: user state dir).",
+            ),
+        ]
+    ):  # fmt: skip
+        func = option(func)
+    return func
+
+
+@click.command("play", short_help="Play against bots right now (embedded host, no setup).")
+@click.option(
+    "--game",
+    type=click.Choice(GAME_CHOICES),
+    default="one-card",
+    show_default=True,
+    help="Which game.",
+)
+@click.option(
+    "--bots",
+    type=click.IntRange(1, 9),
+    default=2,
+    show_default=True,
+    help="Other seats, filled by bots (with --lan: by friends first).",
+)
+@click.option(
+    "--option",
+    "option_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A table option (house rule), e.g. --option jokers=2; repeatable.",
+)
+@click.option("--watch", is_flag=True, help="Bots play every seat; you watch. Ends by itself.")
+@click.option(
+    "--delay",
+    type=click.FloatRange(0, 60),
+    default=1.0,
+    show_default=True,
+    help="Seconds each bot waits before moving (0: full speed).",
+)
+@click.option(
+    "--lan", is_flag=True, help="Host on the LAN and advertise it; friends join with onecard join."
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Port to listen on (default: a free loopback port; 7531 with --lan).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Host data directory (default: temporary; with --lan the user data dir).",
+)
+@common_options
+def play_command(
+    *,
+    game: str,
+    bots: int,
+    option_pairs: tuple[str, ...],
+    watch: bool,
+    delay: float,
+    lan: bool,
+    port: int | None,
+    data_dir: Path | None,
+    name: str | None,
+    ascii_only: bool,
+    json_mode: bool,
+    state_dir: Path | None,
+) -> None:
+    """Start a host on this machine, fill the other seats with bots and play a game."""
+    if watch and lan:
+        raise click.UsageError("--watch and --lan do not go together")
+    options = parse_options(option_pairs)
+    run_sync(
+        run_play,
+        game=game, bots=bots, options=options, name=name, watch=watch, delay=delay,
+        ascii_only=want_ascii(ascii_only), json_mode=json_mode, lan=lan, port=port,
+        data_dir=data_dir, state_dir=state_dir,
+    )  # fmt: skip
+
+
+def run_sync(func: Any, **kwargs: Any) -> Any:
+    """``trio.run`` a plain async function; Ctrl-C exits quietly with status 130."""
+    try:
+        return trio.run(lambda: func(**kwargs))
+    except KeyboardInterrupt:
+        click.echo("", err=True)
+        sys.exit(130)
+    except Quit:
+        return None
+    except (TrustError, Disconnected, RequestError, ProtocolError) as exc:
+        raise (_host_error(exc) or ClientError(str(exc))) from None
+    except OSError as exc:
+        raise ClientError(f"{exc.strerror or exc}") from None

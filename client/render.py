@@ -1,0 +1,416 @@
+"""Rendering with rich: cards, the table as this seat sees it, event log lines, outcomes.
+
+How it works: everything here is a pure function from what the host sent (a game's ``view``,
+an ``event`` map, an outcome) plus the seat names to a rich :class:`~rich.text.Text`, so it is
+easy to snapshot (``Console(record=True, width=80)``) and never decides anything about the
+rules. Cards are wire codes (``7S``, ``10H``, ``JR``) shown as ``7♠``; hearts and diamonds are
+red, spades and clubs use the terminal's default foreground (never hard-coded black), and with
+``ascii`` the wire code itself is shown. Colour is off when the output is not a terminal or
+``NO_COLOR`` is set: rich's :class:`~rich.console.Console` already decides that, see
+:func:`make_console`.
+
+Per game: :func:`render_table` draws the header, the pile, what is pending, every seat (hand
+size, turn, dealer, calls) and the scores for ONE; the hand with its numbered legal moves is
+drawn by :mod:`client.choices`. :func:`describe_event` turns one event into a log line such
+as "Bob plays 7♠", or None for events that only matter to the table display.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, Any
+
+from rich.console import Console
+from rich.text import Text
+
+__all__ = [
+    "SUIT_NAMES",
+    "card_text",
+    "cards_text",
+    "describe_action",
+    "describe_event",
+    "make_console",
+    "render_outcome",
+    "render_table",
+    "suit_text",
+]
+
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+RED = "red"
+GAME_TITLES = {"one-card": "One Card", "black-jack": "Black Jack", "one": "ONE"}
+
+Names = Callable[[object], str]
+
+
+def make_console(*, ascii_only: bool = False, file: IO[str] | None = None) -> Console:
+    """A console for the game: no markup surprises, colour only on a terminal, NO_COLOR obeyed."""
+    return Console(
+        file=file,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        soft_wrap=False,
+        safe_box=ascii_only,
+    )
+
+
+# --------------------------------------------------------------------------- cards
+
+
+def card_text(code: str, *, ascii_only: bool = False, dim: bool = False) -> Text:
+    """One card: ``7♠`` (``7S`` in ASCII), red for hearts, diamonds and the red joker.
+
+    >>> card_text("10H").plain, card_text("10H", ascii_only=True).plain, card_text("JB").plain
+    ('10♥', '10H', 'Joker')
+    """
+    if code in ("JR", "JB"):
+        label = code if ascii_only else "Joker"
+        style = RED if code == "JR" else ""
+    else:
+        rank, suit = code[:-1], code[-1:]
+        label = code if ascii_only else rank + SUIT_SYMBOLS.get(suit, suit)
+        style = RED if suit in ("H", "D") else ""
+    if dim:
+        style = f"{style} dim".strip()
+    return Text(label, style=style)
+
+
+def cards_text(codes: Sequence[object], *, ascii_only: bool = False, sep: str = " ") -> Text:
+    """Several cards separated by ``sep``."""
+    out = Text()
+    for i, code in enumerate(codes):
+        if i:
+            out.append(sep)
+        out.append_text(card_text(str(code), ascii_only=ascii_only))
+    return out
+
+
+def suit_text(suit: object, *, ascii_only: bool = False, named: bool = False) -> Text:
+    """A suit letter as ``♥`` (``H``), optionally followed by its name."""
+    s = str(suit)
+    label = s if ascii_only else SUIT_SYMBOLS.get(s, s)
+    if named:
+        label += " " + SUIT_NAMES.get(s, s)
+    return Text(label, style=RED if s in ("H", "D") else "")
+
+
+# --------------------------------------------------------------------------- actions
+
+
+def describe_action(action: Mapping[str, Any], *, ascii_only: bool = False) -> Text:
+    """A legal action in words: ``7♠ naming ♥ hearts``, ``draw``, ``bid 9`` ...
+
+    >>> describe_action({"type": "play", "cards": ["7S"], "suit": "H"}, ascii_only=True).plain
+    'play 7S naming H hearts'
+    """
+    kind = action.get("type")
+    out = Text()
+    if kind == "play":
+        cards = action.get("cards")
+        played = cards if isinstance(cards, list) else [action.get("card")]
+        out.append("play ")
+        out.append_text(cards_text(played, ascii_only=ascii_only))
+        declare = action.get("declare")
+        if isinstance(declare, list) and declare:
+            out.append(" with the joker as ")
+            out.append_text(cards_text(declare, ascii_only=ascii_only, sep=", "))
+        if action.get("suit") is not None:
+            out.append(" leading " if "card" in action else " naming ")
+            out.append_text(suit_text(action["suit"], ascii_only=ascii_only, named=True))
+    elif kind == "draw":
+        out.append("draw")
+    elif kind == "call":
+        out.append('call "One Card!"')
+    elif kind == "declare":
+        out.append(f'declare "{_say(action.get("what"))}"')
+    elif kind == "bid":
+        out.append(f"bid {action.get('value')}")
+    elif kind == "pass":
+        out.append("pass")
+    elif kind == "downtown":
+        out.append("switch to downtown (9 high)" if action.get("switch") else "stay uptown")
+    else:
+        out.append(" ".join(f"{k}={v}" for k, v in action.items()))
+    if kind in ("play", "draw") and action.get("say"):
+        out.append(f' and say "{_say(action["say"])}"')
+    return out
+
+
+def _say(what: object) -> str:
+    return "last card" if what == "last_card" else str(what)
+
+
+# --------------------------------------------------------------------------- events
+
+
+def describe_event(
+    event: Mapping[str, Any], names: Names, *, me: int | None = None, ascii_only: bool = False
+) -> Text | None:
+    """One log line for an event, or None when the table display already shows it."""
+    kind = event.get("kind")
+    seat = event.get("seat")
+    who = names(seat)
+
+    def cards(key: str = "cards") -> Text:
+        value = event.get(key)
+        return cards_text(value if isinstance(value, list) else [value], ascii_only=ascii_only)
+
+    def line(*parts: str | Text) -> Text:
+        out = Text()
+        for part in parts:
+            out.append_text(part if isinstance(part, Text) else Text(part))
+        return out
+
+    if kind == "play":
+        out = line(who, " plays ", cards("cards" if "cards" in event else "card"))
+        if event.get("declare"):
+            out.append_text(line(" as ", cards("declare")))
+        if event.get("suit") is not None:
+            out.append_text(line(" and names ", suit_text(event["suit"], ascii_only=ascii_only)))
+        for key, text in (("damage", "attack now {} cards"), ("pending", "pick-up now {}")):
+            if event.get(key):
+                out.append(f" ({text.format(event[key])})")
+        if event.get("cancelled"):
+            out.append(" (the pick-up is cancelled)")
+        if event.get("penalty"):
+            out.append(" (a weaker answer: one penalty card)")
+        return out
+    if kind in ("draw", "drawn"):
+        if "cards" in event:
+            return line(names(me) if seat is None else who, " draws ", cards(), _reason(event))
+        if seat == me:
+            return None  # our own draw: the private event with the cards follows
+        n = int(event.get("count", 1))
+        return line(who, f" draws {n} card{'s' if n != 1 else ''}", _reason(event))
+    if kind in ("dealt", "hand"):
+        return line(names(me), " is dealt ", cards())
+    if kind == "deal":
+        dealer = names(event.get("dealer"))
+        hand = f"Hand {event['hand_no']}: " if "hand_no" in event and kind == "deal" else ""
+        return line(hand, dealer, " deals")
+    if kind == "turn_up":
+        return line("Turned up: ", cards("cards" if "cards" in event else "card"))
+    if kind == "start":
+        return line(names(event.get("first")), f" starts; play goes {event.get('direction')}")
+    if kind == "call_window":
+        return line(names(event.get("holder")), " has one card left!")
+    if kind == "call":
+        holder, victim = event.get("holder"), event.get("penalized")
+        if seat == holder:
+            return line(who, ' calls "One Card!"; ', names(victim), " draws a penalty card")
+        return line(who, " catches ", names(holder), ' with one card: "One Card!"; ',
+                    names(victim), " draws a penalty card")  # fmt: skip
+    if kind == "reshuffle":
+        return Text(f"The discards ({event.get('count')} cards) are shuffled into a new stock")
+    if kind == "forgiven":
+        return line(who, f" is spared {event.get('count')}: nothing left to draw")
+    if kind == "out":
+        return line(who, f" is out (place {event.get('place')})")
+    if kind == "declare":
+        return line(who, f' declares "{_say(event.get("what"))}"')
+    if kind == "skip":
+        return line(who, " misses a turn")
+    if kind == "reverse":
+        return Text(f"Play now goes {event.get('direction')}")
+    if kind == "cover":
+        return line(who, " must cover the queen")
+    if kind == "undeclared":
+        return line(who, f" went out without declaring: picks up {event.get('penalty', 2)}")
+    if kind == "blunder":
+        return line(who, " blunders with ", cards(), f": {event.get('reason')}")
+    if kind == "bid":
+        return line(who, f" bids {event.get('value')}")
+    if kind == "pass":
+        return line(who, " passes")
+    if kind == "auction_end":
+        if event.get("no_trump"):
+            return line("Everyone passed: no trump; ", names(event.get("leader")), " leads")
+        return line(names(event.get("bidder")), f" wins the auction with {event.get('bid')}")
+    if kind == "trump":
+        return line("Trump is ", suit_text(event.get("suit"), ascii_only=ascii_only, named=True))
+    if kind == "trick":
+        return line(names(event.get("winner")), f" takes the trick ({event.get('points')} pts)")
+    if kind == "downtown_offer":
+        return line(who, " may switch the ranking to downtown")
+    if kind == "downtown":
+        return line(who, " switches to downtown" if event.get("switch") else " stays uptown")
+    if kind == "centre":
+        return line("The centre card ", cards("card"), " goes to ", who)
+    if kind == "hand_end":
+        return _hand_end(event, names)
+    if kind in ("timeout", "substitute"):
+        action = event.get("action")
+        what = describe_action(action, ascii_only=ascii_only) if isinstance(action, dict) else ""
+        why = " ran out of time" if kind == "timeout" else " is away"
+        return line(who, why, "; the host plays: ", what)
+    if kind in ("turn", "game_over", "match_end"):
+        return None
+    rest = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("kind", "to"))
+    return Text(f"{kind}: {rest}".strip())
+
+
+def _reason(event: Mapping[str, Any]) -> str:
+    reason = event.get("reason")
+    if reason in (None, "draw", "deal"):
+        return ""
+    return {"attack": " (the attack)", "pickup": " (the pick-up)", "call": " (penalty)"}.get(
+        str(reason), f" ({reason})"
+    )
+
+
+def _hand_end(event: Mapping[str, Any], names: Names) -> Text:
+    out = Text("Hand over")
+    bidder = event.get("bidder")
+    if bidder is not None:
+        made = "made" if event.get("made") else "missed"
+        out.append(f": {names(bidder)} {made} the bid of {event.get('bid')}")
+    scores = event.get("scores")
+    if isinstance(scores, list):
+        out.append(". Scores: " + ", ".join(f"{names(i)} {s}" for i, s in enumerate(scores)))
+    return out
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def render_table(
+    view: Mapping[str, Any],
+    names: Sequence[str],
+    *,
+    me: int | None,
+    to_act: Sequence[int] = (),
+    ascii_only: bool = False,
+) -> Text:
+    """The table as ``me`` sees it (no hand: :mod:`client.choices` draws it with the moves)."""
+    game = str(view.get("game", ""))
+    out = Text()
+    title = GAME_TITLES.get(game, game)
+    rule = "-" if ascii_only else "─"
+    out.append(f"{rule * 2} {title} ", style="bold")
+    out.append(rule * max(2, 40 - len(title)) + "\n")
+    if game == "one":
+        _one_table(out, view, names, ascii_only)
+    else:
+        _shedding_table(out, view, ascii_only)
+    out.append_text(_seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only))
+    return out
+
+
+def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> None:
+    top = view.get("top")
+    out.append("Top card: ")
+    out.append_text(card_text(str(top), ascii_only=ascii_only) if top else Text("none"))
+    suit = view.get("suit")
+    if suit is not None:
+        named = view.get("named_suit") is not None
+        out.append("   suit to match: " if not named else "   named suit: ")
+        out.append_text(suit_text(suit, ascii_only=ascii_only, named=True))
+    out.append(f"   stock: {view.get('stock', '?')}\n")
+    out.append(f"Direction: {view.get('direction', '?')}")
+    if view.get("extra_turns"):
+        out.append(f"   extra turns owed: {view['extra_turns']}")
+    out.append("\n")
+    damage = view.get("damage") or view.get("pending")
+    if damage:
+        out.append(f"Pending attack: {damage} cards to pick up unless answered\n", style="bold")
+    if view.get("cover"):
+        out.append("The queen must be covered\n", style="bold")
+
+
+def _one_table(out: Text, view: Mapping[str, Any], names: Sequence[str], ascii_only: bool) -> None:
+    out.append(f"Hand {view.get('hand_no')}   target {view.get('target')}   ")
+    out.append(f"phase: {view.get('phase')}   ranking: {view.get('ranking')}\n")
+    trump = view.get("trump")
+    out.append("Trump: ")
+    if trump:
+        out.append_text(suit_text(trump, ascii_only=ascii_only, named=True))
+    else:
+        out.append("no trump" if view.get("no_trump") else "not yet")
+    auction = view.get("auction")
+    if isinstance(auction, dict):
+        high, bidder = auction.get("high"), auction.get("bidder")
+        if high is not None and bidder is not None:
+            out.append(f"   bid: {high} by {_name(names, bidder)}")
+        elif view.get("phase") == "auction":
+            out.append(f"   no bid yet (minimum {auction.get('min')})")
+    out.append("\n")
+    trick = view.get("trick")
+    if isinstance(trick, dict) and trick.get("cards"):
+        out.append("Trick: ")
+        for i, item in enumerate(trick["cards"]):
+            if i:
+                out.append(", ")
+            out.append(_name(names, item.get("seat")) + " ")
+            out.append_text(card_text(str(item.get("card")), ascii_only=ascii_only))
+        out.append("\n")
+
+
+def _name(names: Sequence[str], seat: object) -> str:
+    if isinstance(seat, int) and 0 <= seat < len(names) and names[seat]:
+        return names[seat]
+    return f"seat {seat}"
+
+
+def _seats(
+    view: Mapping[str, Any],
+    names: Sequence[str],
+    *,
+    me: int | None,
+    to_act: Sequence[int],
+    ascii_only: bool,
+) -> Text:
+    counts = view.get("hand_counts") or view.get("hand_sizes") or []
+    scores = view.get("scores")
+    declared = view.get("declared")
+    finished = view.get("finished") or view.get("out") or []
+    window = view.get("call_window")
+    turn = list(to_act) or list(view.get("to_act") or [])
+    width = max((len(n) for n in names), default=4)
+    out = Text()
+    for seat, count in enumerate(counts):
+        marker = ">" if ascii_only else "▶"
+        out.append(f" {marker} " if seat in turn else "   ", style="bold")
+        out.append(f"{_name(names, seat):<{width}}", style="bold" if seat == me else "")
+        out.append(f"  {count:>2} card{'s' if count != 1 else ' '}")
+        if isinstance(scores, list) and seat < len(scores):
+            out.append(f"  {scores[seat]:>3} pts")
+        tags = []
+        if seat == me:
+            tags.append("you")
+        if view.get("dealer") == seat:
+            tags.append("dealer")
+        if seat in finished:
+            tags.append(f"out #{list(finished).index(seat) + 1}")
+        if isinstance(declared, list) and seat < len(declared) and declared[seat]:
+            tags.append(f'said "{_say(declared[seat])}"')
+        if isinstance(window, dict) and window.get("holder") == seat:
+            tags.append("ONE CARD!")
+        if tags:
+            out.append("  (" + ", ".join(tags) + ")")
+        out.append("\n")
+    return out
+
+
+# --------------------------------------------------------------------------- outcome
+
+
+def render_outcome(outcome: Mapping[str, Any], names: Sequence[str]) -> Text:
+    """``Bob wins!`` with the ranking or scores when the game has them."""
+    winners = [_name(names, w) for w in outcome.get("winners") or []]
+    out = Text()
+    if not winners:
+        out.append("Game over: nobody wins", style="bold")
+    else:
+        verb = "wins" if len(winners) == 1 else "win"
+        out.append(f"{' and '.join(winners)} {verb}!", style="bold")
+    termination = outcome.get("termination")
+    if termination == "exhausted":
+        out.append(" (nothing left to play or draw: fewest cards)")
+    ranking = outcome.get("ranking")
+    if isinstance(ranking, list) and ranking:
+        out.append("\nFinishing order: " + ", ".join(_name(names, s) for s in ranking))
+    scores = outcome.get("scores")
+    if isinstance(scores, list) and scores:
+        out.append("\nScores: " + ", ".join(f"{_name(names, i)} {s}" for i, s in enumerate(scores)))
+    return out

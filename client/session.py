@@ -1,0 +1,342 @@
+"""The client's connection library: handshake, requests by ``id``, pushes, heartbeat, tokens.
+
+How it works: :func:`open_session` takes an open stream (from :func:`client.trust.open_stream`,
+which has already checked the host's pin), sends ``hello``, waits for ``welcome`` and then runs
+two tasks while the caller uses the :class:`ClientSession`:
+
+* the *reader* feeds bytes to the sans-I/O :class:`protocol.connection.Connection`; a message
+  whose ``re`` matches a pending request wakes that request (multi-part ``record_part`` replies
+  are collected until the last part); ``ping`` is answered at once; everything else is a *push*
+  and goes into a bounded channel (``PUSH_QUEUE``), so a consumer that stops reading slows the
+  reader down instead of growing memory;
+* the *heartbeat* sends ``ping`` every ``HEARTBEAT_INTERVAL_S`` seconds.
+
+When the stream ends (EOF, a fatal ``error``, ``bye`` or ``server_closing``) the push channel
+closes; ``session.closed_reason`` says why and ``session.retry_after`` is set by
+``server_closing``. Requests pending at that moment raise :class:`Disconnected`.
+
+:class:`TokenStore` keeps resume tokens (``joined.token``) in a JSON file under
+``platformdirs.user_state_dir("onecard")`` (``ONECARD_STATE_DIR`` overrides it), keyed by host
+address, so ``onecard join`` can take a seat back after a crash or a lost connection.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import trio
+
+import protocol.table_messages as tm
+from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.framing import NEED_DATA
+from protocol.limits import HEARTBEAT_INTERVAL_S, RECEIVE_CHUNK_BYTES
+from protocol.messages import Bye, Error, Hello, Message, Ping, ServerClosing, Welcome
+
+__all__ = [
+    "PUSH_QUEUE",
+    "REPLY_TIMEOUT",
+    "SOFTWARE",
+    "STATE_DIR_ENV",
+    "ClientSession",
+    "Disconnected",
+    "RequestError",
+    "SavedSeat",
+    "TokenStore",
+    "default_state_dir",
+    "open_session",
+]
+
+SOFTWARE = "onecard-cli/0.1.0"
+#: seconds to wait for the reply to a request
+REPLY_TIMEOUT = 30.0
+#: seconds to wait for ``welcome`` after ``hello``
+WELCOME_TIMEOUT = 15.0
+#: pushes buffered before the reader waits for the consumer
+PUSH_QUEUE = 512
+#: environment variable naming the directory for resume tokens and hand proofs
+STATE_DIR_ENV = "ONECARD_STATE_DIR"
+
+
+class RequestError(Exception):
+    """The host answered a request with ``error``."""
+
+    def __init__(self, error: Error) -> None:
+        super().__init__(f"{error.message} ({error.code.value})")
+        self.error = error
+        self.code = error.code
+
+
+class Disconnected(Exception):
+    """The connection ended while a request waited for its reply (or before ``welcome``)."""
+
+
+@dataclass(slots=True)
+class _Waiter:
+    event: trio.Event
+    replies: list[Message]
+
+
+class ClientSession:
+    """One connection to a host, after the handshake. Use :func:`open_session`."""
+
+    def __init__(self, stream: trio.abc.Stream, *, software: str = SOFTWARE) -> None:
+        self.stream = stream
+        self.software = software
+        self.proto = Connection(role=Role.CLIENT)
+        self.welcome: Welcome | None = None
+        self._ids = itertools.count(1)
+        self._waiters: dict[int, _Waiter] = {}
+        self._send_lock = trio.Lock()
+        self._push_send, self.pushes = trio.open_memory_channel[Message](PUSH_QUEUE)
+        self.closed = trio.Event()
+        #: why the connection ended, for humans (set when ``closed`` is)
+        self.closed_reason = ""
+        #: seconds after which the host said reconnecting may work (``server_closing``)
+        self.retry_after: int | None = None
+        #: True when the host ended the session on purpose (bye, server_closing, fatal error)
+        self.ended_by_host = False
+
+    async def send(self, msg: Message) -> None:
+        """Send one message (no reply expected)."""
+        if self.closed.is_set():
+            raise Disconnected(self.closed_reason or "the connection is closed")
+        try:
+            async with self._send_lock:
+                await self.stream.send_all(self.proto.send(msg))
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            self._close(f"connection lost ({exc or 'broken'})")
+            raise Disconnected(self.closed_reason) from None
+
+    async def request(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> Message:
+        """Send ``msg`` with a fresh ``id`` and return its reply.
+
+        Raises:
+            RequestError: the host answered ``error``.
+            Disconnected: the connection ended first.
+            trio.TooSlowError: no reply within ``timeout`` seconds.
+        """
+        return (await self.request_all(msg, timeout=timeout))[0]
+
+    async def request_all(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> list[Message]:
+        """Like :meth:`request`, returning every part of a multi-part (``record_part``) reply."""
+        mid = next(self._ids)
+        waiter = _Waiter(trio.Event(), [])
+        self._waiters[mid] = waiter
+        try:
+            fields = {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)}
+            await self.send(type(msg)(**{**fields, "id": mid}))
+            with trio.fail_after(timeout):
+                await waiter.event.wait()
+        finally:
+            self._waiters.pop(mid, None)
+        if not waiter.replies:
+            raise Disconnected(self.closed_reason or "the connection ended")
+        first = waiter.replies[0]
+        if isinstance(first, Error):
+            raise RequestError(first)
+        return waiter.replies
+
+    async def bye(self, reason: str = "") -> None:
+        """End the session politely (best effort) and close the stream."""
+        if not self.closed.is_set():
+            with trio.move_on_after(2):
+                with suppress(Disconnected):
+                    await self.send(Bye(reason=reason))
+        self._close(reason or "closed by us")
+        await trio.aclose_forcefully(self.stream)
+
+    def _close(self, reason: str) -> None:
+        if not self.closed.is_set():
+            self.closed_reason = reason
+            self.closed.set()
+            self._push_send.close()
+            for waiter in self._waiters.values():
+                waiter.event.set()
+
+    async def _reader(self) -> None:
+        try:
+            while True:
+                msg = self.proto.next_message()
+                if msg is NEED_DATA:
+                    data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
+                    if not data:
+                        self._close("the host closed the connection")
+                        return
+                    self.proto.receive_data(bytes(data))
+                    continue
+                assert isinstance(msg, Message)
+                if isinstance(msg, Ping):
+                    await self.send(msg.response())
+                    continue
+                if await self._deliver(msg):
+                    return
+        except ProtocolError as exc:
+            self._close(f"protocol error: {exc.message}")
+        except (trio.BrokenResourceError, trio.ClosedResourceError, Disconnected) as exc:
+            self._close(f"connection lost ({exc or 'broken'})")
+        finally:
+            self._close("the connection ended")
+
+    async def _deliver(self, msg: Message) -> bool:
+        """Route one message; True when it ends the session."""
+        waiter = self._waiters.get(msg.re) if isinstance(msg.re, int) else None
+        if waiter is not None and not waiter.event.is_set():
+            waiter.replies.append(msg)
+            if not isinstance(msg, tm.RecordPart) or msg.part + 1 >= msg.parts:
+                waiter.event.set()
+            if isinstance(msg, tm.Joined | tm.Resumed):
+                await self._push_send.send(msg)  # the table loop needs them too
+            return False
+        if isinstance(msg, ServerClosing):
+            self.retry_after = msg.retry_after
+            self.ended_by_host = True
+            self._close(f"the host is shutting down{': ' + msg.reason if msg.reason else ''}")
+            return True
+        if isinstance(msg, Bye):
+            self.ended_by_host = True
+            self._close(f"the host said goodbye{': ' + msg.reason if msg.reason else ''}")
+            return True
+        if isinstance(msg, Error) and msg.fatal:
+            self.ended_by_host = True
+            self._close(f"the host ended the connection: {msg.message} ({msg.code.value})")
+            return True
+        try:
+            await self._push_send.send(msg)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            return True
+        return False
+
+    async def _heartbeat(self) -> None:
+        while not self.closed.is_set():
+            await trio.sleep(HEARTBEAT_INTERVAL_S)
+            try:
+                await self.send(Ping(id=next(self._ids)))
+            except Disconnected:
+                return
+
+
+@asynccontextmanager
+async def open_session(
+    stream: trio.abc.Stream, *, software: str = SOFTWARE
+) -> AsyncIterator[ClientSession]:
+    """Handshake over ``stream``; run the reader and heartbeat while the block runs.
+
+    Raises:
+        Disconnected: the host closed or refused before ``welcome``.
+    """
+    session = ClientSession(stream, software=software)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session._reader)
+        try:
+            await session.send(
+                Hello(protocol=PROTOCOL_NAME, versions=SUPPORTED_VERSIONS, software=software)
+            )
+            with trio.fail_after(WELCOME_TIMEOUT):
+                first = await session.pushes.receive()
+        except (trio.EndOfChannel, trio.TooSlowError):
+            nursery.cancel_scope.cancel()
+            await trio.aclose_forcefully(stream)
+            raise Disconnected(session.closed_reason or "no welcome from the host") from None
+        if isinstance(first, Error) or not isinstance(first, Welcome):
+            nursery.cancel_scope.cancel()
+            await trio.aclose_forcefully(stream)
+            what = first.message if isinstance(first, Error) else f"a {first.TYPE!r}"
+            raise Disconnected(f"the host refused the handshake: {what}")
+        session.welcome = first
+        nursery.start_soon(session._heartbeat)
+        try:
+            yield session
+        finally:
+            nursery.cancel_scope.cancel()
+            session._close(session.closed_reason or "closed by us")
+            await trio.aclose_forcefully(stream)
+
+
+# --------------------------------------------------------------------------- resume tokens
+
+
+def default_state_dir() -> Path:
+    """Where tokens and hand proofs live: ``$ONECARD_STATE_DIR`` or the user state dir."""
+    env = os.environ.get(STATE_DIR_ENV)
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_state_dir("onecard"))
+
+
+@dataclass(frozen=True, slots=True)
+class SavedSeat:
+    """A seat that can be resumed: where, which table, and the secret token."""
+
+    host: str
+    table: str
+    name: str
+    seat: int
+    token: str
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+class TokenStore:
+    """Resume tokens by host address in ``tokens.json`` (mode 0600: a token is a seat key)."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory if directory is not None else default_state_dir()
+        self.path = self.directory / "tokens.json"
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _save(self, data: dict[str, dict[str, Any]]) -> None:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=1, sort_keys=True)
+        except OSError:
+            pass  # resuming is a convenience; never fail a game over it
+
+    def get(self, host: str) -> SavedSeat | None:
+        """The seat saved for ``host`` (``address:port``), if any."""
+        item = self._load().get(host)
+        if not isinstance(item, dict):
+            return None
+        try:
+            return SavedSeat(
+                host=host,
+                table=str(item["table"]),
+                name=str(item["name"]),
+                seat=int(item["seat"]),
+                token=str(item["token"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def put(self, saved: SavedSeat) -> None:
+        data = self._load()
+        data[saved.host] = saved.to_json()
+        self._save(data)
+
+    def forget(self, host: str) -> None:
+        data = self._load()
+        if data.pop(host, None) is not None:
+            self._save(data)
+
+
+def is_gone(exc: RequestError) -> bool:
+    """True when a resume was refused because the seat or table no longer exists."""
+    return exc.code in (ErrorCode.NOT_FOUND, ErrorCode.BAD_FIELD)

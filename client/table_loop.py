@@ -1,0 +1,234 @@
+"""The table loop: pushes and typed lines in, log lines, tables, prompts and actions out.
+
+How it works: :func:`run_table` owns one nursery. A *feeder* task copies the session's pushes
+into one inbox channel; the stdin *reader* (:func:`read_lines`, one thread call per line,
+``abandon_on_cancel=True`` so the program can end while a read is blocked) copies typed lines
+into the same inbox. The loop takes one item at a time, so everything happens in order:
+
+* a push goes to :meth:`TableClient.handle` (fair-dealing duties and deal checks), then to the
+  front end (:class:`client.frontends.HumanUI` or :class:`client.frontends.JsonUI`);
+* a line goes to the front end, which may answer with an action to send; actions are sent from
+  a separate task so that a slow reply never stops the pushes from being read.
+
+When the connection drops before the game is over and we hold a resume token, the loop
+reconnects with a growing pause (:data:`RECONNECT_PAUSES`), sends ``resume`` with the last
+table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
+that straddles the disconnect is still verified. The loop ends after ``game_over`` (and the
+fairness verdict before it), when the user quits, or when the host goes away for good.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import trio
+
+from client.fairplay import FairNotice, TableClient
+from client.session import ClientSession, Disconnected, RequestError, open_session
+from client.trust import HostKeyChanged, TrustError
+from protocol.messages import Error, Message
+
+__all__ = ["RECONNECT_PAUSES", "Frontend", "Quit", "read_lines", "run_table"]
+
+#: pauses in seconds between reconnection attempts
+RECONNECT_PAUSES = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0)
+#: inbox capacity (pushes and lines waiting for the loop)
+INBOX = 64
+
+#: opens a fresh stream to the same host, its pin checked (the loop runs the session on it)
+Reconnect = Callable[[], Awaitable[trio.abc.Stream]]
+
+
+class Quit(Exception):
+    """The user asked to leave."""
+
+
+class Frontend(Protocol):
+    """What the loop needs from a user interface."""
+
+    def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None: ...
+
+    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
+        """An action to send, a chat text prefixed ``"chat:"``, or None. Raise Quit to leave."""
+
+    def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None: ...
+
+    def on_acted(self, tc: TableClient, action: dict[str, Any]) -> None: ...
+
+    def info(self, text: str, **fields: Any) -> None: ...
+
+    def end(self, tc: TableClient, reason: str) -> None: ...
+
+
+@dataclass(slots=True)
+class _Item:
+    kind: str  # "push", "line", "eof", "closed"
+    value: Any = None
+    session: ClientSession | None = None
+
+
+async def read_lines(send: trio.MemorySendChannel[_Item]) -> None:
+    """Read stdin one line at a time in a worker thread; EOF ends the stream of lines."""
+    async with send:
+        while True:
+            line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+            if not line:
+                await send.send(_Item("eof"))
+                return
+            await send.send(_Item("line", line.rstrip("\r\n")))
+
+
+async def _feed(session: ClientSession, send: trio.MemorySendChannel[_Item]) -> None:
+    async for push in session.pushes:
+        await send.send(_Item("push", push, session))
+    await send.send(_Item("closed", session.closed_reason, session))
+
+
+async def run_table(
+    tc: TableClient,
+    ui: Frontend,
+    *,
+    read_input: bool = True,
+    reconnect: Reconnect | None = None,
+    until_game_over: bool = True,
+) -> dict[str, Any] | None:
+    """Play (or watch) until the game is over; return the outcome (None if we left early).
+
+    Args:
+        tc: the table, already joined, resumed or watched.
+        ui: the front end.
+        read_input: read stdin lines (off for ``--watch``, which never asks anything).
+        reconnect: how to open a new session when the connection drops (None: give up).
+        until_game_over: stop after ``game_over``.
+    """
+    send, inbox = trio.open_memory_channel[_Item](INBOX)
+    acting = trio.Lock()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_feed, tc.session, send.clone())
+        if read_input:
+            nursery.start_soon(read_lines, send.clone())
+
+        async def act(action: dict[str, Any]) -> None:
+            async with acting:
+                try:
+                    await tc.act(action)
+                except RequestError as exc:
+                    ui.on_refused(tc, action, str(exc))
+                except (Disconnected, trio.TooSlowError):
+                    ui.on_refused(tc, action, "the connection dropped before the host answered")
+                else:
+                    ui.on_acted(tc, action)
+
+        async def chat(text: str) -> None:
+            try:
+                await tc.chat(text)
+            except (RequestError, Disconnected, trio.TooSlowError) as exc:
+                ui.info(f"chat not sent: {exc}", kind="error")
+
+        try:
+            async for item in inbox:
+                if item.kind == "push":
+                    if item.session is not tc.session:
+                        continue  # a late push from a session we replaced
+                    push = item.value
+                    notices = await _handle(tc, push)
+                    ui.on_push(tc, push, notices)
+                    if until_game_over and tc.outcome is not None and _is_game_over(push):
+                        ui.end(tc, "game over")
+                        return tc.outcome
+                elif item.kind == "line":
+                    try:
+                        wanted = ui.on_line(tc, item.value)
+                    except Quit:
+                        ui.end(tc, "you left the table")
+                        return None
+                    if isinstance(wanted, dict):
+                        if acting.locked():
+                            ui.info("still waiting for the host to answer your last move")
+                        else:
+                            nursery.start_soon(act, wanted)
+                    elif isinstance(wanted, str) and wanted.startswith("chat:"):
+                        nursery.start_soon(chat, wanted.removeprefix("chat:"))
+                elif item.kind == "eof":
+                    if tc.seat is not None:
+                        ui.end(tc, "end of input")
+                        return None
+                elif item.kind == "closed" and item.session is tc.session:
+                    fresh = await _reconnect(tc, ui, reconnect, str(item.value), nursery)
+                    if fresh is None:
+                        ui.end(tc, f"disconnected: {item.value}")
+                        return None
+                    nursery.start_soon(_feed, fresh, send.clone())
+        finally:
+            nursery.cancel_scope.cancel()
+    return tc.outcome
+
+
+def _is_game_over(push: Message) -> bool:
+    return push.TYPE == "game_over"
+
+
+async def _handle(tc: TableClient, push: Message) -> list[FairNotice]:
+    try:
+        return await tc.handle(push)
+    except Disconnected:
+        return []  # a commit or reveal could not be sent; the feeder reports the drop
+
+
+async def _hold_session(
+    stream: trio.abc.Stream, *, task_status: trio.TaskStatus[ClientSession]
+) -> None:
+    async with open_session(stream) as session:
+        task_status.started(session)
+        await session.closed.wait()
+
+
+async def _reconnect(
+    tc: TableClient,
+    ui: Frontend,
+    reconnect: Reconnect | None,
+    reason: str,
+    nursery: trio.Nursery,
+) -> ClientSession | None:
+    """A fresh session with our seat resumed, or None when that is impossible."""
+    old = tc.session
+    gone_for_good = old.ended_by_host and old.retry_after is None
+    if reconnect is None or tc.token is None or gone_for_good:
+        return None
+    ui.info(f"connection lost ({reason}); reconnecting", kind="disconnected")
+    pauses = list(RECONNECT_PAUSES)
+    if old.retry_after is not None:
+        pauses.insert(0, float(old.retry_after))
+    last = ""
+    for pause in pauses:
+        await trio.sleep(pause)
+        try:
+            stream = await reconnect()
+            session: ClientSession = await nursery.start(_hold_session, stream)
+        except (OSError, Disconnected, trio.TooSlowError, TrustError) as exc:
+            if isinstance(exc, HostKeyChanged):
+                ui.info(str(exc), kind="error")  # never retry past a changed pin
+                return None
+            last = str(exc)
+            continue
+        tc.session = session
+        try:
+            await tc.resume(tc.token)
+        except RequestError as exc:
+            ui.info(f"the host refused to give the seat back: {exc}", kind="error")
+            return None
+        except (Disconnected, trio.TooSlowError) as exc:
+            last = str(exc)
+            continue
+        ui.info(f"reconnected: seat {tc.seat} resumed as {tc.name}", kind="reconnected")
+        return session
+    ui.info(f"giving up reconnecting ({last or 'no answer'})", kind="error")
+    return None
+
+
+def error_line(err: Error) -> str:
+    """One line for a non-fatal ``error`` push."""
+    return f"host error: {err.message} ({err.code.value})"
