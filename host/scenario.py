@@ -12,8 +12,10 @@ answer and per step; the first unexpected error or failed expectation raises
 :class:`ScenarioFailure` whose message is one line. The format is specified in ``spec/RULES.md``
 (section "Scenario files").
 
-Fair-dealing inputs (host secret + seat reveals) are not supported yet: ``protocol/fairness.py``
-does not exist; a file using them is rejected with a clear error.
+Instead of explicit orders a file may give fair-dealing inputs (``fairness``: the table id, seat
+ids, host public key, host secret and seat reveals, as hex); every order (and a chosen dealer) is
+then derived exactly as ``protocol.fairness`` derives it for the host, so a scenario can replay a
+real, verifiable hand.
 """
 
 from __future__ import annotations
@@ -124,7 +126,8 @@ class Scenario:
     seats: int
     names: tuple[str, ...]
     options: Mapping[str, object]
-    dealer: int
+    #: the first dealer; ``None``: chosen by chance (fair-dealing inputs only)
+    dealer: int | None
     deals: tuple[tuple[Card, ...], ...]
     reshuffles: tuple[tuple[Card, ...], ...]
     seed: int | None
@@ -132,6 +135,21 @@ class Scenario:
     expect_outcome: Mapping[str, Any] | None
     has_expect_outcome: bool
     description: str = ""
+    #: fair-dealing inputs per hand (index 0: hand 1)
+    fairness: tuple[FairInputs, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FairInputs:
+    """What ``protocol.fairness`` needs to derive every order of one hand."""
+
+    table_id: str
+    hand_no: int
+    ruleset_id: str
+    pids: tuple[str, ...]
+    host_pk: bytes
+    secret: bytes
+    reveals: tuple[bytes, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,10 +225,6 @@ def parse_scenario(data: object, *, source: str = "<scenario>") -> Scenario:
     unknown = sorted(set(top) - _TOP_KEYS)
     if unknown:
         raise _fail(source, unknown[0], f"unknown key (known: {', '.join(sorted(_TOP_KEYS))})")
-    if "fairness" in top:
-        raise _fail(
-            source, "fairness", "fair-dealing inputs are not supported yet (no protocol.fairness)"
-        )
     name = top.get("game")
     if not isinstance(name, str):
         raise _fail(source, "game", "missing or not a string")
@@ -241,7 +255,28 @@ def parse_scenario(data: object, *, source: str = "<scenario>") -> Scenario:
     except OptionError as exc:
         raise _fail(source, "options", exc.message) from None
 
-    dealer = _int(top.get("dealer", 0), source, "dealer", 0, seats - 1)
+    fairness: tuple[FairInputs, ...] = ()
+    if "fairness" in top:
+        if any(k in top for k in ("deck", "deals", "reshuffles", "seed")):
+            raise _fail(source, "fairness", "give fairness or deck/deals/reshuffles/seed, not both")
+        raw_fair = top["fairness"]
+        entries = raw_fair if isinstance(raw_fair, list) else [raw_fair]
+        fairness = tuple(
+            _parse_fair(
+                e,
+                hand_no=i + 1,
+                seats=seats,
+                game=name,
+                options=options,
+                source=source,
+                where=f"fairness[{i}]" if isinstance(raw_fair, list) else "fairness",
+            )
+            for i, e in enumerate(entries)
+        )
+    if "dealer" in top or not fairness:
+        dealer: int | None = _int(top.get("dealer", 0), source, "dealer", 0, seats - 1)
+    else:
+        dealer = None
     if "deck" in top and "deals" in top:
         raise _fail(source, "deck", "give either deck or deals, not both")
     if "deals" in top:
@@ -285,6 +320,70 @@ def parse_scenario(data: object, *, source: str = "<scenario>") -> Scenario:
         expect_outcome=expect_outcome,
         has_expect_outcome=has_outcome,
         description=description,
+        fairness=fairness,
+    )
+
+
+_FAIR_KEYS = {"table_id", "hand_no", "ruleset_id", "pids", "host_pk", "secret", "reveals"}
+
+
+def _hex(value: object, source: str, where: str, size: int | None = 32) -> bytes:
+    if isinstance(value, str):
+        try:
+            raw = bytes.fromhex(value)
+        except ValueError:
+            pass
+        else:
+            if size is None or len(raw) == size:
+                return raw
+    raise _fail(source, where, f"expected {size} bytes as hex")
+
+
+def _parse_fair(
+    raw: object,
+    *,
+    hand_no: int,
+    seats: int,
+    game: str,
+    options: Mapping[str, object],
+    source: str,
+    where: str,
+) -> FairInputs:
+    from protocol.fairness import ruleset_id  # noqa: PLC0415  (only files that use it pay)
+
+    entry = _mapping(raw, source, where)
+    unknown = sorted(set(entry) - _FAIR_KEYS)
+    if unknown:
+        raise _fail(
+            source, f"{where}.{unknown[0]}", f"unknown key (known: {', '.join(sorted(_FAIR_KEYS))})"
+        )
+    table_id = entry.get("table_id")
+    if not isinstance(table_id, str) or not table_id:
+        raise _fail(source, f"{where}.table_id", "expected a non-empty string")
+    pids = entry.get("pids")
+    if (
+        not isinstance(pids, list)
+        or len(pids) != seats
+        or not all(isinstance(p, str) for p in pids)
+    ):
+        raise _fail(source, f"{where}.pids", f"expected {seats} seat ids")
+    reveals = entry.get("reveals")
+    if not isinstance(reveals, list) or len(reveals) != seats:
+        raise _fail(source, f"{where}.reveals", f"expected {seats} reveals (hex), in seat order")
+    ruleset = entry.get("ruleset_id")
+    if ruleset is None:
+        flat = {k: v for k, v in options.items() if isinstance(v, bool | int | str)}
+        ruleset = ruleset_id(game, flat)
+    if not isinstance(ruleset, str):
+        raise _fail(source, f"{where}.ruleset_id", "expected a string")
+    return FairInputs(
+        table_id=table_id,
+        hand_no=_int(entry.get("hand_no", hand_no), source, f"{where}.hand_no", 1, 2**63),
+        ruleset_id=ruleset,
+        pids=tuple(pids),
+        host_pk=_hex(entry.get("host_pk"), source, f"{where}.host_pk"),
+        secret=_hex(entry.get("secret"), source, f"{where}.secret"),
+        reveals=tuple(_hex(r, source, f"{where}.reveals[{j}]") for j, r in enumerate(reveals)),
     )
 
 
@@ -434,6 +533,33 @@ class ScenarioRunner:
         )
         self._rng = random.Random(scenario.seed) if scenario.seed is not None else None
         self._reshuffles_used = 0
+        self._keys: dict[int, bytes] = {}
+
+    def _fair_key(self, request: ChanceRequest) -> bytes | None:
+        """The deck key of the request's hand, from the fair-dealing inputs (if any)."""
+        i = request.hand_no - 1
+        if i >= len(self.scenario.fairness):
+            return None
+        key = self._keys.get(i)
+        if key is None:
+            from protocol.fairness import Context, deck_key, mix  # noqa: PLC0415
+
+            if request.kind is not ChanceKind.DEAL:
+                raise ScenarioFailure(f"{self.scenario.source}: a reshuffle before the deal")
+            f = self.scenario.fairness[i]
+            try:
+                ctx = Context.create(
+                    table_id=f.table_id,
+                    hand_no=f.hand_no,
+                    ruleset_id=f.ruleset_id,
+                    deck=request.cards,
+                    pids=f.pids,
+                    host_pk=f.host_pk,
+                ).digest
+            except ValueError as exc:
+                raise ScenarioFailure(f"{self.scenario.source}: fairness: {exc}") from None
+            key = self._keys[i] = deck_key(f.secret, ctx, mix(ctx, list(f.reveals)))
+        return key
 
     def _order(self, request: ChanceRequest, fixed: Sequence[Card], what: str) -> list[Card]:
         """``fixed`` on top, then the rest of the requested cards (canonical or seeded)."""
@@ -456,6 +582,15 @@ class ScenarioRunner:
 
     def _answer_chance(self) -> Iterator[StepResult]:
         while (request := self.game.chance_request()) is not None:
+            key = self._fair_key(request)
+            if key is not None:
+                from protocol.fairness import Stream, choose_dealer, shuffle  # noqa: PLC0415
+
+                order = shuffle(Stream(key, request.stream), request.cards)
+                chosen = choose_dealer(key, self.scenario.seats) if request.choose_dealer else None
+                events = self.game.apply_chance(order, chosen)
+                yield StepResult(None, None, None, tuple(events), chance=request.kind)
+                continue
             if request.kind is ChanceKind.DEAL:
                 i = request.hand_no - 1
                 fixed = self.scenario.deals[i] if i < len(self.scenario.deals) else ()
@@ -466,7 +601,7 @@ class ScenarioRunner:
                 fixed = self.scenario.reshuffles[i] if i < len(self.scenario.reshuffles) else ()
                 what = f"reshuffles[{i}]"
             order = self._order(request, fixed, what)
-            dealer = self.scenario.dealer if request.choose_dealer else None
+            dealer = (self.scenario.dealer or 0) if request.choose_dealer else None
             events = self.game.apply_chance(order, dealer)
             yield StepResult(None, None, None, tuple(events), chance=request.kind)
 
