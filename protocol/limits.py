@@ -127,7 +127,11 @@ def limit_docs() -> dict[str, str]:
 
 
 def wire_limits() -> dict[str, int]:
-    """The limits a host advertises in ``welcome``: lower-case name to value."""
+    """The limits a host advertises in ``welcome``: lower-case name to value.
+
+    >>> wire_limits()["max_frame_bytes"]
+    65536
+    """
     values = globals()
     return {name.lower(): int(values[name]) for name in limit_docs()}
 

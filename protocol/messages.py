@@ -493,6 +493,11 @@ def message_from_wire(data: Mapping[str, Any]) -> Message:
         LocalProtocolError: ``bad_field`` for a missing/non-str ``type`` or a missing or invalid
             field (the message names it), ``unknown_type`` for an unregistered ``type``,
             ``bad_card`` for a bad card code. Unknown extra keys are ignored.
+
+    >>> message_from_wire({"type": "ping", "id": 7, "x_new_field": True})
+    Ping(id=7, re=None)
+    >>> Ping(id=7).response().to_wire()
+    {'type': 'pong', 're': 7}
     """
     type_name = data.get("type")
     if not isinstance(type_name, str):

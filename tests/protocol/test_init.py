@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import doctest
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 import protocol
+from protocol import connection, framing, limits, messages
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,3 +53,10 @@ def test_every_module_that_registers_messages_is_loaded_with_the_registry() -> N
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("module", [framing, connection, messages, limits])
+def test_docstring_examples_run(module: ModuleType) -> None:
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
