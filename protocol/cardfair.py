@@ -346,13 +346,16 @@ _WORDS = struct.Struct(">8I")
 
 
 class Stream:
-    """The counter-mode HMAC word stream ``s`` under ``K``, read as big-endian u32 words."""
+    """The counter-mode HMAC word stream ``s`` under ``K``, read as big-endian u32 words.
 
-    __slots__ = ("_block", "_buf", "_key", "_prefix", "stream", "words_used")
+    Equal to concatenating :func:`stream_block` for j = 0, 1, ..; the HMAC state after the
+    constant prefix ``enc(L"stream", u32(s))`` is computed once and copied per block.
+    """
+
+    __slots__ = ("_block", "_buf", "_key", "stream", "words_used")
 
     def __init__(self, key: bytes, stream: int) -> None:
         self._key = hmac.new(key, _STREAM_LABEL + enc(u32(stream)), hashlib.sha256)
-        self._prefix = _U64_FRAME
         self.stream = stream
         self._block = 0
         self._buf: list[int] = []
@@ -363,7 +366,7 @@ class Stream:
             if self.words_used >= MAX_STREAM_WORDS:
                 raise FairnessError(f"stream {self.stream} exhausted its word budget")
             h = self._key.copy()
-            h.update(self._prefix + self._block.to_bytes(8, "big"))
+            h.update(_U64_FRAME + self._block.to_bytes(8, "big"))
             self._buf = list(reversed(_WORDS.unpack(h.digest())))
             self._block += 1
         self.words_used += 1

@@ -36,6 +36,7 @@ from protocol.cardfair import (
     CommitmentError,
     Context,
     ContextError,
+    FairnessError,
     FairnessStateError,
     MessageType,
     PositionError,
@@ -147,6 +148,11 @@ class HandDealer:
     chance requests with :meth:`answer`; for every card the engine takes off the stock call
     :meth:`record_draw` (or :meth:`draw`) and send the messages of the :class:`Dealt`; end with
     :meth:`hand_end`. :attr:`messages` lists every signed message in sending order.
+
+    One dealer serves one deal (stream 0 plus its reshuffles): ONE's next hand is a new
+    HandDealer with the next ``hand_no``. ``secret=None`` draws a fresh ``S``; an explicit
+    secret (tests, or rebuilding a hand from a journal after a restart, with its own
+    ``ledger``) is refused if the ledger has seen it.
     """
 
     def __init__(
@@ -172,7 +178,7 @@ class HandDealer:
         )
         s = secrets.token_bytes(SECRET_BYTES) if secret is None else bytes(secret)
         if len(s) != SECRET_BYTES:
-            raise ReusedSecretError(f"host secret must be 32 bytes, not {len(s)}")
+            raise FairnessError(f"host secret must be 32 bytes, not {len(s)}")
         (_LEDGER if ledger is None else ledger).claim(s)
         self._secret = s
         self.commitment = host_commitment(self.context.digest, s)

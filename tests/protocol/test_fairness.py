@@ -42,6 +42,7 @@ from protocol.fairness import (
     ruleset_id,
     shuffle,
     sign_message,
+    stream_block,
     u32,
     u64,
 )
@@ -178,6 +179,16 @@ def test_below_rejects_low_words() -> None:
     draws = [st.below(2**31 + 1) for _ in range(100)]
     assert st.words_used > 150 and len(draws) == 100
     assert Stream(key, 0).below(1) == 0
+
+
+def test_stream_reads_the_blocks_in_order() -> None:
+    key = bytes(range(32))
+    for s in (0, 3, DEALER_STREAM):
+        st = Stream(key, s)
+        words = [st.next_word() for _ in range(24)]
+        blocks = b"".join(stream_block(key, s, j) for j in range(3))
+        assert words == [int.from_bytes(blocks[i : i + 4], "big") for i in range(0, 96, 4)]
+        assert st.words_used == 24
 
 
 def test_ruleset_id_is_canonical() -> None:
