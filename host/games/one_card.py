@@ -53,6 +53,9 @@ class Phase(enum.Enum):
     OVER = "over"  #: the game has ended
 
 
+_DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.OVER
+_SEVEN, _JACK, _QUEEN, _KING = Rank.SEVEN, Rank.JACK, Rank.QUEEN, Rank.KING
+
 # --------------------------------------------------------------------------- actions
 
 
@@ -146,6 +149,7 @@ DAMAGE: dict[Card, int] = {
 ATTACKERS = frozenset(DAMAGE)
 _PLAY1 = {c: Play((c,)) for c in DECK_54 if c.rank is not Rank.SEVEN}
 _PLAY7 = {c: tuple(Play((c,), s) for s in Suit) for c in DECK_54 if c.rank is Rank.SEVEN}
+_PLAYS_OF: dict[Card, tuple[Play, ...]] = {**{c: (p,) for c, p in _PLAY1.items()}, **_PLAY7}
 _FOLLOW: dict[tuple[Card, Suit | None], frozenset[Card]] = {}
 _DEFEND: dict[tuple[Card, Suit | None], frozenset[Card]] = {}
 
@@ -229,7 +233,7 @@ class OneCard(Game):
         self._ranking = bool(opts["ranking"])
         self._must_play = bool(opts["must_play_if_able"])
         self._dir = 1 if opts["direction"] == "clockwise" else -1
-        self._phase = Phase.DEAL
+        self._phase = _DEAL
         self._request: ChanceRequest | None = ChanceRequest(
             ChanceKind.DEAL, 1, 0, DECK_54, choose_dealer=dealer is None
         )
@@ -330,7 +334,7 @@ class OneCard(Game):
             )
         )
         self._suit = top.suit
-        self._phase = Phase.PLAY
+        self._phase = _PLAY
         self._turn = (dealer + self._dir) % n
         events.append(Event("start", {"first": self._turn, "direction": _DIRECTIONS[self._dir]}))
         self._announce_turn(events)
@@ -338,7 +342,7 @@ class OneCard(Game):
     # ------------------------------------------------------------------ acting
 
     def to_act(self) -> tuple[int, ...]:
-        if self._request is not None or self._phase is Phase.OVER or self._phase is Phase.DEAL:
+        if self._request is not None or self._phase is _OVER or self._phase is _DEAL:
             return ()
         return (self._turn,)
 
@@ -349,16 +353,14 @@ class OneCard(Game):
         return follow_set(top, self._suit)
 
     def _plays(self, seat: int) -> list[Action]:
-        pool = self._fresh if self._phase is Phase.AFTER_ATTACK else self._hands[seat]
+        pool = self._fresh if self._phase is _AFTER else self._hands[seat]
         allowed = self._allowed()
         out: list[Action] = []
         if not self._multi:
+            plays_of = _PLAYS_OF
             for c in pool:
                 if c in allowed:
-                    if c.rank is Rank.SEVEN:
-                        out.extend(_PLAY7[c])
-                    else:
-                        out.append(_PLAY1[c])
+                    out += plays_of[c]
             return out
         by_rank: dict[Rank, list[Card]] = {}
         for c in pool:
@@ -369,7 +371,7 @@ class OneCard(Game):
             for k in range(1, len(group) + 1):
                 for perm in itertools.permutations(group, k):
                     if perm[0] in allowed:
-                        if perm[0].rank is Rank.SEVEN:
+                        if perm[0].rank is _SEVEN:
                             out.extend(Play(perm, s) for s in Suit)
                         else:
                             out.append(Play(perm))
@@ -380,7 +382,7 @@ class OneCard(Game):
         cached = self._legal.get(seat)
         if cached is None:
             cached = []
-            if self._request is None and self._phase in (Phase.PLAY, Phase.AFTER_ATTACK):
+            if self._request is None and self._phase in (_PLAY, _AFTER):
                 if seat == self._turn:
                     cached = self._plays(seat)
                     if not (self._must_play and cached):
@@ -397,8 +399,8 @@ class OneCard(Game):
     def default_action(self, seat: int) -> Action | None:
         """Draw when the seat may (what the host does when a turn timer runs out)."""
         legal = self._legal_for(seat)
-        if any(a is DRAW for a in legal):
-            return DRAW
+        if legal and (legal[-1] is DRAW or (len(legal) > 1 and legal[-2] is DRAW)):
+            return DRAW  # the draw is listed last, or just before a call
         return legal[0] if legal else None
 
     def parse_action(self, wire: object) -> Action:
@@ -407,9 +409,9 @@ class OneCard(Game):
     def check(self, seat: int, action: Action) -> None:
         if not 0 <= seat < self.seats:
             raise InvalidAction(f"no seat {seat}")
-        if self._phase is Phase.OVER:
+        if self._phase is _OVER:
             raise IllegalAction("the game is over")
-        if self._request is not None or self._phase is Phase.DEAL:
+        if self._request is not None or self._phase is _DEAL:
             raise NotYourTurn("waiting for the shuffle")
         if isinstance(action, Call):
             if self._window is None:
@@ -431,7 +433,7 @@ class OneCard(Game):
         for c in cards:
             if c not in hand:
                 raise InvalidAction(f"{c.code} is not in your hand")
-        if self._phase is Phase.AFTER_ATTACK and any(c not in self._fresh for c in cards):
+        if self._phase is _AFTER and any(c not in self._fresh for c in cards):
             raise IllegalAction("after taking an attack, only a card just drawn may be played")
         if len(cards) > 1:
             if not self._multi:
@@ -470,7 +472,7 @@ class OneCard(Game):
         else:
             self._draw(seat, events)
         self._turns += 1
-        if self._turns >= TURN_LIMIT and self._phase is not Phase.OVER:
+        if self._turns >= TURN_LIMIT and self._phase is not _OVER:
             self._stop(events)
         self._settle(events)
         self._announce_turn(events)
@@ -481,9 +483,9 @@ class OneCard(Game):
         cards = play.cards
         for c in cards:
             hand.remove(c)
-        if self._phase is Phase.AFTER_ATTACK:
+        if self._phase is _AFTER:
             self._fresh = []
-            self._phase = Phase.PLAY
+            self._phase = _PLAY
         under = self._discards[-1]
         self._discards.extend(cards)
         last = cards[-1]
@@ -503,17 +505,17 @@ class OneCard(Game):
         )
         rank, k, steps = last.rank, len(cards), 1
         if last in ATTACKERS:
-            self._damage += sum(DAMAGE[c] for c in cards)
+            self._damage += DAMAGE[last] if k == 1 else sum(DAMAGE[c] for c in cards)
             if self._cap and self._damage > self._cap:
                 self._damage = self._cap
             data["damage"] = self._damage
-        elif rank is Rank.JACK or (rank is Rank.QUEEN and self._n_active == 2):
+        elif rank is _JACK or (rank is _QUEEN and self._n_active == 2):
             steps += k
-        elif rank is Rank.QUEEN:
+        elif rank is _QUEEN:
             if k % 2:
                 self._dir = -self._dir
             data["direction"] = _DIRECTIONS[self._dir]
-        elif rank is Rank.KING:
+        elif rank is _KING:
             self._extra += k
         self._turn = self._advance(seat, steps)
         if penalty:
@@ -529,7 +531,7 @@ class OneCard(Game):
             self._damage = 0
             self._idle = 0
             if self._after_attack:  # still this seat's turn: play a drawn card or draw one
-                self._phase = Phase.AFTER_ATTACK
+                self._phase = _AFTER
                 self._fresh = []
                 return
             self._turn = self._advance(seat, 1)
@@ -539,8 +541,8 @@ class OneCard(Game):
         else:
             self._idle = 0
         self._owed.append((seat, 1, "draw"))
-        if self._phase is Phase.AFTER_ATTACK:
-            self._phase = Phase.PLAY
+        if self._phase is _AFTER:
+            self._phase = _PLAY
             self._fresh = []
         if self._idle >= self._n_active:  # nobody can play or draw
             self._stop(events)
@@ -590,7 +592,7 @@ class OneCard(Game):
 
     def _finish(self, outcome: Outcome, events: list[Event]) -> None:
         self._outcome = outcome
-        self._phase = Phase.OVER
+        self._phase = _OVER
         self._window = None
         self._owed = []
         self._fresh = []
@@ -599,6 +601,8 @@ class OneCard(Game):
     def _settle(self, events: list[Event]) -> None:
         """Deal out the owed draws; stop at a reshuffle request, forgive what cannot be had."""
         owed = self._owed
+        if not owed:
+            return
         while owed:
             seat, count, reason = owed[0]
             avail = len(self._stock) - self._pos
@@ -619,7 +623,7 @@ class OneCard(Game):
             cards = self._stock[pos : pos + k]
             self._pos = pos + k
             self._hands[seat].extend(cards)
-            if reason == "attack" and self._phase is Phase.AFTER_ATTACK:
+            if reason == "attack" and self._phase is _AFTER:
                 self._fresh.extend(cards)
             positions = [[self._stream, p] for p in range(pos, pos + k)]
             events.append(
@@ -634,7 +638,7 @@ class OneCard(Game):
                 owed[0] = (seat, count - k, reason)
 
     def _announce_turn(self, events: list[Event]) -> None:
-        if self._phase is Phase.OVER or self._request is not None:
+        if self._phase is _OVER or self._request is not None:
             return
         data: WireMap = {"seat": self._turn, "phase": self._phase.value}
         if self._damage:
@@ -645,7 +649,7 @@ class OneCard(Game):
 
     def view(self, seat: int | None) -> WireMap:
         top = self._discards[-1] if self._discards else None
-        phase = "reshuffle" if self._request is not None and self._phase is not Phase.DEAL else None
+        phase = "reshuffle" if self._request is not None and self._phase is not _DEAL else None
         window = self._window
         out: WireMap = {
             "game": self.name,
@@ -653,7 +657,7 @@ class OneCard(Game):
             "you": seat,
             "dealer": self.dealer,
             "phase": phase or self._phase.value,
-            "turn": None if self._phase in (Phase.DEAL, Phase.OVER) else self._turn,
+            "turn": None if self._phase in (_DEAL, _OVER) else self._turn,
             "to_act": list(self.to_act()),
             "direction": _DIRECTIONS[self._dir],
             "top": None if top is None else top.code,
@@ -661,7 +665,7 @@ class OneCard(Game):
             "damage": self._damage,
             "extra_turns": self._extra,
             "discards": [c.code for c in self._discards],
-            "stock": 0 if self._phase is Phase.DEAL else len(self._stock) - self._pos,
+            "stock": 0 if self._phase is _DEAL else len(self._stock) - self._pos,
             "stream": self._stream,
             "next_position": self._pos,
             "hand_counts": [len(h) for h in self._hands],
@@ -672,7 +676,7 @@ class OneCard(Game):
         }
         if seat is not None:
             out["hand"] = [c.code for c in sorted(self._hands[seat], key=_index)]
-            after = self._phase is Phase.AFTER_ATTACK and seat == self._turn
+            after = self._phase is _AFTER and seat == self._turn
             fresh = self._fresh if after else []
             out["fresh"] = [c.code for c in fresh]
             out["legal"] = [a.to_wire() for a in self.legal_actions(seat)]
