@@ -382,7 +382,7 @@ class OneCard(Game):
         cached = self._legal.get(seat)
         if cached is None:
             cached = []
-            if self._request is None and self._phase in (_PLAY, _AFTER):
+            if self._request is None and self._phase in (_PLAY, _AFTER) and 0 <= seat < self.seats:
                 if seat == self._turn:
                     cached = self._plays(seat)
                     if not (self._must_play and cached):
