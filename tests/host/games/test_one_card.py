@@ -459,12 +459,20 @@ def test_owing_more_than_available_is_forgiven() -> None:
     assert request is not None and len(request.cards) == 1
     game.apply_chance(list(request.cards))
     assert game.view(None)["stock"] == 0
+    # now nothing can be drawn at all: the draw is forgiven, nothing stays pending
+    nxt = game.to_act()[0]
+    counts = game.view(None)["hand_counts"]
+    events = game.apply(nxt, DRAW)
+    assert [e.kind for e in events] == ["forgiven", "turn"]
+    assert events[0].data == {"seat": nxt, "count": 1, "reason": "draw"}
+    assert game.view(None)["hand_counts"] == counts and game.chance_request() is None
+    assert game.to_act() == (1 - nxt,)
 
 
 # --------------------------------------------------------------------------- going out, options
 
 
-def test_going_out_wins_and_the_effect_is_ignored() -> None:
+def test_going_out_wins_the_game() -> None:
     hands = [
         ["3H", "4H", "KH", "8D", "6S", "QC", "8H"],
         ["JH", "JD", "9C", "9D", "9S", "10D", "9H"],
