@@ -1,0 +1,265 @@
+"""LAN discovery over mDNS/DNS-SD: hosts advertise ``_onecard._tcp.local.``, clients browse.
+
+How it works (``ECOSYSTEM.md`` section 2): python-zeroconf runs its own loop in a daemon thread
+when no asyncio loop is running, so from trio every blocking zeroconf call goes through
+``trio.to_thread.run_sync``. :func:`advertise_host` is the hook :func:`host.server.serve_host`
+calls (``onecard host`` unless ``--no-advertise``; ``onecard play --lan``): it registers one
+service instance named after the host, with the TXT record of :func:`encode_txt`, and removes it
+again when cancelled. :func:`browse` listens for a few seconds and resolves every instance it
+hears of; ``onecard discover`` prints them and ``onecard join`` without an address offers them.
+
+TXT record (RFC 6763 section 6; the version key first, all small): ``txtvers=1``, ``proto=1``
+(the protocol version), ``name`` (the host's display name), ``fp`` (the first 16 hex digits of
+the TLS certificate's SHA-256 fingerprint) and ``port``. mDNS is unauthenticated, so ``fp`` is
+only a hint for people comparing screens; trust still comes from the pinned fingerprint
+(:mod:`client.trust`). Multicast may be blocked (Wi-Fi client isolation, CI): then nothing is
+found and ``join HOST[:PORT]`` still works.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import socket
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+import click
+import trio
+
+__all__ = [
+    "SERVICE_TYPE",
+    "HostAd",
+    "advertise_host",
+    "browse",
+    "decode_txt",
+    "discover_command",
+    "encode_txt",
+    "fingerprint_prefix",
+]
+
+log = logging.getLogger(__name__)
+
+SERVICE_TYPE = "_onecard._tcp.local."
+TXT_VERSION = "1"
+PROTO_VERSION = "1"
+#: hex digits of the certificate fingerprint put in the TXT record
+FP_DIGITS = 16
+#: seconds to spend resolving one advertised instance
+RESOLVE_MS = 1500
+
+
+class _HostInfoLike(Protocol):
+    port: int
+    addresses: tuple[tuple[str, int], ...]
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostAd:
+    """One advertised host."""
+
+    name: str
+    address: str
+    port: int
+    fp: str  #: fingerprint prefix from the TXT record (a hint only)
+    proto: str
+
+    @property
+    def target(self) -> str:
+        """``address:port`` for ``onecard join``."""
+        host = f"[{self.address}]" if ":" in self.address else self.address
+        return f"{host}:{self.port}"
+
+
+def fingerprint_prefix(fingerprint: str) -> str:
+    """The TXT ``fp`` value of a ``SHA256:ab:cd:...`` fingerprint.
+
+    >>> fingerprint_prefix("SHA256:AB:cd:01:23:45:67:89:ab:cd:ef")
+    'abcd0123456789ab'
+    """
+    hexdigits = fingerprint.removeprefix("SHA256:").replace(":", "").lower()
+    return hexdigits[:FP_DIGITS]
+
+
+def encode_txt(*, name: str, fingerprint: str, port: int) -> dict[str, str]:
+    """The TXT properties a host advertises (``txtvers`` first).
+
+    >>> encode_txt(name="Den", fingerprint="SHA256:0a:0b", port=7531)
+    {'txtvers': '1', 'proto': '1', 'name': 'Den', 'fp': '0a0b', 'port': '7531'}
+    """
+    return {
+        "txtvers": TXT_VERSION,
+        "proto": PROTO_VERSION,
+        "name": name[:32],
+        "fp": fingerprint_prefix(fingerprint),
+        "port": str(port),
+    }
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return value if isinstance(value, str) else None
+
+
+def decode_txt(properties: Mapping[Any, Any]) -> dict[str, str] | None:
+    """Decode TXT properties (bytes or str keys and values); None unless ``txtvers=1``.
+
+    >>> decode_txt({b"txtvers": b"1", b"proto": b"1", b"name": b"Den", b"fp": None})
+    {'txtvers': '1', 'proto': '1', 'name': 'Den', 'fp': ''}
+    >>> decode_txt({b"txtvers": b"2"}) is None
+    True
+    """
+    out: dict[str, str] = {}
+    for key, value in properties.items():
+        k = _text(key)
+        if k is None:
+            continue
+        v = "" if value is None else _text(value)
+        if v is not None:
+            out[k.lower()] = v
+    if out.get("txtvers") != TXT_VERSION:
+        return None
+    return out
+
+
+def _local_addresses(info: _HostInfoLike) -> list[str]:
+    """IPv4 addresses to advertise: the bound ones, or this machine's LAN address."""
+    bound = [a for a, _ in info.addresses if "." in a and a != "0.0.0.0"]
+    if bound:
+        return bound
+    try:  # the address the default route would use (no packet is sent)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))
+            return [s.getsockname()[0]]
+    except OSError:
+        return ["127.0.0.1"]
+
+
+def _instance(name: str) -> str:
+    safe = "".join(ch for ch in name if ch.isprintable() and ch != ".")[:60] or "onecard host"
+    return f"{safe}.{SERVICE_TYPE}"
+
+
+async def advertise_host(
+    info: _HostInfoLike, name: str, *, interfaces: list[str] | None = None
+) -> None:
+    """Advertise the host until cancelled (then withdraw the record)."""
+    from zeroconf import InterfaceChoice, ServiceInfo, Zeroconf  # noqa: PLC0415 (170 ms: lazy)
+
+    addresses = _local_addresses(info)
+    choice: Any = interfaces if interfaces is not None else InterfaceChoice.All
+    zc = await trio.to_thread.run_sync(functools.partial(Zeroconf, interfaces=choice))
+    service = ServiceInfo(
+        SERVICE_TYPE,
+        _instance(name),
+        addresses=[socket.inet_aton(a) for a in addresses],
+        port=info.port,
+        properties=encode_txt(name=name, fingerprint=info.fingerprint, port=info.port),
+    )
+    try:
+        register = functools.partial(zc.register_service, service, allow_name_change=True)
+        await trio.to_thread.run_sync(register)
+        log.info("advertising %s on %s", service.name, addresses)
+        await trio.sleep_forever()
+    finally:
+        with trio.CancelScope(shield=True), trio.move_on_after(3):
+            await trio.to_thread.run_sync(_withdraw, zc, service, abandon_on_cancel=True)
+
+
+def _withdraw(zc: Any, service: Any) -> None:
+    try:
+        zc.unregister_service(service)
+    finally:
+        zc.close()
+
+
+def _browse_blocking(timeout: float, interfaces: list[str] | None) -> list[HostAd]:
+    from zeroconf import (  # noqa: PLC0415 (170 ms to import: only when browsing)
+        InterfaceChoice,
+        ServiceBrowser,
+        ServiceStateChange,
+        Zeroconf,
+    )
+
+    names: list[str] = []
+
+    def on_change(
+        zeroconf: Any, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        if state_change is ServiceStateChange.Added and name not in names:
+            names.append(name)
+
+    choice: Any = interfaces if interfaces is not None else InterfaceChoice.All
+    zc = Zeroconf(interfaces=choice)
+    try:
+        browser = ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_change])
+        trio.from_thread.run(trio.sleep, timeout)
+        browser.cancel()
+        found: list[HostAd] = []
+        for name in list(names):
+            info = zc.get_service_info(SERVICE_TYPE, name, timeout=RESOLVE_MS)
+            if info is None:
+                continue
+            txt = decode_txt(info.properties or {})
+            addresses = info.parsed_addresses()
+            if txt is None or not addresses or info.port is None:
+                continue
+            label = txt.get("name") or name.removesuffix("." + SERVICE_TYPE)
+            found.append(
+                HostAd(label, addresses[0], int(info.port), txt.get("fp", ""), txt.get("proto", ""))
+            )
+        return found
+    finally:
+        zc.close()
+
+
+async def browse(timeout: float = 2.0, *, interfaces: list[str] | None = None) -> list[HostAd]:
+    """Hosts heard advertising within ``timeout`` seconds (empty when multicast is blocked).
+
+    Raises:
+        OSError: no network interface could be used for mDNS.
+    """
+    return await trio.to_thread.run_sync(_browse_blocking, timeout, interfaces)
+
+
+async def run_discover(*, timeout: float, json_mode: bool) -> int:
+    """Print the advertised hosts; return how many were found."""
+    hosts = await browse(timeout)
+    if json_mode:
+        for ad in hosts:
+            click.echo(json.dumps({**asdict(ad), "target": ad.target}, ensure_ascii=False))
+        return len(hosts)
+    if not hosts:
+        click.echo(
+            f"No onecard hosts heard within {timeout:g} s. Multicast may be blocked on this "
+            "network: join by address instead (onecard join HOST[:PORT])."
+        )
+        return 0
+    width = max(len(ad.name) for ad in hosts)
+    for ad in hosts:
+        click.echo(f"{ad.name:<{width}}  {ad.target:<21}  fingerprint {ad.fp}...")
+    return len(hosts)
+
+
+@click.command("discover", short_help="List onecard hosts advertised on the LAN.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.2, 60),
+    default=2.0,
+    show_default=True,
+    help="Seconds to listen for announcements.",
+)
+@click.option("--json", "json_mode", is_flag=True, help="One JSON object per host.")
+def discover_command(*, timeout: float, json_mode: bool) -> None:
+    """List hosts advertising _onecard._tcp on the LAN (mDNS/zeroconf)."""
+    try:
+        trio.run(functools.partial(run_discover, timeout=timeout, json_mode=json_mode))
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen for hosts: {exc.strerror or exc}") from None

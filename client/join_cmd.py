@@ -1,0 +1,348 @@
+"""``onecard join``: connect to a host on the LAN, pick a table in its lobby, play or watch.
+
+How it works: :func:`join_command` parses options and calls :func:`run_join`, which
+
+1. finds the host: ``ADDRESS`` (``host[:port]``, ``[v6]:port``) or, without one, the hosts
+   heard on the LAN (:func:`client.discover.browse`), offered as a numbered list;
+2. connects with :func:`client.trust.open_stream`: TLS 1.3, the fingerprint checked against the
+   known_hosts pin before anything is sent (``--insecure``: plain TCP), and shows the
+   fingerprint so the players can compare it with the host's screen;
+3. takes back a seat held at this host (a resume token in the state directory) or runs the
+   lobby: list the tables, then join, watch or create one (``--table``/``--create``/``--watch``
+   skip the questions, for scripts and ``--json``);
+4. says ``ready`` and runs :func:`client.table_loop.run_table` until the game is over,
+   reconnecting and resuming if the connection drops.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+import protocol.table_messages as tm
+from client.discover import browse
+from client.fairplay import TableClient
+from client.frontends import HumanUI, JsonUI
+from client.play_cmd import (
+    ClientError,
+    common_options,
+    default_name,
+    make_ui,
+    parse_options,
+    run_sync,
+    want_ascii,
+)
+from client.session import ClientSession, RequestError, SavedSeat, TokenStore, open_session
+from client.table_loop import Quit, run_table
+from client.trust import KnownHosts, open_stream
+
+__all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
+
+DEFAULT_PORT = 7531
+LOBBY_HELP = (
+    "Type a table number to join it, w NUMBER to watch, c GAME [SEATS] to create a table "
+    "(games: one-card, one, black-jack), r to refresh, q to quit."
+)
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """``host[:port]`` (or ``[v6]:port``) as (host, port).
+
+    >>> split_address("den.local"), split_address("10.0.0.2:7000"), split_address("[::1]:9")
+    (('den.local', 7531), ('10.0.0.2', 7000), ('::1', 9))
+    """
+    text = address.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest.removeprefix(":")
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, ""
+    if port and not (port.isdigit() and 0 < int(port) < 65536):
+        raise click.BadParameter(f"bad port in {address!r}", param_hint="ADDRESS")
+    if not host:
+        raise click.BadParameter(f"no host in {address!r}", param_hint="ADDRESS")
+    return host, int(port) if port else DEFAULT_PORT
+
+
+async def _readline() -> str | None:
+    line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+    return line.rstrip("\r\n") if line else None
+
+
+async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[str, int]:
+    ui.info(f"Looking for hosts on the LAN ({timeout:g} s)...", kind="discovering")
+    try:
+        hosts = await browse(timeout)
+    except OSError as exc:
+        raise ClientError(f"cannot look for hosts ({exc}); give an ADDRESS") from None
+    if not hosts:
+        raise ClientError("no hosts found on the LAN (multicast may be blocked); give an ADDRESS")
+    if len(hosts) == 1 or isinstance(ui, JsonUI):
+        if len(hosts) > 1:
+            found = ", ".join(h.target for h in hosts)
+            raise ClientError(f"several hosts found ({found}); give an ADDRESS")
+        ui.info(f"Found {hosts[0].name} at {hosts[0].target}")
+        return hosts[0].address, hosts[0].port
+    for i, ad in enumerate(hosts, 1):
+        ui.info(f"  {i}) {ad.name}  {ad.target}  fingerprint {ad.fp}...")
+    while True:
+        if isinstance(ui, HumanUI):
+            ui.prompt(f"Host 1-{len(hosts)} (q to quit): ")
+        line = await _readline()
+        if line is None or line.strip().lower() == "q":
+            raise Quit
+        if line.strip().isdigit() and 1 <= int(line) <= len(hosts):
+            ad = hosts[int(line) - 1]
+            return ad.address, ad.port
+        ui.info(f"type a number from 1 to {len(hosts)}")
+
+
+def _describe_table(i: int, t: dict[str, Any]) -> str:
+    seats = t.get("seats") or []
+    taken = [s["name"] for s in seats if s]
+    who = f" ({', '.join(taken)})" if taken else ""
+    return f"  {i}) {t.get('table')}  {t.get('game')}  {len(taken)}/{len(seats)} seats  " + (
+        f"{t.get('phase')}{who}"
+    )
+
+
+async def _lobby(
+    session: ClientSession,
+    tc_args: dict[str, Any],
+    ui: HumanUI | JsonUI,
+    *,
+    name: str,
+) -> tuple[TableClient, bool]:
+    """Ask what to do until a table is joined or watched; return it and whether we sat down."""
+    while True:
+        reply = await session.request(tm.ListTables())
+        assert isinstance(reply, tm.Tables)
+        tables = [dict(t) for t in reply.tables]
+        if isinstance(ui, JsonUI):
+            ui.emit({"type": "tables", "tables": tables})
+        else:
+            ui.info("Tables:" if tables else "No tables yet.")
+            for i, t in enumerate(tables, 1):
+                ui.info(_describe_table(i, t))
+            ui.info(LOBBY_HELP)
+            ui.prompt("Lobby> ")
+        line = await _readline()
+        if line is None:
+            raise Quit
+        try:
+            verb, arg, extra = _parse_lobby(line, tables, json_mode=isinstance(ui, JsonUI))
+        except ValueError as exc:
+            ui.info(str(exc), kind="error")
+            continue
+        try:
+            if verb == "quit":
+                raise Quit
+            if verb == "create":
+                created = await session.request(
+                    tm.CreateTable(game=arg, seats=int(extra.get("seats", 2)),
+                                   options=extra.get("options") or {})
+                )  # fmt: skip
+                assert isinstance(created, tm.TableCreated)
+                verb, arg = "join", created.table
+            if verb in ("join", "watch"):
+                tc = TableClient(session, table_id=arg, name=name, **tc_args)
+                if verb == "watch":
+                    tc.name = tc.checker.pid = None
+                    await tc.watch()
+                    return tc, False
+                await tc.join()
+                return tc, True
+        except RequestError as exc:
+            ui.info(f"the host refused: {exc}", kind="error")
+
+
+def _parse_lobby(
+    line: str, tables: list[dict[str, Any]], *, json_mode: bool
+) -> tuple[str, str, dict[str, Any]]:
+    """A lobby command as (verb, table or game, extra)."""
+    if json_mode:
+        try:
+            cmd = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"not JSON: {exc}") from None
+        if not isinstance(cmd, dict):
+            raise ValueError("a command is a JSON object")
+        verb = cmd.get("cmd")
+        if verb == "quit":
+            return "quit", "", {}
+        if verb == "list":
+            raise ValueError("")  # just list again
+        if verb in ("join", "watch") and isinstance(cmd.get("table"), str):
+            return str(verb), str(cmd["table"]), {}
+        if verb == "create" and isinstance(cmd.get("game"), str):
+            return "create", str(cmd["game"]), cmd
+        raise ValueError("lobby commands: join/watch {table}, create {game, seats}, list, quit")
+    words = line.split()
+    if not words or words[0].lower() == "r":
+        raise ValueError("")
+    head = words[0].lower()
+    if head == "q":
+        return "quit", "", {}
+    if head == "c" and len(words) >= 2:
+        seats = words[2] if len(words) > 2 else "2"
+        if not seats.isdigit():
+            raise ValueError("c GAME [SEATS]: SEATS is a number")
+        return "create", words[1], {"seats": int(seats)}
+    watch = head == "w"
+    number = words[1] if watch and len(words) > 1 else words[0]
+    if number.isdigit() and 1 <= int(number) <= len(tables):
+        return ("watch" if watch else "join"), str(tables[int(number) - 1]["table"]), {}
+    raise ValueError(f"not understood: {line.strip()!r}. {LOBBY_HELP}")
+
+
+async def run_join(
+    *,
+    address: str | None,
+    name: str | None = None,
+    insecure: bool = False,
+    known_hosts: Path | None = None,
+    state_dir: Path | None = None,
+    ascii_only: bool = False,
+    json_mode: bool = False,
+    table: str | None = None,
+    watch: bool = False,
+    create: str | None = None,
+    seats: int = 2,
+    options: dict[str, Any] | None = None,
+    timeout: float = 2.0,
+) -> dict[str, Any] | None:
+    """Join (or watch) a table at a host and play it to the end; return the outcome."""
+    ui = make_ui(json_mode=json_mode, ascii_only=ascii_only, watching=watch)
+    name = name or default_name()
+    host, port = split_address(address) if address else await _pick_host(ui, timeout)
+    pins = KnownHosts(known_hosts)
+    connected = await open_stream(host, port, insecure=insecure, known_hosts=pins)
+    key = connected.key
+    if connected.fingerprint is None:
+        ui.info(f"Connected to {key} WITHOUT encryption (--insecure)", kind="connected", tls=False)
+    else:
+        note = " (first connection: pinned; compare it with the host's screen)"
+        ui.info(
+            f"Connected to {key}, TLS 1.3, fingerprint {connected.fingerprint}"
+            + (note if connected.first_use else ""),
+            kind="connected",
+            fingerprint=connected.fingerprint,
+            first_use=connected.first_use,
+            tls=True,
+        )
+
+    async def reconnect() -> trio.abc.Stream:
+        return (await open_stream(host, port, insecure=insecure, known_hosts=pins)).stream
+
+    tokens = TokenStore(state_dir)
+    tc_args = {"proofs_dir": tokens.directory / "proofs"}
+    async with open_session(connected.stream) as session:
+        welcome = session.welcome
+        ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")
+        tc: TableClient | None = None
+        saved = tokens.get(key)
+        if saved is not None and not watch and table in (None, saved.table) and create is None:
+            tc = TableClient(session, table_id=saved.table, name=saved.name, **tc_args)
+            try:
+                await tc.resume(saved.token)
+                ui.info(f"Resumed your seat {tc.seat} at table {saved.table} as {tc.name}",
+                        kind="resumed", table=saved.table, seat=tc.seat)  # fmt: skip
+            except RequestError:
+                tokens.forget(key)
+                tc = None
+        seated = tc is not None
+        if tc is None:
+            if create is not None:
+                created = await session.request(
+                    tm.CreateTable(game=create, seats=seats, options=options or {})
+                )
+                assert isinstance(created, tm.TableCreated)
+                table = created.table
+            if table is not None:
+                tc = TableClient(session, table_id=table, name=None if watch else name, **tc_args)
+                if watch:
+                    await tc.watch()
+                else:
+                    await tc.join()
+                seated = not watch
+            else:
+                tc, seated = await _lobby(session, tc_args, ui, name=name)
+            if seated:
+                assert tc.token is not None and tc.seat is not None and tc.name is not None
+                tokens.put(SavedSeat(key, tc.table_id, tc.name, tc.seat, tc.token))
+                ui.info(f"Seated at table {tc.table_id}, seat {tc.seat}, as {tc.name}; ready",
+                        kind="seated", table=tc.table_id, seat=tc.seat)  # fmt: skip
+                await tc.ready()
+            else:
+                ui.info(f"Watching table {tc.table_id}", kind="watching", table=tc.table_id)
+        outcome = await run_table(tc, ui, read_input=True, reconnect=reconnect)
+        if outcome is not None and seated:
+            tokens.forget(key)
+        await session.bye("leaving")
+    return outcome
+
+
+@click.command("join", short_help="Join a host on the LAN (discovers hosts without ADDRESS).")
+@click.argument("address", required=False)
+@click.option("--insecure", is_flag=True, help="Plain TCP, no TLS (the host runs --insecure).")
+@click.option(
+    "--known-hosts",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    envvar="ONECARD_KNOWN_HOSTS",
+    help="The file of pinned host fingerprints (default: user config dir/known_hosts).",
+)
+@click.option("--table", default=None, help="Join (or with --watch, watch) this table id.")
+@click.option("--watch", is_flag=True, help="Watch instead of taking a seat.")
+@click.option("--create", type=click.Choice(["one-card", "one", "black-jack"]), default=None,
+              help="Create a table of this game and sit down at it.")  # fmt: skip
+@click.option(
+    "--seats", type=click.IntRange(2, 10), default=2, show_default=True, help="Seats for --create."
+)
+@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A table option for --create; repeatable.")  # fmt: skip
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.2, 60),
+    default=2.0,
+    show_default=True,
+    help="Seconds to look for hosts when no ADDRESS is given.",
+)
+@common_options
+def join_command(
+    *,
+    address: str | None,
+    insecure: bool,
+    known_hosts: Path | None,
+    table: str | None,
+    watch: bool,
+    create: str | None,
+    seats: int,
+    option_pairs: tuple[str, ...],
+    timeout: float,
+    name: str | None,
+    ascii_only: bool,
+    json_mode: bool,
+    state_dir: Path | None,
+) -> None:
+    """Connect to the host at ADDRESS (host[:port], default port 7531) and play.
+
+    Without ADDRESS, hosts advertised on the LAN are listed to pick from. The host's TLS
+    fingerprint is pinned on first use; a changed fingerprint is refused.
+    """
+    if address is not None:
+        split_address(address)  # a bad address is a usage error before anything runs
+    run_sync(
+        run_join,
+        address=address, name=name, insecure=insecure, known_hosts=known_hosts,
+        state_dir=state_dir, ascii_only=want_ascii(ascii_only), json_mode=json_mode,
+        table=table, watch=watch, create=create, seats=seats,
+        options=parse_options(option_pairs), timeout=timeout,
+    )  # fmt: skip

@@ -1,0 +1,86 @@
+"""``--json`` clients as subprocesses against a real host on loopback: whole games, a dropped
+connection resumed, a changed fingerprint refused, and the fingerprint pinned on first use."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+GAMES = ["one-card", "black-jack", "one"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_play_json_full_game(game: str, json_client: Callable[..., Awaitable[Any]]) -> None:
+    client = await json_client("play", "--game", game, "--delay", "0", "--name", "Ann")
+    end = await client.play_to_end()
+    assert end is not None and end["outcome"] is not None
+    types = client.types()
+    assert "game_start" in types and "game_over" in types and "acted" in types
+    verdicts = [line for line in client.lines if line["type"] == "fairness"]
+    assert verdicts and all(v["status"] == "verified" for v in verdicts)
+    assert all(v["cards_checked"] > 0 for v in verdicts)
+    events = [line for line in client.lines if line["type"] == "event" and line["text"]]
+    assert any(" plays " in e["text"] for e in events)
+    assert await client.process.wait() == 0
+
+
+async def test_join_resumes_after_a_dropped_connection(
+    start_host: Callable[..., Awaitable[Any]],
+    json_client: Callable[..., Awaitable[Any]],
+    tmp_path: Path,
+) -> None:
+    info = await start_host()
+    table = await info.host.create_table("black-jack", seats=2)
+    client = await json_client("join", f"127.0.0.1:{info.port}", "--table", table, "--name", "Ann")
+    dropped = False
+    acted = 0
+
+    async def on_line(obj: dict[str, Any]) -> None:
+        nonlocal dropped, acted
+        if obj["type"] == "seated":
+            await info.host.add_bots(table, 1)
+        if obj["type"] == "acted":
+            acted += 1
+        if acted >= 2 and not dropped:
+            dropped = True
+            for session in list(info.host.sessions):
+                if session.peer != "in-process bot":
+                    session._cancel.cancel()  # the host drops the player's connection
+
+    end = await client.play_to_end(on_line)
+    assert end is not None and end["outcome"] is not None
+    types = client.types()
+    assert types.index("disconnected") < types.index("reconnected") < types.index("game_over")
+    connected = client.lines[types.index("connected")]
+    assert connected["first_use"] is True and connected["fingerprint"] == info.fingerprint
+    pinned = (tmp_path / "known_hosts").read_text()
+    assert f"127.0.0.1:{info.port} {info.fingerprint}" in pinned
+    verdicts = [line for line in client.lines if line["type"] == "fairness"]
+    assert verdicts and verdicts[-1]["status"] == "verified"
+    assert await client.process.wait() == 0
+
+
+async def test_join_refuses_a_changed_fingerprint(
+    start_host: Callable[..., Awaitable[Any]],
+    client_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    info = await start_host()
+    table = await info.host.create_table("one-card", seats=2)
+    wrong = "SHA256:" + ":".join(["ab"] * 32)
+    (tmp_path / "known_hosts").write_text(f"127.0.0.1:{info.port} {wrong}\n")
+    result = await trio.run_process(
+        [sys.executable, "-m", "client", "join",
+         f"127.0.0.1:{info.port}", "--table", table, "--name", "Eve"],
+        capture_stdout=True, capture_stderr=True, env=client_env, check=False,
+    )  # fmt: skip
+    err = result.stderr.decode()
+    assert result.returncode == 1
+    assert "HAS CHANGED" in err and wrong in err and info.fingerprint in err
+    assert "Traceback" not in err
+    assert all(seat is None for seat in info.host.lobby.table(table).seats)  # never joined
