@@ -359,12 +359,12 @@ def test_seven_cannot_answer_an_attack() -> None:
 # --------------------------------------------------------------------------- the call
 
 
-def _down_to_one(**options: object) -> OneCard:
+def _down_to_one() -> OneCard:
     hands = [
         ["3H", "4H", "KH", "8D", "6S", "QC", "8H"],
         ["5S", "5D", "9C", "9D", "9S", "10D", "9H"],
     ]
-    game = new_game([[*h] for h in hands], "5H", **options)
+    game = new_game(hands, "5H")
     # seat 1 sheds down to one card; seat 0 keeps drawing
     for code in ["5S", "9S", "9C", "9H", "9D", "5D"]:
         play(game, 1, code)
@@ -547,7 +547,7 @@ def test_wire_round_trip_and_malformed_actions() -> None:
     assert Play((card("7S"),), Suit.HEARTS).to_wire() == {
         "type": "play", "cards": ["7S"], "suit": "H",
     }  # fmt: skip
-    bad = [
+    bad: list[object] = [
         None,
         [],
         {"type": "pass"},
