@@ -56,6 +56,7 @@ from protocol.cards import (
 __all__ = ["BlackJack", "Declaration", "Declare", "Draw", "Phase", "Play"]
 
 _NATURAL = ALL_CARDS[:52]
+_COUNTERS = tuple(c for c in _NATURAL if c.rank in (Rank.TWO, Rank.JACK))
 _MAX_PLAY = 30  # no legal play is longer (13-card run); caps malformed input early
 
 
@@ -634,12 +635,14 @@ class BlackJack(Game):
         distinct = sorted(counts, key=lambda c: c.index)
         jokers = [c for c in distinct if c.is_joker]
         naturals = [c for c in distinct if not c.is_joker]
-        seqs: list[tuple[list[Card], list[Card]]] = []  # (cards, acting)
-        for c in naturals:
-            seqs.append(([c], [c]))
-        for j in jokers:
-            seqs.extend(([j], [n]) for n in _NATURAL)
-        if not (self.pending and not self.covering):
+        attacked = self.pending and not self.covering
+        seqs: list[tuple[list[Card], list[Card]]] = [([c], [c]) for c in naturals]
+        if jokers:  # a joker alone, as each identity that could be legal (checked below)
+            names = _COUNTERS if attacked else _NATURAL
+            if not (attacked or self.covering):
+                names = tuple(n for n in names if self._matches(n))
+            seqs.extend(([j], [n]) for j in jokers for n in names)
+        if not attacked:
             spare = [j for j in jokers for _ in range(counts[j])]
             for c in naturals:
                 if self.covering or self._matches(c):
@@ -656,10 +659,13 @@ class BlackJack(Game):
         for cards, acting in seqs:
             if self._rule_error(seat, acting) is not None:
                 continue
-            rest = list((counts - Counter(cards)).elements())
             say = None
-            if rest and _finishable(rest):
-                say = Declaration.LAST_CARD if len(rest) == 1 else Declaration.CARDS
+            if 0 < len(hand) - len(cards) <= 13:
+                rest = list(hand)
+                for c in cards:
+                    rest.remove(c)
+                if _finishable(rest):
+                    say = Declaration.LAST_CARD if len(rest) == 1 else Declaration.CARDS
             declare = tuple(a for c, a in zip(cards, acting, strict=True) if c.is_joker)
             suits: Iterable[Suit | None] = Suit if acting[-1].rank is Rank.ACE else (None,)
             out.extend(Play(tuple(cards), s, declare, say) for s in suits)
