@@ -42,8 +42,16 @@ from host.games.base import (
 )
 from protocol.cards import DECK_54, JOKER_BLACK, JOKER_RED, Card, CardCodeError, Rank, Suit
 from protocol.cards import card as _c
+from protocol.errors import ErrorCode, LocalProtocolError
 
-__all__ = ["Call", "Draw", "OneCard", "Phase", "Play", "parse_one_card_action"]
+__all__ = ["Call", "ChanceError", "Draw", "OneCard", "Phase", "Play", "parse_one_card_action"]
+
+
+class ChanceError(LocalProtocolError, ValueError):
+    """A chance answer the engine cannot use (nothing pending, not a permutation, no dealer)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.FAIRNESS)
 
 
 class Phase(enum.Enum):
@@ -267,11 +275,11 @@ class OneCard(Game):
     def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
         request = self._request
         if request is None:
-            raise ValueError("no chance request is pending")
+            raise ChanceError("no chance request is pending")
         if sorted(c.index for c in order) != [c.index for c in request.cards]:
-            raise ValueError(f"the answer is not a permutation of the {len(request.cards)} cards")
+            raise ChanceError(f"the answer is not a permutation of the {len(request.cards)} cards")
         if request.choose_dealer and (dealer is None or not 0 <= dealer < self.seats):
-            raise ValueError("this deal must name the dealer")
+            raise ChanceError("this deal must name the dealer")
         self._legal = {}
         self._legal_ids = {}
         self._request = None
