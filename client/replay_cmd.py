@@ -87,6 +87,8 @@ def replay_lines(path: str | Path, *, as_json: bool = False) -> Iterator[str]:
         outcome = runner.game.outcome()
     except (ScenarioError, ScenarioFailure) as exc:
         raise ReplayError(str(exc)) from None
+    except Exception as exc:  # an engine bug: still one line, never a traceback
+        raise ReplayError(f"{path}: internal error: {type(exc).__name__}: {exc}") from None
     wire = None if outcome is None else outcome.to_wire()
     if as_json:
         yield json.dumps({"type": "outcome", "outcome": wire})
