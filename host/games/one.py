@@ -5,10 +5,10 @@ scores from hand to hand. Every hand opens with a chance request (``DEAL``, ``ha
 stream 0; ``choose_dealer`` only for hand 1 when no dealer was given), so each hand gets its own
 fair deal; the deal passes left each hand. The phases (:class:`Phase`) are::
 
-    DEAL --apply_chance--> AUCTION --bids/passes--> PLAY --tricks--> DEAL (next hand) ... OVER
-                                                      ^    |
-                                                      |    v  (joker captured, downtown allowed)
-                                                      DOWNTOWN --downtown choice--+
+    DEAL --apply_chance--> AUCTION --bids, passes--> PLAY --last trick--> DEAL (next hand)
+                                                      |  ^                or OVER (a winner)
+                     joker captured, downtown allowed v  |  the capturer chooses
+                                                   DOWNTOWN
 
 Positions 0..23 of the shuffled deck go one at a time clockwise from the dealer's left; position
 24 is the centre card, hidden from every seat and from spectators until the last trick is taken.
@@ -62,6 +62,7 @@ __all__ = [
     "Pass",
     "Phase",
     "Play",
+    "Ranking",
     "card_points",
 ]
 
