@@ -590,7 +590,19 @@ OPTION_SETS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("index", range(len(OPTION_SETS)))
+def test_every_option_combination_keeps_invariants_and_ends(index: int) -> None:
+    options = OPTION_SETS[index]
+    seats = 2 + index % 7
+    checked = playout(
+        OneCard, seats=seats, rng=random.Random(index), options=options, check=True, max_steps=30
+    )
+    assert checked.steps == 30 or checked.outcome is not None
+    full = playout(OneCard, seats=seats, rng=random.Random(1000 + index), options=options)
+    assert full.outcome is not None
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     options=st.sampled_from(OPTION_SETS),
     seats=st.integers(2, 8),
