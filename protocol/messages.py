@@ -370,19 +370,33 @@ def wire(kind: Kind, doc: str, *, default: Any = dataclasses.MISSING) -> Any:
     return dataclasses.field(default=default, metadata={_SPEC: FieldSpec(kind, doc)})
 
 
+_SPECS_CACHE: dict[type[Message], dict[str, FieldSpec]] = {}
+_REQUIRED_CACHE: dict[type[Message], frozenset[str]] = {}
+
+
 def field_specs(cls: type[Message]) -> dict[str, FieldSpec]:
-    """The declared wire fields of a message class (envelope excluded), in order."""
-    return {
-        f.name: f.metadata[_SPEC]
-        for f in dataclasses.fields(cls)
-        if f.name not in _ENVELOPE and _SPEC in f.metadata
-    }
+    """The declared wire fields of a message class (envelope excluded), in order (cached: do
+    not mutate the result)."""
+    specs = _SPECS_CACHE.get(cls)
+    if specs is None:
+        specs = _SPECS_CACHE[cls] = {
+            f.name: f.metadata[_SPEC]
+            for f in dataclasses.fields(cls)
+            if f.name not in _ENVELOPE and _SPEC in f.metadata
+        }
+    return specs
 
 
 def field_required(cls: type[Message], name: str) -> bool:
     """Whether a field must be present on the wire (it has no default)."""
-    f = next(f for f in dataclasses.fields(cls) if f.name == name)
-    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    required = _REQUIRED_CACHE.get(cls)
+    if required is None:
+        required = _REQUIRED_CACHE[cls] = frozenset(
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        )
+    return name in required
 
 
 # --------------------------------------------------------------------------- messages
@@ -416,7 +430,7 @@ class Message:
     re: MessageId | None = None
 
     def __post_init__(self) -> None:
-        if type(self) not in MESSAGE_TYPES.values():
+        if MESSAGE_TYPES.get(getattr(self, "TYPE", "")) is not type(self):
             raise TypeError(f"{type(self).__name__} is not a registered message type")
         for name in _ENVELOPE:
             value = getattr(self, name)

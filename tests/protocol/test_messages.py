@@ -161,6 +161,8 @@ class TestRegistry:
 
         with pytest.raises(TypeError, match="not a registered"):
             Stray()
+        with pytest.raises(TypeError, match="not a registered"):
+            Message()
 
 
 class TestRoundTrip:
