@@ -50,11 +50,11 @@ FRAME_HEADER_BYTES = 4
 #: Largest frame body (the msgpack map) in bytes, header excluded; longer frames are fatal.
 MAX_FRAME_BYTES = 64 * 1024
 
-#: Most bytes a transport should hand to the decoder in one call (its read size).
+#: Recommended read size of a transport; a single read must not exceed `max_frame_bytes`.
 RECEIVE_CHUNK_BYTES = 16 * 1024
 
-#: Most bytes a decoder buffers: one incomplete frame plus one read; more is fatal.
-MAX_BUFFERED_BYTES = FRAME_HEADER_BYTES + MAX_FRAME_BYTES + RECEIVE_CHUNK_BYTES
+#: Most bytes a decoder buffers (an incomplete frame plus one read); more is fatal.
+MAX_BUFFERED_BYTES = FRAME_HEADER_BYTES + 2 * MAX_FRAME_BYTES
 
 # --------------------------------------------------------------------------- msgpack values
 

@@ -20,6 +20,7 @@ from protocol.limits import (
     MAX_MAP_LEN,
     MAX_NESTING,
     MAX_STR_LEN,
+    RECEIVE_CHUNK_BYTES,
 )
 
 frame_maps = st.dictionaries(
@@ -271,13 +272,14 @@ class TestFrameDecoder:
         assert info.value.code is ErrorCode.LIMIT_EXCEEDED
         assert dec.buffered_bytes == 0
 
-    def test_draining_between_reads_keeps_the_buffer_bounded(self) -> None:
-        frame = encode_frame({"k": ["x" * 1000] * 60})
+    @pytest.mark.parametrize("read_size", [1000, RECEIVE_CHUNK_BYTES, MAX_FRAME_BYTES])
+    def test_draining_between_reads_keeps_the_buffer_bounded(self, read_size: int) -> None:
+        frame = encode_frame({"k": ["x" * 1000] * 60})  # ~ 61 KB, close to the limit
         stream = frame * 20
         dec = FrameDecoder()
         count = 0
-        for start in range(0, len(stream), 16 * 1024):
-            dec.receive_data(stream[start : start + 16 * 1024])
+        for start in range(0, len(stream), read_size):
+            dec.receive_data(stream[start : start + read_size])
             while dec.next_frame() is not NEED_DATA:
                 count += 1
         assert count == 20
