@@ -194,8 +194,11 @@ class BotPlayer:
         think: float = 0.0,
         rng: random.Random | None = None,
         stay: bool = False,
+        acts: bool = True,
     ) -> None:
         self.client = client
+        #: False: only answer the fair-dealing round, never act (tests of timers)
+        self.acts = acts
         self.table_id = table_id
         self.kind = kind
         self.think = think
@@ -212,6 +215,8 @@ class BotPlayer:
         self.state: tm.StatePush | None = None
         self.outcome: dict[str, Any] | None = None
         self.fair_alerts: list[str] = []
+        #: table seq up to which pushes are a resume backlog (our old secrets are gone)
+        self.backlog_until = 0
         self.reports = 0
         self._changed = trio.Event()
         self._last_action: dict[str, Any] | None = None
@@ -231,6 +236,7 @@ class BotPlayer:
         assert isinstance(reply, tm.Resumed)
         self.name, self.seat, self.token = reply.name, reply.seat, token
         self.act_seq = reply.act_seq
+        self.backlog_until = reply.seq
 
     async def play(self) -> None:
         """Run until the game is over (or forever with ``stay``) or the connection ends."""
@@ -246,16 +252,14 @@ class BotPlayer:
         seq = getattr(push, "seq", None)
         if isinstance(seq, int) and not isinstance(push, tm.Resumed | tm.StatePush):
             self.last_seq = max(self.last_seq, seq)
+        live = not isinstance(seq, int) or seq > self.backlog_until
         if isinstance(push, tm.StatePush) and push.seat == self.seat:
-            if push.game_no != self.game_no:
-                self.game_no = push.game_no
-                if self.state is not None:
-                    self.act_seq = 0
+            self.game_no = push.game_no
             self.state = push
             self._changed.set()
-        elif isinstance(push, tm.GameStart):
+        elif isinstance(push, tm.GameStart) and live:
             self.outcome = None
-            self.act_seq = 0
+            self.act_seq = 0  # action seqs restart with each game
             self.game_no = push.game_no
         elif isinstance(push, tm.GameOver):
             self.outcome = push.outcome
@@ -291,16 +295,18 @@ class BotPlayer:
                     tm.FairReveal(table=self.table_id, hand_no=body["hand_no"], r=body["r"])
                 )
         except FairnessError as exc:
+            self.verifier = None
+            if push.seq <= self.backlog_until:
+                return  # a hand begun before we resumed: our secret for it is gone
             self.fair_alerts.append(exc.message)
             log.warning("bot %s: fairness check failed: %s", self.name, exc.message)
-            self.verifier = None
 
     async def _actor(self) -> None:
         while True:
             await self._changed.wait()
             self._changed = trio.Event()
             state = self.state
-            if state is None or not state.legal or state.seq == self._acted_on:
+            if not self.acts or state is None or not state.legal or state.seq == self._acted_on:
                 continue
             legal = [dict(a) for a in state.legal]
             my_turn = state.seat in state.to_act
@@ -323,9 +329,13 @@ class BotPlayer:
             self._acted_on = state.seq
             self.act_seq += 1
             try:
-                await self.client.request(
+                ack = await self.client.request(
                     tm.Act(table=self.table_id, seq=self.act_seq, action=choice)
                 )
+                if isinstance(ack, tm.Ack) and ack.duplicate:  # our seq was stale: next one
+                    self._acted_on = -1
+                    self._changed.set()
+                    continue
                 self._last_action = choice
                 self._fallback = False
                 self._refusals = 0

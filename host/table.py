@@ -447,8 +447,6 @@ class Table:
             for s in self.seats:
                 if s is not None and s.disconnected_at is not None and not s.substitute:
                     times.append(s.disconnected_at + self.grace)
-                if s is not None and s.substitute and self.phase is TablePhase.PLAYING:
-                    times.append(trio.current_time())
         return min(times, default=float("inf"))
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:

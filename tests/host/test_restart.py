@@ -1,0 +1,129 @@
+"""A real ``onecard host`` process killed with SIGKILL mid-hand and restarted on its data dir."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import trio
+
+import protocol.table_messages as tm
+from host.bots import ProtocolClient, open_client
+from host.games import find_game
+from host.identity import load_or_create_identity
+from host.store import Store
+from host.table import Table
+from protocol.cards import DECK_54
+from protocol.fairness import SignedMessage
+from protocol.records import verify_record
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def host_process(data_dir: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
+    cmd = [
+        sys.executable, "-c", "from client.cli import main; main()", "host",
+        "--bind", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir),
+        "--insecure", "--no-advertise", "--bot-think", "0.02",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+async def connect(port: int) -> trio.SocketStream:
+    with trio.fail_after(30):
+        while True:
+            try:
+                return await trio.open_tcp_stream("127.0.0.1", port)
+            except OSError:
+                await trio.sleep(0.05)
+
+
+async def watch_until(client: ProtocolClient, table: str, *, events: int | None) -> int:
+    """Watch ``table``; return after ``events`` card events (or at game over: -1)."""
+    await client.request(tm.Watch(table=table))
+    seen = 0
+    with trio.fail_after(60):
+        async for push in client.pushes:
+            if isinstance(push, tm.GameOver):
+                return -1
+            if isinstance(push, tm.EventPush) and push.event.get("kind") in ("play", "draw"):
+                seen += 1
+                if events is not None and seen >= events:
+                    return seen
+            if isinstance(push, tm.FairPush) and events is not None:
+                kind = SignedMessage.from_wire(push.msg).type
+                assert kind != "hand_end", "the hand ended before the kill"
+    raise AssertionError("the host closed the connection")
+
+
+async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    port = free_port()
+    with host_process(data_dir, port) as first:
+        async with open_client(await connect(port)) as c:
+            created = await c.request(tm.CreateTable(game="one-card", seats=3))
+            assert isinstance(created, tm.TableCreated)
+            table = created.table
+            for _ in range(3):
+                await c.request(tm.AddBot(table=table))
+            assert await watch_until(c, table, events=6) == 6
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=10)
+    with host_process(data_dir, port) as second:
+        async with open_client(await connect(port)) as c:
+            assert await watch_until(c, table, events=None) == -1
+            listing = await c.request(tm.ListRecords(table=table))
+            assert isinstance(listing, tm.Records) and listing.hands
+            verdicts = []
+            for hand in listing.hands:
+                parts = await c.request_all(tm.GetRecord(table=table, hand_no=hand))
+                text = "".join(p.text for p in parts if isinstance(p, tm.RecordPart))
+                verdicts.append(verify_record(json.loads(text)))
+            assert all(v.ok for v in verdicts), [v.message for v in verdicts]
+            assert any(not v.voided for v in verdicts)
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(timeout=20) == 0
+    # rebuilt offline from the journal: every card of the deck is still in the game, once
+    store = Store(data_dir)
+    await store.open()
+    try:
+        (row,) = await store.load_tables()
+        identity = load_or_create_identity(data_dir)
+        restored = Table.restore(
+            row,
+            game_cls=find_game("one-card"),
+            store=store,
+            signing_key=identity.signing_key,
+            grace=60.0,
+        )
+        assert restored.engine is not None and restored.engine.outcome() is not None
+        assert Counter(c.code for c in restored.engine.all_cards()) == Counter(
+            c.code for c in DECK_54
+        )
+    finally:
+        await store.close()

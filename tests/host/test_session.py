@@ -1,0 +1,229 @@
+"""Timers and bad peers, on trio's mock clock over in-memory streams (no wall-clock waits)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+import protocol.table_messages as tm
+from host.bots import BotPlayer, ProtocolClient
+from host.server import HostConfig, HostInfo, serve_host
+from host.session import OUTGOING_QUEUE
+from protocol.errors import ErrorCode
+from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
+from protocol.limits import HANDSHAKE_TIMEOUT_S, IDLE_TIMEOUT_S
+from protocol.messages import Error, Hello, Message, Ping, Pong
+
+
+@pytest.fixture
+async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
+    config = HostConfig(
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        turn_timer=30.0,
+        grace=10.0,
+        bot_think=0.0,
+    )
+    info: HostInfo = await nursery.start(serve_host, config)
+    return info
+
+
+async def wait_for(client: ProtocolClient, predicate: Any, limit: float = 600) -> Message:
+    """The first received message (already or later) matching ``predicate``."""
+    assert client.received is not None
+    seen = 0
+    with trio.fail_after(limit):
+        while True:
+            for msg in client.received[seen:]:
+                if predicate(msg):
+                    return msg
+            seen = len(client.received)
+            await trio.sleep(0.5)
+
+
+def host_event(kind: str) -> Any:
+    return lambda m: isinstance(m, tm.EventPush) and m.event.get("kind") == kind
+
+
+async def test_turn_timer_plays_the_default_action_and_says_so(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    nursery: trio.Nursery,
+) -> None:
+    table = await mock_host.host.create_table("one-card", seats=2)
+    async with connect_memory(mock_host) as a, connect_memory(mock_host) as b:
+        players = [BotPlayer(c, table_id=table, acts=False) for c in (a, b)]
+        await players[0].join("ann")
+        await players[1].join("bob")
+        for c in (a, b):
+            await c.request(tm.Ready(table=table))
+        for p in players:
+            nursery.start_soon(p.play)
+        first = await wait_for(a, lambda m: isinstance(m, tm.StatePush) and m.to_act)
+        assert isinstance(first, tm.StatePush)
+        assert first.turn_ms == 30_000
+        start = trio.current_time()
+        timed_out = await wait_for(a, host_event("timeout"))
+        assert isinstance(timed_out, tm.EventPush)
+        assert trio.current_time() - start >= 30.0
+        assert timed_out.event["seat"] == first.to_act[0]
+        assert timed_out.event["action"]["type"] in ("draw", "play")
+
+
+async def test_absent_seat_is_played_by_the_host_after_the_grace_period_then_resumes(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    nursery: trio.Nursery,
+) -> None:
+    table = await mock_host.host.create_table("one-card", seats=2)
+    async with connect_memory(mock_host) as a:
+        stayer = BotPlayer(a, table_id=table)
+        await stayer.join("ann")
+        async with connect_memory(mock_host) as b:
+            leaver = BotPlayer(b, table_id=table, acts=False)
+            await leaver.join("bob")
+            nursery.start_soon(stayer.play)
+            async with trio.open_nursery() as inner:
+                inner.start_soon(leaver.play)
+                await wait_for(b, lambda m: isinstance(m, tm.StatePush) and m.phase == "playing")
+                inner.cancel_scope.cancel()
+            token, last_seq = leaver.token, leaver.last_seq
+        gone = trio.current_time()
+        substituted = await wait_for(a, host_event("substitute"))
+        assert trio.current_time() - gone >= 10.0
+        assert isinstance(substituted, tm.EventPush)
+        assert token is not None
+        async with connect_memory(mock_host) as b2:
+            back = BotPlayer(b2, table_id=table)
+            back.last_seq = last_seq
+            await back.resume(token)
+            assert back.seat == leaver.seat
+            resumed = await wait_for(b2, lambda m: isinstance(m, tm.Resumed))
+            assert b2.received is not None
+            later = b2.received[b2.received.index(resumed) + 1 :]
+            backlog = [m for m in later if isinstance(m, tm.EventPush | tm.FairPush)]
+            assert backlog, "the resumed client got none of what it missed"
+            assert all(m.seq > last_seq for m in backlog)
+            info = await wait_for(b2, lambda m: isinstance(m, tm.TableInfo))
+            assert isinstance(info, tm.TableInfo)
+            with trio.fail_after(3600):
+                await back.play()
+            assert back.outcome is not None
+
+
+async def raw_exchange(info: HostInfo, data: bytes, *, hello: bool = True) -> list[dict[str, Any]]:
+    """Send raw bytes (after an optional hello) and collect frames until the host closes."""
+    client_end, host_end = trio.testing.memory_stream_pair()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(info.host.handle, host_end)
+        if hello:
+            msg = Hello(protocol="onecard", versions=(1,), software="raw-test")
+            await client_end.send_all(encode_frame(msg.to_wire()))
+        await client_end.send_all(data)
+        decoder = FrameDecoder()
+        frames: list[dict[str, Any]] = []
+        with trio.fail_after(120):
+            while True:
+                chunk = await client_end.receive_some(65536)
+                if not chunk:
+                    break
+                decoder.receive_data(chunk)
+                while (frame := decoder.next_frame()) is not NEED_DATA:
+                    assert isinstance(frame, dict)
+                    frames.append(frame)
+                if any(f.get("type") == "error" and f.get("fatal") for f in frames):
+                    break
+    return frames
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"\x00\x00\x00\x03abc", ErrorCode.MALFORMED),
+        (b"\xff\xff\xff\xff", ErrorCode.FRAME_TOO_LARGE),
+        (b"\x00\x00\x00\x01\xc1", ErrorCode.MALFORMED),
+        (b"\x00\x00\x00\x02\x91\x01", ErrorCode.MALFORMED),
+    ],
+)
+async def test_garbage_gets_a_fatal_error_and_the_host_lives_on(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    data: bytes,
+    code: ErrorCode,
+    connect_memory: Any,
+) -> None:
+    frames = await raw_exchange(mock_host, data)
+    errors = [f for f in frames if f.get("type") == "error"]
+    assert errors and errors[-1]["code"] == code.value and errors[-1]["fatal"]
+    async with connect_memory(mock_host) as fine:
+        assert isinstance(await fine.request(tm.ListTables()), tm.Tables)
+
+
+async def test_bad_fields_are_answered_and_the_connection_stays_open(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    async with connect_memory(mock_host) as c:
+        await c.stream.send_all(encode_frame({"type": "join", "table": 5, "name": "x", "id": 7}))
+        await c.stream.send_all(encode_frame({"type": "warp", "id": 8}))
+        await c.stream.send_all(
+            encode_frame({"type": "act", "table": "t1", "seq": 1, "action": {}, "id": 9})
+        )
+        pong = await c.request(Ping())
+        assert isinstance(pong, Pong)
+        assert c.received is not None
+        errors = {m.re: m.code for m in c.received if isinstance(m, Error)}
+        assert errors == {7: ErrorCode.BAD_FIELD, 8: ErrorCode.UNKNOWN_TYPE, 9: ErrorCode.BAD_STATE}
+
+
+async def test_silent_peers_are_dropped(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo
+) -> None:
+    start = trio.current_time()
+    frames = await raw_exchange(mock_host, b"", hello=False)
+    assert frames[-1]["code"] == ErrorCode.TIMEOUT.value
+    assert trio.current_time() - start >= HANDSHAKE_TIMEOUT_S
+    start = trio.current_time()
+    frames = await raw_exchange(mock_host, b"")
+    assert frames[0]["type"] == "welcome"
+    assert frames[-1]["code"] == ErrorCode.TIMEOUT.value
+    assert trio.current_time() - start >= IDLE_TIMEOUT_S
+
+
+async def test_a_client_that_stops_reading_is_disconnected_not_buffered(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    table = await mock_host.host.create_table("one-card", seats=2)
+    client_end, host_end = trio.testing.lockstep_stream_pair()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(mock_host.host.handle, host_end)
+        hello = Hello(protocol="onecard", versions=(1,), software="stalled")
+        await client_end.send_all(encode_frame(hello.to_wire()))
+        await client_end.send_all(encode_frame({"type": "watch", "table": table, "id": 1}))
+        lobby_table = mock_host.host.lobby.table(table)
+        with trio.fail_after(60):
+            while not lobby_table.spectators:
+                await trio.sleep(0.1)
+        stalled = next(iter(lobby_table.spectators))
+        async with connect_memory(mock_host) as busy:
+            for _ in range(OUTGOING_QUEUE + 5):
+                await busy.request(tm.Join(table=table, name="fidget"))
+                await busy.request(tm.Leave(table=table))
+        with trio.fail_after(60):
+            while stalled in lobby_table.spectators:
+                await trio.sleep(0.1)
+        assert stalled not in mock_host.host.sessions
+        nursery.cancel_scope.cancel()
