@@ -565,6 +565,8 @@ class OneCard(Game):
         ranking = None
         if self._ranking:
             ranking = (*self._finished, *sorted(live, key=lambda s: len(self._hands[s])))
+            if self._finished:  # whoever went out first has won already
+                winners = (self._finished[0],)
         self._finish(Outcome(Termination.EXHAUSTED, winners, ranking=ranking), events)
 
     def _next_active(self, seat: int) -> int:

@@ -162,8 +162,10 @@ def playout(
                 action = default
             else:
                 action = actions[randrange(n)]
-                while action == default:
-                    action = actions[randrange(n)]
+                if action == default:  # pick again among the others (if any)
+                    others = [a for a in actions if a != default]
+                    if others:
+                        action = others[randrange(len(others))]
         else:
             action = actions[randrange(n)]
         events = game.apply(seat, action)
