@@ -201,7 +201,17 @@ games that cycle, e.g. two jokers passed back and forth through a one-card stock
 
 
 class OneCard(Game):
-    """One Card for 2-8 players; see the module docstring and ``spec/RULES.md``."""
+    """One Card for 2-8 players; see the module docstring and ``spec/RULES.md``.
+
+    >>> game = OneCard(seats=2, dealer=0)
+    >>> _ = game.apply_chance(list(DECK_54))  # unshuffled: seat 1 gets AS 3S 5S 7S 9S JS KS
+    >>> game.to_act(), game.view(None)["top"]
+    ((1,), '2H')
+    >>> [a.to_wire() for a in game.legal_actions(1)][::4]  # the 7S naming S H D C, then draw
+    [{'type': 'play', 'cards': ['7S'], 'suit': 'S'}, {'type': 'draw'}]
+    >>> [e.kind for e in game.apply(1, game.parse_action({"type": "draw"}))]
+    ['draw', 'drawn', 'turn']
+    """
 
     name: ClassVar[str] = "one-card"
     title: ClassVar[str] = "One Card"

@@ -660,3 +660,12 @@ def test_rejected_actions_change_nothing() -> None:
             continue
         snapshot = game.view(None)
     check_invariants(game, deck)
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    from host.games import one_card
+
+    result = doctest.testmod(one_card)
+    assert result.attempted >= 5 and result.failed == 0
