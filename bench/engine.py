@@ -17,7 +17,8 @@ import argparse
 import multiprocessing
 import random
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 from host.games import find_game, game_names
 from host.games.playout import playout
@@ -30,20 +31,25 @@ class Figures:
     unfinished: int
     wall: float
     cpu: float
+    #: how the games ended (termination value -> count)
+    ends: Counter[str] = field(default_factory=Counter)
 
 
 def run(name: str, seats: int, games: int, seed: int, options: dict[str, str]) -> Figures:
     """Play ``games`` random games of ``name`` (seeds ``seed``, ``seed + 1``, ...)."""
     cls = find_game(name)
     actions = unfinished = 0
+    ends: Counter[str] = Counter()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     for i in range(games):
         result = playout(cls, seats=seats, rng=random.Random(seed + i), options=options)
         actions += result.steps
-        unfinished += result.outcome is None
-    return Figures(
-        games, actions, unfinished, time.perf_counter() - wall0, time.process_time() - cpu0
-    )
+        if result.outcome is None:
+            unfinished += 1
+        else:
+            ends[result.outcome.termination.value] += 1
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    return Figures(games, actions, unfinished, wall, cpu, ends)
 
 
 def _run_args(args: tuple[str, int, int, int, dict[str, str]]) -> Figures:
@@ -89,6 +95,8 @@ def main() -> None:
         if f.unfinished:
             line += f", {f.unfinished} unfinished"
         print(line, flush=True)
+        ends = ", ".join(f"{k} {v}" for k, v in f.ends.most_common())
+        print(f"  {'':10} endings: {ends}", flush=True)
         if args.jobs > 1:
             rate = parallel(
                 name,
