@@ -44,6 +44,7 @@ __all__ = [
     "FrameDecoder",
     "NeedData",
     "WireDict",
+    "check_tree",
     "decode_body",
     "encode_frame",
 ]
