@@ -17,6 +17,7 @@ ready as soon as they sit down); pressing Enter fills the empty seats with bots 
 from __future__ import annotations
 
 import getpass
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -322,16 +323,52 @@ def play_command(
     )  # fmt: skip
 
 
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
+    return [exc]
+
+
+async def _interruptible(func: Any, kwargs: dict[str, Any]) -> Any:
+    """Run ``func``; Ctrl-C (SIGINT) raises KeyboardInterrupt here, wherever the game is."""
+    result: Any = None
+
+    async def main() -> None:
+        nonlocal result
+        result = await func(**kwargs)
+        nursery.cancel_scope.cancel()
+
+    async def interrupt() -> None:
+        with trio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                raise KeyboardInterrupt
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(interrupt)
+        nursery.start_soon(main)
+    return result
+
+
 def run_sync(func: Any, **kwargs: Any) -> Any:
-    """``trio.run`` a plain async function; Ctrl-C exits quietly with status 130."""
+    """``trio.run`` a plain async function; errors become one line, Ctrl-C exits with 130.
+
+    Trio nurseries wrap exceptions in groups; the first meaningful one inside is reported.
+    """
     try:
-        return trio.run(lambda: func(**kwargs))
-    except KeyboardInterrupt:
-        click.echo("", err=True)
-        sys.exit(130)
-    except Quit:
-        return None
-    except (TrustError, Disconnected, RequestError, ProtocolError) as exc:
-        raise (_host_error(exc) or ClientError(str(exc))) from None
-    except OSError as exc:
-        raise ClientError(f"{exc.strerror or exc}") from None
+        return trio.run(_interruptible, func, kwargs)
+    except BaseException as exc:
+        leaves = _leaves(exc)
+        for kind in (KeyboardInterrupt, Quit, click.ClickException):
+            found = next((leaf for leaf in leaves if isinstance(leaf, kind)), None)
+            if isinstance(found, KeyboardInterrupt):
+                click.echo("", err=True)
+                sys.exit(130)
+            if isinstance(found, Quit):
+                return None
+            if isinstance(found, click.ClickException):
+                raise found from None
+        for leaf in leaves:
+            mapped = _host_error(leaf)
+            if mapped is not None:
+                raise mapped from None
+        raise

@@ -50,7 +50,7 @@ def make_console(*, ascii_only: bool = False, file: IO[str] | None = None) -> Co
         highlight=False,
         emoji=False,
         markup=False,
-        soft_wrap=False,
+        soft_wrap=True,  # long lines (fingerprints) wrap in the terminal, not mid-token
         safe_box=ascii_only,
     )
 

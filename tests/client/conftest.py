@@ -117,3 +117,74 @@ def json_client(
         return JsonClient(process)
 
     return spawn
+
+
+class PtyDriver:
+    """Plays whatever a human-mode client asks, through a real pseudo-terminal (pexpect).
+
+    At "Your move:" it picks the first numbered card, else draws or passes, else option 1; it
+    answers follow-up questions with option 1 and presses the letter of any out-of-turn call
+    it is offered. It counts what it did so tests can say what was exercised.
+    """
+
+    PROMPTS = (
+        r"Your move: ",
+        r"Option 1-\d+ \(x to cancel\): ",
+        r"Press (\w) \+ Enter",
+        r"Lobby> ",
+    )
+
+    def __init__(self, child: Any) -> None:
+        self.child = child
+        self.moves = 0
+        self.options = 0
+        self.calls = 0
+        self.lobby: list[str] = []
+
+    def run(self, *, lobby: list[str] | None = None) -> int:
+        import re
+
+        import pexpect
+
+        self.lobby = list(lobby or [])
+        child = self.child
+        while True:
+            i = child.expect([*self.PROMPTS, pexpect.EOF])
+            before = re.sub(r"\x1b\[[0-9;]*m", "", child.before or "")
+            if i == 0:
+                self.moves += 1
+                hand = before.rpartition("Your hand:")[2]
+                numbers = re.findall(r"(\d+)\)", hand.partition("Moves:")[0])
+                letters = re.findall(r"\b([dp])\) ", hand)
+                child.sendline(numbers[0] if numbers else (letters[0] if letters else "1"))
+            elif i == 1:
+                self.options += 1
+                child.sendline("1")
+            elif i == 2:
+                self.calls += 1
+                child.sendline(child.match.group(1))
+            elif i == 3:
+                child.sendline(self.lobby.pop(0) if self.lobby else "q")
+            else:
+                break
+        child.close()
+        status: int = child.exitstatus if child.exitstatus is not None else -1
+        return status
+
+
+@pytest.fixture
+def spawn_pty(client_env: dict[str, str]) -> Callable[..., Any]:
+    pexpect = pytest.importorskip("pexpect")
+
+    def spawn(*args: str, color: bool = False, timeout: float = 30) -> PtyDriver:
+        env = dict(client_env)
+        if color:
+            env.pop("NO_COLOR", None)
+        env["TERM"] = "xterm-256color"
+        child = pexpect.spawn(
+            sys.executable, ["-m", "client", *args], env=env, encoding="utf-8",
+            timeout=timeout, dimensions=(60, 100),
+        )  # fmt: skip
+        return PtyDriver(child)
+
+    return spawn
