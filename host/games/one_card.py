@@ -275,7 +275,6 @@ class OneCard(Game):
         self._turns = 0  # turn actions taken (see TURN_LIMIT)
         self._outcome: Outcome | None = None
         self._legal: dict[int, list[Action]] = {}  # legal_actions cache, reset by every change
-        self._legal_ids: dict[int, frozenset[int]] = {}  # ids of the cached actions
 
     # ------------------------------------------------------------------ chance
 
@@ -291,7 +290,6 @@ class OneCard(Game):
         if request.choose_dealer and (dealer is None or not 0 <= dealer < self.seats):
             raise ChanceError("this deal must name the dealer")
         self._legal = {}
-        self._legal_ids = {}
         self._request = None
         events: list[Event] = []
         if request.kind is ChanceKind.RESHUFFLE:
@@ -408,7 +406,6 @@ class OneCard(Game):
                 if self._window is not None:
                     cached.append(CALL)
             self._legal[seat] = cached
-            self._legal_ids[seat] = frozenset(map(id, cached))
         return cached
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -469,11 +466,10 @@ class OneCard(Game):
             raise IllegalAction(f"{cards[0].code} does not play on {top} (suit {suit})")
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        ids = self._legal_ids.get(seat)
-        if ids is None or id(action) not in ids:  # an offered action object is known legal
-            self.check(seat, action)
+        offered = self._legal.get(seat)
+        if offered is None or not any(a is action for a in offered):
+            self.check(seat, action)  # an action object we offered is known legal
         self._legal = {}
-        self._legal_ids = {}
         events: list[Event] = []
         if isinstance(action, Call):
             assert self._window is not None  # check() saw it open
@@ -508,7 +504,10 @@ class OneCard(Game):
         self._discards.extend(cards)
         last = cards[-1]
         self._suit = play.suit if play.suit is not None else last.suit
-        data: WireMap = {"seat": seat, "cards": [c.code for c in cards]}
+        data: WireMap = {
+            "seat": seat,
+            "cards": [last.code] if len(cards) == 1 else [c.code for c in cards],
+        }
         if play.suit is not None:
             data["suit"] = play.suit.value
         events.append(Event("play", data))
