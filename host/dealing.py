@@ -28,9 +28,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games.base import ChanceRequest, Event
-from protocol.cards import Card, parse_card
+from protocol.cards import Card
 from protocol.fairness import (
-    SCHEME,
     FairnessError,
     HandDealer,
     SeatSecret,
@@ -39,12 +38,11 @@ from protocol.fairness import (
     public_key_bytes,
     ruleset_id,
 )
+from protocol.records import build_record
 
 __all__ = ["Deal", "FairnessError", "new_host_secret", "signed_to_wire"]
 
 log = logging.getLogger(__name__)
-
-RECORD_FORMAT = "onecard-hand-record/1"
 
 
 def new_host_secret() -> bytes:
@@ -74,6 +72,12 @@ class Deal:
     ) -> None:
         self.hand_no = hand_no
         self.names = list(names)
+        self.game = game
+        self.options = dict(options)
+        #: the hand's dealer seat, once known; the seats' actions and the outcome, for the record
+        self.dealer_seat: int | None = None
+        self.actions: list[dict[str, Any]] = []
+        self.outcome: dict[str, Any] | None = None
         self.dealer = HandDealer(
             signing_key=signing_key,
             table_id=table_id,
@@ -145,6 +149,8 @@ class Deal:
     def answer(self, request: ChanceRequest) -> tuple[list[Card], int | None, list[SignedMessage]]:
         ans = self.dealer.answer(request)
         self.dealt = True
+        if ans.dealer is not None:
+            self.dealer_seat = ans.dealer
         return ans.order, ans.dealer, ans.messages
 
     def draws(self, events: Sequence[Event]) -> list[tuple[int | None, SignedMessage]]:
@@ -177,31 +183,24 @@ class Deal:
                 out.append((to, dealt.private))
         return out
 
-    def end(self) -> SignedMessage:
-        return self.dealer.hand_end()
+    def end(self, outcome: dict[str, Any] | None = None) -> SignedMessage:
+        """HAND_END revealing S; ``outcome`` (the game's, if it ended) is signed with it."""
+        self.outcome = outcome
+        return self.dealer.hand_end(outcome)
 
     # -- the record
 
     def record(self, table_id: str) -> dict[str, Any]:
-        """The hand record: JSON-ready (bytes as hex), every signed message in sending order."""
-        return {
-            "format": RECORD_FORMAT,
-            "scheme": SCHEME,
-            "table_id": table_id,
-            "hand_no": self.hand_no,
-            "host_pk": self.host_pk.hex(),
-            "pids": list(self.names),
-            "voided": self.voided,
-            "messages": [[m.type, m.body.hex(), m.sig.hex()] for m in self.dealer.messages],
-        }
-
-
-def record_messages(record: Mapping[str, Any]) -> list[SignedMessage]:
-    """The signed messages of a stored record, in order (for an auditor's HandVerifier)."""
-    out = []
-    for t, body, sig in record["messages"]:
-        out.append(SignedMessage(str(t), bytes.fromhex(body), bytes.fromhex(sig)))
-    return out
+        """The hand record (``protocol.records`` format): every signed message, the actions."""
+        assert self.dealer.context.table_id == table_id
+        return build_record(
+            self.dealer,
+            game=self.game,
+            options=self.options,
+            dealer_seat=self.dealer_seat,
+            actions=list(self.actions),
+            outcome=self.outcome,
+        )
 
 
 def _positions(raw: object) -> list[tuple[int, int]]:
@@ -216,7 +215,3 @@ def _positions(raw: object) -> list[tuple[int, int]]:
         ):
             out.append((int(item[0]), int(item[1])))
     return out
-
-
-def deck_cards(codes: Sequence[str]) -> list[Card]:
-    return [parse_card(c) for c in codes]

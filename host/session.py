@@ -114,6 +114,7 @@ class Session:
         self._strikes = 0
         self._cancel = trio.CancelScope()
         self._writer_done = trio.Event()
+        self._closing = False
         self.closed = False
         self._handlers: dict[type[Message], Callable[[Any], Awaitable[None]]] = {
             Ping: self._on_ping,
@@ -158,6 +159,7 @@ class Session:
 
     def close_politely(self, msg: WireMap) -> None:
         """Send ``msg`` (e.g. ``server_closing``) as the last message, then close."""
+        self._closing = True
         if self.deliver([msg]):
             self._send.close()
 
@@ -208,6 +210,8 @@ class Session:
             self._cancel.cancel()
         finally:
             self._writer_done.set()
+            if self._closing:  # the last message is out: end the session
+                self._cancel.cancel()
 
     def _encode(self, item: WireMap) -> bytes:
         try:

@@ -78,6 +78,8 @@ class Conn(Protocol):
 
     def deliver_backlog(self, msgs: list[WireMap]) -> None: ...
 
+    def close_politely(self, msg: WireMap) -> None: ...
+
 
 def hash_token(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
@@ -324,15 +326,13 @@ class Table:
             found.disconnected_at = None
             found.substitute = False
             if old is not None and old is not conn:
-                old.deliver(
-                    [
-                        {
-                            "type": "error",
-                            "code": "conflict",
-                            "fatal": True,
-                            "message": "this seat was resumed by another connection",
-                        }
-                    ]
+                old.close_politely(
+                    {
+                        "type": "error",
+                        "code": "conflict",
+                        "fatal": True,
+                        "message": "this seat was resumed by another connection",
+                    }
                 )
             rows = await self.store.messages_after(
                 self.table_id, max(last_seq, self.game_seq), found.index
@@ -577,6 +577,10 @@ class Table:
                 "the host could not apply that action", code=ErrorCode.INTERNAL
             ) from None
         self._row(batch, JournalKind.ACTION, payload)
+        if self.deal is not None and self.deal.dealt and not self.deal.ended:
+            self.deal.actions.append(
+                {"seat": seat, "action": payload["action"], "note": payload.get("note")}
+            )
         s = self.seats[seat]
         if s is not None:
             if payload.get("cseq") is not None:
@@ -722,6 +726,9 @@ class Table:
             )
             self.phase = TablePhase.PLAYING
             self._events(batch, self.engine.apply_chance(order, dealer))
+            if deal.dealer_seat is None:
+                shown = self.engine.view(None).get("dealer")
+                deal.dealer_seat = shown if isinstance(shown, int) else None
         outcome = self.engine.outcome()
         if outcome is not None and self.phase is not TablePhase.FINISHED:
             self._end_hand(batch)
@@ -742,7 +749,8 @@ class Table:
         deal = self.deal
         if deal is None or not deal.dealt or deal.ended:
             return
-        self._signed(batch, [(None, deal.end())])
+        outcome = self.engine.outcome() if self.engine is not None else None
+        self._signed(batch, [(None, deal.end(None if outcome is None else outcome.to_wire()))])
         self.pending_records.append((deal.hand_no, deal.record(self.table_id)))
 
     async def _commit(self, batch: _Batch) -> None:

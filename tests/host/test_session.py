@@ -227,3 +227,25 @@ async def test_a_client_that_stops_reading_is_disconnected_not_buffered(
                 await trio.sleep(0.1)
         assert stalled not in mock_host.host.sessions
         nursery.cancel_scope.cancel()
+
+
+async def test_resuming_a_seat_closes_its_older_connection(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    table = await mock_host.host.create_table("one-card", seats=2)
+    async with connect_memory(mock_host) as old:
+        joined = await old.request(tm.Join(table=table, name="ann"))
+        assert isinstance(joined, tm.Joined)
+        async with connect_memory(mock_host) as new:
+            resumed = await new.request(tm.Resume(token=joined.token, last_seq=0))
+            assert isinstance(resumed, tm.Resumed)
+            assert (resumed.seat, resumed.name) == (joined.seat, "ann")
+            with trio.fail_after(60):
+                await old.closed.wait()
+            assert old.received is not None
+            last = old.received[-1]
+            assert isinstance(last, Error) and last.code is ErrorCode.CONFLICT and last.fatal
+            info = mock_host.host.lobby.table(table).summary()
+            assert info["seats"][joined.seat]["connected"]
