@@ -30,8 +30,8 @@ WireMap = dict[str, Any]
 CALL_TYPES = frozenset({"call", "one_card", "last_card", "declare", "knock", "cards"})
 #: action types that give up the turn without shedding
 PASSIVE_TYPES = frozenset({"draw", "pass", "pick_up", "take", "cover_draw"})
-#: how strong a card is for bidding in ONE (points plus trick-taking power)
-_BID_STRENGTH = {Rank.ACE: 1.5, Rank.KING: 1.5, Rank.QUEEN: 1.2, Rank.JACK: 1.0, Rank.JOKER: 3.0}
+#: what a card is worth when bidding in ONE: its points, plus trick-taking power for A and K
+_BID_STRENGTH = {Rank.ACE: 0.5, Rank.KING: 1.5, Rank.QUEEN: 1.0, Rank.JACK: 1.0, Rank.JOKER: 4.0}
 
 
 def random_choice(legal: Sequence[WireMap], rng: random.Random | None = None) -> WireMap | None:
@@ -82,11 +82,8 @@ def _opponent_low(view: WireMap) -> bool:
 
 
 def _bid(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
-    strength = sum(_BID_STRENGTH.get(c.rank, 0.0) for c in _hand(view))
-    # a hand of n cards is about 1/k of the deck; scale the strength to the 15-point total
-    seats = view.get("seats")
-    k = seats if isinstance(seats, int) and seats > 0 else 2
-    estimate = strength * 0.9 + 15 / (k + 1)
+    # points held (K, Q, J one each, the joker three) plus the tricks high cards should win
+    estimate = sum(_BID_STRENGTH.get(c.rank, 0.0) for c in _hand(view))
     bids = sorted(
         (a for a in legal if a.get("type") == "bid" and isinstance(a.get("value"), int)),
         key=lambda a: int(a["value"]),

@@ -1,0 +1,56 @@
+"""``onecard host`` and ``onecard bot``: option parsing, errors, and a bot process playing."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import trio
+from click.testing import CliRunner
+
+from client.cli import cli
+from host.server import HostInfo
+
+
+def test_host_help_documents_every_option() -> None:
+    result = CliRunner().invoke(cli, ["host", "--help"])
+    assert result.exit_code == 0
+    for option in (
+        "--bind",
+        "--port",
+        "--data-dir",
+        "--name",
+        "--insecure",
+        "--turn-timer",
+        "--grace",
+        "--no-advertise",
+        "--bot-think",
+    ):
+        assert option in result.output
+    assert "default: 7531" in result.output
+
+
+def test_bot_needs_exactly_one_of_table_and_create() -> None:
+    result = CliRunner().invoke(cli, ["bot", "127.0.0.1:1"])
+    assert result.exit_code == 2
+    assert "exactly one of --table" in result.output
+
+
+def test_bot_reports_an_unreachable_host_cleanly() -> None:
+    result = CliRunner().invoke(cli, ["bot", "127.0.0.1:1", "--create", "one", "--insecure"])
+    assert result.exit_code == 1
+    assert "cannot reach" in result.output
+
+
+async def test_bot_command_plays_a_game_to_the_end_and_exits_0(host: HostInfo) -> None:
+    cmd = [
+        sys.executable, "-c", "from client.cli import main; main()", "bot",
+        f"127.0.0.1:{host.port}", "--count", "2", "--create", "one-card",
+        "--insecure", "--think", "0",
+    ]  # fmt: skip
+    with trio.fail_after(60):
+        done: Any = await trio.run_process(
+            cmd, capture_stdout=True, capture_stderr=True, check=False
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"game over" in done.stdout

@@ -1,0 +1,66 @@
+"""The host's persistent TLS certificate and Ed25519 signing key."""
+
+from __future__ import annotations
+
+import re
+import ssl
+import stat
+from pathlib import Path
+
+import pytest
+import trio
+
+import protocol.table_messages as tm
+from host.bots import connect_stream, open_client
+from host.identity import (
+    CERT_FILE,
+    KEY_FILE,
+    SIGNING_KEY_FILE,
+    IdentityError,
+    load_or_create_identity,
+)
+from host.server import HostConfig, HostInfo, serve_host
+from protocol.errors import LocalProtocolError
+
+FINGERPRINT = re.compile(r"SHA256(:[0-9a-f]{2}){32}")
+
+
+def test_identity_is_created_private_and_survives_reloading(tmp_path: Path) -> None:
+    first = load_or_create_identity(tmp_path)
+    for name in (CERT_FILE, KEY_FILE, SIGNING_KEY_FILE):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600
+    assert FINGERPRINT.fullmatch(first.fingerprint)
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", first.spki_fingerprint)
+    again = load_or_create_identity(tmp_path)
+    assert again.fingerprint == first.fingerprint
+    assert again.signing_public_key == first.signing_public_key
+    assert len(first.signing_public_key) == 32
+    assert first.server_ssl_context().minimum_version is ssl.TLSVersion.TLSv1_3
+
+
+def test_a_damaged_key_file_is_reported_not_replaced(tmp_path: Path) -> None:
+    load_or_create_identity(tmp_path)
+    (tmp_path / SIGNING_KEY_FILE).write_text("not a key")
+    with pytest.raises(IdentityError, match="signing key"):
+        load_or_create_identity(tmp_path)
+    assert (tmp_path / SIGNING_KEY_FILE).read_text() == "not a key"
+
+
+async def test_tls_host_serves_tls13_with_its_pinned_fingerprint(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    config = HostConfig(data_dir=tmp_path, bind="127.0.0.1", port=0, advertise=False)
+    info: HostInfo = await nursery.start(serve_host, config)
+    assert info.tls
+    stream = await connect_stream(
+        "127.0.0.1", info.port, insecure=False, fingerprint=info.fingerprint
+    )
+    assert isinstance(stream, trio.SSLStream)
+    assert stream.version() == "TLSv1.3"
+    async with open_client(stream) as client:
+        assert client.welcome is not None
+        assert client.welcome.fingerprint == load_or_create_identity(tmp_path).spki_fingerprint
+        assert isinstance(await client.request(tm.ListTables()), tm.Tables)
+    wrong = "SHA256:" + ":".join(["00"] * 32)
+    with pytest.raises(LocalProtocolError, match="does not match"):
+        await connect_stream("127.0.0.1", info.port, insecure=False, fingerprint=wrong)

@@ -1,0 +1,58 @@
+"""Bot policies choose from the legal actions using only the seat's view."""
+
+from __future__ import annotations
+
+import random
+
+from host.policy import choose, heuristic_choice, random_choice
+
+
+def test_no_legal_action_means_no_choice() -> None:
+    assert heuristic_choice({"game": "one-card"}, []) is None
+    assert random_choice([]) is None
+
+
+def test_random_choice_is_one_of_the_legal_actions() -> None:
+    legal = [{"type": "draw"}, {"type": "play", "cards": ["7S"], "suit": "H"}]
+    rng = random.Random(4)
+    assert all(choose("random", {}, legal, rng=rng) in legal for _ in range(20))
+
+
+def test_calls_come_first_but_never_twice_in_a_row() -> None:
+    legal = [{"type": "draw"}, {"type": "call"}]
+    assert heuristic_choice({"game": "one-card"}, legal) == {"type": "call"}
+    assert heuristic_choice({"game": "one-card"}, legal, last={"type": "call"}) == {"type": "draw"}
+
+
+def test_plays_beat_draws_and_attacks_wait_for_a_low_opponent() -> None:
+    legal = [
+        {"type": "draw"},
+        {"type": "play", "cards": ["2H"]},
+        {"type": "play", "cards": ["5H"]},
+    ]
+    calm = {"game": "one-card", "seat": 0, "hand": ["2H", "5H", "9C"], "hand_sizes": [3, 6]}
+    assert heuristic_choice(calm, legal) == {"type": "play", "cards": ["5H"]}
+    urgent = {**calm, "hand_sizes": [3, 1]}
+    assert heuristic_choice(urgent, legal) == {"type": "play", "cards": ["2H"]}
+
+
+def test_seven_names_the_suit_held_most() -> None:
+    view = {"game": "one-card", "seat": 0, "hand": ["7S", "3D", "5D", "9D"], "hand_sizes": [4, 5]}
+    legal = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
+    assert heuristic_choice(view, legal) == {"type": "play", "cards": ["7S"], "suit": "D"}
+
+
+def test_one_bids_with_high_cards_and_passes_without() -> None:
+    legal = [{"type": "pass"}, *({"type": "bid", "value": v} for v in range(8, 16))]
+    strong = {
+        "game": "one",
+        "seats": 2,
+        "hand": ["JR", "AS", "AH", "KS", "KH", "QS", "QH", "JS", "AD", "KD", "QD", "JD"],
+    }
+    weak = {
+        "game": "one",
+        "seats": 2,
+        "hand": ["9S", "9H", "10S", "10H", "9D", "10D", "9C", "10C", "JC", "QC", "KC", "AC"],
+    }
+    assert heuristic_choice(strong, legal) == {"type": "bid", "value": 8}
+    assert heuristic_choice(weak, legal) == {"type": "pass"}

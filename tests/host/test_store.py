@@ -1,0 +1,57 @@
+"""The sqlite journal: durability settings, audiences, seats, hand records."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from host.store import DB_FILE, JournalKind, JournalRow, SeatRow, Store
+
+
+async def test_journal_round_trips_and_filters_messages_by_audience(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    await store.open()
+    try:
+        await store.put_table("t1", 5, {"game": "one-card", "seats": 2})
+        await store.put_seat("t1", SeatRow(0, "ann", b"h" * 32, None))
+        await store.put_seat("t1", SeatRow(1, "bob", None, "host:heuristic"))
+        await store.append(
+            "t1",
+            [
+                JournalRow(1, JournalKind.GAME, None, {"game_no": 1}),
+                JournalRow(2, JournalKind.MESSAGE, None, {"type": "event", "n": 2}),
+                JournalRow(3, JournalKind.MESSAGE, 0, {"type": "event", "n": 3}),
+                JournalRow(4, JournalKind.MESSAGE, 1, {"type": "event", "n": 4, "b": b"\x01"}),
+            ],
+        )
+        (row,) = await store.load_tables()
+        assert row.table_id == "t1" and row.meta["game"] == "one-card"
+        assert [s.name for s in row.seats] == ["ann", "bob"]
+        assert [j.seq for j in row.journal] == [1, 2, 3, 4]
+        assert row.journal[3].payload["b"] == b"\x01"
+        seat0 = await store.messages_after("t1", 0, 0)
+        assert [r.payload["n"] for r in seat0] == [2, 3]
+        assert [r.payload["n"] for r in await store.messages_after("t1", 2, 1)] == [4]
+        assert [r.payload["n"] for r in await store.messages_after("t1", 0, None)] == [2]
+        await store.delete_seat("t1", 1)
+        (row,) = await store.load_tables()
+        assert [s.name for s in row.seats] == ["ann"]
+        await store.save_record("t1", 2, {"hand_no": 2})
+        assert await store.list_records("t1") == [2]
+        assert await store.load_record("t1", 2) == {"hand_no": 2}
+        assert await store.load_record("t1", 3) is None
+    finally:
+        await store.close()
+    db = sqlite3.connect(tmp_path / DB_FILE)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+
+
+async def test_synchronous_full_is_set_on_the_connection(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    await store.open()
+    try:
+        assert store._db is not None
+        assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    finally:
+        await store.close()
