@@ -268,3 +268,24 @@ async def test_chat_reaches_the_table_and_is_rate_limited(host: HostInfo, connec
                 if isinstance(push, tm.ChatLine):
                     assert (push.name, push.text) == ("eve", "line 0")
                     break
+
+
+async def test_ready_after_game_over_starts_a_rematch(host: HostInfo, connect: Any) -> None:
+    table = await host.host.create_table("black-jack", seats=2)
+    async with connect() as me:
+        player = BotPlayer(me, table_id=table, stay=True)
+        await player.join("gus")
+        await host.host.add_bots(table, 1)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(player.play)
+            with trio.fail_after(60):
+                while player.outcome is None:
+                    await trio.sleep(0.01)
+            await me.request(tm.Ready(table=table))
+            with trio.fail_after(60):
+                while player.game_no < 2 or player.outcome is None:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+        assert me.received is not None
+        starts = [m.game_no for m in me.received if isinstance(m, tm.GameStart)]
+        assert starts == [1, 2]

@@ -14,9 +14,11 @@ from host.bots import BotPlayer, ProtocolClient
 from host.server import HostConfig, HostInfo, serve_host
 from host.session import OUTGOING_QUEUE
 from protocol.errors import ErrorCode
+from protocol.fairness import HandVerifier, SignedMessage
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
 from protocol.limits import HANDSHAKE_TIMEOUT_S, IDLE_TIMEOUT_S
-from protocol.messages import Error, Hello, Message, Ping, Pong
+from protocol.messages import Error, Hello, Message, Ping, Pong, ServerClosing
+from protocol.records import verify_record
 
 
 @pytest.fixture
@@ -249,3 +251,82 @@ async def test_resuming_a_seat_closes_its_older_connection(
             assert isinstance(last, Error) and last.code is ErrorCode.CONFLICT and last.fatal
             info = mock_host.host.lobby.table(table).summary()
             assert info["seats"][joined.seat]["connected"]
+
+
+async def test_a_missed_reveal_voids_the_deal_and_the_seat_sits_out_the_next(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    nursery: trio.Nursery,
+) -> None:
+    table = await mock_host.host.create_table("one-card", seats=2)
+    async with connect_memory(mock_host) as honest, connect_memory(mock_host) as withholder:
+        player = BotPlayer(honest, table_id=table)
+        await player.join("ann")
+        joined = await withholder.request(tm.Join(table=table, name="bob"))
+        assert isinstance(joined, tm.Joined)
+        nursery.start_soon(player.play)
+        await withholder.request(tm.Ready(table=table))
+        commit = await wait_for(withholder, lambda m: isinstance(m, tm.FairPush))
+        assert isinstance(commit, tm.FairPush)
+        verifier = HandVerifier(SignedMessage.from_wire(commit.msg).decode()["host_pk"], pid="bob")
+        verifier.receive(SignedMessage.from_wire(commit.msg))
+        body = verifier.player_commit()
+        await withholder.request(tm.FairCommit(table=table, hand_no=commit.hand_no, c=body["c"]))
+        void = await wait_for(
+            withholder, lambda m: isinstance(m, tm.FairPush) and m.msg[0] == "void"
+        )
+        assert isinstance(void, tm.FairPush)
+        assert SignedMessage.from_wire(void.msg).decode()["missing"] == ["bob"]
+        again = await wait_for(
+            withholder,
+            lambda m: isinstance(m, tm.FairPush) and m.msg[0] == "hand_commit" and m.seq > void.seq,
+        )
+        assert isinstance(again, tm.FairPush)
+        assert again.host_seats == (joined.seat,)
+        assert again.hand_no == void.hand_no + 1
+        dealt = await wait_for(
+            withholder, lambda m: isinstance(m, tm.FairPush) and m.msg[0] == "reveals"
+        )
+        assert dealt.seq > again.seq
+        record = await mock_host.host.lobby.store.load_record(table, void.hand_no)
+        assert record is not None and record["voided"]
+        assert verify_record(record).ok
+        assert mock_host.host.lobby.table(table).summary()["voids"] == 1
+
+
+async def test_connections_over_the_cap_are_refused(
+    autojump_clock: trio.testing.MockClock,
+    nursery: trio.Nursery,
+    tmp_path: Path,
+    connect_memory: Any,
+) -> None:
+    config = HostConfig(
+        data_dir=tmp_path,
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        max_connections=1,
+    )
+    info: HostInfo = await nursery.start(serve_host, config)
+    async with connect_memory(info):
+        frames = await raw_exchange(info, b"")
+        assert frames == [
+            {"type": "error", "code": "full", "message": "the host is full", "fatal": True}
+        ]
+
+
+async def test_shutdown_tells_every_client_server_closing(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    async with connect_memory(mock_host) as c:
+        await mock_host.host.shutdown()
+        with trio.fail_after(30):
+            await c.closed.wait()
+        assert c.received is not None
+        last = c.received[-1]
+        assert isinstance(last, ServerClosing) and last.retry_after == 5
