@@ -1,0 +1,79 @@
+"""``onecard play`` through click's CliRunner: --watch games end by themselves with exit 0,
+errors are one line, every command and option has help."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from client.cli import cli
+from client.play_cmd import parse_options
+
+GAMES = ["one-card", "black-jack", "one"]
+
+
+@pytest.fixture
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("ONECARD_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("ONECARD_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
+    return CliRunner()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_watch_plays_a_whole_game_and_exits_0(game: str, runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["play", "--watch", "--game", game, "--delay", "0"])
+    assert result.exit_code == 0, result.output
+    assert "Watching 3 bots play" in result.output
+    assert "deal verified" in result.output
+    assert " plays " in result.output
+    assert "win" in result.output.splitlines()[-1] or "Scores:" in result.output
+    assert "\x1b[" not in result.output  # not a terminal: no colour codes
+
+
+def test_watch_json_ends_with_the_outcome(runner: CliRunner) -> None:
+    result = runner.invoke(
+        cli, ["play", "--watch", "--game", "black-jack", "--delay", "0", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert lines[-1]["type"] == "end" and lines[-1]["outcome"]["winners"]
+    assert any(line["type"] == "fairness" and line["status"] == "verified" for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "--option", "nosuch=1", "--delay", "0"], "unknown option 'nosuch'"),
+        (["play", "--game", "one", "--bots", "5", "--delay", "0"], "ONE takes 2-4 players"),
+        (["play", "--option", "novalue"], "is not KEY=VALUE"),
+        (["play", "--watch", "--lan"], "do not go together"),
+        (["join", "127.0.0.1:1", "--insecure", "--table", "x"], "cannot connect to 127.0.0.1:1"),
+        (["join", "host:notaport"], "bad port"),
+    ],
+)
+def test_errors_are_one_clear_line(args: list[str], message: str, runner: CliRunner) -> None:
+    result = runner.invoke(cli, args)
+    assert result.exit_code in (1, 2)
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("command", ["play", "join", "discover"])
+def test_every_option_has_help(command: str, runner: CliRunner) -> None:
+    result = runner.invoke(cli, [command, "--help"])
+    assert result.exit_code == 0
+    group = cli.get_command(None, command)  # type: ignore[arg-type]
+    assert group is not None and group.help
+    for param in group.params:
+        if param.param_type_name == "option":
+            assert getattr(param, "help", None), f"{command} {param.name} has no help"
+            assert param.opts[0] in result.output
+
+
+def test_parse_options() -> None:
+    assert parse_options(("jokers=2", " ranking = on")) == {"jokers": "2", "ranking": "on"}

@@ -1,0 +1,114 @@
+"""Golden snapshots of what the client draws, from real engine views with the deck in canonical
+order (no randomness): the table, the hand with numbered moves, and the log lines of the first
+turns of each game. ``ONECARD_REGEN_RENDER=1 pytest tests/client/test_render.py`` rewrites the
+files under ``tests/data/render/`` after a deliberate change (review the diff)."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from client.choices import build_menu
+from client.render import (
+    card_text,
+    describe_event,
+    render_outcome,
+    render_table,
+    suit_text,
+)
+from host.games import find_game
+
+DATA = Path(__file__).parent.parent / "data" / "render"
+REGEN = os.environ.get("ONECARD_REGEN_RENDER") == "1"
+NAMES = ["Ann", "Bob", "Cy"]
+
+
+def _name(seat: object) -> str:
+    return NAMES[seat] if isinstance(seat, int) and 0 <= seat < len(NAMES) else f"seat {seat}"
+
+
+def _snapshot(name: str, console: Console) -> None:
+    text = console.export_text()
+    path = DATA / f"{name}.txt"
+    if REGEN or not path.exists():
+        path.write_text(text, encoding="utf-8")
+        if not REGEN:
+            pytest.fail(f"wrote missing snapshot {path}; run again")
+    assert text == path.read_text(encoding="utf-8"), f"{path} differs (ONECARD_REGEN_RENDER=1)"
+
+
+def _play(game: str, steps: int, *, ascii_only: bool) -> Console:
+    """Deal with the canonical deck, then play the first legal action ``steps`` times."""
+    console = Console(record=True, width=80, file=io.StringIO(), highlight=False, markup=False)
+    engine: Any = find_game(game)(seats=3, dealer=0)
+    events = engine.apply_chance(list(engine.chance_request().cards))
+    for _ in range(steps):
+        for ev in events:
+            wire = ev.to_wire()
+            if wire.get("to") not in (None, 1):
+                continue
+            line = describe_event(wire, _name, me=1, ascii_only=ascii_only)
+            if line is not None:
+                console.print(line)
+        while engine.chance_request() is not None:  # a reshuffle: answer in canonical order
+            events = engine.apply_chance(list(engine.chance_request().cards))
+        seat = engine.to_act()[0]
+        legal = [a.to_wire() for a in engine.legal_actions(seat)]
+        if seat == 1:
+            view = engine.view(1)
+            console.print(render_table(view, NAMES, me=1, to_act=[1], ascii_only=ascii_only))
+            console.print(
+                build_menu(view, legal, ascii_only=ascii_only).render(ascii_only=ascii_only)
+            )
+        pick = next((a for a in legal if a["type"] == "play"), legal[0])
+        events = engine.apply(seat, engine.parse_action(pick))
+    return console
+
+
+@pytest.mark.parametrize("game", ["one-card", "black-jack", "one"])
+def test_first_turns(game: str) -> None:
+    _snapshot(f"{game}-first-turns", _play(game, 12, ascii_only=False))
+
+
+def test_first_turns_ascii() -> None:
+    _snapshot("one-card-first-turns-ascii", _play("one-card", 12, ascii_only=True))
+
+
+def test_outcomes() -> None:
+    console = Console(record=True, width=80, file=io.StringIO())
+    console.print(render_outcome({"termination": "went_out", "winners": [1]}, NAMES))
+    console.print(
+        render_outcome({"termination": "ranked", "winners": [2], "ranking": [2, 0, 1]}, NAMES)
+    )
+    console.print(
+        render_outcome({"termination": "target", "winners": [0], "scores": [31, 12, 9]}, NAMES)
+    )
+    console.print(render_outcome({"termination": "exhausted", "winners": [0, 2]}, NAMES))
+    _snapshot("outcomes", console)
+
+
+def test_red_suits_are_red_and_black_suits_use_the_default_colour() -> None:
+    assert card_text("7H").style == "red" and card_text("QD").style == "red"
+    assert card_text("7S").style == "" and card_text("KC").style == ""
+    assert card_text("JR").style == "red" and card_text("JB").style == ""
+    assert card_text("9H", dim=True).style == "red dim"
+    assert suit_text("D", named=True).plain == "♦ diamonds"
+    assert card_text("10C", ascii_only=True).plain == "10C"
+
+
+def test_no_colour_when_not_a_terminal_or_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    from client.render import make_console
+
+    out = io.StringIO()
+    make_console(file=out).print(card_text("7H"))
+    assert out.getvalue() == "7♥\n"
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    out = io.StringIO()
+    make_console(file=out).print(card_text("7H"))
+    assert "\x1b[31m" not in out.getvalue()
