@@ -1,0 +1,142 @@
+"""The front ends on their own, fed host states directly: the wild suit choice, the One Card
+call, joker declarations, bad entries, and the JSON command channel."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+import protocol.table_messages as tm
+from client.fairplay import TableClient
+from client.frontends import HumanUI, JsonUI
+from client.render import make_console
+from client.table_loop import Quit
+
+
+def _tc(seat: int = 1) -> TableClient:
+    tc = TableClient(None, table_id="t1", name="Bob")  # type: ignore[arg-type]
+    tc.seat, tc.names = seat, ["Ann", "Bob", "Cy"]
+    return tc
+
+
+def _state(
+    tc: TableClient, view: dict[str, Any], legal: list[dict[str, Any]], to_act: list[int]
+) -> tm.StatePush:
+    state = tm.StatePush(
+        table="t1", seq=5, game_no=1, phase="playing", seat=tc.seat, view=view,
+        legal=tuple(legal), to_act=tuple(to_act), turn_ms=None,
+    )  # fmt: skip
+    tc.state = state
+    return state
+
+
+def _human() -> tuple[HumanUI, io.StringIO]:
+    out = io.StringIO()
+    return HumanUI(make_console(file=out)), out
+
+
+SEVENS = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
+VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D",
+        "hand_counts": [5, 3, 4], "direction": "clockwise", "stock": 20}  # fmt: skip
+
+
+def test_a_wild_suit_choice_is_asked_as_numbered_options() -> None:
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    text = out.getvalue()
+    assert "Your hand: 1)7♠  9♥  K♣" in text and "d) draw" in text and "Your move: " in text
+    assert ui.on_line(tc, "7s") is None  # the seven stands for four actions: ask which
+    asked = out.getvalue()
+    assert "1) play 7♠ naming ♠ spades" in asked and "4) play 7♠ naming ♣ clubs" in asked
+    assert ui.on_line(tc, "9") is None and "type a number from 1 to 4" in out.getvalue()
+    assert ui.on_line(tc, "2") == {"type": "play", "cards": ["7S"], "suit": "H"}
+
+
+def test_the_one_card_call_is_one_key_when_it_matters() -> None:
+    ui, out = _human()
+    tc = _tc()
+    view = {**VIEW, "call_window": {"holder": 0, "target": 1}}
+    ui.on_push(tc, _state(tc, view, [{"type": "call"}], [2]), [])
+    assert 'Press c + Enter to call "One Card!"' in out.getvalue()
+    assert "Your move" not in out.getvalue()  # not our turn: no table redraw
+    assert ui.on_line(tc, "c") == {"type": "call"}
+    ui.on_push(tc, _state(tc, VIEW, [], [2]), [])  # the window closed
+    assert "Nothing to do right now (waiting for Cy)" in _said(ui, tc, "1", out)
+
+
+def test_joker_declarations_and_runs_are_offered_by_the_host_list() -> None:
+    ui, out = _human()
+    tc = _tc()
+    legal = [
+        {"type": "play", "cards": ["JR"], "declare": ["6D"]},
+        {"type": "play", "cards": ["JR"], "declare": ["6H"]},
+        {"type": "play", "cards": ["6D", "7D", "8D"]},
+        {"type": "play", "cards": ["6D"], "say": "last_card"},
+        {"type": "declare", "what": "last_card"},
+    ]
+    view = {"game": "black-jack", "hand": ["6D", "7D", "8D", "JR"], "top": "6C"}
+    ui.on_push(tc, _state(tc, view, legal, [1]), [])
+    assert 'l) declare "last card"' in out.getvalue()
+    ui.on_line(tc, "2")
+    assert "play Joker with the joker as 6♥" in out.getvalue()
+    ui.on_line(tc, "x")
+    ui.on_line(tc, "1")
+    assert 'play 6♦ and say "last card"' in out.getvalue()
+    assert ui.on_line(tc, "2") == {"type": "play", "cards": ["6D"], "say": "last_card"}
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("zz", "not understood: 'zz'"),
+        ("9H", "9H cannot be played now"),
+        ("QS", "you do not hold QS"),
+        ("7", "there is no move 7"),
+        ("?", "Type the number of a move"),
+    ],
+)
+def test_bad_entries_say_what_was_wrong(typed: str, said: str) -> None:
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    assert said in _said(ui, tc, typed, out)
+
+
+def test_quit_and_chat() -> None:
+    ui, _ = _human()
+    tc = _tc()
+    assert ui.on_line(tc, "say hello all") == "chat:hello all"
+    with pytest.raises(Quit):
+        ui.on_line(tc, "q")
+
+
+def _said(ui: HumanUI, tc: TableClient, typed: str, out: io.StringIO) -> str:
+    before = len(out.getvalue())
+    assert ui.on_line(tc, typed) is None
+    return out.getvalue()[before:]
+
+
+def test_json_commands_and_events() -> None:
+    out = io.StringIO()
+    ui, tc = JsonUI(out), _tc()
+    state = _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1])
+    ui.on_push(tc, state, [])
+    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0,
+                                                         "cards": ["QH"]}), [])  # fmt: skip
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first["type"] == "state" and first["my_turn"] is True and first["legal"][0] == SEVENS[0]
+    assert second["type"] == "event" and second["seq"] == 6 and second["text"] == "Ann plays QH"
+    assert second["event"] == {"kind": "play", "seat": 0, "cards": ["QH"]}
+    assert ui.on_line(tc, '{"cmd": "act", "index": 4}') == {"type": "draw"}
+    assert ui.on_line(tc, '{"cmd": "act", "action": {"type": "call"}}') == {"type": "call"}
+    assert ui.on_line(tc, '{"cmd": "chat", "text": "hi"}') == "chat:hi"
+    for bad in ("nope", "[1]", '{"cmd": "act", "index": 9}', '{"cmd": "dance"}'):
+        assert ui.on_line(tc, bad) is None
+    errors = [json.loads(line) for line in out.getvalue().splitlines()][2:]
+    assert [e["type"] for e in errors] == ["error"] * 4
+    with pytest.raises(Quit):
+        ui.on_line(tc, '{"cmd": "quit"}')
