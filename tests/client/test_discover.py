@@ -1,0 +1,60 @@
+"""LAN discovery: the TXT record round-trips without any network, and an mDNS advertisement on
+127.0.0.1 is found by a browser (skipped when multicast does not work here)."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from client.discover import HostAd, advertise_host, browse, decode_txt, encode_txt
+
+FP = "SHA256:" + ":".join(["5d", "91", "cd", "5c", "f1", "c8", "0a", "b6", "61"] + ["00"] * 23)
+
+
+def test_txt_round_trip() -> None:
+    txt = encode_txt(name="Ann's table", fingerprint=FP, port=7531)
+    assert next(iter(txt)) == "txtvers"
+    assert txt == {"txtvers": "1", "proto": "1", "name": "Ann's table",
+                   "fp": "5d91cd5cf1c80ab6", "port": "7531"}  # fmt: skip
+    wire = {k.encode(): v.encode() for k, v in txt.items()}
+    assert decode_txt(wire) == txt
+    assert sum(len(k) + len(v) + 2 for k, v in wire.items()) < 200  # RFC 6763 6.2
+
+
+def test_txt_decoding_is_forgiving_but_versioned() -> None:
+    assert decode_txt({b"TXTVERS": b"1", b"name": b"\xff\xfe", b"x": None}) == {
+        "txtvers": "1",
+        "x": "",
+    }
+    assert decode_txt({b"txtvers": b"2", b"name": b"Future"}) is None
+    assert decode_txt({}) is None
+    assert encode_txt(name="x" * 50, fingerprint=FP, port=1)["name"] == "x" * 32
+
+
+def test_join_target() -> None:
+    assert HostAd("Den", "10.0.0.2", 7531, "", "1").target == "10.0.0.2:7531"
+    assert HostAd("Den", "fe80::1", 7531, "", "1").target == "[fe80::1]:7531"
+
+
+class _Info:
+    port = 47531
+    addresses = (("127.0.0.1", 47531),)
+    fingerprint = FP
+
+
+async def test_mdns_advertise_and_browse_on_loopback() -> None:
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                lambda: advertise_host(_Info(), "Test den", interfaces=["127.0.0.1"])
+            )
+            await trio.sleep(0.3)
+            found = await browse(1.5, interfaces=["127.0.0.1"])
+            nursery.cancel_scope.cancel()
+    except OSError as exc:
+        pytest.skip(f"multicast unavailable: {exc}")
+    ours = [ad for ad in found if ad.port == _Info.port]
+    if not ours:
+        pytest.skip("no mDNS answer on loopback (multicast filtered here)")
+    assert ours[0].name == "Test den" and ours[0].fp == "5d91cd5cf1c80ab6"
+    assert ours[0].address == "127.0.0.1" and ours[0].proto == "1"
