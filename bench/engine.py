@@ -33,23 +33,27 @@ class Figures:
     cpu: float
     #: how the games ended (termination value -> count)
     ends: Counter[str] = field(default_factory=Counter)
+    #: hands dealt in all (ONE plays a match of several hands per game)
+    hands: int = 0
 
 
 def run(name: str, seats: int, games: int, seed: int, options: dict[str, str]) -> Figures:
     """Play ``games`` random games of ``name`` (seeds ``seed``, ``seed + 1``, ...)."""
     cls = find_game(name)
-    actions = unfinished = 0
+    actions = unfinished = hands = 0
     ends: Counter[str] = Counter()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     for i in range(games):
         result = playout(cls, seats=seats, rng=random.Random(seed + i), options=options)
         actions += result.steps
+        hand_no = result.game.view(None).get("hand_no", 1)
+        hands += hand_no if isinstance(hand_no, int) else 1
         if result.outcome is None:
             unfinished += 1
         else:
             ends[result.outcome.termination.value] += 1
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    return Figures(games, actions, unfinished, wall, cpu, ends)
+    return Figures(games, actions, unfinished, wall, cpu, ends, hands)
 
 
 def _run_args(args: tuple[str, int, int, int, dict[str, str]]) -> Figures:
@@ -92,6 +96,8 @@ def main() -> None:
             f"(cpu {f.games / f.cpu:7.0f}/s), {f.actions / f.games:6.1f} actions/game, "
             f"{f.actions / f.cpu:8.0f} actions/s (cpu)"
         )
+        if f.hands > f.games:
+            line += f", {f.hands / f.games:.1f} hands/game: {f.hands / f.wall:7.0f} hands/s"
         if f.unfinished:
             line += f", {f.unfinished} unfinished"
         print(line, flush=True)
