@@ -440,6 +440,22 @@ class HandDealer:
 # --------------------------------------------------------------------------- client side
 
 
+_M = MessageType
+#: The verifier's state table: which public message may follow which (``None``: nothing yet).
+#: VOID may end a hand at any point after HAND_COMMIT; nothing follows HAND_END or VOID.
+_NEXT: dict[MessageType | None, frozenset[MessageType]] = {
+    None: frozenset({_M.HAND_COMMIT}),
+    _M.HAND_COMMIT: frozenset({_M.LOCK, _M.VOID}),
+    _M.LOCK: frozenset({_M.REVEALS, _M.VOID}),
+    _M.REVEALS: frozenset({_M.DEALER, _M.DRAW, _M.HAND_END, _M.VOID}),
+    _M.DEALER: frozenset({_M.DRAW, _M.HAND_END, _M.VOID}),
+    _M.DRAW: frozenset({_M.DRAW, _M.RESHUFFLE, _M.HAND_END, _M.VOID}),
+    _M.RESHUFFLE: frozenset({_M.DRAW, _M.RESHUFFLE, _M.HAND_END, _M.VOID}),
+    _M.HAND_END: frozenset(),
+    _M.VOID: frozenset(),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class HandReport:
     """What a verifier established once the hand ended or was voided."""
@@ -580,6 +596,9 @@ class HandVerifier:
             mtype = MessageType(msg.type)
         except ValueError:
             raise BadMessageError(f"unknown signed message type {msg.type!r}") from None
+        if mtype not in _NEXT[self._state]:
+            after = "nothing" if self._state is None else self._state.upper()
+            raise FairnessStateError(f"{msg.name} is out of order (after {after})")
         if mtype is MessageType.HAND_COMMIT:
             self._on_hand_commit(msg, body)
         else:
@@ -595,6 +614,7 @@ class HandVerifier:
             MessageType.VOID: self._on_void,
         }[mtype]
         result = None if handler is None else handler(msg, body)
+        self._state = mtype
         self._transcript = transcript_next(self._transcript, msg.type, msg.body)
         self._seq += 1
         if isinstance(result, HandReport):
@@ -665,15 +685,8 @@ class HandVerifier:
         self.context = ctx
         self.commitment = commit
         self._transcript = ctx.digest
-        self._state = MessageType.HAND_COMMIT
-
-    def _step(self, msg: SignedMessage, allowed: Iterable[MessageType | None]) -> None:
-        if self._state not in set(allowed):
-            after = "nothing" if self._state is None else self._state.upper()
-            raise FairnessStateError(f"{msg.name} is out of order (after {after})")
 
     def _on_lock(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
-        self._step(msg, [MessageType.HAND_COMMIT])
         assert self.context is not None
         if field_b32(body, "commit", msg.name) != self.commitment:
             raise CommitmentError("LOCK carries a host commitment other than HAND_COMMIT's")
@@ -693,10 +706,8 @@ class HandVerifier:
         if self.seat is not None and self._commits[self.seat.pid] != self.seat.c:
             raise CommitmentError(f"LOCK alters our own commitment ({self.seat.pid})")
         self._locked = True
-        self._state = MessageType.LOCK
 
     def _on_reveals(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
-        self._step(msg, [MessageType.LOCK])
         assert self.context is not None
         pairs = field_pairs(body, "reveals", msg.name)
         if [p for p, _ in pairs] != list(self.context.pids):
@@ -708,10 +719,8 @@ class HandVerifier:
         self._reveals = dict(pairs)
         if self.seat is not None and self._reveals[self.seat.pid] != self.seat.r:
             raise CommitmentError("REVEALS alters our own r")
-        self._state = MessageType.REVEALS
 
     def _on_dealer(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
-        self._step(msg, [MessageType.REVEALS])
         assert self.context is not None
         if field_int(body, "stream", msg.name) != DEALER_STREAM:
             raise PositionError(f"DEALER must use stream {DEALER_STREAM}")
@@ -722,15 +731,12 @@ class HandVerifier:
         if self.dealer is None:
             raise BadMessageError("DEALER field 'dealer' is not a seat")
         self._dealer_seats = n
-        self._state = MessageType.DEALER
 
     def _stream_size(self, stream: int) -> int:
         assert self.context is not None
         return len(self.context.deck) if stream == 0 else len(self._recycled[stream])
 
     def _on_draw(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
-        self._step(msg, [MessageType.REVEALS, MessageType.DEALER, MessageType.DRAW,
-                         MessageType.RESHUFFLE])  # fmt: skip
         assert self.context is not None
         n = msg.name
         s, p = field_int(body, "stream", n), field_int(body, "pos", n)
@@ -758,7 +764,6 @@ class HandVerifier:
         c = None if code is None else exact_card(code, f"DRAW stream {s} position {p}")
         self._used[s] = p + 1
         self._draws[self._seq] = _Draw(self._seq, s, p, to, c)
-        self._state = MessageType.DRAW
 
     def _on_card(self, msg: SignedMessage, body: Mapping[str, Any]) -> Card:
         n = msg.name
@@ -792,7 +797,6 @@ class HandVerifier:
         return c
 
     def _on_reshuffle(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
-        self._step(msg, [MessageType.DRAW, MessageType.RESHUFFLE])
         assert self.context is not None
         s = field_int(body, "stream", msg.name)
         if s != self._current + 1:
@@ -811,7 +815,6 @@ class HandVerifier:
         self._recycled[s] = cards
         self._current = s
         self._used[s] = 0
-        self._state = MessageType.RESHUFFLE
 
     def check_recycled(self, stream: int, expected: Sequence[Card]) -> None:
         """Compare a RESHUFFLE's list with the discards the client rebuilt from public plays."""
@@ -848,8 +851,6 @@ class HandVerifier:
         return s
 
     def _on_hand_end(self, msg: SignedMessage, body: Mapping[str, Any]) -> HandReport:
-        self._step(msg, [MessageType.REVEALS, MessageType.DEALER, MessageType.DRAW,
-                         MessageType.RESHUFFLE])  # fmt: skip
         ctx = self.context
         assert ctx is not None
         secret = self._open_secret(body, msg.name)

@@ -545,3 +545,55 @@ def test_protocol_fairness_is_sans_io() -> None:
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert res.returncode == 0, res.stderr
+
+
+# --------------------------------------------------------------------------- the order table
+
+#: PROTOCOL.md 7.8, written out: the public messages allowed after each one
+SPEC_NEXT = {
+    "hand_commit": {"lock", "void"},
+    "lock": {"reveals", "void"},
+    "reveals": {"dealer", "draw", "hand_end", "void"},
+    "dealer": {"draw", "hand_end", "void"},
+    "draw": {"draw", "reshuffle", "hand_end", "void"},
+    "reshuffle": {"draw", "reshuffle", "hand_end", "void"},
+}
+PUBLIC = ["hand_commit", "lock", "reveals", "dealer", "draw", "reshuffle", "hand_end", "void"]
+
+
+def _hand_with_everything() -> list[SignedMessage]:
+    t = _setup()
+    ans = t.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54, choose_dealer=True))
+    t.dealer.draw(0, 0)
+    recycled = tuple(sorted(ans.order[:5]))
+    t.dealer.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 1, recycled))
+    t.dealer.draw(1, None, public=True)
+    t.dealer.hand_end()
+    return [m for m in t.dealer.messages if m.type != "card"]
+
+
+def test_every_message_type_after_every_state() -> None:
+    msgs = _hand_with_everything()
+    templates = {m.type: m.decode() for m in msgs}
+    templates["void"] = {"secret": bytes(32), "missing": [], "reason": "test"}
+    for n, last in enumerate(msgs[:-1]):
+        for mtype in PUBLIC:
+            v = HandVerifier(PK, auditor=True, complete=False)
+            for m in msgs[: n + 1]:
+                v.receive(m)
+            body = dict(templates[mtype])
+            body.update(seq=n + 1, prev=v.transcript)
+            probe = sign_message(SK, mtype, body)
+            if mtype not in SPEC_NEXT[last.type]:
+                with pytest.raises(FairnessStateError, match="out of order"):
+                    v.receive(probe)
+            else:
+                try:
+                    v.receive(probe)
+                except FairnessError as exc:  # allowed here, but its content may not fit
+                    assert not isinstance(exc, FairnessStateError), (last.type, mtype, exc)
+    end = HandVerifier(PK, auditor=True, complete=False)
+    for m in msgs:
+        end.receive(m)
+    with pytest.raises(FairnessStateError, match="after the hand ended"):
+        end.receive(msgs[-1])
