@@ -494,6 +494,12 @@ class HandVerifier:
     :class:`HandReport` of HAND_END / VOID, otherwise ``None``; any failed check raises a
     :class:`FairnessError`. An ``auditor`` accepts every seat's CARD messages (records) and,
     if ``complete``, requires a CARD for every face-down DRAW to a seat.
+
+    The expectations (``table_id``, ``ruleset_id``, ``deck``, ``pids``) are checked against
+    HAND_COMMIT when given; ``last_hand_no`` and ``seen_commitments`` carry what the client
+    saw at this table before. A client that rejoins a hand in progress must pass its stored
+    ``seat_secret`` (a new one would not match LOCK) or follow as a spectator (``pid=None``).
+    After any failure, :meth:`bundle` is the evidence to keep.
     """
 
     def __init__(
