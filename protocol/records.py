@@ -272,6 +272,8 @@ def _verify(obj: object) -> Verdict:
 
 
 def _check_shape(rec: Mapping[str, Any]) -> None:
+    if "format" not in rec:
+        raise RecordError("not a hand record (no 'format' field)")
     for key in _REQUIRED:
         if key not in rec:
             raise RecordError(f"record lacks field {key!r}")

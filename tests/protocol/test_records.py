@@ -158,6 +158,7 @@ def test_void_record_verifies_and_checks_partial_reveals() -> None:
     ("edit", "message"),
     [
         (lambda r: r.pop("messages"), "record lacks field 'messages'"),
+        (lambda r: r.pop("format"), "not a hand record (no 'format' field)"),
         (lambda r: r.update(format="x"), "record format 'x' is not 'onecard-hand-record/1'"),
         (lambda r: r.update(host_pk="zz"), "record field host_pk is not hex"),
         (lambda r: r.update(hand_no="1"), "record field 'hand_no' is not an integer"),
