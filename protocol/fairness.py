@@ -555,6 +555,7 @@ class HandVerifier:
         self._used: dict[int, int] = {}
         self._draws: dict[int, _Draw] = {}
         self._cards_seen: dict[int, Card] = {}  # seq of DRAW -> private card received
+        self._shown: dict[tuple[int, int], Card] = {}  # (stream, pos) -> card the game showed
         self.report: HandReport | None = None
         #: every message whose signature verified, in order: the evidence of 7.12
         self.messages: list[SignedMessage] = []
@@ -829,6 +830,24 @@ class HandVerifier:
         if got is None or [c.code for c in got] != [c.code for c in want]:
             raise CardMismatchError(f"RESHUFFLE {stream} does not recycle the discard pile")
 
+    def note_shown(self, stream: int, position: int, card: Card) -> None:
+        """Note a card the game showed later for a drawn ``(stream, position)``.
+
+        E.g. ONE's centre card, dealt face down to the table and turned up in play, or a card
+        an opponent plays when the game names its position. It is compared with the derived
+        card at HAND_END like the cards of CARD and face-up DRAW messages.
+        """
+        drawn = {(d.stream, d.pos): d for d in self._draws.values()}
+        if (stream, position) not in drawn:
+            raise PositionError(f"stream {stream} position {position} was never drawn")
+        known = drawn[stream, position].card or self._cards_seen.get(drawn[stream, position].seq)
+        earlier = self._shown.get((stream, position)) or known
+        if earlier is not None and earlier is not card:
+            raise CardMismatchError(
+                f"card at stream {stream} position {position} is shown as {card}, but was {earlier}"
+            )
+        self._shown[stream, position] = card
+
     def bundle(self) -> dict[str, Any]:
         """A proof bundle: a minimal hand record of every verified message received so far.
 
@@ -881,16 +900,24 @@ class HandVerifier:
             if derived != self.dealer:
                 raise CardMismatchError(f"dealer is seat {self.dealer}, derived seat {derived}")
         checked = 0
+        known: set[tuple[int, int]] = set()
         for seq, d in self._draws.items():
             c = d.card if d.card is not None else self._cards_seen.get(seq)
             if c is None:
                 continue
+            known.add((d.stream, d.pos))
             want = orders[d.stream][d.pos]
             if c is not want:
                 raise CardMismatchError(
                     f"card at stream {d.stream} position {d.pos} is {c}, derived {want}"
                 )
             checked += 1
+        for (st, pos), c in self._shown.items():
+            if c is not orders[st][pos]:
+                raise CardMismatchError(
+                    f"card at stream {st} position {pos} is {c}, derived {orders[st][pos]}"
+                )
+            checked += (st, pos) not in known
         if self.auditor and self.complete:
             for seq, d in self._draws.items():
                 if d.card is None and d.to is not None and seq not in self._cards_seen:

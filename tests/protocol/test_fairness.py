@@ -456,6 +456,34 @@ def test_changed_card_caught_at_hand_end() -> None:
     assert str(err.value) == f"card at stream 0 position 0 is {fake}, derived {real}"
 
 
+def test_cards_shown_later_are_checked_at_the_end() -> None:
+    t = _setup()
+    t.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54))
+    for seat in (0, None):  # a card to alice, then one face down to the table (a centre card)
+        dealt = t.dealer.draw(0, seat)
+        t.broadcast(dealt.draw)
+        if dealt.private is not None:
+            t.send_to("alice", dealt.private)
+    order = t.dealer.order(0)
+    bob, carol = t.verifiers["bob"], t.verifiers["carol"]
+    bob.note_shown(0, 1, order[1])  # the centre card, turned up honestly
+    bob.note_shown(0, 0, order[0])  # alice plays her card
+    wrong = card("QS") if order[1] is not card("QS") else card("4H")
+    carol.note_shown(0, 1, wrong)  # the host shows carol another centre card
+    with pytest.raises(CardMismatchError, match="is shown as"):
+        carol.note_shown(0, 1, order[1])
+    with pytest.raises(PositionError, match="never drawn"):
+        carol.note_shown(0, 2, order[2])
+    with pytest.raises(CardMismatchError, match="is shown as"):
+        t.verifiers["alice"].note_shown(0, 0, order[1])
+    end = t.dealer.hand_end()
+    rep = bob.receive(end)
+    assert isinstance(rep, HandReport) and rep.cards_checked == 2
+    with pytest.raises(CardMismatchError) as err:
+        carol.receive(end)
+    assert str(err.value) == f"card at stream 0 position 1 is {wrong}, derived {order[1]}"
+
+
 def test_wrong_secret_caught() -> None:
     t = _setup()
     _deal_some(t, per_seat=1)
