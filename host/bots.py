@@ -341,10 +341,13 @@ class BotPlayer:
                 self._refusals = 0
             except RequestError as exc:
                 log.info("bot %s: %s refused: %s", self.name, choice, exc)
-                self._fallback = True
                 self._acted_on = -1
-                self._refusals += 1
-                await trio.sleep(min(2.0, 0.05 * 2 ** min(self._refusals, 6)))
+                if choice.get("type") in policy.CALL_TYPES:
+                    self._last_action = choice  # a lost call race: normal, do not repeat it
+                else:
+                    self._refusals += 1
+                    self._fallback = self._refusals > 1  # the policy erred twice: go random
+                    await trio.sleep(min(1.0, 0.01 * 2 ** min(self._refusals, 7)))
                 if self.state is state:
                     self._changed.set()
             except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):

@@ -1,38 +1,30 @@
-"""One table: its seats, its engine, its fair deals, its timers and who is told what.
+"""One table: its seats, connections, timers and who is told what.
 
-How it works. Every change to a running game is an *input* (start a game, open a deal round
-with a fresh secret, a seat's commitment or reveal, a void, an action) handled in three steps
-under the table's lock: compute (engine, :mod:`host.dealing`), *commit* one sqlite transaction
-holding the input row and every output row (chance outcomes and the messages to send, see
-:mod:`host.store`), then *deliver* the messages. Nothing is sent that is not durable. Because
-every input is journaled, a restarted host rebuilds a table by running the same handlers over
-the stored inputs (:meth:`Table.restore`): the engine, the deal and even the seq numbers come
-out the same, and the signed fairness messages are byte-identical (Ed25519 is deterministic).
+How it works. A :class:`Table` is a :class:`host.runner.GameRunner` (the journaled game state
+machine: engine, fair deals, inputs and outputs) plus everything about people: seating, ready
+flags, spectators, resume tokens, chat, and the timers. Every change runs under the table's
+lock in three steps: compute (the runner appends the input row and its output rows to a
+batch), *commit* the batch in one sqlite transaction (:mod:`host.store`), then *deliver* it.
+Nothing is sent that is not durable, so a restarted host rebuilds a table by replaying the
+stored inputs (:meth:`Table.restore`) and resumes at the last message it sent.
 
 Who sees what: each journaled message is public (``None``) or private to one seat; seats get
 public messages and their own, spectators public ones only. After every change each seat gets a
 ``state`` message with ``game.view(seat)`` and its legal actions; spectators get
-``game.view(None)``. The engine's ``view`` alone decides what is hidden.
-
-Chance: when the engine asks for a deal the table opens a commit-reveal round (``fair``
-hand_commit; each seat sends ``fair_commit``; ``fair`` lock; each seat ``fair_reveal``; ``fair``
-reveals) and then deals. Reshuffles reuse the hand key on the next stream with no round trip. A
-seat that misses its commit or reveal deadline voids the round (the secret is still revealed)
-and sits out the next one: the host contributes its entropy, as it does for a seat it plays for.
+``game.view(None)``. The engine's ``view`` alone decides what is hidden. Deliveries are
+non-blocking (``Conn.deliver``): one slow client never holds up a table.
 
 Timers (:meth:`Table.run`, a task in the server's nursery): the turn timer (on expiry the host
-plays ``game.default_action`` and says so), the round deadline and the reconnect grace period
-(after which the host plays for an absent seat with the heuristic bot policy until it returns).
+plays ``game.default_action`` and says so), the deal-round deadline (a missing commit or reveal
+voids the round) and the reconnect grace period (after which the host plays for an absent seat
+with the heuristic bot policy until it returns).
 """
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import logging
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import trio
@@ -40,30 +32,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host import policy
 from host.dealing import Deal
-from host.games.base import ChanceKind, Event, Game, RulesError, WireMap
-from host.store import JournalKind, JournalRow, SeatRow, Store, TableRow
+from host.games.base import Game, WireMap
+from host.runner import ROUND_TIMEOUT, Batch, GameRunner, Seat, TableError, TablePhase
+from host.store import JournalKind, SeatRow, Store, TableRow
 from protocol.errors import ErrorCode, LocalProtocolError
-from protocol.fairness import FairnessError, SecretLedger, SignedMessage
+from protocol.fairness import FairnessError
 
 __all__ = ["ROUND_TIMEOUT", "Conn", "Seat", "Table", "TableError", "TablePhase", "hash_token"]
 
 log = logging.getLogger(__name__)
 
-#: seconds a seat has to send its fair-dealing commitment, and again its reveal
-ROUND_TIMEOUT = 20.0
 #: longest player name, in characters
 MAX_NAME_CHARS = 32
-
-
-class TableError(LocalProtocolError):
-    """A lobby or play request the table refuses; carries the wire error code."""
-
-
-class TablePhase(enum.Enum):
-    WAITING = "waiting"  #: seats are filling up or not everyone is ready
-    DEALING = "dealing"  #: a commit-reveal round is in progress
-    PLAYING = "playing"  #: seats act
-    FINISHED = "finished"  #: the game is over; ``ready`` (rematch) starts another
 
 
 class Conn(Protocol):
@@ -85,44 +65,7 @@ def hash_token(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
 
 
-@dataclass(slots=True)
-class Seat:
-    index: int
-    name: str
-    token_hash: bytes | None
-    #: a label for seats taken by bot clients (they are always ready); None for players
-    bot: str | None = None
-    conn: Conn | None = None
-    ready: bool = False
-    #: the highest client action seq accepted from this seat in the current game
-    last_cseq: int = 0
-    disconnected_at: float | None = None
-    #: the host plays for this seat (grace period over) until it returns
-    substitute: bool = False
-    #: missed a commit/reveal: the host contributes this seat's entropy in the next round
-    sit_out: bool = False
-    last_action: WireMap | None = None
-
-    def summary(self) -> WireMap:
-        return {
-            "seat": self.index,
-            "name": self.name,
-            "bot": self.bot,
-            "connected": self.conn is not None,
-            "ready": self.ready,
-            "substitute": self.substitute,
-        }
-
-
-@dataclass(slots=True)
-class _Batch:
-    """Journal rows and the messages to deliver once they are committed."""
-
-    rows: list[JournalRow] = field(default_factory=list)
-    out: list[tuple[int | None, WireMap]] = field(default_factory=list)
-
-
-class Table:
+class Table(GameRunner):
     """A table and its running game. Public coroutines take the table lock."""
 
     def __init__(
@@ -140,41 +83,21 @@ class Table:
         name: str = "",
         round_timeout: float = ROUND_TIMEOUT,
     ) -> None:
-        if not game_cls.min_seats <= seats <= game_cls.max_seats:
-            raise TableError(
-                f"{game_cls.title} takes {game_cls.min_seats}-{game_cls.max_seats} players, "
-                f"not {seats}",
-                code=ErrorCode.BAD_FIELD,
-            )
-        self.table_id = table_id
-        self.game_cls = game_cls
-        self.nseats = seats
-        self.options = game_cls.validate_options(options)
+        super().__init__(
+            table_id=table_id,
+            game_cls=game_cls,
+            seats=seats,
+            options=options,
+            signing_key=signing_key,
+            turn_timer=turn_timer,
+            round_timeout=round_timeout,
+        )
         self.store = store
-        self.signing_key = signing_key
-        self.turn_timer = turn_timer
         self.grace = grace
-        self.round_timeout = round_timeout
         self.created = created
         self.name = name or table_id
-        self.seats: list[Seat | None] = [None] * seats
         self.spectators: set[Conn] = set()
-        self.phase = TablePhase.WAITING
-        self.engine: Game | None = None
-        self.game_no = 0
-        self.game_names: list[str] = []
-        self.game_seq = 0  # seq of the current game's GAME row
-        self.seq = 0
-        self.fair_hand_no = 0
-        self.voids = 0
-        self.deal: Deal | None = None
-        self.round_deadline: float | None = None
-        self.turn_deadline: float | None = None
-        self.pending_records: list[tuple[int, dict[str, Any]]] = []
-        self._needs_open = False
-        self._replaying = False
         self._ack: tuple[Conn, WireMap] | None = None
-        self._ledger = SecretLedger()
         self._lock = trio.Lock()
         self._wake = trio.Event()
 
@@ -509,251 +432,14 @@ class Table:
 
     async def _live(self, kind: JournalKind, payload: WireMap) -> None:
         """Handle one live input: compute, commit, deliver (with any round it opens)."""
-        batch = _Batch()
+        batch = Batch()
         self._input(batch, kind, payload)
         while self._needs_open:
             self._needs_open = False
             self._input(batch, JournalKind.FAIR, self._open_payload())
         await self._commit(batch)
 
-    def _open_payload(self) -> WireMap:
-        host_r = {
-            str(i): secrets.token_bytes(32)
-            for i, s in enumerate(self.seats)
-            if s is not None and (s.sit_out or s.substitute)
-        }
-        return {"op": "open", "secret": secrets.token_bytes(32), "host_r": host_r}
-
-    def _input(self, batch: _Batch, kind: JournalKind, payload: WireMap) -> None:
-        """Apply one input (live or replayed) and append its rows to ``batch``.
-
-        Validation happens before the input row is written, so a refused input leaves no row.
-        """
-        if kind is JournalKind.GAME:
-            self._row(batch, kind, payload)
-            self._start_game(batch, payload)
-        elif kind is JournalKind.ACTION:
-            self._action(batch, payload)
-        elif kind is JournalKind.FAIR:
-            self._fair(batch, payload)
-        else:
-            raise ValueError(f"{kind} is not an input")
-
-    def _start_game(self, batch: _Batch, payload: WireMap) -> None:
-        self.game_no = int(payload["game_no"])
-        self.game_names = list(payload["names"])
-        self.game_seq = self.seq
-        self.engine = self.game_cls(seats=self.nseats, options=self.options, dealer=None)
-        self.deal = None
-        for s in self.seats:
-            if s is not None:
-                s.ready = False
-                s.last_cseq = 0
-                s.last_action = None
-        self.phase = TablePhase.PLAYING
-        self._message(
-            batch,
-            {
-                "type": "game_start",
-                "game_no": self.game_no,
-                "game": self.game_cls.name,
-                "names": self.game_names,
-            },
-        )
-        self._after_change(batch)
-
-    def _action(self, batch: _Batch, payload: WireMap) -> None:
-        assert self.engine is not None
-        seat = int(payload["seat"])
-        action = self.engine.parse_action(payload["action"])
-        self.engine.check(seat, action)
-        try:
-            events = self.engine.apply(seat, action)
-        except RulesError:
-            raise
-        except Exception:
-            log.exception("table %s: the engine failed on %s", self.table_id, payload)
-            raise TableError(
-                "the host could not apply that action", code=ErrorCode.INTERNAL
-            ) from None
-        self._row(batch, JournalKind.ACTION, payload)
-        if self.deal is not None and self.deal.dealt and not self.deal.ended:
-            self.deal.actions.append(
-                {"seat": seat, "action": payload["action"], "note": payload.get("note")}
-            )
-        s = self.seats[seat]
-        if s is not None:
-            if payload.get("cseq") is not None:
-                s.last_cseq = int(payload["cseq"])
-            s.last_action = payload["action"]
-        if payload.get("note") is not None:
-            self._message(
-                batch,
-                {
-                    "type": "event",
-                    "event": {
-                        "kind": str(payload["note"]),
-                        "seat": seat,
-                        "action": payload["action"],
-                    },
-                },
-            )
-        self._events(batch, events)
-        self._after_change(batch)
-
-    def _fair(self, batch: _Batch, payload: WireMap) -> None:
-        op = payload["op"]
-        if op == "open":
-            self._row(batch, JournalKind.FAIR, payload)
-            self._open_deal(batch, payload)
-            return
-        deal = self.deal
-        assert deal is not None
-        if op == "commit":
-            deal.commit(int(payload["seat"]), bytes(payload["value"]))
-        elif op == "reveal":
-            deal.reveal(int(payload["seat"]), bytes(payload["value"]))
-        elif op == "void":
-            missing = deal.missing()
-            self._row(batch, JournalKind.FAIR, payload)
-            self.voids += 1
-            for seat in missing:
-                self._seat(seat).sit_out = True
-            self._signed(batch, [(None, deal.void(missing, str(payload["reason"])))])
-            self.pending_records.append((deal.hand_no, deal.record(self.table_id)))
-            self.deal = None
-            self._needs_open = True
-            return
-        else:
-            raise ValueError(f"unknown fairness op {op!r}")
-        self._row(batch, JournalKind.FAIR, payload)
-        self._round_progress(batch)
-
-    def _open_deal(self, batch: _Batch, payload: WireMap) -> None:
-        assert self.engine is not None
-        request = self.engine.chance_request()
-        assert request is not None and request.kind is ChanceKind.DEAL
-        self.fair_hand_no += 1
-        host_r = {int(k): bytes(v) for k, v in payload["host_r"].items()}
-        self.deal = Deal(
-            signing_key=self.signing_key,
-            table_id=self.table_id,
-            hand_no=self.fair_hand_no,
-            game=self.game_cls.name,
-            options=self.options,
-            deck=request.cards,
-            names=self.game_names,
-            secret=bytes(payload["secret"]),
-            host_r=host_r,
-            ledger=self._ledger,
-        )
-        for s in self.seats:
-            if s is not None:
-                s.sit_out = False
-        self.phase = TablePhase.DEALING
-        self.turn_deadline = None
-        self.round_deadline = trio.current_time() + self.round_timeout
-        self._signed(batch, [(None, m) for m in self.deal.opening()], host_seats=sorted(host_r))
-        self._round_progress(batch)
-
-    def _round_progress(self, batch: _Batch) -> None:
-        deal = self.deal
-        assert deal is not None
-        msgs = deal.progress()
-        if msgs:
-            self.round_deadline = trio.current_time() + self.round_timeout
-            self._signed(batch, [(None, m) for m in msgs])
-        if deal.keyed:
-            self.round_deadline = None
-            self._after_change(batch)
-
-    # ------------------------------------------------------------------ outputs
-
-    def _row(
-        self, batch: _Batch, kind: JournalKind, payload: WireMap, seat: int | None = None
-    ) -> None:
-        self.seq += 1
-        batch.rows.append(JournalRow(self.seq, kind, seat, payload))
-
-    def _message(self, batch: _Batch, msg: WireMap, to: int | None = None) -> None:
-        """Journal a message (public, or private to seat ``to``) and queue it for delivery."""
-        full = {**msg, "table": self.table_id, "seq": self.seq + 1}
-        self._row(batch, JournalKind.MESSAGE, full, to)
-        batch.out.append((to, full))
-
-    def _signed(
-        self,
-        batch: _Batch,
-        msgs: Sequence[tuple[int | None, SignedMessage]],
-        *,
-        host_seats: Sequence[int] = (),
-    ) -> None:
-        assert self.deal is not None
-        for to, m in msgs:
-            msg = {"type": "fair", "hand_no": self.deal.hand_no, "msg": m.to_wire()}
-            if host_seats:
-                msg["host_seats"] = list(host_seats)
-            self._message(batch, msg, to)
-
-    def _events(self, batch: _Batch, events: Sequence[Event]) -> None:
-        for ev in events:
-            self._message(batch, {"type": "event", "event": ev.to_wire()}, ev.to)
-        if self.deal is not None and self.deal.dealt and not self.deal.ended:
-            self._signed(batch, self.deal.draws(events))
-
-    def _after_change(self, batch: _Batch) -> None:
-        """Answer chance (deal or reshuffle), open a round, or finish, as the engine needs."""
-        assert self.engine is not None
-        while True:
-            request = self.engine.chance_request()
-            if request is None:
-                break
-            deal = self.deal
-            if request.kind is ChanceKind.DEAL and (deal is None or deal.dealt or deal.ended):
-                if deal is not None and deal.dealt and not deal.ended:
-                    self._end_hand(batch)
-                self.phase = TablePhase.DEALING
-                self._needs_open = True
-                break
-            if deal is None or not deal.keyed:
-                break  # the round is still collecting commitments or reveals
-            order, dealer, msgs = deal.answer(request)
-            self._signed(batch, [(None, m) for m in msgs])
-            self._row(
-                batch,
-                JournalKind.CHANCE,
-                {"game_no": self.game_no, "order": [c.code for c in order], "dealer": dealer},
-            )
-            self.phase = TablePhase.PLAYING
-            self._events(batch, self.engine.apply_chance(order, dealer))
-            if deal.dealer_seat is None:
-                shown = self.engine.view(None).get("dealer")
-                deal.dealer_seat = shown if isinstance(shown, int) else None
-        outcome = self.engine.outcome()
-        if outcome is not None and self.phase is not TablePhase.FINISHED:
-            self._end_hand(batch)
-            self.phase = TablePhase.FINISHED
-            self.turn_deadline = None
-            self._message(
-                batch, {"type": "game_over", "game_no": self.game_no, "outcome": outcome.to_wire()}
-            )
-        elif self.phase is TablePhase.PLAYING:
-            self.turn_deadline = (
-                None
-                if self.turn_timer is None or not self.engine.to_act()
-                else trio.current_time() + self.turn_timer
-            )
-        self._poke()
-
-    def _end_hand(self, batch: _Batch) -> None:
-        deal = self.deal
-        if deal is None or not deal.dealt or deal.ended:
-            return
-        outcome = self.engine.outcome() if self.engine is not None else None
-        self._signed(batch, [(None, deal.end(None if outcome is None else outcome.to_wire()))])
-        self.pending_records.append((deal.hand_no, deal.record(self.table_id)))
-
-    async def _commit(self, batch: _Batch) -> None:
+    async def _commit(self, batch: Batch) -> None:
         """Persist the batch, then deliver its messages and fresh views."""
         await self.store.append(self.table_id, batch.rows)
         records, self.pending_records = self.pending_records, []
@@ -817,11 +503,6 @@ class Table:
 
     # ------------------------------------------------------------------ helpers
 
-    def _seat(self, index: int) -> Seat:
-        s = self.seats[index]
-        assert s is not None
-        return s
-
     def _require_seat(self, conn: Conn) -> Seat:
         seat = self.seat_of(conn)
         if seat is None:
@@ -878,31 +559,7 @@ class Table:
         for s in row.seats:
             if 0 <= s.seat < table.nseats:
                 table.seats[s.seat] = Seat(s.seat, s.name, s.token_hash, bot=s.bot)
-        table._replaying = True
-        inputs = (JournalKind.GAME, JournalKind.ACTION, JournalKind.FAIR)
-        # only the last game matters: skip to its GAME row (older games are finished)
-        start = max(
-            (i for i, j in enumerate(row.journal) if j.kind is JournalKind.GAME),
-            default=len(row.journal),
-        )
-        if start < len(row.journal):
-            table.seq = row.journal[start].seq - 1
-            table.game_no = int(row.journal[start].payload["game_no"]) - 1
-        for j in row.journal[start:]:
-            if j.kind in inputs:
-                if table.seq + 1 != j.seq:
-                    log.warning(
-                        "table %s: replay seq %d, journal seq %d",
-                        row.table_id,
-                        table.seq + 1,
-                        j.seq,
-                    )
-                    table.seq = j.seq - 1
-                table._input(_Batch(), j.kind, j.payload)
-                table._needs_open = False
-        if row.journal:
-            table.seq = max(table.seq, row.journal[-1].seq)
-        table._replaying = False
+        table.replay(row.journal)
         now = trio.current_time()
         for seat in table.seats:
             if seat is not None:
@@ -923,7 +580,7 @@ class Table:
             if self.deal is not None and not self.deal.ended and not self.deal.dealt:
                 await self._live(JournalKind.FAIR, {"op": "void", "reason": "host restarted"})
             else:
-                batch = _Batch()
+                batch = Batch()
                 self._needs_open = True
                 while self._needs_open:
                     self._needs_open = False

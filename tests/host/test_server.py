@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, ProtocolClient, RequestError
-from host.server import HostInfo
+from host.bots import BotPlayer, ProtocolClient, RequestError, open_client
+from host.server import HostConfig, HostInfo, serve_host
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage
@@ -193,25 +194,34 @@ async def test_scripted_client_plays_one_card(host: HostInfo, connect: Any) -> N
 
 
 async def test_acting_out_of_turn_is_refused_and_the_game_goes_on(
-    host: HostInfo, connect: Any
+    nursery: trio.Nursery, host_config: HostConfig
 ) -> None:
-    table = await host.host.create_table("one-card", seats=2)
-    async with connect() as me:
-        bot = BotPlayer(me, table_id=table)
-        await bot.join("carol")
-        await host.host.add_bots(table, 1)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(bot.play)
-            with trio.fail_after(30):
-                while bot.state is None or bot.seat in bot.state.to_act:
-                    await trio.sleep(0.01)
-            try:
-                await me.request(tm.Act(table=table, seq=10_000, action={"type": "draw"}))
-            except RequestError as exc:
-                assert exc.code in (ErrorCode.NOT_YOUR_TURN, ErrorCode.BAD_STATE)
-            with trio.fail_after(60):
-                while bot.outcome is None:
-                    await trio.sleep(0.01)
+    info: HostInfo = await nursery.start(serve_host, replace(host_config, bot_think=0.3))
+    table = await info.host.create_table("one-card", seats=2)
+    stream = await trio.open_tcp_stream("127.0.0.1", info.port)
+    async with open_client(stream) as me:
+        player = BotPlayer(me, table_id=table, acts=False)  # answers the deal round only
+        await player.join("carol")
+        await info.host.add_bots(table, 1)
+        nursery.start_soon(player.play)
+        seq, acted_on, refused_at = 0, -1, -1
+        with trio.fail_after(30):
+            while refused_at < 0:
+                await trio.sleep(0.01)
+                state = player.state
+                if state is None or state.phase != "playing" or state.seq == acted_on:
+                    continue
+                acted_on = state.seq
+                if player.seat in state.to_act:
+                    seq += 1
+                    await me.request(tm.Act(table=table, seq=seq, action=dict(state.legal[-1])))
+                    continue
+                with pytest.raises(RequestError) as refused:
+                    await me.request(tm.Act(table=table, seq=seq + 1, action={"type": "draw"}))
+                assert refused.value.code is ErrorCode.NOT_YOUR_TURN
+                refused_at = state.seq
+            while player.state.seq <= refused_at or player.seat not in player.state.to_act:
+                await trio.sleep(0.01)
 
 
 async def test_lobby_validates_tables_names_and_seats(host: HostInfo, connect: Any) -> None:
