@@ -135,12 +135,18 @@ class DealChecker:
                 self.host_pk = bytes(pk)
             pids = body.get("pids")
             seated = self.pid is not None and isinstance(pids, list) and self.pid in pids
+            # a seat the host contributes entropy for (sitting out, or played for) only watches,
+            # but still receives its own cards: check them as an auditor would
+            host_seats = push.host_seats
+            sitting_out = seated and isinstance(pids, list) and pids.index(self.pid) in host_seats
             self.verifier = HandVerifier(
                 self.host_pk,
-                pid=self.pid if seated else None,
+                pid=self.pid if seated and not sitting_out else None,
                 table_id=self.table_id,
                 last_hand_no=self._last_hand_no,
                 seen_commitments=self._seen_commits,
+                auditor=sitting_out,
+                complete=False,
             )
             self.verifier.receive(msg)
         except FairnessError as exc:

@@ -33,9 +33,11 @@ class _Table:
         self.seq = 0
         self.notices: list[Any] = []
 
-    def push(self, msg: SignedMessage) -> list[Any]:
+    def push(self, msg: SignedMessage, host_seats: tuple[int, ...] = ()) -> list[Any]:
         self.seq += 1
-        push = tm.FairPush(table="t1", seq=self.seq, hand_no=1, msg=msg.to_wire())
+        push = tm.FairPush(
+            table="t1", seq=self.seq, hand_no=1, msg=msg.to_wire(), host_seats=host_seats
+        )
         out, notices = self.checker.receive(push)
         self.notices.extend(notices)
         return out
@@ -118,3 +120,24 @@ def test_we_never_reveal_before_a_valid_lock(tmp_path: Path) -> None:
     assert t.push(bogus) == []
     assert t.notices and t.notices[0].kind is FairKind.FAILED
     assert "signature" in t.notices[0].message.lower()
+
+
+def test_a_seat_sitting_out_sends_nothing_and_still_checks_its_cards(tmp_path: Path) -> None:
+    t = _Table(tmp_path)
+    assert t.push(t.dealer.hand_commit, host_seats=(0,)) == []  # the host supplies our r
+    ctx = t.dealer.context.digest
+    secrets = {pid: SeatSecret.new(ctx, pid) for pid in PIDS}
+    for pid, sec in secrets.items():
+        t.dealer.accept_commit(pid, sec.commit_body(1))
+    assert t.push(t.dealer.lock()) == []  # no reveal from a seat that did not commit
+    for pid, sec in secrets.items():
+        t.dealer.accept_reveal(pid, sec.reveal_body(1))
+    t.push(t.dealer.reveals())
+    t.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, tuple(DECK_52)))
+    dealt = t.dealer.draw(0, 0)
+    t.push(dealt.draw)
+    assert dealt.private is not None
+    t.push(dealt.private)
+    t.push(t.dealer.hand_end(None))
+    assert [n.kind for n in t.notices] == [FairKind.VERIFIED]
+    assert t.notices[0].cards_checked == 1
