@@ -20,6 +20,7 @@ import dataclasses
 import enum
 import hashlib
 import secrets
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -351,6 +352,9 @@ class HandDealer:
             raise FairnessStateError("recycled cards must be sorted by canonical index")
         if not cards:
             raise FairnessStateError("a reshuffle needs at least one card")
+        extra = Counter(c.code for c in cards) - Counter(self.context.deck)
+        if extra:
+            raise ContextError(f"recycled cards not in the deck: {', '.join(sorted(extra))}")
         return self._public(
             MessageType.RESHUFFLE, {"stream": stream, "cards": [c.code for c in cards]}
         )

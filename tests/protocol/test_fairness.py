@@ -267,6 +267,13 @@ def test_reshuffle_flow() -> None:
     assert t.send_to("alice", dealt.private) is ans.order[0]
     with pytest.raises(PositionError, match="current stream is 1"):
         t.dealer.draw(0, 1)
+    with pytest.raises(FairnessStateError, match="stream must be 2, not 3"):
+        t.dealer.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 3, recycled))
+    one = _setup(deck=DECK_ONE)  # a single AS in this deck: recycling two is refused
+    one.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_ONE))
+    one.dealer.draw(0, 0)
+    with pytest.raises(ContextError, match="recycled cards not in the deck: AS"):
+        one.dealer.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 1, (card("AS"),) * 2))
     end = t.dealer.hand_end()
     rep = t.verifiers["alice"].receive(end)
     assert isinstance(rep, HandReport) and rep.orders[1] == ans.order
