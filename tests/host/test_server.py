@@ -96,9 +96,12 @@ def message_cards(msg: Message) -> tuple[set[str], set[str]]:
     return shown, own
 
 
-async def test_no_message_carries_another_seats_hidden_card(host: HostInfo, connect: Any) -> None:
+@pytest.mark.parametrize("game", ["one-card", "one", "black-jack"])
+async def test_no_message_carries_another_seats_hidden_card(
+    host: HostInfo, connect: Any, game: str
+) -> None:
     """Every card a seat is shown is its own or was public (seen by a spectator) by then."""
-    table = await host.host.create_table("one-card", seats=3)
+    table = await host.host.create_table(game, seats=3)
     async with connect() as spectator, connect() as a, connect() as b:
         await spectator.request(tm.Watch(table=table))
         players = [BotPlayer(a, table_id=table), BotPlayer(b, table_id=table)]
@@ -130,6 +133,8 @@ async def test_no_message_carries_another_seats_hidden_card(host: HostInfo, conn
                     mine |= set(msg.view.get("hand") or [])
                 if isinstance(msg, tm.EventPush) and "to" in msg.event:
                     assert msg.event["to"] == player.seat
+                if isinstance(msg, tm.FairPush) and msg.msg[0] == "card":
+                    assert SignedMessage.from_wire(msg.msg).decode()["to"] == player.seat
                 seq = getattr(msg, "seq", None)
                 if not isinstance(seq, int):
                     continue
