@@ -123,6 +123,8 @@ def _shed_play(view: WireMap, plays: Sequence[WireMap], game: str) -> WireMap:
         suit = a.get("suit")
         if isinstance(suit, str):
             value += 0.5 * suits.get(suit, 0)
+        if a.get("say"):  # Black Jack: announce "last card" / "cards" with the play
+            value += 0.25
         return value
 
     return max(plays, key=score)
@@ -159,6 +161,7 @@ def heuristic_choice(
             return _trick_play(view, plays)
         return _shed_play(view, plays, game)
     passive = [a for a in turns if a.get("type") in PASSIVE_TYPES]
+    passive.sort(key=lambda a: not a.get("say"))  # a draw that announces beats a silent one
     return passive[0] if passive else turns[0]
 
 

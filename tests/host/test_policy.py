@@ -56,3 +56,13 @@ def test_one_bids_with_high_cards_and_passes_without() -> None:
     }
     assert heuristic_choice(strong, legal) == {"type": "bid", "value": 8}
     assert heuristic_choice(weak, legal) == {"type": "pass"}
+
+
+def test_black_jack_plays_announce_the_last_card() -> None:
+    view = {"game": "black-jack", "seat": 0, "hand": ["5H", "9C"], "hand_sizes": [2, 6]}
+    legal = [
+        {"type": "draw"},
+        {"type": "play", "cards": ["5H"]},
+        {"type": "play", "cards": ["5H"], "say": "last_card"},
+    ]
+    assert heuristic_choice(view, legal) == {"type": "play", "cards": ["5H"], "say": "last_card"}
