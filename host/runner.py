@@ -31,12 +31,20 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.dealing import Deal
-from host.games.base import ChanceKind, Event, Game, RulesError, WireMap
+from host.games.base import ChanceKind, Event, Game, WireMap
 from host.store import JournalKind, JournalRow
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import SecretLedger, SignedMessage
 
-__all__ = ["ROUND_TIMEOUT", "Batch", "GameRunner", "Seat", "TableError", "TablePhase"]
+__all__ = [
+    "ROUND_TIMEOUT",
+    "Batch",
+    "EngineFailure",
+    "GameRunner",
+    "Seat",
+    "TableError",
+    "TablePhase",
+]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +54,13 @@ ROUND_TIMEOUT = 20.0
 
 class TableError(LocalProtocolError):
     """A lobby or play request the table refuses; carries the wire error code."""
+
+
+class EngineFailure(TableError):
+    """The engine failed part-way through a change: the game in memory must be rebuilt."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.INTERNAL)
 
 
 class TablePhase(enum.Enum):
@@ -120,6 +135,10 @@ class GameRunner:
         self.turn_timer = turn_timer
         self.round_timeout = round_timeout
         self.seats: list[Seat | None] = [None] * seats
+        self._reset_game_state()
+
+    def _reset_game_state(self) -> None:
+        """Forget the game (before replaying a journal into this runner)."""
         self.phase = TablePhase.WAITING
         self.engine: Game | None = None
         self.game_no = 0
@@ -133,7 +152,7 @@ class GameRunner:
         self.turn_deadline: float | None = None
         self.pending_records: list[tuple[int, dict[str, Any]]] = []
         self._needs_open = False
-        self._ledger = SecretLedger()
+        self._ledger = SecretLedger()  # secrets used by this runner's deals (never twice)
 
     def _poke(self) -> None:
         """Hook: something changed that the timers may care about."""
@@ -193,6 +212,9 @@ class GameRunner:
     def _start_game(self, batch: Batch, payload: WireMap) -> None:
         self.game_no = int(payload["game_no"])
         self.game_names = list(payload["names"])
+        # counters that outlive a game: fairness hand numbers must keep increasing
+        self.fair_hand_no = max(self.fair_hand_no, int(payload.get("fair_hand_no", 0)))
+        self.voids = max(self.voids, int(payload.get("voids", 0)))
         self.game_seq = self.seq
         self.engine = self.game_cls(seats=self.nseats, options=self.options, dealer=None)
         self.deal = None
@@ -220,13 +242,8 @@ class GameRunner:
         self.engine.check(seat, action)
         try:
             events = self.engine.apply(seat, action)
-        except RulesError:
-            raise
-        except Exception:
-            log.exception("table %s: the engine failed on %s", self.table_id, payload)
-            raise TableError(
-                "the host could not apply that action", code=ErrorCode.INTERNAL
-            ) from None
+        except Exception as exc:  # check() passed, so the engine may be half-changed
+            raise EngineFailure(f"the game engine failed on {payload['action']}") from exc
         self._row(batch, JournalKind.ACTION, payload)
         if self.deal is not None and self.deal.dealt and not self.deal.ended:
             self.deal.actions.append(

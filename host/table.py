@@ -33,7 +33,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host import policy
 from host.dealing import Deal
 from host.games.base import Game, WireMap
-from host.runner import ROUND_TIMEOUT, Batch, GameRunner, Seat, TableError, TablePhase
+from host.runner import (
+    ROUND_TIMEOUT,
+    Batch,
+    EngineFailure,
+    GameRunner,
+    Seat,
+    TableError,
+    TablePhase,
+)
 from host.store import JournalKind, SeatRow, Store, TableRow
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import FairnessError
@@ -433,15 +441,47 @@ class Table(GameRunner):
     async def _live(self, kind: JournalKind, payload: WireMap) -> None:
         """Handle one live input: compute, commit, deliver (with any round it opens)."""
         batch = Batch()
-        self._input(batch, kind, payload)
-        while self._needs_open:
-            self._needs_open = False
-            self._input(batch, JournalKind.FAIR, self._open_payload())
-        await self._commit(batch)
+        try:
+            self._input(batch, kind, payload)
+            while self._needs_open:
+                self._needs_open = False
+                self._input(batch, JournalKind.FAIR, self._open_payload())
+            await self.store.append(self.table_id, batch.rows)
+        except Exception as exc:
+            if not batch.rows and not isinstance(exc, EngineFailure):
+                raise  # refused before anything changed
+            # failed half-way (an engine bug, a full disk): the game in memory may no longer
+            # match the journal, so rebuild it from the journal, which is the truth
+            log.exception("table %s: input %s failed; reloading the table", self.table_id, kind)
+            await self._reload()
+            raise TableError(
+                "the host could not apply that; the table was restored to its last state",
+                code=ErrorCode.INTERNAL,
+            ) from None
+        await self._deliver(batch)
+
+    async def _reload(self) -> None:
+        rows = [r for r in await self.store.load_tables() if r.table_id == self.table_id]
+        self._reset_game_state()
+        for s in self.seats:
+            if s is not None:
+                s.last_cseq, s.sit_out, s.last_action = 0, False, None
+        if rows:
+            self.replay(rows[0].journal)
+        self.pending_records = []
+        self.round_deadline = None
+        if self.phase is TablePhase.DEALING:
+            self.round_deadline = trio.current_time() + self.round_timeout
+        if self.phase is TablePhase.PLAYING and self.turn_timer is not None:
+            self.turn_deadline = trio.current_time() + self.turn_timer
 
     async def _commit(self, batch: Batch) -> None:
         """Persist the batch, then deliver its messages and fresh views."""
         await self.store.append(self.table_id, batch.rows)
+        await self._deliver(batch)
+
+    async def _deliver(self, batch: Batch) -> None:
+        """Write the hand records the batch finished, then send its messages and views."""
         records, self.pending_records = self.pending_records, []
         for hand_no, record in records:
             await self.store.save_record(self.table_id, hand_no, record)
@@ -525,7 +565,15 @@ class Table(GameRunner):
         if not all(s is not None and (s.ready or s.bot is not None) for s in self.seats):
             return
         names = [self._seat(i).name for i in range(self.nseats)]
-        await self._live(JournalKind.GAME, {"game_no": self.game_no + 1, "names": names})
+        await self._live(
+            JournalKind.GAME,
+            {
+                "game_no": self.game_no + 1,
+                "names": names,
+                "fair_hand_no": self.fair_hand_no,
+                "voids": self.voids,
+            },
+        )
         self._send_summary()
 
     # ------------------------------------------------------------------ restart

@@ -12,6 +12,7 @@ import trio
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer, ProtocolClient, RequestError, open_client
+from host.games import find_game
 from host.server import HostConfig, HostInfo, serve_host
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode
@@ -304,3 +305,28 @@ async def test_ready_after_game_over_starts_a_rematch(host: HostInfo, connect: A
         assert me.received is not None
         starts = [m.game_no for m in me.received if isinstance(m, tm.GameStart)]
         assert starts == [1, 2]
+
+
+async def test_an_engine_failure_mid_action_restores_the_table_from_its_journal(
+    host: HostInfo, connect: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine_cls = find_game("one-card")
+    real_apply = engine_cls.apply
+    calls = {"n": 0}
+
+    def flaky_apply(self: Any, seat: int, action: Any) -> Any:
+        calls["n"] += 1
+        events = real_apply(self, seat, action)
+        if calls["n"] == 5:  # the engine changed its state, then failed
+            raise RuntimeError("injected engine bug")
+        return events
+
+    monkeypatch.setattr(engine_cls, "apply", flaky_apply)
+    table = await host.host.create_table("one-card", seats=2)
+    async with connect() as spectator:
+        await spectator.request(tm.Watch(table=table))
+        await host.host.add_bots(table, 2)
+        await until_game_over(spectator)
+        records = await fetch_records(spectator, table)
+    assert calls["n"] > 5
+    assert records and all(verify_record(r).ok for r in records)
