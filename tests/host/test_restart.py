@@ -10,15 +10,17 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.bots import ProtocolClient, open_client
+from host.bots import BotPlayer, ProtocolClient, open_client
 from host.games import find_game
 from host.identity import load_or_create_identity
+from host.server import HostConfig, HostInfo, serve_host
 from host.store import Store
 from host.table import Table
 from protocol.cards import DECK_54
@@ -127,3 +129,45 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path
         )
     finally:
         await store.close()
+
+
+async def test_a_restarted_host_keeps_tokens_tables_and_hand_numbers(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    config = HostConfig(
+        data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False, bot_think=0.0
+    )
+    first: HostInfo = await nursery.start(serve_host, config)
+    table = await first.host.create_table("black-jack", seats=2)
+    async with open_client(await trio.open_tcp_stream("127.0.0.1", first.port)) as c:
+        player = BotPlayer(c, table_id=table, stay=True)
+        await player.join("hal")
+        await first.host.add_bots(table, 1)
+        async with trio.open_nursery() as inner:
+            inner.start_soon(player.play)
+            with trio.fail_after(60):
+                while player.outcome is None:
+                    await trio.sleep(0.01)
+            inner.cancel_scope.cancel()
+    hands_before = first.host.lobby.table(table).fair_hand_no
+    assert hands_before >= 1
+    await first.host.shutdown()
+    second: HostInfo = await nursery.start(serve_host, replace(config, port=0))
+    restored = second.host.lobby.table(table)
+    assert restored.fair_hand_no == hands_before
+    assert restored.summary()["phase"] == "finished"
+    async with open_client(await trio.open_tcp_stream("127.0.0.1", second.port)) as c:
+        again = BotPlayer(c, table_id=table, stay=True)
+        assert player.token is not None
+        await again.resume(player.token)
+        assert again.seat == player.seat
+        await c.request(tm.Ready(table=table))
+        async with trio.open_nursery() as inner:
+            inner.start_soon(again.play)
+            with trio.fail_after(60):
+                while again.game_no < 2 or again.outcome is None:
+                    await trio.sleep(0.01)
+            inner.cancel_scope.cancel()
+    assert restored.fair_hand_no > hands_before
+    records = sorted(p.name for p in (tmp_path / "records").iterdir())
+    assert len(records) == restored.fair_hand_no
