@@ -36,7 +36,7 @@ from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, R
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.fairness import FairnessError, HandVerifier, SignedMessage
 from protocol.framing import NEED_DATA
-from protocol.limits import HEARTBEAT_INTERVAL_S, RECEIVE_CHUNK_BYTES
+from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
 from protocol.messages import Error, Hello, Message, Ping, Welcome
 
 __all__ = [
@@ -122,7 +122,9 @@ class ProtocolClient:
             while True:
                 msg = self.proto.next_message()
                 if msg is NEED_DATA:
-                    data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
+                    # our pings get pongs, so a silent host is a dead one
+                    with trio.fail_after(IDLE_TIMEOUT_S):
+                        data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
                     if not data:
                         return
                     self.proto.receive_data(bytes(data))
@@ -142,7 +144,12 @@ class ProtocolClient:
                         await self._push_send.send(msg)
                     continue
                 await self._push_send.send(msg)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, RemoteProtocolError) as exc:
+        except (
+            trio.BrokenResourceError,
+            trio.ClosedResourceError,
+            trio.TooSlowError,
+            RemoteProtocolError,
+        ) as exc:
             log.info("connection ended: %s", exc)
         finally:
             self.closed.set()
@@ -397,6 +404,10 @@ async def _one_bot(
     for attempt in range(RECONNECT_TRIES):
         try:
             stream = await connect_stream(address, port, insecure=insecure, fingerprint=fingerprint)
+            if isinstance(stream, trio.SSLStream) and fingerprint is None:
+                # trust on first use, then pinned: a reconnect (which sends our resume
+                # token) only goes to the host we first saw
+                fingerprint = format_fingerprint(stream.getpeercert(binary_form=True) or b"")
             async with open_client(stream) as client:
                 bot = BotPlayer(client, table_id=table_id, kind=kind, think=think)
                 bot.last_seq = last_seq
