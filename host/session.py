@@ -343,6 +343,8 @@ class Session:
 
     async def _on_watch(self, msg: tm.Watch) -> None:
         table = self.lobby.table(msg.table)
+        if table.seat_of(self) is not None:
+            raise LocalProtocolError("you are seated at this table", code=ErrorCode.BAD_STATE)
         self._reply(msg, tm.Watching(table=table.table_id))
         self.tables[table.table_id] = table
         await table.watch(self)
@@ -353,8 +355,8 @@ class Session:
 
     async def _on_ready(self, msg: tm.Ready) -> None:
         table = self._my_table(msg.table)
-        self._reply(msg, tm.Ok())
         await table.set_ready(self, msg.ready)
+        self._reply(msg, tm.Ok())
 
     async def _on_act(self, msg: tm.Act) -> None:
         table = self._my_table(msg.table)
@@ -364,13 +366,13 @@ class Session:
 
     async def _on_fair_commit(self, msg: tm.FairCommit) -> None:
         table = self._my_table(msg.table)
-        self._reply(msg, tm.Ok())
         await table.fair_commit(self, msg.hand_no, msg.c)
+        self._reply(msg, tm.Ok())
 
     async def _on_fair_reveal(self, msg: tm.FairReveal) -> None:
         table = self._my_table(msg.table)
-        self._reply(msg, tm.Ok())
         await table.fair_reveal(self, msg.hand_no, msg.r)
+        self._reply(msg, tm.Ok())
 
     async def _on_list_records(self, msg: tm.ListRecords) -> None:
         table = self.lobby.table(msg.table)
@@ -409,8 +411,8 @@ class Session:
             raise LocalProtocolError(
                 "chat is limited to a few lines at a time", code=ErrorCode.RATE_LIMITED
             )
-        self._reply(msg, tm.Ok())
         await table.chat(self, msg.text)
+        self._reply(msg, tm.Ok())
 
     def _my_table(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
