@@ -393,13 +393,8 @@ class Session:
                 text=chunk,
                 re=msg.id,
             ).to_wire()
-            # big records go out with backpressure, one chunk per batch
-            while not self.closed:
-                try:
-                    self._send.send_nowait([part])
-                    break
-                except trio.WouldBlock:
-                    await trio.sleep(0.05)
+            # a big record goes out with backpressure (this waits, the table never does)
+            await self._send.send([part])
 
     async def _on_resume(self, msg: tm.Resume) -> None:
         table = await self.lobby.resume(self, msg.token, msg.last_seq, re=msg.id)
