@@ -75,7 +75,11 @@ class _Waiter:
 
 
 class ProtocolClient:
-    """One client connection; use :func:`open_client`."""
+    """One client connection; use :func:`open_client`.
+
+    Pushes queue in :attr:`pushes` (at most ``PUSH_QUEUE``); keep a task draining them while
+    making requests, or a long backlog (after ``resume``) stalls the replies behind it.
+    """
 
     def __init__(
         self, stream: trio.abc.Stream, *, software: str = "onecard-bot/0.1.0", keep: bool = False

@@ -161,9 +161,9 @@ async def test_a_restarted_host_keeps_tokens_tables_and_hand_numbers(
         assert player.token is not None
         await again.resume(player.token)
         assert again.seat == player.seat
-        await c.request(tm.Ready(table=table))
         async with trio.open_nursery() as inner:
-            inner.start_soon(again.play)
+            inner.start_soon(again.play)  # consume the backlog while we make requests
+            await c.request(tm.Ready(table=table))
             with trio.fail_after(60):
                 while again.game_no < 2 or again.outcome is None:
                     await trio.sleep(0.01)
