@@ -45,7 +45,7 @@ def test_bot_reports_an_unreachable_host_cleanly() -> None:
 async def test_bot_command_plays_a_game_to_the_end_and_exits_0(host: HostInfo) -> None:
     cmd = [
         sys.executable, "-c", "from client.cli import main; main()", "bot",
-        f"127.0.0.1:{host.port}", "--count", "2", "--create", "one-card",
+        f"127.0.0.1:{host.port}", "--count", "2", "--create", "black-jack",
         "--insecure", "--think", "0",
     ]  # fmt: skip
     with trio.fail_after(60):
