@@ -116,7 +116,9 @@ class Lobby:
             TableError / OptionError: unknown game, bad seat count or options, host full.
         """
         if len(self.tables) >= MAX_TABLES:
-            raise TableError(f"the host has {MAX_TABLES} tables already", code=ErrorCode.FULL)
+            await self._drop_an_idle_table()
+        if len(self.tables) >= MAX_TABLES:
+            raise TableError(f"the host has {MAX_TABLES} busy tables", code=ErrorCode.FULL)
         game_cls = find_game(game)
         table_id = "t" + secrets.token_hex(3)
         while table_id in self.tables:
@@ -137,6 +139,16 @@ class Lobby:
         await self.store.put_table(table_id, table.created, table.meta())
         await self._start(table)
         return table
+
+    async def _drop_an_idle_table(self) -> None:
+        """Make room: forget the oldest table with no game running and no one but bots."""
+        idle = sorted((t for t in self.tables.values() if t.idle()), key=lambda t: t.created)
+        if not idle:
+            return
+        table = idle[0]
+        table.close()
+        del self.tables[table.table_id]
+        await self.store.delete_table(table.table_id)
 
     async def _start(self, table: Table) -> None:
         self.tables[table.table_id] = table

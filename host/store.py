@@ -192,6 +192,17 @@ class Store:
 
         await self._run(delete)
 
+    async def delete_table(self, table_id: str) -> None:
+        """Forget a table, its seats and journal (its hand records stay on disk)."""
+
+        def delete() -> None:
+            with self._conn() as db:
+                db.execute("BEGIN")
+                for name in ("tables", "seats", "journal"):
+                    db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
+
+        await self._run(delete)
+
     async def append(self, table_id: str, rows: Sequence[JournalRow]) -> None:
         """Append journal rows in one committed transaction (durable when this returns)."""
         if not rows:

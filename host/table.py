@@ -108,6 +108,7 @@ class Table(GameRunner):
         self._ack: tuple[Conn, WireMap] | None = None
         self._lock = trio.Lock()
         self._wake = trio.Event()
+        self._run_scope = trio.CancelScope()
 
     # ------------------------------------------------------------------ summaries
 
@@ -381,8 +382,28 @@ class Table(GameRunner):
         return min(times, default=float("inf"))
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """The table's timer loop; runs until cancelled."""
+        """The table's timer loop; runs until cancelled or :meth:`close`."""
         task_status.started()
+        with self._run_scope:
+            await self._timer_loop()
+
+    def idle(self) -> bool:
+        """No game running and nobody but bots at the table (it may be dropped)."""
+        people = [s for s in self.seats if s is not None and s.bot is None and s.conn is not None]
+        return (
+            self.phase in (TablePhase.WAITING, TablePhase.FINISHED)
+            and not people
+            and not self.spectators
+        )
+
+    def close(self) -> None:
+        """Stop the timers and disconnect whoever is left (bots); the lobby forgets the table."""
+        self._run_scope.cancel()
+        gone = {"type": "error", "code": "not_found", "fatal": True, "message": "table closed"}
+        for member in self.members():
+            member.close_politely(gone)
+
+    async def _timer_loop(self) -> None:
         while True:
             with trio.move_on_at(self._next_deadline()):
                 await self._wake.wait()
