@@ -147,7 +147,8 @@ async def run_table(
                         return None
                     if isinstance(wanted, dict):
                         if acting.locked():
-                            ui.info("still waiting for the host to answer your last move")
+                            ui.info("still waiting for the host to answer your last move",
+                                    kind="busy")  # fmt: skip
                         else:
                             nursery.start_soon(act, wanted)
                     elif isinstance(wanted, str) and wanted.startswith("chat:"):

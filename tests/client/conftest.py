@@ -24,6 +24,9 @@ from host.server import HostConfig, HostInfo, serve_host
 
 ONECARD = [sys.executable, "-m", "client"]
 
+#: seconds a whole scripted game may take before the test fails (instead of hanging)
+GAME_TIMEOUT = 60
+
 StartHost = Callable[..., Awaitable[HostInfo]]
 
 
@@ -83,17 +86,24 @@ class JsonClient:
     async def play_to_end(
         self, on_line: Callable[[dict[str, Any]], Awaitable[None]] | None = None
     ) -> dict[str, Any] | None:
-        """Answer every turn with the first legal action; return the ``end`` line."""
-        while True:
-            obj = await self.next()
-            if obj is None:
-                return None
-            if on_line is not None:
-                await on_line(obj)
-            if obj["type"] == "state" and obj.get("my_turn"):
-                await self.send({"cmd": "act", "index": 0})
-            if obj["type"] == "end":
-                return obj
+        """Answer every turn with the first legal action; return the ``end`` line.
+
+        A refused or dropped action (the state moved on meanwhile: a bot's call) asks for the
+        current state again, which answers with a fresh turn if it is still ours.
+        """
+        with trio.fail_after(GAME_TIMEOUT):
+            while True:
+                obj = await self.next()
+                if obj is None:
+                    return None
+                if on_line is not None:
+                    await on_line(obj)
+                if obj["type"] == "state" and obj.get("my_turn"):
+                    await self.send({"cmd": "act", "index": 0})
+                if obj["type"] in ("refused", "busy"):
+                    await self.send({"cmd": "state"})
+                if obj["type"] == "end":
+                    return obj
 
     def types(self) -> list[str]:
         return [line["type"] for line in self.lines]
