@@ -38,6 +38,7 @@ __all__ = [
     "discover_command",
     "encode_txt",
     "fingerprint_prefix",
+    "lan_addresses",
 ]
 
 log = logging.getLogger(__name__)
@@ -52,9 +53,14 @@ RESOLVE_MS = 1500
 
 
 class _HostInfoLike(Protocol):
-    port: int
-    addresses: tuple[tuple[str, int], ...]
-    fingerprint: str
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def addresses(self) -> tuple[tuple[str, int], ...]: ...
+
+    @property
+    def fingerprint(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +135,7 @@ def decode_txt(properties: Mapping[Any, Any]) -> dict[str, str] | None:
     return out
 
 
-def _local_addresses(info: _HostInfoLike) -> list[str]:
+def lan_addresses(info: _HostInfoLike) -> list[str]:
     """IPv4 addresses to advertise: the bound ones, or this machine's LAN address."""
     bound = [a for a, _ in info.addresses if "." in a and a != "0.0.0.0"]
     if bound:
@@ -153,7 +159,7 @@ async def advertise_host(
     """Advertise the host until cancelled (then withdraw the record)."""
     from zeroconf import InterfaceChoice, ServiceInfo, Zeroconf  # noqa: PLC0415 (170 ms: lazy)
 
-    addresses = _local_addresses(info)
+    addresses = lan_addresses(info)
     choice: Any = interfaces if interfaces is not None else InterfaceChoice.All
     zc = await trio.to_thread.run_sync(functools.partial(Zeroconf, interfaces=choice))
     service = ServiceInfo(

@@ -27,6 +27,7 @@ import click
 import platformdirs
 import trio
 
+from client.discover import lan_addresses
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
 from client.render import make_console
@@ -99,6 +100,14 @@ def _host_error(exc: BaseException) -> ClientError | None:
     if isinstance(exc, OSError):
         return ClientError(f"network error: {exc.strerror or exc}")
     return None
+
+
+def _loopback(info: HostInfo) -> tuple[str, int]:
+    """Where this machine reaches the embedded host (IPv4 and IPv6 may differ on port 0)."""
+    for address, port in info.addresses:
+        if ":" not in address:
+            return "127.0.0.1", port
+    return "::1", info.port
 
 
 async def _wait_for_start(tc: TableClient, ui: Frontend) -> None:
@@ -186,10 +195,11 @@ async def _play_at(
 ) -> dict[str, Any] | None:
     host = info.host
     table = await host.create_table(game, seats=seats, options=options)
-    connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint)
+    address, port = _loopback(info)
+    connected = await open_stream(address, port, expect=info.fingerprint)
 
     async def reconnect() -> trio.abc.Stream:
-        return (await open_stream("127.0.0.1", info.port, expect=info.fingerprint)).stream
+        return (await open_stream(address, port, expect=info.fingerprint)).stream
 
     async with open_session(connected.stream) as session:
         tc = TableClient(session, table_id=table, name=None if watch else name, proofs_dir=proofs)
@@ -200,14 +210,14 @@ async def _play_at(
             return await run_table(tc, ui, read_input=False, reconnect=reconnect)
         await tc.join(0)
         if lan:
-            where = ", ".join(f"{a}:{p}" for a, p in info.addresses)
+            where = ", ".join(f"{a}:{port}" for a in lan_addresses(info))
             ui.info(
                 f"Hosting {game} on the LAN at {where}, fingerprint {info.fingerprint}. "
                 "Friends run: onecard join ADDRESS --name THEIR_NAME. "
                 "Press Enter to start; empty seats get bots.",
                 kind="hosting",
                 fingerprint=info.fingerprint,
-                port=info.port,
+                port=port,
                 table=table,
             )
             await _wait_for_start(tc, ui)

@@ -84,3 +84,37 @@ async def test_join_refuses_a_changed_fingerprint(
     assert "HAS CHANGED" in err and wrong in err and info.fingerprint in err
     assert "Traceback" not in err
     assert all(seat is None for seat in info.host.lobby.table(table).seats)  # never joined
+
+
+async def test_lan_game_host_player_and_a_friend(
+    json_client: Callable[..., Awaitable[Any]], tmp_path: Path
+) -> None:
+    host = await json_client(
+        "play", "--lan", "--port", "0", "--game", "one", "--bots", "2", "--delay", "0",
+        "--name", "Ann", "--data-dir", str(tmp_path / "lan-host"),
+    )  # fmt: skip
+    hosting = await host.next()
+    while hosting is not None and hosting["type"] != "hosting":
+        hosting = await host.next()
+    assert hosting is not None and hosting["fingerprint"].startswith("SHA256:")
+    friend = await json_client("join", f"127.0.0.1:{hosting['port']}", "--table", hosting["table"],
+                               "--name", "Bea")  # fmt: skip
+    while (line := await friend.next()) is not None and line["type"] != "seated":
+        pass
+    await host.send({"start": True})  # any line: fill the empty seat with a bot and start
+
+    async def friend_plays() -> None:
+        end = await friend.play_to_end()
+        assert end is not None and end["reason"] == "game over"
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(friend_plays)
+        end = await host.play_to_end()
+    assert end is not None and end["outcome"]["termination"] == "target"
+    start = next(line for line in host.lines if line["type"] == "game_start")
+    assert start["names"][:2] == ["Ann", "Bea"] and start["names"][2].startswith("Bot-")
+    connected = next(line for line in friend.lines if line["type"] == "connected")
+    assert connected["fingerprint"] == hosting["fingerprint"]
+    for client in (host, friend):
+        assert any(v["type"] == "fairness" and v["status"] == "verified" for v in client.lines)
+        assert await client.process.wait() == 0
