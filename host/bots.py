@@ -44,6 +44,7 @@ __all__ = [
     "ProtocolClient",
     "RequestError",
     "connect_stream",
+    "first_leaf",
     "open_client",
     "run_bots",
 ]
@@ -165,6 +166,13 @@ class ProtocolClient:
             await self.send(Ping())
 
 
+def first_leaf(exc: BaseException) -> BaseException:
+    """The first non-group exception inside (nested) exception groups, else ``exc``."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def _fields(msg: Message) -> dict[str, Any]:
     return {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)}
 
@@ -189,8 +197,11 @@ async def open_client(
         try:
             yield client
         finally:
+            # close first, shielded: awaiting after cancelling our own scope would replace an
+            # error escaping the body with Cancelled, which the nursery then swallows
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
             nursery.cancel_scope.cancel()
-            await trio.aclose_forcefully(stream)
 
 
 class BotPlayer:
@@ -235,9 +246,11 @@ class BotPlayer:
         self._fallback = False
         self._refusals = 0
 
-    async def join(self, name: str, seat: int | None = None) -> None:
+    async def join(self, name: str, seat: int | None = None, *, as_bot: bool = True) -> None:
+        """Take a seat; ``as_bot`` labels it a bot seat (always ready, shown as a bot)."""
+        label = self.kind if as_bot else None
         reply = await self.client.request(
-            tm.Join(table=self.table_id, name=name, seat=seat, bot=self.kind)
+            tm.Join(table=self.table_id, name=name, seat=seat, bot=label)
         )
         assert isinstance(reply, tm.Joined)
         self.name, self.seat, self.token = name, reply.seat, reply.token
@@ -425,7 +438,13 @@ async def _one_bot(
                 last_seq = bot.last_seq
                 if bot.outcome is not None:
                     return bot.outcome
-        except (OSError, trio.BrokenResourceError, trio.TooSlowError) as exc:
+        except BaseException as raised:  # errors come wrapped in the client's nursery groups
+            exc = first_leaf(raised)
+            if isinstance(exc, RequestError):
+                raise exc from None  # the host said no: retrying will not help
+            retry = (OSError, trio.BrokenResourceError, trio.TooSlowError, RemoteProtocolError)
+            if not isinstance(exc, retry):
+                raise
             log.info("bot %s: connection failed (%s); retrying", name, exc)
         if token is None and attempt > 2:
             break

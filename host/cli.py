@@ -17,7 +17,7 @@ import click
 import platformdirs
 import trio
 
-from host.bots import RequestError, run_bots
+from host.bots import RequestError, first_leaf, run_bots
 from host.identity import IdentityError
 from host.server import DEFAULT_PORT, HostConfig, HostInfo, serve_host
 from protocol.errors import ProtocolError
@@ -117,10 +117,15 @@ def host_command(
     )
     try:
         trio.run(run_host, config)
-    except IdentityError as exc:
-        raise click.ClickException(str(exc)) from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen on port {port}: {exc.strerror or exc}") from None
+    except BaseException as raised:
+        exc = first_leaf(raised)
+        if isinstance(exc, IdentityError | ValueError):
+            raise click.ClickException(str(exc)) from None
+        if isinstance(exc, OSError):
+            raise click.ClickException(
+                f"cannot listen on port {port}: {exc.strerror or exc}"
+            ) from None
+        raise
 
 
 def _split_address(address: str) -> tuple[str, int]:
@@ -196,11 +201,14 @@ def bot_command(
                 fingerprint=fingerprint,
             )
         )
-    except RequestError as exc:
-        raise click.ClickException(f"the host refused: {exc}") from None
-    except ProtocolError as exc:
-        raise click.ClickException(exc.message) from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot reach {address}: {exc.strerror or exc}") from None
+    except BaseException as raised:
+        exc = first_leaf(raised)
+        if isinstance(exc, RequestError):
+            raise click.ClickException(f"the host refused: {exc}") from None
+        if isinstance(exc, ProtocolError):
+            raise click.ClickException(exc.message) from None
+        if isinstance(exc, OSError):
+            raise click.ClickException(f"cannot reach {address}: {exc.strerror or exc}") from None
+        raise
     if outcomes:
         click.echo(f"game over: {outcomes[0]}")

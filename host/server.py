@@ -38,7 +38,7 @@ from typing import Any
 import trio
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, RequestError, open_client
+from host.bots import BotPlayer, RequestError, first_leaf, open_client
 from host.identity import HostIdentity, load_or_create_identity
 from host.lobby import HOSTED_BOT_PREFIX, Lobby
 from host.session import CLOSE_FLUSH_TIMEOUT, Session, server_closing
@@ -47,7 +47,7 @@ from host.table import ROUND_TIMEOUT, Table, TableError
 from protocol.errors import ErrorCode
 from protocol.fairness import key_fingerprint
 from protocol.framing import encode_frame
-from protocol.limits import HANDSHAKE_TIMEOUT_S
+from protocol.limits import HANDSHAKE_TIMEOUT_S, MAX_NAME_LEN
 from protocol.messages import Error
 
 __all__ = [
@@ -200,8 +200,11 @@ class Host:
         )
         try:
             seat_no: int = await nursery.start(self._run_bot, bot_end, table_id, kind, seat, token)
-        except RequestError as exc:
-            raise TableError(exc.error.message, code=exc.code) from None
+        except Exception as raised:  # the bot could not take its seat
+            exc = first_leaf(raised)
+            if isinstance(exc, RequestError):
+                raise TableError(exc.error.message, code=exc.code) from None
+            raise TableError(f"the bot could not start: {exc}", code=ErrorCode.INTERNAL) from None
         return seat_no
 
     async def _run_bot(
@@ -232,15 +235,13 @@ class Host:
                 task_status.started(bot.seat)
                 started = True
                 await bot.play()
-        except RequestError:
+        except Exception as raised:  # errors arrive wrapped in the client's nursery groups
             if not started:
                 raise
-        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
-            pass
-        except Exception:
-            if not started:
-                raise
-            log.exception("in-process bot at %s failed", table_id)
+            exc = first_leaf(raised)
+            gone = (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError)
+            if not isinstance(exc, gone):
+                log.exception("in-process bot at %s failed", table_id)
 
     async def respawn_bot(self, table: Table, seat: int) -> None:
         s = table.seats[seat]
@@ -304,9 +305,12 @@ async def serve_host(
     """Run a host until :meth:`Host.shutdown`; see the module docstring.
 
     Raises:
+        ValueError: the host name is empty, too long or not printable.
         IdentityError: the key files in the data directory are unreadable.
         OSError: the port cannot be bound.
     """
+    if not (1 <= len(config.name) <= MAX_NAME_LEN and config.name.isprintable()):
+        raise ValueError(f"the host name must be 1-{MAX_NAME_LEN} printable characters")
     identity = load_or_create_identity(config.data_dir, name=config.name)
     store = Store(config.data_dir, in_thread=config.store_in_thread)
     await store.open()

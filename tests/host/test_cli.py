@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -54,3 +55,24 @@ async def test_bot_command_plays_a_game_to_the_end_and_exits_0(host: HostInfo) -
         )
     assert done.returncode == 0, done.stderr.decode()
     assert b"game over" in done.stdout
+
+
+def test_host_rejects_a_name_clients_could_not_be_sent(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["host", "--data-dir", str(tmp_path), "--port", "0", "--name", "x" * 40]
+    )
+    assert result.exit_code == 1
+    assert "host name must be 1-32" in result.output
+
+
+async def test_bot_reports_a_refused_table_cleanly(host: HostInfo) -> None:
+    cmd = [
+        sys.executable, "-c", "from client.cli import main; main()", "bot",
+        f"127.0.0.1:{host.port}", "--count", "2", "--table", "nope", "--insecure",
+    ]  # fmt: skip
+    with trio.fail_after(60):
+        done: Any = await trio.run_process(
+            cmd, capture_stdout=True, capture_stderr=True, check=False
+        )
+    assert done.returncode == 1
+    assert b"the host refused: not_found" in done.stderr

@@ -64,8 +64,8 @@ async def test_turn_timer_plays_the_default_action_and_says_so(
     table = await mock_host.host.create_table("one-card", seats=2)
     async with connect_memory(mock_host) as a, connect_memory(mock_host) as b:
         players = [BotPlayer(c, table_id=table, acts=False) for c in (a, b)]
-        await players[0].join("ann")
-        await players[1].join("bob")
+        await players[0].join("ann", as_bot=False)
+        await players[1].join("bob", as_bot=False)
         for c in (a, b):
             await c.request(tm.Ready(table=table))
         for p in players:
@@ -110,17 +110,28 @@ async def test_absent_seat_is_played_by_the_host_after_the_grace_period_then_res
             back.last_seq = last_seq
             await back.resume(token)
             assert back.seat == leaver.seat
-            resumed = await wait_for(b2, lambda m: isinstance(m, tm.Resumed))
-            assert b2.received is not None
-            later = b2.received[b2.received.index(resumed) + 1 :]
-            backlog = [m for m in later if isinstance(m, tm.EventPush | tm.FairPush)]
-            assert backlog, "the resumed client got none of what it missed"
-            assert all(m.seq > last_seq for m in backlog)
-            info = await wait_for(b2, lambda m: isinstance(m, tm.TableInfo))
-            assert isinstance(info, tm.TableInfo)
-            with trio.fail_after(3600):
-                await back.play()
-            assert back.outcome is not None
+            async with trio.open_nursery() as inner:
+                inner.start_soon(back.play)  # drain the backlog while we look at it
+                resumed = await wait_for(b2, lambda m: isinstance(m, tm.Resumed))
+                assert isinstance(resumed, tm.Resumed)
+                end = await wait_for(
+                    b2, lambda m: isinstance(m, tm.StatePush) and m.seq >= resumed.seq
+                )
+                assert b2.received is not None  # the backlog: between resumed and its state
+                later = b2.received[b2.received.index(resumed) + 1 : b2.received.index(end)]
+                assert isinstance(later[0], tm.TableInfo)
+                backlog = [m for m in later if isinstance(m, tm.EventPush | tm.FairPush)]
+                assert backlog, "the resumed client got none of what it missed"
+                assert all(last_seq < m.seq <= resumed.seq for m in backlog)
+                assert any(
+                    m.event.get("kind") == "substitute"
+                    for m in backlog
+                    if isinstance(m, tm.EventPush)
+                )
+                with trio.fail_after(3600):
+                    while back.outcome is None:
+                        await trio.sleep(1)
+                inner.cancel_scope.cancel()
 
 
 async def raw_exchange(info: HostInfo, data: bytes, *, hello: bool = True) -> list[dict[str, Any]]:
@@ -221,9 +232,10 @@ async def test_a_client_that_stops_reading_is_disconnected_not_buffered(
                 await trio.sleep(0.1)
         stalled = next(iter(lobby_table.spectators))
         async with connect_memory(mock_host) as busy:
-            for _ in range(OUTGOING_QUEUE + 5):
+            for _ in range(OUTGOING_QUEUE + 5):  # each change pushes a table_info to it
                 await busy.request(tm.Join(table=table, name="fidget"))
                 await busy.request(tm.Leave(table=table))
+                await trio.sleep(0.1)  # within the rate limit (mock clock: no real wait)
         with trio.fail_after(60):
             while stalled in lobby_table.spectators:
                 await trio.sleep(0.1)
