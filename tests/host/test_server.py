@@ -13,6 +13,7 @@ import trio
 import protocol.table_messages as tm
 from host.bots import BotPlayer, ProtocolClient, RequestError, open_client
 from host.games import find_game
+from host.policy import heuristic_choice
 from host.server import HostConfig, HostInfo, serve_host
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode
@@ -155,9 +156,10 @@ async def polite(client: ProtocolClient, msg: Message) -> Message:
             await trio.sleep(0.2)
 
 
-async def test_scripted_client_plays_one_card(host: HostInfo, connect: Any) -> None:
+@pytest.mark.parametrize("game", ["one-card", "one", "black-jack"])
+async def test_scripted_client_plays_a_whole_game(host: HostInfo, connect: Any, game: str) -> None:
     """A client driving the protocol by hand: join, ready, commit, reveal, act, retry, errors."""
-    table = await host.host.create_table("one-card", seats=2)
+    table = await host.host.create_table(game, seats=2)
     async with connect() as me:
         joined = await me.request(tm.Join(table=table, name="alice"))
         assert isinstance(joined, tm.Joined)
@@ -197,7 +199,8 @@ async def test_scripted_client_plays_one_card(host: HostInfo, connect: Any) -> N
                         with pytest.raises(RequestError) as unknown:
                             await me.request(tm.Act(table=table, seq=1, action={"type": "fly"}))
                         assert unknown.value.code is ErrorCode.BAD_FIELD
-                    action = dict(push.legal[0])
+                    action = heuristic_choice(dict(push.view), [dict(a) for a in push.legal])
+                    assert action is not None
                     try:
                         ack = await polite(me, tm.Act(table=table, seq=seq + 1, action=action))
                     except RequestError as exc:
