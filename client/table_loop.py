@@ -29,12 +29,15 @@ import trio
 from client.fairplay import FairNotice, TableClient
 from client.session import ClientSession, Disconnected, RequestError, open_session
 from client.trust import HostKeyChanged, TrustError
+from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
 __all__ = ["RECONNECT_PAUSES", "Frontend", "Quit", "read_lines", "run_table"]
 
 #: pauses in seconds between reconnection attempts
 RECONNECT_PAUSES = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0)
+#: pauses before resending an action the host refused as ``rate_limited`` (None: give up)
+RATE_LIMIT_PAUSES: tuple[float | None, ...] = (0.2, 0.5, 1.0, 2.0, None)
 #: inbox capacity (pushes and lines waiting for the loop)
 INBOX = 64
 
@@ -114,7 +117,14 @@ async def run_table(
         async def act(action: dict[str, Any]) -> None:
             async with acting:
                 try:
-                    await tc.act(action)
+                    for pause in RATE_LIMIT_PAUSES:
+                        try:
+                            await tc.act(action)
+                            break
+                        except RequestError as exc:
+                            if exc.code is not ErrorCode.RATE_LIMITED or pause is None:
+                                raise
+                            await trio.sleep(pause)  # the host said "slow down": wait, resend
                 except RequestError as exc:
                     ui.on_refused(tc, action, str(exc))
                 except (Disconnected, trio.TooSlowError):

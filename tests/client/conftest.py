@@ -195,6 +195,7 @@ def spawn_pty(client_env: dict[str, str]) -> Callable[..., Any]:
             sys.executable, ["-m", "client", *args], env=env, encoding="utf-8",
             timeout=timeout, dimensions=(60, 100),
         )  # fmt: skip
+        child.delaybeforesend = None  # the 50 ms default per line adds up over a long game
         return PtyDriver(child)
 
     return spawn
