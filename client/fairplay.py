@@ -87,8 +87,18 @@ class DealChecker:
         self.hand_no = 0
         self.failure: str | None = None
         self.received: Counter[str] = Counter()
+        self.seated = False  #: our pid is seated in the current hand (playing or sitting out)
         self._seen_commits: set[bytes] = set()
         self._last_hand_no = 0
+        self._unchecked_hands: set[int] = set()
+        #: a restarted client's resume replays the game up to this table seq: the seat may have
+        #: committed to those hands from its old process (whose r is lost), so it only audits
+        self.replay_until = 0
+
+    @property
+    def fresh(self) -> bool:
+        """True before any hand was seen (a new process)."""
+        return self._last_hand_no == 0 and self.verifier is None
 
     @property
     def key_fingerprint(self) -> str | None:
@@ -104,7 +114,7 @@ class DealChecker:
         if msg.type == "hand_commit":
             return self._open(push, msg)
         if self.verifier is None or push.hand_no != self.hand_no:
-            return [], []  # a hand we joined in the middle of (reported when it opened)
+            return [], self._unchecked(push.hand_no)  # a hand we joined in the middle of
         if self.failure is not None:
             return [], self._after_failure(push.hand_no, msg)
         try:
@@ -139,6 +149,8 @@ class DealChecker:
             # but still receives its own cards: check them as an auditor would
             host_seats = push.host_seats
             sitting_out = seated and isinstance(pids, list) and pids.index(self.pid) in host_seats
+            sitting_out = sitting_out or (seated and push.seq <= self.replay_until)
+            self.seated = seated
             self.verifier = HandVerifier(
                 self.host_pk,
                 pid=self.pid if seated and not sitting_out else None,
@@ -159,6 +171,14 @@ class DealChecker:
         body = self.verifier.player_commit()
         return [tm.FairCommit(table=self.table_id, hand_no=body["hand_no"], c=body["c"])], []
 
+    def _unchecked(self, hand_no: int) -> list[FairNotice]:
+        """Say once per hand that a hand joined (or resumed) midway cannot be verified."""
+        if hand_no in self._unchecked_hands or hand_no == self.hand_no:
+            return []
+        self._unchecked_hands.add(hand_no)
+        text = "it began before we arrived: its deal cannot be verified here"
+        return [FairNotice(FairKind.UNCHECKED, hand_no, text)]
+
     def _after_failure(self, hand_no: int, msg: SignedMessage) -> list[FairNotice]:
         """Keep the evidence; at the hand's end, repeat what failed."""
         if self.verifier is not None:
@@ -177,7 +197,7 @@ class DealChecker:
 
     def check_hand(self, hand: list[str]) -> list[FairNotice]:
         """Every card the host shows in our hand must have come to us in a signed CARD."""
-        if self.verifier is None or self.verifier.seat is None or self.failure is not None:
+        if self.verifier is None or not self.seated or self.failure is not None:
             return []
         extra = Counter(hand) - self.received
         if not extra:
@@ -256,6 +276,8 @@ class TableClient:
         assert isinstance(reply, tm.Resumed)
         self.seat, self.token, self.name = reply.seat, token, reply.name
         self.checker.pid = reply.name
+        if self.checker.fresh:  # a new process: hands in the backlog are audited, not joined
+            self.checker.replay_until = reply.seq
         self.act_seq = reply.act_seq
 
     async def ready(self, ready: bool = True) -> None:

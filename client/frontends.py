@@ -74,6 +74,9 @@ class HumanUI:
         self.say(text, style="bold red" if kind == "error" else "dim")
 
     def _fair(self, notice: FairNotice) -> None:
+        if notice.kind is FairKind.UNCHECKED:
+            self.say(f"hand {notice.hand_no}: {notice.message}", style="yellow")
+            return
         ok = notice.kind in (FairKind.VERIFIED, FairKind.VOID)
         mark = ("ok" if ok else "!!") if self.ascii_only else ("✓" if ok else "✗")
         line = Text(f"{mark} hand {notice.hand_no}: {notice.message}")
@@ -150,7 +153,8 @@ class HumanUI:
         out = self._table(tc, state)
         out.append_text(self.menu.render(ascii_only=self.ascii_only))
         self.say(out)
-        self.prompt("Your move: ")
+        left = "" if state.turn_ms is None else f" ({state.turn_ms // 1000} s left)"
+        self.prompt(f"Your move{left}: ")
 
     # ------------------------------------------------------------------ input
 

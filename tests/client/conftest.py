@@ -138,7 +138,7 @@ class PtyDriver:
     """
 
     PROMPTS = (
-        r"Your move: ",
+        r"Your move[^:\n]*: ",
         r"Option 1-\d+ \(x to cancel\): ",
         r"Press (\w) \+ Enter",
         r"Lobby> ",

@@ -141,3 +141,14 @@ def test_a_seat_sitting_out_sends_nothing_and_still_checks_its_cards(tmp_path: P
     t.push(t.dealer.hand_end(None))
     assert [n.kind for n in t.notices] == [FairKind.VERIFIED]
     assert t.notices[0].cards_checked == 1
+
+
+def test_a_hand_joined_midway_is_reported_once_as_unchecked(tmp_path: Path) -> None:
+    t = _Table(tmp_path)
+    # the HAND_COMMIT was sent before we arrived: we see the LOCK first
+    for pid in PIDS:
+        t.dealer.accept_commit(pid, SeatSecret.new(t.dealer.context.digest, pid).commit_body(1))
+    assert t.push(t.dealer.lock()) == []
+    assert t.push(t.dealer.void("timeout", ["Ann", "Bob"])) == []
+    assert [(n.kind, n.hand_no) for n in t.notices] == [(FairKind.UNCHECKED, 1)]
+    assert "cannot be verified" in t.notices[0].message

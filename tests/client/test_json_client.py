@@ -121,3 +121,36 @@ async def test_lan_game_host_player_and_a_friend(
     for client in (host, friend):
         assert any(v["type"] == "fairness" and v["status"] == "verified" for v in client.lines)
         assert await client.process.wait() == 0
+
+
+async def test_a_restarted_client_takes_its_seat_back_with_the_saved_token(
+    start_host: Callable[..., Awaitable[Any]],
+    json_client: Callable[..., Awaitable[Any]],
+    tmp_path: Path,
+) -> None:
+    info = await start_host()
+    table = await info.host.create_table("one", seats=2)
+    first = await json_client("join", f"127.0.0.1:{info.port}", "--table", table, "--name", "Ann")
+
+    async def quit_after_first_move(obj: dict[str, Any]) -> None:
+        if obj["type"] == "seated":
+            await info.host.add_bots(table, 1)
+        if obj["type"] == "acted":
+            await first.send({"cmd": "quit"})
+
+    end = await first.play_to_end(quit_after_first_move)
+    assert end is not None and end["reason"] == "you left the table"
+    assert await first.process.wait() == 0
+    assert table in (tmp_path / "state" / "tokens.json").read_text()  # the seat key was kept
+
+    second = await json_client("join", f"127.0.0.1:{info.port}")  # no table: resume first
+    end = await second.play_to_end()
+    assert end is not None and end["reason"] == "game over"
+    resumed = next(line for line in second.lines if line["type"] == "resumed")
+    assert resumed["table"] == table and resumed["seat"] == 0
+    assert "Ann" in resumed["message"]
+    assert any(line["type"] == "acted" for line in second.lines)
+    verdicts = [line["status"] for line in second.lines if line["type"] == "fairness"]
+    assert verdicts and set(verdicts) == {"verified"}  # the replayed hand too, as an auditor
+    assert await second.process.wait() == 0
+    assert table not in (tmp_path / "state" / "tokens.json").read_text()  # forgotten at the end
