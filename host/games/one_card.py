@@ -111,7 +111,7 @@ def parse_one_card_action(wire: object) -> Action:
     kind = wire.get("type")
     if kind in ("draw", "call"):
         if len(wire) != 1:
-            extra = sorted(k for k in wire if k != "type")
+            extra = sorted(str(k) for k in wire if k != "type")
             raise InvalidAction(f"{kind} takes no fields, got {', '.join(map(str, extra))}")
         return DRAW if kind == "draw" else CALL
     if kind != "play":

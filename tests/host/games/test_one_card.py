@@ -561,6 +561,8 @@ def test_wire_round_trip_and_malformed_actions() -> None:
         {"type": "play", "cards": ["5C", "5C"]},
         {"type": "play", "cards": ["5C"], "extra": 1},
         {"type": "draw", "cards": ["5C"]},
+        {"type": "draw", 1: "x", "cards": []},  # keys of mixed types (msgpack allows them)
+        {"type": "call", None: 1, "suit": "H"},
     ]
     for wire in bad:
         with pytest.raises(InvalidAction):
