@@ -131,6 +131,7 @@ def test_scenario(path: Path) -> None:
     scenario = load_scenario(path)
     assert scenario.game is BlackJack and scenario.steps and scenario.description
     game, results = run_scenario(scenario)
+    assert isinstance(game, BlackJack)
     assert len(results) > len(scenario.steps)  # the deal plus every step ran
     assert tally(game.all_cards()) == tally(
         deck_for(jokers=int(game.options["jokers"]), decks=game.decks)
@@ -207,6 +208,7 @@ def test_deal_events_show_positions_publicly_and_cards_privately() -> None:
         first = (e.data["seat"] - 2) % 3  # seat 2 (left of dealer 1) gets position 0
         assert e.data["positions"] == [[0, p] for p in range(first, 21, 3)]
     for e in private:
+        assert e.to is not None
         assert e.data["cards"] == [order[p].code for _, p in e.data["positions"]]
         assert sorted(e.data["cards"]) == sorted(c.code for c in game.hands[e.to])
     (up,) = [e for e in events if e.kind == "turn_up"]
