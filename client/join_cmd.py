@@ -139,7 +139,8 @@ async def _lobby(
         try:
             verb, arg, extra = _parse_lobby(line, tables, json_mode=isinstance(ui, JsonUI))
         except ValueError as exc:
-            ui.info(str(exc), kind="error")
+            if str(exc):  # an empty message means "list again"
+                ui.info(str(exc), kind="error")
             continue
         try:
             if verb == "quit":

@@ -335,6 +335,10 @@ def _one_table(out: Text, view: Mapping[str, Any], names: Sequence[str], ascii_o
         elif view.get("phase") == "auction":
             out.append(f"   no bid yet (minimum {auction.get('min')})")
     out.append("\n")
+    taken = view.get("points_taken")
+    if isinstance(taken, list) and any(taken):
+        points = ", ".join(f"{_name(names, i)} {p}" for i, p in enumerate(taken))
+        out.append(f"Points taken this hand: {points}\n")
     trick = view.get("trick")
     if isinstance(trick, dict) and trick.get("cards"):
         out.append("Trick: ")
