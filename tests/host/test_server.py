@@ -178,13 +178,13 @@ async def test_scripted_client_plays_a_whole_game(host: HostInfo, connect: Any, 
                     verifier.receive(msg)
                     if msg.type == "hand_commit":
                         body = verifier.player_commit()
-                        await me.request(
-                            tm.FairCommit(table=table, hand_no=push.hand_no, c=body["c"])
+                        await polite(
+                            me, tm.FairCommit(table=table, hand_no=push.hand_no, c=body["c"])
                         )
                     elif msg.type == "lock":
                         body = verifier.reveal()
-                        await me.request(
-                            tm.FairReveal(table=table, hand_no=push.hand_no, r=body["r"])
+                        await polite(
+                            me, tm.FairReveal(table=table, hand_no=push.hand_no, r=body["r"])
                         )
                 elif isinstance(push, tm.StatePush) and push.seat == joined.seat:
                     if joined.seat not in push.to_act or not push.legal:
