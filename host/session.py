@@ -64,6 +64,9 @@ CHAT_BURST = 5.0
 #: a connection over its rate limit this many times in a row is closed
 MAX_RATE_STRIKES = 100
 SOFTWARE = "onecard-host/0.1.0"
+#: messages the rate limit never drops: a seat's commit and reveal (a dropped reveal would void
+#: the deal and bench an honest player; the deal round itself allows one of each per hand)
+_NEVER_LIMITED = (tm.FairCommit, tm.FairReveal)
 
 
 class TokenBucket:
@@ -237,7 +240,8 @@ class Session:
         self.deliver([welcome.to_wire()])
         while True:
             msg = await self._next_message()
-            if not self.trusted and not self._rate.take():
+            exempt = self.trusted or isinstance(msg, _NEVER_LIMITED)
+            if not exempt and not self._rate.take():
                 self._strikes += 1
                 if self._strikes > MAX_RATE_STRIKES:
                     raise _Close(self._error(ErrorCode.RATE_LIMITED, "flooding", fatal=True))
