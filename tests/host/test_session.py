@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer, ProtocolClient
@@ -342,3 +344,21 @@ async def test_shutdown_tells_every_client_server_closing(
         assert c.received is not None
         last = c.received[-1]
         assert isinstance(last, ServerClosing) and last.retry_after == 5
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(garbage=st.binary(max_size=300))
+async def test_any_bytes_after_hello_leave_the_host_serving(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    garbage: bytes,
+) -> None:
+    frames = await raw_exchange(mock_host, garbage)
+    # an oversized header may be seen in the same read as the hello: then no welcome
+    assert frames and all(f["type"] in ("welcome", "error", "pong") for f in frames)
+    assert [f["type"] for f in frames].count("welcome") <= 1
+    async with connect_memory(mock_host) as fine:
+        assert isinstance(await fine.request(tm.ListTables()), tm.Tables)
