@@ -21,7 +21,6 @@ engine's events, so a restarted host rebuilds a deal by replaying its journal.
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -40,17 +39,9 @@ from protocol.fairness import (
 )
 from protocol.records import build_record
 
-__all__ = ["Deal", "FairnessError", "new_host_secret", "signed_to_wire"]
+__all__ = ["Deal", "FairnessError"]
 
 log = logging.getLogger(__name__)
-
-
-def new_host_secret() -> bytes:
-    return secrets.token_bytes(32)
-
-
-def signed_to_wire(msg: SignedMessage) -> list[Any]:
-    return msg.to_wire()
 
 
 class Deal:
