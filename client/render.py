@@ -62,10 +62,10 @@ def card_text(code: str, *, ascii_only: bool = False, dim: bool = False) -> Text
     """One card: ``7♠`` (``7S`` in ASCII), red for hearts, diamonds and the red joker.
 
     >>> card_text("10H").plain, card_text("10H", ascii_only=True).plain, card_text("JB").plain
-    ('10♥', '10H', 'Joker')
+    ('10♥', '10H', 'Joker(B)')
     """
     if code in ("JR", "JB"):
-        label = code if ascii_only else "Joker"
+        label = code if ascii_only else ("Joker(R)" if code == "JR" else "Joker(B)")
         style = RED if code == "JR" else ""
     else:
         rank, suit = code[:-1], code[-1:]

@@ -63,7 +63,7 @@ class HostKeyChanged(TrustError):
 def format_fingerprint(der: bytes) -> str:
     """``SHA256:ab:cd:...`` of a DER certificate (the form players compare aloud).
 
-    >>> format_fingerprint(b"")[:23]
+    >>> format_fingerprint(b"")[:24]
     'SHA256:e3:b0:c4:42:98:fc'
     """
     digest = hashlib.sha256(der).hexdigest()

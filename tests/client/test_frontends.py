@@ -82,7 +82,7 @@ def test_joker_declarations_and_runs_are_offered_by_the_host_list() -> None:
     ui.on_push(tc, _state(tc, view, legal, [1]), [])
     assert 'l) declare "last card"' in out.getvalue()
     ui.on_line(tc, "2")
-    assert "play Joker with the joker as 6♥" in out.getvalue()
+    assert "play Joker(R) with the joker as 6♥" in out.getvalue()
     ui.on_line(tc, "x")
     ui.on_line(tc, "1")
     assert 'play 6♦ and say "last card"' in out.getvalue()
