@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import trio
 from click.testing import CliRunner
 
 from client.cli import cli
-from host.server import HostInfo
+from host.server import HostConfig, HostInfo, serve_host
 
 
 def test_host_help_documents_every_option() -> None:
@@ -76,3 +77,40 @@ async def test_bot_reports_a_refused_table_cleanly(host: HostInfo) -> None:
         )
     assert done.returncode == 1
     assert b"the host refused: not_found" in done.stderr
+
+
+async def test_bot_command_over_tls_with_a_pinned_fingerprint(
+    nursery: trio.Nursery, host_config: HostConfig
+) -> None:
+    info: HostInfo = await nursery.start(serve_host, replace(host_config, insecure=False))
+    base = [
+        sys.executable,
+        "-c",
+        "from client.cli import main; main()",
+        "bot",
+        f"127.0.0.1:{info.port}",
+        "--count",
+        "2",
+        "--create",
+        "black-jack",
+        "--think",
+        "0",
+    ]
+    with trio.fail_after(60):
+        done: Any = await trio.run_process(
+            [*base, "--fingerprint", info.fingerprint],
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    wrong = "SHA256:" + ":".join(["ab"] * 32)
+    with trio.fail_after(60):
+        refused: Any = await trio.run_process(
+            [*base, "--fingerprint", wrong],
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+        )
+    assert refused.returncode == 1
+    assert b"does not match" in refused.stderr
