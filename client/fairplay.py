@@ -78,11 +78,20 @@ class FairNotice:
 class DealChecker:
     """Checks every hand dealt at one table; see the module docstring."""
 
-    def __init__(self, *, table_id: str, pid: str | None, proofs_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        table_id: str,
+        pid: str | None,
+        proofs_dir: Path | None = None,
+        host_pk: bytes | None = None,
+    ) -> None:
         self.table_id = table_id
         self.pid = pid
         self.proofs_dir = proofs_dir
-        self.host_pk: bytes | None = None
+        #: the host's signing key: pinned from an earlier session, else learnt from the first
+        #: HAND_COMMIT and pinned for this one
+        self.host_pk: bytes | None = host_pk
         self.verifier: HandVerifier | None = None
         self.hand_no = 0
         self.failure: str | None = None
@@ -241,6 +250,7 @@ class TableClient:
         table_id: str,
         name: str | None = None,
         proofs_dir: Path | None = None,
+        host_pk: bytes | None = None,
     ) -> None:
         self.session = session
         self.table_id = table_id
@@ -255,7 +265,9 @@ class TableClient:
         self.info: tm.TableInfo | None = None
         self.state: tm.StatePush | None = None
         self.outcome: dict[str, Any] | None = None
-        self.checker = DealChecker(table_id=table_id, pid=name, proofs_dir=proofs_dir)
+        self.checker = DealChecker(
+            table_id=table_id, pid=name, proofs_dir=proofs_dir, host_pk=host_pk
+        )
 
     # ------------------------------------------------------------------ requests
 

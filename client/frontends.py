@@ -55,6 +55,7 @@ class HumanUI:
         self._spectator_seen: tuple[int, object] | None = None
         self._names_shown: tuple[str, ...] = ()
         self._prompt_open = False
+        self._key_shown = False
 
     # ------------------------------------------------------------------ output
 
@@ -106,6 +107,9 @@ class HumanUI:
             self.say(f"host: {push.message} ({push.code.value})", style="bold red")
         for notice in notices:
             self._fair(notice)
+        if not self._key_shown and tc.checker.key_fingerprint is not None:
+            self._key_shown = True
+            self.say(f"Deals are signed by the host key {tc.checker.key_fingerprint}", "dim")
 
     def _on_table_info(self, info: tm.TableInfo) -> None:
         if info.phase not in ("waiting", "finished"):
@@ -237,6 +241,7 @@ class JsonUI:
 
     def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out
+        self._key_shown = False
 
     def emit(self, obj: dict[str, Any]) -> None:
         stream = self.out if self.out is not None else sys.stdout
@@ -260,6 +265,9 @@ class JsonUI:
             self.emit(obj)
         for notice in notices:
             self.emit({"type": "fairness", **notice.to_json()})
+        if not self._key_shown and tc.checker.key_fingerprint is not None:
+            self._key_shown = True
+            self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})
 
     def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
         if not line.strip():

@@ -44,6 +44,8 @@ from client.trust import KnownHosts, open_stream
 __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
 
 DEFAULT_PORT = 7531
+#: known_hosts entry suffix for the host's Ed25519 deal-signing key
+FAIR_KEY_SUFFIX = "#deal-key"
 LOBBY_HELP = (
     "Type a table number to join it, w NUMBER to watch, c GAME [SEATS] to create a table "
     "(games: one-card, one, black-jack), r to refresh, q to quit."
@@ -243,7 +245,11 @@ async def run_join(
         return (await open_stream(host, port, insecure=insecure, known_hosts=pins)).stream
 
     tokens = TokenStore(state_dir)
-    tc_args = {"proofs_dir": tokens.directory / "proofs"}
+    fair_key = pins.get(key + FAIR_KEY_SUFFIX)  # the deal-signing key, pinned like the cert
+    tc_args: dict[str, Any] = {
+        "proofs_dir": tokens.directory / "proofs",
+        "host_pk": bytes.fromhex(fair_key) if fair_key else None,
+    }
     async with open_session(connected.stream) as session:
         welcome = session.welcome
         ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")
@@ -283,7 +289,12 @@ async def run_join(
                 await tc.ready()
             else:
                 ui.info(f"Watching table {tc.table_id}", kind="watching", table=tc.table_id)
-        outcome = await run_table(tc, ui, read_input=True, reconnect=reconnect)
+        try:
+            outcome = await run_table(tc, ui, read_input=True, reconnect=reconnect)
+        finally:
+            learnt = tc.checker.host_pk
+            if fair_key is None and learnt is not None:
+                pins.pin(key + FAIR_KEY_SUFFIX, learnt.hex())
         if outcome is not None and seated:
             tokens.forget(key)
         await session.bye("leaving")

@@ -152,3 +152,13 @@ def test_a_hand_joined_midway_is_reported_once_as_unchecked(tmp_path: Path) -> N
     assert t.push(t.dealer.void("timeout", ["Ann", "Bob"])) == []
     assert [(n.kind, n.hand_no) for n in t.notices] == [(FairKind.UNCHECKED, 1)]
     assert "cannot be verified" in t.notices[0].message
+
+
+def test_a_deal_signed_by_another_key_than_the_pinned_one_fails(tmp_path: Path) -> None:
+    t = _Table(tmp_path)
+    other = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+    t.checker = DealChecker(table_id="t1", pid="Ann", host_pk=other)
+    assert t.push(t.dealer.hand_commit) == []  # no commitment to an impostor's hand
+    (notice,) = t.notices
+    assert notice.kind is FairKind.FAILED
+    assert "signature on HAND_COMMIT invalid" in notice.message  # checked with the pinned key

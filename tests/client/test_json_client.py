@@ -142,6 +142,9 @@ async def test_a_restarted_client_takes_its_seat_back_with_the_saved_token(
     assert end is not None and end["reason"] == "you left the table"
     assert await first.process.wait() == 0
     assert table in (tmp_path / "state" / "tokens.json").read_text()  # the seat key was kept
+    deal_key = next(line for line in first.lines if line["type"] == "deal_key")
+    assert "#deal-key" in (tmp_path / "known_hosts").read_text()  # pinned for next time
+    assert deal_key["fingerprint"] == info.signing_key_fingerprint
 
     second = await json_client("join", f"127.0.0.1:{info.port}")  # no table: resume first
     end = await second.play_to_end()
