@@ -10,6 +10,7 @@ clients connected in-process, see :mod:`host.bots`).
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -26,6 +27,8 @@ from protocol.errors import ErrorCode
 from protocol.records import dump_record
 
 __all__ = ["HOSTED_BOT_PREFIX", "MAX_TABLES", "BotSpawner", "Lobby"]
+
+log = logging.getLogger(__name__)
 
 #: most tables one host keeps
 MAX_TABLES = 64
@@ -162,14 +165,18 @@ class Lobby:
                 game_cls = find_game(str(row.meta["game"]))
             except OptionError:
                 continue
-            table = Table.restore(
-                row,
-                game_cls=game_cls,
-                store=self.store,
-                signing_key=self.signing_key,
-                grace=self.grace,
-                round_timeout=self.round_timeout,
-            )
+            try:
+                table = Table.restore(
+                    row,
+                    game_cls=game_cls,
+                    store=self.store,
+                    signing_key=self.signing_key,
+                    grace=self.grace,
+                    round_timeout=self.round_timeout,
+                )
+            except Exception:  # one unreadable table must not keep the host from starting
+                log.exception("cannot restore table %s; its data is kept", row.table_id)
+                continue
             await self._start(table)
             await table.after_restore()
             for seat in table.seats:

@@ -21,7 +21,7 @@ from host.bots import BotPlayer, ProtocolClient, open_client
 from host.games import find_game
 from host.identity import load_or_create_identity
 from host.server import HostConfig, HostInfo, serve_host
-from host.store import Store
+from host.store import JournalKind, JournalRow, Store
 from host.table import Table
 from protocol.cards import DECK_54
 from protocol.fairness import SignedMessage
@@ -171,3 +171,21 @@ async def test_a_restarted_host_keeps_tokens_tables_and_hand_numbers(
     assert restored.fair_hand_no > hands_before
     records = sorted(p.name for p in (tmp_path / "records").iterdir())
     assert len(records) == restored.fair_hand_no
+
+
+async def test_a_table_that_cannot_be_replayed_does_not_stop_the_host(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    store = Store(tmp_path)
+    await store.open()
+    await store.put_table(
+        "tbroken",
+        1,
+        {"game": "one-card", "seats": 2, "options": {}, "turn_timer": None, "name": ""},
+    )
+    await store.append("tbroken", [JournalRow(1, JournalKind.GAME, None, {"names": ["a"]})])
+    await store.close()
+    config = HostConfig(data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False)
+    info: HostInfo = await nursery.start(serve_host, config)
+    assert "tbroken" not in info.host.lobby.tables
+    assert await info.host.create_table("one", seats=2)
