@@ -148,13 +148,77 @@ def _is_chain(cards: Sequence[Card]) -> bool:
 
 
 def _finishable(hand: Sequence[Card]) -> bool:
-    """Whether ``hand`` could plausibly go out in one play (offers the declaration to bots)."""
-    if len(hand) == 1:
-        return hand[0].rank is not Rank.QUEEN
-    if not hand or any(c.is_joker for c in hand):
-        return bool(hand) and len(hand) <= 2
-    ordered = sorted(hand, key=lambda c: c.rank)
-    return len(hand) <= 13 and _is_run(ordered) and ordered[-1].rank is not Rank.QUEEN
+    """Whether ``hand`` could go out in one turn (offers the declaration to bots).
+
+    A turn is a play, then a cover for every play that ends on a queen: the hand must split
+    into plays (a single card or a run, either direction, a joker standing for any card) of
+    which each but the last ends on a queen and the last does not. The top card of the next
+    turn is unknown, so whether the first play matches it is not asked; chains are not tried.
+    A search that grows too large (many jokers) answers yes: a needless declaration is free.
+    """
+    jokers = sum(c.is_joker for c in hand)
+    naturals = Counter(c for c in hand if not c.is_joker)
+    queens = sum(n for c, n in naturals.items() if c.rank is Rank.QUEEN)
+    if not hand or len(hand) > 13 * (queens + jokers + 1):
+        return False
+    if not jokers:
+        if not queens:
+            return _last_play(naturals, 0)
+        suits = {c.suit for c in naturals}
+        if len(suits - {c.suit for c in naturals if c.rank is Rank.QUEEN}) > 1:
+            return False  # a suit without a queen must be the last play: only one can be
+    return _can_finish(naturals, jokers, {})
+
+
+def _last_play(naturals: Counter[Card], jokers: int) -> bool:
+    """Whether all these cards make one play (a single or a run) that does not end on a queen."""
+    total = naturals.total() + jokers
+    if total == 1:
+        return jokers == 1 or next(iter(naturals)).rank is not Rank.QUEEN
+    if total > 13 or any(n > 1 for n in naturals.values()):
+        return False
+    if not naturals:
+        return True
+    ranks = [int(c.rank) for c in naturals]
+    # a run of two or more can be played towards whichever end is not the queen
+    return len({c.suit for c in naturals}) == 1 and max(ranks) - min(ranks) < total
+
+
+#: the ranks of the plays that end on a queen: K Q, then Q alone, J Q, 10 J Q, ..., A..Q
+_TO_QUEEN = ((13, 12), *(tuple(range(r, 13)) for r in range(12, 0, -1)))
+
+
+_SEARCH_LIMIT = 48  # positions _can_finish may visit before it answers yes
+
+
+def _can_finish(naturals: Counter[Card], jokers: int, seen: dict[object, bool]) -> bool:
+    key = (frozenset(naturals.items()), jokers)
+    known = seen.get(key)
+    if known is not None:
+        return known
+    if len(seen) >= _SEARCH_LIMIT:
+        return True
+    lacking = {c.suit for c in naturals} - {c.suit for c in naturals if c.rank is Rank.QUEEN}
+    if len(lacking) > jokers + 1:
+        seen[key] = False  # each suit without a queen needs a joker as its queen, or goes last
+        return False
+    seen[key] = found = _last_play(naturals, jokers)
+    for suit in Suit:
+        if found:
+            break
+        for ranks in _TO_QUEEN:
+            use = [c for c in (_AT[suit, r] for r in ranks) if naturals[c]]
+            need = len(ranks) - len(use)
+            if need > jokers:
+                if ranks[0] == 13:
+                    continue
+                break  # a longer run up to the queen needs at least as many jokers
+            rest = naturals - Counter(use)
+            if (rest or jokers > need) and _can_finish(rest, jokers - need, seen):
+                found = True
+                break
+    seen[key] = found
+    return found
 
 
 _AT = {(c.suit, int(c.rank)): c for c in _NATURAL}
@@ -660,7 +724,7 @@ class BlackJack(Game):
             if self._rule_error(seat, acting) is not None:
                 continue
             say = None
-            if 0 < len(hand) - len(cards) <= 13:
+            if len(hand) > len(cards):
                 rest = list(hand)
                 for c in cards:
                     rest.remove(c)

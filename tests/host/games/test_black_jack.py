@@ -388,6 +388,48 @@ def test_offered_play_carries_the_declaration_when_the_rest_can_finish() -> None
     assert by_cards[("3C", "4C", "5C", "6C", "7C")].say is Declaration.CARDS
 
 
+@pytest.mark.parametrize(
+    ("hand", "rest", "say"),
+    [
+        ("3C 4C 5C 6C 7C QH 5D", "QH 5D", Declaration.CARDS),  # the queen, then its cover
+        ("3C 4C 5C 6C 10H JH QH", "10H JH QH", Declaration.CARDS),  # a run down: QH JH 10H
+        ("3C 4C 5C 6C QH QD 9S", "QH QD 9S", Declaration.CARDS),  # a queen covered by a queen
+        ("3C 4C 5C 6C 9H 5D 2S", "9H 5D 2S", None),
+        ("3C 4C 5C 6C KH QH 5D", "KH QH 5D", Declaration.CARDS),  # KH QH down, then 5D
+        ("3C 4C 5C 6C 9H QH QD", "9H QH QD", Declaration.CARDS),  # QH, QD, then 9H
+        ("3C 4C 5C 6C 8D QH QD", "8D QH QD", Declaration.CARDS),
+        ("3C 4C 5C 6C 7C QH QD", "QH QD", None),  # two queens: the last one needs a cover
+    ],
+)
+def test_offered_play_declares_when_a_queen_and_its_cover_can_finish(
+    hand: str, rest: str, say: Declaration | None
+) -> None:
+    game, _ = new(2, {0: hand}, "2C")
+    played = tuple(c for c in hand.split() if c not in rest.split())
+    offered = [
+        a
+        for a in game.legal_actions(0)
+        if isinstance(a, Play) and tuple(c.code for c in a.cards) == played
+    ]
+    assert offered and offered[0].say is say
+
+
+def test_offered_play_declares_when_a_joker_fills_the_rest() -> None:
+    game, _ = new(2, {0: "3C 4C 5C 6C JR 5H 7H"}, "2C", jokers=1)
+    offered = [
+        a
+        for a in game.legal_actions(0)
+        if isinstance(a, Play) and [c.code for c in a.cards] == ["3C", "4C", "5C", "6C"]
+    ]
+    assert offered and offered[0].say is Declaration.CARDS  # JR 5H 7H: 5H 6H(JR) 7H
+
+
+def test_declare_is_offered_after_a_turn_that_leaves_a_queen_and_its_cover() -> None:
+    game, _ = new(2, {0: "3C 4C 5C 6C 7C QH 5D"}, "2C")
+    play(game, 0, "3C 4C 5C 6C 7C")  # said nothing with the play
+    assert Declare(Declaration.CARDS) in game.legal_actions(0)
+
+
 def test_must_play_if_able_offers_no_draw_when_able() -> None:
     game, _ = new(2, {0: "9D"}, "9C", must_play_if_able=True)
     assert Draw() not in game.legal_actions(0)
