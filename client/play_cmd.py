@@ -30,7 +30,7 @@ import trio
 from client.discover import lan_addresses
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
-from client.render import make_console
+from client.render import GAME_TITLES, make_console
 from client.session import Disconnected, RequestError, default_state_dir, open_session
 from client.table_loop import Frontend, Quit, run_table
 from client.trust import TrustError, open_stream
@@ -231,6 +231,14 @@ async def _play_at(
                     break  # a friend took the last seat meanwhile
         else:
             await host.add_bots(table, seats - 1)
+        title = GAME_TITLES.get(game, game)
+        ui.info(
+            f"{title}: {name} at seat 0 of {seats}. On your turn type the number of a move or a "
+            "card code; ? for help, q to leave.",
+            kind="seated",
+            table=table,
+            seat=0,
+        )
         await tc.ready()
         return await run_table(tc, ui, reconnect=reconnect)
 

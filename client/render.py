@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 __all__ = [
+    "GAME_TITLES",
     "SUIT_NAMES",
     "card_text",
     "cards_text",
