@@ -210,10 +210,11 @@ async def _play_at(
             return await run_table(tc, ui, read_input=False, reconnect=reconnect)
         await tc.join(0)
         if lan:
-            where = ", ".join(f"{a}:{port}" for a in lan_addresses(info))
+            targets = [f"{a}:{port}" for a in lan_addresses(info)]
             ui.info(
-                f"Hosting {game} on the LAN at {where}, fingerprint {info.fingerprint}. "
-                "Friends run: onecard join ADDRESS --name THEIR_NAME. "
+                f"Hosting {game} on the LAN at {', '.join(targets)}, fingerprint "
+                f"{info.fingerprint}. Friends run: onecard join {targets[0]} --name THEIR_NAME "
+                "(or just onecard join, to pick this host from a list). "
                 "Press Enter to start; empty seats get bots.",
                 kind="hosting",
                 fingerprint=info.fingerprint,
