@@ -156,24 +156,35 @@ def _instance(name: str) -> str:
 async def advertise_host(
     info: _HostInfoLike, name: str, *, interfaces: list[str] | None = None
 ) -> None:
-    """Advertise the host until cancelled (then withdraw the record)."""
-    from zeroconf import InterfaceChoice, ServiceInfo, Zeroconf  # noqa: PLC0415 (170 ms: lazy)
+    """Advertise the host until cancelled (then withdraw the record).
+
+    Where mDNS cannot work (no multicast, no interface) it logs one warning and returns: the
+    host still serves by address.
+    """
+    import zeroconf  # noqa: PLC0415 (170 ms to import: only when advertising)
 
     addresses = lan_addresses(info)
-    choice: Any = interfaces if interfaces is not None else InterfaceChoice.All
-    zc = await trio.to_thread.run_sync(functools.partial(Zeroconf, interfaces=choice))
-    service = ServiceInfo(
+    port = next((p for a, p in info.addresses if ":" not in a), info.port)  # the IPv4 listener
+    choice: Any = interfaces if interfaces is not None else zeroconf.InterfaceChoice.All
+    service = zeroconf.ServiceInfo(
         SERVICE_TYPE,
         _instance(name),
         addresses=[socket.inet_aton(a) for a in addresses],
-        port=info.port,
-        properties=encode_txt(name=name, fingerprint=info.fingerprint, port=info.port),
+        port=port,
+        properties=encode_txt(name=name, fingerprint=info.fingerprint, port=port),
     )
+    try:
+        zc = await trio.to_thread.run_sync(functools.partial(zeroconf.Zeroconf, interfaces=choice))
+    except (OSError, zeroconf.Error) as exc:
+        log.warning("not advertising on the LAN (mDNS unavailable: %s)", exc)
+        return
     try:
         register = functools.partial(zc.register_service, service, allow_name_change=True)
         await trio.to_thread.run_sync(register)
         log.info("advertising %s on %s", service.name, addresses)
         await trio.sleep_forever()
+    except (OSError, zeroconf.Error) as exc:
+        log.warning("not advertising on the LAN (mDNS failed: %s)", exc)
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(3):
             await trio.to_thread.run_sync(_withdraw, zc, service, abandon_on_cancel=True)
