@@ -503,13 +503,14 @@ class OneCard(Game):
         under = self._discards[-1]
         self._discards.extend(cards)
         last = cards[-1]
-        self._suit = play.suit if play.suit is not None else last.suit
+        named = play.suit if hand else None  # a seven going out names nothing (effect ignored)
+        self._suit = named if named is not None else last.suit
         data: WireMap = {
             "seat": seat,
             "cards": [last.code] if len(cards) == 1 else [c.code for c in cards],
         }
-        if play.suit is not None:
-            data["suit"] = play.suit.value
+        if named is not None:
+            data["suit"] = named.value
         events.append(Event("play", data))
         self._idle = 0
         if not hand:
