@@ -58,3 +58,27 @@ async def test_mdns_advertise_and_browse_on_loopback() -> None:
         pytest.skip("no mDNS answer on loopback (multicast filtered here)")
     assert ours[0].name == "Test den" and ours[0].fp == "5d91cd5cf1c80ab6"
     assert ours[0].address == "127.0.0.1" and ours[0].proto == "1"
+
+
+def test_discover_command_lists_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from client import discover
+    from client.cli import cli
+
+    ads = [HostAd("Ann's table", "10.0.0.2", 7531, "5d91cd5cf1c80ab6", "1")]
+
+    async def fake_browse(timeout: float, **_: object) -> list[HostAd]:
+        return ads
+
+    monkeypatch.setattr(discover, "browse", fake_browse)
+    result = CliRunner().invoke(cli, ["discover", "--timeout", "0.5"])
+    assert result.exit_code == 0
+    assert result.output == "Ann's table  10.0.0.2:7531          fingerprint 5d91cd5cf1c80ab6...\n"
+    result = CliRunner().invoke(cli, ["discover", "--json"])
+    assert json.loads(result.output)["target"] == "10.0.0.2:7531"
+    ads.clear()
+    result = CliRunner().invoke(cli, ["discover"])
+    assert result.exit_code == 0 and "join by address instead" in result.output
