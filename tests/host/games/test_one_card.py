@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.games import find_game
+from host.games import find_game, one_card
 from host.games.base import (
     ChanceKind,
     IllegalAction,
@@ -491,6 +491,19 @@ def test_going_out_wins_the_game() -> None:
     assert game.to_act() == () and game.legal_actions(0) == []
     with pytest.raises(IllegalAction):
         game.check(0, DRAW)
+
+
+def test_turn_limit_stops_the_game_and_the_fewest_cards_win(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(one_card, "TURN_LIMIT", 3)
+    game = new_game(TWO, "5H")
+    game.apply(1, DRAW)
+    game.apply(0, DRAW)
+    play(game, 1, "5C")  # the third turn action: seat 1 has 7 cards, seat 0 has 8
+    outcome = game.outcome()
+    assert outcome is not None and outcome.termination is Termination.EXHAUSTED
+    assert outcome.winners == (1,) and game.to_act() == ()
 
 
 def test_ranking_plays_on_to_a_finishing_order() -> None:
