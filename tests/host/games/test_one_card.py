@@ -333,6 +333,22 @@ def test_defence_escalate_lower_card_costs_one() -> None:
     assert game.view(None)["damage"] == 10
 
 
+def test_escalate_penalty_keeps_two_cards_so_no_call_window_opens() -> None:
+    hands = [
+        ["AD", "3C", "4C", "6C", "8C", "10C", "KC"],
+        ["9H", "9S", "9C", "9D", "5D", "5C", "2H"],
+    ]
+    game = new_game(hands, "5H", ["JS", "QS"], defence="escalate", multi_play=True)
+    play(game, 1, "9H", "9S", "9C", "9D")
+    game.apply(0, DRAW)
+    play(game, 1, "5D")
+    play(game, 0, "AD")
+    kinds = play(game, 1, "2H")  # a two on an ace: one penalty card
+    assert "call_window" not in kinds and "draw" in kinds
+    assert hand(game, 1) == ["QS", "5C"] and game.view(None)["call_window"] is None
+    assert CALL not in game.legal_actions(0)
+
+
 def test_attack_cap() -> None:
     hands = [
         ["JR", "3C", "5C", "6C", "8C", "9C", "10C"],
