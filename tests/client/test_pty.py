@@ -3,6 +3,7 @@ bad input, Ctrl-C, and ``onecard join`` through the lobby against a real host on
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 import trio
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+pexpect = pytest.importorskip("pexpect")
 
 
 @pytest.mark.parametrize("game", ["one-card", "black-jack", "one"])
@@ -42,8 +44,6 @@ def test_ascii_and_no_color(spawn_pty: Callable[..., Any]) -> None:
 
 
 def test_bad_entries_are_explained_and_ctrl_c_exits_quietly(spawn_pty: Callable[..., Any]) -> None:
-    import pexpect
-
     driver = spawn_pty("play", "--game", "one", "--delay", "0")
     child = driver.child
     child.expect("Your move: ")
@@ -94,3 +94,133 @@ class _Collect:
 
     def flush(self) -> None:
         pass
+
+
+async def test_wild_suit_and_one_card_call_through_a_terminal(
+    nursery: trio.Nursery, spawn_pty: Callable[..., Any]
+) -> None:
+    """A scripted host (the real protocol, fixed states) offers a seven and then a call window:
+    the terminal asks for the suit as numbered options and offers the call as one key."""
+    import protocol.table_messages as tm
+    from protocol.connection import Connection, Role
+    from protocol.framing import NEED_DATA
+    from protocol.messages import Message, Welcome
+
+    acted: list[dict[str, Any]] = []
+    view = {"game": "one-card", "hand": ["7S", "9H"], "top": "7D", "suit": "D",
+            "hand_counts": [4, 2, 5], "direction": "counter-clockwise", "stock": 30}  # fmt: skip
+    sevens = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
+
+    async def handler(stream: trio.SocketStream) -> None:
+        conn = Connection(role=Role.HOST)
+
+        async def recv() -> Message:
+            while (msg := conn.next_message()) is NEED_DATA:
+                conn.receive_data(await stream.receive_some(65536))
+            assert isinstance(msg, Message)
+            return msg
+
+        async def send(*msgs: Message) -> None:
+            for msg in msgs:
+                await stream.send_all(conn.send(msg))
+
+        def state(legal: list[dict[str, Any]], to_act: int, **extra: Any) -> tm.StatePush:
+            return tm.StatePush(table="t1", seq=3, game_no=1, phase="playing", seat=1,
+                                view={**view, **extra}, legal=tuple(legal), to_act=(to_act,),
+                                turn_ms=None)  # fmt: skip
+
+        hello = await recv()
+        await send(Welcome(re=hello.id, version=1, host_name="scripted", software="test/1",
+                           fingerprint="sha256:" + "0" * 64, limits={}))  # fmt: skip
+        join = await recv()
+        await send(tm.Joined(re=join.id, table="t1", seat=1, token="t" * 20))
+        ready = await recv()
+        await send(tm.Ok(re=ready.id))
+        await send(tm.GameStart(table="t1", seq=1, game_no=1, game="one-card",
+                                names=("Ann", "Bob", "Cy")),
+                   state([*sevens, {"type": "draw"}], 1))  # fmt: skip
+        act = await recv()
+        assert isinstance(act, tm.Act)
+        acted.append(dict(act.action))
+        window = {"holder": 2, "target": 0}
+        await send(tm.Ack(re=act.id, table="t1", seq=act.seq, duplicate=False),
+                   tm.EventPush(table="t1", seq=2, event={"kind": "call_window", "holder": 2}),
+                   state([{"type": "call"}], 0, call_window=window))  # fmt: skip
+        act = await recv()
+        assert isinstance(act, tm.Act)
+        acted.append(dict(act.action))
+        await send(tm.Ack(re=act.id, table="t1", seq=act.seq, duplicate=False),
+                   tm.GameOver(table="t1", seq=4, game_no=1,
+                               outcome={"termination": "went_out", "winners": [1]}))  # fmt: skip
+        await trio.sleep(1)
+
+    listeners = await nursery.start(functools.partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
+    port = listeners[0].socket.getsockname()[1]
+    driver = spawn_pty("join", f"127.0.0.1:{port}", "--insecure", "--table", "t1", "--name", "Bob")
+    log: list[str] = []
+    driver.child.logfile_read = _Collect(log)
+
+    def answer() -> int:
+        child = driver.child
+        child.expect("Your move: ")
+        child.sendline("7s")
+        child.expect(r"Option 1-4 \(x to cancel\): ")
+        child.sendline("2")
+        child.expect(r"Press c \+ Enter to call \"One Card!\"")
+        child.sendline("c")
+        child.expect(pexpect.EOF)
+        child.close()
+        return int(child.exitstatus)
+
+    assert await trio.to_thread.run_sync(answer) == 0
+    text = "".join(log)
+    assert "1) play 7♠ naming ♠ spades" in text and "Cy has one card left!" in text
+    assert acted == [{"type": "play", "cards": ["7S"], "suit": "H"}, {"type": "call"}]
+    assert "Bob wins!" in text
+
+
+async def test_a_changed_fingerprint_is_refused_in_the_terminal(
+    start_host: Callable[..., Awaitable[Any]], spawn_pty: Callable[..., Any], tmp_path: Any
+) -> None:
+    info = await start_host()
+    wrong = "SHA256:" + ":".join(["00"] * 32)
+    (tmp_path / "known_hosts").write_text(f"127.0.0.1:{info.port} {wrong}\n")
+    driver = spawn_pty("join", f"127.0.0.1:{info.port}", "--name", "Eve")
+
+    def run() -> tuple[int, str]:
+        driver.child.expect(pexpect.EOF)
+        driver.child.close()
+        return int(driver.child.exitstatus), driver.child.before or ""
+
+    status, text = await trio.to_thread.run_sync(run)
+    assert status == 1
+    assert "HOST IDENTIFICATION OF 127.0.0.1" in text and "HAS CHANGED" in text
+    assert info.fingerprint in text and "Traceback" not in text
+
+
+async def test_a_dropped_connection_resumes_in_the_terminal(
+    start_host: Callable[..., Awaitable[Any]], spawn_pty: Callable[..., Any]
+) -> None:
+    info = await start_host()
+    table = await info.host.create_table("one", seats=2)
+    driver = spawn_pty("join", f"127.0.0.1:{info.port}", "--table", table, "--name", "Bea")
+
+    async def host_side() -> None:
+        while not any(info.host.lobby.table(table).seats):
+            await trio.sleep(0.05)
+        await info.host.add_bots(table, 1)
+        while driver.moves < 2:
+            await trio.sleep(0.05)
+        for session in list(info.host.sessions):
+            if session.peer != "in-process bot":
+                session._cancel.cancel()  # the host drops the player's connection
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host_side)
+        log: list[str] = []
+        driver.child.logfile_read = _Collect(log)
+        status = await trio.to_thread.run_sync(driver.run)
+    text = "".join(log)
+    assert status == 0, text[-2000:]
+    assert "connection lost" in text and "reconnected: seat 0 resumed as Bea" in text
+    assert "deal verified" in text and "deal NOT verified" not in text
