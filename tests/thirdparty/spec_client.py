@@ -1,0 +1,816 @@
+"""A minimal onecard client written from spec/PROTOCOL.md and spec/RULES.md alone.
+
+It imports nothing from the project: only the standard library, ``msgpack`` and
+``cryptography`` (for Ed25519), as a developer in another language would use their own msgpack
+and Ed25519 libraries. It speaks plain TCP (the host's ``--insecure`` mode), creates a table,
+takes seat 0, fills the other seats with host bots, does the seat's side of every fair-deal
+round (commit, reveal after checking the lock) and checks each hand with its own ``cardfair/v1``
+verifier (section 7.9), plays the first legal play (or the first legal action) on each turn
+until ``game_over``, then fetches every hand record (section 4.6) and verifies it (section 8.2).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import socket
+import ssl
+import struct
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+# --- cardfair/v1 primitives (PROTOCOL.md 7.2-7.6) ---------------------------------------------
+
+DEALER_STREAM = 0xFFFFFFFF
+SUITS = "SHDC"
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+class FairnessError(Exception):
+    """A cardfair/v1 check failed (the spec's error code `fairness`)."""
+
+
+def u32(n: int) -> bytes:
+    if not 0 <= n < 2**32:
+        raise ValueError(f"u32 out of range: {n}")
+    return struct.pack(">I", n)
+
+
+def u64(n: int) -> bytes:
+    if not 0 <= n < 2**64:
+        raise ValueError(f"u64 out of range: {n}")
+    return struct.pack(">Q", n)
+
+
+def _b(field_: bytes | str) -> bytes:
+    return field_.encode() if isinstance(field_, str) else field_
+
+
+def enc(*fields: bytes | str) -> bytes:
+    return b"".join(u32(len(_b(f))) + _b(f) for f in fields)
+
+
+def label(name: str) -> bytes:
+    return ("cardfair/v1/" + name).encode()
+
+
+def sha(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def hmac256(key: bytes, msg: bytes) -> bytes:
+    return hmac.new(key, msg, hashlib.sha256).digest()
+
+
+def canonical_deck(
+    *, decks: int = 1, jokers: Sequence[str] = (), ranks: Sequence[str] = RANKS
+) -> list[str]:
+    """The canonical order of 7.3: suits S H D C, ranks A..K, then JB, JR; duplicates adjacent."""
+    cards = [r + s for s in SUITS for r in ranks] + [j for j in ("JB", "JR") if j in jokers]
+    return [c for c in cards for _ in range(decks)]
+
+
+def deck_digest(deck: Sequence[str]) -> bytes:
+    return sha(enc(label("deck"), u32(len(deck)), *deck))
+
+
+def ruleset_id(game: str, options: dict[str, Any]) -> str:
+    if not options:
+        return game
+
+    def text(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return str(v)
+
+    return game + "?" + "&".join(f"{k}={text(options[k])}" for k in sorted(options))
+
+
+def make_ctx(
+    table_id: str,
+    hand_no: int,
+    ruleset: str,
+    deck: Sequence[str],
+    *,
+    pids: Sequence[str],
+    host_pk: bytes,
+) -> bytes:
+    return sha(
+        enc(
+            label("ctx"),
+            table_id,
+            u64(hand_no),
+            ruleset,
+            deck_digest(deck),
+            u32(len(pids)),
+            *pids,
+            host_pk,
+        )
+    )
+
+
+def host_commit(ctx: bytes, secret: bytes) -> bytes:
+    return sha(enc(label("host-commit"), ctx, secret))
+
+
+def player_commit(ctx: bytes, pid: str, r: bytes) -> bytes:
+    return sha(enc(label("player-commit"), ctx, pid, r))
+
+
+def make_mix(ctx: bytes, reveals: Sequence[bytes]) -> bytes:
+    return sha(enc(label("mix"), ctx, u32(len(reveals)), *reveals))
+
+
+def deck_key(secret: bytes, ctx: bytes, mix: bytes) -> bytes:
+    return hmac256(secret, enc(label("deck-key"), ctx, mix))
+
+
+class Stream:
+    """Stream `s` of 7.5: HMAC blocks read as big-endian 32-bit words."""
+
+    def __init__(self, key: bytes, stream: int) -> None:
+        self.key, self.stream, self.j, self.words = key, stream, 0, list[int]()
+
+    def word(self) -> int:
+        if not self.words:
+            block = hmac256(self.key, enc(label("stream"), u32(self.stream), u64(self.j)))
+            self.j += 1
+            self.words = list(struct.unpack(">8I", block))
+        return self.words.pop(0)
+
+    def below(self, n: int) -> int:
+        if n < 2:
+            return 0
+        lo = 2**32 % n
+        while True:
+            w = self.word()
+            if w >= lo:
+                return w % n
+
+
+def shuffle(key: bytes, stream: int, cards: Sequence[str]) -> list[str]:
+    a, reader = list(cards), Stream(key, stream)
+    for i in range(len(a) - 1, 0, -1):
+        j = reader.below(i + 1)
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
+def choose_dealer(key: bytes, seats: int) -> int:
+    return Stream(key, DEALER_STREAM).below(seats)
+
+
+def cert_fingerprint(cert_der: bytes) -> str:
+    """2.1: SHA-256 of the DER certificate, displayed `SHA256:ab:cd:...`."""
+    return "SHA256:" + ":".join(f"{b:02x}" for b in sha(cert_der))
+
+
+def spki_fingerprint(cert_der: bytes) -> str:
+    """2.5 `welcome.fingerprint`: `sha256:` + hex SHA-256 of the DER SubjectPublicKeyInfo."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    key = x509.load_der_x509_certificate(cert_der).public_key()
+    spki = key.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return "sha256:" + sha(spki).hex()
+
+
+def fingerprint(digest: bytes) -> str:
+    h = digest[:8].hex()
+    return "-".join(h[i : i + 4] for i in range(0, 16, 4))
+
+
+def next_transcript(t: bytes, type_: str, body: bytes) -> bytes:
+    return sha(enc(label("transcript"), t, type_, body))
+
+
+def verify_signature(host_pk: bytes, type_: str, body: bytes, sig: bytes) -> None:
+    try:
+        Ed25519PublicKey.from_public_bytes(host_pk).verify(sig, enc(label("sig"), type_, body))
+    except (InvalidSignature, ValueError) as exc:
+        raise FairnessError(f"bad signature on {type_}") from exc
+
+
+# --- the client checks of 7.9 -------------------------------------------------------------------
+
+
+@dataclass
+class HandVerifier:
+    """Checks one fairness hand. `my_seat` None is an auditor (accepts `card` for every seat)."""
+
+    table_id: str
+    pids: list[str]
+    my_seat: int | None
+    host_pk: bytes | None = None  # pinned key; None: pin on the first hand_commit
+    ruleset: str | None = None
+    deck: list[str] | None = None
+    last_hand_no: int = 0
+    seen_commits: set[bytes] = field(default_factory=set)
+    # progress
+    step: str = "start"
+    t: bytes = b""
+    next_seq: int = 0
+    ctx: bytes = b""
+    hand_no: int = 0
+    c_s: bytes = b""
+    my_r: bytes | None = None
+    my_c: bytes | None = None
+    commits: list[bytes] = field(default_factory=list)
+    reveals: list[bytes] = field(default_factory=list)
+    dealer: int | None = None
+    stream: int = 0
+    sizes: dict[int, int] = field(default_factory=dict)
+    next_pos: dict[int, int] = field(default_factory=dict)
+    reshuffles: dict[int, list[str]] = field(default_factory=dict)
+    draws: dict[int, dict[str, Any]] = field(default_factory=dict)  # by seq
+    carded: set[int] = field(default_factory=set)
+    checks: list[tuple[int, int, str, str]] = field(default_factory=list)  # stream, pos, card, why
+    shown: list[tuple[list[str], list[tuple[int, int]]]] = field(default_factory=list)
+    result: str | None = None  # "valid" or "void" once the hand ended
+    secret: bytes = b""
+    outcome: dict[str, Any] | None = None
+    cards_checked: int = 0
+
+    def feed(self, type_: str, body: bytes, sig: bytes) -> dict[str, Any]:
+        if self.result is not None:
+            raise FairnessError(f"{type_} after the hand ended")
+        if type_ == "hand_commit":
+            if self.step != "start":
+                raise FairnessError("hand_commit out of order")
+            pk = msgpack.unpackb(body, raw=False).get("host_pk")  # peek: the key to check with
+            if not isinstance(pk, bytes) or len(pk) != 32:
+                raise FairnessError("hand_commit host_pk is not 32 bytes")
+            if self.host_pk is None:
+                self.host_pk = pk
+            if pk != self.host_pk:
+                raise FairnessError("hand_commit host_pk is not the pinned key")
+        if self.host_pk is None:
+            raise FairnessError(f"{type_} before hand_commit")
+        verify_signature(self.host_pk, type_, body, sig)
+        m = msgpack.unpackb(body, raw=False)
+        if not isinstance(m, dict):
+            raise FairnessError(f"{type_} body is not a map")
+        if type_ == "card":
+            self._card(m)
+            return m
+        if m.get("seq") != self.next_seq:
+            raise FairnessError(f"{type_} seq {m.get('seq')} != {self.next_seq}")
+        handler = getattr(self, "_" + type_, None)
+        if handler is None:
+            raise FairnessError(f"unknown message type {type_}")
+        if type_ != "hand_commit" and m.get("prev") != self.t:
+            raise FairnessError(f"{type_} prev is not the transcript")
+        handler(m)
+        self.t = next_transcript(self.t, type_, body)
+        self.next_seq += 1
+        return m
+
+    def _hand_commit(self, m: dict[str, Any]) -> None:
+        if m.get("scheme") != "cardfair/v1":
+            raise FairnessError("scheme is not cardfair/v1")
+        if m["table_id"] != self.table_id or list(m["pids"]) != self.pids:
+            raise FairnessError("hand_commit table or seats unexpected")
+        if self.ruleset is not None and m["ruleset_id"] != self.ruleset:
+            raise FairnessError(f"ruleset {m['ruleset_id']!r} != expected {self.ruleset!r}")
+        if self.deck is not None and list(m["deck"]) != self.deck:
+            raise FairnessError("hand_commit deck unexpected")
+        if m["hand_no"] <= self.last_hand_no:
+            raise FairnessError("hand_no did not increase")
+        if m["commit"] in self.seen_commits:
+            raise FairnessError("host commitment reused")
+        ctx = make_ctx(
+            m["table_id"],
+            m["hand_no"],
+            m["ruleset_id"],
+            m["deck"],
+            pids=m["pids"],
+            host_pk=m["host_pk"],
+        )
+        if m.get("prev") != ctx:
+            raise FairnessError("hand_commit prev is not the recomputed ctx")
+        self.ctx, self.t, self.hand_no, self.c_s = ctx, ctx, m["hand_no"], m["commit"]
+        self.deck = list(m["deck"])
+        self.seen_commits.add(self.c_s)
+        self.sizes[0], self.next_pos[0] = len(self.deck), 0
+        self.step = "committing"
+
+    def make_commit(self) -> bytes:
+        assert self.my_seat is not None and self.step == "committing"
+        self.my_r = os.urandom(32)
+        self.my_c = player_commit(self.ctx, self.pids[self.my_seat], self.my_r)
+        return self.my_c
+
+    def _lock(self, m: dict[str, Any]) -> None:
+        if self.step != "committing":
+            raise FairnessError("lock out of order")
+        if m["commit"] != self.c_s:
+            raise FairnessError("lock commit differs from hand_commit")
+        entries = m["commits"]
+        if [e[0] for e in entries] != self.pids:
+            raise FairnessError("lock commits not one per seat in seat order")
+        self.commits = [bytes(e[1]) for e in entries]
+        if len(set(self.commits)) != len(self.commits):
+            raise FairnessError("two equal commitments in lock")
+        if self.my_c is not None and self.commits[self.my_seat or 0] != self.my_c:
+            raise FairnessError("own commitment missing or changed in lock")
+        self.step = "locked"
+
+    def _reveals(self, m: dict[str, Any]) -> None:
+        if self.step != "locked":
+            raise FairnessError("reveals out of order")
+        entries = m["reveals"]
+        if [e[0] for e in entries] != self.pids:
+            raise FairnessError("reveals not one per seat in seat order")
+        self.reveals = [bytes(e[1]) for e in entries]
+        for pid, r, c in zip(self.pids, self.reveals, self.commits, strict=True):
+            if len(r) != 32 or player_commit(self.ctx, pid, r) != c:
+                raise FairnessError(f"reveal of {pid} does not open its commitment")
+        if self.my_r is not None and self.reveals[self.my_seat or 0] != self.my_r:
+            raise FairnessError("own reveal changed")
+        self.step = "dealing"
+
+    def _dealer(self, m: dict[str, Any]) -> None:
+        if self.step != "dealing" or self.dealer is not None:
+            raise FairnessError("dealer out of order")
+        if m["stream"] != DEALER_STREAM or m["seats"] != len(self.pids):
+            raise FairnessError("dealer stream or seats wrong")
+        if not 0 <= m["dealer"] < len(self.pids):
+            raise FairnessError("dealer is not a seat")
+        self.dealer = m["dealer"]
+
+    def _draw(self, m: dict[str, Any]) -> None:
+        if self.step != "dealing":
+            raise FairnessError("draw before reveals")
+        s, pos, to, card = m["stream"], m["pos"], m["to"], m["card"]
+        if s != self.stream:
+            raise FairnessError(f"draw from stream {s}, current is {self.stream}")
+        if pos != self.next_pos[s] or pos >= self.sizes[s]:
+            raise FairnessError(f"draw position {pos} is not the next unused {self.next_pos[s]}")
+        if to is not None and not 0 <= to < len(self.pids):
+            raise FairnessError("draw to a non-seat")
+        assert self.deck is not None
+        if card is not None:
+            if card not in self.deck:
+                raise FairnessError(f"face-up card {card} is not in the deck")
+            self.checks.append((s, pos, card, "face-up"))
+        self.next_pos[s] = pos + 1
+        self.draws[m["seq"]] = m
+
+    def _card(self, m: dict[str, Any]) -> None:
+        d = self.draws.get(m["seq"])
+        if d is None or m["seq"] in self.carded:
+            raise FairnessError("card names no draw, or a second card for one draw")
+        if (d["stream"], d["pos"], d["to"]) != (m["stream"], m["pos"], m["to"]):
+            raise FairnessError("card differs from its draw")
+        if d["card"] is not None or d["to"] is None:
+            raise FairnessError("card for a face-up or table draw")
+        if self.my_seat is not None and m["to"] != self.my_seat:
+            raise FairnessError("card for another seat")
+        assert self.deck is not None
+        if m["card"] not in self.deck:
+            raise FairnessError("card not in the deck")
+        self.carded.add(m["seq"])
+        self.checks.append((m["stream"], m["pos"], m["card"], "card"))
+
+    def _reshuffle(self, m: dict[str, Any]) -> None:
+        if self.step != "dealing" or m["stream"] != self.stream + 1:
+            raise FairnessError("reshuffle out of order")
+        assert self.deck is not None
+        cards = list(m["cards"])
+        index = {c: i for i, c in reversed(list(enumerate(self.deck)))}
+        if not cards or [index.get(c, -1) for c in cards] != sorted(
+            index.get(c, -1) for c in cards
+        ):
+            raise FairnessError("reshuffle cards empty or not in canonical order")
+        pool = list(self.deck)
+        for c in cards:
+            if c not in pool:
+                raise FairnessError("reshuffle cards are not a sub-multiset of the deck")
+            pool.remove(c)
+        self.stream = m["stream"]
+        self.reshuffles[self.stream] = cards
+        self.sizes[self.stream], self.next_pos[self.stream] = len(cards), 0
+
+    def note_shown(self, cards: list[str], positions: list[tuple[int, int]]) -> None:
+        """Cards the game showed for drawn positions (7.9 `hand_end`), as a multiset."""
+        self.shown.append((cards, positions))
+
+    def _hand_end(self, m: dict[str, Any]) -> None:
+        if self.step != "dealing":
+            raise FairnessError("hand_end before reveals")
+        secret = m["secret"]
+        if host_commit(self.ctx, secret) != self.c_s:
+            raise FairnessError("secret does not open the host commitment")
+        used = dict(m["used"])
+        drawn = {s: n for s, n in self.next_pos.items() if n or s in used}
+        if used != drawn:
+            raise FairnessError(f"used {used} differs from the draws seen {drawn}")
+        assert self.deck is not None
+        key = deck_key(secret, self.ctx, make_mix(self.ctx, self.reveals))
+        stocks = {0: shuffle(key, 0, self.deck)}
+        for s, cards in self.reshuffles.items():
+            stocks[s] = shuffle(key, s, cards)
+        if self.dealer is not None and choose_dealer(key, len(self.pids)) != self.dealer:
+            raise FairnessError("announced dealer differs from the derived one")
+        for s, pos, card, why in self.checks:
+            derived = stocks[s][pos]
+            if derived != card:
+                raise FairnessError(
+                    f"{why} card at stream {s} position {pos} is {card}, derived {derived}"
+                )
+        for cards, positions in self.shown:
+            derived_cards = [stocks[s][pos] for s, pos in positions]
+            if sorted(derived_cards) != sorted(cards):
+                raise FairnessError(f"shown cards {cards} at {positions}, derived {derived_cards}")
+        self.cards_checked = len(self.checks) + sum(len(c) for c, _ in self.shown)
+        self.secret, self.outcome = secret, m.get("outcome")
+        self.result = "valid"
+
+    def _void(self, m: dict[str, Any]) -> None:
+        if self.step == "start":
+            raise FairnessError("void before hand_commit")
+        if host_commit(self.ctx, m["secret"]) != self.c_s:
+            raise FairnessError("void secret does not open the host commitment")
+        if any(p not in self.pids for p in m["missing"]):
+            raise FairnessError("void names an unseated pid")
+        self.secret, self.outcome = m["secret"], None
+        self.result = "void"
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.t)
+
+
+def verify_record(record: dict[str, Any], *, host_pk: bytes | None = None) -> HandVerifier:
+    """Section 8.2 for a host-served record: feed every message to an auditor verifier."""
+    if record.get("format") != "onecard-hand-record/1" or record.get("scheme") != "cardfair/v1":
+        raise FairnessError("not a cardfair/v1 hand record")
+    pk = bytes.fromhex(record["host_pk"])
+    if host_pk is not None and pk != host_pk:
+        raise FairnessError("record signed by another host key")
+    v = HandVerifier(
+        table_id=record["table_id"],
+        pids=list(record["pids"]),
+        my_seat=None,
+        host_pk=pk,
+        ruleset=record.get("ruleset_id"),
+        deck=record.get("deck"),
+    )
+    for type_, body, sig in record["messages"]:
+        v.feed(type_, bytes.fromhex(body), bytes.fromhex(sig))
+    if v.result is None:
+        raise FairnessError("record ends before hand_end or void")
+    if v.result == "valid" and not record.get("partial"):
+        for seq, d in v.draws.items():
+            if d["to"] is not None and d["card"] is None and seq not in v.carded:
+                raise FairnessError(f"no card for the face-down draw of seq {seq}")
+    if record.get("hand_no", v.hand_no) != v.hand_no:
+        raise FairnessError("record hand_no differs")
+    if "ctx" in record and bytes.fromhex(record["ctx"]) != v.ctx:
+        raise FairnessError("record ctx differs")
+    if "secret" in record and bytes.fromhex(record["secret"]) != v.secret:
+        raise FairnessError("record secret differs from the S revealed by the host")
+    if "voided" in record and record["voided"] != (v.result == "void"):
+        raise FairnessError("record voided flag differs")
+    if v.result == "valid" and v.outcome is not None and record.get("outcome") != v.outcome:
+        raise FairnessError("record outcome differs from the signed one")
+    if "transcript" in record and bytes.fromhex(record["transcript"]) != v.t:
+        raise FairnessError("record transcript differs")
+    if "fingerprint" in record and record["fingerprint"] != v.fingerprint:
+        raise FairnessError("record fingerprint differs")
+    return v
+
+
+# --- transport and framing (PROTOCOL.md 2.1-2.5) -------------------------------------------------
+
+MAX_FRAME = 65536
+
+
+class ProtocolError(Exception):
+    pass
+
+
+class HostError(Exception):
+    def __init__(self, msg: dict[str, Any]) -> None:
+        super().__init__(f"{msg.get('code')}: {msg.get('message')}")
+        self.code = msg.get("code")
+
+
+class Connection:
+    def __init__(self, host: str, port: int, timeout: float = 30.0, tls: bool = False) -> None:
+        raw = socket.create_connection((host, port), timeout=timeout)
+        self.sock: socket.socket = raw
+        self.cert_der: bytes | None = None
+        if tls:
+            # 2.1: TLS 1.3 only; no chain check, the caller pins the certificate fingerprint
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            context.minimum_version = ssl.TLSVersion.TLSv1_3
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            self.sock = context.wrap_socket(raw, server_hostname=host)
+            self.cert_der = self.sock.getpeercert(binary_form=True)  # type: ignore[attr-defined]
+        self.next_id = 1
+        self.last_sent = time.monotonic()
+        self.max_frame = MAX_FRAME
+
+    def send(self, msg: dict[str, Any]) -> Any:
+        msg = dict(msg)
+        if "id" not in msg:
+            msg["id"] = self.next_id
+            self.next_id += 1
+        body = msgpack.packb(msg, use_bin_type=True)
+        if not 1 <= len(body) <= self.max_frame:
+            raise ProtocolError("frame too large")
+        self.sock.sendall(struct.pack(">I", len(body)) + body)
+        self.last_sent = time.monotonic()
+        return msg["id"]  # type: ignore[no-any-return]
+
+    def _read_exactly(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise ProtocolError("connection closed")
+            buf += chunk
+        return bytes(buf)
+
+    def recv(self) -> dict[str, Any]:
+        (length,) = struct.unpack(">I", self._read_exactly(4))
+        if not 1 <= length <= self.max_frame:
+            raise ProtocolError(f"bad frame length {length}")
+        msg = msgpack.unpackb(self._read_exactly(length), raw=False, strict_map_key=True)
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            raise ProtocolError("frame is not a message map")
+        return msg
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.send({"type": "bye", "reason": "done"})
+        self.sock.close()
+
+
+# --- the client ------------------------------------------------------------------------------
+
+
+def expected_deck(game: str, seats: int, options: dict[str, Any]) -> list[str]:
+    """The deck of a hand per spec/RULES.md, in canonical order."""
+    if game == "one-card":
+        return canonical_deck(jokers=("JB", "JR"))
+    if game == "one":
+        return canonical_deck(jokers=("JR",), ranks=["A", "9", "10", "J", "Q", "K"])
+    if game == "black-jack":
+        decks = options.get("decks", "auto")
+        n = (2 if seats > 5 else 1) if decks == "auto" else int(decks)
+        jokers = {0: (), 1: ("JR",), 2: ("JB", "JR")}[int(options.get("jokers", 0))]
+        return canonical_deck(decks=n, jokers=jokers)
+    raise ValueError(game)
+
+
+def shown_cards(event: dict[str, Any]) -> tuple[list[str], list[tuple[int, int]]] | None:
+    """Cards an event shows with the (stream, pos) they came from (`dealt`, `hand`, `centre`).
+
+    The lists are compared as multisets: ONE's `hand` event lists its cards in canonical
+    order, not in the order of `positions`.
+    """
+    cards, positions = event.get("cards"), event.get("positions")
+    if isinstance(event.get("card"), str) and isinstance(event.get("position"), list):
+        cards, positions = [event["card"]], [event["position"]]
+    if not isinstance(cards, list) or not isinstance(positions, list):
+        return None
+    if len(cards) != len(positions) or not cards:
+        return None
+    return cards, [(p[0], p[1]) for p in positions]
+
+
+@dataclass
+class GameResult:
+    table: str
+    seat: int
+    outcome: dict[str, Any]
+    hands: dict[int, HandVerifier]
+    records: dict[int, HandVerifier]
+    host_pk: bytes
+    actions: int
+    notes: list[str]
+
+    @property
+    def deal_key_fingerprint(self) -> str:
+        return fingerprint(sha(self.host_pk))
+
+
+class SpecClient:
+    def __init__(self, host: str, port: int, name: str = "Spec", tls: bool = False) -> None:
+        self.conn = Connection(host, port, tls=tls)
+        self.name = name
+        self.notes: list[str] = []
+        self.pending: list[dict[str, Any]] = []
+        self.welcome: dict[str, Any] | None = None
+
+    # request/reply with pushes kept aside
+    def request(self, msg: dict[str, Any], want: str) -> dict[str, Any]:
+        rid = self.conn.send(msg)
+        while True:
+            reply = self.conn.recv()
+            if reply.get("re") == rid:
+                if reply["type"] == "error" and reply.get("code") == "rate_limited":
+                    time.sleep(0.25)  # 6: dropped for rate; send it again later
+                    rid = self.conn.send({k: v for k, v in msg.items() if k != "id"})
+                    continue
+                if reply["type"] == "error":
+                    raise HostError(reply)
+                if reply["type"] != want:
+                    raise ProtocolError(f"expected {want}, got {reply['type']}")
+                return reply
+            self.pending.append(reply)
+
+    def handshake(self) -> dict[str, Any]:
+        welcome = self.request(
+            {"type": "hello", "protocol": "onecard", "versions": [1], "software": "spec-client/1"},
+            "welcome",
+        )
+        if welcome["version"] != 1:
+            raise ProtocolError("version_mismatch")
+        self.conn.max_frame = int(welcome["limits"].get("max_frame_bytes", MAX_FRAME))
+        self.welcome = welcome
+        return welcome
+
+    def play_game(
+        self, game: str, seats: int, options: dict[str, Any] | None = None, deadline: float = 50
+    ) -> GameResult:
+        if self.welcome is None:
+            self.handshake()
+        games = self.request({"type": "list_games"}, "games")["games"]
+        assert any(g["name"] == game for g in games), games
+        created = self.request(
+            {"type": "create_table", "game": game, "seats": seats, "options": options or {}},
+            "table_created",
+        )
+        table = created["table"]
+        table_options = dict(created["info"]["options"])
+        joined = self.request({"type": "join", "table": table, "name": self.name}, "joined")
+        my_seat = joined["seat"]
+        for _ in range(seats - 1):
+            self.request({"type": "add_bot", "table": table}, "bot_added")
+        self.conn.send({"type": "ready", "table": table})
+
+        ruleset = ruleset_id(game, table_options)
+        deck = expected_deck(game, seats, table_options)
+        names: list[str] | None = None
+        hands: dict[int, HandVerifier] = {}
+        current: HandVerifier | None = None
+        host_pk: bytes | None = None
+        last_hand_no = 0
+        seen_commits: set[bytes] = set()
+        act_seq = 0
+        awaiting_ack: int | None = None
+        latest_state: dict[str, Any] | None = None
+        outcome: dict[str, Any] | None = None
+        acts = 0
+        last_act: dict[str, Any] = {}
+        stop_at = time.monotonic() + deadline
+
+        def maybe_act() -> None:
+            nonlocal act_seq, awaiting_ack, acts, last_act
+            st = latest_state
+            if awaiting_ack is not None or st is None or outcome is not None:
+                return
+            if st["phase"] != "playing" or my_seat not in st["to_act"] or not st["legal"]:
+                return
+            legal = st["legal"]
+            action = next((a for a in legal if a.get("type") == "play"), legal[0])
+            act_seq += 1
+            last_act = {"type": "act", "table": table, "seq": act_seq, "action": action}
+            awaiting_ack = self.conn.send(last_act)
+            acts += 1
+
+        while outcome is None:
+            if time.monotonic() > stop_at:
+                raise TimeoutError(f"{game}: no game_over within {deadline} s")
+            msg = self.pending.pop(0) if self.pending else self.conn.recv()
+            t = msg["type"]
+            if t == "error":
+                if msg.get("fatal"):
+                    raise HostError(msg)
+                if msg.get("re") is not None and msg.get("re") == awaiting_ack:
+                    self.notes.append(f"act refused: {msg.get('code')} {msg.get('message')}")
+                    if msg.get("code") == "rate_limited":
+                        # 6: resend the same act (same seq) once the bucket has refilled
+                        time.sleep(0.25)
+                        awaiting_ack = self.conn.send({**last_act, "id": self.conn.next_id})
+                        self.conn.next_id += 1
+                        continue
+                    # refused: the seq was not used; pick again from the next state
+                    act_seq -= 1
+                    awaiting_ack = None
+                    latest_state = None
+                    continue
+                raise HostError(msg)
+            if t == "game_start":
+                names = list(msg["names"])
+                act_seq = 0
+            elif t == "fair":
+                type_, body, sig = msg["msg"]
+                if type_ == "hand_commit":
+                    if names is None:
+                        raise ProtocolError("hand_commit before game_start")
+                    current = HandVerifier(
+                        table_id=table,
+                        pids=names,
+                        my_seat=my_seat,
+                        host_pk=host_pk,
+                        ruleset=ruleset,
+                        deck=deck,
+                        last_hand_no=last_hand_no,
+                        seen_commits=seen_commits,
+                    )
+                    current.feed(type_, body, sig)
+                    host_pk = current.host_pk
+                    last_hand_no = current.hand_no
+                    if msg["hand_no"] != current.hand_no:
+                        raise FairnessError("fair push hand_no differs from the signed one")
+                    hands[current.hand_no] = current
+                    if my_seat not in msg.get("host_seats", []):
+                        self.conn.send(
+                            {
+                                "type": "fair_commit",
+                                "table": table,
+                                "hand_no": current.hand_no,
+                                "c": current.make_commit(),
+                            }
+                        )
+                else:
+                    if current is None or msg["hand_no"] != current.hand_no:
+                        raise FairnessError(f"{type_} for an unknown hand {msg['hand_no']}")
+                    current.feed(type_, body, sig)
+                    if type_ == "lock" and current.my_r is not None:
+                        self.conn.send(
+                            {
+                                "type": "fair_reveal",
+                                "table": table,
+                                "hand_no": current.hand_no,
+                                "r": current.my_r,
+                            }
+                        )
+            elif t == "event":
+                ev = msg["event"]
+                if current is not None and current.result is None:
+                    shown = shown_cards(ev)
+                    if shown is not None:
+                        current.note_shown(*shown)
+            elif t == "ack":
+                if msg.get("re") == awaiting_ack:
+                    awaiting_ack = None
+                    latest_state = None  # states sent before the ack may be stale
+            elif t == "state":
+                latest_state = msg
+                maybe_act()
+            elif t == "game_over":
+                outcome = msg["outcome"]
+            elif t in ("bye", "server_closing"):
+                raise ProtocolError(f"host closed: {msg}")
+            if time.monotonic() - self.conn.last_sent > 10:
+                self.conn.send({"type": "ping"})
+
+        # every hand's fair deal must have ended before game_over
+        for hand_no, v in hands.items():
+            if v.result is None:
+                raise FairnessError(f"hand {hand_no} has no hand_end or void")
+        assert host_pk is not None
+        records: dict[int, HandVerifier] = {}
+        listed = self.request({"type": "list_records", "table": table}, "records")["hands"]
+        for hand_no in listed:
+            records[hand_no] = self.fetch_record(table, hand_no, host_pk)
+        return GameResult(table, my_seat, outcome, hands, records, host_pk, acts, self.notes)
+
+    def fetch_record(self, table: str, hand_no: int, host_pk: bytes) -> HandVerifier:
+        rid = self.conn.send({"type": "get_record", "table": table, "hand_no": hand_no})
+        parts: dict[int, str] = {}
+        total = None
+        while total is None or len(parts) < total:
+            msg = self.conn.recv()
+            if msg.get("re") != rid:
+                continue  # a late push
+            if msg["type"] == "error" and msg.get("code") == "rate_limited":
+                time.sleep(0.25)
+                rid = self.conn.send({"type": "get_record", "table": table, "hand_no": hand_no})
+                continue
+            if msg["type"] == "error":
+                raise HostError(msg)
+            parts[msg["part"]] = msg["text"]
+            total = msg["parts"]
+        record = json.loads("".join(parts[i] for i in range(total)))
+        return verify_record(record, host_pk=host_pk)
+
+    def close(self) -> None:
+        self.conn.close()
