@@ -130,6 +130,9 @@ class OptionSpec:
                 raise OptionError(f"option {self.name} must be at least {self.minimum}")
             if self.maximum is not None and coerced > self.maximum:
                 raise OptionError(f"option {self.name} must be at most {self.maximum}")
+        elif isinstance(value, int) and not isinstance(value, bool) and self.choices is not None:
+            # a text option whose choices include numbers ("auto", "1", "2") takes the number too
+            coerced = str(value)
         elif not isinstance(coerced, str):
             raise OptionError(f"option {self.name} takes text, not {value!r}")
         if self.choices is not None and coerced not in self.choices:
