@@ -32,7 +32,7 @@ from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
 from client.render import GAME_TITLES, make_console
 from client.session import Disconnected, RequestError, default_state_dir, open_session
-from client.table_loop import Frontend, Quit, run_table
+from client.table_loop import Frontend, Quit, leaves, run_table
 from client.trust import TrustError, open_stream
 from host.server import HostConfig, HostInfo, serve_host
 from protocol.errors import ProtocolError
@@ -342,12 +342,6 @@ def play_command(
     )  # fmt: skip
 
 
-def _leaves(exc: BaseException) -> list[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
-    return [exc]
-
-
 async def _interruptible(func: Any, kwargs: dict[str, Any]) -> Any:
     """Run ``func``; Ctrl-C (SIGINT) raises KeyboardInterrupt here, wherever the game is."""
     result: Any = None
@@ -376,9 +370,9 @@ def run_sync(func: Any, **kwargs: Any) -> Any:
     try:
         return trio.run(_interruptible, func, kwargs)
     except BaseException as exc:
-        leaves = _leaves(exc)
+        found_all = leaves(exc)
         for kind in (KeyboardInterrupt, Quit, click.ClickException):
-            found = next((leaf for leaf in leaves if isinstance(leaf, kind)), None)
+            found = next((leaf for leaf in found_all if isinstance(leaf, kind)), None)
             if isinstance(found, KeyboardInterrupt):
                 click.echo("", err=True)
                 sys.exit(130)
@@ -386,7 +380,7 @@ def run_sync(func: Any, **kwargs: Any) -> Any:
                 return None
             if isinstance(found, click.ClickException):
                 raise found from None
-        for leaf in leaves:
+        for leaf in found_all:
             mapped = _host_error(leaf)
             if mapped is not None:
                 raise mapped from None

@@ -32,7 +32,7 @@ from client.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
-__all__ = ["RECONNECT_PAUSES", "Frontend", "Quit", "read_lines", "run_table"]
+__all__ = ["RECONNECT_PAUSES", "Frontend", "Quit", "leaves", "read_lines", "run_table"]
 
 #: pauses in seconds between reconnection attempts
 RECONNECT_PAUSES = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0)
@@ -219,11 +219,15 @@ async def _reconnect(
         try:
             stream = await reconnect()
             session: ClientSession = await nursery.start(_hold_session, stream)
-        except (OSError, Disconnected, trio.TooSlowError, TrustError) as exc:
-            if isinstance(exc, HostKeyChanged):
-                ui.info(str(exc), kind="error")  # never retry past a changed pin
+        except BaseException as exc:  # nursery.start may wrap the failure in a group
+            found = leaves(exc)
+            changed = [e for e in found if isinstance(e, HostKeyChanged)]
+            if changed:
+                ui.info(str(changed[0]), kind="error")  # never retry past a changed pin
                 return None
-            last = str(exc)
+            if not all(isinstance(e, _RETRYABLE) for e in found):
+                raise
+            last = str(found[0])
             continue
         tc.session = session
         try:
@@ -238,6 +242,16 @@ async def _reconnect(
         return session
     ui.info(f"giving up reconnecting ({last or 'no answer'})", kind="error")
     return None
+
+
+_RETRYABLE = (OSError, Disconnected, trio.TooSlowError, TrustError)
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside ``exc``, exception groups flattened (trio nurseries wrap them)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in leaves(sub)]
+    return [exc]
 
 
 def error_line(err: Error) -> str:
