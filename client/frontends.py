@@ -255,6 +255,7 @@ class JsonUI:
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
         if not isinstance(push, tm.FairPush):
             obj = dict(push.to_wire())
+            obj.pop("token", None)  # a resume token is a seat key: never print it
             if isinstance(push, tm.EventPush):
                 line = describe_event(push.event, tc.name_of, me=tc.seat, ascii_only=True)
                 obj["text"] = None if line is None else line.plain

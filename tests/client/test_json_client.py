@@ -3,6 +3,7 @@ connection resumed, a changed fingerprint refused, and the fingerprint pinned on
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -141,7 +142,10 @@ async def test_a_restarted_client_takes_its_seat_back_with_the_saved_token(
     end = await first.play_to_end(quit_after_first_move)
     assert end is not None and end["reason"] == "you left the table"
     assert await first.process.wait() == 0
-    assert table in (tmp_path / "state" / "tokens.json").read_text()  # the seat key was kept
+    tokens = (tmp_path / "state" / "tokens.json").read_text()
+    assert table in tokens  # the seat key was kept
+    token = json.loads(tokens)[f"127.0.0.1:{info.port}"]["token"]
+    assert not any(token in json.dumps(line) for line in first.lines)  # and never printed
     deal_key = next(line for line in first.lines if line["type"] == "deal_key")
     assert "#deal-key" in (tmp_path / "known_hosts").read_text()  # pinned for next time
     assert deal_key["fingerprint"] == info.signing_key_fingerprint
