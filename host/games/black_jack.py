@@ -22,6 +22,7 @@ the end of this turn), ``{"type": "draw", "say"?: ...}``, ``{"type": "declare", 
 from __future__ import annotations
 
 import enum
+import functools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -156,6 +157,13 @@ def _finishable(hand: Sequence[Card]) -> bool:
     turn is unknown, so whether the first play matches it is not asked; chains are not tried.
     A search that grows too large (many jokers) answers yes: a needless declaration is free.
     """
+    return _finishable_indices(tuple(sorted(c.index for c in hand)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _finishable_indices(indices: tuple[int, ...]) -> bool:
+    """:func:`_finishable` of the hand with these canonical indices (cached: a hot path)."""
+    hand = [ALL_CARDS[i] for i in indices]
     jokers = sum(c.is_joker for c in hand)
     naturals = Counter(c for c in hand if not c.is_joker)
     queens = sum(n for c, n in naturals.items() if c.rank is Rank.QUEEN)
