@@ -7,7 +7,8 @@ are hashes/HMACs over it. :class:`Stream` is the counter-mode HMAC word stream, 
 rejection sampler and :func:`shuffle` the Fisher-Yates built on it. A :class:`SignedMessage`
 keeps the exact msgpack body bytes it was signed over; receivers verify before decoding.
 The field checkers turn a malformed body into a precise :class:`BadMessageError`.
-The per-hand state objects built on these live in :mod:`protocol.fairness`.
+The per-hand state objects built on these live in :mod:`protocol.dealer` (host) and
+:mod:`protocol.verifier` (client), both re-exported by :mod:`protocol.fairness`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,568 @@
+"""A client's (or auditor's) side of ``cardfair/v1`` for one hand: :class:`HandVerifier`.
+
+How it works (normative text: ``spec/PROTOCOL.md`` section 7): the verifier is fed the host's
+signed messages in order. Each one's signature is checked before its body is decoded, then its
+place in the state table :data:`_NEXT`, its ``seq`` and its ``prev`` link to the transcript.
+HAND_COMMIT is checked against what the client expects; a seated client commits after it and
+reveals only after a LOCK holding its commitment. DRAWs must take the next unused position of
+the current stream, and every card learnt (private CARD, face-up DRAW, or shown later through
+:meth:`HandVerifier.note_shown`) is compared with the derived order once HAND_END opens ``S``.
+
+A sans-I/O state machine; every failure is a :class:`~protocol.cardfair.FairnessError` and
+:meth:`HandVerifier.bundle` is the evidence to keep. The host side is :mod:`protocol.dealer`;
+:mod:`protocol.fairness` re-exports both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from protocol.cardfair import (
+    DEALER_STREAM,
+    SCHEME,
+    BadMessageError,
+    CardMismatchError,
+    CommitmentError,
+    Context,
+    ContextError,
+    FairnessStateError,
+    MessageType,
+    PositionError,
+    SeatSecret,
+    SignedMessage,
+    Stream,
+    card_code,
+    choose_dealer,
+    deck_key,
+    exact_card,
+    field_b32,
+    field_int,
+    field_list,
+    field_pairs,
+    field_seat,
+    field_str,
+    fingerprint,
+    host_commitment,
+    mix,
+    player_commitment,
+    shuffle,
+    transcript_next,
+)
+from protocol.cards import Card, parse_card
+
+__all__ = ["HandReport", "HandVerifier"]
+
+
+_M = MessageType
+#: The verifier's state table: which public message may follow which (``None``: nothing yet).
+#: VOID may end a hand at any point after HAND_COMMIT; nothing follows HAND_END or VOID.
+_NEXT: dict[MessageType | None, frozenset[MessageType]] = {
+    None: frozenset({_M.HAND_COMMIT}),
+    _M.HAND_COMMIT: frozenset({_M.LOCK, _M.VOID}),
+    _M.LOCK: frozenset({_M.REVEALS, _M.VOID}),
+    _M.REVEALS: frozenset({_M.DEALER, _M.DRAW, _M.HAND_END, _M.VOID}),
+    _M.DEALER: frozenset({_M.DRAW, _M.HAND_END, _M.VOID}),
+    _M.DRAW: frozenset({_M.DRAW, _M.RESHUFFLE, _M.HAND_END, _M.VOID}),
+    _M.RESHUFFLE: frozenset({_M.DRAW, _M.RESHUFFLE, _M.HAND_END, _M.VOID}),
+    _M.HAND_END: frozenset(),
+    _M.VOID: frozenset(),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HandReport:
+    """What a verifier established once the hand ended or was voided."""
+
+    hand_no: int
+    voided: bool
+    transcript: bytes  #: final T (after HAND_END / VOID)
+    cards_checked: int  #: private and face-up cards compared against the derived deck
+    dealer: int | None
+    missing: tuple[str, ...] = ()  #: VOID only: the seats named as missing
+    orders: dict[int, list[Card]] = field(default_factory=dict)  #: derived stream orders
+    secret: bytes = b""  #: the revealed S
+    outcome: dict[str, Any] | None = None  #: HAND_END only: the signed outcome, if any
+    ctx: bytes = b""  #: the hand's ctx digest
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.transcript)
+
+
+@dataclass(slots=True)
+class _Draw:
+    seq: int
+    stream: int
+    pos: int
+    to: int | None
+    card: Card | None  # known to this verifier (public, or own private card)
+
+
+class HandVerifier:
+    """A client's (or auditor's) checks of one hand, fed the host's signed messages in order.
+
+    Call :meth:`receive` with each :class:`SignedMessage`. A seated client (``pid`` given)
+    sends :meth:`player_commit` after HAND_COMMIT and :meth:`reveal` after LOCK; the verifier
+    refuses to reveal earlier. ``receive`` returns the :class:`Card` of a CARD message, the
+    :class:`HandReport` of HAND_END / VOID, otherwise ``None``; any failed check raises a
+    :class:`FairnessError`. An ``auditor`` accepts every seat's CARD messages (records) and,
+    if ``complete``, requires a CARD for every face-down DRAW to a seat.
+
+    The expectations (``table_id``, ``ruleset_id``, ``deck``, ``pids``) are checked against
+    HAND_COMMIT when given; ``last_hand_no`` and ``seen_commitments`` carry what the client
+    saw at this table before. A client that rejoins a hand in progress must pass its stored
+    ``seat_secret`` (a new one would not match LOCK) or follow as a spectator (``pid=None``).
+    After any failure, :meth:`bundle` is the evidence to keep.
+    """
+
+    def __init__(
+        self,
+        host_pk: bytes,
+        *,
+        pid: str | None = None,
+        table_id: str | None = None,
+        ruleset_id: str | None = None,
+        deck: Sequence[Card | str] | None = None,
+        pids: Sequence[str] | None = None,
+        last_hand_no: int = 0,
+        seen_commitments: Collection[bytes] = (),
+        auditor: bool = False,
+        complete: bool = True,
+        phrase: str | None = None,
+        seat_secret: SeatSecret | None = None,
+    ) -> None:
+        if len(host_pk) != 32:
+            raise ContextError(f"host key must be 32 bytes, not {len(host_pk)}")
+        self.host_pk = bytes(host_pk)
+        try:
+            self._pk = Ed25519PublicKey.from_public_bytes(self.host_pk)
+        except ValueError:
+            raise ContextError("the host key is not a valid Ed25519 public key") from None
+        self.pid = pid
+        self._expect = (
+            table_id,
+            ruleset_id,
+            None if deck is None else tuple(map(card_code, deck)),
+            None if pids is None else tuple(pids),
+        )
+        self._last_hand_no = last_hand_no
+        self._seen = set(seen_commitments)
+        self.auditor = auditor
+        self.complete = complete
+        self._phrase = phrase
+        self._preset = seat_secret
+        self.context: Context | None = None
+        self.seat: SeatSecret | None = None
+        self.commitment = b""
+        self._commits: dict[str, bytes] = {}
+        self._reveals: dict[str, bytes] = {}
+        self._transcript = b""
+        self._seq = 0
+        self._state: MessageType | None = None
+        self._locked = False
+        self._revealed = False
+        self.dealer: int | None = None
+        self._dealer_seats = 0
+        self._recycled: dict[int, list[Card]] = {}
+        self._current = -1
+        self._used: dict[int, int] = {}
+        self._draws: dict[int, _Draw] = {}
+        self._cards_seen: dict[int, Card] = {}  # seq of DRAW -> private card received
+        self._shown: dict[tuple[int, int], Card] = {}  # (stream, pos) -> card the game showed
+        self.report: HandReport | None = None
+        #: every message whose signature verified, in order: the evidence of 7.12
+        self.messages: list[SignedMessage] = []
+
+    # -- seat actions
+    def player_commit(self) -> dict[str, Any]:
+        """The PLAYER_COMMIT body to send (after HAND_COMMIT verified)."""
+        if self.seat is None or self.context is None:
+            raise FairnessStateError("no verified HAND_COMMIT for a seated client yet")
+        return self.seat.commit_body(self.context.hand_no)
+
+    def reveal(self) -> dict[str, Any]:
+        """The REVEAL body; refused until a LOCK holding our commitment verified."""
+        if self.seat is None or self.context is None or not self._locked:
+            raise FairnessStateError("refusing to reveal r before a valid LOCK")
+        self._revealed = True
+        return self.seat.reveal_body(self.context.hand_no)
+
+    @property
+    def transcript(self) -> bytes:
+        """The transcript digest after the last public message received."""
+        return self._transcript
+
+    @property
+    def commits_by_pid(self) -> dict[str, bytes]:
+        """The seat commitments of the verified LOCK (empty before it)."""
+        return dict(self._commits)
+
+    @property
+    def reveals_by_pid(self) -> dict[str, bytes]:
+        """The seat reveals of the verified REVEALS (empty before it)."""
+        return dict(self._reveals)
+
+    # -- receiving
+    def receive(self, msg: SignedMessage) -> Card | HandReport | None:
+        """Check one signed host message; see the class docstring."""
+        if self.report is not None:
+            raise FairnessStateError(f"{msg.name} after the hand ended")
+        msg.verify(self._pk)
+        self.messages.append(msg)
+        body = msg.decode()
+        if msg.type == MessageType.CARD:
+            return self._on_card(msg, body)
+        try:
+            mtype = MessageType(msg.type)
+        except ValueError:
+            raise BadMessageError(f"unknown signed message type {msg.type!r}") from None
+        if mtype not in _NEXT[self._state]:
+            after = "nothing" if self._state is None else self._state.upper()
+            raise FairnessStateError(f"{msg.name} is out of order (after {after})")
+        if mtype is MessageType.HAND_COMMIT:
+            self._on_hand_commit(msg, body)
+        else:
+            self._chain(msg, body)
+        handler = {
+            MessageType.HAND_COMMIT: None,
+            MessageType.LOCK: self._on_lock,
+            MessageType.REVEALS: self._on_reveals,
+            MessageType.DEALER: self._on_dealer,
+            MessageType.DRAW: self._on_draw,
+            MessageType.RESHUFFLE: self._on_reshuffle,
+            MessageType.HAND_END: self._on_hand_end,
+            MessageType.VOID: self._on_void,
+        }[mtype]
+        result = None if handler is None else handler(msg, body)
+        self._state = mtype
+        self._transcript = transcript_next(self._transcript, msg.type, msg.body)
+        self._seq += 1
+        if isinstance(result, HandReport):
+            assert self.context is not None
+            self.report = dataclasses.replace(
+                result, transcript=self._transcript, ctx=self.context.digest
+            )
+            return self.report
+        return None
+
+    def _chain(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        if self.context is None:
+            raise FairnessStateError(f"{msg.name} before HAND_COMMIT")
+        seq = field_int(body, "seq", msg.name)
+        if seq != self._seq:
+            raise PositionError(f"{msg.name} has seq {seq}, expected {self._seq}")
+        if field_b32(body, "prev", msg.name) != self._transcript:
+            raise PositionError(f"{msg.name} (seq {seq}) does not chain to the transcript")
+
+    def _on_hand_commit(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        if self.context is not None:
+            raise FairnessStateError("a second HAND_COMMIT in one hand")
+        n = msg.name
+        if field_str(body, "scheme", n) != SCHEME:
+            raise ContextError(f"unknown fairness scheme {body['scheme']!r}")
+        deck = field_list(body, "deck", n)
+        pids = field_list(body, "pids", n)
+        if not all(isinstance(p, str) for p in pids):
+            raise BadMessageError(f"{n} field 'pids' must hold strings")
+        for i, code in enumerate(deck):
+            exact_card(code, f"{n} deck[{i}]")
+        ctx = Context.create(
+            table_id=field_str(body, "table_id", n),
+            hand_no=field_int(body, "hand_no", n),
+            ruleset_id=field_str(body, "ruleset_id", n),
+            deck=deck,
+            pids=pids,
+            host_pk=field_b32(body, "host_pk", n),
+        )
+        if ctx.host_pk != self.host_pk:
+            raise ContextError("HAND_COMMIT names a host key other than the pinned one")
+        table_id, rules, exp_deck, exp_pids = self._expect
+        if table_id is not None and ctx.table_id != table_id:
+            raise ContextError(f"HAND_COMMIT is for table {ctx.table_id!r}, not {table_id!r}")
+        if rules is not None and ctx.ruleset_id != rules:
+            raise ContextError(f"HAND_COMMIT ruleset {ctx.ruleset_id!r}, expected {rules!r}")
+        if exp_deck is not None and ctx.deck != exp_deck:
+            raise ContextError("HAND_COMMIT deck differs from the ruleset's deck")
+        if exp_pids is not None and ctx.pids != exp_pids:
+            raise ContextError(f"HAND_COMMIT seats {list(ctx.pids)}, expected {list(exp_pids)}")
+        if ctx.hand_no <= self._last_hand_no:
+            raise ContextError(f"hand_no {ctx.hand_no} does not exceed {self._last_hand_no}")
+        if field_int(body, "seq", n) != 0:
+            raise PositionError("HAND_COMMIT must have seq 0")
+        if field_b32(body, "prev", n) != ctx.digest:
+            raise ContextError("HAND_COMMIT prev is not ctx")
+        commit = field_b32(body, "commit", n)
+        if commit in self._seen:
+            raise CommitmentError("HAND_COMMIT reuses a host commitment seen before")
+        if self.pid is not None:
+            ctx.seat_of(self.pid)
+            if self._preset is not None:
+                if self._preset.c != player_commitment(ctx.digest, self.pid, self._preset.r):
+                    raise CommitmentError("the preset seat secret is for another hand")
+                self.seat = self._preset
+            else:
+                self.seat = SeatSecret.new(ctx.digest, self.pid, self._phrase)
+        self.context = ctx
+        self.commitment = commit
+        self._transcript = ctx.digest
+
+    def _on_lock(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        assert self.context is not None
+        if field_b32(body, "commit", msg.name) != self.commitment:
+            raise CommitmentError("LOCK carries a host commitment other than HAND_COMMIT's")
+        pairs = field_pairs(body, "commits", msg.name)
+        pids = [p for p, _ in pairs]
+        if pids != list(self.context.pids):
+            raise CommitmentError(
+                f"LOCK lists seats {pids}, expected one entry per seat {list(self.context.pids)}"
+            )
+        values = [c for _, c in pairs]
+        for i, c in enumerate(values):
+            if c in values[:i]:
+                raise CommitmentError(
+                    f"LOCK commitment of {pids[i]} equals that of {pids[values.index(c)]}"
+                )
+        self._commits = dict(pairs)
+        if self.seat is not None and self._commits[self.seat.pid] != self.seat.c:
+            raise CommitmentError(f"LOCK alters our own commitment ({self.seat.pid})")
+        self._locked = True
+
+    def _on_reveals(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        assert self.context is not None
+        pairs = field_pairs(body, "reveals", msg.name)
+        if [p for p, _ in pairs] != list(self.context.pids):
+            raise CommitmentError("REVEALS does not list every seat once, in seat order")
+        ctx = self.context.digest
+        for p, r in pairs:
+            if player_commitment(ctx, p, r) != self._commits[p]:
+                raise CommitmentError(f"revealed r of {p} does not open its commitment")
+        self._reveals = dict(pairs)
+        if self.seat is not None and self._reveals[self.seat.pid] != self.seat.r:
+            raise CommitmentError("REVEALS alters our own r")
+
+    def _on_dealer(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        assert self.context is not None
+        if field_int(body, "stream", msg.name) != DEALER_STREAM:
+            raise PositionError(f"DEALER must use stream {DEALER_STREAM}")
+        n = len(self.context.pids)
+        if field_int(body, "seats", msg.name) != n:
+            raise ContextError(f"DEALER draws among {body['seats']} seats, not {n}")
+        self.dealer = field_seat(body, "dealer", msg.name, n)
+        if self.dealer is None:
+            raise BadMessageError("DEALER field 'dealer' is not a seat")
+        self._dealer_seats = n
+
+    def _stream_size(self, stream: int) -> int:
+        assert self.context is not None
+        return len(self.context.deck) if stream == 0 else len(self._recycled[stream])
+
+    def _on_draw(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        assert self.context is not None
+        n = msg.name
+        s, p = field_int(body, "stream", n), field_int(body, "pos", n)
+        to = field_seat(body, "to", n, len(self.context.pids))
+        if self._current < 0:
+            self._current = 0
+            self._used[0] = 0
+        if s != self._current:
+            raise PositionError(
+                f"draw at stream {s} position {p}, but the current stream is {self._current}"
+            )
+        expected = self._used[s]
+        if p != expected:
+            what = "skips" if p > expected else "repeats"
+            raise PositionError(
+                f"draw at stream {s} position {p} {what}: next unused position is {expected}"
+            )
+        if p >= self._stream_size(s):
+            raise PositionError(
+                f"draw at stream {s} position {p}: the stream has {self._stream_size(s)} cards"
+            )
+        if "card" not in body:
+            raise BadMessageError("DRAW lacks field 'card'")
+        code = body["card"]
+        c = None if code is None else exact_card(code, f"DRAW stream {s} position {p}")
+        self._used[s] = p + 1
+        self._draws[self._seq] = _Draw(self._seq, s, p, to, c)
+
+    def _on_card(self, msg: SignedMessage, body: Mapping[str, Any]) -> Card:
+        n = msg.name
+        seq = field_int(body, "seq", n)
+        d = self._draws.get(seq)
+        if d is None:
+            raise PositionError(f"CARD seq {seq} matches no DRAW")
+        s, p = field_int(body, "stream", n), field_int(body, "pos", n)
+        assert self.context is not None
+        to = field_seat(body, "to", n, len(self.context.pids))
+        if to is None:
+            raise BadMessageError("CARD field 'to' must be a seat")
+        if (s, p, to) != (d.stream, d.pos, d.to):
+            raise PositionError(
+                f"CARD for stream {s} position {p} to seat {to} does not match DRAW seq {seq} "
+                f"(stream {d.stream} position {d.pos} to seat {d.to})"
+            )
+        if d.card is not None:
+            raise PositionError(f"CARD for a face-up draw (seq {seq})")
+        if not self.auditor:
+            assert self.context is not None
+            if self.pid is None or self.context.pids[to] != self.pid:
+                raise PositionError(f"CARD seq {seq} is addressed to seat {to}, not to us")
+        if seq in self._cards_seen:
+            raise PositionError(f"a second CARD for DRAW seq {seq}")
+        c = exact_card(body.get("card"), f"CARD stream {s} position {p}")
+        assert self.context is not None
+        if c.code not in self.context.deck:
+            raise CardMismatchError(f"card at stream {s} position {p} is {c}, not in the deck")
+        self._cards_seen[seq] = c
+        return c
+
+    def _on_reshuffle(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        assert self.context is not None
+        s = field_int(body, "stream", msg.name)
+        if s != self._current + 1:
+            raise PositionError(f"RESHUFFLE on stream {s}, expected {self._current + 1}")
+        codes = field_list(body, "cards", msg.name)
+        cards = [exact_card(code, f"RESHUFFLE {s} cards[{i}]") for i, code in enumerate(codes)]
+        if not cards:
+            raise BadMessageError(f"RESHUFFLE {s} recycles no cards")
+        if [c.index for c in cards] != sorted(c.index for c in cards):
+            raise BadMessageError(f"RESHUFFLE {s} cards are not sorted by canonical index")
+        pool = list(self.context.deck)
+        for c in cards:
+            if c.code not in pool:
+                raise CardMismatchError(f"RESHUFFLE {s} recycles {c} more often than the deck has")
+            pool.remove(c.code)
+        self._recycled[s] = cards
+        self._current = s
+        self._used[s] = 0
+
+    def check_recycled(self, stream: int, expected: Sequence[Card]) -> None:
+        """Compare a RESHUFFLE's list with the discards the client rebuilt from public plays."""
+        got = self._recycled.get(stream)
+        want = sorted(expected, key=lambda c: c.index)
+        if got is None or [c.code for c in got] != [c.code for c in want]:
+            raise CardMismatchError(f"RESHUFFLE {stream} does not recycle the discard pile")
+
+    def note_shown(self, stream: int, position: int, card: Card) -> None:
+        """Note a card the game showed later for a drawn ``(stream, position)``.
+
+        E.g. ONE's centre card, dealt face down to the table and turned up in play, or a card
+        an opponent plays when the game names its position. It is compared with the derived
+        card at HAND_END like the cards of CARD and face-up DRAW messages.
+        """
+        drawn = {(d.stream, d.pos): d for d in self._draws.values()}
+        if (stream, position) not in drawn:
+            raise PositionError(f"stream {stream} position {position} was never drawn")
+        known = drawn[stream, position].card or self._cards_seen.get(drawn[stream, position].seq)
+        earlier = self._shown.get((stream, position)) or known
+        if earlier is not None and earlier is not card:
+            raise CardMismatchError(
+                f"card at stream {stream} position {position} is shown as {card}, but was {earlier}"
+            )
+        self._shown[stream, position] = card
+
+    def bundle(self) -> dict[str, Any]:
+        """A proof bundle: a minimal hand record of every verified message received so far.
+
+        ``protocol.records.verify_record`` on it names the offending message, or says that
+        the hand was never opened (no HAND_END) when the host withholds ``S``.
+        """
+        if self.context is None:
+            raise FairnessStateError("no verified HAND_COMMIT yet")
+        c = self.context
+        return {
+            "format": "onecard-hand-record/1",
+            "scheme": SCHEME,
+            "table_id": c.table_id,
+            "hand_no": c.hand_no,
+            "pids": list(c.pids),
+            "host_pk": self.host_pk.hex(),
+            "messages": [[m.type, m.body.hex(), m.sig.hex()] for m in self.messages],
+            "partial": True,
+        }
+
+    def _open_secret(self, body: Mapping[str, Any], name: str) -> bytes:
+        assert self.context is not None
+        s = field_b32(body, "secret", name)
+        if host_commitment(self.context.digest, s) != self.commitment:
+            raise CommitmentError(f"the S revealed in {name} does not open C_S")
+        return s
+
+    def _on_hand_end(self, msg: SignedMessage, body: Mapping[str, Any]) -> HandReport:
+        ctx = self.context
+        assert ctx is not None
+        secret = self._open_secret(body, msg.name)
+        used_list = field_list(body, "used", msg.name)
+        used = {}
+        for item in used_list:
+            ok = isinstance(item, list) and len(item) == 2
+            if not ok or not all(isinstance(x, int) and not isinstance(x, bool) for x in item):
+                raise BadMessageError("HAND_END field 'used' must hold [stream, count] pairs")
+            used[item[0]] = item[1]
+        for st in sorted(set(used) | set(self._used)):
+            claimed, seen = used.get(st, 0), self._used.get(st, 0)
+            if claimed != seen:
+                raise PositionError(
+                    f"HAND_END says stream {st} used {claimed} positions, the DRAWs used {seen}"
+                )
+        rs = [self._reveals[p] for p in ctx.pids]
+        key = deck_key(secret, ctx.digest, mix(ctx.digest, rs))
+        orders = self._derive(key)
+        if self.dealer is not None:
+            derived = choose_dealer(key, self._dealer_seats)
+            if derived != self.dealer:
+                raise CardMismatchError(f"dealer is seat {self.dealer}, derived seat {derived}")
+        checked = 0
+        known: set[tuple[int, int]] = set()
+        for seq, d in self._draws.items():
+            c = d.card if d.card is not None else self._cards_seen.get(seq)
+            if c is None:
+                continue
+            known.add((d.stream, d.pos))
+            want = orders[d.stream][d.pos]
+            if c is not want:
+                raise CardMismatchError(
+                    f"card at stream {d.stream} position {d.pos} is {c}, derived {want}"
+                )
+            checked += 1
+        for (st, pos), c in self._shown.items():
+            if c is not orders[st][pos]:
+                raise CardMismatchError(
+                    f"card at stream {st} position {pos} is {c}, derived {orders[st][pos]}"
+                )
+            checked += (st, pos) not in known
+        if self.auditor and self.complete:
+            for seq, d in self._draws.items():
+                if d.card is None and d.to is not None and seq not in self._cards_seen:
+                    raise PositionError(f"no CARD for the private DRAW seq {seq}")
+        if "outcome" not in body:
+            raise BadMessageError("HAND_END lacks field 'outcome'")
+        outcome = body["outcome"]
+        if outcome is not None and not isinstance(outcome, dict):
+            raise BadMessageError("HAND_END field 'outcome' must be a map or nil")
+        return HandReport(
+            ctx.hand_no, False, b"", checked, self.dealer, (), orders, secret, outcome
+        )
+
+    def _derive(self, key: bytes) -> dict[int, list[Card]]:
+        assert self.context is not None
+        orders = {0: shuffle(Stream(key, 0), [parse_card(c) for c in self.context.deck])}
+        for s, cards in self._recycled.items():
+            orders[s] = shuffle(Stream(key, s), cards)
+        return orders
+
+    def _on_void(self, msg: SignedMessage, body: Mapping[str, Any]) -> HandReport:
+        ctx = self.context
+        assert ctx is not None
+        secret = self._open_secret(body, msg.name)
+        missing = field_list(body, "missing", msg.name)
+        for p in missing:
+            if not isinstance(p, str) or p not in ctx.pids:
+                raise BadMessageError(f"VOID names {p!r}, who is not seated")
+        field_str(body, "reason", msg.name)
+        return HandReport(ctx.hand_no, True, b"", 0, self.dealer, tuple(missing), {}, secret)
