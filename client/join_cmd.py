@@ -47,8 +47,9 @@ DEFAULT_PORT = 7531
 #: known_hosts entry suffix for the host's Ed25519 deal-signing key
 FAIR_KEY_SUFFIX = "#deal-key"
 LOBBY_HELP = (
-    "Type a table number to join it, w NUMBER to watch, c GAME [SEATS] to create a table "
-    "(games: one-card, one, black-jack), r to refresh, q to quit."
+    "Type a table number to join it, w NUMBER to watch, c GAME [SEATS] [BOTS] to create a "
+    "table and sit down (games: one-card, one, black-jack; BOTS fill seats), r to refresh, "
+    "q to quit."
 )
 
 
@@ -148,12 +149,11 @@ async def _lobby(
             if verb == "quit":
                 raise Quit
             if verb == "create":
-                created = await session.request(
-                    tm.CreateTable(game=arg, seats=int(extra.get("seats", 2)),
-                                   options=extra.get("options") or {})
+                arg = await _create(
+                    session, arg, int(extra.get("seats", 2)), extra.get("options") or {},
+                    bots=int(extra.get("bots", 0)),
                 )  # fmt: skip
-                assert isinstance(created, tm.TableCreated)
-                verb, arg = "join", created.table
+                verb = "join"
             if verb in ("join", "watch"):
                 tc = TableClient(session, table_id=arg, name=name, **tc_args)
                 if verb == "watch":
@@ -164,6 +164,17 @@ async def _lobby(
                 return tc, True
         except RequestError as exc:
             ui.info(f"the host refused: {exc}", kind="error")
+
+
+async def _create(
+    session: ClientSession, game: str, seats: int, options: dict[str, Any], *, bots: int
+) -> str:
+    """Create a table and seat ``bots`` host bots in it (we take a seat next); return its id."""
+    created = await session.request(tm.CreateTable(game=game, seats=seats, options=options))
+    assert isinstance(created, tm.TableCreated)
+    for _ in range(min(bots, seats - 1)):
+        await session.request(tm.AddBot(table=created.table))
+    return created.table
 
 
 def _parse_lobby(
@@ -186,7 +197,9 @@ def _parse_lobby(
             return str(verb), str(cmd["table"]), {}
         if verb == "create" and isinstance(cmd.get("game"), str):
             return "create", str(cmd["game"]), cmd
-        raise ValueError("lobby commands: join/watch {table}, create {game, seats}, list, quit")
+        raise ValueError(
+            "lobby commands: join/watch {table}, create {game, seats, bots}, list, quit"
+        )
     words = line.split()
     if not words or words[0].lower() == "r":
         raise ValueError("")
@@ -194,10 +207,12 @@ def _parse_lobby(
     if head == "q":
         return "quit", "", {}
     if head == "c" and len(words) >= 2:
-        seats = words[2] if len(words) > 2 else "2"
-        if not seats.isdigit():
-            raise ValueError("c GAME [SEATS]: SEATS is a number")
-        return "create", words[1], {"seats": int(seats)}
+        numbers = words[2:4]
+        if not all(n.isdigit() for n in numbers):
+            raise ValueError("c GAME [SEATS] [BOTS]: SEATS and BOTS are numbers")
+        seats = int(numbers[0]) if numbers else 2
+        bots = int(numbers[1]) if len(numbers) > 1 else 0
+        return "create", words[1], {"seats": seats, "bots": bots}
     watch = head == "w"
     number = words[1] if watch and len(words) > 1 else words[0]
     if number.isdigit() and 1 <= int(number) <= len(tables):
@@ -218,6 +233,7 @@ async def run_join(
     watch: bool = False,
     create: str | None = None,
     seats: int = 2,
+    bots: int = 0,
     options: dict[str, Any] | None = None,
     timeout: float = 2.0,
 ) -> dict[str, Any] | None:
@@ -267,11 +283,7 @@ async def run_join(
         seated = tc is not None
         if tc is None:
             if create is not None:
-                created = await session.request(
-                    tm.CreateTable(game=create, seats=seats, options=options or {})
-                )
-                assert isinstance(created, tm.TableCreated)
-                table = created.table
+                table = await _create(session, create, seats, options or {}, bots=bots)
             if table is not None:
                 tc = TableClient(session, table_id=table, name=None if watch else name, **tc_args)
                 if watch:
@@ -318,6 +330,10 @@ async def run_join(
 @click.option(
     "--seats", type=click.IntRange(2, 10), default=2, show_default=True, help="Seats for --create."
 )
+@click.option(
+    "--bots", type=click.IntRange(0, 9), default=0, show_default=True,
+    help="Host bots seated at a --create table.",
+)  # fmt: skip
 @click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
               help="A table option for --create; repeatable.")  # fmt: skip
 @click.option(
@@ -337,6 +353,7 @@ def join_command(
     watch: bool,
     create: str | None,
     seats: int,
+    bots: int,
     option_pairs: tuple[str, ...],
     timeout: float,
     name: str | None,
@@ -355,6 +372,6 @@ def join_command(
         run_join,
         address=address, name=name, insecure=insecure, known_hosts=known_hosts,
         state_dir=state_dir, ascii_only=want_ascii(ascii_only), json_mode=json_mode,
-        table=table, watch=watch, create=create, seats=seats,
+        table=table, watch=watch, create=create, seats=seats, bots=bots,
         options=parse_options(option_pairs), timeout=timeout,
     )  # fmt: skip

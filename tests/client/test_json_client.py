@@ -161,3 +161,20 @@ async def test_a_restarted_client_takes_its_seat_back_with_the_saved_token(
     assert verdicts and set(verdicts) == {"verified"}  # the replayed hand too, as an auditor
     assert await second.process.wait() == 0
     assert table not in (tmp_path / "state" / "tokens.json").read_text()  # forgotten at the end
+
+
+async def test_join_creates_a_table_with_bots_and_plays_it(
+    start_host: Callable[..., Awaitable[Any]], json_client: Callable[..., Awaitable[Any]]
+) -> None:
+    info = await start_host()
+    client = await json_client(
+        "join", f"127.0.0.1:{info.port}", "--create", "black-jack", "--seats", "3", "--bots", "2",
+        "--option", "jokers=1", "--name", "Cy",
+    )  # fmt: skip
+    end = await client.play_to_end()
+    assert end is not None and end["reason"] == "game over"
+    start = next(line for line in client.lines if line["type"] == "game_start")
+    assert start["names"][2] == "Cy" and start["names"][0].startswith("Bot-")
+    info_line = next(line for line in client.lines if line["type"] == "table_info")
+    assert info_line["options"]["jokers"] == 1
+    assert await client.process.wait() == 0
