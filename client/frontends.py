@@ -44,10 +44,9 @@ OUT_OF_TURN = frozenset({"call", "declare"})
 class HumanUI:
     """The terminal front end; see the module docstring."""
 
-    def __init__(self, console: Console, *, ascii_only: bool = False, watching: bool = False):
+    def __init__(self, console: Console, *, ascii_only: bool = False) -> None:
         self.console = console
         self.ascii_only = ascii_only
-        self.watching = watching
         self.menu = Menu([])
         self._shown: str | None = None  # the legal list last drawn with the table
         self._hinted: str | None = None  # the out-of-turn moves last offered

@@ -238,7 +238,7 @@ async def run_join(
     timeout: float = 2.0,
 ) -> dict[str, Any] | None:
     """Join (or watch) a table at a host and play it to the end; return the outcome."""
-    ui = make_ui(json_mode=json_mode, ascii_only=ascii_only, watching=watch)
+    ui = make_ui(json_mode=json_mode, ascii_only=ascii_only)
     name = name or default_name()
     host, port = split_address(address) if address else await _pick_host(ui, timeout)
     pins = KnownHosts(known_hosts)

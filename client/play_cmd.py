@@ -83,10 +83,11 @@ def want_ascii(flag: bool) -> bool:
     return flag or encoding not in ("utf8", "utf_8")
 
 
-def make_ui(*, json_mode: bool, ascii_only: bool, watching: bool = False) -> HumanUI | JsonUI:
+def make_ui(*, json_mode: bool, ascii_only: bool) -> HumanUI | JsonUI:
+    """The front end: NDJSON for scripts, rich text for people."""
     if json_mode:
         return JsonUI()
-    return HumanUI(make_console(ascii_only=ascii_only), ascii_only=ascii_only, watching=watching)
+    return HumanUI(make_console(ascii_only=ascii_only), ascii_only=ascii_only)
 
 
 def _host_error(exc: BaseException) -> ClientError | None:
@@ -147,7 +148,7 @@ async def run_play(
     Raises:
         ClientError: the host could not start, or refused the table or its options.
     """
-    ui = make_ui(json_mode=json_mode, ascii_only=ascii_only, watching=watch)
+    ui = make_ui(json_mode=json_mode, ascii_only=ascii_only)
     name = name or default_name()
     seats = bots + 1
     proofs = (state_dir or default_state_dir()) / "proofs"
