@@ -37,6 +37,7 @@ from protocol.errors import ErrorCode, LocalProtocolError
 
 __all__ = [
     "Action",
+    "ChanceError",
     "ChanceKind",
     "ChanceRequest",
     "Event",
@@ -82,6 +83,13 @@ class NotYourTurn(RulesError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code=ErrorCode.NOT_YOUR_TURN)
+
+
+class ChanceError(LocalProtocolError, ValueError):
+    """A chance answer the engine cannot use (nothing pending, not a permutation, no dealer)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.FAIRNESS)
 
 
 class OptionError(LocalProtocolError, ValueError):

@@ -31,6 +31,7 @@ from typing import ClassVar
 
 from host.games.base import (
     Action,
+    ChanceError,
     ChanceKind,
     ChanceRequest,
     Event,
@@ -346,9 +347,9 @@ class BlackJack(Game):
     def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
         request = self.chance_request()
         if request is None:
-            raise ValueError("no chance request is pending")
+            raise ChanceError("no chance request is pending")
         if Counter(c.index for c in order) != Counter(c.index for c in request.cards):
-            raise ValueError("the chance outcome is not a permutation of the requested cards")
+            raise ChanceError("the chance outcome is not a permutation of the requested cards")
         events: list[Event] = []
         self.stock = list(order)
         self.position = 0
@@ -359,7 +360,7 @@ class BlackJack(Game):
             return self._settle(events)
         if request.choose_dealer:
             if dealer is None or not 0 <= dealer < self.seats:
-                raise ValueError("the first deal must name a dealer seat")
+                raise ChanceError("the first deal must name a dealer seat")
             self.dealer = dealer
         assert self.dealer is not None
         events.append(Event("deal", {"dealer": self.dealer, "hand_no": 1}))

@@ -27,6 +27,7 @@ from typing import ClassVar
 
 from host.games.base import (
     Action,
+    ChanceError,
     ChanceKind,
     ChanceRequest,
     Event,
@@ -49,7 +50,6 @@ from protocol.cards import (
     format_cards,
     parse_card,
 )
-from protocol.errors import ErrorCode, LocalProtocolError
 
 __all__ = [
     "JOKER",
@@ -81,11 +81,9 @@ _DECK_SET = frozenset(DECK_ONE)
 JOKER = JOKER_RED
 
 
-class DealError(LocalProtocolError, ValueError):
-    """A chance answer the engine cannot use (nothing pending, not a permutation, bad dealer)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, code=ErrorCode.FAIRNESS)
+#: ONE's name for :class:`~host.games.base.ChanceError`: no deal pending, not a permutation,
+#: or a bad dealer.
+DealError = ChanceError
 
 
 def card_points(c: Card) -> int:

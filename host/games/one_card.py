@@ -28,6 +28,7 @@ from typing import ClassVar
 
 from host.games.base import (
     Action,
+    ChanceError,
     ChanceKind,
     ChanceRequest,
     Event,
@@ -42,16 +43,8 @@ from host.games.base import (
 )
 from protocol.cards import DECK_54, JOKER_BLACK, JOKER_RED, Card, CardCodeError, Rank, Suit
 from protocol.cards import card as _c
-from protocol.errors import ErrorCode, LocalProtocolError
 
 __all__ = ["Call", "ChanceError", "Draw", "OneCard", "Phase", "Play", "parse_one_card_action"]
-
-
-class ChanceError(LocalProtocolError, ValueError):
-    """A chance answer the engine cannot use (nothing pending, not a permutation, no dealer)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, code=ErrorCode.FAIRNESS)
 
 
 class Phase(enum.Enum):

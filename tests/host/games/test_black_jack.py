@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from host.games import find_game
 from host.games.base import (
     Action,
+    ChanceError,
     ChanceKind,
     Event,
     Game,
@@ -37,6 +38,7 @@ from host.games.black_jack import BlackJack, Declaration, Declare, Draw, Phase, 
 from host.games.playout import garbage_wire, playout, view_leaks
 from host.scenario import load_scenario, run_scenario
 from protocol.cards import ALL_CARDS, Card, Suit, card, deck_for
+from protocol.errors import ErrorCode
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "black-jack"
 SCENARIOS = sorted(DATA.glob("*.json"))
@@ -225,6 +227,13 @@ def test_chance_answers_are_validated() -> None:
     game.apply_chance(list(deck_for()), 0)
     with pytest.raises(ValueError, match="no chance request"):
         game.apply_chance(list(deck_for()))
+
+
+def test_a_bad_chance_answer_is_a_typed_fairness_error() -> None:
+    game = BlackJack(seats=2)
+    with pytest.raises(ChanceError) as info:
+        game.apply_chance(list(deck_for())[:-1], 0)
+    assert info.value.code is ErrorCode.FAIRNESS
 
 
 def test_reshuffle_request_recycles_discards_below_the_top_sorted() -> None:
