@@ -53,6 +53,7 @@ __all__ = [
     "SavedSeat",
     "TokenStore",
     "default_state_dir",
+    "leaves",
     "open_session",
 ]
 
@@ -235,31 +236,48 @@ async def open_session(
         Disconnected: the host closed or refused before ``welcome``.
     """
     session = ClientSession(stream, software=software)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(session._reader)
-        try:
-            await session.send(
-                Hello(protocol=PROTOCOL_NAME, versions=SUPPORTED_VERSIONS, software=software)
-            )
-            with trio.fail_after(WELCOME_TIMEOUT):
-                first = await session.pushes.receive()
-        except (trio.EndOfChannel, trio.TooSlowError):
-            nursery.cancel_scope.cancel()
-            await trio.aclose_forcefully(stream)
-            raise Disconnected(session.closed_reason or "no welcome from the host") from None
-        if isinstance(first, Error) or not isinstance(first, Welcome):
-            nursery.cancel_scope.cancel()
-            await trio.aclose_forcefully(stream)
-            what = first.message if isinstance(first, Error) else f"a {first.TYPE!r}"
-            raise Disconnected(f"the host refused the handshake: {what}")
-        session.welcome = first
-        nursery.start_soon(session._heartbeat)
-        try:
-            yield session
-        finally:
-            nursery.cancel_scope.cancel()
-            session._close(session.closed_reason or "closed by us")
-            await trio.aclose_forcefully(stream)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(session._reader)
+            try:
+                await session.send(
+                    Hello(protocol=PROTOCOL_NAME, versions=SUPPORTED_VERSIONS, software=software)
+                )
+                with trio.fail_after(WELCOME_TIMEOUT):
+                    first = await session.pushes.receive()
+            except (trio.EndOfChannel, trio.TooSlowError):
+                nursery.cancel_scope.cancel()
+                await trio.aclose_forcefully(stream)
+                raise Disconnected(session.closed_reason or "no welcome from the host") from None
+            if isinstance(first, Error) or not isinstance(first, Welcome):
+                nursery.cancel_scope.cancel()
+                await trio.aclose_forcefully(stream)
+                what = first.message if isinstance(first, Error) else f"a {first.TYPE!r}"
+                raise Disconnected(f"the host refused the handshake: {what}")
+            session.welcome = first
+            nursery.start_soon(session._heartbeat)
+            try:
+                yield session
+            finally:
+                # close first, shielded: awaiting after cancelling our own nursery would replace an
+                # error escaping the body with Cancelled, which the nursery then swallows
+                session._close(session.closed_reason or "closed by us")
+                with trio.CancelScope(shield=True):
+                    await trio.aclose_forcefully(stream)
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # the nursery wraps whatever escapes it; hand a lone error on as itself
+        inner = [e for e in leaves(group) if not isinstance(e, trio.Cancelled)]
+        if len(inner) == 1:
+            raise inner[0] from None
+        raise
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside ``exc``, exception groups flattened (trio nurseries wrap them)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in leaves(sub)]
+    return [exc]
 
 
 # --------------------------------------------------------------------------- resume tokens

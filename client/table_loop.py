@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import trio
 
 from client.fairplay import FairNotice, TableClient
-from client.session import ClientSession, Disconnected, RequestError, open_session
+from client.session import ClientSession, Disconnected, RequestError, leaves, open_session
 from client.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
@@ -245,13 +245,6 @@ async def _reconnect(
 
 
 _RETRYABLE = (OSError, Disconnected, trio.TooSlowError, TrustError)
-
-
-def leaves(exc: BaseException) -> list[BaseException]:
-    """The exceptions inside ``exc``, exception groups flattened (trio nurseries wrap them)."""
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for sub in exc.exceptions for leaf in leaves(sub)]
-    return [exc]
 
 
 def error_line(err: Error) -> str:
