@@ -197,6 +197,14 @@ class HandDealer:
         if self._phase is not phase:
             raise FairnessStateError(f"{what} is not allowed while {self._phase.value}")
 
+    def _seat_value(self, pid: str, body: Mapping[str, Any], what: str, key: str) -> bytes:
+        """The 32-byte ``key`` of a seat's ``{"hand_no", key}`` body, checked for this hand."""
+        self.context.seat_of(pid)
+        name = f"{what} from {pid}"
+        if field_int(body, "hand_no", name) != self.context.hand_no:
+            raise ContextError(f"{name} is for hand {body['hand_no']}, not {self.context.hand_no}")
+        return field_b32(body, key, name)
+
     @property
     def transcript(self) -> bytes:
         """The current transcript digest ``T`` (final once the hand ended)."""
@@ -217,11 +225,7 @@ class HandDealer:
     def accept_commit(self, pid: str, body: Mapping[str, Any]) -> None:
         """Record a seat's PLAYER_COMMIT ``{"hand_no", "c"}``; a repeat of the same value is ok."""
         self._need(_Phase.COMMITTING, "PLAYER_COMMIT")
-        self.context.seat_of(pid)
-        name = f"PLAYER_COMMIT from {pid}"
-        if field_int(body, "hand_no", name) != self.context.hand_no:
-            raise ContextError(f"{name} is for hand {body['hand_no']}, not {self.context.hand_no}")
-        c = field_b32(body, "c", name)
+        c = self._seat_value(pid, body, "PLAYER_COMMIT", "c")
         old = self._commits.get(pid)
         if old is not None:
             if old != c:
@@ -249,11 +253,7 @@ class HandDealer:
     def accept_reveal(self, pid: str, body: Mapping[str, Any]) -> None:
         """Record a seat's REVEAL ``{"hand_no", "r"}``; it must open the seat's commitment."""
         self._need(_Phase.LOCKED, "REVEAL")
-        self.context.seat_of(pid)
-        name = f"REVEAL from {pid}"
-        if field_int(body, "hand_no", name) != self.context.hand_no:
-            raise ContextError(f"{name} is for hand {body['hand_no']}, not {self.context.hand_no}")
-        r = field_b32(body, "r", name)
+        r = self._seat_value(pid, body, "REVEAL", "r")
         if player_commitment(self.context.digest, pid, r) != self._commits[pid]:
             raise CommitmentError(f"revealed r of {pid} does not open its commitment")
         self._reveals[pid] = r
