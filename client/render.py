@@ -365,7 +365,7 @@ def _seats(
     to_act: Sequence[int],
     ascii_only: bool,
 ) -> Text:
-    counts = view.get("hand_counts") or view.get("hand_sizes") or []
+    counts = view.get("hand_counts") or []
     scores = view.get("scores")
     declared = view.get("declared")
     finished = view.get("finished") or view.get("out") or []

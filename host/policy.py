@@ -73,7 +73,7 @@ def _is_wild(c: Card, game: str) -> bool:
 
 
 def _opponent_low(view: WireMap) -> bool:
-    sizes = view.get("hand_sizes")
+    sizes = view.get("hand_counts")
     seat = view.get("seat")
     if not isinstance(sizes, list):
         return False

@@ -16,7 +16,8 @@ How it works (after OpenSpiel's game/state split and python-chess's parse-then-a
   returns the :class:`Event` list describing what happened, public events and private ones
   (addressed to one seat) in order.
 * :meth:`Game.view` is the single place that decides what a seat (or a spectator, ``None``)
-  may see. Its result is a wire-ready dict (str keys; str/int/bool/None/list/dict values).
+  may see. Its result is a wire-ready dict (str keys; str/int/bool/None/list/dict values) that
+  always has the common core :data:`VIEW_CORE_KEYS`, plus keys of the game's own.
 * :meth:`Game.outcome` is ``None`` until the game is over, then an :class:`Outcome`.
 
 Cards drawn from the stock carry their fairness coordinates: every public event that moves
@@ -36,6 +37,7 @@ from protocol.cards import Card
 from protocol.errors import ErrorCode, LocalProtocolError
 
 __all__ = [
+    "VIEW_CORE_KEYS",
     "Action",
     "ChanceError",
     "ChanceKind",
@@ -55,6 +57,25 @@ __all__ = [
 
 WireMap = dict[str, Any]
 """A msgpack/JSON-ready map: str keys; str, int, bool, None, list or dict values."""
+
+VIEW_CORE_KEYS: tuple[str, ...] = (
+    "game",
+    "seats",
+    "seat",
+    "dealer",
+    "hand_no",
+    "phase",
+    "to_act",
+    "hand",
+    "hand_counts",
+    "legal",
+    "options",
+    "outcome",
+)
+"""The keys every game's :meth:`Game.view` has, with the same meaning in every game.
+
+See :meth:`Game.view` for what each holds; ``spec/RULES.md`` (conventions) is the public text.
+"""
 
 
 # --------------------------------------------------------------------------- errors
@@ -335,7 +356,25 @@ class Game(abc.ABC):
     # -- seeing
     @abc.abstractmethod
     def view(self, seat: int | None) -> WireMap:
-        """Everything ``seat`` may see (``None``: a spectator, public information only)."""
+        """Everything ``seat`` may see (``None``: a spectator, public information only).
+
+        Every game's view has the common core :data:`VIEW_CORE_KEYS`, always present (for a
+        spectator too) and meaning the same in every game:
+
+        * ``game`` (str): the registry name; ``seats`` (int): the seat count;
+        * ``seat`` (int or null): the viewer's seat, null for a spectator;
+        * ``dealer`` (int or null): the dealer seat (null until chance has chosen it);
+        * ``hand_no`` (int): the engine's hand number, from 1 (games of one hand: always 1);
+        * ``phase`` (str): the game's phase name; ``to_act`` (list of int): :meth:`to_act`;
+        * ``hand`` (list of card codes or null): the viewer's cards, null for a spectator;
+        * ``hand_counts`` (list of int): how many cards each seat holds, by seat;
+        * ``legal`` (list of maps): the viewer's :meth:`legal_actions` in wire form; empty for a
+          spectator or while the seat may not act;
+        * ``options`` (map): the table options; ``outcome`` (map or null): null until the end,
+          then :meth:`Outcome.to_wire`.
+
+        Any other key is the game's own.
+        """
 
     @abc.abstractmethod
     def outcome(self) -> Outcome | None:

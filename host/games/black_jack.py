@@ -757,13 +757,14 @@ class BlackJack(Game):
     # ------------------------------------------------------------------ seeing
 
     def view(self, seat: int | None) -> WireMap:
-        """What ``seat`` sees: every public fact, and its own hand only (spectators: none)."""
+        """Every public fact, plus the seat's own hand and legal moves (not for a spectator)."""
         top = self._top_as
         suit = self._named or (top.suit if top is not None else None)
         out: WireMap = {
             "game": self.name,
             "phase": self.phase.value,
             "seats": self.seats,
+            "seat": seat,
             "dealer": self.dealer,
             "hand_no": 1,
             "to_act": list(self.to_act()),
@@ -784,10 +785,12 @@ class BlackJack(Game):
             "out": list(self.finished),
             "options": dict(self.options),
             "outcome": self._outcome.to_wire() if self._outcome is not None else None,
+            "hand": None,
+            "legal": [],
         }
         if seat is not None:
-            out["seat"] = seat
             out["hand"] = [c.code for c in sorted(self.hands[seat], key=lambda c: c.index)]
+            out["legal"] = [a.to_wire() for a in self.legal_actions(seat)]
         return out
 
     def hidden_from(self, seat: int | None) -> list[Card]:

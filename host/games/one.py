@@ -589,7 +589,7 @@ class One(Game):
             "legal": [a.to_wire() for a in self.legal_actions(seat)]
             if mine and seat is not None
             else [],
-            "hand_sizes": [len(h) for h in self.hands],
+            "hand_counts": [len(h) for h in self.hands],
             "centre": {
                 "position": [0, CENTRE_POSITION],
                 "card": self.centre.code if self.centre_taken and self.centre is not None else None,

@@ -667,8 +667,9 @@ class OneCard(Game):
         out: WireMap = {
             "game": self.name,
             "seats": self.seats,
-            "you": seat,
+            "seat": seat,
             "dealer": self.dealer,
+            "hand_no": 1,
             "phase": phase or self._phase.value,
             "turn": None if self._phase in (_DEAL, _OVER) else self._turn,
             "to_act": list(self.to_act()),
@@ -686,6 +687,8 @@ class OneCard(Game):
             "call_window": None if window is None else {"holder": window[0], "target": window[1]},
             "options": dict(self.options),
             "outcome": None if self._outcome is None else self._outcome.to_wire(),
+            "hand": None,
+            "legal": [],
         }
         if seat is not None:
             out["hand"] = [c.code for c in sorted(self._hands[seat], key=_index)]

@@ -227,20 +227,37 @@ def view_leaks(game: Game, seat: int | None) -> set[str]:
 
     Uses the engine's ``hidden_from(seat)`` when it has one (a code hidden from the seat leaks
     unless another copy of it is visible to the seat); otherwise compares views with each other.
+    The ``declare`` lists of the view's ``legal`` actions are skipped: they name the identities
+    a joker may take (any card), not cards the seat is shown.
     """
-    shown = card_codes(game.view(seat))
+    shown = _view_codes(game, seat)
     hidden_from = getattr(game, "hidden_from", None)
     if callable(hidden_from):
         hidden = Counter(hidden_from(seat))
         visible = {c.code for c in (Counter(game.all_cards()) - hidden)}
         return (shown & {c.code for c in hidden}) - visible
-    public = card_codes(game.view(None))
+    public = _view_codes(game, None)
     secret: set[str] = set()
     for other in range(game.seats):
         if other != seat:
-            secret |= card_codes(game.view(other)) - public
+            secret |= _view_codes(game, other) - public
     mine = shown - public
     return mine & secret
+
+
+def _view_codes(game: Game, seat: int | None) -> set[str]:
+    """The card codes ``game.view(seat)`` shows, leaving out joker identities in ``legal``."""
+    view = game.view(seat)
+    legal = view.get("legal")
+    if isinstance(legal, list):
+        view = {
+            **view,
+            "legal": [
+                {k: v for k, v in a.items() if k != "declare"} if isinstance(a, dict) else a
+                for a in legal
+            ],
+        }
+    return card_codes(view)
 
 
 def _legal_wires(game: Game, seat: int) -> list[dict[str, object]]:

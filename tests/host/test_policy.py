@@ -30,14 +30,14 @@ def test_plays_beat_draws_and_attacks_wait_for_a_low_opponent() -> None:
         {"type": "play", "cards": ["2H"]},
         {"type": "play", "cards": ["5H"]},
     ]
-    calm = {"game": "one-card", "seat": 0, "hand": ["2H", "5H", "9C"], "hand_sizes": [3, 6]}
+    calm = {"game": "one-card", "seat": 0, "hand": ["2H", "5H", "9C"], "hand_counts": [3, 6]}
     assert heuristic_choice(calm, legal) == {"type": "play", "cards": ["5H"]}
-    urgent = {**calm, "hand_sizes": [3, 1]}
+    urgent = {**calm, "hand_counts": [3, 1]}
     assert heuristic_choice(urgent, legal) == {"type": "play", "cards": ["2H"]}
 
 
 def test_seven_names_the_suit_held_most() -> None:
-    view = {"game": "one-card", "seat": 0, "hand": ["7S", "3D", "5D", "9D"], "hand_sizes": [4, 5]}
+    view = {"game": "one-card", "seat": 0, "hand": ["7S", "3D", "5D", "9D"], "hand_counts": [4, 5]}
     legal = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
     assert heuristic_choice(view, legal) == {"type": "play", "cards": ["7S"], "suit": "D"}
 
@@ -59,7 +59,7 @@ def test_one_bids_with_high_cards_and_passes_without() -> None:
 
 
 def test_black_jack_plays_announce_the_last_card() -> None:
-    view = {"game": "black-jack", "seat": 0, "hand": ["5H", "9C"], "hand_sizes": [2, 6]}
+    view = {"game": "black-jack", "seat": 0, "hand": ["5H", "9C"], "hand_counts": [2, 6]}
     legal = [
         {"type": "draw"},
         {"type": "play", "cards": ["5H"]},

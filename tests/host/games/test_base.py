@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from host.games import find_game, game_names
-from host.games.base import OptionError, OptionSpec
+from host.games.base import VIEW_CORE_KEYS, Action, Event, Game, OptionError, OptionSpec
+from host.games.playout import playout
+from protocol.cards import ALL_CARDS
 
 
 def test_bool_option_accepts_cli_words() -> None:
@@ -45,3 +49,66 @@ def test_unknown_option_and_game_are_named() -> None:
     with pytest.raises(OptionError, match="unknown game"):
         find_game("poker")
     assert game_names() == ["one-card", "black-jack", "one"]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_core(game: Game, seat: int | None) -> None:
+    """``game.view(seat)`` has every core key, typed and meaning what base.py says."""
+    view = game.view(seat)
+    who = f"{game.name} view of {'spectator' if seat is None else f'seat {seat}'}"
+    missing = [k for k in VIEW_CORE_KEYS if k not in view]
+    assert not missing, f"{who} lacks {missing}"
+    assert view["game"] == game.name, who
+    assert _is_int(view["seats"]) and view["seats"] == game.seats, who
+    assert view["seat"] == seat and (seat is None or _is_int(view["seat"])), who
+    dealer = view["dealer"]
+    assert dealer is None or (_is_int(dealer) and 0 <= dealer < game.seats), who
+    assert _is_int(view["hand_no"]) and view["hand_no"] >= 1, who
+    assert isinstance(view["phase"], str) and view["phase"], who
+    assert view["to_act"] == list(game.to_act()), who
+    assert all(_is_int(s) for s in view["to_act"]), who
+    counts = view["hand_counts"]
+    assert isinstance(counts, list) and len(counts) == game.seats, who
+    assert all(_is_int(n) and n >= 0 for n in counts), who
+    assert isinstance(view["options"], dict) and view["options"] == dict(game.options), who
+    outcome = game.outcome()
+    assert view["outcome"] == (None if outcome is None else outcome.to_wire()), who
+    if seat is None:
+        assert view["hand"] is None and view["legal"] == [], who
+    else:
+        hand = view["hand"]
+        codes = {c.code for c in ALL_CARDS}
+        assert isinstance(hand, list) and all(c in codes for c in hand), who
+        assert len(hand) == counts[seat], who
+        legal = view["legal"]
+        assert isinstance(legal, list) and all(isinstance(a, dict) for a in legal), who
+        assert legal == [a.to_wire() for a in game.legal_actions(seat)], who
+
+
+def _check_all_views(game: Game) -> None:
+    for seat in [*range(game.seats), None]:
+        _check_core(game, seat)
+
+
+@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("seed", range(3))
+def test_every_view_has_the_common_core(name: str, seed: int) -> None:
+    cls = find_game(name)
+    rng = random.Random(seed)
+    seats = (cls.min_seats, cls.max_seats, rng.randint(cls.min_seats, cls.max_seats))[seed]
+    _check_all_views(cls(seats=seats, dealer=None))  # before the deal: chance pending
+    _check_all_views(cls(seats=seats, dealer=seats - 1))
+    every = rng.randint(3, 9)
+
+    def on_step(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+        nonlocal every
+        every -= 1
+        if every == 0 or game.outcome() is not None:
+            _check_all_views(game)
+            every = rng.randint(3, 9)
+
+    result = playout(cls, seats=seats, rng=rng, max_steps=3000, on_step=on_step)
+    _check_all_views(result.game)

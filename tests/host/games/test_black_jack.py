@@ -371,14 +371,16 @@ def test_errors_when_blunders_are_off_and_turn_rules_always() -> None:
 def test_view_shows_own_hand_only() -> None:
     game, _ = new(3, {0: "AS 2S 3S", 1: "KH QH JH", 2: "4D 5D 6D"}, "9C")
     spectator = game.view(None)
-    assert "hand" not in spectator and spectator["hand_counts"] == [7, 7, 7]
+    assert spectator["seat"] is None and spectator["hand"] is None and spectator["legal"] == []
+    assert spectator["hand_counts"] == [7, 7, 7]
+    public = {k: v for k, v in spectator.items() if k not in ("hand", "seat", "legal")}
     for seat in range(3):
         view = game.view(seat)
         assert view["seat"] == seat
         assert view["hand"] == sorted(
             (c.code for c in game.hands[seat]), key=lambda c: card(c).index
         )
-        assert {k: v for k, v in view.items() if k not in ("hand", "seat")} == spectator
+        assert {k: v for k, v in view.items() if k not in ("hand", "seat", "legal")} == public
     assert set(spectator) >= {"phase", "top", "rank", "suit", "pending", "cover", "stock"}
 
 
@@ -465,11 +467,12 @@ FAST = settings(
 
 
 def check_view_hides_hands(game: BlackJack) -> None:
-    spectator = game.view(None)
+    private = ("hand", "seat", "legal")
+    public = {k: v for k, v in game.view(None).items() if k not in private}
     for seat in range(game.seats):
         view = game.view(seat)
         assert Counter(view["hand"]) == Counter(c.code for c in game.hands[seat])
-        assert {k: v for k, v in view.items() if k not in ("hand", "seat")} == spectator
+        assert {k: v for k, v in view.items() if k not in private} == public
         assert view_leaks(game, seat) == set()
 
 

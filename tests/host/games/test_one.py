@@ -608,7 +608,7 @@ class TestViews:
         assert view["hand"] == ["9S", "10S", "9H", "9D", "10D", "AC"]
         assert view["legal"] == [{"type": "play", "card": "9D"}, {"type": "play", "card": "10D"}]
         assert view["trick"] == {"leader": 0, "led": "D", "cards": [{"seat": 0, "card": "AD"}]}
-        assert view["hand_sizes"] == [5, 6, 6, 6] and view["trump"] == "D"
+        assert view["hand_counts"] == [5, 6, 6, 6] and view["trump"] == "D"
         assert view["to_act"] == [1] and view["phase"] == "play" and not view["no_trump"]
         assert game.view(None)["hand"] is None and game.view(None)["legal"] == []
         assert game.view(2)["legal"] == []

@@ -601,7 +601,8 @@ def test_wire_round_trip_and_malformed_actions() -> None:
 def test_views_hide_other_hands_and_the_stock() -> None:
     game = new_game(TWO, "5H")
     spectator = game.view(None)
-    assert "hand" not in spectator and spectator["hand_counts"] == [7, 7]
+    assert spectator["seat"] is None and spectator["hand"] is None and spectator["legal"] == []
+    assert spectator["hand_counts"] == [7, 7]
     for seat in (0, 1, None):
         assert view_leaks(game, seat) == set()
     assert game.view(1)["legal"][-1] == {"type": "draw"}
