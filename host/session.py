@@ -14,7 +14,8 @@ nursery holding the writer task; the reader runs in the handler's own task.
   ``send_nowait``; a client that stops reading fills the queue and is disconnected (it can
   resume), never buffered without bound. Each write has its own ``SEND_TIMEOUT``.
 * Errors: a recoverable error (unknown type, bad field, illegal move, rate limit) is answered
-  with a non-fatal ``error`` and the session goes on; a broken stream or a fatal error closes
+  with a non-fatal ``error`` and the session goes on, and so is a handler's unexpected
+  exception (a host bug), as ``internal``; a broken stream or a fatal error closes
   the connection after a last ``error``. Whatever happens, ``finally`` tells the tables the
   connection went away and closes the stream.
 """
@@ -293,6 +294,12 @@ class Session:
         except (ProtocolError, RulesError) as exc:
             code = exc.code if isinstance(exc.code, ErrorCode) else ErrorCode.INTERNAL
             self.deliver([self._error(code, exc.message, re=msg.id)])
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+            raise  # the connection itself failed: end the session
+        except Exception:  # a host bug (or unreadable data on disk): answer, keep serving
+            log.exception("%s: %s failed", self.peer, msg.TYPE)
+            text = f"the host failed to handle {msg.TYPE!r}"
+            self.deliver([self._error(ErrorCode.INTERNAL, text, re=msg.id)])
 
     @staticmethod
     def _error(code: ErrorCode, text: str, *, re: Any = None, fatal: bool | None = None) -> WireMap:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, ProtocolClient
+from host.bots import BotPlayer, ProtocolClient, RequestError
 from host.server import HostConfig, HostInfo, serve_host
 from host.session import OUTGOING_QUEUE
 from protocol.errors import ErrorCode
@@ -362,3 +362,19 @@ async def test_any_bytes_after_hello_leave_the_host_serving(
     assert [f["type"] for f in frames].count("welcome") <= 1
     async with connect_memory(mock_host) as fine:
         assert isinstance(await fine.request(tm.ListTables()), tm.Tables)
+
+
+async def test_a_handler_that_fails_unexpectedly_gets_an_internal_error_reply(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    """An unreadable hand record on disk is answered with ``internal``; the connection lives."""
+    table = await mock_host.host.create_table("one-card", seats=2)
+    store = mock_host.host.lobby.store
+    store.record_path(table, 1).write_text("{not json", encoding="utf-8")
+    async with connect_memory(mock_host) as c:
+        with pytest.raises(RequestError) as info:
+            await c.request(tm.GetRecord(table=table, hand_no=1))
+        assert info.value.code is ErrorCode.INTERNAL and not info.value.error.fatal
+        assert isinstance(await c.request(Ping()), Pong)
