@@ -178,7 +178,10 @@ class Lobby:
                 log.exception("cannot restore table %s; its data is kept", row.table_id)
                 continue
             await self._start(table)
-            await table.after_restore()
+            try:
+                await table.after_restore()
+            except Exception:  # the table is served as replayed; its journal stays the truth
+                log.exception("table %s: finishing its restart failed", row.table_id)
             for seat in table.seats:
                 if seat is not None and (seat.bot or "").startswith(HOSTED_BOT_PREFIX):
                     bots.append((table, seat.index))

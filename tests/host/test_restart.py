@@ -189,3 +189,26 @@ async def test_a_table_that_cannot_be_replayed_does_not_stop_the_host(
     info: HostInfo = await nursery.start(serve_host, config)
     assert "tbroken" not in info.host.lobby.tables
     assert await info.host.create_table("one", seats=2)
+
+
+async def test_a_table_whose_restart_work_fails_does_not_stop_the_host(
+    nursery: trio.Nursery, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path)
+    await store.open()
+    meta = {"game": "one-card", "seats": 2, "options": {}, "turn_timer": None, "name": ""}
+    await store.put_table("tbad", 1, meta)
+    await store.put_table("tgood", 2, meta)
+    await store.close()
+    finish = Table.after_restore
+
+    async def failing(self: Table) -> None:
+        if self.table_id == "tbad":
+            raise OSError("no space left on device")
+        await finish(self)
+
+    monkeypatch.setattr(Table, "after_restore", failing)
+    config = HostConfig(data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False)
+    info: HostInfo = await nursery.start(serve_host, config)
+    assert {"tbad", "tgood"} <= set(info.host.lobby.tables)
+    assert await info.host.create_table("one", seats=2)
