@@ -89,7 +89,6 @@ class Deal:
         self.locked = False
         self.keyed = False
         self.dealt = False
-        self.voided = False
 
     # -- the round
 
@@ -132,7 +131,6 @@ class Deal:
         return out
 
     def void(self, missing: Sequence[int], reason: str) -> SignedMessage:
-        self.voided = True
         return self.dealer.void(reason, [self.names[s] for s in missing])
 
     # -- dealing

@@ -260,10 +260,6 @@ def _view_codes(game: Game, seat: int | None) -> set[str]:
     return card_codes(view)
 
 
-def _legal_wires(game: Game, seat: int) -> list[dict[str, object]]:
-    return [a.to_wire() for a in game.legal_actions(seat)]
-
-
 def garbage_wire(rng: random.Random, examples: Iterable[Mapping[str, object]] = ()) -> object:
     """A random, probably malformed or illegal wire action (for fuzzing ``parse_action``).
 
