@@ -126,6 +126,14 @@ def playout(
     deck = Counter(game.all_cards()) if check else None
     steps = chance = 0
     randrange, random_ = rng.randrange, rng.random
+
+    def act(seat: int, action: Action) -> None:
+        events = game.apply(seat, action)
+        if on_step is not None:
+            on_step(game, seat, action, events)
+        if deck is not None:
+            check_invariants(game, deck)
+
     while steps < max_steps:
         if game.chance_request() is not None:
             answer_chance(game, rng)
@@ -141,13 +149,8 @@ def playout(
             if seat not in to_act:
                 actions = game.legal_actions(seat)
                 if actions:
-                    action = actions[randrange(len(actions))]
-                    events = game.apply(seat, action)
+                    act(seat, actions[randrange(len(actions))])
                     steps += 1
-                    if on_step is not None:
-                        on_step(game, seat, action, events)
-                    if deck is not None:
-                        check_invariants(game, deck)
                 continue
         if not to_act:
             raise InvariantError(f"{game_cls.name}: no seat may act, no chance, no outcome")
@@ -168,12 +171,8 @@ def playout(
                         action = others[randrange(len(others))]
         else:
             action = actions[randrange(n)]
-        events = game.apply(seat, action)
+        act(seat, action)
         steps += 1
-        if on_step is not None:
-            on_step(game, seat, action, events)
-        if deck is not None:
-            check_invariants(game, deck)
     return PlayoutResult(game, game.outcome(), steps, chance)
 
 

@@ -92,8 +92,9 @@ def _below_case(key: bytes, stream: int, n: int, draws: int) -> dict[str, Any]:
     return {"stream": stream, "n": n, "lo": lo, "results": results, "words": words}
 
 
-def primitives() -> dict[str, Any]:
-    ctx = Context.create(
+def _vector_context() -> Context:
+    """The ctx of primitives.json and shuffles.json (the FAIRNESS.md 2.11 example)."""
+    return Context.create(
         table_id="table-1",
         hand_no=1,
         ruleset_id="one-card/1",
@@ -101,6 +102,10 @@ def primitives() -> dict[str, Any]:
         pids=PIDS,
         host_pk=bytes(32),
     )
+
+
+def primitives() -> dict[str, Any]:
+    ctx = _vector_context()
     c = ctx.digest
     m = mix(c, REVEALS)
     key = deck_key(SECRET, c, m)
@@ -180,14 +185,7 @@ def _words(key: bytes, stream: int, n: int) -> list[int]:
 
 
 def shuffles() -> dict[str, Any]:
-    ctx = Context.create(
-        table_id="table-1",
-        hand_no=1,
-        ruleset_id="one-card/1",
-        deck=DECK_54,
-        pids=PIDS,
-        host_pk=bytes(32),
-    )
+    ctx = _vector_context()
     key = deck_key(SECRET, ctx.digest, mix(ctx.digest, REVEALS))
     r1 = sorted(card(x) for x in ["5S", "10S", "KH", "2D", "9C", "JB"])
     r2 = sorted(card(x) for x in ["AS", "7H", "7D", "QC", "JR", "3S", "3C", "10D"])
