@@ -172,6 +172,7 @@ class HandVerifier:
         self._current = -1
         self._used: dict[int, int] = {}
         self._draws: dict[int, _Draw] = {}
+        self._drawn_at: dict[tuple[int, int], _Draw] = {}  # (stream, pos) -> its DRAW
         self._cards_seen: dict[int, Card] = {}  # seq of DRAW -> private card received
         self._shown: dict[tuple[int, int], Card] = {}  # (stream, pos) -> card the game showed
         self.report: HandReport | None = None
@@ -388,7 +389,8 @@ class HandVerifier:
         code = body["card"]
         c = None if code is None else exact_card(code, f"DRAW stream {s} position {p}")
         self._used[s] = p + 1
-        self._draws[self._seq] = _Draw(self._seq, s, p, to, c)
+        d = self._draws[self._seq] = _Draw(self._seq, s, p, to, c)
+        self._drawn_at[s, p] = d
 
     def _on_card(self, msg: SignedMessage, body: Mapping[str, Any]) -> Card:
         n = msg.name
@@ -455,10 +457,10 @@ class HandVerifier:
         an opponent plays when the game names its position. It is compared with the derived
         card at HAND_END like the cards of CARD and face-up DRAW messages.
         """
-        drawn = {(d.stream, d.pos): d for d in self._draws.values()}
-        if (stream, position) not in drawn:
+        d = self._drawn_at.get((stream, position))
+        if d is None:
             raise PositionError(f"stream {stream} position {position} was never drawn")
-        known = drawn[stream, position].card or self._cards_seen.get(drawn[stream, position].seq)
+        known = d.card or self._cards_seen.get(d.seq)
         earlier = self._shown.get((stream, position)) or known
         if earlier is not None and earlier is not card:
             raise CardMismatchError(
