@@ -34,7 +34,7 @@ from host import policy
 from host.identity import format_fingerprint
 from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from protocol.fairness import FairnessError, HandVerifier, SignedMessage
+from protocol.fairness import FairnessError, HandReport, HandVerifier, SignedMessage, field_b32
 from protocol.framing import NEED_DATA
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
 from protocol.messages import Error, Hello, Message, Ping, Welcome
@@ -296,7 +296,7 @@ class BotPlayer:
             if msg.type == "hand_commit":
                 body = msg.decode()
                 if self.host_pk is None:  # trust on first use, then pinned
-                    self.host_pk = bytes(body["host_pk"])
+                    self.host_pk = field_b32(body, "host_pk", msg.name)
                 sitting_out = self.seat in push.host_seats
                 self.verifier = HandVerifier(
                     self.host_pk, pid=None if sitting_out else self.name, table_id=self.table_id
@@ -304,7 +304,7 @@ class BotPlayer:
             if self.verifier is None:
                 return  # joined mid-hand: wait for the next hand
             result = self.verifier.receive(msg)
-            if result is not None and not hasattr(result, "code"):
+            if isinstance(result, HandReport):
                 self.reports += 1
             if self.verifier.pid is None:
                 return

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer, ProtocolClient, RequestError, open_client
@@ -17,7 +18,7 @@ from host.policy import heuristic_choice
 from host.server import HostConfig, HostInfo, serve_host
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode
-from protocol.fairness import HandVerifier, SignedMessage
+from protocol.fairness import HandVerifier, SignedMessage, sign_message
 from protocol.messages import Message
 from protocol.records import verify_record
 
@@ -381,3 +382,15 @@ async def test_a_full_host_makes_room_by_dropping_its_oldest_idle_table(
         with pytest.raises(RequestError) as gone:
             await c.request(tm.Join(table=idle, name="x"))
         assert gone.value.code is ErrorCode.NOT_FOUND
+
+
+@pytest.mark.parametrize("host_pk", [None, "not bytes", b"short"])
+async def test_a_bot_takes_a_bad_host_key_in_hand_commit_as_a_fairness_alert(
+    host_pk: object,
+) -> None:
+    """A host (any host: bots also play remote ones) cannot crash a bot with a bad HAND_COMMIT."""
+    body = {"seq": 0} if host_pk is None else {"seq": 0, "host_pk": host_pk}
+    bad = sign_message(Ed25519PrivateKey.generate(), "hand_commit", body)
+    bot = BotPlayer(cast(ProtocolClient, None), table_id="t1")  # the client is not reached
+    await bot._on_fair(tm.FairPush(table="t1", seq=1, hand_no=1, msg=bad.to_wire()))
+    assert bot.fair_alerts and bot.verifier is None and bot.host_pk is None
