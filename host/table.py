@@ -408,6 +408,7 @@ class Table(GameRunner):
             with trio.move_on_at(self._next_deadline()):
                 await self._wake.wait()
             self._wake = trio.Event()
+            crashed = False
             async with self._lock:
                 try:
                     await self._tick()
@@ -415,7 +416,9 @@ class Table(GameRunner):
                     log.error("table %s: automatic step failed: %s", self.table_id, exc)
                 except Exception:  # an engine bug must not take the host down
                     log.exception("table %s: automatic step crashed", self.table_id)
-                    await trio.sleep(1.0)
+                    crashed = True
+            if crashed:  # back off without the lock, so the seats can still act and chat
+                await trio.sleep(1.0)
             await trio.lowlevel.checkpoint()
 
     async def _tick(self) -> None:

@@ -15,6 +15,7 @@ import protocol.table_messages as tm
 from host.bots import BotPlayer, ProtocolClient, RequestError
 from host.server import HostConfig, HostInfo, serve_host
 from host.session import OUTGOING_QUEUE
+from host.table import Table
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
@@ -378,3 +379,25 @@ async def test_a_handler_that_fails_unexpectedly_gets_an_internal_error_reply(
             await c.request(tm.GetRecord(table=table, hand_no=1))
         assert info.value.code is ErrorCode.INTERNAL and not info.value.error.fatal
         assert isinstance(await c.request(Ping()), Pong)
+
+
+async def test_a_crashing_timer_step_backs_off_without_holding_the_table_lock(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+
+    async def crash(self: Table) -> None:
+        raise RuntimeError("an engine bug")
+
+    monkeypatch.setattr(Table, "_tick", crash)
+    async with connect_memory(mock_host) as c:
+        await c.request(tm.Watch(table=table_id))
+        table._poke()
+        await trio.testing.wait_all_tasks_blocked()  # the timer step crashed and backs off
+        start = trio.current_time()
+        await c.request(tm.ChatSay(table=table_id, text="still here"))
+        assert trio.current_time() - start < 1.0
