@@ -223,23 +223,29 @@ class Store:
 
     # -- reads
 
-    async def load_tables(self) -> list[TableRow]:
-        """Every table with its seats and whole journal, in creation order."""
+    async def load_tables(self, only: str | None = None) -> list[TableRow]:
+        """Every table (or just table ``only``) with its seats and whole journal, by creation."""
+        # the WHERE clause is one of two constant strings; values are bound parameters
+        where, args = ("", ()) if only is None else (" WHERE table_id = ?", (only,))
 
         def load() -> list[TableRow]:
             db = self._conn()
             tables: dict[str, TableRow] = {}
             for table_id, created, meta in db.execute(
-                "SELECT table_id, created, meta FROM tables ORDER BY created, table_id"
+                f"SELECT table_id, created, meta FROM tables{where} ORDER BY created, table_id",
+                args,
             ):
                 tables[table_id] = TableRow(table_id, created, _unpack(meta))
             for table_id, seat, name, token_hash, bot in db.execute(
-                "SELECT table_id, seat, name, token_hash, bot FROM seats ORDER BY seat"
+                f"SELECT table_id, seat, name, token_hash, bot FROM seats{where} ORDER BY seat",
+                args,
             ):
                 if table_id in tables:
                     tables[table_id].seats.append(SeatRow(seat, name, token_hash, bot))
             for table_id, seq, kind, seat, payload in db.execute(
-                "SELECT table_id, seq, kind, seat, payload FROM journal ORDER BY table_id, seq"
+                "SELECT table_id, seq, kind, seat, payload FROM journal"
+                f"{where} ORDER BY table_id, seq",
+                args,
             ):
                 if table_id in tables:
                     tables[table_id].journal.append(

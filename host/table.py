@@ -485,7 +485,7 @@ class Table(GameRunner):
         await self._deliver(batch)
 
     async def _reload(self) -> None:
-        rows = [r for r in await self.store.load_tables() if r.table_id == self.table_id]
+        rows = await self.store.load_tables(only=self.table_id)
         self._reset_game_state()
         for s in self.seats:
             if s is not None:

@@ -55,3 +55,20 @@ async def test_synchronous_full_is_set_on_the_connection(tmp_path: Path) -> None
         assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     finally:
         await store.close()
+
+
+async def test_one_table_loads_alone(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    await store.open()
+    try:
+        for n, table_id in enumerate(("t1", "t2"), start=1):
+            await store.put_table(table_id, n, {"game": "one-card", "seats": 2})
+            await store.put_seat(table_id, SeatRow(0, f"ann{n}", None, None))
+            await store.append(table_id, [JournalRow(1, JournalKind.GAME, None, {"game_no": n})])
+        (row,) = await store.load_tables(only="t2")
+        assert row.table_id == "t2" and [s.name for s in row.seats] == ["ann2"]
+        assert [j.payload["game_no"] for j in row.journal] == [2]
+        assert await store.load_tables(only="t3") == []
+        assert [r.table_id for r in await store.load_tables()] == ["t1", "t2"]
+    finally:
+        await store.close()
