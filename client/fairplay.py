@@ -220,7 +220,8 @@ class DealChecker:
             missing = ", ".join(report.missing) or "nobody"
             text = f"deal round voided (missing: {missing}); the host's secret opened correctly"
             return FairNotice(FairKind.VOID, report.hand_no, text, report.fingerprint, 0, proof)
-        text = f"deal verified: {report.cards_checked} cards checked"
+        n = report.cards_checked
+        text = f"deal verified: {n} card{'' if n == 1 else 's'} checked"
         return FairNotice(
             FairKind.VERIFIED, report.hand_no, text, report.fingerprint, report.cards_checked, proof
         )

@@ -141,6 +141,7 @@ def test_a_seat_sitting_out_sends_nothing_and_still_checks_its_cards(tmp_path: P
     t.push(t.dealer.hand_end(None))
     assert [n.kind for n in t.notices] == [FairKind.VERIFIED]
     assert t.notices[0].cards_checked == 1
+    assert t.notices[0].message == "deal verified: 1 card checked"
 
 
 def test_a_hand_joined_midway_is_reported_once_as_unchecked(tmp_path: Path) -> None:
