@@ -6,8 +6,9 @@ a free port, a throw-away data directory; with ``--lan`` every interface, port 7
 data directory so the fingerprint stays the same, and LAN advertising), creates the table, then
 connects to it like any other client: TLS 1.3 pinned to the fingerprint the embedded host
 reported, the handshake, ``join`` and ``ready`` (or ``watch`` with ``--watch``, when bots play
-every seat). The table loop (:mod:`client.table_loop`) then runs until the game is over; the
-host shuts down and the command exits 0.
+every seat). The table loop (:mod:`client.table_loop`) then runs until the game is over (a
+human at a local table is asked "Play again?"; ``y`` sends ``ready`` again, the rematch, and the
+bots, always ready, play on in the same seats); the host shuts down and the command exits 0.
 
 With ``--lan`` the person hosting sits at seat 0 and waits: friends ``onecard join`` (they are
 ready as soon as they sit down); pressing Enter fills the empty seats with bots and starts.
@@ -242,7 +243,9 @@ async def _play_at(
             seat=0,
         )
         await tc.ready()
-        return await run_table(tc, ui, reconnect=reconnect)
+        # a rematch needs every seat ready again: bots are, friends on the LAN may have gone
+        rematch = isinstance(ui, HumanUI) and not lan
+        return await run_table(tc, ui, reconnect=reconnect, offer_rematch=rematch)
 
 
 # --------------------------------------------------------------------------- click

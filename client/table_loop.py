@@ -14,7 +14,8 @@ When the connection drops before the game is over and we hold a resume token, th
 reconnects with a growing pause (:data:`RECONNECT_PAUSES`), sends ``resume`` with the last
 table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
 that straddles the disconnect is still verified. The loop ends after ``game_over`` (and the
-fairness verdict before it), when the user quits, or when the host goes away for good.
+fairness verdict before it; with ``offer_rematch``, after a "Play again?" answered other than
+``y``), when the user quits, or when the host goes away for good.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ async def run_table(
     read_input: bool = True,
     reconnect: Reconnect | None = None,
     until_game_over: bool = True,
+    offer_rematch: bool = False,
 ) -> dict[str, Any] | None:
     """Play (or watch) until the game is over; return the outcome (None if we left early).
 
@@ -106,6 +108,9 @@ async def run_table(
         read_input: read stdin lines (off for ``--watch``, which never asks anything).
         reconnect: how to open a new session when the connection drops (None: give up).
         until_game_over: stop after ``game_over``.
+        offer_rematch: after ``game_over`` ask "Play again? [y/N]" (read by the same stdin
+            reader); ``y`` sends ``ready`` again, the protocol's rematch (spec/PROTOCOL.md 3.2),
+            and the loop plays the next game at the same table; anything else ends the loop.
     """
     send, inbox = trio.open_memory_channel[_Item](INBOX)
     acting = trio.Lock()
@@ -132,6 +137,14 @@ async def run_table(
                 else:
                     ui.on_acted(tc, action)
 
+        async def ready_again() -> None:
+            try:
+                await tc.ready()
+            except (RequestError, Disconnected, trio.TooSlowError) as exc:
+                ui.info(f"rematch refused: {exc}", kind="error")
+
+        asking = False  # "Play again?" is waiting for its answer
+
         async def chat(text: str) -> None:
             try:
                 await tc.chat(text)
@@ -148,7 +161,15 @@ async def run_table(
                     ui.on_push(tc, push, notices)
                     if until_game_over and tc.outcome is not None and _is_game_over(push):
                         ui.end(tc, "game over")
+                        if not offer_rematch:
+                            return tc.outcome
+                        asking = True
+                        ui.info("Play again? [y/N]", kind="rematch")
+                elif item.kind == "line" and asking:
+                    asking = False
+                    if item.value.strip().lower() not in ("y", "yes"):
                         return tc.outcome
+                    nursery.start_soon(ready_again)
                 elif item.kind == "line":
                     try:
                         wanted = ui.on_line(tc, item.value)
@@ -164,6 +185,8 @@ async def run_table(
                     elif isinstance(wanted, str) and wanted.startswith("chat:"):
                         nursery.start_soon(chat, wanted.removeprefix("chat:"))
                 elif item.kind == "eof":
+                    if asking:
+                        return tc.outcome
                     if tc.seat is not None:
                         ui.end(tc, "end of input")
                         return None

@@ -142,6 +142,7 @@ class PtyDriver:
         r"Option 1-\d+ \(x to cancel\): ",
         r"Press (\w) \+ Enter",
         r"Lobby> ",
+        r"Play again\? \[y/N\]",
     )
 
     def __init__(self, child: Any) -> None:
@@ -150,13 +151,15 @@ class PtyDriver:
         self.options = 0
         self.calls = 0
         self.lobby: list[str] = []
+        self.again: list[str] = []
 
-    def run(self, *, lobby: list[str] | None = None) -> int:
+    def run(self, *, lobby: list[str] | None = None, again: list[str] | None = None) -> int:
         import re
 
         import pexpect
 
         self.lobby = list(lobby or [])
+        self.again = list(again or [])  # answers to "Play again?" (then "n")
         child = self.child
         while True:
             i = child.expect([*self.PROMPTS, pexpect.EOF])
@@ -175,6 +178,8 @@ class PtyDriver:
                 child.sendline(child.match.group(1))
             elif i == 3:
                 child.sendline(self.lobby.pop(0) if self.lobby else "q")
+            elif i == 4:
+                child.sendline(self.again.pop(0) if self.again else "n")
             else:
                 break
         child.close()

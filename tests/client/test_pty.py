@@ -43,6 +43,18 @@ def test_ascii_and_no_color(spawn_pty: Callable[..., Any]) -> None:
     assert "deal verified" in text
 
 
+def test_rematch_at_the_same_table(spawn_pty: Callable[..., Any]) -> None:
+    driver = spawn_pty("play", "--game", "black-jack", "--bots", "1", "--delay", "0", "--ascii")
+    log: list[str] = []
+    driver.child.logfile_read = _Collect(log)
+    assert driver.run(again=["y"]) == 0  # "y" after the first game, "n" after the second
+    text = "".join(log)
+    assert text.count("Play again? [y/N]") == 2 and "Traceback" not in text
+    first, _, second = text.partition("Game 2 starts")
+    assert "Game 1 starts" in first and "deal verified" in first
+    assert second and "deal verified" in second and "Game 3" not in second
+
+
 def test_bad_entries_are_explained_and_ctrl_c_exits_quietly(spawn_pty: Callable[..., Any]) -> None:
     driver = spawn_pty("play", "--game", "one", "--delay", "0")
     child = driver.child
