@@ -71,6 +71,7 @@ __all__ = [
     "mix",
     "pack_body",
     "player_commitment",
+    "private_next",
     "public_key_bytes",
     "ruleset_id",
     "shuffle",
@@ -400,9 +401,23 @@ def choose_dealer(key: bytes, seats: int) -> int:
     return Stream(key, DEALER_STREAM).below(seats)
 
 
-def transcript_next(prev: bytes, msg_type: str, body: bytes) -> bytes:
-    """``T_i = H(enc(L"transcript", T_{i-1}, type, body))``."""
-    return digest(label("transcript"), prev, msg_type, body)
+def transcript_next(prev: bytes, msg_type: str, body: bytes, sig: bytes) -> bytes:
+    """``T_i = H(enc(L"transcript", T_{i-1}, type, body, sig))``.
+
+    The signature is chained too, so one verified signature (HAND_END's) vouches for the exact
+    bytes of every public message before it, signatures included: a record verifier may skip
+    the other signature checks (``spec/PROTOCOL.md`` 8.2).
+    """
+    return digest(label("transcript"), prev, msg_type, body, sig)
+
+
+def private_next(prev: bytes, body: bytes, sig: bytes) -> bytes:
+    """``P_i = H(enc(L"private", P_{i-1}, body, sig))`` over the CARD messages, ``P_0 = ctx``.
+
+    HAND_END and VOID sign the final ``P`` (field ``private``), binding every private CARD of
+    the hand in sending order; only a holder of all of them (a full record) can recompute it.
+    """
+    return digest(label("private"), prev, body, sig)
 
 
 # --------------------------------------------------------------------------- signed messages

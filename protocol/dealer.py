@@ -5,8 +5,9 @@ How it works (normative text: ``spec/PROTOCOL.md`` section 7): the dealer commit
 (PLAYER_COMMIT), locks them all in one signed LOCK, records the seats' REVEALs and publishes
 REVEALS. From then on ``K = HMAC(S, enc(L"deck-key", ctx, mix(r_1..r_k)))`` seeds one shuffle
 per stream; each card the engine takes off the stock becomes a signed public DRAW (plus a private
-CARD for its recipient), and HAND_END or VOID reveals ``S``. :class:`SecretLedger` refuses a
-secret used twice in one process.
+CARD for its recipient), and HAND_END or VOID reveals ``S``. Public messages chain into the
+transcript ``T`` (signatures included); CARDs chain into ``P``, which HAND_END / VOID sign.
+:class:`SecretLedger` refuses a secret used twice in one process.
 
 A sans-I/O state machine: feed it bodies, send the :class:`SignedMessage` values it returns.
 Every failure is a :class:`~protocol.cardfair.FairnessError`. The client side is
@@ -46,6 +47,7 @@ from protocol.cardfair import (
     host_commitment,
     mix,
     player_commitment,
+    private_next,
     public_key_bytes,
     shuffle,
     sign_message,
@@ -160,6 +162,7 @@ class HandDealer:
         self.commitment = host_commitment(self.context.digest, s)
         self._phase = _Phase.COMMITTING
         self._transcript = self.context.digest
+        self._private = self.context.digest  # P: the chain over the private CARD messages
         self._seq = 0
         self.messages: list[SignedMessage] = []
         self._commits: dict[str, bytes] = {}
@@ -188,7 +191,7 @@ class HandDealer:
     def _public(self, msg_type: MessageType, fields: Mapping[str, Any]) -> SignedMessage:
         body = {"seq": self._seq, "prev": self._transcript, **fields}
         msg = sign_message(self._sk, msg_type.value, body)
-        self._transcript = transcript_next(self._transcript, msg.type, msg.body)
+        self._transcript = transcript_next(self._transcript, msg.type, msg.body, msg.sig)
         self._seq += 1
         self.messages.append(msg)
         return msg
@@ -375,6 +378,7 @@ class HandDealer:
                 MessageType.CARD.value,
                 {"seq": seq, "stream": stream, "pos": position, "to": to, "card": c.code},
             )
+            self._private = private_next(self._private, private.body, private.sig)
             self.messages.append(private)
         return Dealt(stream, position, c, to, draw, private)
 
@@ -389,7 +393,12 @@ class HandDealer:
         used = [[s, n] for s, n in sorted(self._used.items())]
         self._phase = _Phase.ENDED
         out = None if outcome is None else dict(outcome)
-        body: dict[str, Any] = {"secret": self._secret, "used": used, "outcome": out}
+        body: dict[str, Any] = {
+            "secret": self._secret,
+            "used": used,
+            "outcome": out,
+            "private": self._private,
+        }
         return self._public(MessageType.HAND_END, body)
 
     def void(self, reason: str, missing: Sequence[str] | None = None) -> SignedMessage:
@@ -407,9 +416,13 @@ class HandDealer:
         for p in names:
             self.context.seat_of(p)
         self._phase = _Phase.ENDED
-        return self._public(
-            MessageType.VOID, {"secret": self._secret, "missing": names, "reason": reason}
-        )
+        body = {
+            "secret": self._secret,
+            "missing": names,
+            "reason": reason,
+            "private": self._private,
+        }
+        return self._public(MessageType.VOID, body)
 
     @property
     def ended(self) -> bool:

@@ -50,6 +50,7 @@ from protocol.cardfair import (
     host_commitment,
     mix,
     player_commitment,
+    private_next,
     shuffle,
     transcript_next,
 )
@@ -111,7 +112,16 @@ class HandVerifier:
     refuses to reveal earlier. ``receive`` returns the :class:`Card` of a CARD message, the
     :class:`HandReport` of HAND_END / VOID, otherwise ``None``; any failed check raises a
     :class:`FairnessError`. An ``auditor`` accepts every seat's CARD messages (records) and,
-    if ``complete``, requires a CARD for every face-down DRAW to a seat.
+    if ``complete``, requires a CARD for every face-down DRAW to a seat and checks the
+    ``private`` digest of HAND_END / VOID against them.
+
+    ``defer_signatures`` (auditors of a whole record only) skips each signature check as the
+    message arrives; :meth:`verify_deferred` then checks the one signature that vouches for the
+    rest (the last public message's: every earlier public message's bytes and signature are
+    chained into its ``prev``, and a complete record's CARDs into HAND_END's ``private``) plus
+    every CARD nothing vouches for. Bodies are decoded before their signature is checked, so
+    a caller must treat any failure in this mode as provisional and re-run without it to name
+    the first failure (``protocol.records.verify_record`` does).
 
     The expectations (``table_id``, ``ruleset_id``, ``deck``, ``pids``) are checked against
     HAND_COMMIT when given; ``last_hand_no`` and ``seen_commitments`` carry what the client
@@ -135,7 +145,10 @@ class HandVerifier:
         complete: bool = True,
         phrase: str | None = None,
         seat_secret: SeatSecret | None = None,
+        defer_signatures: bool = False,
     ) -> None:
+        if defer_signatures and not auditor:
+            raise FairnessStateError("only an auditor of a record may defer signature checks")
         if len(host_pk) != 32:
             raise ContextError(f"host key must be 32 bytes, not {len(host_pk)}")
         self.host_pk = bytes(host_pk)
@@ -162,6 +175,13 @@ class HandVerifier:
         self._commits: dict[str, bytes] = {}
         self._reveals: dict[str, bytes] = {}
         self._transcript = b""
+        self._private = b""  # P over the CARD messages (auditors), checked at HAND_END / VOID
+        self._private_checked = False
+        self._defer = defer_signatures
+        self._unchecked_public: SignedMessage | None = None  # deferred: the last public message
+        self._unchecked_cards: list[SignedMessage] = []  # deferred: CARDs not yet checked
+        #: how many signatures were actually verified (a deferring auditor skips most)
+        self.signatures_checked = 0
         self._seq = 0
         self._state: MessageType | None = None
         self._locked = False
@@ -213,11 +233,20 @@ class HandVerifier:
         """Check one signed host message; see the class docstring."""
         if self.report is not None:
             raise FairnessStateError(f"{msg.name} after the hand ended")
-        msg.verify(self._pk)
+        if not self._defer:
+            msg.verify(self._pk)
+            self.signatures_checked += 1
+        elif msg.type == MessageType.CARD:
+            self._unchecked_cards.append(msg)
+        else:
+            self._unchecked_public = msg
         self.messages.append(msg)
         body = msg.decode()
         if msg.type == MessageType.CARD:
-            return self._on_card(msg, body)
+            card = self._on_card(msg, body)
+            if self.auditor:
+                self._private = private_next(self._private, msg.body, msg.sig)
+            return card
         try:
             mtype = MessageType(msg.type)
         except ValueError:
@@ -241,7 +270,7 @@ class HandVerifier:
         }[mtype]
         result = None if handler is None else handler(msg, body)
         self._state = mtype
-        self._transcript = transcript_next(self._transcript, msg.type, msg.body)
+        self._transcript = transcript_next(self._transcript, msg.type, msg.body, msg.sig)
         self._seq += 1
         if isinstance(result, HandReport):
             assert self.context is not None
@@ -250,6 +279,22 @@ class HandVerifier:
             )
             return self.report
         return None
+
+    def verify_deferred(self) -> None:
+        """Check the signatures a ``defer_signatures`` auditor skipped that nothing vouches for.
+
+        That is the last public message's signature (its ``prev`` chains every earlier public
+        message, signatures included) and, unless HAND_END / VOID's ``private`` digest matched
+        the CARDs of a complete record, every CARD's own signature.
+        """
+        pending = [] if self._private_checked else self._unchecked_cards
+        if self._unchecked_public is not None:
+            pending = [self._unchecked_public, *pending]
+        for msg in pending:
+            msg.verify(self._pk)
+            self.signatures_checked += 1
+        self._unchecked_public = None
+        self._unchecked_cards = []
 
     def _chain(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
         if self.context is None:
@@ -311,6 +356,7 @@ class HandVerifier:
         self.context = ctx
         self.commitment = commit
         self._transcript = ctx.digest
+        self._private = ctx.digest
 
     def _on_lock(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
         assert self.context is not None
@@ -495,6 +541,16 @@ class HandVerifier:
             raise CommitmentError(f"the S revealed in {name} does not open C_S")
         return s
 
+    def _check_private(self, body: Mapping[str, Any], name: str) -> None:
+        """``private`` must be 32 bytes; a complete record's CARDs must chain to it."""
+        digest = field_b32(body, "private", name)
+        if self.auditor and self.complete:
+            if digest != self._private:
+                raise CommitmentError(
+                    f"{name} field 'private' does not match the CARD messages of the record"
+                )
+            self._private_checked = True
+
     def _on_hand_end(self, msg: SignedMessage, body: Mapping[str, Any]) -> HandReport:
         ctx = self.context
         assert ctx is not None
@@ -542,6 +598,7 @@ class HandVerifier:
             for seq, d in self._draws.items():
                 if d.card is None and d.to is not None and seq not in self._cards_seen:
                     raise PositionError(f"no CARD for the private DRAW seq {seq}")
+        self._check_private(body, msg.name)
         if "outcome" not in body:
             raise BadMessageError("HAND_END lacks field 'outcome'")
         outcome = body["outcome"]
@@ -567,4 +624,5 @@ class HandVerifier:
             if not isinstance(p, str) or p not in ctx.pids:
                 raise BadMessageError(f"VOID names {p!r}, who is not seated")
         field_str(body, "reason", msg.name)
+        self._check_private(body, msg.name)
         return HandReport(ctx.hand_no, True, b"", 0, self.dealer, tuple(missing), {}, secret)

@@ -43,6 +43,7 @@ from protocol.fairness import (
     mix,
     pack_body,
     player_commitment,
+    private_next,
     public_key_bytes,
     shuffle,
     sign_message,
@@ -173,10 +174,15 @@ def primitives() -> dict[str, Any]:
 
 
 def _transcript_case(ctx: bytes) -> dict[str, Any]:
-    body = pack_body({"seq": 1, "prev": ctx})
-    t = transcript_next(ctx, "lock", body)
-    return {"prev": ctx.hex(), "type": "lock", "body": body.hex(), "next": t.hex(),
-            "fingerprint": fingerprint(t)}  # fmt: skip
+    sk = Ed25519PrivateKey.from_private_bytes(HOST_SEED)
+    msg = sign_message(sk, "lock", {"seq": 1, "prev": ctx})
+    t = transcript_next(ctx, msg.type, msg.body, msg.sig)
+    card = sign_message(sk, "card", {"seq": 5, "stream": 0, "pos": 0, "to": 1, "card": "QC"})
+    p = private_next(ctx, card.body, card.sig)
+    return {"prev": ctx.hex(), "type": "lock", "body": msg.body.hex(), "sig": msg.sig.hex(),
+            "next": t.hex(), "fingerprint": fingerprint(t),
+            "private": {"prev": ctx.hex(), "body": card.body.hex(), "sig": card.sig.hex(),
+                        "next": p.hex()}}  # fmt: skip
 
 
 def _words(key: bytes, stream: int, n: int) -> list[int]:
@@ -305,7 +311,7 @@ def _resign_from(rec: dict[str, Any], index: int, edit: Callable[[dict[str, Any]
     """A cheating host: edit message ``index``, re-sign it and re-chain every later message."""
     sk = Ed25519PrivateKey.from_private_bytes(HOST_SEED)
     msgs = _messages(rec)
-    t = bytes.fromhex(rec["ctx"])
+    t = p = bytes.fromhex(rec["ctx"])
     out = []
     for i, orig in enumerate(msgs):
         m = orig
@@ -315,10 +321,14 @@ def _resign_from(rec: dict[str, Any], index: int, edit: Callable[[dict[str, Any]
         public = m.type != "card"
         if public and i > index:
             body["prev"] = t  # re-chain every later public message
+            if m.type in ("hand_end", "void"):
+                body["private"] = p  # and the CARD digest the end message signs
         if (public and i > index) or i == index:
             m = sign_message(sk, m.type, body)
         if public:
-            t = transcript_next(t, m.type, m.body)
+            t = transcript_next(t, m.type, m.body, m.sig)
+        else:
+            p = private_next(p, m.body, m.sig)
         out.append(m)
     _store(rec, out)
     rec["transcript"] = t.hex()
@@ -421,6 +431,29 @@ def tampered(valid: dict[str, Any]) -> list[dict[str, Any]]:
         sig[0] ^= 1
         r["messages"][i][2] = sig.hex()
 
+    @case("card_signature_flipped", "a byte of a private CARD's signature is flipped (no host key)")
+    def _(r: dict[str, Any]) -> None:
+        i = _index(r, "card", 3)
+        sig = bytearray.fromhex(r["messages"][i][2])
+        sig[5] ^= 0x40
+        r["messages"][i][2] = sig.hex()
+
+    @case("card_altered_unsigned", "a forger changes a private card without the host key")
+    def _(r: dict[str, Any]) -> None:
+        i = _index(r, "card", 1)
+        b = _messages(r)[i].decode()
+        b["card"] = "JR" if b["card"] != "JR" else "JB"
+        r["messages"][i][1] = pack_body(b).hex()
+
+    @case("card_moved", "a private CARD is moved after a later one (each still signed)")
+    def _(r: dict[str, Any]) -> None:
+        i, j = _index(r, "card", 2), _index(r, "card", 3)
+        r["messages"].insert(j, r["messages"].pop(i))
+
+    @case("private_digest_changed", "HAND_END signs a 'private' digest the CARDs do not give")
+    def _(r: dict[str, Any]) -> None:
+        _resign_from(r, _index(r, "hand_end"), lambda b: b.__setitem__("private", bytes(32)))
+
     @case("body_altered_unsigned", "a forger changes a face-up card without the host key")
     def _(r: dict[str, Any]) -> None:
         i = _index(r, "draw", 0, lambda b: b["card"] is not None)
@@ -450,6 +483,12 @@ def tampered(valid: dict[str, Any]) -> list[dict[str, Any]]:
         fn(rec)
         v = verify_record(json.loads(json.dumps(rec)))
         assert not v.ok, name
+        full = verify_record(json.loads(json.dumps(rec)), thorough=True)
+        assert (full.failure, full.message_index, full.message) == (
+            v.failure,
+            v.message_index,
+            v.message,
+        ), name
         out.append(
             {
                 "name": name,

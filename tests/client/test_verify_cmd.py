@@ -47,7 +47,7 @@ def test_valid_record(tmp_path: Path) -> None:
     lines = res.output.splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"{files['valid']}: valid: table table-1 hand 1, 3 seats")
-    assert "fingerprint 56b6-a629-5c52-2f4a" in lines[0]
+    assert "fingerprint b729-d621-97a3-20a1" in lines[0]
 
 
 def test_tampered_records_name_first_failure(tmp_path: Path) -> None:
@@ -62,6 +62,16 @@ def test_tampered_records_name_first_failure(tmp_path: Path) -> None:
     assert "is QS, derived JR" in lines[1]
     assert lines[2].endswith("INVALID: message 8 (DRAW): signature on DRAW invalid")
     assert lines[3].endswith("draw at stream 0 position 7 skips: next unused position is 6")
+
+
+def test_thorough_gives_the_same_verdicts(tmp_path: Path) -> None:
+    f = _write_cases(tmp_path)
+    args = [str(f[n]) for n in ("valid", "card_changed", "bad_signature", "position_skipped")]
+    fast = CliRunner().invoke(verify_command, args)
+    full = CliRunner().invoke(verify_command, ["--thorough", *args])
+    assert full.exit_code == fast.exit_code == EXIT_INVALID
+    assert full.output == fast.output
+    assert "--thorough" in CliRunner().invoke(verify_command, ["--help"]).output
 
 
 def test_garbage_and_missing_files(tmp_path: Path) -> None:
@@ -88,7 +98,7 @@ def test_json_output(tmp_path: Path) -> None:
     assert res.exit_code == EXIT_INVALID
     out = json.loads(res.output)
     assert [r["status"] for r in out] == ["valid", "invalid"]
-    assert out[0]["fingerprint"] == "56b6-a629-5c52-2f4a" and out[0]["hand_no"] == 1
+    assert out[0]["fingerprint"] == "b729-d621-97a3-20a1" and out[0]["hand_no"] == 1
     assert out[1]["failure"] == "CardMismatchError" and out[1]["message_index"] == 49
 
 

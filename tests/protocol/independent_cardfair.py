@@ -243,6 +243,7 @@ class Audit:
         self.pk, self.pk_raw, self.rec = pk, pk_raw, rec
         self.ctx = b""
         self.t = b""
+        self.p = b""  # the chain over CARD messages (7.6), checked against 'private' at the end
         self.seq = 0
         self.step = ""
         self.ended = False
@@ -272,6 +273,7 @@ class Audit:
         need(isinstance(b, dict), "BadMessageError")
         if t == "card":
             self.on_card(b)
+            self.p = sha(frame(lab("private"), self.p, body, sig))
             return
         if t == "hand_commit":
             self.on_hand_commit(b)
@@ -283,7 +285,7 @@ class Audit:
             need(handler is not None, "BadMessageError", t)
             assert handler is not None
             handler(b)
-        self.t = sha(frame(lab("transcript"), self.t, t, body))
+        self.t = sha(frame(lab("transcript"), self.t, t, body, sig))
         self.seq += 1
 
     def allowed(self, *steps: str) -> None:
@@ -305,7 +307,7 @@ class Audit:
         self.ctx = make_ctx(b)
         need(b["seq"] == 0, "PositionError")
         need(b["prev"] == self.ctx, "ContextError")
-        self.t = self.ctx
+        self.t = self.p = self.ctx
         self.step = "hand_commit"
 
     def on_lock(self, b: dict[str, Any]) -> None:
@@ -396,11 +398,18 @@ class Audit:
         for seq, d in self.draws.items():  # an auditor sees every CARD unless partial
             if d["card"] is None and d["to"] is not None and self.rec.get("partial") is not True:
                 need(seq in self.cards, "PositionError", "withheld")
+        self.check_private(b)
         self.outcome = b["outcome"]
+
+    def check_private(self, b: dict[str, Any]) -> None:
+        need(isinstance(b.get("private"), bytes) and len(b["private"]) == 32, "BadMessageError")
+        if self.rec.get("partial") is not True:
+            need(b["private"] == self.p, "CommitmentError", "private")
 
     def on_void(self, b: dict[str, Any]) -> None:
         self.open_secret(b)
         need(all(p in self.hc["pids"] for p in b["missing"]), "BadMessageError")
+        self.check_private(b)
         self.voided, self.missing = True, list(b["missing"])
 
     def finish_record(self) -> None:
@@ -488,9 +497,13 @@ def check_all(vectors: Path) -> list[str]:
         eq(f"below({c['n']}) words", logged, c["words"])
     tr = pv["transcript"]
     t = sha(frame(lab("transcript"), bytes.fromhex(tr["prev"]), tr["type"],
-                  bytes.fromhex(tr["body"])))  # fmt: skip
+                  bytes.fromhex(tr["body"]), bytes.fromhex(tr["sig"])))  # fmt: skip
     eq("transcript", t.hex(), tr["next"])
     eq("fingerprint", fp(t), tr["fingerprint"])
+    pr = tr["private"]
+    p = sha(frame(lab("private"), bytes.fromhex(pr["prev"]), bytes.fromhex(pr["body"]),
+                  bytes.fromhex(pr["sig"])))  # fmt: skip
+    eq("private", p.hex(), pr["next"])
 
     sv = load("shuffles.json")
     k2 = bytes.fromhex(sv["deck_key"])

@@ -79,6 +79,44 @@ def test_tampered_record_fails_exactly(case: dict[str, Any]) -> None:
     )
 
 
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: str(c["name"]))
+def test_fast_and_thorough_checks_name_the_same_failure(case: dict[str, Any]) -> None:
+    fast, full = verify_record(case["record"]), verify_record(case["record"], thorough=True)
+    assert (fast.failure, fast.message_index, fast.message) == (
+        full.failure,
+        full.message_index,
+        full.message,
+    )
+    assert full.signatures_checked == 0  # failures carry no count: nothing was established
+
+
+def test_complete_record_needs_one_signature_check() -> None:
+    rec = _valid()
+    fast, full = verify_record(rec), verify_record(rec, thorough=True)
+    assert fast.ok and full.ok and fast.message == full.message
+    assert fast.signatures_checked == 1  # HAND_END: prev chains the rest, 'private' the CARDs
+    assert full.signatures_checked == len(rec["messages"])
+
+
+def test_partial_bundle_checks_each_card_signature() -> None:
+    rec = _valid()
+    mine = [m for m in rec["messages"] if m[0] != "card" or b"\xa2to\x00" in bytes.fromhex(m[1])]
+    cards = sum(m[0] == "card" for m in mine)
+    assert 0 < cards < sum(m[0] == "card" for m in rec["messages"])
+    bundle = {k: rec[k] for k in ("format", "scheme", "table_id", "hand_no", "pids", "host_pk")}
+    bundle.update(messages=mine, partial=True)
+    v = verify_record(bundle)
+    assert v.ok, v.message
+    assert v.signatures_checked == 1 + cards  # a bundle lacks other seats' CARDs for 'private'
+
+
+def test_defer_signatures_is_for_auditors_only() -> None:
+    from protocol.fairness import FairnessStateError, HandVerifier
+
+    with pytest.raises(FairnessStateError, match="only an auditor"):
+        HandVerifier(bytes.fromhex(_valid()["host_pk"]), defer_signatures=True)
+
+
 def test_tampered_cases_cover_the_brief() -> None:
     names = {c["name"] for c in _cases()}
     assert {
@@ -226,3 +264,4 @@ def test_any_flipped_byte_breaks_a_signature(data: st.DataObject) -> None:
     rec["messages"][i][part] = raw.hex()
     v = verify_record(rec)
     assert (v.ok, v.failure, v.message_index) == (False, "SignatureError", i)
+    assert verify_record(rec, thorough=True).message == v.message

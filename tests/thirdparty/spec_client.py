@@ -191,8 +191,12 @@ def fingerprint(digest: bytes) -> str:
     return "-".join(h[i : i + 4] for i in range(0, 16, 4))
 
 
-def next_transcript(t: bytes, type_: str, body: bytes) -> bytes:
-    return sha(enc(label("transcript"), t, type_, body))
+def next_transcript(t: bytes, type_: str, body: bytes, sig: bytes) -> bytes:
+    return sha(enc(label("transcript"), t, type_, body, sig))
+
+
+def next_private(p: bytes, body: bytes, sig: bytes) -> bytes:
+    return sha(enc(label("private"), p, body, sig))
 
 
 def verify_signature(host_pk: bytes, type_: str, body: bytes, sig: bytes) -> None:
@@ -220,6 +224,8 @@ class HandVerifier:
     # progress
     step: str = "start"
     t: bytes = b""
+    p: bytes = b""  # chain over card messages (7.6)
+    private: bytes = b""  # the signed digest of hand_end / void
     next_seq: int = 0
     ctx: bytes = b""
     hand_no: int = 0
@@ -263,6 +269,7 @@ class HandVerifier:
             raise FairnessError(f"{type_} body is not a map")
         if type_ == "card":
             self._card(m)
+            self.p = next_private(self.p, body, sig)
             return m
         if m.get("seq") != self.next_seq:
             raise FairnessError(f"{type_} seq {m.get('seq')} != {self.next_seq}")
@@ -272,7 +279,7 @@ class HandVerifier:
         if type_ != "hand_commit" and m.get("prev") != self.t:
             raise FairnessError(f"{type_} prev is not the transcript")
         handler(m)
-        self.t = next_transcript(self.t, type_, body)
+        self.t = next_transcript(self.t, type_, body, sig)
         self.next_seq += 1
         return m
 
@@ -300,6 +307,7 @@ class HandVerifier:
         if m.get("prev") != ctx:
             raise FairnessError("hand_commit prev is not the recomputed ctx")
         self.ctx, self.t, self.hand_no, self.c_s = ctx, ctx, m["hand_no"], m["commit"]
+        self.p = ctx
         self.deck = list(m["deck"])
         self.seen_commits.add(self.c_s)
         self.sizes[0], self.next_pos[0] = len(self.deck), 0
@@ -435,6 +443,7 @@ class HandVerifier:
                 raise FairnessError(f"shown cards {cards} at {positions}, derived {derived_cards}")
         self.cards_checked = len(self.checks) + sum(len(c) for c, _ in self.shown)
         self.secret, self.outcome = secret, m.get("outcome")
+        self.private = m["private"]
         self.result = "valid"
 
     def _void(self, m: dict[str, Any]) -> None:
@@ -445,6 +454,7 @@ class HandVerifier:
         if any(p not in self.pids for p in m["missing"]):
             raise FairnessError("void names an unseated pid")
         self.secret, self.outcome = m["secret"], None
+        self.private = m["private"]
         self.result = "void"
 
     @property
@@ -475,6 +485,8 @@ def verify_record(record: dict[str, Any], *, host_pk: bytes | None = None) -> Ha
         for seq, d in v.draws.items():
             if d["to"] is not None and d["card"] is None and seq not in v.carded:
                 raise FairnessError(f"no card for the face-down draw of seq {seq}")
+    if not record.get("partial") and v.private != v.p:
+        raise FairnessError("the signed 'private' digest does not match the record's cards")
     if record.get("hand_no", v.hand_no) != v.hand_no:
         raise FairnessError("record hand_no differs")
     if "ctx" in record and bytes.fromhex(record["ctx"]) != v.ctx:

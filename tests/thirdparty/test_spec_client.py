@@ -61,8 +61,12 @@ def test_primitive_vectors() -> None:
         reader = sc.Stream(key, case["stream"])
         assert [reader.below(case["n"]) for _ in case["results"]] == case["results"]
     tr = p["transcript"]
-    nxt = sc.next_transcript(bytes.fromhex(tr["prev"]), tr["type"], bytes.fromhex(tr["body"]))
+    nxt = sc.next_transcript(*(bytes.fromhex(tr[k]) if k != "type" else tr[k]
+                               for k in ("prev", "type", "body", "sig")))  # fmt: skip
     assert nxt.hex() == tr["next"] and sc.fingerprint(nxt) == tr["fingerprint"]
+    pr = tr["private"]
+    p2 = sc.next_private(*(bytes.fromhex(pr[k]) for k in ("prev", "body", "sig")))
+    assert p2.hex() == pr["next"]
 
 
 def test_shuffle_and_signature_vectors() -> None:
