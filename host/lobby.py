@@ -198,10 +198,19 @@ class Lobby:
         return seat_no, s.name
 
     async def resume(self, conn: Conn, token: str, last_seq: int, *, re: Any = None) -> Table:
-        for table in self.tables.values():
+        # find the table without taking any table's lock: one busy table must not hold up
+        # resumes at the others
+        for table in list(self.tables.values()):
+            if not table.holds_token(token):
+                continue
             if await table.resume(conn, token, last_seq, re=re) is not None:
                 return table
         raise TableError("no seat holds that resume token", code=ErrorCode.NOT_FOUND)
+
+    def detach(self, conn: Conn) -> None:
+        """A connection ended: free every seat it held and stop its watching, at once."""
+        for table in list(self.tables.values()):
+            table.detach(conn)
 
     def bot_name(self, table_id: str) -> str:
         table = self.table(table_id)

@@ -17,7 +17,8 @@ nursery holding the writer task; the reader runs in the handler's own task.
   with a non-fatal ``error`` and the session goes on, and so is a handler's unexpected
   exception (a host bug), as ``internal``; a broken stream or a fatal error closes
   the connection after a last ``error``. Whatever happens, ``finally`` tells the tables the
-  connection went away and closes the stream.
+  connection went away (synchronously, without waiting for a table's lock, so a seat never
+  keeps pointing at a dead connection) and closes the stream.
 """
 
 from __future__ import annotations
@@ -192,9 +193,9 @@ class Session:
                     nursery.cancel_scope.cancel()
         finally:
             self.closed = True
-            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_FLUSH_TIMEOUT):
-                for table in list(self.tables.values()):
-                    await table.disconnected(self)
+            # at once, never waiting for a busy table's lock; every table, not only
+            # self.tables, which a resume still in progress has not updated yet
+            self.lobby.detach(self)
             await trio.aclose_forcefully(self.stream)
 
     async def _writer(self) -> None:

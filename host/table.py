@@ -59,8 +59,11 @@ class Conn(Protocol):
 
     ``deliver`` queues one batch of messages; when the queue is full the connection closes
     itself (the client can resume) and ``deliver`` returns False. ``deliver_backlog`` hands over
-    missed messages that must go out before anything queued later.
+    missed messages that must go out before anything queued later. ``closed`` is True once the
+    connection has ended (a table never seats a closed connection: it would wait on it).
     """
+
+    closed: bool
 
     def deliver(self, msgs: list[WireMap]) -> bool: ...
 
@@ -109,6 +112,8 @@ class Table(GameRunner):
         self._lock = trio.Lock()
         self._wake = trio.Event()
         self._run_scope = trio.CancelScope()
+        #: a connection left (:meth:`detach`); the timer task sends the ``table_info``
+        self._summary_due = False
 
     # ------------------------------------------------------------------ summaries
 
@@ -181,10 +186,11 @@ class Table(GameRunner):
             elif self.seats[seat] is not None:
                 raise TableError(f"seat {seat} is taken", code=ErrorCode.FULL)
             token = secrets.token_urlsafe(32)
-            row = Seat(seat, name, hash_token(token), bot=bot, conn=conn, ready=bot is not None)
+            row = Seat(seat, name, hash_token(token), bot=bot, ready=bot is not None)
             await self.store.put_seat(self.table_id, SeatRow(seat, name, row.token_hash, bot))
             self.spectators.discard(conn)
             self.seats[seat] = row
+            self._attach(row, conn)
             conn.deliver(
                 [{"type": "joined", "table": self.table_id, "seat": seat, "token": token, "re": re}]
             )
@@ -224,6 +230,8 @@ class Table(GameRunner):
         async with self._lock:
             if self.seat_of(conn) is not None:
                 raise TableError("already seated at this table", code=ErrorCode.BAD_STATE)
+            if conn.closed:  # gone while waiting for the lock
+                return
             self.spectators.add(conn)
             conn.deliver([{"type": "table_info", **self.summary()}, *self._view_msgs(None)])
             self._send_summary()
@@ -237,25 +245,32 @@ class Table(GameRunner):
             self._send_summary()
             await self._maybe_start()
 
+    def holds_token(self, token: str) -> bool:
+        """Whether a seat here has this resume token (no lock: the lobby asks every table)."""
+        return self._seat_for_token(hash_token(token)) is not None
+
+    def _seat_for_token(self, digest: bytes) -> Seat | None:
+        found = None
+        for s in self.seats:
+            if (
+                s is not None
+                and s.token_hash is not None
+                and secrets.compare_digest(s.token_hash, digest)
+            ):
+                found = s
+        return found
+
     async def resume(self, conn: Conn, token: str, last_seq: int, *, re: Any = None) -> int | None:
         """Give a seat back to its owner and queue what it missed; return the seat or None."""
         digest = hash_token(token)
         async with self._lock:
-            found = next(
-                (
-                    s
-                    for s in self.seats
-                    if s is not None
-                    and s.token_hash is not None
-                    and secrets.compare_digest(s.token_hash, digest)
-                ),
-                None,
-            )
+            found = self._seat_for_token(digest)
             if found is None:
                 return None
+            if conn.closed:  # gone while waiting for the lock: the seat stays as it is
+                return found.index
             old = found.conn
-            found.conn = conn
-            found.disconnected_at = None
+            self._attach(found, conn)
             found.substitute = False
             if old is not None and old is not conn:
                 old.close_politely(
@@ -290,17 +305,34 @@ class Table(GameRunner):
             self._poke()
             return found.index
 
-    async def disconnected(self, conn: Conn) -> None:
-        """A connection went away: a seated player's grace period starts."""
-        async with self._lock:
-            self.spectators.discard(conn)
-            for s in self.seats:
-                if s is not None and s.conn is conn:
-                    s.conn = None
-                    s.disconnected_at = trio.current_time()
-                    if self.phase is not TablePhase.PLAYING and s.bot is None:
-                        s.ready = False
-            self._send_summary()
+    def _attach(self, seat: Seat, conn: Conn) -> None:
+        """Give ``seat`` to ``conn``, or mark it away if ``conn`` closed meanwhile."""
+        if conn.closed:
+            seat.conn = None
+            seat.disconnected_at = trio.current_time()
+        else:
+            seat.conn = conn
+            seat.disconnected_at = None
+
+    def detach(self, conn: Conn) -> None:
+        """A connection went away: free its seat for a resume and start its grace period.
+
+        Runs at once, without the table lock: a closing connection must never wait for a busy
+        table (it would give up and leave its seat pointing at a dead connection, and a table
+        without a turn timer would then wait for that seat forever). Nothing is sent here; the
+        timer task, woken by this, pushes the new ``table_info`` under the lock.
+        """
+        changed = conn in self.spectators
+        self.spectators.discard(conn)
+        for s in self.seats:
+            if s is not None and s.conn is conn:
+                changed = True
+                s.conn = None
+                s.disconnected_at = trio.current_time()
+                if self.phase is not TablePhase.PLAYING and s.bot is None:
+                    s.ready = False
+        if changed:
+            self._summary_due = True
             self._poke()
 
     async def chat(self, conn: Conn, text: str) -> None:
@@ -410,6 +442,8 @@ class Table(GameRunner):
             self._wake = trio.Event()
             crashed = False
             async with self._lock:
+                if self._summary_due:
+                    self._send_summary()
                 try:
                     await self._tick()
                 except (LocalProtocolError, FairnessError) as exc:
@@ -534,6 +568,7 @@ class Table(GameRunner):
         return [s.conn] if s is not None and s.conn is not None else []
 
     def _send_summary(self) -> None:
+        self._summary_due = False
         msg = {"type": "table_info", **self.summary()}
         for member in self.members():
             member.deliver([msg])

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import protocol.table_messages as tm
 from host.bots import BotPlayer, ProtocolClient, RequestError
 from host.server import HostConfig, HostInfo, serve_host
-from host.session import OUTGOING_QUEUE
+from host.session import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
 from host.table import Table
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage
@@ -401,3 +401,88 @@ async def test_a_crashing_timer_step_backs_off_without_holding_the_table_lock(
         start = trio.current_time()
         await c.request(tm.ChatSay(table=table_id, text="still here"))
         assert trio.current_time() - start < 1.0
+
+
+async def test_a_seat_whose_table_is_locked_past_the_close_limit_is_still_detached(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    nursery: trio.Nursery,
+) -> None:
+    """The table lock is busy longer than a closing session waits for it: the seat must not
+    keep pointing at the dead connection, or a table without a turn timer waits forever."""
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+    table.turn_timer = None
+    async with connect_memory(mock_host) as a:
+        stayer = BotPlayer(a, table_id=table_id)
+        await stayer.join("ann")
+        async with connect_memory(mock_host) as b:
+            leaver = BotPlayer(b, table_id=table_id, acts=False)
+            await leaver.join("bob")
+            nursery.start_soon(stayer.play)
+            async with trio.open_nursery() as inner:
+                inner.start_soon(leaver.play)
+                await wait_for(b, lambda m: isinstance(m, tm.StatePush) and m.phase == "playing")
+                inner.cancel_scope.cancel()
+            token = leaver.token
+            assert leaver.seat is not None
+            seat = table.seats[leaver.seat]
+            assert seat is not None and seat.conn is not None
+            dead = seat.conn
+            await table._lock.acquire()  # a slow store write, say
+        with trio.fail_after(60):
+            while not dead.closed:
+                await trio.sleep(0.5)
+        await trio.sleep(3 * CLOSE_FLUSH_TIMEOUT)  # the closing session gave up on the lock
+        table._lock.release()
+        await trio.testing.wait_all_tasks_blocked()
+        assert seat.conn is None and seat.disconnected_at is not None
+        assert not table.summary()["seats"][leaver.seat]["connected"]
+        await wait_for(a, host_event("substitute"))  # the table does not wait on bob forever
+        assert token is not None
+        async with connect_memory(mock_host) as b2:
+            back = BotPlayer(b2, table_id=table_id)
+            await back.resume(token)
+            assert back.seat == leaver.seat
+            back_info = table.summary()["seats"][leaver.seat]
+            assert back_info["connected"] and not back_info["substitute"]
+
+
+async def test_a_session_cut_off_mid_resume_leaves_the_seat_free(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The resume has taken the seat but not yet returned when its connection is dropped (a
+    full queue cancels the session): the seat must not keep the dead connection."""
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+    async with connect_memory(mock_host) as a:
+        joined = await a.request(tm.Join(table=table_id, name="ann"))
+        assert isinstance(joined, tm.Joined)
+    seat = table.seats[joined.seat]
+    assert seat is not None
+    with trio.fail_after(60):
+        while seat.conn is not None:
+            await trio.sleep(0.5)
+    reading = trio.Event()
+
+    async def stuck(*args: Any) -> list[Any]:
+        reading.set()
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(table.store, "messages_after", stuck)
+    async with connect_memory(mock_host) as b:
+        await b.send(tm.Resume(token=joined.token, last_seq=0, id=1))
+        with trio.fail_after(60):
+            await reading.wait()
+        session: Any = seat.conn
+        assert session is not None
+        session.deliver = lambda msgs: False
+        session._cancel.cancel()  # what a full outgoing queue does
+        with trio.fail_after(60):
+            await b.closed.wait()
+    assert seat.conn is None and seat.disconnected_at is not None

@@ -1,0 +1,62 @@
+"""The lobby: finding a resume token's table, on trio's mock clock over in-memory streams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+import protocol.table_messages as tm
+from host.bots import RequestError
+from host.server import HostConfig, HostInfo, serve_host
+from protocol.errors import ErrorCode
+
+
+@pytest.fixture
+async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
+    config = HostConfig(
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        grace=10.0,
+        bot_think=0.0,
+    )
+    info: HostInfo = await nursery.start(serve_host, config)
+    return info
+
+
+async def test_a_resume_is_not_held_up_by_another_tables_busy_lock(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    busy_id = await mock_host.host.create_table("one-card", seats=2)
+    mine_id = await mock_host.host.create_table("one-card", seats=2)
+    busy = mock_host.host.lobby.table(busy_id)
+    async with connect_memory(mock_host) as a:
+        joined = await a.request(tm.Join(table=mine_id, name="ann"))
+        assert isinstance(joined, tm.Joined)
+    await busy._lock.acquire()  # e.g. a slow store write at the other table
+    try:
+        async with connect_memory(mock_host) as b:
+            start = trio.current_time()
+            resumed = await b.request(tm.Resume(token=joined.token, last_seq=0))
+            assert isinstance(resumed, tm.Resumed)
+            assert (resumed.table, resumed.seat) == (mine_id, joined.seat)
+            assert trio.current_time() - start < 1.0
+    finally:
+        busy._lock.release()
+
+
+async def test_an_unknown_token_is_not_found(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    await mock_host.host.create_table("one-card", seats=2)
+    async with connect_memory(mock_host) as b:
+        with pytest.raises(RequestError) as refused:
+            await b.request(tm.Resume(token="x" * 43, last_seq=0))
+        assert refused.value.code is ErrorCode.NOT_FOUND and not refused.value.error.fatal
