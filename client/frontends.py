@@ -70,8 +70,8 @@ class HumanUI:
         self._prompt_open = True
 
     def info(self, text: str, **fields: Any) -> None:
-        kind = fields.get("kind")
-        self.say(text, style="bold red" if kind == "error" else "dim")
+        failed = fields.get("kind") == "error" or fields.get("ok") is False
+        self.say(text, style="bold red" if failed else "dim")
 
     def _fair(self, notice: FairNotice) -> None:
         if notice.kind is FairKind.UNCHECKED:

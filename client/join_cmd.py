@@ -302,7 +302,9 @@ async def run_join(
             else:
                 ui.info(f"Watching table {tc.table_id}", kind="watching", table=tc.table_id)
         try:
-            outcome = await run_table(tc, ui, read_input=True, reconnect=reconnect)
+            outcome = await run_table(
+                tc, ui, read_input=True, reconnect=reconnect, records_dir=tc_args["proofs_dir"]
+            )
         finally:
             learnt = tc.checker.host_pk
             if fair_key is None and learnt is not None:

@@ -16,6 +16,12 @@ table seq it saw, and carries on with the host's backlog; the deal checks carry 
 that straddles the disconnect is still verified. The loop ends after ``game_over`` (and the
 fairness verdict before it; with ``offer_rematch``, after a "Play again?" answered other than
 ``y``), when the user quits, or when the host goes away for good.
+
+With ``records_dir``, every signed ``hand_end`` or ``void`` also starts a task that fetches the
+host's complete record of that hand (:func:`client.records.fetch_and_save`: checked against the
+host's deal key and the transcript the deal check verified, saved next to the proof bundles)
+and reports it in one line. A ``game_over`` waits for those fetches (at most
+:data:`RECORD_WAIT` seconds), so each record's line comes before the outcome.
 """
 
 from __future__ import annotations
@@ -23,17 +29,28 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import trio
 
-from client.fairplay import FairNotice, TableClient
+import protocol.table_messages as tm
+from client.fairplay import FairKind, FairNotice, TableClient
+from client.records import fetch_and_save
 from client.session import ClientSession, Disconnected, RequestError, leaves, open_session
 from client.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
-__all__ = ["RECONNECT_PAUSES", "Frontend", "Quit", "leaves", "read_lines", "run_table"]
+__all__ = [
+    "RECONNECT_PAUSES",
+    "RECORD_WAIT",
+    "Frontend",
+    "Quit",
+    "leaves",
+    "read_lines",
+    "run_table",
+]
 
 #: pauses in seconds between reconnection attempts
 RECONNECT_PAUSES = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0)
@@ -41,6 +58,8 @@ RECONNECT_PAUSES = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0)
 RATE_LIMIT_PAUSES: tuple[float | None, ...] = (0.2, 0.5, 1.0, 2.0, None)
 #: inbox capacity (pushes and lines waiting for the loop)
 INBOX = 64
+#: seconds ``game_over`` waits for the hand records still being fetched
+RECORD_WAIT = 30.0
 
 #: opens a fresh stream to the same host, its pin checked (the loop runs the session on it)
 Reconnect = Callable[[], Awaitable[trio.abc.Stream]]
@@ -91,6 +110,48 @@ async def _feed(session: ClientSession, send: trio.MemorySendChannel[_Item]) -> 
     await send.send(_Item("closed", session.closed_reason, session))
 
 
+class _RecordFetches:
+    """Fetch the host's record of each hand that ends, once, in the loop's nursery."""
+
+    def __init__(
+        self, tc: TableClient, ui: Frontend, directory: Path, nursery: trio.Nursery
+    ) -> None:
+        self.tc, self.ui, self.directory, self.nursery = tc, ui, directory, nursery
+        self.started: set[int] = set()
+        self.running = 0
+        self.idle = trio.Event()
+        self.idle.set()
+
+    def hand_ended(self, push: tm.FairPush, notices: list[FairNotice]) -> None:
+        if push.msg[0] not in ("hand_end", "void") or push.hand_no in self.started:
+            return
+        self.started.add(push.hand_no)
+        done = (FairKind.VERIFIED, FairKind.VOID)
+        transcript = next(
+            (n.fingerprint for n in notices if n.hand_no == push.hand_no and n.kind in done), None
+        )
+        self.running += 1
+        self.idle = trio.Event()
+        self.nursery.start_soon(self._fetch, push.hand_no, transcript)
+
+    async def _fetch(self, hand_no: int, transcript: str | None) -> None:
+        tc = self.tc
+        try:
+            result = await fetch_and_save(
+                tc.session, tc.table_id, hand_no, self.directory,
+                host_pk=tc.checker.host_pk, transcript=transcript,
+            )  # fmt: skip
+            self.ui.info(result.line(), kind="record", **result.to_json())
+        finally:
+            self.running -= 1
+            if self.running == 0:
+                self.idle.set()
+
+    async def wait(self) -> None:
+        with trio.move_on_after(RECORD_WAIT):
+            await self.idle.wait()
+
+
 async def run_table(
     tc: TableClient,
     ui: Frontend,
@@ -99,6 +160,7 @@ async def run_table(
     reconnect: Reconnect | None = None,
     until_game_over: bool = True,
     offer_rematch: bool = False,
+    records_dir: Path | None = None,
 ) -> dict[str, Any] | None:
     """Play (or watch) until the game is over; return the outcome (None if we left early).
 
@@ -111,6 +173,8 @@ async def run_table(
         offer_rematch: after ``game_over`` ask "Play again? [y/N]" (read by the same stdin
             reader); ``y`` sends ``ready`` again, the protocol's rematch (spec/PROTOCOL.md 3.2),
             and the loop plays the next game at the same table; anything else ends the loop.
+        records_dir: fetch the host's record of every hand that ends and save it here (see the
+            module docstring); None: do not fetch records.
     """
     send, inbox = trio.open_memory_channel[_Item](INBOX)
     acting = trio.Lock()
@@ -118,6 +182,7 @@ async def run_table(
         nursery.start_soon(_feed, tc.session, send.clone())
         if read_input:
             nursery.start_soon(read_lines, send.clone())
+        records = None if records_dir is None else _RecordFetches(tc, ui, records_dir, nursery)
 
         async def act(action: dict[str, Any]) -> None:
             async with acting:
@@ -158,6 +223,10 @@ async def run_table(
                         continue  # a late push from a session we replaced
                     push = item.value
                     notices = await _handle(tc, push)
+                    if records is not None and isinstance(push, tm.FairPush):
+                        records.hand_ended(push, notices)
+                    if records is not None and _is_game_over(push):
+                        await records.wait()
                     ui.on_push(tc, push, notices)
                     if until_game_over and tc.outcome is not None and _is_game_over(push):
                         ui.end(tc, "game over")
