@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "play": "client.play_cmd:play_command",
     "join": "client.join_cmd:join_command",
     "discover": "client.discover:discover_command",
+    "records": "client.records_cmd:records_command",
 }
 
 

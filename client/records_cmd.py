@@ -1,0 +1,145 @@
+"""``onecard records ADDRESS TABLE [HAND...]``: fetch a table's hand records from a host.
+
+How it works: :func:`records_command` parses the arguments and runs :func:`run_records`, which
+connects like ``onecard join`` (TLS pinned in known_hosts, ``--insecure`` for plain TCP), asks
+``list_records`` when no HAND is given, then fetches, checks and saves each record with
+:func:`client.records.fetch_and_save` (into the proofs directory under the state directory
+unless ``--out`` says otherwise) and prints one line per hand. When ``onecard join`` has pinned
+the host's deal-signing key, every record must be signed by it. Exit status as ``onecard
+verify``: 0 every record valid (a correctly voided hand counts), 1 some record failed a check or
+was not a record at all, 2 none failed but some hand could not be fetched or saved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+
+import protocol.table_messages as tm
+from client.join_cmd import FAIR_KEY_SUFFIX, split_address
+from client.play_cmd import run_sync
+from client.records import RecordResult, fetch_and_save
+from client.session import default_state_dir, open_session
+from client.trust import KnownHosts, open_stream
+
+__all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "run_records"]
+
+EXIT_INVALID = 1
+EXIT_UNAVAILABLE = 2
+#: a table id as the protocol allows it (spec/PROTOCOL.md 3.1)
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+async def run_records(
+    *,
+    address: str,
+    table: str,
+    hands: tuple[int, ...] = (),
+    out: Path | None = None,
+    insecure: bool = False,
+    known_hosts: Path | None = None,
+    list_only: bool = False,
+    as_json: bool = False,
+) -> list[RecordResult]:
+    """Fetch (or with ``list_only`` just list) a table's hand records; print one line each.
+
+    Raises:
+        click.ClickException: no connection, the host refused (no such table), ...
+    """
+    host, port = split_address(address)
+    pins = KnownHosts(known_hosts)
+    connected = await open_stream(host, port, insecure=insecure, known_hosts=pins)
+    if connected.first_use:
+        click.echo(
+            f"{connected.key}: fingerprint {connected.fingerprint} pinned on first use", err=True
+        )
+    fair_key = pins.get(connected.key + FAIR_KEY_SUFFIX)
+    host_pk = bytes.fromhex(fair_key) if fair_key else None
+    directory = out if out is not None else default_state_dir() / "proofs"
+    results: list[RecordResult] = []
+    async with open_session(connected.stream) as session:
+        wanted = list(hands)
+        if list_only or not wanted:
+            reply = await session.request(tm.ListRecords(table=table))
+            assert isinstance(reply, tm.Records)
+            if list_only:
+                if as_json:
+                    click.echo(json.dumps({"table": table, "hands": list(reply.hands)}))
+                else:
+                    listed = " ".join(map(str, reply.hands))
+                    click.echo(f"table {table}: {listed or 'no hand records yet'}")
+                await session.bye("done")
+                return []
+            wanted = list(reply.hands)
+            if not wanted:
+                click.echo(f"table {table} has no hand records yet", err=True)
+        for hand_no in wanted:
+            result = await fetch_and_save(session, table, hand_no, directory, host_pk=host_pk)
+            results.append(result)
+            if not as_json:
+                click.echo(result.line())
+        await session.bye("done")
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in results], indent=1))
+    return results
+
+
+def _table_id(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not TABLE_ID.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not a table id (1-64 of A-Z a-z 0-9 _ -)")
+    return value
+
+
+@click.command("records", short_help="Fetch a table's hand records from a host and check them.")
+@click.argument("address")
+@click.argument("table", callback=_table_id)
+@click.argument("hands", metavar="[HAND]...", nargs=-1, type=click.IntRange(min=1))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory to save the records in (default: the proofs directory under the state dir, "
+    "next to the deal proofs).",
+)
+@click.option("--list", "list_only", is_flag=True, help="Only list the hands with a record.")
+@click.option("--insecure", is_flag=True, help="Plain TCP, no TLS (the host runs --insecure).")
+@click.option(
+    "--known-hosts",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    envvar="ONECARD_KNOWN_HOSTS",
+    help="The file of pinned host fingerprints (default: user config dir/known_hosts).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of one line per hand.")
+def records_command(
+    *,
+    address: str,
+    table: str,
+    hands: tuple[int, ...],
+    out: Path | None,
+    list_only: bool,
+    insecure: bool,
+    known_hosts: Path | None,
+    as_json: bool,
+) -> None:
+    """Fetch the hand records of TABLE from the host at ADDRESS (host[:port]) and check them.
+
+    Without HAND, every hand the host keeps a record of is fetched. Each record is checked as
+    `onecard verify` does (and against the host's deal key when it is pinned), saved as
+    TABLE-handN-record.json and reported in one line. Exits 0 if all are valid, 1 if any failed
+    a check, 2 if none failed but some could not be fetched.
+    """
+    split_address(address)  # a bad address is a usage error before anything runs
+    results: list[RecordResult] = run_sync(
+        run_records,
+        address=address, table=table, hands=hands, out=out, insecure=insecure,
+        known_hosts=known_hosts, list_only=list_only, as_json=as_json,
+    ) or []  # fmt: skip
+    ctx = click.get_current_context()
+    if any(r.status in ("invalid", "unreadable") for r in results):
+        ctx.exit(EXIT_INVALID)
+    if any(r.status == "unavailable" for r in results):
+        ctx.exit(EXIT_UNAVAILABLE)
