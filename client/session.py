@@ -1,19 +1,28 @@
-"""The client's connection library: handshake, requests by ``id``, pushes, heartbeat, tokens.
+"""The protocol client library: handshake, requests by ``id``, pushes, heartbeat, tokens.
 
-How it works: :func:`open_session` takes an open stream (from :func:`client.trust.open_stream`,
-which has already checked the host's pin), sends ``hello``, waits for ``welcome`` and then runs
-two tasks while the caller uses the :class:`ClientSession`:
+One client serves every program that talks to a host: the terminal and JSON clients and the bots
+(``host.bots`` plays through it, over TCP/TLS or an in-process socket pair).
+
+How it works: :func:`open_session` takes an open stream (for people, from
+:func:`client.trust.open_stream`, which has already checked the host's pin), sends ``hello``,
+waits ``WELCOME_TIMEOUT`` for ``welcome`` and then runs two tasks while the caller uses the
+:class:`ClientSession`:
 
 * the *reader* feeds bytes to the sans-I/O :class:`protocol.connection.Connection`; a message
   whose ``re`` matches a pending request wakes that request (multi-part ``record_part`` replies
-  are collected until the last part); ``ping`` is answered at once; everything else is a *push*
-  and goes into a bounded channel (``PUSH_QUEUE``), so a consumer that stops reading slows the
-  reader down instead of growing memory;
+  are collected until the last part; ``joined``/``resumed`` also go to the pushes, since a table
+  loop needs them); ``ping`` is answered at once; everything else is a *push* and goes into a
+  bounded channel (``PUSH_QUEUE``), so a consumer that stops reading slows the reader down
+  instead of growing memory. Our pings get pongs, so a host silent for ``IDLE_TIMEOUT_S`` is
+  taken for gone. With ``keep`` every received message is also kept in ``session.received``;
 * the *heartbeat* sends ``ping`` every ``HEARTBEAT_INTERVAL_S`` seconds.
 
-When the stream ends (EOF, a fatal ``error``, ``bye`` or ``server_closing``) the push channel
-closes; ``session.closed_reason`` says why and ``session.retry_after`` is set by
-``server_closing``. Requests pending at that moment raise :class:`Disconnected`.
+When the stream ends (EOF, silence, a protocol error, a fatal ``error``, ``bye`` or
+``server_closing``) the push channel closes; ``session.closed_reason`` says why and
+``session.retry_after`` is set by ``server_closing``. Requests pending at that moment, and any
+later send, raise :class:`Disconnected` (a :class:`trio.BrokenResourceError`, so code written
+against plain trio streams sees a broken connection). A refused request raises
+:class:`RequestError`; no reply within ``REPLY_TIMEOUT`` raises :class:`trio.TooSlowError`.
 
 :class:`TokenStore` keeps resume tokens (``joined.token``) in a JSON file under
 ``platformdirs.user_state_dir("onecard")`` (``ONECARD_STATE_DIR`` overrides it), keyed by host
@@ -25,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -39,7 +49,7 @@ import protocol.table_messages as tm
 from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import NEED_DATA
-from protocol.limits import HEARTBEAT_INTERVAL_S, RECEIVE_CHUNK_BYTES
+from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
 from protocol.messages import Bye, Error, Hello, Message, Ping, ServerClosing, Welcome
 
 __all__ = [
@@ -47,15 +57,19 @@ __all__ = [
     "REPLY_TIMEOUT",
     "SOFTWARE",
     "STATE_DIR_ENV",
+    "WELCOME_TIMEOUT",
     "ClientSession",
     "Disconnected",
     "RequestError",
     "SavedSeat",
     "TokenStore",
     "default_state_dir",
+    "first_leaf",
     "leaves",
     "open_session",
 ]
+
+log = logging.getLogger(__name__)
 
 SOFTWARE = "onecard-cli/0.1.0"
 #: seconds to wait for the reply to a request
@@ -69,7 +83,7 @@ STATE_DIR_ENV = "ONECARD_STATE_DIR"
 
 
 class RequestError(Exception):
-    """The host answered a request with ``error``."""
+    """The host answered a request with ``error``; ``str()`` ends with the code in parentheses."""
 
     def __init__(self, error: Error) -> None:
         super().__init__(f"{error.message} ({error.code.value})")
@@ -77,24 +91,36 @@ class RequestError(Exception):
         self.code = error.code
 
 
-class Disconnected(Exception):
+class Disconnected(trio.BrokenResourceError):
     """The connection ended while a request waited for its reply (or before ``welcome``)."""
 
 
 @dataclass(slots=True)
 class _Waiter:
+    """A pending request: woken by its (last) reply, or by the connection ending."""
+
     event: trio.Event
     replies: list[Message]
+    #: the whole reply arrived (every part of a multi-part one)
+    done: bool = False
 
 
 class ClientSession:
-    """One connection to a host, after the handshake. Use :func:`open_session`."""
+    """One connection to a host, after the handshake. Use :func:`open_session`.
 
-    def __init__(self, stream: trio.abc.Stream, *, software: str = SOFTWARE) -> None:
+    Pushes queue in :attr:`pushes` (at most ``PUSH_QUEUE``); keep a task draining them while
+    making requests, or a long backlog (after ``resume``) stalls the replies behind it.
+    """
+
+    def __init__(
+        self, stream: trio.abc.Stream, *, software: str = SOFTWARE, keep: bool = False
+    ) -> None:
         self.stream = stream
         self.software = software
         self.proto = Connection(role=Role.CLIENT)
         self.welcome: Welcome | None = None
+        #: every message received, in order (only with ``keep``; tests and audits use it)
+        self.received: list[Message] | None = [] if keep else None
         self._ids = itertools.count(1)
         self._waiters: dict[int, _Waiter] = {}
         self._send_lock = trio.Lock()
@@ -108,7 +134,11 @@ class ClientSession:
         self.ended_by_host = False
 
     async def send(self, msg: Message) -> None:
-        """Send one message (no reply expected)."""
+        """Send one message (no reply expected).
+
+        Raises:
+            Disconnected: the connection is closed or broke while sending.
+        """
         if self.closed.is_set():
             raise Disconnected(self.closed_reason or "the connection is closed")
         try:
@@ -140,7 +170,7 @@ class ClientSession:
                 await waiter.event.wait()
         finally:
             self._waiters.pop(mid, None)
-        if not waiter.replies:
+        if not waiter.done:
             raise Disconnected(self.closed_reason or "the connection ended")
         first = waiter.replies[0]
         if isinstance(first, Error):
@@ -158,6 +188,7 @@ class ClientSession:
 
     def _close(self, reason: str) -> None:
         if not self.closed.is_set():
+            log.debug("connection ended: %s", reason)
             self.closed_reason = reason
             self.closed.set()
             self._push_send.close()
@@ -169,21 +200,27 @@ class ClientSession:
             while True:
                 msg = self.proto.next_message()
                 if msg is NEED_DATA:
-                    data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
+                    # our pings get pongs, so a host silent this long is a dead one
+                    with trio.fail_after(IDLE_TIMEOUT_S):
+                        data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
                     if not data:
                         self._close("the host closed the connection")
                         return
                     self.proto.receive_data(bytes(data))
                     continue
                 assert isinstance(msg, Message)
+                if self.received is not None:
+                    self.received.append(msg)
                 if isinstance(msg, Ping):
                     await self.send(msg.response())
                     continue
                 if await self._deliver(msg):
                     return
+        except trio.TooSlowError:
+            self._close(f"the host sent nothing for {IDLE_TIMEOUT_S} seconds")
         except ProtocolError as exc:
             self._close(f"protocol error: {exc.message}")
-        except (trio.BrokenResourceError, trio.ClosedResourceError, Disconnected) as exc:
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             self._close(f"connection lost ({exc or 'broken'})")
         finally:
             self._close("the connection ended")
@@ -191,13 +228,12 @@ class ClientSession:
     async def _deliver(self, msg: Message) -> bool:
         """Route one message; True when it ends the session."""
         waiter = self._waiters.get(msg.re) if isinstance(msg.re, int) else None
-        if waiter is not None and not waiter.event.is_set():
+        answered = waiter is not None and not waiter.done
+        if waiter is not None and answered:
             waiter.replies.append(msg)
             if not isinstance(msg, tm.RecordPart) or msg.part + 1 >= msg.parts:
+                waiter.done = True
                 waiter.event.set()
-            if isinstance(msg, tm.Joined | tm.Resumed):
-                await self._push_send.send(msg)  # the table loop needs them too
-            return False
         if isinstance(msg, ServerClosing):
             self.retry_after = msg.retry_after
             self.ended_by_host = True
@@ -211,6 +247,8 @@ class ClientSession:
             self.ended_by_host = True
             self._close(f"the host ended the connection: {msg.message} ({msg.code.value})")
             return True
+        if answered and not isinstance(msg, tm.Joined | tm.Resumed):
+            return False  # a reply; joined and resumed also go to the table loop
         try:
             await self._push_send.send(msg)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
@@ -228,14 +266,17 @@ class ClientSession:
 
 @asynccontextmanager
 async def open_session(
-    stream: trio.abc.Stream, *, software: str = SOFTWARE
+    stream: trio.abc.Stream, *, software: str = SOFTWARE, keep: bool = False
 ) -> AsyncIterator[ClientSession]:
     """Handshake over ``stream``; run the reader and heartbeat while the block runs.
 
+    ``software`` is sent in ``hello``; ``keep`` keeps every received message in
+    ``session.received``. The stream is closed when the block ends, however it ends.
+
     Raises:
-        Disconnected: the host closed or refused before ``welcome``.
+        Disconnected: the host closed, refused or stayed silent before ``welcome``.
     """
-    session = ClientSession(stream, software=software)
+    session = ClientSession(stream, software=software, keep=keep)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(session._reader)
@@ -245,26 +286,19 @@ async def open_session(
                 )
                 with trio.fail_after(WELCOME_TIMEOUT):
                     first = await session.pushes.receive()
-            except (trio.EndOfChannel, trio.TooSlowError):
-                nursery.cancel_scope.cancel()
-                await trio.aclose_forcefully(stream)
-                raise Disconnected(session.closed_reason or "no welcome from the host") from None
+            except (trio.EndOfChannel, trio.TooSlowError, Disconnected):
+                await _shut(session, nursery, "no welcome from the host")
+                raise Disconnected(session.closed_reason) from None
             if isinstance(first, Error) or not isinstance(first, Welcome):
-                nursery.cancel_scope.cancel()
-                await trio.aclose_forcefully(stream)
                 what = first.message if isinstance(first, Error) else f"a {first.TYPE!r}"
+                await _shut(session, nursery, f"the host refused the handshake: {what}")
                 raise Disconnected(f"the host refused the handshake: {what}")
             session.welcome = first
             nursery.start_soon(session._heartbeat)
             try:
                 yield session
             finally:
-                # close first, shielded: awaiting after cancelling our own nursery would replace an
-                # error escaping the body with Cancelled, which the nursery then swallows
-                session._close(session.closed_reason or "closed by us")
-                with trio.CancelScope(shield=True):
-                    await trio.aclose_forcefully(stream)
-                nursery.cancel_scope.cancel()
+                await _shut(session, nursery, "closed by us")
     except BaseExceptionGroup as group:
         # the nursery wraps whatever escapes it; hand a lone error on as itself
         inner = [e for e in leaves(group) if not isinstance(e, trio.Cancelled)]
@@ -273,11 +307,31 @@ async def open_session(
         raise
 
 
+async def _shut(session: ClientSession, nursery: trio.Nursery, reason: str) -> None:
+    """Close the session and its stream, then stop its tasks.
+
+    The stream is closed first, shielded: awaiting after cancelling our own nursery would replace
+    an error on its way out (the body's, or our Disconnected) with Cancelled, which the nursery
+    then swallows.
+    """
+    session._close(session.closed_reason or reason)
+    with trio.CancelScope(shield=True):
+        await trio.aclose_forcefully(session.stream)
+    nursery.cancel_scope.cancel()
+
+
 def leaves(exc: BaseException) -> list[BaseException]:
     """The exceptions inside ``exc``, exception groups flattened (trio nurseries wrap them)."""
     if isinstance(exc, BaseExceptionGroup):
         return [leaf for sub in exc.exceptions for leaf in leaves(sub)]
     return [exc]
+
+
+def first_leaf(exc: BaseException) -> BaseException:
+    """The first non-group exception inside (nested) exception groups, else ``exc``."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 # --------------------------------------------------------------------------- resume tokens

@@ -1,14 +1,15 @@
 """Bots: ordinary protocol clients that play from their own view, and ``onecard bot``.
 
-How it works: :class:`ProtocolClient` is a small client over any ``trio.abc.Stream`` (loopback
-TCP/TLS for ``onecard bot``, a socket pair for bots the host runs in-process). It does the
-``hello``/``welcome`` handshake, pings every ``HEARTBEAT_INTERVAL_S``, matches replies to
-requests by ``id`` and hands pushes to a bounded channel. :class:`BotPlayer` consumes the
-pushes: it answers the fair-dealing round like any client (a
-:class:`protocol.fairness.HandVerifier` per hand: commit after HAND_COMMIT, reveal only after a
-verified LOCK, check every DRAW/CARD and the revealed secret), and on each ``state`` in which it
-may act picks an action with :mod:`host.policy` after ``think`` seconds and sends ``act``. It
-sees nothing but what the host sends its seat.
+How it works: a bot talks to the host through the one protocol client,
+:class:`client.session.ClientSession` (handshake, heartbeat, replies matched to requests by
+``id``, pushes in a bounded channel), over any ``trio.abc.Stream``: loopback TCP/TLS for
+``onecard bot``, a socket pair for bots the host runs in-process. :func:`open_client` opens one
+with the bots' software name; ``ProtocolClient``, ``RequestError`` and ``first_leaf`` are the
+client's names, kept here for host code. :class:`BotPlayer` consumes the pushes: it answers the
+fair-dealing round like any client (a :class:`protocol.fairness.HandVerifier` per hand: commit
+after HAND_COMMIT, reveal only after a verified LOCK, check every DRAW/CARD and the revealed
+secret), and on each ``state`` in which it may act picks an action with :mod:`host.policy` after
+``think`` seconds and sends ``act``. It sees nothing but what the host sends its seat.
 
 :func:`run_bots` is the plain async function behind ``onecard bot``: connect ``count`` bots,
 join (or create) a table, play until the game is over, resume after a dropped connection.
@@ -16,31 +17,27 @@ join (or create) a table, play until the game is over, resume after a dropped co
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import logging
 import random
 import secrets
 import ssl
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import Any
+from contextlib import AbstractAsyncContextManager
+from typing import Any, TypeAlias
 
 import trio
 
 import protocol.table_messages as tm
+from client.session import ClientSession, Disconnected, RequestError, first_leaf, open_session
 from host import policy
 from host.identity import format_fingerprint
-from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.fairness import FairnessError, HandReport, HandVerifier, SignedMessage, field_b32
-from protocol.framing import NEED_DATA
-from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
-from protocol.messages import Error, Hello, Message, Ping, Welcome
+from protocol.messages import Message
 
 __all__ = [
+    "BOT_SOFTWARE",
     "BotPlayer",
+    "BotRefused",
     "ProtocolClient",
     "RequestError",
     "connect_stream",
@@ -51,157 +48,31 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: seconds to wait for a reply to a request
-REPLY_TIMEOUT = 30.0
-#: pushes buffered for the consumer before the reader waits
-PUSH_QUEUE = 256
+#: the ``software`` a bot sends in ``hello``
+BOT_SOFTWARE = "onecard-bot/0.1.0"
 #: how often a bot that lost its connection tries to resume, and the pause between tries
 RECONNECT_TRIES = 20
 RECONNECT_PAUSE = 1.0
 
-
-class RequestError(Exception):
-    """The host answered a request with ``error``."""
-
-    def __init__(self, error: Error) -> None:
-        super().__init__(f"{error.code.value}: {error.message}")
-        self.error = error
-        self.code = error.code
+#: the bots' name for the shared protocol client
+ProtocolClient: TypeAlias = ClientSession
 
 
-@dataclass(slots=True)
-class _Waiter:
-    event: trio.Event
-    replies: list[Message]
+class BotRefused(RequestError):
+    """A refusal as ``onecard bot`` reports it: code first (``not_found: no such table``)."""
+
+    def __str__(self) -> str:
+        return f"{self.code.value}: {self.error.message}"
 
 
-class ProtocolClient:
-    """One client connection; use :func:`open_client`.
+def open_client(
+    stream: trio.abc.Stream, *, software: str = BOT_SOFTWARE, keep: bool = False
+) -> AbstractAsyncContextManager[ClientSession]:
+    """:func:`client.session.open_session` as a bot: handshake, then reader and heartbeat.
 
-    Pushes queue in :attr:`pushes` (at most ``PUSH_QUEUE``); keep a task draining them while
-    making requests, or a long backlog (after ``resume``) stalls the replies behind it.
+    ``keep`` keeps every received message in ``client.received`` (tests and audits use it).
     """
-
-    def __init__(
-        self, stream: trio.abc.Stream, *, software: str = "onecard-bot/0.1.0", keep: bool = False
-    ) -> None:
-        self.stream = stream
-        #: every message received, in order (only with ``keep``; tests and audits use it)
-        self.received: list[Message] | None = [] if keep else None
-        self.software = software
-        self.proto = Connection(role=Role.CLIENT)
-        self._ids = itertools.count(1)
-        self._waiters: dict[int, _Waiter] = {}
-        self._send_lock = trio.Lock()
-        self._push_send, self.pushes = trio.open_memory_channel[Message](PUSH_QUEUE)
-        self.welcome: Welcome | None = None
-        self.closed = trio.Event()
-
-    async def send(self, msg: Message) -> None:
-        async with self._send_lock:
-            await self.stream.send_all(self.proto.send(msg))
-
-    async def request(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> Message:
-        """Send ``msg`` with a fresh id and return the reply; raise :class:`RequestError`."""
-        replies = await self.request_all(msg, timeout=timeout)
-        return replies[0]
-
-    async def request_all(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> list[Message]:
-        """Like :meth:`request`, collecting every ``record_part`` of a multi-part reply."""
-        mid = next(self._ids)
-        waiter = _Waiter(trio.Event(), [])
-        self._waiters[mid] = waiter
-        try:
-            await self.send(type(msg)(**{**_fields(msg), "id": mid}))
-            with trio.fail_after(timeout):
-                await waiter.event.wait()
-        finally:
-            self._waiters.pop(mid, None)
-        first = waiter.replies[0]
-        if isinstance(first, Error):
-            raise RequestError(first)
-        return waiter.replies
-
-    async def _reader(self) -> None:
-        try:
-            while True:
-                msg = self.proto.next_message()
-                if msg is NEED_DATA:
-                    # our pings get pongs, so a silent host is a dead one
-                    with trio.fail_after(IDLE_TIMEOUT_S):
-                        data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
-                    if not data:
-                        return
-                    self.proto.receive_data(bytes(data))
-                    continue
-                assert isinstance(msg, Message)
-                if self.received is not None:
-                    self.received.append(msg)
-                if isinstance(msg, Ping):
-                    await self.send(msg.response())
-                    continue
-                waiter = self._waiters.get(msg.re) if isinstance(msg.re, int) else None
-                if waiter is not None and not waiter.event.is_set():
-                    waiter.replies.append(msg)
-                    if not isinstance(msg, tm.RecordPart) or msg.part + 1 >= msg.parts:
-                        waiter.event.set()
-                    if isinstance(msg, tm.Joined | tm.Resumed):
-                        await self._push_send.send(msg)
-                    continue
-                await self._push_send.send(msg)
-        except (
-            trio.BrokenResourceError,
-            trio.ClosedResourceError,
-            trio.TooSlowError,
-            RemoteProtocolError,
-        ) as exc:
-            log.info("connection ended: %s", exc)
-        finally:
-            self.closed.set()
-            self._push_send.close()
-
-    async def _heartbeat(self) -> None:
-        while True:
-            await trio.sleep(HEARTBEAT_INTERVAL_S)
-            await self.send(Ping())
-
-
-def first_leaf(exc: BaseException) -> BaseException:
-    """The first non-group exception inside (nested) exception groups, else ``exc``."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _fields(msg: Message) -> dict[str, Any]:
-    return {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)}
-
-
-@asynccontextmanager
-async def open_client(
-    stream: trio.abc.Stream, *, software: str = "onecard-bot/0.1.0", keep: bool = False
-) -> AsyncIterator[ProtocolClient]:
-    """Handshake over ``stream`` and run the client's reader and heartbeat while in use."""
-    client = ProtocolClient(stream, software=software, keep=keep)
-    async with trio.open_nursery() as nursery:
-        hello = Hello(protocol=PROTOCOL_NAME, versions=SUPPORTED_VERSIONS, software=software)
-        await client.send(hello)
-        nursery.start_soon(client._reader)
-        first = await client.pushes.receive()
-        if not isinstance(first, Welcome):
-            raise LocalProtocolError(
-                f"expected welcome, got {first.TYPE}", code=ErrorCode.BAD_STATE
-            )
-        client.welcome = first
-        nursery.start_soon(client._heartbeat)
-        try:
-            yield client
-        finally:
-            # close first, shielded: awaiting after cancelling our own scope would replace an
-            # error escaping the body with Cancelled, which the nursery then swallows
-            with trio.CancelScope(shield=True):
-                await trio.aclose_forcefully(stream)
-            nursery.cancel_scope.cancel()
+    return open_session(stream, software=software, keep=keep)
 
 
 class BotPlayer:
@@ -374,7 +245,7 @@ class BotPlayer:
                     await trio.sleep(min(1.0, 0.01 * 2 ** min(self._refusals, 7)))
                 if self.state is state:
                     self._changed.set()
-            except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
+            except (Disconnected, trio.TooSlowError):
                 return
 
 
@@ -438,10 +309,11 @@ async def _one_bot(
                 last_seq = bot.last_seq
                 if bot.outcome is not None:
                     return bot.outcome
-        except BaseException as raised:  # errors come wrapped in the client's nursery groups
+        except BaseException as raised:  # errors may come wrapped in nursery groups
             exc = first_leaf(raised)
             if isinstance(exc, RequestError):
-                raise exc from None  # the host said no: retrying will not help
+                raise BotRefused(exc.error) from None  # the host said no: retrying will not help
+            # Disconnected (a lost or refused connection) is a trio.BrokenResourceError
             retry = (OSError, trio.BrokenResourceError, trio.TooSlowError, RemoteProtocolError)
             if not isinstance(exc, retry):
                 raise
@@ -468,7 +340,7 @@ async def run_bots(
     """Connect ``count`` bots to a table (or a new ``create`` table); return the outcomes.
 
     Raises:
-        RequestError: the host refused (no such table, full, bad game).
+        BotRefused: the host refused (no such table, full, bad game); a :class:`RequestError`.
         LocalProtocolError: a fingerprint mismatch or a lost host.
     """
     if table_id is None:
@@ -476,7 +348,10 @@ async def run_bots(
             raise ValueError("give a table id or a game to create")
         stream = await connect_stream(address, port, insecure=insecure, fingerprint=fingerprint)
         async with open_client(stream) as client:
-            reply = await client.request(tm.CreateTable(game=create, seats=seats or count))
+            try:
+                reply = await client.request(tm.CreateTable(game=create, seats=seats or count))
+            except RequestError as exc:
+                raise BotRefused(exc.error) from None
             assert isinstance(reply, tm.TableCreated)
             table_id = reply.table
     outcomes: list[dict[str, Any]] = []

@@ -1,15 +1,298 @@
-"""client/session.py: errors raised inside an open session reach the caller unwrapped."""
+"""client/session.py: the one protocol client (people's clients and bots alike).
+
+The routing tests drive the client against a scripted host: the host end of an in-memory stream
+run by hand through the sans-I/O :class:`protocol.connection.Connection`, on the mock clock.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
-from client.session import RequestError, leaves, open_session
-from protocol.table_messages import Join
+import protocol.table_messages as tm
+from client.session import (
+    PUSH_QUEUE,
+    WELCOME_TIMEOUT,
+    ClientSession,
+    Disconnected,
+    RequestError,
+    first_leaf,
+    leaves,
+    open_session,
+)
+from protocol.connection import Connection, Role
+from protocol.errors import ErrorCode
+from protocol.framing import NEED_DATA
+from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S
+from protocol.messages import (
+    Error,
+    Hello,
+    Message,
+    Ping,
+    Pong,
+    ServerClosing,
+    Welcome,
+)
+
+WELCOME = Welcome(
+    version=1,
+    host_name="scripted",
+    software="scripted-host/1",
+    fingerprint="sha256:" + "0" * 64,
+    limits={},
+)
+
+
+class ScriptedHost:
+    """The host end of a client's stream, sending and receiving exactly what a test says."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.proto = Connection(role=Role.HOST)
+
+    async def receive(self) -> Message:
+        while True:
+            msg = self.proto.next_message()
+            if msg is not NEED_DATA:
+                assert isinstance(msg, Message)
+                return msg
+            data = await self.stream.receive_some(65536)
+            assert data, "the client closed the stream"
+            self.proto.receive_data(bytes(data))
+
+    async def receive_request(self) -> Message:
+        """The next message from the client other than a heartbeat ``ping``."""
+        while isinstance(msg := await self.receive(), Ping):
+            pass
+        return msg
+
+    async def send(self, *msgs: Message) -> None:
+        for msg in msgs:
+            await self.stream.send_all(self.proto.send(msg))
+
+
+@asynccontextmanager
+async def scripted(
+    *, keep: bool = False, software: str = "test/1"
+) -> AsyncIterator[tuple[ClientSession, ScriptedHost, Hello]]:
+    """An open session whose host is scripted; also the ``hello`` the client sent."""
+    client_end, host_end = trio.testing.memory_stream_pair()
+    host = ScriptedHost(host_end)
+    async with trio.open_nursery() as nursery:
+        hello: list[Message] = []
+
+        async def handshake() -> None:
+            hello.append(await host.receive())
+            await host.send(WELCOME)
+
+        nursery.start_soon(handshake)
+        async with open_session(client_end, software=software, keep=keep) as session:
+            assert isinstance(hello[0], Hello)
+            yield session, host, hello[0]
+
+
+def part(no: int, parts: int, re: int) -> tm.RecordPart:
+    return tm.RecordPart(table="t1", hand_no=1, part=no, parts=parts, text=f"<{no}>", re=re)
+
+
+async def test_the_handshake_names_the_software_and_keep_records_every_message(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted(keep=True, software="onecard-bot/0.1.0") as (session, _host, hello):
+        assert hello.software == "onecard-bot/0.1.0"
+        assert session.welcome == WELCOME
+        assert session.received == [WELCOME]
+    async with scripted() as (session, _host, _hello):
+        assert session.received is None
+
+
+async def test_a_multi_part_reply_is_collected_and_pushes_between_its_parts_stay_pushes(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted() as (session, host, _hello):
+        async with trio.open_nursery() as nursery:
+            got: list[list[Message]] = []
+
+            async def ask() -> None:
+                got.append(await session.request_all(tm.GetRecord(table="t1", hand_no=1)))
+
+            nursery.start_soon(ask)
+            req = await host.receive_request()
+            assert isinstance(req, tm.GetRecord) and isinstance(req.id, int)
+            between = Pong()
+            await host.send(part(0, 3, req.id), between, part(1, 3, req.id), part(2, 3, req.id))
+        assert [p.text for p in got[0] if isinstance(p, tm.RecordPart)] == ["<0>", "<1>", "<2>"]
+        assert await session.pushes.receive() == between
+
+
+async def test_joined_answers_the_request_and_is_pushed_for_the_table_loop(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted() as (session, host, _hello):
+        async with trio.open_nursery() as nursery:
+            replies: list[Message] = []
+
+            async def join() -> None:
+                replies.append(await session.request(tm.Join(table="t1", name="Ann")))
+
+            nursery.start_soon(join)
+            req = await host.receive_request()
+            joined = tm.Joined(table="t1", seat=1, token="k" * 16, re=req.id)
+            await host.send(joined)
+        assert replies == [joined]
+        assert await session.pushes.receive() == joined
+
+
+async def test_an_error_reply_raises_request_error_with_the_code_last(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted() as (session, host, _hello):
+        async with trio.open_nursery() as nursery:
+
+            async def answer() -> None:
+                req = await host.receive_request()
+                await host.send(
+                    Error(code=ErrorCode.NOT_FOUND, message="no table t9", fatal=False, re=req.id)
+                )
+
+            nursery.start_soon(answer)
+            with pytest.raises(RequestError) as refused:
+                await session.request(tm.Join(table="t9", name="Ann"))
+        assert refused.value.code is ErrorCode.NOT_FOUND
+        assert str(refused.value) == "no table t9 (not_found)"
+        assert not session.closed.is_set()
+
+
+async def test_a_reply_cut_off_midway_raises_disconnected(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted() as (session, host, _hello):
+        async with trio.open_nursery() as nursery:
+
+            async def half_answer() -> None:
+                req = await host.receive_request()
+                assert isinstance(req.id, int)
+                await host.send(part(0, 2, req.id))
+                await host.stream.aclose()
+
+            nursery.start_soon(half_answer)
+            with pytest.raises(Disconnected, match="closed the connection"):
+                await session.request_all(tm.GetRecord(table="t1", hand_no=1))
+        assert session.closed.is_set() and not session.ended_by_host
+        with pytest.raises(Disconnected):
+            await session.send(Ping())
+
+
+def test_disconnected_is_a_broken_resource_for_code_written_against_trio_streams() -> None:
+    assert issubclass(Disconnected, trio.BrokenResourceError)
+
+
+async def test_server_closing_ends_the_session_and_says_when_to_retry(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted(keep=True) as (session, host, _hello):
+        closing = ServerClosing(retry_after=5, reason="maintenance")
+        await host.send(closing)
+        with trio.fail_after(5):
+            await session.closed.wait()
+        assert [m async for m in session.pushes] == []  # the channel ends; nothing was pushed
+        assert session.retry_after == 5 and session.ended_by_host
+        assert session.closed_reason == "the host is shutting down: maintenance"
+        assert session.received is not None and session.received[-1] == closing
+
+
+async def test_a_fatal_error_answering_a_request_raises_it_and_ends_the_session(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted() as (session, host, _hello):
+        async with trio.open_nursery() as nursery:
+
+            async def refuse() -> None:
+                req = await host.receive_request()
+                await host.send(
+                    Error(code=ErrorCode.CONFLICT, message="seat taken", fatal=True, re=req.id)
+                )
+
+            nursery.start_soon(refuse)
+            with pytest.raises(RequestError) as refused:
+                await session.request(tm.Resume(token="k" * 16, last_seq=0))
+        assert refused.value.error.fatal
+        assert session.closed.is_set() and session.ended_by_host
+        assert session.closed_reason == "the host ended the connection: seat taken (conflict)"
+
+
+async def test_pings_are_answered_and_the_heartbeat_pings_the_host(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted() as (_session, host, _hello):
+        await host.send(Ping(id=41))
+        assert await host.receive() == Pong(re=41)
+        start = trio.current_time()
+        beat = await host.receive()
+        assert isinstance(beat, Ping) and isinstance(beat.id, int)
+        assert trio.current_time() - start >= HEARTBEAT_INTERVAL_S - 1
+
+
+async def test_a_silent_host_is_taken_for_gone(autojump_clock: trio.testing.MockClock) -> None:
+    async with scripted() as (session, _host, _hello):
+        start = trio.current_time()
+        with trio.fail_after(IDLE_TIMEOUT_S * 2):
+            await session.closed.wait()
+        assert trio.current_time() - start >= IDLE_TIMEOUT_S
+        assert "sent nothing" in session.closed_reason
+
+
+async def test_pushes_are_bounded_a_consumer_that_stops_reading_holds_the_reader(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted() as (session, host, _hello):
+        async with trio.open_nursery() as nursery:
+
+            async def flood() -> None:
+                req = await host.receive_request()
+                pushes = [Pong() for _ in range(PUSH_QUEUE + 1)]
+                await host.send(*pushes, tm.Tables(tables=(), re=req.id))
+
+            nursery.start_soon(flood)
+            with pytest.raises(trio.TooSlowError):  # the reply waits behind the full channel
+                await session.request(tm.ListTables(), timeout=5)
+        assert session.pushes.statistics().current_buffer_used == PUSH_QUEUE
+        for _ in range(PUSH_QUEUE + 1):
+            assert await session.pushes.receive() == Pong()
+        late = await session.pushes.receive()  # draining let the reader on: the late reply
+        assert isinstance(late, tm.Tables)
+        assert not session.closed.is_set()
+
+
+async def test_no_welcome_in_time_is_disconnected(autojump_clock: trio.testing.MockClock) -> None:
+    client_end, _host_end = trio.testing.memory_stream_pair()
+    start = trio.current_time()
+    with pytest.raises(Disconnected, match="no welcome"):
+        async with open_session(client_end):
+            pytest.fail("the session opened without a welcome")
+    assert trio.current_time() - start >= WELCOME_TIMEOUT
+
+
+async def test_a_refused_handshake_is_disconnected_with_the_hosts_words(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    client_end, host_end = trio.testing.memory_stream_pair()
+    host = ScriptedHost(host_end)
+
+    async def refuse() -> None:
+        await host.receive()
+        await host.send(Error(code=ErrorCode.FULL, message="the host is full", fatal=True))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(refuse)
+        with pytest.raises(Disconnected, match=r"ended the connection: the host is full \(full\)"):
+            async with open_session(client_end):
+                pytest.fail("the session opened after a refusal")
 
 
 async def test_an_error_in_the_session_body_is_not_swallowed(
@@ -30,7 +313,7 @@ async def test_a_refused_request_surfaces_as_request_error(
     stream = await trio.open_tcp_stream("127.0.0.1", info.port)
     with pytest.raises(RequestError):
         async with open_session(stream) as session:
-            await session.request(Join(table="no-such-table", name="Ann"))
+            await session.request(tm.Join(table="no-such-table", name="Ann"))
 
 
 def test_leaves_flattens_nested_groups() -> None:
@@ -38,3 +321,5 @@ def test_leaves_flattens_nested_groups() -> None:
     group = BaseExceptionGroup("outer", [ExceptionGroup("inner", [a]), b])
     assert leaves(group) == [a, b]
     assert leaves(a) == [a]
+    assert first_leaf(group) is a
+    assert first_leaf(b) is b

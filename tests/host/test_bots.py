@@ -1,0 +1,96 @@
+"""host/bots.py: bots speak through the shared protocol client, and ``onecard bot`` refusals.
+
+The game-playing side of :class:`host.bots.BotPlayer` is exercised by the server, session and
+restart tests; these check what bots.py itself adds on top of :mod:`client.session`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+import protocol.table_messages as tm
+from client.session import ClientSession, Disconnected, first_leaf
+from host.bots import (
+    BOT_SOFTWARE,
+    BotPlayer,
+    BotRefused,
+    ProtocolClient,
+    RequestError,
+    open_client,
+    run_bots,
+)
+from host.server import HostInfo
+from protocol.connection import Connection, Role
+from protocol.errors import ErrorCode
+from protocol.messages import Error, Hello, ServerClosing, Welcome
+
+
+def test_the_bots_client_is_the_shared_client() -> None:
+    assert ProtocolClient is ClientSession
+    assert issubclass(BotRefused, RequestError)
+
+
+async def test_open_client_says_hello_as_a_bot(autojump_clock: trio.testing.MockClock) -> None:
+    client_end, host_end = trio.testing.memory_stream_pair()
+    host = Connection(role=Role.HOST)
+    welcome = Welcome(
+        version=1, host_name="h", software="h/1", fingerprint="sha256:" + "f" * 64, limits={}
+    )
+
+    async def accept() -> None:
+        host.receive_data(bytes(await host_end.receive_some(65536)))
+        hello = host.next_message()
+        assert isinstance(hello, Hello) and hello.software == BOT_SOFTWARE
+        await host_end.send_all(host.send(welcome))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(accept)
+        async with open_client(client_end, keep=True) as client:
+            assert client.welcome == welcome
+            assert client.received == [welcome]
+
+
+def test_a_bot_refusal_reads_code_first() -> None:
+    error = Error(code=ErrorCode.NOT_FOUND, message="no such table", fatal=False)
+    assert str(BotRefused(error)) == "not_found: no such table"
+    assert str(RequestError(error)) == "no such table (not_found)"
+
+
+async def refusal(**kwargs: Any) -> BaseException:
+    try:
+        await run_bots(**kwargs)
+    except BaseException as raised:  # the bots' nursery may wrap it in a group
+        return first_leaf(raised)
+    raise AssertionError("run_bots was not refused")
+
+
+async def test_run_bots_reports_a_refused_join_and_a_refused_game(host: HostInfo) -> None:
+    where: dict[str, Any] = {"address": "127.0.0.1", "port": host.port, "insecure": True}
+    with trio.fail_after(60):
+        no_table = await refusal(**where, count=2, table_id="nope", think=0)
+        no_game = await refusal(**where, count=1, create="snap", think=0)
+    assert isinstance(no_table, BotRefused) and no_table.code is ErrorCode.NOT_FOUND
+    assert str(no_table).startswith("not_found: ")
+    assert isinstance(no_game, BotRefused)
+    assert str(no_game).startswith(f"{no_game.code.value}: ")
+
+
+async def test_a_bot_stops_playing_when_the_host_shuts_down(
+    host: HostInfo, connect_memory: Any
+) -> None:
+    table = await host.host.create_table("one-card", seats=2)
+    async with connect_memory(host) as client:
+        bot = BotPlayer(client, table_id=table, stay=True)
+        await bot.join("ann")
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(bot.play)  # returns when the push channel ends
+                await host.host.shutdown()
+        assert client.received is not None and isinstance(client.received[-1], ServerClosing)
+        assert client.ended_by_host and client.retry_after == 5
+        with pytest.raises(Disconnected):
+            await client.request(tm.ListTables())
