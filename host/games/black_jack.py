@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import ClassVar
@@ -55,11 +56,32 @@ from protocol.cards import (
     parse_card,
 )
 
-__all__ = ["BlackJack", "Declaration", "Declare", "Draw", "Phase", "Play"]
+__all__ = [
+    "PLAY_LIMIT",
+    "TURN_LIMIT",
+    "BlackJack",
+    "Declaration",
+    "Declare",
+    "Draw",
+    "Phase",
+    "Play",
+]
 
 _NATURAL = ALL_CARDS[:52]
 _COUNTERS = tuple(c for c in _NATURAL if c.rank in (Rank.TWO, Rank.JACK))
 _MAX_PLAY = 30  # no legal play is longer (13-card run); caps malformed input early
+_SUITS = tuple(Suit)
+
+PLAY_LIMIT = 300
+"""The most plays :meth:`BlackJack.legal_actions` lists. Runs and chains filled by jokers grow
+combinatorially (a chain may reorder its cards, a joker may stand for any card that links); the
+list keeps its order (singles, runs, other chains shortest first) and stops before the play that
+would pass this many, so a ``state`` message stays well inside the protocol's frame and list
+limits. A legal play left out is still accepted when sent."""
+
+TURN_LIMIT = 1000
+"""Turns after which a hand stops as ``EXHAUSTED`` (fewest cards win): a safety stop, since
+legal play can cycle for ever (a card played, drawn back through a reshuffle, played again)."""
 
 
 class Phase(enum.Enum):
@@ -231,26 +253,77 @@ def _can_finish(naturals: Counter[Card], jokers: int, seen: dict[object, bool]) 
 
 
 _AT = {(c.suit, int(c.rank)): c for c in _NATURAL}
+#: the identities that may follow a card in a chain (same rank or same suit, itself included)
+_LINKED = {c: tuple(d for d in _NATURAL if d.rank is c.rank or d.suit is c.suit) for c in _NATURAL}
+
+#: a candidate play: the cards as put down, and the cards as they act (jokers as declared)
+_Seq = tuple[tuple[Card, ...], tuple[Card, ...]]
 
 
-def _runs(
-    start: Card, step: int, counts: Counter[Card], jokers: Sequence[Card]
-) -> Iterable[tuple[list[Card], list[Card]]]:
-    """Runs from ``start`` going ``step``, each as (cards, acting); jokers fill missing ranks."""
-    spare = list(jokers)
-    cards, acting = [start], [start]
-    rank = int(start.rank) + step
-    while 1 <= rank <= 13:
-        want = _AT[start.suit, rank]
-        if counts[want]:
-            cards.append(want)
-        elif spare:
-            cards.append(spare.pop(0))
-        else:
-            return
-        acting.append(want)
-        yield list(cards), list(acting)
-        rank += step
+def _runs(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Iterator[_Seq]:
+    """Every run of two or more cards from each start (held card, identity), up then down.
+
+    Depth-first, with all prefixes: in each place the held card of that rank comes first, then
+    each joker held as that card, so every way of filling a run from the hand is listed once.
+    """
+    jokers = [j for j in counts if j.is_joker]
+    for first, acting in starts:
+        left = counts.copy()
+        left[first] -= 1
+        for step in (1, -1):
+            yield from _run_on((first,), (acting,), step, left, jokers)
+
+
+def _run_on(
+    cards: tuple[Card, ...],
+    acting: tuple[Card, ...],
+    step: int,
+    left: Counter[Card],
+    jokers: Sequence[Card],
+) -> Iterator[_Seq]:
+    rank = int(acting[-1].rank) + step
+    if not 1 <= rank <= 13:
+        return
+    want = _AT[acting[-1].suit, rank]
+    for put in (want, *jokers):
+        if left[put] <= 0:
+            continue
+        left[put] -= 1
+        longer = ((*cards, put), (*acting, want))
+        yield longer
+        yield from _run_on(*longer, step, left, jokers)
+        left[put] += 1
+
+
+def _chains(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Iterator[_Seq]:
+    """Every chain of two or more cards that is not a run, shortest first (option ``chain``).
+
+    Breadth-first from the starts: each card matches the previous one's identity by rank or
+    suit; a joker is tried as every identity that does. Runs are left out (:func:`_runs`
+    lists them). The caller stops reading at :data:`PLAY_LIMIT`, so a long level is never built
+    in full.
+    """
+    kinds = sorted(counts, key=lambda c: c.index)
+    level: list[_Seq] = [((first,), (acting,)) for first, acting in starts]
+    while level:
+        deeper: list[_Seq] = []
+        for cards, acting in level:
+            last = acting[-1]
+            for put in kinds:
+                if cards.count(put) >= counts[put]:
+                    continue
+                if put.is_joker:
+                    names: tuple[Card, ...] = _LINKED[last]
+                elif put.rank is last.rank or put.suit is last.suit:
+                    names = (put,)
+                else:
+                    continue
+                for name in names:
+                    longer = ((*cards, put), (*acting, name))
+                    deeper.append(longer)
+                    if not _is_run(longer[1]):
+                        yield longer
+        level = deeper
 
 
 def _cards_field(wire: Mapping[str, object], key: str, *, required: bool) -> tuple[Card, ...]:
@@ -679,14 +752,17 @@ class BlackJack(Game):
     # ------------------------------------------------------------------ offering
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Draw (when allowed), a declaration in the seat's window, then the plays offered.
+        """Draw (when allowed), a declaration in the seat's window, then every legal play.
 
-        Plays offered: every legal single card (a joker as each identity it may take), and
-        every run starting with a real card that is legal, in each direction, with all its
-        prefixes; a missing rank is filled by a joker when one is held. With ``chain``, two-card
-        chains are added. An ace as last card comes once per suit. A play after which the hand
-        could finish carries ``say``. Blunders are never offered: they are mistakes that
-        :meth:`check` accepts so that :meth:`apply` can penalise them.
+        Plays come in a stable order: every single card (held cards in canonical order, then
+        each joker as each identity it may take), then every run of two or more (from each legal
+        first card, the same order; upwards then downwards; in each place the held card first,
+        then each joker standing for it; all prefixes), then with ``chain`` every other chain,
+        shortest first. An ace as last card comes once per suit. Equal plays come once (a
+        second deck's twin cards are one choice). At most :data:`PLAY_LIMIT` plays are listed.
+        A play after which the hand could finish carries ``say`` (``check`` takes any ``say``).
+        Blunders are never offered: they are mistakes that :meth:`check` accepts so that
+        :meth:`apply` can penalise them.
         """
         if self.phase is not Phase.PLAYING or not 0 <= seat < self.seats:
             return []
@@ -703,48 +779,45 @@ class BlackJack(Game):
         return out + plays
 
     def _plays(self, seat: int, *, first_only: bool) -> list[Action]:
+        """The plays offered to ``seat`` (see :meth:`legal_actions`); one if ``first_only``."""
         hand = self.hands[seat]
         counts = Counter(hand)
-        distinct = sorted(counts, key=lambda c: c.index)
-        jokers = [c for c in distinct if c.is_joker]
-        naturals = [c for c in distinct if not c.is_joker]
+        held = sorted(counts, key=lambda c: c.index)
         attacked = self.pending and not self.covering
-        seqs: list[tuple[list[Card], list[Card]]] = [([c], [c]) for c in naturals]
-        if jokers:  # a joker alone, as each identity that could be legal (checked below)
-            names = _COUNTERS if attacked else _NATURAL
-            if not (attacked or self.covering):
-                names = tuple(n for n in names if self._matches(n))
-            seqs.extend(([j], [n]) for j in jokers for n in names)
+        allowed = self._counter if attacked else self._may_start
+        starts = [(c, c) for c in held if not c.is_joker and allowed(c)]
+        names = [n for n in _NATURAL if allowed(n)]
+        starts += [(j, n) for j in held if j.is_joker for n in names]
+        seqs: Iterable[_Seq] = (((c,), (a,)) for c, a in starts)
         if not attacked:
-            spare = [j for j in jokers for _ in range(counts[j])]
-            for c in naturals:
-                if self.covering or self._matches(c):
-                    for step in (1, -1):
-                        seqs.extend(_runs(c, step, counts, spare))
+            seqs = itertools.chain(seqs, _runs(starts, counts))
             if self.options["chain"]:
-                for c in naturals:
-                    for d in naturals:
-                        twice = d is not c or counts[c] > 1
-                        run = abs(d.rank - c.rank) == 1 and d.suit is c.suit
-                        if twice and not run and (d.rank is c.rank or d.suit is c.suit):
-                            seqs.append(([c, d], [c, d]))
+                seqs = itertools.chain(seqs, _chains(starts, counts))
         out: list[Action] = []
         for cards, acting in seqs:
             if self._rule_error(seat, acting) is not None:
                 continue
+            declare = tuple(a for c, a in zip(cards, acting, strict=True) if c.is_joker)
+            suits: Sequence[Suit | None] = _SUITS if acting[-1].rank is Rank.ACE else (None,)
+            if first_only:
+                return [Play(cards, suits[0], declare)]
+            if len(out) + len(suits) > PLAY_LIMIT:
+                break
             say = None
             if len(hand) > len(cards):
-                rest = list(hand)
-                for c in cards:
-                    rest.remove(c)
-                if _finishable(rest):
-                    say = Declaration.LAST_CARD if len(rest) == 1 else Declaration.CARDS
-            declare = tuple(a for c, a in zip(cards, acting, strict=True) if c.is_joker)
-            suits: Iterable[Suit | None] = Suit if acting[-1].rank is Rank.ACE else (None,)
-            out.extend(Play(tuple(cards), s, declare, say) for s in suits)
-            if first_only and out:
-                return out
+                rest = counts - Counter(cards)
+                if _finishable_indices(tuple(sorted(c.index for c in rest.elements()))):
+                    say = (
+                        Declaration.LAST_CARD if len(cards) + 1 == len(hand) else Declaration.CARDS
+                    )
+            out.extend(Play(cards, s, declare, say) for s in suits)
         return out
+
+    def _counter(self, c: Card) -> bool:
+        return c.rank is Rank.TWO or c.rank is Rank.JACK
+
+    def _may_start(self, c: Card) -> bool:
+        return self.covering or self._matches(c)
 
     def default_action(self, seat: int) -> Action | None:
         """The draw for the seat to act (a forced play under ``must_play_if_able``)."""

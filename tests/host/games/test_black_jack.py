@@ -11,16 +11,18 @@ or duplicate a card, and garbage input meets typed errors only.
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from host.games import find_game
+from host.games import black_jack, find_game
 from host.games.base import (
     Action,
     ChanceError,
@@ -34,11 +36,13 @@ from host.games.base import (
     RulesError,
     Termination,
 )
-from host.games.black_jack import BlackJack, Declaration, Declare, Draw, Phase, Play
+from host.games.black_jack import PLAY_LIMIT, BlackJack, Declaration, Declare, Draw, Phase, Play
 from host.games.playout import garbage_wire, playout, view_leaks
 from host.scenario import load_scenario, run_scenario
-from protocol.cards import ALL_CARDS, Card, Suit, card, deck_for
+from protocol.cards import ALL_CARDS, Card, Rank, Suit, card, deck_for
 from protocol.errors import ErrorCode
+from protocol.framing import encode_frame
+from protocol.limits import MAX_FRAME_BYTES
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "black-jack"
 SCENARIOS = sorted(DATA.glob("*.json"))
@@ -446,6 +450,144 @@ def test_must_play_if_able_offers_no_draw_when_able() -> None:
     assert Draw() not in game.legal_actions(0)
     with pytest.raises(IllegalAction):
         game.check(0, Draw())
+
+
+def offered_plays(game: BlackJack, seat: int) -> list[Play]:
+    return [a for a in game.legal_actions(seat) if isinstance(a, Play)]
+
+
+def test_a_joker_may_stand_in_a_run_for_a_card_held_or_start_it() -> None:
+    game, _ = new(2, {0: "5H 6H 7H JR 2S 3S KD"}, "9H", jokers=1)
+    offered = {
+        (tuple(c.code for c in a.cards), tuple(c.code for c in a.declare))
+        for a in offered_plays(game, 0)
+    }
+    assert (("5H", "JR", "7H"), ("6H",)) in offered  # 6H is held: the joker may stand for it
+    assert (("JR", "6H", "7H"), ("5H",)) in offered  # the joker starts the run
+    assert (("7H", "6H", "5H", "JR"), ("4H",)) in offered  # ... or ends it, going down
+    assert (("5H", "6H", "7H"), ()) in offered
+
+
+def test_twin_cards_of_two_decks_make_one_offer_each() -> None:
+    game, _ = new(2, {0: "7H 7H 8H 8H 9D 2S 3S"}, "9H", decks="2", chain=True)
+    cards = [tuple(c.code for c in a.cards) for a in offered_plays(game, 0)]
+    assert len(cards) == len(set(cards))
+    assert {
+        ("7H",),
+        ("7H", "8H"),
+        ("7H", "7H"),
+        ("7H", "7H", "8H", "8H"),
+        ("8H", "8H", "7H"),
+    } <= set(cards)
+    assert ("7H", "8H", "7H", "8H") in cards  # a chain may repeat a rank pattern with twins
+
+
+def test_the_longest_offer_fits_in_a_state_message() -> None:
+    """With every card of two decks and four jokers in hand, the capped list still fits a frame."""
+    game, _ = new(10, {}, "9C", decks="2", jokers=2)
+    seat = game.to_act()[0]
+    game.hands[seat] = deck_for(jokers=2, decks=2)
+    for chain, covering in [(False, False), (True, False), (True, True)]:
+        game.options["chain"], game.covering = chain, covering
+        view = game.view(seat)
+        assert PLAY_LIMIT - 3 <= len(view["legal"]) - 1 <= PLAY_LIMIT  # the draw, then plays
+        state = {
+            "type": "state",
+            "table": "t" * 64,
+            "seq": 2**53 - 1,
+            "game_no": 2**53 - 1,
+            "phase": "playing",
+            "seat": seat,
+            "view": view,
+            "legal": view["legal"],
+            "to_act": [seat],
+            "turn_ms": 2**53 - 1,
+        }
+        assert len(encode_frame(state)) <= MAX_FRAME_BYTES * 3 // 4
+
+
+def brute_force_plays(game: BlackJack, seat: int) -> set[Play]:
+    """Every play ``check`` accepts (``say`` left out): each ordering of each part of the hand,
+    each joker as each of the 52 cards, each suit after an ace."""
+    hand = Counter(game.hands[seat])
+    kinds = sorted(hand, key=lambda c: c.index)
+    accepted: set[Play] = set()
+
+    def extend(cards: tuple[Card, ...]) -> None:
+        if cards:
+            jokers = sum(c.is_joker for c in cards)
+            for declare in itertools.product(ALL_CARDS[:52], repeat=jokers):
+                names = iter(declare)
+                last = [next(names) if c.is_joker else c for c in cards][-1]
+                for suit in list(Suit) if last.rank is Rank.ACE else [None]:
+                    play = Play(cards, suit, declare)
+                    try:
+                        game.check(seat, play)
+                    except RulesError:
+                        continue
+                    accepted.add(play)
+        for kind in kinds:
+            if cards.count(kind) < hand[kind]:
+                extend((*cards, kind))
+
+    extend(())
+    return accepted
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 2**32),
+    steps=st.integers(0, 40),
+    size=st.integers(1, 5),
+    force=st.sampled_from(["cover", "pending", "as dealt"]),
+    options=st.fixed_dictionaries(
+        {
+            "jokers": st.sampled_from([0, 1, 2]),
+            "decks": st.sampled_from(["1", "2"]),
+            "chain": st.booleans(),
+            "aces_anytime": st.booleans(),
+            "black_jack_pickup": st.sampled_from([2, 5]),
+        }
+    ),
+)
+def test_every_play_check_accepts_is_offered(
+    seed: int, steps: int, size: int, force: str, options: dict[str, object]
+) -> None:
+    """In a random position, a small random hand: legal_actions lists exactly what check takes.
+
+    ``force`` makes the seat face a queen to cover or a pick-up of two, which a short random
+    game reaches too rarely by itself.
+    """
+    rng = random.Random(seed)
+    options = {**options, "blunders": False}  # check() then rejects every illegal play
+    result = playout(BlackJack, seats=rng.randint(2, 4), rng=rng, options=options, max_steps=steps)
+    game = result.game
+    assert isinstance(game, BlackJack)
+    answer_chance(game, rng)
+    assume(game.outcome() is None)
+    (seat,) = game.to_act()
+    deck = deck_for(jokers=int(game.options["jokers"]), decks=game.decks)
+    hand = rng.sample(deck, size)
+    jokers = [c for c in hand if c.is_joker]
+    if len(jokers) > (2 if size <= 3 else 1):  # keeps the brute force small
+        hand = [c for c in hand if not c.is_joker] + jokers[:1]
+    game.hands[seat] = hand
+    if force == "cover":
+        game.covering = True
+    elif force == "pending":
+        game.pending, game.covering = 2, False
+    event(
+        "pending" if game.pending and not game.covering else "cover" if game.covering else "plain"
+    )
+    with mock.patch.object(black_jack, "PLAY_LIMIT", 10**6):
+        every = offered_plays(game, seat)
+    accepted = brute_force_plays(game, seat)
+    assert len({(a.cards, a.suit, a.declare) for a in every}) == len(every)  # no play twice
+    assert {Play(a.cards, a.suit, a.declare) for a in every} == accepted
+    listed = offered_plays(game, seat)
+    assert listed == every[: len(listed)]  # the limit only cuts the tail
+    assert len(listed) == len(every) or PLAY_LIMIT - 4 < len(listed) <= PLAY_LIMIT
+    event("cut at the limit" if len(listed) < len(every) else "complete")
 
 
 # --------------------------------------------------------------------------- properties
