@@ -12,15 +12,30 @@ bots, always ready, play on in the same seats); the host shuts down and the comm
 
 With ``--lan`` the person hosting sits at seat 0 and waits: friends ``onecard join`` (they are
 ready as soon as they sit down); pressing Enter fills the empty seats with bots and starts.
+
+A persistent data directory (``--lan``, or ``--data-dir``) holds the host's identity (TLS and
+deal-signing keys, shared with ``onecard host``, so the fingerprint friends pinned stays the
+same), but each ``play`` session serves from a fresh directory of its own under
+``DATA/play-sessions/`` (:func:`new_session_dir`: the identity files linked in), so the lobby
+shows only this session's table, never tables left by earlier sessions or by ``onecard host``.
+When the session ends its journal database and the links are removed and its ``records/``
+(the host's hand records, for ``onecard verify``) stay; a session with no records leaves
+nothing behind. The client fetches each hand's record into the proofs directory as well.
 ``onecard join`` itself lives in :mod:`client.join_cmd`.
 """
 
 from __future__ import annotations
 
+import functools
 import getpass
+import os
+import shutil
 import signal
 import sys
 import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +50,15 @@ from client.render import GAME_TITLES, make_console
 from client.session import Disconnected, RequestError, default_state_dir, open_session
 from client.table_loop import Frontend, Quit, leaves, run_table
 from client.trust import TrustError, open_stream
+from host.identity import (
+    CERT_FILE,
+    KEY_FILE,
+    SIGNING_KEY_FILE,
+    IdentityError,
+    load_or_create_identity,
+)
 from host.server import HostConfig, HostInfo, serve_host
+from host.store import DB_FILE, RECORDS_DIR
 from protocol.errors import ProtocolError
 
 __all__ = [
@@ -43,6 +66,8 @@ __all__ = [
     "ClientError",
     "common_options",
     "default_name",
+    "end_session_dir",
+    "new_session_dir",
     "parse_options",
     "play_command",
     "run_play",
@@ -51,6 +76,10 @@ __all__ = [
 GAME_CHOICES = ("one-card", "one", "black-jack")
 #: the port a LAN game listens on (the host's default)
 LAN_PORT = 7531
+#: under a persistent host data directory: one directory per ``play`` session
+SESSIONS_DIR = "play-sessions"
+#: the identity files a session directory links to
+IDENTITY_FILES = (CERT_FILE, KEY_FILE, SIGNING_KEY_FILE)
 
 
 class ClientError(click.ClickException):
@@ -76,6 +105,50 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
         out[key.strip()] = value.strip()
     return out
+
+
+def new_session_dir(base: Path, *, name: str = "onecard host") -> Path:
+    """A fresh host data directory for one ``play`` session, sharing ``base``'s identity.
+
+    The identity is created in ``base`` first if it is missing (``name`` goes into a new
+    certificate), then linked (copied where links are not allowed) into
+    ``base/play-sessions/<YYYYmmdd-HHMMSS>-<random>/``.
+
+    Raises:
+        ClientError: ``base`` cannot be written or holds unreadable key files.
+    """
+    try:
+        load_or_create_identity(base, name=name)
+        root = base / SESSIONS_DIR
+        root.mkdir(parents=True, exist_ok=True)
+        session = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=root))
+        for file in IDENTITY_FILES:
+            try:
+                os.symlink((base / file).resolve(), session / file)
+            except OSError:
+                shutil.copy2(base / file, session / file)  # keeps the 0600 mode
+    except IdentityError as exc:
+        raise ClientError(str(exc)) from None
+    except OSError as exc:
+        raise ClientError(f"cannot prepare the host data directory {base}: {exc}") from None
+    return session
+
+
+def end_session_dir(session: Path) -> Path | None:
+    """Tidy a finished session directory; return its ``records/`` if any record was kept.
+
+    The journal database and the identity links (or copies) go; the hand records stay. A
+    session without records is removed entirely. Nothing here raises: a leftover is harmless.
+    """
+    for file in (*IDENTITY_FILES, DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm"):
+        with suppress(OSError):
+            (session / file).unlink()
+    records = session / RECORDS_DIR
+    with suppress(OSError):
+        if records.is_dir() and any(records.iterdir()):
+            return records
+    shutil.rmtree(session, ignore_errors=True)
+    return None
 
 
 def want_ascii(flag: bool) -> bool:
@@ -154,39 +227,61 @@ async def run_play(
     seats = bots + 1
     proofs = (state_dir or default_state_dir()) / "proofs"
     with tempfile.TemporaryDirectory(prefix="onecard-play-") as tmp:
-        if data_dir is None:
-            data_dir = Path(platformdirs.user_data_dir("onecard")) if lan else Path(tmp)
+        session_dir: Path | None = None
+        if data_dir is None and not lan:
+            host_dir = Path(tmp)
+        else:  # persistent keys, a fresh directory for this session's tables and records
+            base = data_dir or Path(platformdirs.user_data_dir("onecard"))
+            host_dir = session_dir = new_session_dir(base, name=f"{name}'s table"[:32])
+            kept = session_dir / RECORDS_DIR
+            ui.info(
+                f"This session's tables and hand records: {session_dir} (records in {kept}; "
+                "earlier sessions keep theirs in their own folders next to it)",
+                kind="host_data", dir=str(session_dir), records=str(kept),
+            )  # fmt: skip
         config = HostConfig(
-            data_dir=data_dir,
+            data_dir=host_dir,
             bind=None if lan else "127.0.0.1",
             port=(LAN_PORT if port is None else port) if lan else (port or 0),
             name=f"{name}'s table"[:32],
             advertise=lan,
             bot_think=delay,
         )
-        async with trio.open_nursery() as nursery:
-            try:
-                info = await nursery.start(serve_host, config)
-            except OSError as exc:
-                raise ClientError(f"cannot start the host: {exc.strerror or exc}") from None
-            try:
-                outcome = await _play_at(
-                    info, ui, game=game, seats=seats, options=options or {}, name=name,
-                    watch=watch, lan=lan, proofs=proofs,
-                )  # fmt: skip
-            except (TrustError, Disconnected, RequestError, ProtocolError, OSError) as exc:
-                raise (_host_error(exc) or exc) from None
-            finally:
-                with trio.move_on_after(5):
-                    await info.host.shutdown()
-                nursery.cancel_scope.cancel()
+        play = functools.partial(
+            _play_at, ui=ui, game=game, seats=seats, options=options or {}, name=name,
+            watch=watch, lan=lan, proofs=proofs,
+        )  # fmt: skip
+        try:
+            return await _serve_and_play(config, play)
+        finally:
+            if session_dir is not None:
+                end_session_dir(session_dir)
+
+
+async def _serve_and_play(
+    config: HostConfig, play: Callable[[HostInfo], Awaitable[dict[str, Any] | None]]
+) -> dict[str, Any] | None:
+    """Run the embedded host while ``play`` plays at it; shut the host down after."""
+    async with trio.open_nursery() as nursery:
+        try:
+            info = await nursery.start(serve_host, config)
+        except OSError as exc:
+            raise ClientError(f"cannot start the host: {exc.strerror or exc}") from None
+        try:
+            outcome = await play(info)
+        except (TrustError, Disconnected, RequestError, ProtocolError, OSError) as exc:
+            raise (_host_error(exc) or exc) from None
+        finally:
+            with trio.move_on_after(5):
+                await info.host.shutdown()
+            nursery.cancel_scope.cancel()
     return outcome
 
 
 async def _play_at(
     info: HostInfo,
-    ui: HumanUI | JsonUI,
     *,
+    ui: HumanUI | JsonUI,
     game: str,
     seats: int,
     options: dict[str, Any],
@@ -209,7 +304,9 @@ async def _play_at(
             await tc.watch()  # first, so that we see the first deal's commitment
             await host.add_bots(table, seats)
             ui.info(f"Watching {seats} bots play {game} (table {table})", kind="watching")
-            return await run_table(tc, ui, read_input=False, reconnect=reconnect)
+            return await run_table(
+                tc, ui, read_input=False, reconnect=reconnect, records_dir=proofs
+            )
         await tc.join(0)
         if lan:
             targets = [f"{a}:{port}" for a in lan_addresses(info)]
@@ -245,7 +342,9 @@ async def _play_at(
         await tc.ready()
         # a rematch needs every seat ready again: bots are, friends on the LAN may have gone
         rematch = isinstance(ui, HumanUI) and not lan
-        return await run_table(tc, ui, reconnect=reconnect, offer_rematch=rematch)
+        return await run_table(
+            tc, ui, reconnect=reconnect, offer_rematch=rematch, records_dir=proofs
+        )
 
 
 # --------------------------------------------------------------------------- click
@@ -316,7 +415,8 @@ def common_options(func: Any) -> Any:
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Host data directory (default: temporary; with --lan the user data dir).",
+    help="Host data directory: its keys, and each session's hand records under "
+    "play-sessions/ (default: temporary; with --lan the user data dir).",
 )
 @common_options
 def play_command(

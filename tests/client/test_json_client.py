@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 import trio
 
+from client.verify_cmd import verify_files
+
 GAMES = ["one-card", "black-jack", "one"]
 
 
@@ -30,7 +32,22 @@ async def test_play_json_full_game(game: str, json_client: Callable[..., Awaitab
     assert all(v["cards_checked"] > 0 for v in verdicts)
     events = [line for line in client.lines if line["type"] == "event" and line["text"]]
     assert any(" plays " in e["text"] for e in events)
+    _records_saved_and_verified(client.lines, verdicts)
     assert await client.process.wait() == 0
+
+
+def _records_saved_and_verified(lines: list[dict[str, Any]], verdicts: list[Any]) -> None:
+    """After every hand the host's record was saved and valid, before the outcome; the files
+    are accepted by ``onecard verify`` and match the transcripts the client verified live."""
+    records = [line for line in lines if line["type"] == "record"]
+    assert [r["hand_no"] for r in records] == [v["hand_no"] for v in verdicts]
+    assert all(r["status"] == "valid" and r["ok"] for r in records), records
+    assert [r["fingerprint"] for r in records] == [v["fingerprint"] for v in verdicts]
+    types = [line["type"] for line in lines]
+    assert types.index("game_over") > max(i for i, t in enumerate(types) if t == "record")
+    files = [Path(r["file"]) for r in records]
+    assert all(f.parent == Path(v["proof"]).parent for f, v in zip(files, verdicts, strict=True))
+    assert all(r["status"] == "valid" for r in verify_files(files))
 
 
 async def test_join_resumes_after_a_dropped_connection(
@@ -177,4 +194,84 @@ async def test_join_creates_a_table_with_bots_and_plays_it(
     assert start["names"][2] == "Cy" and start["names"][0].startswith("Bot-")
     info_line = next(line for line in client.lines if line["type"] == "table_info")
     assert info_line["options"]["jokers"] == 1
+    verdicts = [line for line in client.lines if line["type"] == "fairness"]
+    _records_saved_and_verified(client.lines, verdicts)
     assert await client.process.wait() == 0
+
+
+async def test_a_hand_the_host_keeps_no_record_of_is_reported(
+    start_host: Callable[..., Awaitable[Any]], json_client: Callable[..., Awaitable[Any]]
+) -> None:
+    info = await start_host()
+    store = info.host.lobby.store
+
+    async def no_record(table_id: str, hand_no: int) -> None:
+        return None
+
+    store.load_record = no_record  # the host answers get_record with not_found
+    client = await json_client(
+        "join", f"127.0.0.1:{info.port}", "--create", "black-jack", "--bots", "1", "--name", "Di"
+    )
+    end = await client.play_to_end()
+    assert end is not None and end["reason"] == "game over"
+    records = [line for line in client.lines if line["type"] == "record"]
+    assert records and all(r["status"] == "unavailable" and r["file"] is None for r in records)
+    assert "the host offers no record of it" in records[0]["message"]
+    assert "(not_found)" in records[0]["message"]
+    assert await client.process.wait() == 0
+
+
+async def test_play_lan_lobby_shows_only_its_own_table_and_keeps_the_records(
+    start_host: Callable[..., Awaitable[Any]],
+    json_client: Callable[..., Awaitable[Any]],
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    earlier = await start_host(data_dir=data)  # `onecard host` on the same data dir, left a table
+    old_table = await earlier.host.create_table("one-card", seats=2)
+    await earlier.host.shutdown()
+
+    host = await json_client(
+        "play", "--lan", "--port", "0", "--game", "black-jack", "--bots", "1", "--delay", "0",
+        "--name", "Ann", "--data-dir", str(data),
+    )  # fmt: skip
+    lines: list[dict[str, Any]] = []
+    while (line := await host.next()) is not None and line["type"] != "hosting":
+        lines.append(line)
+    assert line is not None
+    hosting = line
+    host_data = next(x for x in lines if x["type"] == "host_data")
+    session_dir = Path(host_data["dir"])
+    assert session_dir.parent == data / "play-sessions"
+    assert host_data["records"] == str(session_dir / "records") in host_data["message"]
+    assert hosting["fingerprint"] == earlier.fingerprint  # the identity is shared
+
+    friend = await json_client("join", f"127.0.0.1:{hosting['port']}", "--name", "Bea")
+    while (line := await friend.next()) is not None and line["type"] != "tables":
+        pass
+    assert line is not None
+    assert [t["table"] for t in line["tables"]] == [hosting["table"]]  # not old_table
+    await friend.send({"cmd": "join", "table": hosting["table"]})
+    while (line := await friend.next()) is not None and line["type"] != "seated":
+        pass
+    await host.send({"start": True})  # any line starts the game
+
+    async def friend_plays() -> None:
+        end = await friend.play_to_end()
+        assert end is not None and end["reason"] == "game over"
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(friend_plays)
+        end = await host.play_to_end()
+    assert end is not None and end["reason"] == "game over"
+    for client in (host, friend):
+        records = [x for x in client.lines if x["type"] == "record"]
+        assert records and all(r["status"] == "valid" for r in records)
+        assert await client.process.wait() == 0
+    kept = sorted(p.name for p in (session_dir / "records").iterdir())
+    assert kept and all(p.endswith(".json") for p in kept)
+    assert all(r["status"] == "valid" for r in verify_files(sorted(session_dir.glob("records/*"))))
+    assert sorted(p.name for p in session_dir.iterdir()) == ["records"]  # db and keys gone
+    assert (data / "host.sqlite3").exists() and (data / "host-key.pem").exists()
+    again = await start_host(data_dir=data)
+    assert [t["table"] for t in again.host.lobby.table_summaries()] == [old_table]

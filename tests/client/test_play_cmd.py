@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from client.cli import cli
-from client.play_cmd import parse_options
+from client.play_cmd import ClientError, end_session_dir, new_session_dir, parse_options
+from host.identity import load_or_create_identity
 
 GAMES = ["one-card", "black-jack", "one"]
 
@@ -63,7 +64,7 @@ def test_errors_are_one_clear_line(args: list[str], message: str, runner: CliRun
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
 
 
-@pytest.mark.parametrize("command", ["play", "join", "discover"])
+@pytest.mark.parametrize("command", ["play", "join", "discover", "records"])
 def test_every_option_has_help(command: str, runner: CliRunner) -> None:
     result = runner.invoke(cli, [command, "--help"])
     assert result.exit_code == 0
@@ -77,3 +78,40 @@ def test_every_option_has_help(command: str, runner: CliRunner) -> None:
 
 def test_parse_options() -> None:
     assert parse_options(("jokers=2", " ranking = on")) == {"jokers": "2", "ranking": "on"}
+
+
+def test_each_session_gets_a_fresh_directory_sharing_the_identity(tmp_path: Path) -> None:
+    base = tmp_path / "data"
+    first, second = new_session_dir(base, name="Ann's table"), new_session_dir(base)
+    assert first != second and first.parent == second.parent == base / "play-sessions"
+    shared = load_or_create_identity(base)
+    for session in (first, second):
+        assert load_or_create_identity(session).fingerprint == shared.fingerprint
+        assert not (session / "host.sqlite3").exists()  # no tables of anyone else
+
+
+def test_a_finished_session_keeps_only_its_records(tmp_path: Path) -> None:
+    base = tmp_path / "data"
+    with_records, without = new_session_dir(base), new_session_dir(base)
+    for session in (with_records, without):
+        (session / "host.sqlite3").write_bytes(b"journal")
+        (session / "host.sqlite3-wal").write_bytes(b"wal")
+        (session / "records").mkdir()
+    (with_records / "records" / "t1-hand0001.json").write_text("{}")
+    assert end_session_dir(with_records) == with_records / "records"
+    assert [p.name for p in with_records.iterdir()] == ["records"]
+    assert end_session_dir(without) is None and not without.exists()
+    assert (base / "host-key.pem").exists() and (base / "signing-key.pem").exists()
+
+
+def test_an_unreadable_identity_is_one_line(tmp_path: Path) -> None:
+    base = tmp_path / "data"
+    base.mkdir()
+    (base / "host-cert.pem").write_text("not a certificate")
+    (base / "host-key.pem").write_text("not a key")
+    with pytest.raises(ClientError, match="cannot read the TLS identity"):
+        new_session_dir(base)
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.raises(ClientError, match="cannot prepare the host data directory"):
+        new_session_dir(blocked / "data")
