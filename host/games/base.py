@@ -51,6 +51,7 @@ __all__ = [
     "OptionSpec",
     "Outcome",
     "RulesError",
+    "SeatError",
     "Termination",
     "WireMap",
 ]
@@ -111,6 +112,13 @@ class ChanceError(LocalProtocolError, ValueError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code=ErrorCode.FAIRNESS)
+
+
+class SeatError(LocalProtocolError, ValueError):
+    """A seat number the game does not have (seats are 0..n-1; ``None`` is a spectator)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=ErrorCode.NOT_FOUND)
 
 
 class OptionError(LocalProtocolError, ValueError):
@@ -354,9 +362,27 @@ class Game(abc.ABC):
         return legal[0] if legal else None
 
     # -- seeing
+    def require_seat(self, seat: int | None) -> None:
+        """Raise :class:`SeatError` unless ``seat`` is ``None`` (a spectator) or a seat here.
+
+        Every :meth:`view` calls this first, so a bad seat number is a clear typed error
+        rather than an ``IndexError`` (or, for -1, another seat's hand).
+        """
+        if seat is None:
+            return
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise SeatError(f"a seat is a number 0..{self.seats - 1} or None, not {seat!r}")
+        if not 0 <= seat < self.seats:
+            raise SeatError(
+                f"there is no seat {seat}: this {self.title} game has seats 0..{self.seats - 1}"
+            )
+
     @abc.abstractmethod
     def view(self, seat: int | None) -> WireMap:
         """Everything ``seat`` may see (``None``: a spectator, public information only).
+
+        A seat number outside ``0..seats-1`` raises :class:`SeatError` (see
+        :meth:`require_seat`).
 
         Every game's view has the common core :data:`VIEW_CORE_KEYS`, always present (for a
         spectator too) and meaning the same in every game:

@@ -831,6 +831,7 @@ class BlackJack(Game):
 
     def view(self, seat: int | None) -> WireMap:
         """Every public fact, plus the seat's own hand and legal moves (not for a spectator)."""
+        self.require_seat(seat)
         top = self._top_as
         suit = self._named or (top.suit if top is not None else None)
         out: WireMap = {

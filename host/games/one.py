@@ -572,11 +572,12 @@ class One(Game):
         Public: scores, phase, auction calls, trump, ranking, the trick on the table, the last
         trick, tricks and points taken, hand sizes, and the centre card once the last trick is
         taken. Private: ``hand`` (the seat's own cards) and ``legal`` (its legal actions).
+        A seat number the game does not have raises :class:`SeatError`.
         """
-        mine = seat is not None and 0 <= seat < self.seats
+        self.require_seat(seat)
         return {
             "game": self.name,
-            "seat": seat if mine else None,
+            "seat": seat,
             "seats": self.seats,
             "options": dict(self.options),
             "phase": self.phase.value,
@@ -585,10 +586,8 @@ class One(Game):
             "target": self.target,
             "scores": list(self.scores),
             "to_act": list(self.to_act()),
-            "hand": format_cards(self.hands[seat]) if mine and seat is not None else None,
-            "legal": [a.to_wire() for a in self.legal_actions(seat)]
-            if mine and seat is not None
-            else [],
+            "hand": format_cards(self.hands[seat]) if seat is not None else None,
+            "legal": [a.to_wire() for a in self.legal_actions(seat)] if seat is not None else [],
             "hand_counts": [len(h) for h in self.hands],
             "centre": {
                 "position": [0, CENTRE_POSITION],

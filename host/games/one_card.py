@@ -661,6 +661,7 @@ class OneCard(Game):
     # ------------------------------------------------------------------ seeing
 
     def view(self, seat: int | None) -> WireMap:
+        self.require_seat(seat)
         top = self._discards[-1] if self._discards else None
         phase = "reshuffle" if self._request is not None and self._phase is not _DEAL else None
         window = self._window

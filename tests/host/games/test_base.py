@@ -5,9 +5,18 @@ import random
 import pytest
 
 from host.games import find_game, game_names
-from host.games.base import VIEW_CORE_KEYS, Action, Event, Game, OptionError, OptionSpec
-from host.games.playout import playout
+from host.games.base import (
+    VIEW_CORE_KEYS,
+    Action,
+    Event,
+    Game,
+    OptionError,
+    OptionSpec,
+    SeatError,
+)
+from host.games.playout import answer_chance, playout
 from protocol.cards import ALL_CARDS
+from protocol.errors import ErrorCode
 
 
 def test_bool_option_accepts_cli_words() -> None:
@@ -112,3 +121,26 @@ def test_every_view_has_the_common_core(name: str, seed: int) -> None:
 
     result = playout(cls, seats=seats, rng=rng, max_steps=3000, on_step=on_step)
     _check_all_views(result.game)
+
+
+@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("seat", [-1, -3, 3, 10, 255])
+def test_a_view_for_a_seat_the_game_lacks_is_a_seat_error(name: str, seat: int) -> None:
+    cls = find_game(name)
+    game = cls(seats=3, dealer=None)
+    for dealt in (False, True):  # before the deal (chance pending) and while playing
+        with pytest.raises(SeatError, match=rf"there is no seat {seat}: .* seats 0\.\.2") as info:
+            game.view(seat)
+        assert info.value.code is ErrorCode.NOT_FOUND
+        assert isinstance(info.value, ValueError) and not isinstance(info.value, IndexError)
+        if not dealt:
+            answer_chance(game, random.Random(seat))
+    assert game.view(2)["seat"] == 2 and game.view(None)["seat"] is None
+
+
+@pytest.mark.parametrize("name", game_names())
+@pytest.mark.parametrize("seat", [True, "0", 1.0])
+def test_a_view_for_a_seat_that_is_not_a_number_is_a_seat_error(name: str, seat: object) -> None:
+    game = find_game(name)(seats=2, dealer=0)
+    with pytest.raises(SeatError, match=r"a seat is a number 0\.\.1 or None"):
+        game.view(seat)  # type: ignore[arg-type]
