@@ -23,7 +23,9 @@ from host.server import HostInfo
 async def _bots_play_a_game(info: HostInfo) -> str:
     """Bots play a whole Black Jack game at a new table; return its id once it is over."""
     table = await info.host.create_table("black-jack", seats=2)
-    connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint)
+    connected = await open_stream(
+        "127.0.0.1", info.port, insecure=not info.tls, expect=info.fingerprint
+    )
     async with open_session(connected.stream) as session:
         await session.request(tm.Watch(table=table))
         await info.host.add_bots(table, 2)
@@ -120,6 +122,18 @@ async def test_a_record_signed_by_another_key_than_the_pinned_one_is_invalid(
     code, stdout, _ = await onecard("records", key, table, "1", "--out", str(tmp_path / "out"))
     assert code == 1
     assert "(INVALID: signed by key " in stdout and ", not by the host's deal key " in stdout
+
+
+async def test_insecure_host(
+    start_host: Callable[..., Awaitable[HostInfo]], onecard: Run, tmp_path: Path
+) -> None:
+    info = await start_host(insecure=True)
+    table = await _bots_play_a_game(info)
+    out = tmp_path / "out"
+    address = f"127.0.0.1:{info.port}"
+    code, stdout, _ = await onecard("records", address, table, "1", "--insecure", "--out", str(out))
+    assert code == 0 and stdout == f"record saved: {out / f'{table}-hand1-record.json'} (valid)\n"
+    assert not (tmp_path / "known_hosts").exists()  # nothing to pin without TLS
 
 
 async def test_an_unknown_table_is_one_line(
