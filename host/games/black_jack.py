@@ -11,7 +11,10 @@ A play is checked in two layers: shape (cards held, one declaration per joker, a
 when the last card acts as an ace) raises :class:`InvalidAction`; the rules (turn, matching,
 runs, counters) give a reason string. With ``blunders`` on, a play that breaks the rules or comes
 out of turn passes :meth:`check` and :meth:`apply` penalises it (two cards, taken back); with it
-off, :meth:`check` raises. The rules and rulings are in ``spec/RULES.md``, section Black Jack.
+off, :meth:`check` raises. :meth:`legal_actions` lists every legal play (generated lazily:
+singles, then runs, then chains, up to :data:`PLAY_LIMIT`). Two safety stops end a hand as
+``exhausted``: a full round of draws that found nothing, and :data:`TURN_LIMIT` turns. The rules
+and rulings are in ``spec/RULES.md``, section Black Jack.
 
 Wire actions: ``{"type": "play", "cards": [...], "suit"?: "H", "declare"?: [...], "say"?: ...}``
 (``declare``: one identity per joker, in play order; ``say``: ``"last_card"``/``"cards"`` said at
@@ -403,6 +406,7 @@ class BlackJack(Game):
         self._said = False  # a declaration made during the current turn
         self._owed: list[tuple[int, int, str]] = []  # (seat, count, reason) waiting to be drawn
         self._dry = 0  # consecutive turns ending in a draw that found nothing
+        self.turns = 0  # turns ended so far (see TURN_LIMIT)
         self._outcome: Outcome | None = None
         self._bjp = int(self.options["black_jack_pickup"])
 
@@ -682,6 +686,7 @@ class BlackJack(Game):
         return s
 
     def _end_turn(self, seat: int, events: list[Event], *, skip: bool = False) -> None:
+        self.turns += 1
         self.declared[seat] = self._said
         self._said = False
         self.covering = False
@@ -711,8 +716,11 @@ class BlackJack(Game):
                     return events
                 events.append(Event("forgiven", {"seat": seat, "count": count - len(take)}))
             self._owed.pop(0)
-        if self.phase is not Phase.OVER and self._dry >= sum(self.active):
-            self._finish(Termination.EXHAUSTED, events)  # a full round found nothing to draw
+        if self.phase is not Phase.OVER and (
+            self._dry >= sum(self.active)  # a full round found nothing to draw
+            or self.turns >= TURN_LIMIT  # play that may cycle for ever
+        ):
+            self._finish(Termination.EXHAUSTED, events)
         if self.phase is Phase.OVER:
             return events
         self.phase = Phase.PLAYING

@@ -36,7 +36,16 @@ from host.games.base import (
     RulesError,
     Termination,
 )
-from host.games.black_jack import PLAY_LIMIT, BlackJack, Declaration, Declare, Draw, Phase, Play
+from host.games.black_jack import (
+    PLAY_LIMIT,
+    TURN_LIMIT,
+    BlackJack,
+    Declaration,
+    Declare,
+    Draw,
+    Phase,
+    Play,
+)
 from host.games.playout import garbage_wire, playout, view_leaks
 from host.scenario import load_scenario, run_scenario
 from protocol.cards import ALL_CARDS, Card, Rank, Suit, card, deck_for
@@ -275,6 +284,47 @@ def test_nothing_left_to_draw_for_a_round_ends_the_hand_exhausted() -> None:
     assert outcome.winners == tuple(range(1, 10)) and outcome.ranking is not None
     assert outcome.ranking[-1] == 0 and game.to_act() == ()
     assert events[-1].kind == "game_over"
+
+
+def test_play_that_cycles_for_ever_stops_exhausted_at_the_turn_limit() -> None:
+    """Legal play can repeat a position: with the stock empty, seat 0 plays 9D on 9C, seat 1
+    draws the 9C back through a reshuffle and plays it, seat 0 draws the 9D back, and so on
+    (the draws that find nothing never make a full round). The safety stop ends the hand."""
+    game, _ = new(2, {0: "9D"}, "9C")
+    rng = random.Random(5)
+    turns = 0
+    while game.stock:  # seat 0 keeps 9D; the 9C is on the pile
+        game.apply(game.current, Draw())
+        turns += 1
+    positions = set()
+    events: list[Event] = []
+    while game.outcome() is None:
+        seat = game.current
+        mine = card("9D" if seat == 0 else "9C")
+        action: Action = Play((mine,)) if mine in game.hands[seat] else Draw()
+        events = game.apply(seat, action) + answer_chance(game, rng)
+        turns += 1
+        positions.add((seat, game.discards[-1], tuple(len(h) for h in game.hands)))
+    assert turns == TURN_LIMIT and len(positions) <= 6  # the same six positions over and over
+    outcome = game.outcome()
+    assert outcome is not None and outcome.termination is Termination.EXHAUSTED
+    fewest = min(len(h) for h in game.hands)
+    assert outcome.winners == tuple(s for s in (0, 1) if len(game.hands[s]) == fewest)
+    assert outcome.ranking is not None and sorted(outcome.ranking) == [0, 1]
+    assert events[-1].kind == "game_over" and game.to_act() == ()
+    assert tally(game.all_cards()) == tally(deck_for())
+
+
+def test_only_turns_count_towards_the_turn_limit() -> None:
+    """Declarations and out-of-turn blunders are not turns; a blunder by the seat to act is."""
+    game, _ = new(3, {0: "9D 2S", 1: "5H 4H"}, "9C")
+    play(game, 1, "5H")  # out of turn: a blunder that leaves the turn with seat 0
+    assert game.turns == 0
+    game.apply(0, Draw())  # a turn
+    game.apply(0, Declare(Declaration.CARDS))  # said after the turn: not a turn
+    assert game.turns == 1
+    play(game, 1, "4H")  # seat 1's turn now: an illegal play, a blunder that ends it
+    assert game.current == 2 and game.turns == 2
 
 
 # --------------------------------------------------------------------------- actions on the wire
