@@ -183,7 +183,9 @@ class Lobby:
             except Exception:  # the table is served as replayed; its journal stays the truth
                 log.exception("table %s: finishing its restart failed", row.table_id)
             for seat in table.seats:
-                if seat is not None and (seat.bot or "").startswith(HOSTED_BOT_PREFIX):
+                if seat is None or seat.stood_up:  # a stood-up seat is the host's to play
+                    continue
+                if (seat.bot or "").startswith(HOSTED_BOT_PREFIX):
                     bots.append((table, seat.index))
         return bots
 

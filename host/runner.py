@@ -37,7 +37,9 @@ from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import SecretLedger, SignedMessage
 
 __all__ = [
+    "MAX_MISSED_ROUNDS",
     "ROUND_TIMEOUT",
+    "VOID_TIMEOUT",
     "Batch",
     "EngineFailure",
     "GameRunner",
@@ -50,6 +52,13 @@ log = logging.getLogger(__name__)
 
 #: seconds a seat has to send its fair-dealing commitment, and again its reveal
 ROUND_TIMEOUT = 20.0
+#: deal rounds in a row a seat may leave unanswered (no commit or no reveal in time) before the
+#: host stands it up: the seat loses its owner (its resume token stops working), the host plays
+#: it to the end of the game and then frees it. Rounds it sits out do not count either way; a
+#: reveal it sends starts the count again.
+MAX_MISSED_ROUNDS = 2
+#: the ``void`` reason of a round a seat left unanswered in time (the only kind that counts)
+VOID_TIMEOUT = "timeout"
 
 
 class TableError(LocalProtocolError):
@@ -87,6 +96,10 @@ class Seat:
     #: missed a commit/reveal: the host contributes this seat's entropy in the next round
     sit_out: bool = False
     last_action: WireMap | None = None
+    #: deal rounds in a row this seat was asked to answer and did not (see MAX_MISSED_ROUNDS)
+    misses: int = 0
+    #: stood up after too many missed rounds: no owner, the host plays it until the game ends
+    stood_up: bool = False
 
     def summary(self) -> WireMap:
         return {
@@ -218,11 +231,13 @@ class GameRunner:
         self.game_seq = self.seq
         self.engine = self.game_cls(seats=self.nseats, options=self.options, dealer=None)
         self.deal = None
+        misses = payload.get("misses") or {}
         for s in self.seats:
             if s is not None:
                 s.ready = False
                 s.last_cseq = 0
                 s.last_action = None
+                s.misses = int(misses.get(str(s.index), 0))
         self.phase = TablePhase.PLAYING
         self._message(
             batch,
@@ -281,13 +296,16 @@ class GameRunner:
             deal.commit(int(payload["seat"]), bytes(payload["value"]))
         elif op == "reveal":
             deal.reveal(int(payload["seat"]), bytes(payload["value"]))
+            revealed = self.seats[int(payload["seat"])]
+            if revealed is not None:
+                revealed.misses = 0
         elif op == "void":
             missing = deal.missing()
             self._row(batch, JournalKind.FAIR, payload)
             self.voids += 1
-            for seat in missing:
-                self._seat(seat).sit_out = True
             self._signed(batch, [(None, deal.void(missing, str(payload["reason"])))])
+            for seat in missing:
+                self._missed(batch, seat, counts=payload["reason"] == VOID_TIMEOUT)
             self.pending_records.append((deal.hand_no, deal.record(self.table_id)))
             self.deal = None
             self._needs_open = True
@@ -296,6 +314,26 @@ class GameRunner:
             raise ValueError(f"unknown fairness op {op!r}")
         self._row(batch, JournalKind.FAIR, payload)
         self._round_progress(batch)
+
+    def _missed(self, batch: Batch, index: int, *, counts: bool) -> None:
+        """A seat left a deal round unanswered: it sits out the next; too often, it stands up.
+
+        ``counts`` is False when the round was voided for the host's own reason (a restart).
+        """
+        s = self.seats[index]
+        if s is None:  # replaying a finished game whose stood-up seat was freed since
+            return
+        s.sit_out = True
+        if not counts:
+            return
+        s.misses += 1
+        if s.misses < MAX_MISSED_ROUNDS or s.stood_up:
+            return
+        s.stood_up = True
+        s.substitute = True
+        s.token_hash = None
+        event = {"kind": "stood_up", "seat": index, "name": s.name, "misses": s.misses}
+        self._message(batch, {"type": "event", "event": event})
 
     def _open_deal(self, batch: Batch, payload: WireMap) -> None:
         assert self.engine is not None

@@ -35,6 +35,7 @@ from host.dealing import Deal
 from host.games.base import Game, WireMap
 from host.runner import (
     ROUND_TIMEOUT,
+    VOID_TIMEOUT,
     Batch,
     EngineFailure,
     GameRunner,
@@ -202,7 +203,7 @@ class Table(GameRunner):
         """A fresh resume token for a seat (host-run bots after a restart)."""
         async with self._lock:
             s = self.seats[seat]
-            if s is None:
+            if s is None or s.stood_up:
                 raise TableError(f"seat {seat} is empty", code=ErrorCode.NOT_FOUND)
             token = secrets.token_urlsafe(32)
             s.token_hash = hash_token(token)
@@ -466,7 +467,7 @@ class Table(GameRunner):
                 self._send_summary()
         if self.phase is TablePhase.DEALING:
             if self.round_deadline is not None and now >= self.round_deadline:
-                await self._live(JournalKind.FAIR, {"op": "void", "reason": "timeout"})
+                await self._live(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
             return
         for seat in self.engine.to_act():
             s = self._seat(seat)
@@ -521,9 +522,14 @@ class Table(GameRunner):
     async def _reload(self) -> None:
         rows = await self.store.load_tables(only=self.table_id)
         self._reset_game_state()
+        stored = {r.seat: r for r in rows[0].seats} if rows else {}
         for s in self.seats:
             if s is not None:
                 s.last_cseq, s.sit_out, s.last_action = 0, False, None
+                if s.stood_up:  # the replay says again whether it stands up
+                    s.stood_up = s.substitute = False
+                    row = stored.get(s.index)
+                    s.token_hash = None if row is None else row.token_hash
         if rows:
             self.replay(rows[0].journal)
         self.pending_records = []
@@ -560,6 +566,30 @@ class Table(GameRunner):
         for conn, msgs in per_conn.values():
             if msgs:
                 conn.deliver(msgs)
+        await self._settle_stood_up()
+
+    async def _settle_stood_up(self) -> None:
+        """Seats the runner stood up (too many missed deal rounds): the owner's connection
+        becomes a spectator at once, and once no game runs the seat is freed for someone else.
+
+        The stored seat row keeps its token hash until then; the replayed journal stands the
+        seat up again (and forgets the token) after a restart, so it is never resumable."""
+        changed = False
+        running = self.phase in (TablePhase.DEALING, TablePhase.PLAYING)
+        for s in list(self.seats):
+            if s is None or not s.stood_up:
+                continue
+            if s.conn is not None:
+                conn, s.conn = s.conn, None
+                if not conn.closed:
+                    self.spectators.add(conn)
+                changed = True
+            if not running:
+                self.seats[s.index] = None
+                await self.store.delete_seat(self.table_id, s.index)
+                changed = True
+        if changed:
+            self._send_summary()
 
     def _audience(self, to: int | None) -> list[Conn]:
         if to is None:
@@ -624,6 +654,7 @@ class Table(GameRunner):
         if not all(s is not None and (s.ready or s.bot is not None) for s in self.seats):
             return
         names = [self._seat(i).name for i in range(self.nseats)]
+        misses = {str(s.index): s.misses for s in self.seats if s is not None and s.misses}
         await self._live(
             JournalKind.GAME,
             {
@@ -631,6 +662,7 @@ class Table(GameRunner):
                 "names": names,
                 "fair_hand_no": self.fair_hand_no,
                 "voids": self.voids,
+                "misses": misses,
             },
         )
         self._send_summary()
@@ -682,6 +714,7 @@ class Table(GameRunner):
             for hand_no, record in records:
                 if await self.store.load_record(self.table_id, hand_no) is None:
                     await self.store.save_record(self.table_id, hand_no, record)
+            await self._settle_stood_up()
             if self.phase is not TablePhase.DEALING or self.engine is None:
                 return
             if self.deal is not None and not self.deal.ended and not self.deal.dealt:

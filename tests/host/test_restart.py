@@ -12,18 +12,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, ProtocolClient, open_client
+from host.bots import BotPlayer, ProtocolClient, RequestError, open_client
 from host.games import find_game
 from host.identity import load_or_create_identity
+from host.runner import MAX_MISSED_ROUNDS, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import JournalKind, JournalRow, Store
 from host.table import Table
 from protocol.cards import DECK_54
+from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
 from protocol.records import verify_record
 
@@ -212,3 +216,45 @@ async def test_a_table_whose_restart_work_fails_does_not_stop_the_host(
     info: HostInfo = await nursery.start(serve_host, config)
     assert {"tbad", "tgood"} <= set(info.host.lobby.tables)
     assert await info.host.create_table("one", seats=2)
+
+
+async def test_a_stood_up_seat_stays_stood_up_and_unresumable_after_a_restart(
+    autojump_clock: trio.testing.MockClock,
+    nursery: trio.Nursery,
+    tmp_path: Path,
+    connect_memory: Any,
+) -> None:
+    config = HostConfig(
+        data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False,
+        store_in_thread=False, grace=10.0, bot_think=0.0,
+    )  # fmt: skip
+    first: HostInfo = await nursery.start(serve_host, config)
+    table_id = await first.host.create_table("one-card", seats=2)
+    async with connect_memory(first) as a, connect_memory(first) as b:
+        ann = BotPlayer(a, table_id=table_id, acts=False)  # never acts: the game stays open
+        await ann.join("ann")
+        joined = await b.request(tm.Join(table=table_id, name="bob"))
+        assert isinstance(joined, tm.Joined)
+        seat = first.host.lobby.table(table_id).seats[joined.seat]
+        assert seat is not None
+        seat.misses = MAX_MISSED_ROUNDS - 1
+        async with trio.open_nursery() as inner:
+            inner.start_soon(ann.play)
+            await b.request(tm.Ready(table=table_id))
+            with trio.fail_after(600):
+                while not seat.stood_up:
+                    await trio.sleep(1)
+            inner.cancel_scope.cancel()
+    await first.host.shutdown()
+    second: HostInfo = await nursery.start(serve_host, config)
+    restored = second.host.lobby.table(table_id)
+    again = restored.seats[joined.seat]
+    assert again is not None and again.stood_up and again.substitute
+    assert restored.phase in (TablePhase.DEALING, TablePhase.PLAYING)
+    async with connect_memory(second) as c:
+        with pytest.raises(RequestError) as refused:
+            await c.request(tm.Resume(token=joined.token, last_seq=0))
+        assert refused.value.code is ErrorCode.NOT_FOUND
+        assert ann.token is not None
+        resumed = await c.request(tm.Resume(token=ann.token, last_seq=0))
+        assert isinstance(resumed, tm.Resumed) and resumed.seat == ann.seat

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import random
 import secrets
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import find_game
-from host.runner import Batch, GameRunner, Seat, TablePhase
+from host.runner import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
 from host.store import JournalKind, JournalRow
+from protocol.fairness import SeatSecret
 from protocol.records import verify_record
 
 
@@ -78,3 +80,112 @@ async def test_finished_hands_leave_verifiable_records() -> None:
         verdict = verify_record(record)
         assert verdict.ok, verdict.message
         assert record["outcome"] is not None and record["actions"]
+
+
+class _Table:
+    """A runner with seat 0 played by the host and seat 1 a player who answers as told."""
+
+    def __init__(self) -> None:
+        self.runner = GameRunner(
+            table_id="t-misses", game_cls=find_game("one"), seats=2, options={},
+            signing_key=Ed25519PrivateKey.generate(), turn_timer=None, round_timeout=20.0,
+        )  # fmt: skip
+        self.runner.seats[0] = Seat(0, "p0", None, sit_out=True)
+        self.runner.seats[1] = Seat(1, "p1", b"\x01" * 32)
+        self.journal: list[JournalRow] = []
+        self.out: list[dict[str, Any]] = []
+
+    @property
+    def player(self) -> Seat:
+        seat = self.runner.seats[1]
+        assert seat is not None
+        return seat
+
+    def feed(self, kind: JournalKind, payload: dict[str, Any]) -> None:
+        batch = Batch()
+        self.runner._input(batch, kind, payload)
+        while self.runner._needs_open:
+            self.runner._needs_open = False
+            host = self.runner.seats[0]
+            assert host is not None
+            host.sit_out = True
+            self.runner._input(batch, JournalKind.FAIR, self.runner._open_payload())
+        self.journal.extend(batch.rows)
+        self.out.extend(msg for _, msg in batch.out)
+
+    def play_to_next_round(self, rng: random.Random) -> None:
+        """Random legal moves until a deal round waits for the player (a new hand)."""
+        runner = self.runner
+        for _ in range(3000):
+            deal = runner.deal
+            if runner.phase is TablePhase.DEALING and deal is not None and deal.missing() == [1]:
+                return
+            assert runner.phase is TablePhase.PLAYING and runner.engine is not None
+            seat = runner.engine.to_act()[0]
+            action = rng.choice(runner.engine.legal_actions(seat)).to_wire()
+            self.feed(JournalKind.ACTION, {"seat": seat, "action": action, "cseq": None})
+        raise AssertionError("no new hand")
+
+    def answer_round(self) -> None:
+        deal = self.runner.deal
+        assert deal is not None
+        secret = SeatSecret.from_r(deal.ctx, "p1", secrets.token_bytes(32))
+        commit = secret.commit_body(deal.hand_no)["c"]
+        self.feed(JournalKind.FAIR, {"op": "commit", "seat": 1, "value": commit})
+        reveal = secret.reveal_body(deal.hand_no)["r"]
+        self.feed(JournalKind.FAIR, {"op": "reveal", "seat": 1, "value": reveal})
+
+    def stood_up_events(self) -> list[dict[str, Any]]:
+        events = (m["event"] for m in self.out if m["type"] == "event")
+        return [e for e in events if e["kind"] == "stood_up"]
+
+
+async def test_a_seat_that_misses_rounds_again_and_again_is_stood_up() -> None:
+    table = _Table()
+    table.feed(JournalKind.GAME, {"game_no": 1, "names": ["p0", "p1"]})
+    for n in range(1, MAX_MISSED_ROUNDS + 1):
+        assert table.runner.deal is not None and table.runner.deal.missing() == [1]
+        assert not table.stood_up_events()
+        table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+        assert table.player.misses == n
+        if n < MAX_MISSED_ROUNDS:  # sits out the redone round, plays the hand, misses again
+            assert table.runner.phase is TablePhase.PLAYING
+            table.play_to_next_round(random.Random(n))
+    assert table.stood_up_events() == [
+        {"kind": "stood_up", "seat": 1, "name": "p1", "misses": MAX_MISSED_ROUNDS}
+    ]
+    player = table.player
+    assert player.stood_up and player.substitute and player.token_hash is None
+    opened = [m for m in table.out if m["type"] == "fair" and m["msg"][0] == "hand_commit"]
+    assert opened[-1]["host_seats"] == [0, 1]
+    assert table.runner.phase is TablePhase.PLAYING  # the host deals for both: the game goes on
+    again = _Table()
+    again.runner.signing_key = table.runner.signing_key
+    again.runner.replay(table.journal)
+    assert again.player.stood_up and again.player.token_hash is None
+    assert again.player.misses == MAX_MISSED_ROUNDS
+
+
+async def test_a_reveal_or_a_host_restart_does_not_count_toward_standing_up() -> None:
+    table = _Table()
+    table.feed(JournalKind.GAME, {"game_no": 1, "names": ["p0", "p1"]})
+    table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+    assert table.player.misses == 1
+    table.play_to_next_round(random.Random(1))
+    table.answer_round()
+    assert table.player.misses == 0 and table.runner.phase is TablePhase.PLAYING
+    table.play_to_next_round(random.Random(2))
+    table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+    table.play_to_next_round(random.Random(3))
+    table.feed(JournalKind.FAIR, {"op": "void", "reason": "host restarted"})
+    assert table.player.misses == 1 and not table.player.stood_up
+    assert not table.stood_up_events()
+
+
+async def test_missed_rounds_carry_over_into_the_next_game_through_its_journal() -> None:
+    table = _Table()
+    table.feed(JournalKind.GAME, {"game_no": 2, "names": ["p0", "p1"], "misses": {"1": 1}})
+    assert table.player.misses == 1
+    table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+    assert table.player.stood_up
+    assert len(table.stood_up_events()) == 1

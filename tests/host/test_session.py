@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer, ProtocolClient, RequestError
+from host.runner import MAX_MISSED_ROUNDS
 from host.server import HostConfig, HostInfo, serve_host
 from host.session import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
 from host.table import Table
@@ -486,3 +487,52 @@ async def test_a_session_cut_off_mid_resume_leaves_the_seat_free(
         with trio.fail_after(60):
             await b.closed.wait()
     assert seat.conn is None and seat.disconnected_at is not None
+
+
+async def test_a_seat_that_keeps_missing_deal_rounds_is_stood_up_and_the_game_goes_on(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    nursery: trio.Nursery,
+) -> None:
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+    async with connect_memory(mock_host) as honest, connect_memory(mock_host) as withholder:
+        player = BotPlayer(honest, table_id=table_id)
+        await player.join("ann")
+        joined = await withholder.request(tm.Join(table=table_id, name="bob"))
+        assert isinstance(joined, tm.Joined)
+        seat = table.seats[joined.seat]
+        assert seat is not None
+        seat.misses = MAX_MISSED_ROUNDS - 1  # missed a round in an earlier game already
+        nursery.start_soon(player.play)
+        await withholder.request(tm.Ready(table=table_id))
+        stood = await wait_for(withholder, host_event("stood_up"))
+        assert isinstance(stood, tm.EventPush)
+        assert stood.event == {
+            "kind": "stood_up",
+            "seat": joined.seat,
+            "name": "bob",
+            "misses": MAX_MISSED_ROUNDS,
+        }
+        info = await wait_for(
+            withholder,
+            lambda m: isinstance(m, tm.TableInfo) and m.seats[joined.seat]["substitute"],
+        )
+        assert isinstance(info, tm.TableInfo) and not info.seats[joined.seat]["connected"]
+        assert info.spectators == 1  # bob watches the rest of the game
+        await wait_for(
+            withholder,
+            lambda m: isinstance(m, tm.StatePush) and m.seat is None and m.seq > stood.seq,
+        )
+        over = await wait_for(honest, lambda m: isinstance(m, tm.GameOver), limit=3600)
+        assert isinstance(over, tm.GameOver)
+        await wait_for(
+            honest, lambda m: isinstance(m, tm.TableInfo) and m.seats[joined.seat] is None
+        )
+        stored = await mock_host.host.lobby.store.load_tables(only=table_id)
+        assert [s.seat for s in stored[0].seats] == [player.seat]
+    async with connect_memory(mock_host) as back:
+        with pytest.raises(RequestError) as refused:
+            await back.request(tm.Resume(token=joined.token, last_seq=0))
+        assert refused.value.code is ErrorCode.NOT_FOUND
