@@ -6,6 +6,8 @@ run by hand through the sans-I/O :class:`protocol.connection.Connection`, on the
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -29,15 +31,10 @@ from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S
-from protocol.messages import (
-    Error,
-    Hello,
-    Message,
-    Ping,
-    Pong,
-    ServerClosing,
-    Welcome,
-)
+from protocol.messages import Error, Hello, Message, Ping, Pong, ServerClosing, Welcome
+
+Reply = Callable[[int], Message]
+"""builds one reply from the id of the request it answers"""
 
 WELCOME = Welcome(
     version=1,
@@ -75,6 +72,14 @@ class ScriptedHost:
         for msg in msgs:
             await self.stream.send_all(self.proto.send(msg))
 
+    async def answer(self, *replies: Reply, hang_up: bool = False) -> None:
+        """Answer the client's next request with ``replies``, then maybe close the stream."""
+        req = await self.receive_request()
+        assert isinstance(req.id, int)
+        await self.send(*(reply(req.id) for reply in replies))
+        if hang_up:
+            await self.stream.aclose()
+
 
 @asynccontextmanager
 async def scripted(
@@ -96,8 +101,10 @@ async def scripted(
             yield session, host, hello[0]
 
 
-def part(no: int, parts: int, re: int) -> tm.RecordPart:
-    return tm.RecordPart(table="t1", hand_no=1, part=no, parts=parts, text=f"<{no}>", re=re)
+def part(no: int, parts: int) -> Reply:
+    return lambda re: tm.RecordPart(
+        table="t1", hand_no=1, part=no, parts=parts, text=f"<{no}>", re=re
+    )
 
 
 async def test_the_handshake_names_the_software_and_keep_records_every_message(
@@ -114,75 +121,49 @@ async def test_the_handshake_names_the_software_and_keep_records_every_message(
 async def test_a_multi_part_reply_is_collected_and_pushes_between_its_parts_stay_pushes(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    async with scripted() as (session, host, _hello):
-        async with trio.open_nursery() as nursery:
-            got: list[list[Message]] = []
-
-            async def ask() -> None:
-                got.append(await session.request_all(tm.GetRecord(table="t1", hand_no=1)))
-
-            nursery.start_soon(ask)
-            req = await host.receive_request()
-            assert isinstance(req, tm.GetRecord) and isinstance(req.id, int)
-            between = Pong()
-            await host.send(part(0, 3, req.id), between, part(1, 3, req.id), part(2, 3, req.id))
-        assert [p.text for p in got[0] if isinstance(p, tm.RecordPart)] == ["<0>", "<1>", "<2>"]
+    between = Pong()
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, part(0, 3), lambda _: between, part(1, 3), part(2, 3))
+        got = await session.request_all(tm.GetRecord(table="t1", hand_no=1))
+        assert [p.text for p in got if isinstance(p, tm.RecordPart)] == ["<0>", "<1>", "<2>"]
         assert await session.pushes.receive() == between
 
 
 async def test_joined_answers_the_request_and_is_pushed_for_the_table_loop(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    async with scripted() as (session, host, _hello):
-        async with trio.open_nursery() as nursery:
-            replies: list[Message] = []
-
-            async def join() -> None:
-                replies.append(await session.request(tm.Join(table="t1", name="Ann")))
-
-            nursery.start_soon(join)
-            req = await host.receive_request()
-            joined = tm.Joined(table="t1", seat=1, token="k" * 16, re=req.id)
-            await host.send(joined)
-        assert replies == [joined]
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(
+            host.answer, lambda re: tm.Joined(table="t1", seat=1, token="k" * 16, re=re)
+        )
+        joined = await session.request(tm.Join(table="t1", name="Ann"))
+        assert isinstance(joined, tm.Joined) and joined.seat == 1
         assert await session.pushes.receive() == joined
 
 
-async def test_an_error_reply_raises_request_error_with_the_code_last(
-    autojump_clock: trio.testing.MockClock,
+@pytest.mark.parametrize("fatal", [False, True])
+async def test_an_error_reply_raises_request_error_and_a_fatal_one_ends_the_session(
+    autojump_clock: trio.testing.MockClock, fatal: bool
 ) -> None:
-    async with scripted() as (session, host, _hello):
-        async with trio.open_nursery() as nursery:
-
-            async def answer() -> None:
-                req = await host.receive_request()
-                await host.send(
-                    Error(code=ErrorCode.NOT_FOUND, message="no table t9", fatal=False, re=req.id)
-                )
-
-            nursery.start_soon(answer)
-            with pytest.raises(RequestError) as refused:
-                await session.request(tm.Join(table="t9", name="Ann"))
-        assert refused.value.code is ErrorCode.NOT_FOUND
-        assert str(refused.value) == "no table t9 (not_found)"
-        assert not session.closed.is_set()
+    error = Error(code=ErrorCode.CONFLICT, message="seat taken", fatal=fatal)
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, lambda re: dataclasses.replace(error, re=re))
+        with pytest.raises(RequestError) as refused:
+            await session.request(tm.Resume(token="k" * 16, last_seq=0))
+        assert refused.value.code is ErrorCode.CONFLICT and refused.value.error.fatal is fatal
+        assert str(refused.value) == "seat taken (conflict)"  # the code last, in parentheses
+        assert session.closed.is_set() is fatal and session.ended_by_host is fatal
+        ended = "the host ended the connection: seat taken (conflict)"
+        assert session.closed_reason == (ended if fatal else "")
 
 
 async def test_a_reply_cut_off_midway_raises_disconnected(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    async with scripted() as (session, host, _hello):
-        async with trio.open_nursery() as nursery:
-
-            async def half_answer() -> None:
-                req = await host.receive_request()
-                assert isinstance(req.id, int)
-                await host.send(part(0, 2, req.id))
-                await host.stream.aclose()
-
-            nursery.start_soon(half_answer)
-            with pytest.raises(Disconnected, match="closed the connection"):
-                await session.request_all(tm.GetRecord(table="t1", hand_no=1))
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(functools.partial(host.answer, part(0, 2), hang_up=True))
+        with pytest.raises(Disconnected, match="closed the connection"):
+            await session.request_all(tm.GetRecord(table="t1", hand_no=1))
         assert session.closed.is_set() and not session.ended_by_host
         with pytest.raises(Disconnected):
             await session.send(Ping())
@@ -204,26 +185,6 @@ async def test_server_closing_ends_the_session_and_says_when_to_retry(
         assert session.retry_after == 5 and session.ended_by_host
         assert session.closed_reason == "the host is shutting down: maintenance"
         assert session.received is not None and session.received[-1] == closing
-
-
-async def test_a_fatal_error_answering_a_request_raises_it_and_ends_the_session(
-    autojump_clock: trio.testing.MockClock,
-) -> None:
-    async with scripted() as (session, host, _hello):
-        async with trio.open_nursery() as nursery:
-
-            async def refuse() -> None:
-                req = await host.receive_request()
-                await host.send(
-                    Error(code=ErrorCode.CONFLICT, message="seat taken", fatal=True, re=req.id)
-                )
-
-            nursery.start_soon(refuse)
-            with pytest.raises(RequestError) as refused:
-                await session.request(tm.Resume(token="k" * 16, last_seq=0))
-        assert refused.value.error.fatal
-        assert session.closed.is_set() and session.ended_by_host
-        assert session.closed_reason == "the host ended the connection: seat taken (conflict)"
 
 
 async def test_pings_are_answered_and_the_heartbeat_pings_the_host(
@@ -250,17 +211,12 @@ async def test_a_silent_host_is_taken_for_gone(autojump_clock: trio.testing.Mock
 async def test_pushes_are_bounded_a_consumer_that_stops_reading_holds_the_reader(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    async with scripted() as (session, host, _hello):
-        async with trio.open_nursery() as nursery:
-
-            async def flood() -> None:
-                req = await host.receive_request()
-                pushes = [Pong() for _ in range(PUSH_QUEUE + 1)]
-                await host.send(*pushes, tm.Tables(tables=(), re=req.id))
-
-            nursery.start_soon(flood)
-            with pytest.raises(trio.TooSlowError):  # the reply waits behind the full channel
-                await session.request(tm.ListTables(), timeout=5)
+    flood: list[Reply] = [lambda _: Pong()] * (PUSH_QUEUE + 1)
+    flood.append(lambda re: tm.Tables(tables=(), re=re))
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, *flood)
+        with pytest.raises(trio.TooSlowError):  # the reply waits behind the full channel
+            await session.request(tm.ListTables(), timeout=5)
         assert session.pushes.statistics().current_buffer_used == PUSH_QUEUE
         for _ in range(PUSH_QUEUE + 1):
             assert await session.pushes.receive() == Pong()
