@@ -794,8 +794,10 @@ class BlackJack(Game):
         attacked = self.pending and not self.covering
         allowed = self._counter if attacked else self._may_start
         starts = [(c, c) for c in held if not c.is_joker and allowed(c)]
-        names = [n for n in _NATURAL if allowed(n)]
-        starts += [(j, n) for j in held if j.is_joker for n in names]
+        jokers = [c for c in held if c.is_joker]
+        if jokers:  # each joker as each identity that may start
+            names = [n for n in _NATURAL if allowed(n)]
+            starts += [(j, n) for j in jokers for n in names]
         seqs: Iterable[_Seq] = (((c,), (a,)) for c, a in starts)
         if not attacked:
             seqs = itertools.chain(seqs, _runs(starts, counts))
@@ -813,8 +815,10 @@ class BlackJack(Game):
                 break
             say = None
             if len(hand) > len(cards):
-                rest = counts - Counter(cards)
-                if _finishable_indices(tuple(sorted(c.index for c in rest.elements()))):
+                rest = list(hand)
+                for c in cards:
+                    rest.remove(c)
+                if _finishable(rest):
                     say = (
                         Declaration.LAST_CARD if len(cards) + 1 == len(hand) else Declaration.CARDS
                     )
