@@ -4,8 +4,9 @@ The rules themselves are shown by the golden scenarios in ``tests/data/black-jac
 file per rule, ruling or option, run by :func:`test_scenario`). The unit tests here cover what a
 scenario cannot see (chance requests, event audiences, the wire forms, views), and the
 hypothesis properties drive random games: cards are conserved with one and two decks, every
-offered action is accepted, games end, no view shows another seat's hand, blunders never lose
-or duplicate a card, and garbage input meets typed errors only.
+offered action is accepted, every play ``check`` accepts is offered (brute force over small
+hands), games end, no view shows another seat's hand, blunders never lose or duplicate a card,
+and garbage input meets typed errors only.
 """
 
 from __future__ import annotations
@@ -713,7 +714,8 @@ def probe_black_jack(game: BlackJack, seat: int, wire: object) -> None:
     """Offer ``wire``: a rejection must be typed; an accepted action must keep every card.
 
     Unlike ``playout.probe`` this does not demand that an accepted action be offered: Black
-    Jack accepts blunders and legal plays that ``legal_actions`` does not enumerate.
+    Jack accepts blunders (never offered), a play with another ``say`` than the offered one, and
+    legal plays past ``PLAY_LIMIT``.
     """
     try:
         action = game.parse_action(wire)
