@@ -29,7 +29,6 @@ import trio
 import protocol.table_messages as tm
 from client.session import REPLY_TIMEOUT, ClientSession, Disconnected, RequestError
 from protocol.fairness import key_fingerprint
-from protocol.messages import Message
 from protocol.records import MAX_RECORD_BYTES, verify_record
 
 __all__ = [
@@ -92,13 +91,6 @@ def record_path(directory: Path, table: str, hand_no: int) -> Path:
     return directory / f"{table}-hand{hand_no}-record.json"
 
 
-async def _request_parts(session: ClientSession, msg: Message, timeout: float) -> list[Message]:
-    # ClientSession names this request_parts; older builds of client/session.py request_all
-    method = getattr(session, "request_parts", None) or session.request_all
-    replies: list[Message] = await method(msg, timeout=timeout)
-    return replies
-
-
 async def fetch_record_text(
     session: ClientSession, table: str, hand_no: int, *, timeout: float = REPLY_TIMEOUT
 ) -> str:
@@ -109,7 +101,8 @@ async def fetch_record_text(
         RecordFetchError: the parts were missing, out of order, for another hand or too big.
         Disconnected, trio.TooSlowError: no complete answer.
     """
-    replies = await _request_parts(session, tm.GetRecord(table=table, hand_no=hand_no), timeout)
+    request = tm.GetRecord(table=table, hand_no=hand_no)
+    replies = await session.request_all(request, timeout=timeout)
     parts = [r for r in replies if isinstance(r, tm.RecordPart)]
     if len(parts) != len(replies) or not parts:
         kinds = ", ".join(sorted({r.TYPE for r in replies})) or "nothing"
