@@ -226,3 +226,19 @@ async def test_an_unwritable_directory_is_unavailable(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     result = await fetch_and_save(_fake([_part(0, 1, "{}")]), "t1", 3, blocker / "proofs")
     assert result.status == "unavailable" and result.message.startswith("cannot write ")
+
+
+async def test_two_clients_sharing_a_state_dir_save_the_same_hand_at_once(tmp_path: Path) -> None:
+    text = '{"format": "not a record"}'
+    results: list[Any] = []
+
+    async def save() -> None:
+        results.append(await fetch_and_save(_fake([_part(0, 1, text)]), "t1", 3, tmp_path))
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(8):
+            nursery.start_soon(save)
+    assert {r.path for r in results} == {tmp_path / "t1-hand3-record.json"}
+    assert {r.status for r in results} == {"invalid"}
+    assert [p.name for p in tmp_path.iterdir()] == ["t1-hand3-record.json"]  # no temp files left
+    assert (tmp_path / "t1-hand3-record.json").read_text("utf-8") == text
