@@ -12,6 +12,9 @@ sqlite runs in WAL mode with ``synchronous=FULL`` (each commit syncs the WAL, so
 returned survives a power cut) on one connection used from one worker thread at a time:
 every call goes through ``trio.to_thread.run_sync`` with a ``CapacityLimiter(1)``.
 
+Each table also keeps a short chat backlog (the last lines said there, pruned as new ones
+arrive) so a client that resumes or a spectator who returns sees the recent chat.
+
 Resume tokens are never stored, only their SHA-256.
 """
 
@@ -29,7 +32,7 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
-__all__ = ["DB_FILE", "JournalKind", "JournalRow", "SeatRow", "Store", "TableRow"]
+__all__ = ["DB_FILE", "ChatRow", "JournalKind", "JournalRow", "SeatRow", "Store", "TableRow"]
 
 DB_FILE = "host.sqlite3"
 RECORDS_DIR = "records"
@@ -49,6 +52,13 @@ CREATE TABLE IF NOT EXISTS seats (
     token_hash BLOB,
     bot TEXT,
     PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS chat (
+    table_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    line BLOB NOT NULL,
+    PRIMARY KEY (table_id, n)
 );
 CREATE TABLE IF NOT EXISTS journal (
     table_id TEXT NOT NULL,
@@ -92,6 +102,16 @@ class SeatRow:
     bot: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class ChatRow:
+    """One chat line of a table's backlog: its number, the table seq when it was said, and
+    the ``chat_line`` message as sent."""
+
+    n: int
+    seq: int
+    line: dict[str, Any]
+
+
 @dataclass(slots=True)
 class TableRow:
     table_id: str
@@ -99,6 +119,7 @@ class TableRow:
     meta: dict[str, Any]
     seats: list[SeatRow] = field(default_factory=list)
     journal: list[JournalRow] = field(default_factory=list)
+    chat: list[ChatRow] = field(default_factory=list)
 
 
 def _pack(obj: object) -> bytes:
@@ -198,7 +219,7 @@ class Store:
         def delete() -> None:
             with self._conn() as db:
                 db.execute("BEGIN")
-                for name in ("tables", "seats", "journal"):
+                for name in ("tables", "seats", "journal", "chat"):
                     db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
 
         await self._run(delete)
@@ -218,6 +239,23 @@ class Store:
                 )
 
         # a cancelled caller must not leave a half-known state: finish the commit
+        with trio.CancelScope(shield=True):
+            await self._run(append)
+
+    async def append_chat(self, table_id: str, row: ChatRow, *, keep: int) -> None:
+        """Add a chat line and forget the table's lines older than the last ``keep``."""
+        if keep < 1:
+            raise ValueError(f"keep at least one chat line, not {keep}")
+        params = (table_id, row.n, row.seq, _pack(row.line))
+
+        def append() -> None:
+            with self._conn() as db:
+                db.execute("BEGIN")
+                db.execute("INSERT INTO chat(table_id, n, seq, line) VALUES (?, ?, ?, ?)", params)
+                db.execute(
+                    "DELETE FROM chat WHERE table_id = ? AND n <= ?", (table_id, row.n - keep)
+                )
+
         with trio.CancelScope(shield=True):
             await self._run(append)
 
@@ -251,6 +289,11 @@ class Store:
                     tables[table_id].journal.append(
                         JournalRow(seq, JournalKind(kind), seat, _unpack(payload))
                     )
+            for table_id, n, seq, line in db.execute(
+                f"SELECT table_id, n, seq, line FROM chat{where} ORDER BY table_id, n", args
+            ):
+                if table_id in tables:
+                    tables[table_id].chat.append(ChatRow(n, seq, _unpack(line)))
             return list(tables.values())
 
         return await self._run(load)

@@ -16,8 +16,14 @@ non-blocking (``Conn.deliver``): one slow client never holds up a table.
 
 Timers (:meth:`Table.run`, a task in the server's nursery): the turn timer (on expiry the host
 plays ``game.default_action`` and says so), the deal-round deadline (a missing commit or reveal
-voids the round) and the reconnect grace period (after which the host plays for an absent seat
-with the heuristic bot policy until it returns).
+voids the round; a seat that misses ``MAX_MISSED_ROUNDS`` rounds in a row is stood up, see
+:mod:`host.runner`) and the reconnect grace period (after which the host plays for an absent seat
+with the heuristic bot policy until it returns). A connection that ends is detached from its
+seats at once (:meth:`Table.detach`, no lock), so no seat ever waits on a dead connection.
+
+Chat is not journaled, but the last ``CHAT_BACKLOG`` lines are kept (in the store too) and sent
+after the ``table_info`` of a ``resume`` (lines said since the client's ``last_seq``) and of a
+``watch`` (all of them).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from collections import deque
 from typing import Any, Protocol
 
 import trio
@@ -43,16 +50,27 @@ from host.runner import (
     TableError,
     TablePhase,
 )
-from host.store import JournalKind, SeatRow, Store, TableRow
+from host.store import ChatRow, JournalKind, SeatRow, Store, TableRow
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import FairnessError
 
-__all__ = ["ROUND_TIMEOUT", "Conn", "Seat", "Table", "TableError", "TablePhase", "hash_token"]
+__all__ = [
+    "CHAT_BACKLOG",
+    "ROUND_TIMEOUT",
+    "Conn",
+    "Seat",
+    "Table",
+    "TableError",
+    "TablePhase",
+    "hash_token",
+]
 
 log = logging.getLogger(__name__)
 
 #: longest player name, in characters
 MAX_NAME_CHARS = 32
+#: chat lines a table keeps (in the store too) for clients that resume and spectators who return
+CHAT_BACKLOG = 50
 
 
 class Conn(Protocol):
@@ -115,6 +133,8 @@ class Table(GameRunner):
         self._run_scope = trio.CancelScope()
         #: a connection left (:meth:`detach`); the timer task sends the ``table_info``
         self._summary_due = False
+        #: the last CHAT_BACKLOG chat lines, oldest first
+        self.chat_log: deque[ChatRow] = deque(maxlen=CHAT_BACKLOG)
 
     # ------------------------------------------------------------------ summaries
 
@@ -234,7 +254,13 @@ class Table(GameRunner):
             if conn.closed:  # gone while waiting for the lock
                 return
             self.spectators.add(conn)
-            conn.deliver([{"type": "table_info", **self.summary()}, *self._view_msgs(None)])
+            conn.deliver(
+                [
+                    {"type": "table_info", **self.summary()},
+                    *self._chat_backlog(),
+                    *self._view_msgs(None),
+                ]
+            )
             self._send_summary()
 
     async def set_ready(self, conn: Conn, ready: bool) -> None:
@@ -298,6 +324,7 @@ class Table(GameRunner):
                 [
                     head,
                     {"type": "table_info", **self.summary()},
+                    *self._chat_backlog(last_seq),
                     *(r.payload for r in rows),
                     *self._view_msgs(found.index),
                 ]
@@ -349,8 +376,19 @@ class Table(GameRunner):
                 "name": sender,
                 "text": text,
             }
+            n = self.chat_log[-1].n + 1 if self.chat_log else 1
+            line = ChatRow(n, self.seq, msg)
+            await self.store.append_chat(self.table_id, line, keep=CHAT_BACKLOG)
+            self.chat_log.append(line)
             for member in self.members():
                 member.deliver([msg])
+
+    def _chat_backlog(self, since_seq: int = 0) -> list[WireMap]:
+        """The kept chat lines said at table seq ``since_seq`` or later, oldest first.
+
+        A client that last received seq S may have missed lines said at S (chat does not move
+        the seq), so those are sent again: a repeated line rather than a lost one."""
+        return [dict(c.line) for c in self.chat_log if c.seq >= since_seq]
 
     # ------------------------------------------------------------------ play
 
@@ -699,6 +737,7 @@ class Table(GameRunner):
             if 0 <= s.seat < table.nseats:
                 table.seats[s.seat] = Seat(s.seat, s.name, s.token_hash, bot=s.bot)
         table.replay(row.journal)
+        table.chat_log.extend(row.chat)
         now = trio.current_time()
         for seat in table.seats:
             if seat is not None:

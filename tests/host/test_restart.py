@@ -25,10 +25,11 @@ from host.identity import load_or_create_identity
 from host.runner import MAX_MISSED_ROUNDS, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import JournalKind, JournalRow, Store
-from host.table import Table
+from host.table import CHAT_BACKLOG, Table
 from protocol.cards import DECK_54
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
+from protocol.messages import Ping
 from protocol.records import verify_record
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -258,3 +259,35 @@ async def test_a_stood_up_seat_stays_stood_up_and_unresumable_after_a_restart(
         assert ann.token is not None
         resumed = await c.request(tm.Resume(token=ann.token, last_seq=0))
         assert isinstance(resumed, tm.Resumed) and resumed.seat == ann.seat
+
+
+async def test_the_chat_backlog_is_bounded_and_survives_a_restart(
+    autojump_clock: trio.testing.MockClock,
+    nursery: trio.Nursery,
+    tmp_path: Path,
+    connect_memory: Any,
+) -> None:
+    config = HostConfig(
+        data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False,
+        store_in_thread=False, bot_think=0.0,
+    )  # fmt: skip
+    first: HostInfo = await nursery.start(serve_host, config)
+    table_id = await first.host.create_table("one-card", seats=2)
+    table = first.host.lobby.table(table_id)
+    async with connect_memory(first) as a:
+        joined = await a.request(tm.Join(table=table_id, name="ann"))
+        assert isinstance(joined, tm.Joined)
+        seat = table.seats[joined.seat]
+        assert seat is not None and seat.conn is not None
+        for n in range(CHAT_BACKLOG + 5):  # past the session's chat rate limit, on purpose
+            await table.chat(seat.conn, f"line {n}")
+    await first.host.shutdown()
+    second: HostInfo = await nursery.start(serve_host, config)
+    async with connect_memory(second) as s:
+        watching = await s.request(tm.Watch(table=table_id))
+        await s.request(Ping())
+        assert s.received is not None
+        lines = [
+            m.text for m in s.received[s.received.index(watching) :] if isinstance(m, tm.ChatLine)
+        ]
+        assert lines == [f"line {n}" for n in range(5, CHAT_BACKLOG + 5)]

@@ -536,3 +536,97 @@ async def test_a_seat_that_keeps_missing_deal_rounds_is_stood_up_and_the_game_go
         with pytest.raises(RequestError) as refused:
             await back.request(tm.Resume(token=joined.token, last_seq=0))
         assert refused.value.code is ErrorCode.NOT_FOUND
+
+
+def after(client: ProtocolClient, first: Message) -> list[Message]:
+    assert client.received is not None
+    return client.received[client.received.index(first) + 1 :]
+
+
+async def test_a_resumed_seat_gets_the_chat_it_missed_before_the_game_backlog(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    async with connect_memory(mock_host) as a:
+        await a.request(tm.Join(table=table_id, name="ann"))
+        async with connect_memory(mock_host) as b:
+            joined = await b.request(tm.Join(table=table_id, name="bob"))
+            assert isinstance(joined, tm.Joined)
+            await b.request(tm.ChatSay(table=table_id, text="brb"))
+        await a.request(tm.ChatSay(table=table_id, text="where did bob go?"))
+        async with connect_memory(mock_host) as b2:
+            resumed = await b2.request(tm.Resume(token=joined.token, last_seq=0))
+            await b2.request(Ping())  # everything queued before the pong has arrived
+            later = after(b2, resumed)
+            assert isinstance(later[0], tm.TableInfo)
+            lines = [(m.name, m.text) for m in later[1:3] if isinstance(m, tm.ChatLine)]
+            assert lines == [("bob", "brb"), ("ann", "where did bob go?")]
+
+
+async def test_a_returning_spectator_gets_what_a_fresh_one_gets_chat_included(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    nursery: trio.Nursery,
+) -> None:
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+    table.turn_timer = None
+    async with connect_memory(mock_host) as a:
+        player = BotPlayer(a, table_id=table_id, acts=False)  # the game waits for ann
+        await player.join("ann")
+        await mock_host.host.add_bots(table_id, 1)
+        nursery.start_soon(player.play)
+        await wait_for(a, lambda m: isinstance(m, tm.StatePush) and m.phase == "playing")
+        async with connect_memory(mock_host) as s:
+            await s.request(tm.Watch(table=table_id))
+            await s.request(tm.ChatSay(table=table_id, text="go ann"))
+        with trio.fail_after(60):
+            while table.spectators:
+                await trio.sleep(0.5)
+        seen: list[list[Message]] = []
+        async with connect_memory(mock_host) as back, connect_memory(mock_host) as fresh:
+            for c in (back, fresh):
+                watching = await c.request(tm.Watch(table=table_id))
+                await c.request(Ping())
+                seen.append(after(c, watching)[:3])
+            assert table.summary()["spectators"] == 2  # the gone connection is not counted
+        for got in seen:
+            info, chat, state = got
+            assert isinstance(info, tm.TableInfo) and info.phase == "playing"
+            assert isinstance(chat, tm.ChatLine)
+            assert (chat.seat, chat.name, chat.text) == (None, "spectator", "go ann")
+            assert isinstance(state, tm.StatePush) and state.seat is None and not state.legal
+            assert state.seq == table.seq
+        returning, first_time = seen[0][2], seen[1][2]
+        assert isinstance(returning, tm.StatePush) and isinstance(first_time, tm.StatePush)
+        assert returning.view == first_time.view and returning.view["hand"] is None
+
+
+async def test_a_resume_skips_chat_said_before_the_last_push_the_client_had(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+    table.turn_timer = None
+    async with connect_memory(mock_host) as a:
+        player = BotPlayer(a, table_id=table_id, acts=False)
+        await player.join("ann")
+        await a.request(tm.ChatSay(table=table_id, text="early"))
+        await mock_host.host.add_bots(table_id, 1)
+        async with trio.open_nursery() as inner:
+            inner.start_soon(player.play)
+            await wait_for(a, lambda m: isinstance(m, tm.StatePush) and m.phase == "playing")
+            await a.request(tm.ChatSay(table=table_id, text="late"))
+            inner.cancel_scope.cancel()
+        token, last_seq = player.token, player.last_seq
+    assert token is not None and last_seq > 0
+    async with connect_memory(mock_host) as again:
+        resumed = await again.request(tm.Resume(token=token, last_seq=last_seq))
+        await again.request(Ping())
+        lines = [m.text for m in after(again, resumed) if isinstance(m, tm.ChatLine)]
+        assert lines == ["late"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from host.store import DB_FILE, JournalKind, JournalRow, SeatRow, Store
+import pytest
+
+from host.store import DB_FILE, ChatRow, JournalKind, JournalRow, SeatRow, Store
 
 
 async def test_journal_round_trips_and_filters_messages_by_audience(tmp_path: Path) -> None:
@@ -70,5 +72,29 @@ async def test_one_table_loads_alone(tmp_path: Path) -> None:
         assert [j.payload["game_no"] for j in row.journal] == [2]
         assert await store.load_tables(only="t3") == []
         assert [r.table_id for r in await store.load_tables()] == ["t1", "t2"]
+    finally:
+        await store.close()
+
+
+async def test_chat_keeps_the_last_lines_per_table_and_goes_with_the_table(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    await store.open()
+    try:
+        for table_id in ("t1", "t2"):
+            await store.put_table(table_id, 1, {"game": "one-card", "seats": 2})
+        for n in range(1, 8):
+            line = {"type": "chat_line", "table": "t1", "seat": 0, "name": "ann", "text": f"{n}"}
+            await store.append_chat("t1", ChatRow(n, 10 * n, line), keep=3)
+        await store.append_chat("t2", ChatRow(1, 0, {"text": "other"}), keep=3)
+        with pytest.raises(ValueError, match="keep at least one"):
+            await store.append_chat("t1", ChatRow(8, 80, {"text": "8"}), keep=0)
+        t1, t2 = await store.load_tables()
+        kept = [(c.n, c.seq, c.line["text"]) for c in t1.chat]
+        assert kept == [(5, 50, "5"), (6, 60, "6"), (7, 70, "7")]
+        assert [c.line["text"] for c in t2.chat] == ["other"]
+        await store.delete_table("t1")
+        await store.put_table("t1", 2, {"game": "one-card", "seats": 2})
+        (fresh,) = await store.load_tables(only="t1")
+        assert fresh.chat == []
     finally:
         await store.close()
