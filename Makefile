@@ -30,6 +30,7 @@ check: lint typecheck test
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/fairness.py
+	$(BIN)/python bench/server.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -91,39 +91,92 @@ def check_tree(obj: object, *, max_nesting: int = MAX_NESTING) -> None:
     Allowed: None, bool, int (signed or unsigned 64-bit), str, bytes, list/tuple, and dict with
     str keys. Raise :class:`LocalProtocolError` (``malformed`` for a type, ``limit_exceeded``
     for nesting or length) otherwise.
+
+    Every frame is checked when encoded and when decoded, so this is on the hot path of every
+    message: the members of plain dicts and lists that are exactly ``str``/``int``/``bool``/
+    ``None`` are checked in place (``type(x) is``), and only containers and anything else
+    (subclasses, bytes, bad types) go through the general :func:`_check_value`.
     """
     stack: list[tuple[object, int]] = [(obj, 1)]
+    pop, push = stack.pop, stack.append
+    long_str = MAX_STR_LEN // 4
     while stack:
-        value, depth = stack.pop()
-        if value is None or isinstance(value, bool | str | bytes):
-            if isinstance(value, str) and len(value) > MAX_STR_LEN // 4:
-                # cheap pre-check: only strings that might be long are encoded to measure
-                if len(value.encode("utf-8", "surrogatepass")) > MAX_STR_LEN:
-                    raise _error(ErrorCode.LIMIT_EXCEEDED, "string longer than max_str_len")
-            elif isinstance(value, bytes) and len(value) > MAX_BIN_LEN:
-                raise _error(ErrorCode.LIMIT_EXCEEDED, "bin longer than max_bin_len")
-            continue
-        if isinstance(value, int):
-            if not -(2**63) <= value < 2**64:
-                raise _error(ErrorCode.MALFORMED, "integer out of 64-bit range")
-            continue
-        if isinstance(value, list | tuple | dict):
+        value, depth = pop()
+        kind = type(value)
+        if kind is dict:
+            assert isinstance(value, dict)
             if depth > max_nesting:
                 raise _error(ErrorCode.LIMIT_EXCEEDED, f"nesting deeper than {max_nesting}")
-            if isinstance(value, dict):
-                if len(value) > MAX_MAP_LEN:
-                    raise _error(ErrorCode.LIMIT_EXCEEDED, "map longer than max_map_len")
-                for key, item in value.items():
+            if len(value) > MAX_MAP_LEN:
+                raise _error(ErrorCode.LIMIT_EXCEEDED, "map longer than max_map_len")
+            for key, item in value.items():
+                if type(key) is not str or len(key) > long_str:
                     if not isinstance(key, str):
                         raise _error(ErrorCode.MALFORMED, f"map key {key!r} is not a str")
-                    stack.append((key, depth + 1))
-                    stack.append((item, depth + 1))
-            else:
-                if len(value) > MAX_ARRAY_LEN:
-                    raise _error(ErrorCode.LIMIT_EXCEEDED, "array longer than max_array_len")
-                stack.extend((item, depth + 1) for item in value)
-            continue
-        raise _error(ErrorCode.MALFORMED, f"{type(value).__name__} is not a protocol type")
+                    _check_value(key)
+                t = type(item)
+                if t is str:
+                    if len(item) > long_str:
+                        _check_value(item)
+                elif t is int:
+                    if not -(2**63) <= item < 2**64:
+                        raise _error(ErrorCode.MALFORMED, "integer out of 64-bit range")
+                elif item is not None and t is not bool:
+                    push((item, depth + 1))
+        elif kind is list or kind is tuple:
+            assert isinstance(value, list | tuple)
+            if depth > max_nesting:
+                raise _error(ErrorCode.LIMIT_EXCEEDED, f"nesting deeper than {max_nesting}")
+            if len(value) > MAX_ARRAY_LEN:
+                raise _error(ErrorCode.LIMIT_EXCEEDED, "array longer than max_array_len")
+            for item in value:
+                t = type(item)
+                if t is str:
+                    if len(item) > long_str:
+                        _check_value(item)
+                elif t is int:
+                    if not -(2**63) <= item < 2**64:
+                        raise _error(ErrorCode.MALFORMED, "integer out of 64-bit range")
+                elif item is not None and t is not bool:
+                    push((item, depth + 1))
+        else:
+            for child in _check_value(value, depth, max_nesting):
+                push(child)
+
+
+def _check_value(
+    value: object, depth: int = 1, max_nesting: int = MAX_NESTING
+) -> list[tuple[object, int]]:
+    """The general check of one value; returns the children of a container to check next."""
+    if value is None or isinstance(value, bool | str | bytes):
+        if isinstance(value, str) and len(value) > MAX_STR_LEN // 4:
+            # cheap pre-check: only strings that might be long are encoded to measure
+            if len(value.encode("utf-8", "surrogatepass")) > MAX_STR_LEN:
+                raise _error(ErrorCode.LIMIT_EXCEEDED, "string longer than max_str_len")
+        elif isinstance(value, bytes) and len(value) > MAX_BIN_LEN:
+            raise _error(ErrorCode.LIMIT_EXCEEDED, "bin longer than max_bin_len")
+        return []
+    if isinstance(value, int):
+        if not -(2**63) <= value < 2**64:
+            raise _error(ErrorCode.MALFORMED, "integer out of 64-bit range")
+        return []
+    if isinstance(value, list | tuple | dict):
+        if depth > max_nesting:
+            raise _error(ErrorCode.LIMIT_EXCEEDED, f"nesting deeper than {max_nesting}")
+        if isinstance(value, dict):
+            if len(value) > MAX_MAP_LEN:
+                raise _error(ErrorCode.LIMIT_EXCEEDED, "map longer than max_map_len")
+            children: list[tuple[object, int]] = []
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise _error(ErrorCode.MALFORMED, f"map key {key!r} is not a str")
+                children.append((key, depth + 1))
+                children.append((item, depth + 1))
+            return children
+        if len(value) > MAX_ARRAY_LEN:
+            raise _error(ErrorCode.LIMIT_EXCEEDED, "array longer than max_array_len")
+        return [(item, depth + 1) for item in value]
+    raise _error(ErrorCode.MALFORMED, f"{type(value).__name__} is not a protocol type")
 
 
 def encode_frame(obj: Mapping[str, Any], *, max_frame_bytes: int = MAX_FRAME_BYTES) -> bytes:

@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError
-from protocol.framing import NEED_DATA, FrameDecoder, WireDict, decode_body, encode_frame
+from protocol.framing import (
+    NEED_DATA,
+    FrameDecoder,
+    WireDict,
+    check_tree,
+    decode_body,
+    encode_frame,
+)
 from protocol.limits import (
     FRAME_HEADER_BYTES,
     MAX_ARRAY_LEN,
@@ -313,3 +320,87 @@ class TestFrameDecoder:
     def test_buffer_must_hold_one_frame(self) -> None:
         with pytest.raises(ValueError, match="whole frame"):
             FrameDecoder(max_frame_bytes=100, max_buffered_bytes=50)
+
+
+# ----------------------------------------------------------------- check_tree against a reference
+
+
+def _reference_check(value: object, depth: int = 1) -> None:
+    """The value rules of PROTOCOL.md 2.3, written recursively and plainly."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        if len(value.encode("utf-8", "surrogatepass")) > MAX_STR_LEN:
+            raise LocalProtocolError("long str", code=ErrorCode.LIMIT_EXCEEDED)
+        return
+    if isinstance(value, bytes):
+        if len(value) > MAX_BIN_LEN:
+            raise LocalProtocolError("long bin", code=ErrorCode.LIMIT_EXCEEDED)
+        return
+    if isinstance(value, int):
+        if not -(2**63) <= value < 2**64:
+            raise LocalProtocolError("big int", code=ErrorCode.MALFORMED)
+        return
+    if isinstance(value, list | tuple | dict):
+        if depth > MAX_NESTING:
+            raise LocalProtocolError("deep", code=ErrorCode.LIMIT_EXCEEDED)
+        if len(value) > (MAX_MAP_LEN if isinstance(value, dict) else MAX_ARRAY_LEN):
+            raise LocalProtocolError("long", code=ErrorCode.LIMIT_EXCEEDED)
+        items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+        for key, item in items:
+            if isinstance(value, dict):
+                if not isinstance(key, str):
+                    raise LocalProtocolError("key", code=ErrorCode.MALFORMED)
+                _reference_check(key, depth + 1)
+            _reference_check(item, depth + 1)
+        return
+    raise LocalProtocolError("type", code=ErrorCode.MALFORMED)
+
+
+class _Str(str):
+    pass
+
+
+_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**64), 2**65),
+    st.text(max_size=8),
+    st.builds(_Str, st.text(max_size=4)),
+    st.binary(max_size=8),
+    st.floats(allow_nan=False),
+    st.just("x" * (MAX_STR_LEN + 1)),
+    st.just("é" * (MAX_STR_LEN // 2 + 1)),  # short in code points, long in bytes
+    st.just(b"x" * (MAX_BIN_LEN + 1)),
+)
+_TREES = st.recursive(
+    _LEAVES,
+    lambda kids: st.one_of(
+        st.lists(kids, max_size=4),
+        st.lists(kids, max_size=3).map(tuple),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(0, 3)), kids, max_size=4),
+    ),
+    max_leaves=40,
+)
+
+
+def _outcome(fn: object, value: object) -> str | None:
+    assert callable(fn)
+    try:
+        fn(value)
+    except LocalProtocolError as err:
+        return str(err.code)
+    return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(tree=_TREES, wrap=st.integers(0, MAX_NESTING + 1))
+def test_check_tree_agrees_with_the_reference(tree: object, wrap: int) -> None:
+    """The fast check_tree accepts and rejects exactly what the plain rules do.
+
+    (With several faults in one tree the two may meet a different one first, so only the
+    verdict is compared; the codes of single faults are tested above.)
+    """
+    for _ in range(wrap):  # nest some trees near and past the nesting limit
+        tree = [tree]
+    assert (_outcome(check_tree, tree) is None) == (_outcome(_reference_check, tree) is None)
