@@ -74,6 +74,8 @@ log = logging.getLogger(__name__)
 SOFTWARE = "onecard-cli/0.1.0"
 #: seconds to wait for the reply to a request
 REPLY_TIMEOUT = 30.0
+#: pauses before resending a request the host refused as ``rate_limited`` (None: give up)
+RATE_LIMIT_PAUSES: tuple[float | None, ...] = (0.2, 0.5, 1.0, 2.0, None)
 #: seconds to wait for ``welcome`` after ``hello``
 WELCOME_TIMEOUT = 15.0
 #: pushes buffered before the reader waits for the consumer

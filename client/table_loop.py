@@ -37,7 +37,14 @@ import trio
 import protocol.table_messages as tm
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.records import fetch_and_save
-from client.session import ClientSession, Disconnected, RequestError, leaves, open_session
+from client.session import (
+    RATE_LIMIT_PAUSES,
+    ClientSession,
+    Disconnected,
+    RequestError,
+    leaves,
+    open_session,
+)
 from client.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
@@ -54,8 +61,6 @@ __all__ = [
 
 #: pauses in seconds between reconnection attempts
 RECONNECT_PAUSES = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0)
-#: pauses before resending an action the host refused as ``rate_limited`` (None: give up)
-RATE_LIMIT_PAUSES: tuple[float | None, ...] = (0.2, 0.5, 1.0, 2.0, None)
 #: inbox capacity (pushes and lines waiting for the loop)
 INBOX = 64
 #: seconds ``game_over`` waits for the hand records still being fetched

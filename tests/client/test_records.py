@@ -24,12 +24,19 @@ from client.records import (
     fetch_record_text,
     record_path,
 )
-from client.session import ClientSession, Disconnected, open_session
+from client.session import (
+    RATE_LIMIT_PAUSES,
+    ClientSession,
+    Disconnected,
+    RequestError,
+    open_session,
+)
 from client.trust import open_stream
 from client.verify_cmd import verify_files
 from host.server import HostInfo
+from protocol.errors import ErrorCode
 from protocol.fairness import key_fingerprint
-from protocol.messages import Message
+from protocol.messages import Error, Message
 
 
 async def _bots_play_a_game(info: HostInfo) -> str:
@@ -242,3 +249,32 @@ async def test_two_clients_sharing_a_state_dir_save_the_same_hand_at_once(tmp_pa
     assert {r.status for r in results} == {"invalid"}
     assert [p.name for p in tmp_path.iterdir()] == ["t1-hand3-record.json"]  # no temp files left
     assert (tmp_path / "t1-hand3-record.json").read_text("utf-8") == text
+
+
+class _SlowDownFirst(_FakeSession):
+    """Refuses the first ``refusals`` requests as rate_limited, then answers."""
+
+    def __init__(self, replies: list[Message], refusals: int) -> None:
+        super().__init__(replies)
+        self.refusals = refusals
+        self.calls = 0
+
+    async def request_all(self, msg: Message, *, timeout: float) -> list[Message]:
+        self.calls += 1
+        if self.calls <= self.refusals:
+            raise RequestError(Error(code=ErrorCode.RATE_LIMITED, message="slow down", fatal=False))
+        return await super().request_all(msg, timeout=timeout)
+
+
+async def test_rate_limited_fetch_waits_and_asks_again(autojump_clock: object) -> None:
+    fake = _SlowDownFirst([_part(0, 1, '{"a": 1}')], refusals=2)
+    t0 = trio.current_time()
+    assert await fetch_record_text(cast(ClientSession, fake), "t1", 3) == '{"a": 1}'
+    assert fake.calls == 3 and trio.current_time() - t0 >= 0.2 + 0.5
+
+
+async def test_rate_limited_fetch_gives_up_in_the_end(autojump_clock: object) -> None:
+    fake = _SlowDownFirst([_part(0, 1, "{}")], refusals=99)
+    result = await fetch_and_save(cast(ClientSession, fake), "t1", 3, Path("unused"))
+    assert result.status == "unavailable" and "rate_limited" in result.message
+    assert fake.calls == len(RATE_LIMIT_PAUSES)
