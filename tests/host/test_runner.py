@@ -87,7 +87,7 @@ class _Table:
 
     def __init__(self) -> None:
         self.runner = GameRunner(
-            table_id="t-misses", game_cls=find_game("one"), seats=2, options={},
+            table_id="t-misses", game_cls=find_game("one"), seats=2, options={"target": 1000},
             signing_key=Ed25519PrivateKey.generate(), turn_timer=None, round_timeout=20.0,
         )  # fmt: skip
         self.runner.seats[0] = Seat(0, "p0", None, sit_out=True)
