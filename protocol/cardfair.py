@@ -411,13 +411,14 @@ def transcript_next(prev: bytes, msg_type: str, body: bytes, sig: bytes) -> byte
     return digest(label("transcript"), prev, msg_type, body, sig)
 
 
-def private_next(prev: bytes, body: bytes, sig: bytes) -> bytes:
-    """``P_i = H(enc(L"private", P_{i-1}, body, sig))`` over the CARD messages, ``P_0 = ctx``.
+def private_next(prev: bytes, transcript: bytes, body: bytes, sig: bytes) -> bytes:
+    """``P_i = H(enc(L"private", P_{i-1}, T, body, sig))`` over the CARDs, ``P_0 = ctx``.
 
-    HAND_END and VOID sign the final ``P`` (field ``private``), binding every private CARD of
-    the hand in sending order; only a holder of all of them (a full record) can recompute it.
+    ``T`` is the transcript when the CARD is sent (just after its DRAW), so the chain binds
+    where each CARD sits among the public messages too. HAND_END and VOID sign the final ``P``
+    (field ``private``); only a holder of every CARD (a full record) can recompute it.
     """
-    return digest(label("private"), prev, body, sig)
+    return digest(label("private"), prev, transcript, body, sig)
 
 
 # --------------------------------------------------------------------------- signed messages

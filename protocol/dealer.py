@@ -378,7 +378,7 @@ class HandDealer:
                 MessageType.CARD.value,
                 {"seq": seq, "stream": stream, "pos": position, "to": to, "card": c.code},
             )
-            self._private = private_next(self._private, private.body, private.sig)
+            self._private = private_next(self._private, self._transcript, private.body, private.sig)
             self.messages.append(private)
         return Dealt(stream, position, c, to, draw, private)
 

@@ -287,8 +287,10 @@ def _verify(obj: object, defer: bool) -> Verdict:
         if report.voided
         else f"{n} card{'s' * (n != 1)} checked"
     )
+    partial = " (partial: only its own cards)" if rec.get("partial") is True else ""
     summary = (
-        f"{'void' if report.voided else 'valid'}: table {rec['table_id']} hand {rec['hand_no']}, "
+        f"{'void' if report.voided else 'valid'}{partial}: "
+        f"table {rec['table_id']} hand {rec['hand_no']}, "
         f"{len(rec['pids'])} seats, {what}, host key {key_fingerprint(host_pk)}, "
         f"fingerprint {report.fingerprint}"
     )

@@ -245,7 +245,7 @@ class HandVerifier:
         if msg.type == MessageType.CARD:
             card = self._on_card(msg, body)
             if self.auditor:
-                self._private = private_next(self._private, msg.body, msg.sig)
+                self._private = private_next(self._private, self._transcript, msg.body, msg.sig)
             return card
         try:
             mtype = MessageType(msg.type)

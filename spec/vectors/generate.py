@@ -178,11 +178,11 @@ def _transcript_case(ctx: bytes) -> dict[str, Any]:
     msg = sign_message(sk, "lock", {"seq": 1, "prev": ctx})
     t = transcript_next(ctx, msg.type, msg.body, msg.sig)
     card = sign_message(sk, "card", {"seq": 5, "stream": 0, "pos": 0, "to": 1, "card": "QC"})
-    p = private_next(ctx, card.body, card.sig)
+    p = private_next(ctx, t, card.body, card.sig)
     return {"prev": ctx.hex(), "type": "lock", "body": msg.body.hex(), "sig": msg.sig.hex(),
             "next": t.hex(), "fingerprint": fingerprint(t),
-            "private": {"prev": ctx.hex(), "body": card.body.hex(), "sig": card.sig.hex(),
-                        "next": p.hex()}}  # fmt: skip
+            "private": {"prev": ctx.hex(), "transcript": t.hex(), "body": card.body.hex(),
+                        "sig": card.sig.hex(), "next": p.hex()}}  # fmt: skip
 
 
 def _words(key: bytes, stream: int, n: int) -> list[int]:
@@ -328,7 +328,7 @@ def _resign_from(rec: dict[str, Any], index: int, edit: Callable[[dict[str, Any]
         if public:
             t = transcript_next(t, m.type, m.body, m.sig)
         else:
-            p = private_next(p, m.body, m.sig)
+            p = private_next(p, t, m.body, m.sig)
         out.append(m)
     _store(rec, out)
     rec["transcript"] = t.hex()
@@ -449,6 +449,12 @@ def tampered(valid: dict[str, Any]) -> list[dict[str, Any]]:
     def _(r: dict[str, Any]) -> None:
         i, j = _index(r, "card", 2), _index(r, "card", 3)
         r["messages"].insert(j, r["messages"].pop(i))
+
+    @case("card_moved_past_a_draw", "a private CARD is moved after the next DRAW (still signed)")
+    def _(r: dict[str, Any]) -> None:
+        i = _index(r, "card", 4)
+        assert r["messages"][i + 1][0] == "draw"
+        r["messages"][i], r["messages"][i + 1] = r["messages"][i + 1], r["messages"][i]
 
     @case("private_digest_changed", "HAND_END signs a 'private' digest the CARDs do not give")
     def _(r: dict[str, Any]) -> None:

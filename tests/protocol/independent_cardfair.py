@@ -273,7 +273,7 @@ class Audit:
         need(isinstance(b, dict), "BadMessageError")
         if t == "card":
             self.on_card(b)
-            self.p = sha(frame(lab("private"), self.p, body, sig))
+            self.p = sha(frame(lab("private"), self.p, self.t, body, sig))
             return
         if t == "hand_commit":
             self.on_hand_commit(b)
@@ -501,8 +501,8 @@ def check_all(vectors: Path) -> list[str]:
     eq("transcript", t.hex(), tr["next"])
     eq("fingerprint", fp(t), tr["fingerprint"])
     pr = tr["private"]
-    p = sha(frame(lab("private"), bytes.fromhex(pr["prev"]), bytes.fromhex(pr["body"]),
-                  bytes.fromhex(pr["sig"])))  # fmt: skip
+    p = sha(frame(lab("private"), bytes.fromhex(pr["prev"]), bytes.fromhex(pr["transcript"]),
+                  bytes.fromhex(pr["body"]), bytes.fromhex(pr["sig"])))  # fmt: skip
     eq("private", p.hex(), pr["next"])
 
     sv = load("shuffles.json")

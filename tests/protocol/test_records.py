@@ -108,6 +108,7 @@ def test_partial_bundle_checks_each_card_signature() -> None:
     v = verify_record(bundle)
     assert v.ok, v.message
     assert v.signatures_checked == 1 + cards  # a bundle lacks other seats' CARDs for 'private'
+    assert v.message.startswith("valid (partial: only its own cards): table table-1 hand 1")
 
 
 def test_defer_signatures_is_for_auditors_only() -> None:

@@ -195,8 +195,8 @@ def next_transcript(t: bytes, type_: str, body: bytes, sig: bytes) -> bytes:
     return sha(enc(label("transcript"), t, type_, body, sig))
 
 
-def next_private(p: bytes, body: bytes, sig: bytes) -> bytes:
-    return sha(enc(label("private"), p, body, sig))
+def next_private(p: bytes, t: bytes, body: bytes, sig: bytes) -> bytes:
+    return sha(enc(label("private"), p, t, body, sig))
 
 
 def verify_signature(host_pk: bytes, type_: str, body: bytes, sig: bytes) -> None:
@@ -269,7 +269,7 @@ class HandVerifier:
             raise FairnessError(f"{type_} body is not a map")
         if type_ == "card":
             self._card(m)
-            self.p = next_private(self.p, body, sig)
+            self.p = next_private(self.p, self.t, body, sig)
             return m
         if m.get("seq") != self.next_seq:
             raise FairnessError(f"{type_} seq {m.get('seq')} != {self.next_seq}")

@@ -65,7 +65,7 @@ def test_primitive_vectors() -> None:
                                for k in ("prev", "type", "body", "sig")))  # fmt: skip
     assert nxt.hex() == tr["next"] and sc.fingerprint(nxt) == tr["fingerprint"]
     pr = tr["private"]
-    p2 = sc.next_private(*(bytes.fromhex(pr[k]) for k in ("prev", "body", "sig")))
+    p2 = sc.next_private(*(bytes.fromhex(pr[k]) for k in ("prev", "transcript", "body", "sig")))
     assert p2.hex() == pr["next"]
 
 
