@@ -164,6 +164,8 @@ def check_record_text(
         return "unreadable", f"not JSON ({exc})", None
     if not isinstance(obj, dict):
         return "unreadable", "not a hand record (the top level is not an object)", None
+    if obj.get("partial") is True:  # a proof bundle may lack CARDs; the host's record may not
+        return "invalid", "the host sent a partial record (it need not hold every card)", None
     verdict = verify_record(obj)
     if not verdict.ok:
         return "invalid", verdict.message, None
@@ -188,19 +190,51 @@ def check_record_text(
     return status, verdict.message, verdict.fingerprint
 
 
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically; a unique temporary name, so two clients sharing a
-    state directory (two seats on one machine) may save the same hand at once."""
+#: how many differing records of one hand are kept side by side (``-2``, ``-3``, ...)
+MAX_RECORD_COPIES = 100
+
+
+def _write(path: Path, text: str) -> Path:
+    """Save ``text`` at ``path``, or beside it, never over a different file; return where.
+
+    A saved record may be evidence, so it is never replaced: the same text again is left as it
+    is, a different text (a second host that reused the table id, a host that changed its story)
+    goes to ``NAME-2.json``, ``NAME-3.json``, ... Each file appears whole (written under a unique
+    temporary name, then hard-linked into place, which fails rather than replace), so two
+    clients sharing a state directory may save the same hand at once.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
+        for n in range(1, MAX_RECORD_COPIES + 1):
+            target = path if n == 1 else path.with_name(f"{path.stem}-{n}{path.suffix}")
+            try:
+                os.link(tmp, target)
+                return target
+            except FileExistsError:
+                if _holds(target, text):
+                    return target
+            except OSError:  # a file system without hard links: exclusive create instead
+                try:
+                    with open(target, "x", encoding="utf-8") as fh:
+                        fh.write(text)
+                    return target
+                except FileExistsError:
+                    if _holds(target, text):
+                        return target
+        raise OSError(f"{MAX_RECORD_COPIES} different records of this hand are already saved")
+    finally:
         with suppress(OSError):
             os.unlink(tmp)
-        raise
+
+
+def _holds(path: Path, text: str) -> bool:
+    try:
+        return path.read_text("utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 async def fetch_and_save(
@@ -228,12 +262,17 @@ async def fetch_and_save(
         return unavailable(f"the connection ended first ({exc})")
     except trio.TooSlowError:
         return unavailable(f"no complete answer within {timeout:g} s")
-    status, message, fingerprint = check_record_text(
-        text, table=table, hand_no=hand_no, host_pk=host_pk, transcript=transcript
-    )
+
+    def check() -> tuple[str, str, str | None]:
+        return check_record_text(
+            text, table=table, hand_no=hand_no, host_pk=host_pk, transcript=transcript
+        )
+
+    # up to 16 MB of JSON, checked twice when it fails: not on the event loop
+    status, message, fingerprint = await trio.to_thread.run_sync(check)
     path = record_path(directory, table, hand_no)
     try:
-        await trio.to_thread.run_sync(_write, path, text)
+        path = await trio.to_thread.run_sync(_write, path, text)
     except OSError as exc:
         return unavailable(f"cannot write {path}: {exc.strerror or exc}")
     return RecordResult(table, hand_no, status, message, path, fingerprint)

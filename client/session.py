@@ -51,6 +51,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import NEED_DATA
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
 from protocol.messages import Bye, Error, Hello, Message, Ping, ServerClosing, Welcome
+from protocol.records import MAX_RECORD_BYTES
 
 __all__ = [
     "PUSH_QUEUE",
@@ -105,6 +106,8 @@ class _Waiter:
     replies: list[Message]
     #: the whole reply arrived (every part of a multi-part one)
     done: bool = False
+    #: UTF-8 bytes of ``record_part`` text collected so far (bounded by MAX_RECORD_BYTES)
+    size: int = 0
 
 
 class ClientSession:
@@ -233,7 +236,7 @@ class ClientSession:
         answered = waiter is not None and not waiter.done
         if waiter is not None and answered:
             waiter.replies.append(msg)
-            if not isinstance(msg, tm.RecordPart) or msg.part + 1 >= msg.parts:
+            if not isinstance(msg, tm.RecordPart) or self._last_part(waiter, msg):
                 waiter.done = True
                 waiter.event.set()
         if isinstance(msg, ServerClosing):
@@ -256,6 +259,24 @@ class ClientSession:
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             return True
         return False
+
+    @staticmethod
+    def _last_part(waiter: _Waiter, msg: tm.RecordPart) -> bool:
+        """Whether ``msg`` ends a multi-part reply: the last part, or one out of line.
+
+        A part that is not the next in order, changes the part count or takes the reply past
+        :data:`~protocol.records.MAX_RECORD_BYTES` ends the collection at once (the caller finds
+        the reply incomplete), so a host cannot make the client hoard parts without bound.
+        """
+        waiter.size += len(msg.text.encode("utf-8", "surrogatepass"))
+        first = waiter.replies[0]
+        in_line = (
+            isinstance(first, tm.RecordPart)
+            and msg.part == len(waiter.replies) - 1
+            and msg.parts == first.parts
+            and waiter.size <= MAX_RECORD_BYTES
+        )
+        return not in_line or msg.part + 1 >= msg.parts
 
     async def _heartbeat(self) -> None:
         while not self.closed.is_set():

@@ -278,3 +278,28 @@ async def test_rate_limited_fetch_gives_up_in_the_end(autojump_clock: object) ->
     result = await fetch_and_save(cast(ClientSession, fake), "t1", 3, Path("unused"))
     assert result.status == "unavailable" and "rate_limited" in result.message
     assert fake.calls == len(RATE_LIMIT_PAUSES)
+
+
+def test_a_host_record_marked_partial_is_invalid() -> None:
+    """``partial`` is not signed: a host's record claiming it could hide a withheld CARD."""
+    vectors = Path(__file__).resolve().parents[2] / "spec" / "vectors"
+    rec = json.loads((vectors / "hand_record.json").read_text("utf-8"))
+    del rec["messages"][next(i for i, m in enumerate(rec["messages"]) if m[0] == "card")]
+    rec["partial"] = True
+    status, message, _ = check_record_text(json.dumps(rec), table="table-1", hand_no=1)
+    assert (status, message) == (
+        "invalid",
+        "the host sent a partial record (it need not hold every card)",
+    )
+
+
+def test_a_saved_record_is_never_replaced(tmp_path: Path) -> None:
+    """The same text again stays one file; a different text goes beside it, not over it."""
+    path = record_path(tmp_path, "t1", 3)
+    assert records._write(path, "first") == path
+    assert records._write(path, "first") == path
+    second = records._write(path, "second")
+    assert second == tmp_path / "t1-hand3-record-2.json" and second.read_text("utf-8") == "second"
+    assert records._write(path, "second") == second
+    assert path.read_text("utf-8") == "first"
+    assert {p.name for p in tmp_path.iterdir()} == {path.name, second.name}  # no temp left

@@ -129,6 +129,34 @@ async def test_a_multi_part_reply_is_collected_and_pushes_between_its_parts_stay
         assert await session.pushes.receive() == between
 
 
+@pytest.mark.parametrize(
+    ("replies", "kept"),
+    [
+        ([part(0, 65536), part(0, 65536), part(1, 65536)], 2),  # part 0 repeated
+        ([part(0, 3), part(2, 3), part(1, 3)], 2),  # a part skipped
+        ([part(0, 3), part(1, 4), part(2, 4)], 2),  # the part count changes
+    ],
+)
+async def test_a_multi_part_reply_out_of_line_ends_at_once(
+    autojump_clock: trio.testing.MockClock, replies: list[Reply], kept: int
+) -> None:
+    """A host cannot make the client hoard parts: the first part out of line ends the reply."""
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, *replies)
+        got = await session.request_all(tm.GetRecord(table="t1", hand_no=1))
+        assert len(got) == kept  # the caller sees an incomplete reply (fetch_record_text says so)
+
+
+async def test_a_multi_part_reply_stops_at_the_record_size_limit(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("client.session.MAX_RECORD_BYTES", 7)  # each part's text is 3 bytes
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, *(part(i, 5) for i in range(5)))
+        got = await session.request_all(tm.GetRecord(table="t1", hand_no=1))
+        assert [p.text for p in got if isinstance(p, tm.RecordPart)] == ["<0>", "<1>", "<2>"]
+
+
 async def test_joined_answers_the_request_and_is_pushed_for_the_table_loop(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
