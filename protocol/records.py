@@ -8,7 +8,8 @@ verbatim in sending order. :func:`verify_record` feeds those messages to an audi
 every card), then checks that every plain field of the record agrees with what was signed.
 Signatures: by default only the one that chains all the others is verified (HAND_END's, see
 PROTOCOL.md 8.2); any failure is re-checked with every signature verified in order, so the
-verdict is the same as ``thorough=True`` gives, ten times faster. It never raises on bad input:
+verdict is the one ``thorough=True`` gives, ten times faster (for any record not made with the
+host's own key: see 8.2 for the one case where they differ). It never raises on bad input:
 the :class:`Verdict` names the first failure (which message, card, position or signature).
 """
 
