@@ -297,6 +297,7 @@ class Table(GameRunner):
             if conn.closed:  # gone while waiting for the lock: the seat stays as it is
                 return found.index
             old = found.conn
+            self.spectators.discard(conn)  # a seat sees its own view, not the public one
             self._attach(found, conn)
             found.substitute = False
             if old is not None and old is not conn:

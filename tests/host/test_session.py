@@ -635,3 +635,21 @@ async def test_a_resume_skips_chat_said_before_the_last_push_the_client_had(
         await again.request(Ping())
         lines = [m.text for m in after(again, resumed) if isinstance(m, tm.ChatLine)]
         assert lines == ["late"]
+
+
+async def test_a_spectator_who_resumes_a_seat_stops_being_a_spectator(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+    async with connect_memory(mock_host) as a:
+        joined = await a.request(tm.Join(table=table_id, name="ann"))
+        assert isinstance(joined, tm.Joined)
+    async with connect_memory(mock_host) as c:
+        await c.request(tm.Watch(table=table_id))
+        assert table.summary()["spectators"] == 1
+        await c.request(tm.Resume(token=joined.token, last_seq=0))
+        info = table.summary()
+        assert info["spectators"] == 0 and info["seats"][joined.seat]["connected"]
