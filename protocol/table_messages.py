@@ -279,7 +279,7 @@ class Watch(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class Watching(Message):
-    """Reply to `watch`; a `table_info` and (during a game) a `state` follow."""
+    """Reply to `watch`; a `table_info`, the recent chat and (during a game) a `state` follow."""
 
     TYPE: ClassVar[str] = "watching"
     DIRECTION: ClassVar[Direction] = H2C
@@ -406,7 +406,7 @@ class EventPush(Message):
     table: str = wire(_TABLE_ID, "table id")
     seq: int = wire(_SEQ, "table seq")
     event: dict[str, Any] = wire(
-        AnyMap(), "`{kind, ...}` from the engine; host kinds `timeout`, `substitute`"
+        AnyMap(), "`{kind, ...}` from the engine; host kinds `timeout`, `substitute`, `stood_up`"
     )
 
 
