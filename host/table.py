@@ -189,6 +189,10 @@ class Table(GameRunner):
                 f"a name is 1-{MAX_NAME_CHARS} printable characters", code=ErrorCode.BAD_FIELD
             )
         async with self._lock:
+            if conn.closed:  # gone while waiting for the lock: seat nobody
+                raise TableError(
+                    "the connection closed before the seat was taken", code=ErrorCode.BAD_STATE
+                )
             if self.phase in (TablePhase.DEALING, TablePhase.PLAYING):
                 raise TableError("the game has started: watch instead", code=ErrorCode.BAD_STATE)
             if any(s is not None and s.name.casefold() == name.casefold() for s in self.seats):
@@ -447,11 +451,31 @@ class Table(GameRunner):
 
     def _next_deadline(self) -> float:
         times = [t for t in (self.round_deadline, self.turn_deadline) if t is not None]
-        if self.phase in (TablePhase.DEALING, TablePhase.PLAYING):
-            for s in self.seats:
-                if s is not None and s.disconnected_at is not None and not s.substitute:
-                    times.append(s.disconnected_at + self.grace)
+        running = self.phase in (TablePhase.DEALING, TablePhase.PLAYING)
+        for s in self.seats:
+            if s is None or s.disconnected_at is None or s.substitute:
+                continue
+            if running or s.bot is None:  # a game: substitute; no game: free the seat
+                times.append(s.disconnected_at + self.grace)
         return min(times, default=float("inf"))
+
+    async def _free_absent_seats(self, now: float) -> None:
+        """No game running: free each seat whose player has been away for the grace period.
+
+        Otherwise one player who walked away before the start (or between games) would keep a
+        waiting table from ever starting. The seat goes as after ``leave``; its token stops
+        working, since a resume finds no seat.
+        """
+        freed = False
+        for i, s in enumerate(self.seats):
+            if s is None or s.bot is not None or s.disconnected_at is None:
+                continue
+            if now >= s.disconnected_at + self.grace:
+                self.seats[i] = None
+                await self.store.delete_seat(self.table_id, i)
+                freed = True
+        if freed:
+            self._send_summary()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The table's timer loop; runs until cancelled or :meth:`close`."""
@@ -497,7 +521,10 @@ class Table(GameRunner):
 
     async def _tick(self) -> None:
         now = trio.current_time()
-        if self.phase not in (TablePhase.DEALING, TablePhase.PLAYING) or self.engine is None:
+        if self.phase not in (TablePhase.DEALING, TablePhase.PLAYING):
+            await self._free_absent_seats(now)
+            return
+        if self.engine is None:
             return
         for s in self.seats:
             away = s is not None and s.disconnected_at is not None and not s.substitute
@@ -646,11 +673,17 @@ class Table(GameRunner):
         if self.engine is None:
             return []
         playing = self.phase is TablePhase.PLAYING
-        legal = (
-            [a.to_wire() for a in self.engine.legal_actions(seat)]
-            if (seat is not None and playing)
-            else []
-        )
+        view = self.engine.view(seat)
+        legal: list[Any] = []
+        if seat is not None and playing:
+            # every game's view already lists the seat's legal actions (VIEW_CORE_KEYS): reuse
+            # that list rather than enumerate them twice (Black Jack's can take milliseconds)
+            listed = view.get("legal")
+            legal = (
+                listed
+                if isinstance(listed, list)
+                else [a.to_wire() for a in self.engine.legal_actions(seat)]
+            )
         deadline = None
         if self.turn_deadline is not None:
             deadline = max(0, int((self.turn_deadline - trio.current_time()) * 1000))
@@ -662,7 +695,7 @@ class Table(GameRunner):
                 "game_no": self.game_no,
                 "phase": self.phase.value,
                 "seat": seat,
-                "view": self.engine.view(seat),
+                "view": view,
                 "legal": legal,
                 "to_act": list(self.engine.to_act()) if playing else [],
                 "turn_ms": deadline,

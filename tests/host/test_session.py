@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -653,3 +654,54 @@ async def test_a_spectator_who_resumes_a_seat_stops_being_a_spectator(
         await c.request(tm.Resume(token=joined.token, last_seq=0))
         info = table.summary()
         assert info["spectators"] == 0 and info["seats"][joined.seat]["connected"]
+
+
+async def test_a_seat_left_empty_before_the_game_is_freed_after_the_grace_period(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    """One player who walks away before the start must not keep the others from playing."""
+    table_id = await mock_host.host.create_table("one-card", seats=3)
+    table = mock_host.host.lobby.table(table_id)
+    async with connect_memory(mock_host) as a:
+        ann = BotPlayer(a, table_id=table_id)
+        await ann.join("ann", as_bot=False)
+        async with connect_memory(mock_host) as b:
+            bob = BotPlayer(b, table_id=table_id)
+            await bob.join("bob", as_bot=False)
+            token = bob.token
+        await trio.sleep(mock_host.host.lobby.grace / 2)
+        assert table.seats[1] is not None  # still his: he may come back within the grace
+        await trio.sleep(mock_host.host.lobby.grace)
+        assert table.seats[1] is None
+        await wait_for(a, lambda m: isinstance(m, tm.TableInfo) and m.seats[1] is None)
+        assert token is not None
+        async with connect_memory(mock_host) as b2:
+            with pytest.raises(RequestError) as err:
+                await BotPlayer(b2, table_id=table_id).resume(token)
+            assert err.value.code is ErrorCode.NOT_FOUND
+            cat = BotPlayer(b2, table_id=table_id)
+            await cat.join("cat", as_bot=False)
+            assert cat.seat == 1
+
+
+async def test_a_connection_that_closes_while_waiting_to_join_keeps_no_seat(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    """Seated or not by the time the host notices, the seat is away and freed after the grace."""
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+    async with connect_memory(mock_host) as a:
+        await table._lock.acquire()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                functools.partial(BotPlayer(a, table_id=table_id).join, "ann", as_bot=False)
+            )
+            await trio.testing.wait_all_tasks_blocked()
+            await a.stream.aclose()  # ann gives up while the table is busy
+            nursery.cancel_scope.cancel()
+        await trio.sleep(3 * CLOSE_FLUSH_TIMEOUT)  # the host has seen the connection close
+        table._lock.release()
+        await trio.testing.wait_all_tasks_blocked()
+        assert all(s is None or s.conn is None for s in table.seats)
+        await trio.sleep(mock_host.host.lobby.grace + 1)
+    assert table.seats == [None, None]
