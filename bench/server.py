@@ -1,24 +1,30 @@
 """Benchmark of the trio host: bot tables played to the end over loopback, and its response time.
 
 How it works: start :func:`host.server.serve_host` on 127.0.0.1 (plain TCP, a temporary data dir,
-no LAN advertising, bots that act at once), create ``--tables`` tables of ``--seats`` seats, watch
-each from its own spectator connection (every public message crosses a real socket), fill every
-seat with in-process bots and time until every table's ``game_over``. Everything a real game does
-runs: the fair-deal rounds with their signatures, the journal (sqlite, ``synchronous=FULL``), the
-hand records, the fan-out to spectators. Meanwhile a probe connection sends ``ping`` every
+no LAN advertising), create ``--tables`` tables of ``--seats`` seats, watch each from its own
+spectator connection (every public message crosses a real socket), fill every seat with bots that
+act at once and time until every table's ``game_over``. By default the bots run in other
+processes (one ``onecard bot`` per table, as on a LAN, where players' machines do their own work),
+so the CPU time of this process is the host's (plus the light spectators and probe); ``--bots
+local`` seats the host's in-process bots instead, all in this process. Everything a real game
+does runs: the fair-deal rounds with their signatures, the journal (sqlite, ``synchronous=FULL``),
+the hand records, the fan-out to spectators. Meanwhile a probe connection sends ``ping`` every
 ``--probe`` seconds and records the round trip: what a human's client would wait for a reply
 while the host is busy. A first run with one table (not reported) warms up imports and disk.
 
-Reports games/s, fair-deal hands/s, messages/s delivered to spectators and the ping round trip
-(median, 95th percentile, max) under that load. Run:
-``python bench/server.py [--game one-card] [--tables 8] [--seats 4] [--probe 0.1]``.
-No target is set by an issue; a LAN game night is a few tables of humans, far below this load.
+Reports games/s, fair-deal hands/s, messages/s delivered to spectators, this process's CPU time
+per table message, and the ping round trip (median, 95th percentile, max) under that load. Run:
+``python bench/server.py [--game one-card] [--tables 8] [--seats 4] [--probe 0.1]
+[--bots remote|local]``. No target is set by an issue; a LAN game night is a few tables of
+humans, far below this load.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -41,6 +47,7 @@ class Figures:
     hands: int = 0
     messages: int = 0
     wall: float = 0.0
+    cpu: float = 0.0  #: CPU seconds of this process while the games ran
     rtts: list[float] = field(default_factory=list)
 
 
@@ -69,7 +76,18 @@ async def _probe(session: ClientSession, every: float, rtts: list[float]) -> Non
         await trio.sleep(every)
 
 
-async def run(game: str, tables: int, seats: int, probe: float, data_dir: Path) -> Figures:
+async def _remote_bots(port: int, table: str, seats: int) -> None:
+    """One ``onecard bot`` process filling every seat of ``table``; it exits after the game."""
+    cmd = [sys.executable, "-m", "client", "bot", f"127.0.0.1:{port}", "--insecure"]
+    cmd += ["--table", table, "--count", str(seats), "--think", "0"]
+    done = await trio.run_process(cmd, capture_stdout=True, capture_stderr=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"onecard bot for {table} failed: {done.stderr.decode()[-500:]}")
+
+
+async def run(
+    game: str, tables: int, seats: int, probe: float, data_dir: Path, *, remote: bool = True
+) -> Figures:
     config = HostConfig(
         data_dir=data_dir,
         bind="127.0.0.1",
@@ -98,12 +116,16 @@ async def run(game: str, tables: int, seats: int, probe: float, data_dir: Path) 
                     await _probe(prober, probe, figures.rtts)
 
             nursery.start_soon(probe_until_cancelled)
-            t0 = time.perf_counter()
-            for table in ids:
-                await info.host.add_bots(table, seats)
+            t0, cpu0 = time.perf_counter(), time.process_time()
             async with trio.open_nursery() as waiter:
+                for table in ids:
+                    if remote:
+                        waiter.start_soon(_remote_bots, info.port, table, seats)
+                    else:
+                        await info.host.add_bots(table, seats)
                 waiter.start_soon(_all_done, figures, tables)
             figures.wall = time.perf_counter() - t0
+            figures.cpu = time.process_time() - cpu0
             probing.cancel()
         await info.host.shutdown()
     return figures
@@ -125,19 +147,29 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=8, help="tables played at once")
     parser.add_argument("--seats", type=int, default=4, help="seats per table, all bots")
     parser.add_argument("--probe", type=float, default=0.1, help="seconds between probe pings")
+    parser.add_argument(
+        "--bots", choices=["remote", "local"], default="remote", help="bots in other processes"
+    )
     args = parser.parse_args()
+    remote = args.bots == "remote"
     with tempfile.TemporaryDirectory(prefix="onecard-bench-") as tmp:
-        trio.run(run, args.game, 1, args.seats, args.probe, Path(tmp) / "warm")
-        f = trio.run(run, args.game, args.tables, args.seats, args.probe, Path(tmp) / "host")
+        bench = functools.partial(run, remote=remote)
+        trio.run(bench, args.game, 1, args.seats, args.probe, Path(tmp) / "warm")
+        f = trio.run(bench, args.game, args.tables, args.seats, args.probe, Path(tmp) / "host")
     rtts = sorted(f.rtts)
     p95 = rtts[min(len(rtts) - 1, int(len(rtts) * 0.95))] if rtts else float("nan")
     print(
-        f"host benchmark: {args.tables} tables of {args.game}, {args.seats} bots each, "
-        "loopback TCP, sqlite journal"
+        f"host benchmark: {args.tables} tables of {args.game}, {args.seats} bots each "
+        f"({'other processes' if remote else 'in the host process'}), loopback TCP, "
+        "sqlite journal"
     )
     print(f"  {f.games} games, {f.hands} fair-deal hands in {f.wall:.2f} s")
     print(f"  {f.games / f.wall:8.2f} games/s   {f.hands / f.wall:8.1f} hands/s")
     print(f"  {f.messages / f.wall:8.0f} messages/s delivered to {args.tables} spectators")
+    print(
+        f"  this process: {f.cpu:.2f} s CPU, {f.cpu / f.messages * 1000:.2f} ms per table "
+        f"message, {f.cpu / f.wall:.0%} of one core"
+    )
     if rtts:
         print(
             f"  ping round trip under load ({len(rtts)} pings): median "
