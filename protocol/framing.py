@@ -22,7 +22,7 @@ failure the decoder drops its buffer and stays in an error state: every later ca
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
 
 import msgpack
@@ -103,45 +103,40 @@ def check_tree(obj: object, *, max_nesting: int = MAX_NESTING) -> None:
     while stack:
         value, depth = pop()
         kind = type(value)
+        members: Iterable[object]
         if kind is dict:
             assert isinstance(value, dict)
             if depth > max_nesting:
                 raise _error(ErrorCode.LIMIT_EXCEEDED, f"nesting deeper than {max_nesting}")
             if len(value) > MAX_MAP_LEN:
                 raise _error(ErrorCode.LIMIT_EXCEEDED, "map longer than max_map_len")
-            for key, item in value.items():
+            for key in value:
                 if type(key) is not str or len(key) > long_str:
                     if not isinstance(key, str):
                         raise _error(ErrorCode.MALFORMED, f"map key {key!r} is not a str")
                     _check_value(key)
-                t = type(item)
-                if t is str:
-                    if len(item) > long_str:
-                        _check_value(item)
-                elif t is int:
-                    if not -(2**63) <= item < 2**64:
-                        raise _error(ErrorCode.MALFORMED, "integer out of 64-bit range")
-                elif item is not None and t is not bool:
-                    push((item, depth + 1))
+            members = value.values()
         elif kind is list or kind is tuple:
             assert isinstance(value, list | tuple)
             if depth > max_nesting:
                 raise _error(ErrorCode.LIMIT_EXCEEDED, f"nesting deeper than {max_nesting}")
             if len(value) > MAX_ARRAY_LEN:
                 raise _error(ErrorCode.LIMIT_EXCEEDED, "array longer than max_array_len")
-            for item in value:
-                t = type(item)
-                if t is str:
-                    if len(item) > long_str:
-                        _check_value(item)
-                elif t is int:
-                    if not -(2**63) <= item < 2**64:
-                        raise _error(ErrorCode.MALFORMED, "integer out of 64-bit range")
-                elif item is not None and t is not bool:
-                    push((item, depth + 1))
+            members = value
         else:
             for child in _check_value(value, depth, max_nesting):
                 push(child)
+            continue
+        for item in members:
+            t = type(item)
+            if t is str:
+                if len(item) > long_str:
+                    _check_value(item)
+            elif t is int:
+                if not -(2**63) <= item < 2**64:
+                    raise _error(ErrorCode.MALFORMED, "integer out of 64-bit range")
+            elif item is not None and t is not bool:
+                push((item, depth + 1))
 
 
 def _check_value(
