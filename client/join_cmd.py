@@ -28,6 +28,7 @@ import protocol.table_messages as tm
 from client.discover import browse
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
+from client.options import connection_options
 from client.play_cmd import (
     ClientError,
     common_options,
@@ -317,14 +318,7 @@ async def run_join(
 
 @click.command("join", short_help="Join a host on the LAN (discovers hosts without ADDRESS).")
 @click.argument("address", required=False)
-@click.option("--insecure", is_flag=True, help="Plain TCP, no TLS (the host runs --insecure).")
-@click.option(
-    "--known-hosts",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    envvar="ONECARD_KNOWN_HOSTS",
-    help="The file of pinned host fingerprints (default: user config dir/known_hosts).",
-)
+@connection_options
 @click.option("--table", default=None, help="Join (or with --watch, watch) this table id.")
 @click.option("--watch", is_flag=True, help="Watch instead of taking a seat.")
 @click.option("--create", type=click.Choice(["one-card", "one", "black-jack"]), default=None,

@@ -20,6 +20,7 @@ import click
 
 import protocol.table_messages as tm
 from client.join_cmd import FAIR_KEY_SUFFIX, split_address
+from client.options import connection_options
 from client.play_cmd import run_sync
 from client.records import RecordResult, fetch_and_save
 from client.session import default_state_dir, open_session
@@ -105,14 +106,7 @@ def _table_id(ctx: click.Context, param: click.Parameter, value: str) -> str:
     "next to the deal proofs).",
 )
 @click.option("--list", "list_only", is_flag=True, help="Only list the hands with a record.")
-@click.option("--insecure", is_flag=True, help="Plain TCP, no TLS (the host runs --insecure).")
-@click.option(
-    "--known-hosts",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    envvar="ONECARD_KNOWN_HOSTS",
-    help="The file of pinned host fingerprints (default: user config dir/known_hosts).",
-)
+@connection_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of one line per hand.")
 def records_command(
     *,

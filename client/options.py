@@ -1,0 +1,33 @@
+"""Click options shared by the commands that connect to a host (``join``, ``records``).
+
+How it works: :func:`connection_options` applies ``--insecure`` and ``--known-hosts`` to a
+command, so both commands spell, default and document them the same way; the command receives
+``insecure: bool`` and ``known_hosts: Path | None`` (``None``: the user config dir's file,
+:func:`client.trust.default_known_hosts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+__all__ = ["connection_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def connection_options(fn: F) -> F:
+    """Add ``--insecure`` and ``--known-hosts`` (also ``ONECARD_KNOWN_HOSTS``) to a command."""
+    fn = click.option(
+        "--known-hosts",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        envvar="ONECARD_KNOWN_HOSTS",
+        help="The file of pinned host fingerprints (default: user config dir/known_hosts).",
+    )(fn)
+    return click.option(
+        "--insecure", is_flag=True, help="Plain TCP, no TLS (the host runs --insecure)."
+    )(fn)
