@@ -245,6 +245,10 @@ def describe_event(
         what = describe_action(action, ascii_only=ascii_only) if isinstance(action, dict) else ""
         why = " ran out of time" if kind == "timeout" else " is away"
         return line(who, why, "; the host plays: ", what)
+    if kind == "stood_up":
+        missed = event.get("misses")
+        rounds = f" {missed} deal rounds in a row" if isinstance(missed, int) else " deal rounds"
+        return line(who, " missed", rounds, " and is stood up: the host plays the seat to the end")
     if kind in ("turn", "game_over", "match_end"):
         return None
     rest = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("kind", "to"))

@@ -112,3 +112,21 @@ def test_no_colour_when_not_a_terminal_or_no_color(monkeypatch: pytest.MonkeyPat
     out = io.StringIO()
     make_console(file=out).print(card_text("7H"))
     assert "\x1b[31m" not in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("event", "text"),
+    [
+        (
+            {"kind": "stood_up", "seat": 1, "name": "Bob", "misses": 2},
+            "Bob missed 2 deal rounds in a row and is stood up: the host plays the seat to the end",
+        ),
+        (
+            {"kind": "timeout", "seat": 0, "action": {"type": "draw"}},
+            "Ann ran out of time; the host plays: ",
+        ),
+    ],
+)
+def test_host_events_read_as_sentences(event: dict[str, Any], text: str) -> None:
+    line = describe_event(event, _name, me=1)
+    assert line is not None and line.plain.startswith(text)
