@@ -180,6 +180,12 @@ class DealChecker:
         body = self.verifier.player_commit()
         return [tm.FairCommit(table=self.table_id, hand_no=body["hand_no"], c=body["c"])], []
 
+    def lose_track(self) -> None:
+        """Messages of the hand in progress were missed: stop checking it live, no verdict."""
+        if self.verifier is not None and self.verifier.report is None:
+            self.verifier = None
+            self.failure = None
+
     def _unchecked(self, hand_no: int) -> list[FairNotice]:
         """Say once per hand that a hand joined (or resumed) midway cannot be verified."""
         if hand_no in self._unchecked_hands or hand_no == self.hand_no:
@@ -266,6 +272,8 @@ class TableClient:
         self.info: tm.TableInfo | None = None
         self.state: tm.StatePush | None = None
         self.outcome: dict[str, Any] | None = None
+        #: watching as a spectator (a dropped connection is followed by ``rewatch``)
+        self.watching = False
         self.checker = DealChecker(
             table_id=table_id, pid=name, proofs_dir=proofs_dir, host_pk=host_pk
         )
@@ -282,6 +290,17 @@ class TableClient:
 
     async def watch(self) -> None:
         await self.session.request(tm.Watch(table=self.table_id))
+        self.watching = True
+
+    async def rewatch(self) -> None:
+        """Watch again on a fresh session after a drop.
+
+        A spectator gets no backlog (PROTOCOL.md section 5), so the hand in progress has gaps
+        for this client: its live check stops without a verdict (the host's full record of it is
+        still fetched and verified at its end) and the next hand is checked as usual.
+        """
+        self.checker.lose_track()
+        await self.watch()
 
     async def resume(self, token: str) -> None:
         """Take the seat back on a fresh session; the host replays what we missed."""

@@ -13,9 +13,11 @@ into the same inbox. The loop takes one item at a time, so everything happens in
 When the connection drops before the game is over and we hold a resume token, the loop
 reconnects with a growing pause (:data:`RECONNECT_PAUSES`), sends ``resume`` with the last
 table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
-that straddles the disconnect is still verified. The loop ends after ``game_over`` (and the
-fairness verdict before it; with ``offer_rematch``, after a "Play again?" answered other than
-``y``), when the user quits, or when the host goes away for good.
+that straddles the disconnect is still verified. A spectator reconnects the same way and sends
+``watch`` again; with no backlog for spectators, the hand in progress is left to its record.
+The loop ends after ``game_over`` (and the fairness verdict before it; with ``offer_rematch``,
+after a "Play again?" answered other than ``y``), when the user quits, or when the host goes
+away for good.
 
 With ``records_dir``, every signed ``hand_end`` or ``void`` also starts a task that fetches the
 host's complete record of that hand (:func:`client.records.fetch_and_save`: checked against the
@@ -301,10 +303,11 @@ async def _reconnect(
     reason: str,
     nursery: trio.Nursery,
 ) -> ClientSession | None:
-    """A fresh session with our seat resumed, or None when that is impossible."""
+    """A fresh session with our seat resumed (or, for a spectator, watching again), or None
+    when that is impossible."""
     old = tc.session
     gone_for_good = old.ended_by_host and old.retry_after is None
-    if reconnect is None or tc.token is None or gone_for_good:
+    if reconnect is None or (tc.token is None and not tc.watching) or gone_for_good:
         return None
     ui.info(f"connection lost ({reason}); reconnecting", kind="disconnected")
     pauses = list(RECONNECT_PAUSES)
@@ -328,14 +331,25 @@ async def _reconnect(
             continue
         tc.session = session
         try:
-            await tc.resume(tc.token)
+            if tc.token is not None:
+                await tc.resume(tc.token)
+            else:
+                await tc.rewatch()
         except RequestError as exc:
-            ui.info(f"the host refused to give the seat back: {exc}", kind="error")
+            what = "give the seat back" if tc.token is not None else "let us watch again"
+            ui.info(f"the host refused to {what}: {exc}", kind="error")
             return None
         except (Disconnected, trio.TooSlowError) as exc:
             last = str(exc)
             continue
-        ui.info(f"reconnected: seat {tc.seat} resumed as {tc.name}", kind="reconnected")
+        if tc.token is not None:
+            ui.info(f"reconnected: seat {tc.seat} resumed as {tc.name}", kind="reconnected")
+        else:
+            ui.info(
+                f"reconnected: watching table {tc.table_id} again (the hand in progress is "
+                "checked from its record)",
+                kind="reconnected",
+            )
         return session
     ui.info(f"giving up reconnecting ({last or 'no answer'})", kind="error")
     return None

@@ -163,3 +163,16 @@ def test_a_deal_signed_by_another_key_than_the_pinned_one_fails(tmp_path: Path) 
     (notice,) = t.notices
     assert notice.kind is FairKind.FAILED
     assert "signature on HAND_COMMIT invalid" in notice.message  # checked with the pinned key
+
+
+def test_a_hand_we_lost_track_of_ends_without_a_verdict(tmp_path: Path) -> None:
+    """A spectator that watched again after a drop missed messages: no false alarm."""
+    t = _Table(tmp_path)
+    t.open_round()
+    t.push(t.dealer.draw(0, 1).draw)
+    t.checker.lose_track()
+    t.dealer.draw(0, 1)  # missed while reconnecting: the chain has a gap for us
+    t.push(t.dealer.draw(0, 1).draw)
+    t.push(t.dealer.hand_end(None))
+    assert t.notices == []  # neither "verified" nor "NOT verified"
+    assert t.checker.failure is None

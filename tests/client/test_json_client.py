@@ -86,6 +86,39 @@ async def test_join_resumes_after_a_dropped_connection(
     assert await client.process.wait() == 0
 
 
+async def test_a_spectator_watches_again_after_a_dropped_connection(
+    start_host: Callable[..., Awaitable[Any]], json_client: Callable[..., Awaitable[Any]]
+) -> None:
+    """No token, no backlog: the spectator reconnects, sends watch again and sees the game end;
+    the hand it lost track of gets no live verdict (no false alarm) and its record is valid."""
+    info = await start_host(bot_think=0.05)  # a game of a few seconds: time to drop mid-game
+    table = await info.host.create_table("black-jack", seats=2)
+    client = await json_client(
+        "join", f"127.0.0.1:{info.port}", "--table", table, "--watch", "--name", "Viv"
+    )
+    dropped = False
+
+    async def on_line(obj: dict[str, Any]) -> None:
+        nonlocal dropped
+        if obj["type"] == "watching":
+            await info.host.add_bots(table, 2)
+        if obj["type"] == "event" and not dropped:
+            dropped = True
+            for session in list(info.host.sessions):
+                if session.peer != "in-process bot":
+                    session._cancel.cancel()  # the host drops the spectator's connection
+
+    end = await client.play_to_end(on_line)
+    assert end is not None and end["outcome"] is not None
+    types = client.types()
+    assert types.index("disconnected") < types.index("reconnected") < types.index("game_over")
+    assert "again" in client.lines[types.index("reconnected")]["message"]
+    assert all(v["status"] != "failed" for v in client.lines if v["type"] == "fairness")
+    records = [line for line in client.lines if line["type"] == "record"]
+    assert records and all(r["status"] == "valid" for r in records)
+    assert await client.process.wait() == 0
+
+
 async def test_join_refuses_a_changed_fingerprint(
     start_host: Callable[..., Awaitable[Any]],
     client_env: dict[str, str],
