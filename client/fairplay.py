@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import protocol.table_messages as tm
+from client.records import save_new
 from client.session import ClientSession
 from protocol.cards import Card
 from protocol.fairness import (
@@ -239,12 +240,10 @@ class DealChecker:
         if self.failure is not None:
             bundle["client_failure"] = self.failure
         path = self.proofs_dir / f"{self.table_id}-hand{self.hand_no}.json"
-        try:
-            self.proofs_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(bundle, indent=1), encoding="utf-8")
+        try:  # never over another bundle (two seats sharing a state dir): beside it as -2
+            return save_new(path, json.dumps(bundle, indent=1))
         except OSError:
             return None
-        return path
 
 
 class TableClient:

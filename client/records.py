@@ -49,6 +49,7 @@ __all__ = [
     "fetch_and_save",
     "fetch_record_text",
     "record_path",
+    "save_new",
 ]
 
 #: statuses of a fetched record that count as fine
@@ -194,7 +195,7 @@ def check_record_text(
 MAX_RECORD_COPIES = 100
 
 
-def _write(path: Path, text: str) -> Path:
+def save_new(path: Path, text: str) -> Path:
     """Save ``text`` at ``path``, or beside it, never over a different file; return where.
 
     A saved record may be evidence, so it is never replaced: the same text again is left as it
@@ -272,7 +273,7 @@ async def fetch_and_save(
     status, message, fingerprint = await trio.to_thread.run_sync(check)
     path = record_path(directory, table, hand_no)
     try:
-        path = await trio.to_thread.run_sync(_write, path, text)
+        path = await trio.to_thread.run_sync(save_new, path, text)
     except OSError as exc:
         return unavailable(f"cannot write {path}: {exc.strerror or exc}")
     return RecordResult(table, hand_no, status, message, path, fingerprint)

@@ -176,3 +176,25 @@ def test_a_hand_we_lost_track_of_ends_without_a_verdict(tmp_path: Path) -> None:
     t.push(t.dealer.hand_end(None))
     assert t.notices == []  # neither "verified" nor "NOT verified"
     assert t.checker.failure is None
+
+
+def test_two_clients_sharing_a_proofs_dir_keep_both_bundles(tmp_path: Path) -> None:
+    """Ann and a spectator on one machine (one state dir): the second bundle of the hand goes
+    beside the first, not over it."""
+    t = _Table(tmp_path)
+    bob = DealChecker(table_id="t1", pid=None, proofs_dir=tmp_path / "proofs")
+    t.open_round()
+    dealt = t.dealer.draw(0, 0)  # a card to Ann: her bundle holds it, the spectator's cannot
+    assert dealt.private is not None
+    t.push(dealt.draw)
+    t.push(dealt.private)
+    for msg in t.dealer.messages:
+        if msg.type != "card":
+            bob.receive(tm.FairPush(table="t1", seq=1, hand_no=1, msg=msg.to_wire()))
+    end = t.dealer.hand_end(None)
+    t.push(end)
+    _, notices = bob.receive(tm.FairPush(table="t1", seq=2, hand_no=1, msg=end.to_wire()))
+    assert [n.kind for n in (*t.notices, *notices)] == [FairKind.VERIFIED] * 2
+    ann_proof, bob_proof = t.notices[0].proof, notices[0].proof
+    assert ann_proof is not None and bob_proof is not None and ann_proof != bob_proof
+    assert json.loads(ann_proof.read_text()) != json.loads(bob_proof.read_text())

@@ -296,10 +296,10 @@ def test_a_host_record_marked_partial_is_invalid() -> None:
 def test_a_saved_record_is_never_replaced(tmp_path: Path) -> None:
     """The same text again stays one file; a different text goes beside it, not over it."""
     path = record_path(tmp_path, "t1", 3)
-    assert records._write(path, "first") == path
-    assert records._write(path, "first") == path
-    second = records._write(path, "second")
+    assert records.save_new(path, "first") == path
+    assert records.save_new(path, "first") == path
+    second = records.save_new(path, "second")
     assert second == tmp_path / "t1-hand3-record-2.json" and second.read_text("utf-8") == "second"
-    assert records._write(path, "second") == second
+    assert records.save_new(path, "second") == second
     assert path.read_text("utf-8") == "first"
     assert {p.name for p in tmp_path.iterdir()} == {path.name, second.name}  # no temp left
