@@ -237,7 +237,10 @@ class GameRunner:
                 s.ready = False
                 s.last_cseq = 0
                 s.last_action = None
-                s.misses = int(misses.get(str(s.index), 0))
+                # a count carried from the game before, unless someone else sits there now
+                # (replayed after a restart, the seat may have changed hands since)
+                played = s.index < len(self.game_names) and self.game_names[s.index] == s.name
+                s.misses = int(misses.get(str(s.index), 0)) if played else 0
         self.phase = TablePhase.PLAYING
         self._message(
             batch,
@@ -321,7 +324,10 @@ class GameRunner:
         ``counts`` is False when the round was voided for the host's own reason (a restart).
         """
         s = self.seats[index]
-        if s is None:  # replaying a finished game whose stood-up seat was freed since
+        names = self.game_names
+        if s is None or (index < len(names) and s.name != names[index]):
+            # replaying (after a restart) a finished game whose seat was freed since, perhaps
+            # taken by someone else: that newcomer missed nothing
             return
         s.sit_out = True
         if not counts:

@@ -131,6 +131,8 @@ class Table(GameRunner):
         self._lock = trio.Lock()
         self._wake = trio.Event()
         self._run_scope = trio.CancelScope()
+        #: when the table last stopped running a game (None: a game runs, or no tick yet)
+        self._idle_since: float | None = None
         #: a connection left (:meth:`detach`); the timer task sends the ``table_info``
         self._summary_due = False
         #: the last CHAT_BACKLOG chat lines, oldest first
@@ -453,11 +455,19 @@ class Table(GameRunner):
         times = [t for t in (self.round_deadline, self.turn_deadline) if t is not None]
         running = self.phase in (TablePhase.DEALING, TablePhase.PLAYING)
         for s in self.seats:
-            if s is None or s.disconnected_at is None or s.substitute:
+            if s is None or s.disconnected_at is None:
                 continue
-            if running or s.bot is None:  # a game: substitute; no game: free the seat
+            if running and not s.substitute:  # the host plays for it after the grace period
                 times.append(s.disconnected_at + self.grace)
+            elif not running and s.bot is None:  # no game: it is freed after the grace period
+                times.append(self._away_since(s) + self.grace)
         return min(times, default=float("inf"))
+
+    def _away_since(self, seat: Seat) -> float:
+        """Since when a seat has been away *while no game runs* (the grace for freeing it)."""
+        assert seat.disconnected_at is not None
+        idle = trio.current_time() if self._idle_since is None else self._idle_since
+        return max(seat.disconnected_at, idle)
 
     async def _free_absent_seats(self, now: float) -> None:
         """No game running: free each seat whose player has been away for the grace period.
@@ -470,7 +480,7 @@ class Table(GameRunner):
         for i, s in enumerate(self.seats):
             if s is None or s.bot is not None or s.disconnected_at is None:
                 continue
-            if now >= s.disconnected_at + self.grace:
+            if now >= self._away_since(s) + self.grace:
                 self.seats[i] = None
                 await self.store.delete_seat(self.table_id, i)
                 freed = True
@@ -522,13 +532,17 @@ class Table(GameRunner):
     async def _tick(self) -> None:
         now = trio.current_time()
         if self.phase not in (TablePhase.DEALING, TablePhase.PLAYING):
+            if self._idle_since is None:  # the first tick since the game ended (or ever)
+                self._idle_since = now
             await self._free_absent_seats(now)
             return
+        self._idle_since = None
         if self.engine is None:
             return
         for s in self.seats:
-            away = s is not None and s.disconnected_at is not None and not s.substitute
-            if away and s is not None and now >= (s.disconnected_at or now) + self.grace:
+            if s is None or s.disconnected_at is None or s.substitute:
+                continue
+            if now >= s.disconnected_at + self.grace:
                 s.substitute = True
                 self._send_summary()
         if self.phase is TablePhase.DEALING:

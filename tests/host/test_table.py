@@ -1,0 +1,145 @@
+"""host/table.py: absent seats between games, and a restart replaying a game whose seat changed
+hands since. Driven directly (no sockets) with stand-in connections, on trio's mock clock."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from host.games import find_game
+from host.runner import VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
+from host.store import JournalKind, JournalRow, SeatRow, Store, TableRow
+from host.table import Table, hash_token
+
+
+class FakeConn:
+    """What a table needs of a connection: deliveries are kept, closing is a flag."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.got: list[dict[str, Any]] = []
+
+    def deliver(self, msgs: list[dict[str, Any]]) -> bool:
+        self.got.extend(msgs)
+        return True
+
+    def deliver_backlog(self, msgs: list[dict[str, Any]]) -> None:
+        self.got.extend(msgs)
+
+    def close_politely(self, msg: dict[str, Any]) -> None:
+        self.closed = True
+
+
+async def _store(path: Path, table_id: str) -> Store:
+    store = Store(path, in_thread=False)
+    await store.open()
+    await store.put_table(table_id, 1, {})
+    return store
+
+
+async def test_a_player_who_dropped_during_the_game_keeps_the_seat_for_the_grace_after_it(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """The grace for freeing an absent seat counts from the end of the game, not from the drop:
+    a player coming back just after the game still finds the seat (and the game's end)."""
+    store = await _store(tmp_path, "t1")
+    table = Table(
+        table_id="t1",
+        game_cls=find_game("one"),
+        seats=2,
+        options={"target": 1},
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        turn_timer=None,
+        grace=60.0,
+        created=1,
+    )
+    async with trio.open_nursery() as nursery:
+        await nursery.start(table.run)
+        ann, bob = FakeConn(), FakeConn()
+        await table.join(ann, "ann", bot="external")
+        _, token = await table.join(bob, "bob")
+        await table.set_ready(bob, True)
+        await trio.sleep(1)
+        for conn in (bob, ann):  # both drop: the host plays both seats after the grace
+            conn.closed = True
+            table.detach(conn)
+        with trio.fail_after(5000):
+            while table.phase is not TablePhase.FINISHED:
+                await trio.sleep(1)
+        ended = trio.current_time()
+        await trio.testing.wait_all_tasks_blocked()
+        assert table.seats[1] is not None and table.holds_token(token)  # not freed at once
+        await trio.sleep(table.grace - 5)
+        assert table.seats[1] is not None and table.holds_token(token)
+        await trio.sleep(10)
+        assert table.seats[1] is None and trio.current_time() - ended >= table.grace
+        nursery.cancel_scope.cancel()
+    await store.close()
+
+
+async def test_a_restart_does_not_stand_up_whoever_took_a_stood_up_seat() -> None:
+    """Bob was stood up in the last game and his seat went to Carol after it; a restart replays
+    that game and must not charge Carol with Bob's missed rounds."""
+    key = Ed25519PrivateKey.generate()
+    runner = GameRunner(
+        table_id="tx",
+        game_cls=find_game("one-card"),
+        seats=2,
+        options={},
+        signing_key=key,
+        turn_timer=None,
+        round_timeout=20.0,
+    )
+    runner.seats[0] = Seat(0, "p0", b"\0" * 32, sit_out=True)
+    runner.seats[1] = Seat(1, "bob", hash_token("bob-token"))
+    journal: list[JournalRow] = []
+
+    def feed(kind: JournalKind, payload: dict[str, Any]) -> None:
+        batch = Batch()
+        runner._input(batch, kind, payload)
+        while runner._needs_open:
+            runner._needs_open = False
+            p0 = runner.seats[0]
+            assert p0 is not None
+            p0.sit_out = True
+            runner._input(batch, JournalKind.FAIR, runner._open_payload())
+        journal.extend(batch.rows)
+
+    feed(JournalKind.GAME, {"game_no": 1, "names": ["p0", "bob"], "misses": {"1": 1}})
+    feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})  # bob's second miss
+    bob = runner.seats[1]
+    assert bob is not None and bob.stood_up
+    rng = random.Random(1)
+    while runner.phase is not TablePhase.FINISHED:
+        assert runner.engine is not None
+        seat = runner.engine.to_act()[0]
+        action = rng.choice(runner.engine.legal_actions(seat)).to_wire()
+        feed(JournalKind.ACTION, {"seat": seat, "action": action, "cseq": None})
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = await _store(Path(tmp), "tx")
+        carol = SeatRow(1, "carol", hash_token("carol-token"), None)
+        await store.put_seat("tx", carol)
+        meta = {"game": "one-card", "seats": 2, "options": {}, "turn_timer": None}
+        row = TableRow(
+            "tx",
+            1,
+            meta,
+            seats=[SeatRow(0, "p0", b"\0" * 32, "host:basic"), carol],
+            journal=journal,
+        )
+        table = Table.restore(
+            row, game_cls=find_game("one-card"), store=store, signing_key=key, grace=10.0
+        )
+        await table.after_restore()
+        seat = table.seats[1]
+        assert seat is not None and seat.name == "carol"
+        assert not seat.stood_up and seat.misses == 0 and table.holds_token("carol-token")
+        await store.close()
