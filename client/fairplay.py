@@ -350,6 +350,11 @@ class TableClient:
             self.outcome = None
         elif isinstance(push, tm.GameOver):
             self.outcome = dict(push.outcome)
+        elif isinstance(push, tm.EventPush) and push.event.get("kind") == "stood_up":
+            if self.seat is not None and push.event.get("seat") == self.seat:
+                # the host took our seat (PROTOCOL.md 4.5): its token is dead and this
+                # connection only watches now, so a later drop is followed by watching again
+                self.token, self.seat, self.watching = None, None, True
         elif isinstance(push, tm.StatePush):
             self.state = push
             self.game_no = push.game_no

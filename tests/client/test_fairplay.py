@@ -11,7 +11,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from client.fairplay import DealChecker, FairKind
+from client.fairplay import DealChecker, FairKind, TableClient
 from host.games.base import ChanceKind, ChanceRequest
 from protocol.cards import DECK_52
 from protocol.fairness import HandDealer, SeatSecret, SignedMessage, sign_message
@@ -198,3 +198,15 @@ def test_two_clients_sharing_a_proofs_dir_keep_both_bundles(tmp_path: Path) -> N
     ann_proof, bob_proof = t.notices[0].proof, notices[0].proof
     assert ann_proof is not None and bob_proof is not None and ann_proof != bob_proof
     assert json.loads(ann_proof.read_text()) != json.loads(bob_proof.read_text())
+
+
+async def test_a_seat_the_host_stands_up_becomes_a_spectator() -> None:
+    """Its token is dead: a later drop must be followed by watching again, not a resume."""
+    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+    tc.seat, tc.token = 1, "secret-token"
+    other = {"kind": "stood_up", "seat": 0, "name": "Bob", "misses": 2}
+    assert await tc.handle(tm.EventPush(table="t1", seq=5, event=other)) == []
+    assert (tc.seat, tc.token, tc.watching) == (1, "secret-token", False)
+    ours = {"kind": "stood_up", "seat": 1, "name": "Ann", "misses": 2}
+    assert await tc.handle(tm.EventPush(table="t1", seq=6, event=ours)) == []
+    assert (tc.seat, tc.token, tc.watching) == (None, None, True)
