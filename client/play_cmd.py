@@ -20,7 +20,9 @@ same), but each ``play`` session serves from a fresh directory of its own under
 shows only this session's table, never tables left by earlier sessions or by ``onecard host``.
 When the session ends its journal database and the links are removed and its ``records/``
 (the host's hand records, for ``onecard verify``) stay; a session with no records leaves
-nothing behind. The client fetches each hand's record into the proofs directory as well.
+nothing behind. A session that died without tidying (a crash, a kill) is tidied the same way
+by the next one (:func:`sweep_sessions`, by the process id in its ``owner.pid``). The client
+fetches each hand's record into the proofs directory as well.
 ``onecard join`` itself lives in :mod:`client.join_cmd`.
 """
 
@@ -71,6 +73,7 @@ __all__ = [
     "parse_options",
     "play_command",
     "run_play",
+    "sweep_sessions",
 ]
 
 GAME_CHOICES = ("one-card", "one", "black-jack")
@@ -80,6 +83,8 @@ LAN_PORT = 7531
 SESSIONS_DIR = "play-sessions"
 #: the identity files a session directory links to
 IDENTITY_FILES = (CERT_FILE, KEY_FILE, SIGNING_KEY_FILE)
+#: in a session directory: the process id of the ``play`` that owns it
+OWNER_FILE = "owner.pid"
 
 
 class ClientError(click.ClickException):
@@ -121,17 +126,64 @@ def new_session_dir(base: Path, *, name: str = "onecard host") -> Path:
         load_or_create_identity(base, name=name)
         root = base / SESSIONS_DIR
         root.mkdir(parents=True, exist_ok=True)
+        sweep_sessions(root)
         session = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=root))
-        for file in IDENTITY_FILES:
-            try:
-                os.symlink((base / file).resolve(), session / file)
-            except OSError:
-                shutil.copy2(base / file, session / file)  # keeps the 0600 mode
     except IdentityError as exc:
         raise ClientError(str(exc)) from None
     except OSError as exc:
         raise ClientError(f"cannot prepare the host data directory {base}: {exc}") from None
+    try:
+        (session / OWNER_FILE).write_text(f"{os.getpid()}\n", encoding="ascii")
+        for file in IDENTITY_FILES:
+            try:
+                os.symlink((base / file).resolve(), session / file)
+            except OSError:  # no symlinks here: a private copy, 0600 from the start
+                _copy_private(base / file, session / file)
+    except OSError as exc:
+        shutil.rmtree(session, ignore_errors=True)  # never leave half a session behind
+        raise ClientError(f"cannot prepare the host data directory {base}: {exc}") from None
     return session
+
+
+def _copy_private(src: Path, dst: Path) -> None:
+    fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(src.read_bytes())
+
+
+def sweep_sessions(root: Path) -> list[Path]:
+    """Tidy the session directories whose ``play`` died without tidying (a crash, a kill).
+
+    A directory is left alone while the process named in its ``owner.pid`` runs (or when that
+    cannot be told); one whose owner is gone is tidied like a finished session
+    (:func:`end_session_dir`: the journal and key files go, hand records stay). Returns the
+    directories tidied. Never raises.
+    """
+    tidied = []
+    with suppress(OSError):
+        for session in root.iterdir():
+            if session.is_dir() and not _owner_alive(session / OWNER_FILE):
+                end_session_dir(session)
+                tidied.append(session)
+    return tidied
+
+
+def _owner_alive(path: Path) -> bool:
+    try:
+        pid = int(path.read_text(encoding="ascii").strip())
+    except FileNotFoundError:
+        return not (path.parent / DB_FILE).exists()  # no owner and no journal: records only
+    except (OSError, ValueError):
+        return True  # cannot tell: leave it
+    if pid == os.getpid() or sys.platform == "win32":  # (os.kill would end it there)
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def end_session_dir(session: Path) -> Path | None:
@@ -140,7 +192,7 @@ def end_session_dir(session: Path) -> Path | None:
     The journal database and the identity links (or copies) go; the hand records stay. A
     session without records is removed entirely. Nothing here raises: a leftover is harmless.
     """
-    for file in (*IDENTITY_FILES, DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm"):
+    for file in (*IDENTITY_FILES, DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm", OWNER_FILE):
         with suppress(OSError):
             (session / file).unlink()
     records = session / RECORDS_DIR

@@ -15,6 +15,10 @@ import datetime
 import hashlib
 import os
 import ssl
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +26,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.x509.oid import NameOID
+
+if sys.platform != "win32":
+    import fcntl
 
 __all__ = [
     "CERT_FILE",
@@ -36,6 +43,8 @@ __all__ = [
 CERT_FILE = "host-cert.pem"
 KEY_FILE = "host-key.pem"
 SIGNING_KEY_FILE = "signing-key.pem"
+#: held (flock) while the identity is read or created, so two first starts do not race
+LOCK_FILE = ".identity.lock"
 #: how long the self-signed certificate is valid
 CERT_LIFETIME = datetime.timedelta(days=20 * 365)
 
@@ -91,16 +100,45 @@ class HostIdentity:
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    """Write ``data`` to a new file created with mode 0600, atomically (tmp + rename)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """Write ``data`` to a new file created with mode 0600, atomically (tmp + rename).
+
+    The temporary name is unique (``mkstemp`` creates it 0600), so two processes never write
+    into one temporary file.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
-        os.write(fd, data)
-        os.fsync(fd)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextmanager
+def _identity_lock(data_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``data_dir``'s identity while it is read or created.
+
+    Two hosts (or ``onecard play`` sessions) starting at once on a new data dir would otherwise
+    each create a certificate, TLS key and signing key, and could end with one's certificate
+    beside the other's key. ``flock`` is released by the OS if the process dies. Where there
+    is no ``fcntl`` (Windows) nothing is locked.
+    """
+    if sys.platform == "win32":  # pragma: no cover - no flock
+        yield
+        return
+    fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
 
 
 def _create_tls(cert_path: Path, key_path: Path, name: str) -> None:
@@ -158,6 +196,11 @@ def load_or_create_identity(data_dir: Path, *, name: str = "onecard host") -> Ho
         IdentityError: a file exists but is unreadable or of the wrong kind.
     """
     data_dir.mkdir(parents=True, exist_ok=True)
+    with _identity_lock(data_dir):
+        return _load_or_create(data_dir, name)
+
+
+def _load_or_create(data_dir: Path, name: str) -> HostIdentity:
     cert_path = data_dir / CERT_FILE
     key_path = data_dir / KEY_FILE
     if not (cert_path.exists() and key_path.exists()):

@@ -4,13 +4,22 @@ errors are one line, every command and option has help."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from client.cli import cli
-from client.play_cmd import ClientError, end_session_dir, new_session_dir, parse_options
+from client.play_cmd import (
+    ClientError,
+    end_session_dir,
+    new_session_dir,
+    parse_options,
+    sweep_sessions,
+)
 from host.identity import load_or_create_identity
 
 GAMES = ["one-card", "black-jack", "one"]
@@ -102,6 +111,29 @@ def test_a_finished_session_keeps_only_its_records(tmp_path: Path) -> None:
     assert [p.name for p in with_records.iterdir()] == ["records"]
     assert end_session_dir(without) is None and not without.exists()
     assert (base / "host-key.pem").exists() and (base / "signing-key.pem").exists()
+
+
+def test_sessions_left_by_a_dead_play_are_tidied_by_the_next(tmp_path: Path) -> None:
+    """A play that crashed leaves its journal (with the deal secrets) and key links: the next
+    session tidies them, keeping the records; live sessions are left alone."""
+    base = tmp_path / "data"
+    crashed, orphan, mine, live = (new_session_dir(base) for _ in range(4))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    (crashed / "owner.pid").write_text(gone.stdout)  # a process that has exited
+    (orphan / "owner.pid").unlink()  # from before owners were written
+    (live / "owner.pid").write_text(f"{os.getppid()}\n")
+    for session in (crashed, orphan, mine, live):
+        (session / "host.sqlite3").write_bytes(b"journal")
+        (session / "records").mkdir()
+        (session / "records" / "t1-hand1.json").write_text("{}")
+    assert sorted(sweep_sessions(base / "play-sessions")) == sorted([crashed, orphan])
+    for session in (crashed, orphan):
+        assert [p.name for p in session.iterdir()] == ["records"]
+    for session in (mine, live):
+        assert (session / "host.sqlite3").exists() and (session / "host-key.pem").exists()
+    new_session_dir(base)  # a new session sweeps too, and leaves the others as they are
+    assert (live / "host.sqlite3").exists()
 
 
 def test_an_unreadable_identity_is_one_line(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import ssl
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,24 @@ async def test_tls_host_serves_tls13_with_its_pinned_fingerprint(
     wrong = "SHA256:" + ":".join(["00"] * 32)
     with pytest.raises(LocalProtocolError, match="does not match"):
         await connect_stream("127.0.0.1", info.port, insecure=False, fingerprint=wrong)
+
+
+def test_first_starts_at_once_agree_on_one_identity(tmp_path: Path) -> None:
+    """Several processes creating the identity of a new data dir at the same moment all end
+    with the same certificate and keys, the certificate matching its key, and no temp files."""
+    script = (
+        "import sys; from pathlib import Path; from host.identity import load_or_create_identity;"
+        "i = load_or_create_identity(Path(sys.argv[1]));"
+        "i.server_ssl_context();"  # loads the certificate with its key: they must match
+        "print(i.fingerprint, i.signing_public_key.hex())"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
+    outs = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert len(set(outs)) == 1, outs
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
