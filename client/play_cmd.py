@@ -55,6 +55,7 @@ from client.trust import TrustError, open_stream
 from host.identity import (
     CERT_FILE,
     KEY_FILE,
+    LOCK_FILE,
     SIGNING_KEY_FILE,
     IdentityError,
     load_or_create_identity,
@@ -192,7 +193,8 @@ def end_session_dir(session: Path) -> Path | None:
     The journal database and the identity links (or copies) go; the hand records stay. A
     session without records is removed entirely. Nothing here raises: a leftover is harmless.
     """
-    for file in (*IDENTITY_FILES, DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm", OWNER_FILE):
+    leftovers = (DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm", OWNER_FILE, LOCK_FILE)
+    for file in (*IDENTITY_FILES, *leftovers):
         with suppress(OSError):
             (session / file).unlink()
     records = session / RECORDS_DIR

@@ -33,6 +33,7 @@ if sys.platform != "win32":
 __all__ = [
     "CERT_FILE",
     "KEY_FILE",
+    "LOCK_FILE",
     "SIGNING_KEY_FILE",
     "HostIdentity",
     "IdentityError",

@@ -103,6 +103,7 @@ def test_a_finished_session_keeps_only_its_records(tmp_path: Path) -> None:
     base = tmp_path / "data"
     with_records, without = new_session_dir(base), new_session_dir(base)
     for session in (with_records, without):
+        load_or_create_identity(session)  # as the session's host does: leaves its lock file
         (session / "host.sqlite3").write_bytes(b"journal")
         (session / "host.sqlite3-wal").write_bytes(b"wal")
         (session / "records").mkdir()
