@@ -46,7 +46,7 @@ import platformdirs
 import trio
 
 import protocol.table_messages as tm
-from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role
+from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role, State
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.framing import NEED_DATA
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
@@ -144,6 +144,10 @@ class ClientSession:
         Raises:
             Disconnected: the connection is closed or broke while sending.
         """
+        if self.proto.state in (State.CLOSED, State.ERROR):
+            # the reader has taken a closing message (bye, server_closing, a fatal error) but
+            # may not have marked the session closed yet: the connection is over all the same
+            self._close(self.closed_reason or "the host closed the connection")
         if self.closed.is_set():
             raise Disconnected(self.closed_reason or "the connection is closed")
         try:

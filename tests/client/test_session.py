@@ -29,9 +29,9 @@ from client.session import (
 )
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
-from protocol.framing import NEED_DATA
+from protocol.framing import NEED_DATA, encode_frame
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S
-from protocol.messages import Error, Hello, Message, Ping, Pong, ServerClosing, Welcome
+from protocol.messages import Bye, Error, Hello, Message, Ping, Pong, ServerClosing, Welcome
 
 Reply = Callable[[int], Message]
 """builds one reply from the id of the request it answers"""
@@ -307,3 +307,18 @@ def test_leaves_flattens_nested_groups() -> None:
     assert leaves(a) == [a]
     assert first_leaf(group) is a
     assert first_leaf(b) is b
+
+
+async def test_a_closing_message_the_reader_has_not_handed_on_yet_ends_sends_quietly(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The host's bye is parsed (the connection is closed) but the session is not marked
+    closed yet: sending is Disconnected, and our own bye is skipped, not an error (seen on CI
+    as "'bye' is not allowed in state closed")."""
+    async with scripted() as (session, _host, _hello):
+        session.proto.receive_data(encode_frame(Bye(reason="done").to_wire()))
+        assert isinstance(session.proto.next_message(), Bye)  # as the reader would
+        assert not session.closed.is_set()
+        with pytest.raises(Disconnected):
+            await session.send(Ping())
+        await session.bye("leaving")  # no LocalProtocolError
