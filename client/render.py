@@ -392,7 +392,8 @@ def _seats(
         if seat in finished:
             tags.append(f"out #{list(finished).index(seat) + 1}")
         if isinstance(declared, list) and seat < len(declared) and declared[seat]:
-            tags.append(f'said "{_say(declared[seat])}"')
+            said = declared[seat]  # Black Jack's view has a flag; a word is shown as said
+            tags.append("declared" if said is True else f'said "{_say(said)}"')
         if isinstance(window, dict) and window.get("holder") == seat:
             tags.append("ONE CARD!")
         if tags:

@@ -130,3 +130,17 @@ def test_no_colour_when_not_a_terminal_or_no_color(monkeypatch: pytest.MonkeyPat
 def test_host_events_read_as_sentences(event: dict[str, Any], text: str) -> None:
     line = describe_event(event, _name, me=1)
     assert line is not None and line.plain.startswith(text)
+
+
+def test_a_declaration_flag_reads_as_declared_not_true() -> None:
+    """Black Jack's view marks a declaration with a flag (seen as 'said "True"' before)."""
+    from host.games import find_game
+
+    engine: Any = find_game("black-jack")(seats=2, dealer=0)
+    engine.apply_chance(list(engine.chance_request().cards))
+    view = engine.view(0)
+    view["declared"] = [False, True]
+    console = Console(record=True, width=80, file=io.StringIO(), highlight=False, markup=False)
+    console.print(render_table(view, NAMES, me=0, to_act=[0]))
+    text = console.export_text()
+    assert "(declared)" in text and "True" not in text
