@@ -20,6 +20,9 @@ from typing import Any
 import pytest
 import trio
 
+import protocol.table_messages as tm
+from client.session import open_session
+from client.trust import open_stream
 from host.server import HostConfig, HostInfo, serve_host
 
 ONECARD = [sys.executable, "-m", "client"]
@@ -204,3 +207,32 @@ def spawn_pty(client_env: dict[str, str]) -> Callable[..., Any]:
         return PtyDriver(child)
 
     return spawn
+
+
+async def bots_play_a_game(info: HostInfo) -> str:
+    """Bots play a whole Black Jack game at a new table of ``info``; its id once it is over."""
+    table = await info.host.create_table("black-jack", seats=2)
+    connected = await open_stream(
+        "127.0.0.1", info.port, insecure=not info.tls, expect=info.fingerprint
+    )
+    async with open_session(connected.stream) as session:
+        await session.request(tm.Watch(table=table))
+        await info.host.add_bots(table, 2)
+        with trio.fail_after(60):
+            async for push in session.pushes:
+                if isinstance(push, tm.GameOver):
+                    break
+    return table
+
+
+@pytest.fixture
+def play_a_game() -> Callable[[HostInfo], Awaitable[str]]:
+    """``await play_a_game(info)``: bots play a whole game at a new table; its id."""
+    return bots_play_a_game
+
+
+@pytest.fixture
+async def played(start_host: Callable[..., Awaitable[HostInfo]]) -> tuple[HostInfo, str]:
+    """A host (TLS) and a table at which bots played a whole game."""
+    info = await start_host()
+    return info, await bots_play_a_game(info)

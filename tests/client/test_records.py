@@ -6,7 +6,6 @@ a hand without a record, a dropped connection, parts out of order and records th
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -39,29 +38,9 @@ from protocol.fairness import key_fingerprint
 from protocol.messages import Error, Message
 
 
-async def _bots_play_a_game(info: HostInfo) -> str:
-    """Bots play a whole Black Jack game at a new table; return its id once it is over."""
-    table = await info.host.create_table("black-jack", seats=2)
-    connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint)
-    async with open_session(connected.stream) as session:
-        await session.request(tm.Watch(table=table))
-        await info.host.add_bots(table, 2)
-        with trio.fail_after(60):
-            async for push in session.pushes:
-                if isinstance(push, tm.GameOver):
-                    break
-    return table
-
-
 def _host_pk(info: HostInfo) -> bytes:
     key = info.host.lobby.signing_key.public_key()
     return key.public_bytes(Encoding.Raw, PublicFormat.Raw)
-
-
-@pytest.fixture
-async def played(start_host: Callable[..., Awaitable[HostInfo]]) -> tuple[HostInfo, str]:
-    info = await start_host()
-    return info, await _bots_play_a_game(info)
 
 
 async def _session(info: HostInfo) -> Any:

@@ -13,34 +13,8 @@ import pytest
 import trio
 from click.testing import CliRunner
 
-import protocol.table_messages as tm
 from client.cli import cli
-from client.session import open_session
-from client.trust import open_stream
 from host.server import HostInfo
-
-
-async def _bots_play_a_game(info: HostInfo) -> str:
-    """Bots play a whole Black Jack game at a new table; return its id once it is over."""
-    table = await info.host.create_table("black-jack", seats=2)
-    connected = await open_stream(
-        "127.0.0.1", info.port, insecure=not info.tls, expect=info.fingerprint
-    )
-    async with open_session(connected.stream) as session:
-        await session.request(tm.Watch(table=table))
-        await info.host.add_bots(table, 2)
-        with trio.fail_after(60):
-            async for push in session.pushes:
-                if isinstance(push, tm.GameOver):
-                    break
-    return table
-
-
-@pytest.fixture
-async def played(start_host: Callable[..., Awaitable[HostInfo]]) -> tuple[HostInfo, str]:
-    info = await start_host()
-    return info, await _bots_play_a_game(info)
-
 
 Run = Callable[..., Awaitable[tuple[int, str, str]]]
 
@@ -125,10 +99,13 @@ async def test_a_record_signed_by_another_key_than_the_pinned_one_is_invalid(
 
 
 async def test_insecure_host(
-    start_host: Callable[..., Awaitable[HostInfo]], onecard: Run, tmp_path: Path
+    start_host: Callable[..., Awaitable[HostInfo]],
+    play_a_game: Callable[[HostInfo], Awaitable[str]],
+    onecard: Run,
+    tmp_path: Path,
 ) -> None:
     info = await start_host(insecure=True)
-    table = await _bots_play_a_game(info)
+    table = await play_a_game(info)
     out = tmp_path / "out"
     address = f"127.0.0.1:{info.port}"
     code, stdout, _ = await onecard("records", address, table, "1", "--insecure", "--out", str(out))
