@@ -44,6 +44,24 @@ async def host(nursery: trio.Nursery, host_config: HostConfig) -> HostInfo:
 
 
 @pytest.fixture
+async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
+    """A host for the mock clock: sqlite in the trio thread, a 30 s turn timer, 10 s grace."""
+    config = HostConfig(
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        turn_timer=30.0,
+        grace=10.0,
+        bot_think=0.0,
+    )
+    info: HostInfo = await nursery.start(serve_host, config)
+    return info
+
+
+@pytest.fixture
 def connect(host: HostInfo) -> Connect:
     """``async with connect() as client``: a handshaken client over loopback TCP."""
 

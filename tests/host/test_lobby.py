@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,24 +10,8 @@ import trio.testing
 
 import protocol.table_messages as tm
 from host.bots import RequestError
-from host.server import HostConfig, HostInfo, serve_host
+from host.server import HostInfo
 from protocol.errors import ErrorCode
-
-
-@pytest.fixture
-async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
-    config = HostConfig(
-        data_dir=tmp_path / "host",
-        bind="127.0.0.1",
-        port=0,
-        insecure=True,
-        advertise=False,
-        store_in_thread=False,
-        grace=10.0,
-        bot_think=0.0,
-    )
-    info: HostInfo = await nursery.start(serve_host, config)
-    return info
 
 
 async def test_a_resume_is_not_held_up_by_another_tables_busy_lock(

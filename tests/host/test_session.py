@@ -26,23 +26,6 @@ from protocol.messages import Error, Hello, Message, Ping, Pong, ServerClosing
 from protocol.records import verify_record
 
 
-@pytest.fixture
-async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
-    config = HostConfig(
-        data_dir=tmp_path / "host",
-        bind="127.0.0.1",
-        port=0,
-        insecure=True,
-        advertise=False,
-        store_in_thread=False,
-        turn_timer=30.0,
-        grace=10.0,
-        bot_think=0.0,
-    )
-    info: HostInfo = await nursery.start(serve_host, config)
-    return info
-
-
 async def wait_for(client: ProtocolClient, predicate: Any, limit: float = 600) -> Message:
     """The first received message (already or later) matching ``predicate``."""
     assert client.received is not None
