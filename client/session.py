@@ -144,14 +144,15 @@ class ClientSession:
         Raises:
             Disconnected: the connection is closed or broke while sending.
         """
-        if self.proto.state in (State.CLOSED, State.ERROR):
-            # the reader has taken a closing message (bye, server_closing, a fatal error) but
-            # may not have marked the session closed yet: the connection is over all the same
-            self._close(self.closed_reason or "the host closed the connection")
-        if self.closed.is_set():
-            raise Disconnected(self.closed_reason or "the connection is closed")
         try:
             async with self._send_lock:
+                # checked under the lock, with no wait before proto.send: while we waited for
+                # another sender, the reader may have taken a closing message (bye,
+                # server_closing, a fatal error) without marking the session closed yet
+                if self.proto.state in (State.CLOSED, State.ERROR):
+                    self._close(self.closed_reason or "the host closed the connection")
+                if self.closed.is_set():
+                    raise Disconnected(self.closed_reason or "the connection is closed")
                 await self.stream.send_all(self.proto.send(msg))
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
             self._close(f"connection lost ({exc or 'broken'})")

@@ -322,3 +322,20 @@ async def test_a_closing_message_the_reader_has_not_handed_on_yet_ends_sends_qui
         with pytest.raises(Disconnected):
             await session.send(Ping())
         await session.bye("leaving")  # no LocalProtocolError
+
+
+async def test_a_closing_message_taken_while_a_send_waits_for_the_lock_ends_it_quietly(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Another sender holds the lock; meanwhile the reader takes the host's bye. The waiting
+    bye must then be skipped, not sent into a closed connection (CI: "'bye' is not allowed in
+    state closed", the check before the lock was not enough)."""
+    async with scripted() as (session, _host, _hello):
+        async with trio.open_nursery() as nursery:
+            async with session._send_lock:  # another send in progress
+                nursery.start_soon(session.bye, "leaving")
+                await trio.testing.wait_all_tasks_blocked()
+                session.proto.receive_data(encode_frame(Bye(reason="done").to_wire()))
+                assert isinstance(session.proto.next_message(), Bye)  # as the reader would
+            # the lock is free: bye goes on, finds the connection over and returns quietly
+        assert session.closed.is_set()
