@@ -30,15 +30,12 @@ import trio
 
 import protocol.table_messages as tm
 from client.session import (
-    RATE_LIMIT_PAUSES,
     REPLY_TIMEOUT,
     ClientSession,
     Disconnected,
     RequestError,
 )
-from protocol.errors import ErrorCode
 from protocol.fairness import key_fingerprint
-from protocol.messages import Message
 from protocol.records import MAX_RECORD_BYTES, verify_record
 
 __all__ = [
@@ -113,15 +110,7 @@ async def fetch_record_text(
         Disconnected, trio.TooSlowError: no complete answer.
     """
     request = tm.GetRecord(table=table, hand_no=hand_no)
-    replies: list[Message] = []
-    for pause in RATE_LIMIT_PAUSES:
-        try:
-            replies = await session.request_all(request, timeout=timeout)
-            break
-        except RequestError as exc:  # "slow down" (a fast game of bots): wait and ask again
-            if exc.code is not ErrorCode.RATE_LIMITED or pause is None:
-                raise
-            await trio.sleep(pause)
+    replies = await session.request_all(request, timeout=timeout)
     parts = [r for r in replies if isinstance(r, tm.RecordPart)]
     if len(parts) != len(replies) or not parts:
         kinds = ", ".join(sorted({r.TYPE for r in replies})) or "nothing"

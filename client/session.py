@@ -169,7 +169,22 @@ class ClientSession:
         return (await self.request_all(msg, timeout=timeout))[0]
 
     async def request_all(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> list[Message]:
-        """Like :meth:`request`, returning every part of a multi-part (``record_part``) reply."""
+        """Like :meth:`request`, returning every part of a multi-part (``record_part``) reply.
+
+        A request the host refuses as ``rate_limited`` ("slow down": it was dropped unread) is
+        sent again, unchanged but for its ``id``, after each pause of :data:`RATE_LIMIT_PAUSES`;
+        the last refusal is raised. ``timeout`` applies to each attempt.
+        """
+        for pause in RATE_LIMIT_PAUSES:
+            try:
+                return await self._request_once(msg, timeout=timeout)
+            except RequestError as exc:
+                if exc.code is not ErrorCode.RATE_LIMITED or pause is None:
+                    raise
+            await trio.sleep(pause)
+        raise AssertionError("RATE_LIMIT_PAUSES ends with None")  # pragma: no cover
+
+    async def _request_once(self, msg: Message, *, timeout: float) -> list[Message]:
         mid = next(self._ids)
         waiter = _Waiter(trio.Event(), [])
         self._waiters[mid] = waiter

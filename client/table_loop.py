@@ -40,7 +40,6 @@ import protocol.table_messages as tm
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.records import fetch_and_save
 from client.session import (
-    RATE_LIMIT_PAUSES,
     ClientSession,
     Disconnected,
     RequestError,
@@ -48,7 +47,6 @@ from client.session import (
     open_session,
 )
 from client.trust import HostKeyChanged, TrustError
-from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
 __all__ = [
@@ -194,14 +192,7 @@ async def run_table(
         async def act(action: dict[str, Any]) -> None:
             async with acting:
                 try:
-                    for pause in RATE_LIMIT_PAUSES:
-                        try:
-                            await tc.act(action)
-                            break
-                        except RequestError as exc:
-                            if exc.code is not ErrorCode.RATE_LIMITED or pause is None:
-                                raise
-                            await trio.sleep(pause)  # the host said "slow down": wait, resend
+                    await tc.act(action)  # resent after a pause if the host says "slow down"
                 except RequestError as exc:
                     ui.on_refused(tc, action, str(exc))
                 except (Disconnected, trio.TooSlowError):
@@ -209,13 +200,16 @@ async def run_table(
                 else:
                     ui.on_acted(tc, action)
 
+        asking = False  # "Play again?" is waiting for its answer
+
         async def ready_again() -> None:
+            nonlocal asking
             try:
                 await tc.ready()
             except (RequestError, Disconnected, trio.TooSlowError) as exc:
                 ui.info(f"rematch refused: {exc}", kind="error")
-
-        asking = False  # "Play again?" is waiting for its answer
+                asking = True  # ask again rather than leave the player at a silent table
+                ui.info("Play again? [y/N]", kind="rematch")
 
         async def chat(text: str) -> None:
             try:

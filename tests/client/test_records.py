@@ -24,7 +24,6 @@ from client.records import (
     record_path,
 )
 from client.session import (
-    RATE_LIMIT_PAUSES,
     ClientSession,
     Disconnected,
     RequestError,
@@ -230,33 +229,17 @@ async def test_two_clients_sharing_a_state_dir_save_the_same_hand_at_once(tmp_pa
     assert (tmp_path / "t1-hand3-record.json").read_text("utf-8") == text
 
 
-class _SlowDownFirst(_FakeSession):
-    """Refuses the first ``refusals`` requests as rate_limited, then answers."""
-
-    def __init__(self, replies: list[Message], refusals: int) -> None:
-        super().__init__(replies)
-        self.refusals = refusals
-        self.calls = 0
+class _SlowDown(_FakeSession):
+    """Refuses every request as rate_limited (after ClientSession's own resends)."""
 
     async def request_all(self, msg: Message, *, timeout: float) -> list[Message]:
-        self.calls += 1
-        if self.calls <= self.refusals:
-            raise RequestError(Error(code=ErrorCode.RATE_LIMITED, message="slow down", fatal=False))
-        return await super().request_all(msg, timeout=timeout)
+        raise RequestError(Error(code=ErrorCode.RATE_LIMITED, message="slow down", fatal=False))
 
 
-async def test_rate_limited_fetch_waits_and_asks_again(autojump_clock: object) -> None:
-    fake = _SlowDownFirst([_part(0, 1, '{"a": 1}')], refusals=2)
-    t0 = trio.current_time()
-    assert await fetch_record_text(cast(ClientSession, fake), "t1", 3) == '{"a": 1}'
-    assert fake.calls == 3 and trio.current_time() - t0 >= 0.2 + 0.5
-
-
-async def test_rate_limited_fetch_gives_up_in_the_end(autojump_clock: object) -> None:
-    fake = _SlowDownFirst([_part(0, 1, "{}")], refusals=99)
-    result = await fetch_and_save(cast(ClientSession, fake), "t1", 3, Path("unused"))
+async def test_a_fetch_the_host_keeps_refusing_as_rate_limited_is_unavailable() -> None:
+    """(The resends after "slow down" are ClientSession's; tests/client/test_session.py.)"""
+    result = await fetch_and_save(cast(ClientSession, _SlowDown([])), "t1", 3, Path("unused"))
     assert result.status == "unavailable" and "rate_limited" in result.message
-    assert fake.calls == len(RATE_LIMIT_PAUSES)
 
 
 def test_a_host_record_marked_partial_is_invalid() -> None:

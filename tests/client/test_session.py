@@ -331,11 +331,67 @@ async def test_a_closing_message_taken_while_a_send_waits_for_the_lock_ends_it_q
     bye must then be skipped, not sent into a closed connection (CI: "'bye' is not allowed in
     state closed", the check before the lock was not enough)."""
     async with scripted() as (session, _host, _hello):
-        async with trio.open_nursery() as nursery:
-            async with session._send_lock:  # another send in progress
-                nursery.start_soon(session.bye, "leaving")
-                await trio.testing.wait_all_tasks_blocked()
-                session.proto.receive_data(encode_frame(Bye(reason="done").to_wire()))
-                assert isinstance(session.proto.next_message(), Bye)  # as the reader would
-            # the lock is free: bye goes on, finds the connection over and returns quietly
+        # the lock is held by "another send" until the bye is waiting for it and the reader
+        # has taken the host's bye; then bye goes on, finds the connection over, returns quietly
+        async with trio.open_nursery() as nursery, session._send_lock:
+            nursery.start_soon(session.bye, "leaving")
+            await trio.testing.wait_all_tasks_blocked()
+            session.proto.receive_data(encode_frame(Bye(reason="done").to_wire()))
+            assert isinstance(session.proto.next_message(), Bye)  # as the reader would
         assert session.closed.is_set()
+
+
+def slow_down(re: int) -> Message:
+    return Error(code=ErrorCode.RATE_LIMITED, message="slow down", fatal=False, re=re)
+
+
+async def test_a_rate_limited_request_is_sent_again_after_a_pause(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The host drops a request it refuses as rate_limited: the same request (a new id) goes
+    again after 0.2 s, then 0.5 s; the reply to the third try is the answer."""
+    tried: list[tuple[float, Message]] = []
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+
+        async def host_side() -> None:
+            for reply in (slow_down, slow_down, part(0, 1)):
+                req = await host.receive_request()
+                tried.append((trio.current_time(), req))
+                assert isinstance(req.id, int)
+                await host.send(reply(req.id))
+
+        nursery.start_soon(host_side)
+        got = await session.request_all(tm.GetRecord(table="t1", hand_no=1))
+    assert [p.text for p in got if isinstance(p, tm.RecordPart)] == ["<0>"]
+    (t0, first), (t1, second), (t2, third) = tried
+    assert t1 - t0 == pytest.approx(0.2) and t2 - t1 == pytest.approx(0.5)
+    assert len({m.id for _, m in tried}) == 3  # a fresh id each time, the same request
+    assert dataclasses.replace(first, id=None) == dataclasses.replace(third, id=None)
+    assert dataclasses.replace(second, id=None) == dataclasses.replace(third, id=None)
+
+
+async def test_a_request_still_rate_limited_after_every_pause_raises(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+
+        async def host_side() -> None:
+            while True:
+                await host.answer(slow_down)
+
+        nursery.start_soon(host_side)
+        with pytest.raises(RequestError) as info:
+            await session.request(tm.Ready(table="t1", ready=True))
+        assert info.value.code is ErrorCode.RATE_LIMITED
+        nursery.cancel_scope.cancel()
+
+
+async def test_other_refusals_are_not_sent_again(autojump_clock: trio.testing.MockClock) -> None:
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(
+            host.answer,
+            lambda re: Error(code=ErrorCode.NOT_FOUND, message="no table", fatal=False, re=re),
+        )
+        with pytest.raises(RequestError) as info:
+            await session.request(tm.Ready(table="t1", ready=True))
+        assert info.value.code is ErrorCode.NOT_FOUND

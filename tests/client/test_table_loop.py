@@ -1,0 +1,156 @@
+"""client/table_loop.py: the loop between pushes, typed lines and the front end.
+
+These tests drive :func:`run_table` with a fake table client and a scripted stdin, so that
+the loop's own decisions (the rematch prompt, what a refusal leads to) are tested apart from
+any host.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+from typing import Any, cast
+
+import pytest
+import trio
+import trio.testing
+
+import protocol.table_messages as tm
+from client.fairplay import FairNotice, TableClient
+from client.session import RequestError
+from client.table_loop import run_table
+from protocol.errors import ErrorCode
+from protocol.messages import Error, Message
+
+OUTCOME = {"termination": "target", "winners": [0], "ranking": [0, 1], "scores": [0, 3]}
+
+
+class _Stdin:
+    """A stdin whose lines the test types one at a time ("" is end of input)."""
+
+    def __init__(self) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+
+    def readline(self) -> str:
+        return self.lines.get()
+
+    def type(self, line: str) -> None:
+        self.lines.put(line + "\n" if line else "")
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.push_send, self.pushes = trio.open_memory_channel[Message](8)
+        self.closed = trio.Event()
+        self.closed_reason = ""
+
+
+class _Table:
+    """The parts of TableClient the loop uses; ``ready`` is refused ``refusals`` times."""
+
+    def __init__(self, refusals: int, code: ErrorCode) -> None:
+        self.session = _Session()
+        self.table_id = "t1"
+        self.seat: int | None = 0
+        self.outcome: dict[str, Any] | None = None
+        self.refusals = refusals
+        self.code = code
+        self.readies = 0
+
+    async def handle(self, push: Message) -> list[FairNotice]:
+        if isinstance(push, tm.GameOver):
+            self.outcome = push.outcome
+        return []
+
+    async def ready(self, ready: bool = True) -> None:
+        self.readies += 1
+        if self.readies <= self.refusals:
+            raise RequestError(Error(code=self.code, message="no rematch now", fatal=False))
+
+
+class _UI:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+        self.asked = trio.Event()
+
+    def on_push(self, tc: object, push: Message, notices: list[FairNotice]) -> None:
+        self.said.append(f"push {push.TYPE}")
+
+    def on_line(self, tc: object, line: str) -> None:
+        self.said.append(f"line {line}")
+
+    def on_refused(self, tc: object, action: dict[str, Any], error: str) -> None:
+        raise AssertionError("no actions in these tests")
+
+    on_acted = on_refused
+
+    def info(self, text: str, **fields: Any) -> None:
+        self.said.append(text)
+        if fields.get("kind") == "rematch":
+            self.asked.set()
+
+    def end(self, tc: object, reason: str) -> None:
+        self.said.append(f"end {reason}")
+
+
+@pytest.fixture
+def stdin(monkeypatch: pytest.MonkeyPatch) -> Any:
+    fake = _Stdin()
+    monkeypatch.setattr(sys, "stdin", fake)
+    yield fake
+    fake.type("")  # free a reader thread left waiting
+
+
+async def _game_over(table: _Table, game_no: int) -> None:
+    over = tm.GameOver(table="t1", seq=game_no, game_no=game_no, outcome=OUTCOME)
+    await table.session.push_send.send(over)
+
+
+async def _answer(ui: _UI, stdin: _Stdin, line: str) -> None:
+    await ui.asked.wait()
+    ui.asked = trio.Event()
+    stdin.type(line)
+
+
+async def test_a_refused_rematch_asks_again_and_a_second_yes_plays_on(stdin: _Stdin) -> None:
+    """Before, a refusal left the player at a table that said nothing more and asked nothing
+    (CI: "rematch refused: slow down", then silence)."""
+    table, ui = _Table(refusals=1, code=ErrorCode.BAD_STATE), _UI()
+    result: list[Any] = []
+
+    async def loop() -> None:
+        tc = cast(TableClient, table)
+        result.append(await run_table(tc, ui, offer_rematch=True))  # type: ignore[arg-type]
+
+    # fail_after: a loop that stops asking would wait for ever
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop)
+            await _game_over(table, 1)
+            await _answer(ui, stdin, "y")  # refused
+            await _answer(ui, stdin, "y")  # asked again: accepted
+            await trio.sleep(0.05)
+            await _game_over(table, 2)
+            await _answer(ui, stdin, "n")
+    assert table.readies == 2
+    assert result == [OUTCOME]
+    assert [s for s in ui.said if "again" in s or "refused" in s] == [
+        "Play again? [y/N]",
+        "rematch refused: no rematch now (bad_state)",
+        "Play again? [y/N]",
+        "Play again? [y/N]",
+    ]
+
+
+async def test_no_after_a_refused_rematch_ends_the_loop(stdin: _Stdin) -> None:
+    table, ui = _Table(refusals=5, code=ErrorCode.BAD_STATE), _UI()
+    async with trio.open_nursery() as nursery:
+
+        async def loop() -> None:
+            await run_table(cast(TableClient, table), ui, offer_rematch=True)  # type: ignore[arg-type]
+
+        nursery.start_soon(loop)
+        await _game_over(table, 1)
+        await _answer(ui, stdin, "y")
+        await _answer(ui, stdin, "n")
+    assert table.readies == 1 and ui.said[-1] == "Play again? [y/N]"
