@@ -320,7 +320,7 @@ class TableClient:
         await self.session.request(tm.Act(table=self.table_id, seq=self.act_seq, action=action))
 
     async def chat(self, text: str) -> None:
-        await self.session.request(tm.ChatSay(table=self.table_id, text=text))
+        await self.session.request(tm.ChatSay(table=self.table_id, text=text), resend=False)
 
     # ------------------------------------------------------------------ pushes
 

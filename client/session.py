@@ -158,7 +158,9 @@ class ClientSession:
             self._close(f"connection lost ({exc or 'broken'})")
             raise Disconnected(self.closed_reason) from None
 
-    async def request(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> Message:
+    async def request(
+        self, msg: Message, *, timeout: float = REPLY_TIMEOUT, resend: bool = True
+    ) -> Message:
         """Send ``msg`` with a fresh ``id`` and return its reply.
 
         Raises:
@@ -166,16 +168,20 @@ class ClientSession:
             Disconnected: the connection ended first.
             trio.TooSlowError: no reply within ``timeout`` seconds.
         """
-        return (await self.request_all(msg, timeout=timeout))[0]
+        return (await self.request_all(msg, timeout=timeout, resend=resend))[0]
 
-    async def request_all(self, msg: Message, *, timeout: float = REPLY_TIMEOUT) -> list[Message]:
+    async def request_all(
+        self, msg: Message, *, timeout: float = REPLY_TIMEOUT, resend: bool = True
+    ) -> list[Message]:
         """Like :meth:`request`, returning every part of a multi-part (``record_part``) reply.
 
-        A request the host refuses as ``rate_limited`` ("slow down": it was dropped unread) is
-        sent again, unchanged but for its ``id``, after each pause of :data:`RATE_LIMIT_PAUSES`;
-        the last refusal is raised. ``timeout`` applies to each attempt.
+        With ``resend``, a request the host refuses as ``rate_limited`` ("slow down": it was
+        dropped unread) is sent again, unchanged but for its ``id``, after each pause of
+        :data:`RATE_LIMIT_PAUSES`; the last refusal is raised. ``timeout`` applies to each
+        attempt. (Chat passes ``resend=False``: a line over the chat limit is the user's to
+        send again, not ours to deliver late.)
         """
-        for pause in RATE_LIMIT_PAUSES:
+        for pause in RATE_LIMIT_PAUSES if resend else (None,):
             try:
                 return await self._request_once(msg, timeout=timeout)
             except RequestError as exc:

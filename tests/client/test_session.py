@@ -395,3 +395,15 @@ async def test_other_refusals_are_not_sent_again(autojump_clock: trio.testing.Mo
         with pytest.raises(RequestError) as info:
             await session.request(tm.Ready(table="t1", ready=True))
         assert info.value.code is ErrorCode.NOT_FOUND
+
+
+async def test_resend_false_raises_the_first_rate_limited(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Chat's way: a line over the chat limit is the user's to send again, not ours."""
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, slow_down)
+        t0 = trio.current_time()
+        with pytest.raises(RequestError) as info:
+            await session.request(tm.ChatSay(table="t1", text="hi"), resend=False)
+        assert info.value.code is ErrorCode.RATE_LIMITED and trio.current_time() == t0
