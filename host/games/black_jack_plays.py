@@ -1,0 +1,194 @@
+"""Black Jack play shapes: runs, chains and the "could go out this turn" search.
+
+How it works: the engine (:mod:`host.games.black_jack`) checks a play's shape with
+:func:`_is_run` and :func:`_is_chain`, and lists candidate plays with the generators
+:func:`_runs` (depth-first, jokers filling any place) and :func:`_chains` (breadth-first,
+shortest first), which yield ``(cards as put down, cards as they act)`` pairs so a joker's
+identity travels with it. :func:`_finishable` answers whether a hand could go out in one turn
+(plays that end on a queen, each covered by the next, the last not ending on one); it is a
+memoised search with a cap on the positions it visits, used to offer bots the declaration.
+These are pure functions of cards; they know no table state.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+
+from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit
+
+_NATURAL = ALL_CARDS[:52]
+
+
+def _is_black_jack(c: Card) -> bool:
+    return c.rank is Rank.JACK and c.color is Color.BLACK
+
+
+def _is_run(cards: Sequence[Card]) -> bool:
+    """Consecutive ranks in one suit, all up or all down, ace low, no wrap."""
+    step = cards[1].rank - cards[0].rank
+    if step not in (1, -1):
+        return False
+    return all(b.suit is cards[0].suit and b.rank - a.rank == step for a, b in pairwise(cards))
+
+
+def _is_chain(cards: Sequence[Card]) -> bool:
+    return all(b.rank is a.rank or b.suit is a.suit for a, b in pairwise(cards))
+
+
+def _finishable(hand: Sequence[Card]) -> bool:
+    """Whether ``hand`` could go out in one turn (offers the declaration to bots).
+
+    A turn is a play, then a cover for every play that ends on a queen: the hand must split
+    into plays (a single card or a run, either direction, a joker standing for any card) of
+    which each but the last ends on a queen and the last does not. The top card of the next
+    turn is unknown, so whether the first play matches it is not asked; chains are not tried.
+    A search that grows too large (many jokers) answers yes: a needless declaration is free.
+    """
+    return _finishable_indices(tuple(sorted(c.index for c in hand)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _finishable_indices(indices: tuple[int, ...]) -> bool:
+    """:func:`_finishable` of the hand with these canonical indices (cached: a hot path)."""
+    hand = [ALL_CARDS[i] for i in indices]
+    jokers = sum(c.is_joker for c in hand)
+    naturals = Counter(c for c in hand if not c.is_joker)
+    queens = sum(n for c, n in naturals.items() if c.rank is Rank.QUEEN)
+    if not hand or len(hand) > 13 * (queens + jokers + 1):
+        return False
+    if not jokers:
+        if not queens:
+            return _last_play(naturals, 0)
+        suits = {c.suit for c in naturals}
+        if len(suits - {c.suit for c in naturals if c.rank is Rank.QUEEN}) > 1:
+            return False  # a suit without a queen must be the last play: only one can be
+    return _can_finish(naturals, jokers, {})
+
+
+def _last_play(naturals: Counter[Card], jokers: int) -> bool:
+    """Whether all these cards make one play (a single or a run) that does not end on a queen."""
+    total = naturals.total() + jokers
+    if total == 1:
+        return jokers == 1 or next(iter(naturals)).rank is not Rank.QUEEN
+    if total > 13 or any(n > 1 for n in naturals.values()):
+        return False
+    if not naturals:
+        return True
+    ranks = [int(c.rank) for c in naturals]
+    # a run of two or more can be played towards whichever end is not the queen
+    return len({c.suit for c in naturals}) == 1 and max(ranks) - min(ranks) < total
+
+
+#: the ranks of the plays that end on a queen: K Q, then Q alone, J Q, 10 J Q, ..., A..Q
+_TO_QUEEN = ((13, 12), *(tuple(range(r, 13)) for r in range(12, 0, -1)))
+
+
+_SEARCH_LIMIT = 48  # positions _can_finish may visit before it answers yes
+
+
+def _can_finish(naturals: Counter[Card], jokers: int, seen: dict[object, bool]) -> bool:
+    key = (frozenset(naturals.items()), jokers)
+    known = seen.get(key)
+    if known is not None:
+        return known
+    if len(seen) >= _SEARCH_LIMIT:
+        return True
+    lacking = {c.suit for c in naturals} - {c.suit for c in naturals if c.rank is Rank.QUEEN}
+    if len(lacking) > jokers + 1:
+        seen[key] = False  # each suit without a queen needs a joker as its queen, or goes last
+        return False
+    seen[key] = found = _last_play(naturals, jokers)
+    for suit in Suit:
+        if found:
+            break
+        for ranks in _TO_QUEEN:
+            use = [c for c in (_AT[suit, r] for r in ranks) if naturals[c]]
+            need = len(ranks) - len(use)
+            if need > jokers:
+                if ranks[0] == 13:
+                    continue
+                break  # a longer run up to the queen needs at least as many jokers
+            rest = naturals - Counter(use)
+            if (rest or jokers > need) and _can_finish(rest, jokers - need, seen):
+                found = True
+                break
+    seen[key] = found
+    return found
+
+
+_AT = {(c.suit, int(c.rank)): c for c in _NATURAL}
+#: the identities that may follow a card in a chain (same rank or same suit, itself included)
+_LINKED = {c: tuple(d for d in _NATURAL if d.rank is c.rank or d.suit is c.suit) for c in _NATURAL}
+
+#: a candidate play: the cards as put down, and the cards as they act (jokers as declared)
+_Seq = tuple[tuple[Card, ...], tuple[Card, ...]]
+
+
+def _runs(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Iterator[_Seq]:
+    """Every run of two or more cards from each start (held card, identity), up then down.
+
+    Depth-first, with all prefixes: in each place the held card of that rank comes first, then
+    each joker held as that card, so every way of filling a run from the hand is listed once.
+    """
+    jokers = [j for j in counts if j.is_joker]
+    for first, acting in starts:
+        left = counts.copy()
+        left[first] -= 1
+        for step in (1, -1):
+            yield from _run_on((first,), (acting,), step, left, jokers)
+
+
+def _run_on(
+    cards: tuple[Card, ...],
+    acting: tuple[Card, ...],
+    step: int,
+    left: Counter[Card],
+    jokers: Sequence[Card],
+) -> Iterator[_Seq]:
+    rank = int(acting[-1].rank) + step
+    if not 1 <= rank <= 13:
+        return
+    want = _AT[acting[-1].suit, rank]
+    for put in (want, *jokers):
+        if left[put] <= 0:
+            continue
+        left[put] -= 1
+        longer = ((*cards, put), (*acting, want))
+        yield longer
+        yield from _run_on(*longer, step, left, jokers)
+        left[put] += 1
+
+
+def _chains(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Iterator[_Seq]:
+    """Every chain of two or more cards that is not a run, shortest first (option ``chain``).
+
+    Breadth-first from the starts: each card matches the previous one's identity by rank or
+    suit; a joker is tried as every identity that does. Runs are left out (:func:`_runs`
+    lists them). The caller stops reading at
+    :data:`host.games.black_jack.PLAY_LIMIT`, so a long level is never built
+    in full.
+    """
+    kinds = sorted(counts, key=lambda c: c.index)
+    level: list[_Seq] = [((first,), (acting,)) for first, acting in starts]
+    while level:
+        deeper: list[_Seq] = []
+        for cards, acting in level:
+            last = acting[-1]
+            for put in kinds:
+                if cards.count(put) >= counts[put]:
+                    continue
+                if put.is_joker:
+                    names: tuple[Card, ...] = _LINKED[last]
+                elif put.rank is last.rank or put.suit is last.suit:
+                    names = (put,)
+                else:
+                    continue
+                for name in names:
+                    longer = ((*cards, put), (*acting, name))
+                    deeper.append(longer)
+                    if not _is_run(longer[1]):
+                        yield longer
+        level = deeper
