@@ -371,6 +371,12 @@ class Table(GameRunner):
             self._poke()
 
     async def chat(self, conn: Conn, text: str) -> None:
+        """Say a line to the table; it is delivered first and kept in the store after.
+
+        The store write (a synced sqlite commit through the store's one worker) runs outside
+        the table lock: chat, which is not journaled, never holds up a move. A write that
+        fails loses the line from the kept backlog only, and is logged.
+        """
         async with self._lock:
             seat = self.seat_of(conn)
             if seat is None and conn not in self.spectators:
@@ -385,10 +391,13 @@ class Table(GameRunner):
             }
             n = self.chat_log[-1].n + 1 if self.chat_log else 1
             line = ChatRow(n, self.seq, msg)
-            await self.store.append_chat(self.table_id, line, keep=CHAT_BACKLOG)
             self.chat_log.append(line)
             for member in self.members():
                 member.deliver([msg])
+        try:
+            await self.store.append_chat(self.table_id, line, keep=CHAT_BACKLOG)
+        except Exception:  # the line was said; only its place in the backlog after a restart
+            log.exception("table %s: chat line %d not kept", self.table_id, n)
 
     def _chat_backlog(self, since_seq: int = 0) -> list[WireMap]:
         """The kept chat lines said at table seq ``since_seq`` or later, oldest first.

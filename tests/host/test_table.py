@@ -143,3 +143,66 @@ async def test_a_restart_does_not_stand_up_whoever_took_a_stood_up_seat() -> Non
         assert seat is not None and seat.name == "carol"
         assert not seat.stood_up and seat.misses == 0 and table.holds_token("carol-token")
         await store.close()
+
+
+class _SlowChatStore(Store):
+    """A store whose chat writes wait for ``release`` (a slow disk), or fail with ``fail``."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, in_thread=False)
+        self.release = trio.Event()
+        self.fail = False
+        self.kept: list[int] = []
+
+    async def append_chat(self, table_id: str, row: Any, *, keep: int) -> None:
+        await self.release.wait()
+        if self.fail:
+            raise OSError("disk full")
+        await super().append_chat(table_id, row, keep=keep)
+        self.kept.append(row.n)
+
+
+async def _chat_table(store: Store) -> Table:
+    await store.open()
+    await store.put_table("t1", 1, {})
+    return Table(
+        table_id="t1", game_cls=find_game("one-card"), seats=2, options={}, store=store,
+        signing_key=Ed25519PrivateKey.generate(), turn_timer=None, grace=60.0, created=1,
+    )  # fmt: skip
+
+
+async def test_a_slow_chat_write_holds_up_neither_the_line_nor_the_table(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """The chat line reaches the table at once and the table lock is free while the store
+    writes it (before, the synced write ran under the lock, so a slow disk held up moves)."""
+    store = _SlowChatStore(tmp_path)
+    table = await _chat_table(store)
+    ann, bob = FakeConn(), FakeConn()
+    await table.join(ann, "ann")
+    await table.join(bob, "bob")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.chat, ann, "hello")
+        await trio.testing.wait_all_tasks_blocked()
+        assert [m["text"] for m in bob.got if m["type"] == "chat_line"] == ["hello"]
+        with trio.fail_after(1):  # the lock is free: a ready flag goes through at once
+            await table.set_ready(bob, True)
+        assert store.kept == []
+        store.release.set()
+    assert store.kept == [1]
+    (row,) = await store.load_tables("t1")
+    assert [c.n for c in row.chat] == [1]
+
+
+async def test_a_failed_chat_write_still_says_the_line(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    store = _SlowChatStore(tmp_path)
+    store.fail = True
+    store.release.set()
+    table = await _chat_table(store)
+    ann = FakeConn()
+    await table.join(ann, "ann")
+    await table.chat(ann, "hello")  # no error for the speaker: the line was said
+    assert [m["text"] for m in ann.got if m["type"] == "chat_line"] == ["hello"]
+    assert [c.n for c in table.chat_log] == [1]
