@@ -17,6 +17,7 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,8 @@ from client.trust import KnownHosts, open_stream
 __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
 
 DEFAULT_PORT = 7531
+#: a table id as the protocol spells it (``protocol.table_messages``: ``[A-Za-z0-9_-]``, 1-64)
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: known_hosts entry suffix for the host's Ed25519 deal-signing key
 FAIR_KEY_SUFFIX = "#deal-key"
 LOBBY_HELP = (
@@ -316,6 +319,40 @@ async def run_join(
     return outcome
 
 
+def _check_combination(
+    *,
+    table: str | None,
+    watch: bool,
+    create: str | None,
+    seats: int,
+    bots: int,
+    option_pairs: tuple[str, ...],
+) -> None:
+    """Refuse options that would be silently ignored, and a malformed ``--table``, up front."""
+    ctx = click.get_current_context()
+
+    def given(param: str) -> bool:
+        source = ctx.get_parameter_source(param)
+        return source is not None and source is not click.core.ParameterSource.DEFAULT
+
+    if create is None:
+        unused = [opt for opt, param in (("--seats", "seats"), ("--bots", "bots")) if given(param)]
+        if option_pairs:
+            unused.append("--option")
+        if unused:
+            raise click.UsageError(
+                f"{' and '.join(unused)} only apply to a new table: add --create GAME"
+            )
+    elif table is not None:
+        raise click.UsageError("--create makes a new table; --table joins one: give only one")
+    if watch and table is None and create is None:
+        raise click.UsageError("--watch needs --table TABLE (the table id to watch)")
+    if table is not None and not TABLE_ID.fullmatch(table):
+        raise click.BadParameter(
+            f"{table!r} is not a table id (1-64 of A-Z a-z 0-9 _ -)", param_hint="'--table'"
+        )
+
+
 @click.command("join", short_help="Join a host on the LAN (discovers hosts without ADDRESS).")
 @click.argument("address", required=False)
 @connection_options
@@ -364,6 +401,8 @@ def join_command(
     """
     if address is not None:
         split_address(address)  # a bad address is a usage error before anything runs
+    _check_combination(table=table, watch=watch, create=create, seats=seats, bots=bots,
+                       option_pairs=option_pairs)  # fmt: skip
     run_sync(
         run_join,
         address=address, name=name, insecure=insecure, known_hosts=known_hosts,
