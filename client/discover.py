@@ -74,6 +74,21 @@ class HostAd:
     proto: str
 
     @property
+    def fingerprint(self) -> str:
+        """The ``fp`` hint in the form the host's screen shows: ``SHA256:ab:cd:...`` (cut short).
+
+        >>> HostAd("Den", "10.0.0.2", 7531, "41F6cec40cb475d8", "1").fingerprint
+        'SHA256:41:f6:ce:c4:0c:b4:75:d8...'
+        >>> HostAd("Den", "10.0.0.2", 7531, "", "1").fingerprint
+        'unknown'
+        """
+        digits = "".join(ch for ch in self.fp.lower() if ch in "0123456789abcdef")
+        if not digits:
+            return "unknown"
+        pairs = ":".join(digits[i : i + 2] for i in range(0, len(digits), 2))
+        return f"SHA256:{pairs}..."
+
+    @property
     def target(self) -> str:
         """``address:port`` for ``onecard join``."""
         host = f"[{self.address}]" if ":" in self.address else self.address
@@ -261,7 +276,7 @@ async def run_discover(*, timeout: float, json_mode: bool) -> int:
         return 0
     width = max(len(ad.name) for ad in hosts)
     for ad in hosts:
-        click.echo(f"{ad.name:<{width}}  {ad.target:<21}  fingerprint {ad.fp}...")
+        click.echo(f"{ad.name:<{width}}  {ad.target:<21}  fingerprint {ad.fingerprint}")
     return len(hosts)
 
 

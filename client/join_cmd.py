@@ -98,7 +98,7 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[str, int]:
         ui.info(f"Found {hosts[0].name} at {hosts[0].target}")
         return hosts[0].address, hosts[0].port
     for i, ad in enumerate(hosts, 1):
-        ui.info(f"  {i}) {ad.name}  {ad.target}  fingerprint {ad.fp}...")
+        ui.info(f"  {i}) {ad.name}  {ad.target}  fingerprint {ad.fingerprint}")
     while True:
         if isinstance(ui, HumanUI):
             ui.prompt(f"Host 1-{len(hosts)} (q to quit): ")
