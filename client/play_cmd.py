@@ -61,7 +61,7 @@ from host.identity import (
     load_or_create_identity,
 )
 from host.server import HostConfig, HostInfo, serve_host
-from host.store import DB_FILE, RECORDS_DIR
+from host.store import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirInUse
 from protocol.errors import ProtocolError
 
 __all__ = [
@@ -193,7 +193,9 @@ def end_session_dir(session: Path) -> Path | None:
     The journal database and the identity links (or copies) go; the hand records stay. A
     session without records is removed entirely. Nothing here raises: a leftover is harmless.
     """
-    leftovers = (DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm", OWNER_FILE, LOCK_FILE)
+    leftovers = (
+        DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm", OWNER_FILE, LOCK_FILE, HOST_LOCK_FILE,
+    )  # fmt: skip
     for file in (*IDENTITY_FILES, *leftovers):
         with suppress(OSError):
             (session / file).unlink()
@@ -319,6 +321,8 @@ async def _serve_and_play(
     async with trio.open_nursery() as nursery:
         try:
             info = await nursery.start(serve_host, config)
+        except DataDirInUse as exc:
+            raise ClientError(str(exc)) from None
         except OSError as exc:
             raise ClientError(f"cannot start the host: {exc.strerror or exc}") from None
         try:

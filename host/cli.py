@@ -20,6 +20,7 @@ import trio
 from host.bots import RequestError, first_leaf, run_bots
 from host.identity import IdentityError
 from host.server import DEFAULT_PORT, HostConfig, HostInfo, serve_host
+from host.store import DataDirInUse
 from protocol.errors import ProtocolError
 
 __all__ = ["bot_command", "host_command", "run_host"]
@@ -119,7 +120,7 @@ def host_command(
         trio.run(run_host, config)
     except BaseException as raised:
         exc = first_leaf(raised)
-        if isinstance(exc, IdentityError | ValueError):
+        if isinstance(exc, IdentityError | DataDirInUse | ValueError):
             raise click.ClickException(str(exc)) from None
         if isinstance(exc, OSError):
             raise click.ClickException(

@@ -42,7 +42,7 @@ from host.bots import BotPlayer, RequestError, first_leaf, open_client
 from host.identity import HostIdentity, load_or_create_identity
 from host.lobby import HOSTED_BOT_PREFIX, Lobby
 from host.session import CLOSE_FLUSH_TIMEOUT, Session, server_closing
-from host.store import Store
+from host.store import Store, hold_data_dir
 from host.table import ROUND_TIMEOUT, Table, TableError
 from protocol.errors import ErrorCode
 from protocol.fairness import key_fingerprint
@@ -306,11 +306,17 @@ async def serve_host(
 
     Raises:
         ValueError: the host name is empty, too long or not printable.
+        DataDirInUse: another host serves from the data directory.
         IdentityError: the key files in the data directory are unreadable.
         OSError: the port cannot be bound.
     """
     if not (1 <= len(config.name) <= MAX_NAME_LEN and config.name.isprintable()):
         raise ValueError(f"the host name must be 1-{MAX_NAME_LEN} printable characters")
+    with hold_data_dir(config.data_dir):
+        await _serve(config, task_status)
+
+
+async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> None:
     identity = load_or_create_identity(config.data_dir, name=config.name)
     store = Store(config.data_dir, in_thread=config.store_in_thread)
     await store.open()

@@ -16,6 +16,12 @@ Each table also keeps a short chat backlog (the last lines said there, pruned as
 arrive) so a client that resumes or a spectator who returns sees the recent chat.
 
 Resume tokens are never stored, only their SHA-256.
+
+One host at a time: :func:`hold_data_dir` takes an exclusive ``flock`` on ``.host.lock`` in the
+data directory for the host's whole lifetime (the OS drops it if the process dies), so a second
+host started on the same directory is refused (:class:`DataDirInUse`) instead of replaying the
+same tables and writing the same journal rows. It is a different file from the identity's
+short-lived lock, so the two never wait on each other.
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ import enum
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,10 +40,26 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
-__all__ = ["DB_FILE", "ChatRow", "JournalKind", "JournalRow", "SeatRow", "Store", "TableRow"]
+if sys.platform != "win32":
+    import fcntl
+
+__all__ = [
+    "DB_FILE",
+    "HOST_LOCK_FILE",
+    "ChatRow",
+    "DataDirInUse",
+    "JournalKind",
+    "JournalRow",
+    "SeatRow",
+    "Store",
+    "TableRow",
+    "hold_data_dir",
+]
 
 DB_FILE = "host.sqlite3"
 RECORDS_DIR = "records"
+#: held (flock) by the host serving from the data directory, for as long as it runs
+HOST_LOCK_FILE = ".host.lock"
 
 _T = TypeVar("_T")
 
@@ -132,6 +156,44 @@ def _unpack(data: bytes) -> dict[str, Any]:
     obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
     assert isinstance(obj, dict)
     return obj
+
+
+class DataDirInUse(Exception):
+    """Another host (process) already serves from this data directory."""
+
+
+@contextmanager
+def hold_data_dir(data_dir: Path) -> Iterator[None]:
+    """Hold ``data_dir`` for this host until the block ends (see the module docstring).
+
+    The lock file records the holder's process id for the error message. Where there is no
+    ``fcntl`` (Windows) nothing is locked.
+
+    Raises:
+        DataDirInUse: another host holds the directory.
+        OSError: the directory or its lock file cannot be created.
+    """
+    if sys.platform == "win32":  # pragma: no cover - no flock
+        yield
+        return
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / HOST_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            pid = f" (pid {holder})" if holder.isdigit() else ""
+            raise DataDirInUse(f"data dir {data_dir} is in use by another host{pid}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 class Store:

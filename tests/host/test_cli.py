@@ -114,3 +114,25 @@ async def test_bot_command_over_tls_with_a_pinned_fingerprint(
         )
     assert refused.returncode == 1
     assert b"does not match" in refused.stderr
+
+
+async def test_a_second_host_on_the_same_data_dir_is_refused_until_the_first_stops(
+    nursery: trio.Nursery, host_config: HostConfig
+) -> None:
+    first: HostInfo = await nursery.start(serve_host, host_config)
+    data = str(host_config.data_dir)
+    cmd = [
+        sys.executable, "-c", "from client.cli import main; main()", "host",
+        "--bind", "127.0.0.1", "--port", "0", "--data-dir", data, "--insecure", "--no-advertise",
+    ]  # fmt: skip
+    with trio.fail_after(60):
+        done: Any = await trio.run_process(
+            cmd, capture_stdout=True, capture_stderr=True, check=False
+        )
+    assert done.returncode == 1
+    err = done.stderr.decode()
+    assert f"data dir {data} is in use by another host (pid " in err
+    assert "Traceback" not in err
+    await first.host.shutdown()
+    again: HostInfo = await nursery.start(serve_host, host_config)
+    assert again.port

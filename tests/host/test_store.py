@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from host.store import DB_FILE, ChatRow, JournalKind, JournalRow, SeatRow, Store
+from host.store import (
+    DB_FILE,
+    ChatRow,
+    DataDirInUse,
+    JournalKind,
+    JournalRow,
+    SeatRow,
+    Store,
+    hold_data_dir,
+)
 
 
 async def test_journal_round_trips_and_filters_messages_by_audience(tmp_path: Path) -> None:
@@ -98,3 +107,11 @@ async def test_chat_keeps_the_last_lines_per_table_and_goes_with_the_table(tmp_p
         assert fresh.chat == []
     finally:
         await store.close()
+
+
+def test_hold_data_dir_is_exclusive_and_released(tmp_path: Path) -> None:
+    refused = pytest.raises(DataDirInUse, match=r"in use by another host \(pid \d+\)")
+    with hold_data_dir(tmp_path), refused, hold_data_dir(tmp_path):
+        pass
+    with hold_data_dir(tmp_path):  # free again
+        pass
