@@ -123,10 +123,14 @@ def host_command(
         if isinstance(exc, IdentityError | DataDirInUse | ValueError):
             raise click.ClickException(str(exc)) from None
         if isinstance(exc, OSError):
-            raise click.ClickException(
-                f"cannot listen on port {port}: {exc.strerror or exc}"
-            ) from None
+            where = f"port {port}" if bind is None else _join_address(bind, port)
+            raise click.ClickException(f"cannot listen on {where}: {exc.strerror or exc}") from None
         raise
+
+
+def _join_address(host: str, port: int) -> str:
+    """``host:port``, with an IPv6 address in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _split_address(address: str) -> tuple[str, int]:

@@ -136,3 +136,11 @@ async def test_a_second_host_on_the_same_data_dir_is_refused_until_the_first_sto
     await first.host.shutdown()
     again: HostInfo = await nursery.start(serve_host, host_config)
     assert again.port
+
+
+def test_host_names_the_address_it_cannot_listen_on(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["host", "--data-dir", str(tmp_path), "--bind", "999.1.1.1", "--port", "47313"]
+    )
+    assert result.exit_code == 1
+    assert "cannot listen on 999.1.1.1:47313: " in result.output
