@@ -28,9 +28,10 @@ from client.choices import Choice, Menu, build_menu
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.render import describe_action, describe_event, render_outcome, render_table
 from client.table_loop import Quit
+from protocol.limits import MAX_CHAT_LEN
 from protocol.messages import Error, Message
 
-__all__ = ["HELP", "HumanUI", "JsonUI"]
+__all__ = ["HELP", "HumanUI", "JsonUI", "chat_problem"]
 
 HELP = (
     "Type the number of a move, a card code (7S, 10H, QD, JR; 7♠ works too) or a letter shown "
@@ -39,6 +40,21 @@ HELP = (
 )
 #: action types a seat may send when it is not its turn
 OUT_OF_TURN = frozenset({"call", "declare"})
+
+
+def chat_problem(text: str) -> str | None:
+    """Why ``text`` cannot be sent as a chat line (the protocol's limits), or None if it can.
+
+    >>> chat_problem("hi"), chat_problem(" "), chat_problem("x" * 501)
+    (None, 'nothing to say', 'chat not sent: too long (501 characters, at most 500)')
+    """
+    if not text.strip():
+        return "nothing to say"
+    if len(text) > MAX_CHAT_LEN:
+        return f"chat not sent: too long ({len(text)} characters, at most {MAX_CHAT_LEN})"
+    if not text.isprintable():
+        return "chat not sent: it contains control characters"
+    return None
 
 
 class HumanUI:
@@ -170,8 +186,13 @@ class HumanUI:
         if low in ("?", "h", "help"):
             self.say(HELP)
             return None
-        if low.startswith("say "):
-            return "chat:" + text[4:].strip()
+        if low == "say" or low.startswith("say "):
+            said = text[4:].strip()
+            problem = chat_problem(said)
+            if problem is not None:
+                self.say(problem, style="yellow")
+                return None
+            return "chat:" + said
         if low in ("t", "table"):
             if tc.state is not None:
                 if tc.my_turn:
@@ -277,14 +298,24 @@ class JsonUI:
         except ValueError as exc:
             self.emit({"type": "error", "message": f"not JSON: {exc}"})
             return None
+        except RecursionError:
+            self.emit({"type": "error", "message": "not JSON: nested too deeply"})
+            return None
         if not isinstance(cmd, dict):
             self.emit({"type": "error", "message": "a command is a JSON object"})
             return None
         name = cmd.get("cmd")
         if name == "quit":
             raise Quit
-        text = cmd.get("text")
-        if name == "chat" and isinstance(text, str):
+        if name == "chat":
+            text = cmd.get("text")
+            if not isinstance(text, str):
+                self.emit({"type": "error", "message": "chat needs a 'text' string"})
+                return None
+            problem = chat_problem(text)
+            if problem is not None:
+                self.emit({"type": "error", "message": problem})
+                return None
             return "chat:" + text
         if name == "state":
             if tc.state is not None:

@@ -47,6 +47,7 @@ from client.session import (
     open_session,
 )
 from client.trust import HostKeyChanged, TrustError
+from protocol.errors import LocalProtocolError
 from protocol.messages import Error, Message
 
 __all__ = [
@@ -197,6 +198,8 @@ async def run_table(
                     ui.on_refused(tc, action, str(exc))
                 except (Disconnected, trio.TooSlowError):
                     ui.on_refused(tc, action, "the connection dropped before the host answered")
+                except LocalProtocolError as exc:  # not a valid message: nothing was sent
+                    ui.info(f"action not sent: {exc.message}", kind="error")
                 else:
                     ui.on_acted(tc, action)
 
@@ -216,6 +219,8 @@ async def run_table(
                 await tc.chat(text)
             except (RequestError, Disconnected, trio.TooSlowError) as exc:
                 ui.info(f"chat not sent: {exc}", kind="error")
+            except LocalProtocolError as exc:  # a line the protocol forbids: nothing was sent
+                ui.info(f"chat not sent: {exc.message}", kind="error")
 
         try:
             async for item in inbox:

@@ -140,3 +140,37 @@ def test_json_commands_and_events() -> None:
     assert [e["type"] for e in errors] == ["error"] * 4
     with pytest.raises(Quit):
         ui.on_line(tc, '{"cmd": "quit"}')
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("say " + "x" * 600, "chat not sent: too long (600 characters, at most 500)"),
+        ("say   ", "nothing to say"),
+        ("say", "nothing to say"),
+        ("say a\tb", "chat not sent: it contains control characters"),
+    ],
+)
+def test_a_chat_line_the_protocol_forbids_is_not_sent(typed: str, said: str) -> None:
+    """Before, these lines went to the loop, whose message validation ended the client."""
+    ui, out = _human()
+    assert said in _said(ui, _tc(), typed, out)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('{"cmd": "chat", "text": ""}', "nothing to say"),
+        ('{"cmd": "chat", "text": "' + "x" * 501 + '"}', "too long (501 characters, at most 500)"),
+        ('{"cmd": "chat", "text": "a\\u0007"}', "it contains control characters"),
+        ('{"cmd": "chat", "text": 7}', "chat needs a 'text' string"),
+        ('{"cmd": "chat"}', "chat needs a 'text' string"),
+        ("[" * 100_000, "not JSON: nested too deeply"),
+    ],
+)
+def test_json_commands_the_protocol_forbids_are_errors(line: str, said: str) -> None:
+    out = io.StringIO()
+    ui, tc = JsonUI(out), _tc()
+    assert ui.on_line(tc, line) is None
+    error = json.loads(out.getvalue())
+    assert error["type"] == "error" and said in error["message"]

@@ -154,3 +154,63 @@ async def test_no_after_a_refused_rematch_ends_the_loop(stdin: _Stdin) -> None:
         await _answer(ui, stdin, "y")
         await _answer(ui, stdin, "n")
     assert table.readies == 1 and ui.said[-1] == "Play again? [y/N]"
+
+
+class _Sender(_Table):
+    """A table whose ``act`` and ``chat`` build the real messages (and send nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__(refusals=0, code=ErrorCode.BAD_STATE)
+        self.sent: list[Message] = []
+
+    async def act(self, action: dict[str, Any]) -> None:
+        self.sent.append(tm.Act(table=self.table_id, seq=len(self.sent) + 1, action=action))
+
+    async def chat(self, text: str) -> None:
+        self.sent.append(tm.ChatSay(table=self.table_id, text=text))
+
+
+class _Typist(_UI):
+    """A front end that turns each typed line into what the test scripted for it."""
+
+    def __init__(self, wanted: dict[str, Any]) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.handled = trio.Event()
+
+    def on_line(self, tc: object, line: str) -> Any:  # type: ignore[override]
+        self.said.append(f"line {line}")
+        return self.wanted[line]
+
+    def info(self, text: str, **fields: Any) -> None:
+        super().info(text, **fields)
+        self.handled.set()
+
+
+async def test_a_line_the_protocol_forbids_is_reported_and_the_loop_goes_on(
+    stdin: _Stdin,
+) -> None:
+    """Before, the message's own validation error (a chat line over 500 characters, an empty
+    one, an action map msgpack cannot carry) escaped the loop and ended the client."""
+    table = _Sender()
+    ui = _Typist({"long": "chat:" + "x" * 600, "empty": "chat:", "float": {"type": 1.5}})
+    result: list[Any] = []
+
+    async def loop() -> None:
+        result.append(await run_table(cast(TableClient, table), ui))  # type: ignore[arg-type]
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop)
+            for line in ("long", "empty", "float"):
+                stdin.type(line)
+                await ui.handled.wait()
+                ui.handled = trio.Event()
+            stdin.type("")
+    assert table.sent == [] and result == [None]
+    assert [s for s in ui.said if "not sent" in s] == [
+        "chat not sent: field 'text': length 600 is outside 1..500",
+        "chat not sent: field 'text': length 0 is outside 1..500",
+        "action not sent: field 'action': float is not a protocol type",
+    ]
+    assert ui.said[-1] == "end end of input"
