@@ -266,9 +266,11 @@ async def test_lobby_validates_tables_names_and_seats(host: HostInfo, connect: A
             tm.CreateTable(game="poker", seats=2),
             tm.CreateTable(game="one-card", seats=9),
             tm.CreateTable(game="one-card", seats=2, options={"nonsense": 1}),
+            tm.CreateTable(game="one-card", seats=2, options={"multi_play": "maybe"}),
         ):
-            with pytest.raises(RequestError):
+            with pytest.raises(RequestError) as refused:
                 await c.request(bad)
+            assert refused.value.code is ErrorCode.BAD_FIELD, bad  # a value, not a clash
         created = await c.request(
             tm.CreateTable(game="one-card", seats=2, options={"multi_play": "on"})
         )
