@@ -450,7 +450,8 @@ def common_options(func: Any) -> Any:
     "option_pairs",
     multiple=True,
     metavar="KEY=VALUE",
-    help="A table option (house rule), e.g. --option jokers=2; repeatable.",
+    help="A table option (house rule) of the chosen game, e.g. --game black-jack --option "
+    "jokers=2; repeatable.",
 )
 @click.option("--watch", is_flag=True, help="Bots play every seat; you watch. Ends by itself.")
 @click.option(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +19,10 @@ from client.play_cmd import (
     end_session_dir,
     new_session_dir,
     parse_options,
+    play_command,
     sweep_sessions,
 )
+from host.games import find_game
 from host.identity import load_or_create_identity
 
 GAMES = ["one-card", "black-jack", "one"]
@@ -148,3 +151,12 @@ def test_an_unreadable_identity_is_one_line(tmp_path: Path) -> None:
     blocked.write_text("")
     with pytest.raises(ClientError, match="cannot prepare the host data directory"):
         new_session_dir(blocked / "data")
+
+
+def test_the_option_example_in_play_help_is_valid_for_its_game() -> None:
+    option = next(p for p in play_command.params if p.name == "option_pairs")
+    help_text = getattr(option, "help", "") or ""
+    example = re.search(r"e\.g\. (?:--game (\S+) )?--option (\w+)=(\w+)", help_text)
+    assert example is not None, help_text
+    game = example.group(1) or "one-card"
+    find_game(game).validate_options({example.group(2): example.group(3)})  # raises if not
