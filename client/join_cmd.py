@@ -39,21 +39,31 @@ from client.play_cmd import (
     run_sync,
     want_ascii,
 )
-from client.session import ClientSession, RequestError, SavedSeat, TokenStore, open_session
+from client.session import (
+    ClientSession,
+    Disconnected,
+    RequestError,
+    SavedSeat,
+    TokenStore,
+    open_session,
+)
 from client.table_loop import Quit, run_table
 from client.trust import KnownHosts, open_stream
+from protocol.errors import LocalProtocolError
 
 __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
 
 DEFAULT_PORT = 7531
+#: seats a new table may have (``--seats`` and the lobby's ``c``); host bots go up to one less
+SEATS_RANGE = (2, 10)
 #: a table id as the protocol spells it (``protocol.table_messages``: ``[A-Za-z0-9_-]``, 1-64)
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: known_hosts entry suffix for the host's Ed25519 deal-signing key
 FAIR_KEY_SUFFIX = "#deal-key"
 LOBBY_HELP = (
     "Type a table number to join it, w NUMBER to watch, c GAME [SEATS] [BOTS] to create a "
-    "table and sit down (games: one-card, one, black-jack; BOTS fill seats), r to refresh, "
-    "q to quit."
+    f"table and sit down (games: one-card, one, black-jack; SEATS {SEATS_RANGE[0]}-"
+    f"{SEATS_RANGE[1]}; BOTS fill seats), r to list the tables again, ? for this help, q to quit."
 )
 
 
@@ -120,6 +130,39 @@ def _describe_table(i: int, t: dict[str, Any]) -> str:
     )
 
 
+async def _read_lobby_line(session: ClientSession) -> str | None:
+    """The next input line, or :class:`Disconnected` as soon as the host closes meanwhile."""
+    line: str | None = None
+    async with trio.open_nursery() as nursery:
+
+        async def read() -> None:
+            nonlocal line
+            line = await _readline()
+            nursery.cancel_scope.cancel()
+
+        async def watch_close() -> None:
+            await session.closed.wait()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(read)
+        nursery.start_soon(watch_close)
+    if line is None and session.closed.is_set():
+        raise Disconnected(session.closed_reason or "the host closed the connection")
+    return line
+
+
+def _closing_message(reason: str) -> str:
+    """``reason`` without a repeated part (``the host is shutting down: the host is ...``).
+
+    >>> _closing_message("the host is shutting down: the host is shutting down")
+    'the host is shutting down'
+    >>> _closing_message("the host is shutting down: maintenance")
+    'the host is shutting down: maintenance'
+    """
+    head, sep, tail = reason.partition(": ")
+    return head if sep and tail.strip().lower() == head.strip().lower() else reason
+
+
 async def _lobby(
     session: ClientSession,
     tc_args: dict[str, Any],
@@ -127,31 +170,61 @@ async def _lobby(
     *,
     name: str,
 ) -> tuple[TableClient, bool]:
-    """Ask what to do until a table is joined or watched; return it and whether we sat down."""
+    """Ask what to do until a table is joined or watched; return it and whether we sat down.
+
+    People see the tables and the help once, then again on ``r`` (list) and ``?`` (help) and
+    after the host refuses something; a typo only gets its own message. ``--json`` scripts get
+    a ``tables`` event after every command.
+    """
+    try:
+        return await _lobby_loop(session, tc_args, ui, name=name)
+    except Disconnected as exc:
+        raise Disconnected(_closing_message(session.closed_reason or str(exc))) from None
+
+
+async def _lobby_loop(
+    session: ClientSession,
+    tc_args: dict[str, Any],
+    ui: HumanUI | JsonUI,
+    *,
+    name: str,
+) -> tuple[TableClient, bool]:
+    json_mode = isinstance(ui, JsonUI)
+    show_tables = show_help = True
+    tables: list[dict[str, Any]] = []
     while True:
-        reply = await session.request(tm.ListTables())
-        assert isinstance(reply, tm.Tables)
-        tables = [dict(t) for t in reply.tables]
-        if isinstance(ui, JsonUI):
-            ui.emit({"type": "tables", "tables": tables})
-        else:
-            ui.info("Tables:" if tables else "No tables yet.")
-            for i, t in enumerate(tables, 1):
-                ui.info(_describe_table(i, t))
-            ui.info(LOBBY_HELP)
+        if show_tables:
+            reply = await session.request(tm.ListTables())
+            assert isinstance(reply, tm.Tables)
+            tables = [dict(t) for t in reply.tables]
+            if isinstance(ui, JsonUI):
+                ui.emit({"type": "tables", "tables": tables})
+            else:
+                ui.info("Tables:" if tables else "No tables yet.")
+                for i, t in enumerate(tables, 1):
+                    ui.info(_describe_table(i, t))
+        if isinstance(ui, HumanUI):
+            if show_help:
+                ui.info(LOBBY_HELP)
             ui.prompt("Lobby> ")
-        line = await _readline()
+        show_tables, show_help = json_mode, False
+        line = await _read_lobby_line(session)
         if line is None:
             raise Quit
         try:
-            verb, arg, extra = _parse_lobby(line, tables, json_mode=isinstance(ui, JsonUI))
+            verb, arg, extra = _parse_lobby(line, tables, json_mode=json_mode)
         except ValueError as exc:
-            if str(exc):  # an empty message means "list again"
+            if str(exc):
                 ui.info(str(exc), kind="error")
+            else:  # an empty message means "list again"
+                show_tables = True
             continue
         try:
             if verb == "quit":
                 raise Quit
+            if verb == "help":
+                show_help = True
+                continue
             if verb == "create":
                 arg = await _create(
                     session, arg, int(extra.get("seats", 2)), extra.get("options") or {},
@@ -168,6 +241,9 @@ async def _lobby(
                 return tc, True
         except RequestError as exc:
             ui.info(f"the host refused: {exc}", kind="error")
+            show_tables = True
+        except LocalProtocolError as exc:  # a request we could not even build
+            ui.info(f"not sent: {exc.message}", kind="error")
 
 
 async def _create(
@@ -181,10 +257,39 @@ async def _create(
     return created.table
 
 
+def _count(cmd: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
+    """``cmd[key]`` as a whole number within ``low..high`` (``ValueError`` says what is wrong)."""
+    value = cmd.get(key, default)
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} must be a whole number from {low} to {high}")
+    if not low <= value <= high:
+        raise ValueError(f"{key} must be from {low} to {high}, not {value}")
+    return value
+
+
+def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
+    """The checked ``seats``, ``bots`` and ``options`` of a create command (as ``--seats``...)."""
+    seats = _count(cmd, "seats", 2, *SEATS_RANGE)
+    bots = _count(cmd, "bots", 0, 0, SEATS_RANGE[1] - 1)  # as --bots: capped at seats - 1
+    options = cmd.get("options") or {}
+    if not isinstance(options, dict):
+        raise ValueError("options must be an object of KEY: VALUE")
+    return {"seats": seats, "bots": bots, "options": options}
+
+
 def _parse_lobby(
     line: str, tables: list[dict[str, Any]], *, json_mode: bool
 ) -> tuple[str, str, dict[str, Any]]:
-    """A lobby command as (verb, table or game, extra)."""
+    """A lobby command as (verb, table or game, extra); ``ValueError`` explains a bad one.
+
+    >>> _parse_lobby("c one 3 1", [], json_mode=False)
+    ('create', 'one', {'seats': 3, 'bots': 1, 'options': {}})
+    >>> _parse_lobby("5", [{"table": "t1"}], json_mode=False)
+    Traceback (most recent call last):
+    ValueError: no table 5 (tables are numbered 1-1)
+    """
     if json_mode:
         try:
             cmd = json.loads(line)
@@ -200,7 +305,7 @@ def _parse_lobby(
         if verb in ("join", "watch") and isinstance(cmd.get("table"), str):
             return str(verb), str(cmd["table"]), {}
         if verb == "create" and isinstance(cmd.get("game"), str):
-            return "create", str(cmd["game"]), cmd
+            return "create", str(cmd["game"]), _create_extra(cmd)
         raise ValueError(
             "lobby commands: join/watch {table}, create {game, seats, bots}, list, quit"
         )
@@ -210,18 +315,24 @@ def _parse_lobby(
     head = words[0].lower()
     if head == "q":
         return "quit", "", {}
+    if head in ("?", "h", "help"):
+        return "help", "", {}
     if head == "c" and len(words) >= 2:
         numbers = words[2:4]
-        if not all(n.isdigit() for n in numbers):
+        if len(words) > 4 or not all(n.isdigit() for n in numbers):
             raise ValueError("c GAME [SEATS] [BOTS]: SEATS and BOTS are numbers")
-        seats = int(numbers[0]) if numbers else 2
-        bots = int(numbers[1]) if len(numbers) > 1 else 0
-        return "create", words[1], {"seats": seats, "bots": bots}
+        extra = dict(zip(("seats", "bots"), map(int, numbers), strict=False))
+        return "create", words[1], _create_extra(extra)
     watch = head == "w"
-    number = words[1] if watch and len(words) > 1 else words[0]
-    if number.isdigit() and 1 <= int(number) <= len(tables):
-        return ("watch" if watch else "join"), str(tables[int(number) - 1]["table"]), {}
-    raise ValueError(f"not understood: {line.strip()!r}. {LOBBY_HELP}")
+    rest = words[1:] if watch else words
+    if len(rest) == 1 and rest[0].isdigit():
+        number = rest[0]
+        if 1 <= int(number) <= len(tables):
+            return ("watch" if watch else "join"), str(tables[int(number) - 1]["table"]), {}
+        if not tables:
+            raise ValueError(f"no table {number}: there are no tables yet (c GAME creates one)")
+        raise ValueError(f"no table {number} (tables are numbered 1-{len(tables)})")
+    raise ValueError(f"not understood: {line.strip()!r} (? for help)")
 
 
 async def run_join(
@@ -361,10 +472,14 @@ def _check_combination(
 @click.option("--create", type=click.Choice(["one-card", "one", "black-jack"]), default=None,
               help="Create a table of this game and sit down at it.")  # fmt: skip
 @click.option(
-    "--seats", type=click.IntRange(2, 10), default=2, show_default=True, help="Seats for --create."
+    "--seats",
+    type=click.IntRange(*SEATS_RANGE),
+    default=2,
+    show_default=True,
+    help="Seats for --create.",
 )
 @click.option(
-    "--bots", type=click.IntRange(0, 9), default=0, show_default=True,
+    "--bots", type=click.IntRange(0, SEATS_RANGE[1] - 1), default=0, show_default=True,
     help="Host bots seated at a --create table.",
 )  # fmt: skip
 @click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
