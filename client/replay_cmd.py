@@ -99,7 +99,7 @@ def replay_lines(path: str | Path, *, as_json: bool = False) -> Iterator[str]:
 
 
 @click.command("replay", short_help="Play a scenario file and print every event.")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option(
     "--json",
     "as_json",
@@ -111,8 +111,9 @@ def replay_lines(path: str | Path, *, as_json: bool = False) -> Iterator[str]:
 def replay_command(file: Path, as_json: bool) -> None:
     """Play scenario FILE through its game engine, printing every event and the outcome.
 
-    Exits with status 1 and a one-line message at the first illegal action or failed
-    expectation.
+    Exit status: 0 when the scenario ran to its end; 1, with a one-line message, when the
+    file cannot be read (missing, a directory, over 16 MiB, not JSON) or is not a valid
+    scenario, or at the first illegal action or failed expectation.
     """
     for line in replay_lines(file, as_json=as_json):
         click.echo(line)

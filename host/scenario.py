@@ -40,8 +40,10 @@ from host.games.base import (
     WireMap,
 )
 from protocol.cards import Card, CardCodeError, parse_card
+from protocol.records import MAX_RECORD_BYTES
 
 __all__ = [
+    "MAX_SCENARIO_BYTES",
     "Scenario",
     "ScenarioError",
     "ScenarioFailure",
@@ -85,6 +87,10 @@ _ERROR_ALIASES = {
     "illegal_action": "illegal_action",
     "not_your_turn": "not_your_turn",
 }
+
+
+#: the largest scenario file read (as for hand records: ``onecard verify``'s limit)
+MAX_SCENARIO_BYTES = MAX_RECORD_BYTES
 
 
 class ScenarioError(ValueError):
@@ -174,17 +180,27 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file.
 
     Raises:
-        ScenarioError: the file is unreadable, not JSON, or not a valid scenario.
+        ScenarioError: the file is unreadable (missing, a directory, larger than
+            :data:`MAX_SCENARIO_BYTES`, not UTF-8), not JSON, or not a valid scenario.
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_SCENARIO_BYTES + 1)  # never more: the file may be /dev/zero
     except OSError as exc:
         raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{p}: unreadable: larger than {MAX_SCENARIO_BYTES} bytes")
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{p}: unreadable: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{p}: not JSON: {exc.msg} at line {exc.lineno}") from None
+    except RecursionError:
+        raise ScenarioError(f"{p}: unreadable: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. a number too long to convert
+        raise ScenarioError(f"{p}: unreadable: {exc}") from None
     return parse_scenario(data, source=str(p))
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from client.cli import cli
 from client.replay_cmd import replay_command
+from host import scenario
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "one-card"
 
@@ -93,3 +95,37 @@ def test_invalid_or_missing_file(tmp_path: Path) -> None:
     missing = CliRunner().invoke(cli, ["replay", str(tmp_path / "nope.json")])
     assert missing.exit_code == 1 and "cannot read" in missing.output
     assert "Traceback" not in missing.output
+
+
+def test_unreadable_files_are_one_line_and_exit_status_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000, encoding="utf-8")
+    big = tmp_path / "big.json"
+    big.write_text(" " * 64 + "{}", encoding="utf-8")
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    cases = {
+        deep: "unreadable: JSON nested too deeply",
+        tmp_path: "cannot read: Is a directory",  # as a missing file: 1, not a usage error
+    }
+    check(cases)
+    monkeypatch.setattr(scenario, "MAX_SCENARIO_BYTES", 64)  # reads at most 65 bytes
+    cases = {
+        big: "unreadable: larger than 64 bytes",
+        binary: "unreadable: not UTF-8 text",
+    }
+    check(cases)
+
+
+def check(cases: dict[Path, str]) -> None:
+    for path, reason in cases.items():
+        result = CliRunner().invoke(cli, ["replay", str(path)])
+        assert result.exit_code == 1, (path, result.output)
+        assert result.output == f"Error: {path}: {reason}\n"
+
+
+def test_the_help_states_the_exit_status() -> None:
+    result = CliRunner().invoke(cli, ["replay", "--help"])
+    assert "file cannot be read" in " ".join(result.output.split())
