@@ -3,13 +3,22 @@ async functions elsewhere (uvicorn/flask style). Domain errors become ``click.Cl
 
 Subcommands are registered from their own modules in ``_register()``; a module that is not
 built yet is simply absent from the group.
+
+:func:`main` ends the program quietly with status 1 when the reader of stdout goes away
+(``onecard play --watch | head -2``): stdout is pointed at the null device so that nothing
+fails again while Python shuts down, as the Python docs' "Note on SIGPIPE" recommends.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 import click
+
+from client.render import OutputClosed
+from client.session import leaves
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "ONECARD"}
 
@@ -51,4 +60,19 @@ _register()
 
 def main() -> None:
     """Console-script entry point."""
-    cli()
+    try:
+        cli()
+    except BaseException as exc:  # trio wraps the failure in groups
+        if not any(isinstance(leaf, OutputClosed | BrokenPipeError) for leaf in leaves(exc)):
+            raise
+        output_closed()
+
+
+def output_closed() -> None:
+    """Exit with status 1, saying nothing: stdout's reader is gone (see the module docstring)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's capture): nothing to redirect
+        pass
+    sys.exit(1)

@@ -26,7 +26,13 @@ from rich.text import Text
 import protocol.table_messages as tm
 from client.choices import Choice, Menu, build_menu
 from client.fairplay import FairKind, FairNotice, TableClient
-from client.render import describe_action, describe_event, render_outcome, render_table
+from client.render import (
+    OutputClosed,
+    describe_action,
+    describe_event,
+    render_outcome,
+    render_table,
+)
 from client.table_loop import Quit
 from protocol.limits import MAX_CHAT_LEN
 from protocol.messages import Error, Message
@@ -82,7 +88,10 @@ class HumanUI:
 
     def prompt(self, text: str) -> None:
         self.console.print(text, end="")
-        self.console.file.flush()
+        try:
+            self.console.file.flush()
+        except BrokenPipeError:
+            raise OutputClosed("the output was closed") from None
         self._prompt_open = True
 
     def info(self, text: str, **fields: Any) -> None:
@@ -265,8 +274,11 @@ class JsonUI:
 
     def emit(self, obj: dict[str, Any]) -> None:
         stream = self.out if self.out is not None else sys.stdout
-        stream.write(json.dumps(obj, default=_bytes_hex, ensure_ascii=False) + "\n")
-        stream.flush()
+        try:
+            stream.write(json.dumps(obj, default=_bytes_hex, ensure_ascii=False) + "\n")
+            stream.flush()
+        except BrokenPipeError:  # the script reading us is gone; not a network error
+            raise OutputClosed("the output was closed") from None
 
     def info(self, text: str, **fields: Any) -> None:
         kind = str(fields.pop("kind", "info"))

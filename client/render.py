@@ -7,7 +7,9 @@ rules. Cards are wire codes (``7S``, ``10H``, ``JR``) shown as ``7♠``; hearts 
 red, spades and clubs use the terminal's default foreground (never hard-coded black), and with
 ``ascii`` the wire code itself is shown. Colour is off when the output is not a terminal or
 ``NO_COLOR`` is set: rich's :class:`~rich.console.Console` already decides that, see
-:func:`make_console`.
+:func:`make_console`. When the reader of our output goes away (``onecard ... | head -2``), the
+console raises :class:`OutputClosed` instead of rich's ``SystemExit`` (which trio would wrap
+in a group and print as a traceback); ``client.cli.main`` ends the program quietly on it.
 
 Per game: :func:`render_table` draws the header, the pile, what is pending, every seat (hand
 size, turn, dealer, calls) and the scores for ONE; the hand with its numbered legal moves is
@@ -26,6 +28,7 @@ from rich.text import Text
 __all__ = [
     "GAME_TITLES",
     "SUIT_NAMES",
+    "OutputClosed",
     "card_text",
     "cards_text",
     "describe_action",
@@ -44,9 +47,25 @@ GAME_TITLES = {"one-card": "One Card", "black-jack": "Black Jack", "one": "ONE"}
 Names = Callable[[object], str]
 
 
+class OutputClosed(Exception):
+    """Our output's reader went away (a broken pipe): nothing more can be shown.
+
+    Deliberately not an ``OSError``, so that it is never mistaken for a network error.
+    """
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # rich's own handler exits the process; we let the caller decide
+        raise OutputClosed("the output was closed")
+
+
 def make_console(*, ascii_only: bool = False, file: IO[str] | None = None) -> Console:
-    """A console for the game: no markup surprises, colour only on a terminal, NO_COLOR obeyed."""
-    return Console(
+    """A console for the game: no markup surprises, colour only on a terminal, NO_COLOR obeyed.
+
+    A broken pipe raises :class:`OutputClosed`.
+    """
+    return _Console(
         file=file,
         highlight=False,
         emoji=False,

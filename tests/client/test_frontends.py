@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 import protocol.table_messages as tm
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
-from client.render import make_console
+from client.render import OutputClosed, make_console
 from client.table_loop import Quit
 
 
@@ -174,3 +175,24 @@ def test_json_commands_the_protocol_forbids_are_errors(line: str, said: str) -> 
     assert ui.on_line(tc, line) is None
     error = json.loads(out.getvalue())
     assert error["type"] == "error" and said in error["message"]
+
+
+class _ClosedPipe(io.StringIO):
+    """An output whose reader has gone away."""
+
+    def write(self, s: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_output_is_not_a_network_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, the BrokenPipeError (an OSError) reached ``play``, which reported
+    "network error: Broken pipe"."""
+    monkeypatch.setattr(os, "dup2", lambda *args: None)  # never touch the test's own stdout
+    with pytest.raises(OutputClosed):
+        JsonUI(_ClosedPipe()).info("Watching", kind="watching")
+    ui = HumanUI(make_console(file=_ClosedPipe()))
+    with pytest.raises(OutputClosed):
+        ui.prompt("Your move: ")

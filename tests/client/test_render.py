@@ -15,8 +15,10 @@ from rich.console import Console
 
 from client.choices import build_menu
 from client.render import (
+    OutputClosed,
     card_text,
     describe_event,
+    make_console,
     render_outcome,
     render_table,
     suit_text,
@@ -144,3 +146,22 @@ def test_a_declaration_flag_reads_as_declared_not_true() -> None:
     console.print(render_table(view, NAMES, me=0, to_act=[0]))
     text = console.export_text()
     assert "(declared)" in text and "True" not in text
+
+
+class _ClosedPipe(io.StringIO):
+    """An output whose reader has gone away."""
+
+    def write(self, s: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_output_raises_output_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, rich redirected stdout itself and raised SystemExit, which trio wrapped in a
+    group and Python printed as a 40-line traceback (``onecard play --watch | head -2``)."""
+    monkeypatch.setattr(os, "dup2", lambda *args: None)  # never touch the test's own stdout
+    console = make_console(file=_ClosedPipe())
+    with pytest.raises(OutputClosed):
+        console.print("Bob plays 7S")
