@@ -7,7 +7,8 @@ connects like ``onecard join`` (TLS pinned in known_hosts, ``--insecure`` for pl
 unless ``--out`` says otherwise) and prints one line per hand. When ``onecard join`` has pinned
 the host's deal-signing key, every record must be signed by it. Exit status as ``onecard
 verify``: 0 every record valid (a correctly voided hand counts), 1 some record failed a check or
-was not a record at all, 2 none failed but some hand could not be fetched or saved.
+was not a record at all, 2 none failed but some hand could not be fetched or saved (a table
+the host does not know, or no connection at all, is 2 as well: nothing could be fetched).
 """
 
 from __future__ import annotations
@@ -88,6 +89,12 @@ async def run_records(
     return results
 
 
+class NotFetched(click.ClickException):
+    """Nothing could be fetched: exit status 2, as for a hand that could not be fetched."""
+
+    exit_code = EXIT_UNAVAILABLE
+
+
 def _table_id(ctx: click.Context, param: click.Parameter, value: str) -> str:
     if not TABLE_ID.fullmatch(value):
         raise click.BadParameter(f"{value!r} is not a table id (1-64 of A-Z a-z 0-9 _ -)")
@@ -124,14 +131,18 @@ def records_command(
     Without HAND, every hand the host keeps a record of is fetched. Each record is checked as
     `onecard verify` does (and against the host's deal key when it is pinned), saved as
     TABLE-handN-record.json and reported in one line. Exits 0 if all are valid, 1 if any failed
-    a check, 2 if none failed but some could not be fetched.
+    a check, 2 if none failed but some could not be fetched (no such table or hand, no
+    connection, the host refused).
     """
     split_address(address)  # a bad address is a usage error before anything runs
-    results: list[RecordResult] = run_sync(
-        run_records,
-        address=address, table=table, hands=hands, out=out, insecure=insecure,
-        known_hosts=known_hosts, list_only=list_only, as_json=as_json,
-    ) or []  # fmt: skip
+    try:
+        results: list[RecordResult] = run_sync(
+            run_records,
+            address=address, table=table, hands=hands, out=out, insecure=insecure,
+            known_hosts=known_hosts, list_only=list_only, as_json=as_json,
+        ) or []  # fmt: skip
+    except click.ClickException as exc:  # no such table, no connection: nothing fetched
+        raise NotFetched(exc.message) from None
     ctx = click.get_current_context()
     if any(r.status in ("invalid", "unreadable") for r in results):
         ctx.exit(EXIT_INVALID)
