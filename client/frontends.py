@@ -76,6 +76,7 @@ class HumanUI:
         self._spectator_seen: tuple[int, object] | None = None
         self._names_shown: tuple[str, ...] = ()
         self._prompt_open = False
+        self._asking: str | None = None  # the game's question awaiting an answer (see prompt)
         self._key_shown = False
 
     # ------------------------------------------------------------------ output
@@ -86,17 +87,27 @@ class HumanUI:
             self.console.print()
         self.console.print(text, style=style)
 
-    def prompt(self, text: str) -> None:
+    def prompt(self, text: str, *, again: str | None = None) -> None:
+        """Print a question and leave the cursor after it. With ``again``, the question stays
+        asked: it is printed again (as ``again``) after any other line, until it is answered or
+        no longer stands (see :meth:`_reprompt`), so the player never faces a silent screen."""
         self.console.print(text, end="")
         try:
             self.console.file.flush()
         except BrokenPipeError:
             raise OutputClosed("the output was closed") from None
         self._prompt_open = True
+        self._asking = again
+
+    def _reprompt(self) -> None:
+        """Ask the standing question again if a line printed since has pushed it away."""
+        if self._asking is not None and not self._prompt_open:
+            self.prompt(self._asking, again=self._asking)
 
     def info(self, text: str, **fields: Any) -> None:
         failed = fields.get("kind") == "error" or fields.get("ok") is False
         self.say(text, style="bold red" if failed else "dim")
+        self._reprompt()
 
     def _fair(self, notice: FairNotice) -> None:
         if notice.kind is FairKind.UNCHECKED:
@@ -134,6 +145,7 @@ class HumanUI:
         if not self._key_shown and tc.checker.key_fingerprint is not None:
             self._key_shown = True
             self.say(f"Deals are signed by the host key {tc.checker.key_fingerprint}", "dim")
+        self._reprompt()
 
     def _on_table_info(self, info: tm.TableInfo) -> None:
         if info.phase not in ("waiting", "finished"):
@@ -163,6 +175,7 @@ class HumanUI:
                 self._draw_turn(tc, state)
             return
         self._shown = None
+        self._asking = None  # the turn has passed (our move, a timer): nothing to answer
         calls = [c for c in self.menu.choices if c.actions[0].get("type") in OUT_OF_TURN]
         hint = json.dumps([c.actions for c in calls], sort_keys=True)
         if calls and hint != self._hinted:
@@ -182,12 +195,21 @@ class HumanUI:
         out.append_text(self.menu.render(ascii_only=self.ascii_only))
         self.say(out)
         left = "" if state.turn_ms is None else f" ({state.turn_ms // 1000} s left)"
-        self.prompt(f"Your move{left}: ")
+        self.prompt(f"Your move{left}: ", again="Your move: ")  # the time left goes stale
 
     # ------------------------------------------------------------------ input
 
     def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
-        self._prompt_open = False
+        """What the typed ``line`` asks for; any question still standing is asked again."""
+        self._prompt_open = False  # Enter was pressed: the cursor is on a fresh line
+        wanted = self._on_line(tc, line)
+        if isinstance(wanted, dict):
+            self._asking = None  # answered: the host's reply decides what comes next
+        else:
+            self._reprompt()
+        return wanted
+
+    def _on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
         text = line.strip()
         low = text.lower()
         if low in ("q", "quit", "exit"):
@@ -210,7 +232,7 @@ class HumanUI:
                     self.say(self._table(tc, tc.state))
             return None
         if self._pending is not None:
-            return self._answer(text)
+            return self._answer(tc, text)
         if not self.menu:
             waiting = ", ".join(tc.name_of(s) for s in (tc.state.to_act if tc.state else ()))
             self.say(
@@ -227,15 +249,17 @@ class HumanUI:
         self.say(Text("Choose: ").append_text(found.label))
         for i, label in enumerate(found.options(ascii_only=self.ascii_only), 1):
             self.say(Text(f"  {i}) ").append_text(label))
-        self.prompt(f"Option 1-{len(found.actions)} (x to cancel): ")
+        question = f"Option 1-{len(found.actions)} (x to cancel): "
+        self.prompt(question, again=question)
         return None
 
-    def _answer(self, text: str) -> dict[str, Any] | None:
+    def _answer(self, tc: TableClient, text: str) -> dict[str, Any] | None:
         choice = self._pending
         assert choice is not None
         if text.lower() in ("x", ""):
             self._pending = None
             self.say("cancelled; pick another move", style="dim")
+            self._asking = "Your move: " if tc.my_turn else None
             return None
         if text.isdigit() and 1 <= int(text) <= len(choice.actions):
             self._pending = None
@@ -255,6 +279,7 @@ class HumanUI:
         self._shown = None
 
     def end(self, tc: TableClient, reason: str) -> None:
+        self._asking = None
         if reason != "game over":
             self.say(reason, style="dim")
 

@@ -196,3 +196,39 @@ def test_a_closed_output_is_not_a_network_error(monkeypatch: pytest.MonkeyPatch)
     ui = HumanUI(make_console(file=_ClosedPipe()))
     with pytest.raises(OutputClosed):
         ui.prompt("Your move: ")
+
+
+def test_the_move_prompt_is_asked_again_after_other_lines() -> None:
+    """Before, "Your move:" was printed once; after a typing mistake or the "reconnected" line
+    the screen ended with that line and looked stuck."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    assert out.getvalue().endswith("Your move: ")
+    assert _said(ui, tc, "zz", out).endswith("not understood: 'zz'; type a number, a card code "
+                                             "like 7S, or a letter shown\nYour move: ")  # fmt: skip
+    assert _said(ui, tc, "?", out).endswith("Your move: ")
+    ui.info("connection lost (reset); reconnecting", kind="disconnected")
+    ui.info("reconnected: seat 1 resumed as Bob", kind="reconnected")
+    assert out.getvalue().endswith("reconnected: seat 1 resumed as Bob\nYour move: ")
+    chat = tm.ChatLine(table="t1", seat=0, name="Ann", text="hurry up")
+    ui.on_push(tc, chat, [])
+    assert out.getvalue().endswith("[chat] Ann: hurry up\nYour move: ")
+    assert ui.on_line(tc, "7s") is None  # a follow-up question stands in its turn
+    assert _said(ui, tc, "9", out).endswith("or x to cancel\nOption 1-4 (x to cancel): ")
+    assert _said(ui, tc, "x", out) == "cancelled; pick another move\nYour move: "
+    before = len(out.getvalue())
+    assert ui.on_line(tc, "d") == {"type": "draw"}  # answered: no prompt until the host says
+    ui.info("hand 1 record: valid")
+    assert out.getvalue()[before:] == "hand 1 record: valid\n"
+
+
+def test_no_move_prompt_when_it_is_not_our_turn() -> None:
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    ui.on_push(tc, _state(tc, VIEW, [], [2]), [])  # the turn passed (a timer)
+    ui.info("reconnected: seat 1 resumed as Bob", kind="reconnected")
+    assert "Your move" not in _said(ui, tc, "zz", out)
+    assert out.getvalue().endswith("reconnected: seat 1 resumed as Bob\nNothing to do right "
+                                   "now (waiting for Cy)\n")  # fmt: skip
