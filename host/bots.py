@@ -12,7 +12,11 @@ secret), and on each ``state`` in which it may act picks an action with :mod:`ho
 ``think`` seconds and sends ``act``. It sees nothing but what the host sends its seat.
 
 :func:`run_bots` is the plain async function behind ``onecard bot``: connect ``count`` bots,
-join (or create) a table, play until the game is over, resume after a dropped connection.
+join (or create) a table, play until the game is over, resume after a dropped connection. It
+looks the table up first: a finished table with no player left to start a rematch is refused
+(:class:`TableFinished`) instead of seating bots that would wait for ever; at a finished table
+where players sit, the bots say they wait for a rematch. Each bot's result is a
+:class:`BotOutcome` whose :meth:`~BotOutcome.line` reads ``seat 1 (bot1-ab12) went out``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import logging
 import random
 import secrets
 import ssl
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 import trio
@@ -36,11 +42,14 @@ from protocol.messages import Message
 
 __all__ = [
     "BOT_SOFTWARE",
+    "BotOutcome",
     "BotPlayer",
     "BotRefused",
     "ProtocolClient",
     "RequestError",
+    "TableFinished",
     "connect_stream",
+    "describe_outcome",
     "first_leaf",
     "open_client",
     "run_bots",
@@ -63,6 +72,48 @@ class BotRefused(RequestError):
 
     def __str__(self) -> str:
         return f"{self.code.value}: {self.error.message}"
+
+
+class TableFinished(Exception):
+    """``onecard bot --table`` at a finished table where nobody could start a rematch."""
+
+
+def describe_outcome(outcome: Mapping[str, Any], names: Mapping[int, str]) -> str:
+    """One readable line: ``seat 1 (Ann) went out``, ``seat 0 (Bo) reached the target ...``."""
+
+    def who(seat: object) -> str:
+        name = names.get(seat) if isinstance(seat, int) else None
+        return f"seat {seat}" + (f" ({name})" if name else "")
+
+    winners = [who(w) for w in outcome.get("winners") or []]
+    termination = outcome.get("termination")
+    if not winners:
+        line = "nobody won"
+    else:
+        verb = {
+            "went_out": "went out",
+            "target": "reached the target score",
+            "exhausted": "won (nothing left to play or draw: fewest cards)",
+        }.get(str(termination), "won")
+        line = f"{' and '.join(winners)} {verb}"
+    ranking = outcome.get("ranking")
+    if isinstance(ranking, list) and ranking:
+        line += "; finishing order: " + ", ".join(who(s) for s in ranking)
+    scores = outcome.get("scores")
+    if isinstance(scores, list) and scores:
+        line += "; scores: " + ", ".join(f"{who(i)} {v}" for i, v in enumerate(scores))
+    return line
+
+
+@dataclass(frozen=True, slots=True)
+class BotOutcome:
+    """How a bot's game ended, with the names of the seats as the bot last saw them."""
+
+    outcome: dict[str, Any]
+    names: dict[int, str] = field(default_factory=dict)
+
+    def line(self) -> str:
+        return describe_outcome(self.outcome, self.names)
 
 
 def open_client(
@@ -107,6 +158,8 @@ class BotPlayer:
         self.verifier: HandVerifier | None = None
         self.state: tm.StatePush | None = None
         self.outcome: dict[str, Any] | None = None
+        #: seat -> player name, from the latest ``table_info``
+        self.names: dict[int, str] = {}
         self.fair_alerts: list[str] = []
         #: table seq up to which pushes are a resume backlog (our old secrets are gone)
         self.backlog_until = 0
@@ -158,6 +211,10 @@ class BotPlayer:
             self.game_no = push.game_no
         elif isinstance(push, tm.GameOver):
             self.outcome = push.outcome
+        elif isinstance(push, tm.TableInfo):
+            self.names = {
+                int(s["seat"]): str(s["name"]) for s in push.seats if s is not None and "seat" in s
+            }
         elif isinstance(push, tm.FairPush):
             await self._on_fair(push)
 
@@ -252,6 +309,20 @@ class BotPlayer:
 # --------------------------------------------------------------------------- onecard bot
 
 
+def _check_finished(
+    table_id: str, info: Mapping[str, Any], notice: Callable[[str], None] | None
+) -> None:
+    """At a finished table only its players can start a rematch (by getting ready again)."""
+    players = [s for s in info.get("seats") or () if isinstance(s, dict) and s.get("bot") is None]
+    if not players:
+        raise TableFinished(
+            f"table {table_id} has finished and no player sits there to start a rematch; "
+            "create a new table with --create GAME"
+        )
+    if notice is not None:
+        notice(f"table {table_id} has finished; the bots wait for its players to start a rematch")
+
+
 async def connect_stream(
     address: str, port: int, *, insecure: bool, fingerprint: str | None = None
 ) -> trio.abc.Stream:
@@ -286,7 +357,7 @@ async def _one_bot(
     think: float,
     fingerprint: str | None,
     joined: trio.Event,
-) -> dict[str, Any]:
+) -> BotOutcome:
     token: str | None = None
     last_seq = 0
     for attempt in range(RECONNECT_TRIES):
@@ -308,7 +379,7 @@ async def _one_bot(
                 await bot.play()
                 last_seq = bot.last_seq
                 if bot.outcome is not None:
-                    return bot.outcome
+                    return BotOutcome(bot.outcome, dict(bot.names))
         except BaseException as raised:  # errors may come wrapped in nursery groups
             exc = first_leaf(raised)
             if isinstance(exc, RequestError):
@@ -336,25 +407,36 @@ async def run_bots(
     think: float = 0.5,
     insecure: bool = False,
     fingerprint: str | None = None,
-) -> list[dict[str, Any]]:
+    notice: Callable[[str], None] | None = None,
+) -> list[BotOutcome]:
     """Connect ``count`` bots to a table (or a new ``create`` table); return the outcomes.
+
+    ``notice`` receives a line for the user (``onecard bot`` prints it on stderr) when the
+    bots wait at a finished table for its players to start a rematch.
 
     Raises:
         BotRefused: the host refused (no such table, full, bad game); a :class:`RequestError`.
+        TableFinished: the table has finished and nobody but bots sits there.
         LocalProtocolError: a fingerprint mismatch or a lost host.
     """
-    if table_id is None:
-        if create is None:
-            raise ValueError("give a table id or a game to create")
-        stream = await connect_stream(address, port, insecure=insecure, fingerprint=fingerprint)
-        async with open_client(stream) as client:
-            try:
+    if table_id is None and create is None:
+        raise ValueError("give a table id or a game to create")
+    stream = await connect_stream(address, port, insecure=insecure, fingerprint=fingerprint)
+    async with open_client(stream) as client:
+        try:
+            if create is not None:
                 reply = await client.request(tm.CreateTable(game=create, seats=seats or count))
-            except RequestError as exc:
-                raise BotRefused(exc.error) from None
-            assert isinstance(reply, tm.TableCreated)
-            table_id = reply.table
-    outcomes: list[dict[str, Any]] = []
+                assert isinstance(reply, tm.TableCreated)
+                table_id = reply.table
+            elif table_id is not None:
+                listing = await client.request(tm.ListTables())
+                assert isinstance(listing, tm.Tables)
+                info = next((t for t in listing.tables if t.get("table") == table_id), None)
+                if info is not None and info.get("phase") == "finished":
+                    _check_finished(table_id, info, notice)
+        except RequestError as exc:
+            raise BotRefused(exc.error) from None
+    outcomes: list[BotOutcome] = []
 
     async def one(i: int) -> None:
         assert table_id is not None

@@ -17,7 +17,7 @@ import click
 import platformdirs
 import trio
 
-from host.bots import RequestError, first_leaf, run_bots
+from host.bots import RequestError, TableFinished, first_leaf, run_bots
 from host.identity import IdentityError
 from host.server import DEFAULT_PORT, HostConfig, HostInfo, serve_host
 from host.store import DataDirInUse
@@ -204,16 +204,19 @@ def bot_command(
                 think=think,
                 insecure=insecure,
                 fingerprint=fingerprint,
+                notice=lambda line: click.echo(line, err=True),
             )
         )
     except BaseException as raised:
         exc = first_leaf(raised)
         if isinstance(exc, RequestError):
             raise click.ClickException(f"the host refused: {exc}") from None
+        if isinstance(exc, TableFinished):
+            raise click.ClickException(str(exc)) from None
         if isinstance(exc, ProtocolError):
             raise click.ClickException(exc.message) from None
         if isinstance(exc, OSError):
             raise click.ClickException(f"cannot reach {address}: {exc.strerror or exc}") from None
         raise
     if outcomes:
-        click.echo(f"game over: {outcomes[0]}")
+        click.echo(f"game over: {outcomes[0].line()}")

@@ -16,10 +16,13 @@ import protocol.table_messages as tm
 from client.session import ClientSession, Disconnected, first_leaf
 from host.bots import (
     BOT_SOFTWARE,
+    BotOutcome,
     BotPlayer,
     BotRefused,
     ProtocolClient,
     RequestError,
+    TableFinished,
+    describe_outcome,
     open_client,
     run_bots,
 )
@@ -94,3 +97,59 @@ async def test_a_bot_stops_playing_when_the_host_shuts_down(
         assert client.ended_by_host and client.retry_after == 5
         with pytest.raises(Disconnected):
             await client.request(tm.ListTables())
+
+
+def test_an_outcome_reads_as_one_line_with_names() -> None:
+    names = {0: "Ann", 1: "bot1-ab12"}
+    went_out = {"termination": "went_out", "winners": [1], "ranking": None, "scores": None}
+    assert describe_outcome(went_out, names) == "seat 1 (bot1-ab12) went out"
+    ranked = {"termination": "ranked", "winners": [0], "ranking": [0, 2, 1], "scores": None}
+    assert describe_outcome(ranked, names) == (
+        "seat 0 (Ann) won; finishing order: seat 0 (Ann), seat 2, seat 1 (bot1-ab12)"
+    )
+    target = {"termination": "target", "winners": [0], "ranking": None, "scores": [101, 40]}
+    assert BotOutcome(target, names).line() == (
+        "seat 0 (Ann) reached the target score; scores: seat 0 (Ann) 101, seat 1 (bot1-ab12) 40"
+    )
+
+
+async def test_bots_at_a_finished_table_nobody_can_restart_are_refused(host: HostInfo) -> None:
+    where: dict[str, Any] = {"address": "127.0.0.1", "port": host.port, "insecure": True}
+    with trio.fail_after(60):
+        (first, _) = await run_bots(**where, count=2, create="black-jack", think=0)
+        assert first.line().startswith("seat ")
+        (table,) = host.host.lobby.tables
+        finished = await refusal(**where, count=1, table_id=table, think=0)
+    assert isinstance(finished, TableFinished)
+    assert str(finished).startswith(f"table {table} has finished and no player sits there")
+
+
+async def test_bots_at_a_finished_table_with_a_player_wait_for_the_rematch(
+    host: HostInfo, connect: Any
+) -> None:
+    table = await host.host.create_table("black-jack", seats=3)
+    await host.host.add_bots(table, 1)
+    where: dict[str, Any] = {"address": "127.0.0.1", "port": host.port, "insecure": True}
+    notices: list[str] = []
+    async with connect() as a, connect() as b, trio.open_nursery() as nursery:
+        ann = BotPlayer(a, table_id=table, stay=True)
+        bea = BotPlayer(b, table_id=table, stay=True)
+        for player, client, name in ((ann, a, "Ann"), (bea, b, "Bea")):
+            await player.join(name, as_bot=False)
+            nursery.start_soon(player.play)
+            await client.request(tm.Ready(table=table))
+        with trio.fail_after(60):
+            while ann.outcome is None or bea.outcome is None:
+                await trio.sleep(0.01)
+            await b.request(tm.Leave(table=table))  # a free seat; Ann still sits there
+            with trio.CancelScope() as waiting:
+
+                def notice(line: str) -> None:
+                    notices.append(line)
+                    waiting.cancel()  # the bots would wait for Ann's rematch from here on
+
+                await run_bots(**where, count=1, table_id=table, think=0, notice=notice)
+        nursery.cancel_scope.cancel()
+    assert notices == [
+        f"table {table} has finished; the bots wait for its players to start a rematch"
+    ]

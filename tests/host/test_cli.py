@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -55,7 +56,9 @@ async def test_bot_command_plays_a_game_to_the_end_and_exits_0(host: HostInfo) -
             cmd, capture_stdout=True, capture_stderr=True, check=False
         )
     assert done.returncode == 0, done.stderr.decode()
-    assert b"game over" in done.stdout
+    assert re.fullmatch(
+        r"game over: seat \d \(bot\d-[0-9a-f]{4}\) went out\n", done.stdout.decode()
+    )
 
 
 def test_host_rejects_a_name_clients_could_not_be_sent(tmp_path: Path) -> None:
