@@ -7,8 +7,9 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
 2. connects with :func:`client.trust.open_stream`: TLS 1.3, the fingerprint checked against the
    known_hosts pin before anything is sent (``--insecure``: plain TCP), and shows the
    fingerprint so the players can compare it with the host's screen;
-3. takes back a seat held at this host (a resume token in the state directory) or runs the
-   lobby: list the tables, then join, watch or create one (``--table``/``--create``/``--watch``
+3. takes back a seat held at this host (a resume token in the state directory, kept per host
+   and player name: only without ``--name`` or with the same name, never with ``--new``) or
+   runs the lobby: list the tables, then join, watch or create one (``--table``/``--create``/``--watch``
    skip the questions, for scripts and ``--json``);
 4. says ``ready`` and runs :func:`client.table_loop.run_table` until the game is over,
    reconnecting and resuming if the connection drops.
@@ -351,9 +352,15 @@ async def run_join(
     bots: int = 0,
     options: dict[str, Any] | None = None,
     timeout: float = 2.0,
+    new: bool = False,
 ) -> dict[str, Any] | None:
-    """Join (or watch) a table at a host and play it to the end; return the outcome."""
+    """Join (or watch) a table at a host and play it to the end; return the outcome.
+
+    A seat saved for this host is resumed unless ``new``, ``watch``, ``create`` or another
+    ``table`` is asked for, or ``name`` is given and differs from the saved seat's name.
+    """
     ui = make_ui(json_mode=json_mode, ascii_only=ascii_only)
+    asked_name = name
     name = name or default_name()
     host, port = split_address(address) if address else await _pick_host(ui, timeout)
     pins = KnownHosts(known_hosts)
@@ -385,7 +392,7 @@ async def run_join(
         welcome = session.welcome
         ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")
         tc: TableClient | None = None
-        saved = tokens.get(key)
+        saved = None if new else _saved_seat(tokens, key, asked_name)
         if saved is not None and not watch and table in (None, saved.table) and create is None:
             tc = TableClient(session, table_id=saved.table, name=saved.name, **tc_args)
             try:
@@ -393,8 +400,13 @@ async def run_join(
                 ui.info(f"Resumed your seat {tc.seat} at table {saved.table} as {tc.name}",
                         kind="resumed", table=saved.table, seat=tc.seat)  # fmt: skip
             except RequestError:
-                tokens.forget(key)
+                tokens.forget(saved.host)
                 tc = None
+        slot = saved.host if tc is not None and saved is not None else None
+        held = tokens.get(key) if tc is None and not new else None
+        if held is not None and held.name != name and isinstance(ui, HumanUI):
+            ui.info(f"(a seat of {held.name} at table {held.table} is saved for this host: "
+                    f"join --name {held.name} takes it back)")  # fmt: skip
         seated = tc is not None
         if tc is None:
             if create is not None:
@@ -410,7 +422,8 @@ async def run_join(
                 tc, seated = await _lobby(session, tc_args, ui, name=name)
             if seated:
                 assert tc.token is not None and tc.seat is not None and tc.name is not None
-                tokens.put(SavedSeat(key, tc.table_id, tc.name, tc.seat, tc.token))
+                slot = _seat_slot(tokens, key, tc.name)
+                tokens.put(SavedSeat(slot, tc.table_id, tc.name, tc.seat, tc.token))
                 ui.info(f"Seated at table {tc.table_id}, seat {tc.seat}, as {tc.name}; ready",
                         kind="seated", table=tc.table_id, seat=tc.seat)  # fmt: skip
                 await tc.ready()
@@ -424,10 +437,34 @@ async def run_join(
             learnt = tc.checker.host_pk
             if fair_key is None and learnt is not None:
                 pins.pin(key + FAIR_KEY_SUFFIX, learnt.hex())
-        if outcome is not None and seated:
-            tokens.forget(key)
+        if outcome is not None and seated and slot is not None:
+            tokens.forget(slot)
         await session.bye("leaving")
     return outcome
+
+
+def _saved_seat(tokens: TokenStore, key: str, name: str | None) -> SavedSeat | None:
+    """The seat to take back at ``key``: the one saved there when no ``--name`` was given,
+    else only a seat saved under that very name (another player's seat is left alone)."""
+    if name is None:
+        return tokens.get(key)
+    for slot in (key, _named_slot(key, name)):
+        saved = tokens.get(slot)
+        if saved is not None and saved.name == name:
+            return saved
+    return None
+
+
+def _named_slot(key: str, name: str) -> str:
+    """The token store entry of a second player from this state directory at ``key``."""
+    return f"{key} as {name}"  # a host:port has no spaces
+
+
+def _seat_slot(tokens: TokenStore, key: str, name: str) -> str:
+    """Where to save a new seat for ``name``: the host's own entry unless it holds someone
+    else's seat, which must stay resumable (``join --name THEM``)."""
+    held = tokens.get(key)
+    return key if held is None or held.name == name else _named_slot(key, name)
 
 
 def _check_combination(
@@ -485,6 +522,12 @@ def _check_combination(
 @click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
               help="A table option for --create; repeatable.")  # fmt: skip
 @click.option(
+    "--new",
+    is_flag=True,
+    help="Do not resume a saved seat: join as a new player (by default a seat saved for this "
+    "host is taken back when --name is not given or matches it).",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(0.2, 60),
     default=2.0,
@@ -504,6 +547,7 @@ def join_command(
     bots: int,
     option_pairs: tuple[str, ...],
     timeout: float,
+    new: bool,
     name: str | None,
     ascii_only: bool,
     json_mode: bool,
@@ -513,6 +557,11 @@ def join_command(
 
     Without ADDRESS, hosts advertised on the LAN are listed to pick from. The host's TLS
     fingerprint is pinned on first use; a changed fingerprint is refused.
+
+    A seat you held at this host (the game was left unfinished: a crash, a lost connection) is
+    taken back automatically when --name is not given or is the name you sat down with;
+    another --name, --table, --create, --watch or --new joins as a new player and leaves the
+    saved seat for later.
     """
     if address is not None:
         split_address(address)  # a bad address is a usage error before anything runs
@@ -523,5 +572,5 @@ def join_command(
         address=address, name=name, insecure=insecure, known_hosts=known_hosts,
         state_dir=state_dir, ascii_only=want_ascii(ascii_only), json_mode=json_mode,
         table=table, watch=watch, create=create, seats=seats, bots=bots,
-        options=parse_options(option_pairs), timeout=timeout,
+        options=parse_options(option_pairs), timeout=timeout, new=new,
     )  # fmt: skip

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +18,7 @@ import protocol.table_messages as tm
 from client import join_cmd
 from client.frontends import HumanUI, JsonUI
 from client.join_cmd import join_command
-from client.session import Disconnected, RequestError
+from client.session import Disconnected, RequestError, SavedSeat, TokenStore
 from client.table_loop import Quit
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
@@ -92,6 +94,9 @@ def _script(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
     monkeypatch.setattr(join_cmd, "_readline", readline)
 
 
+#: seconds a scripted exchange with a real host may take before the test fails
+GAME_TIMEOUT = 60
+
 TABLE = {"table": "t1", "game": "one", "phase": "waiting", "seats": [None, None]}
 
 
@@ -153,3 +158,67 @@ async def test_lobby_notices_the_host_closing_while_waiting_for_input(
     nursery.start_soon(close_soon)
     with pytest.raises(Disconnected, match=r"^the host is shutting down$"):
         await join_cmd._lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
+
+
+def test_saved_seats_are_kept_per_player(tmp_path: Path) -> None:
+    tokens = TokenStore(tmp_path)
+    key = "den:7531"
+    tokens.put(SavedSeat(key, "t1", "dave", 0, "secret-d"))
+    assert join_cmd._saved_seat(tokens, key, None) == tokens.get(key)  # no --name: resume
+    assert join_cmd._saved_seat(tokens, key, "dave") == tokens.get(key)
+    assert join_cmd._saved_seat(tokens, key, "erin") is None  # someone else: a new player
+    slot = join_cmd._seat_slot(tokens, key, "erin")
+    assert slot != key and join_cmd._seat_slot(tokens, key, "dave") == key
+    tokens.put(SavedSeat(slot, "t1", "erin", 1, "secret-e"))
+    erin = join_cmd._saved_seat(tokens, key, "erin")
+    assert erin is not None and erin.token == "secret-e"
+    dave = tokens.get(key)
+    assert dave is not None and dave.token == "secret-d"  # untouched
+
+
+def test_new_flag_is_offered_and_reaches_run_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[dict[str, object]] = []
+    monkeypatch.setattr(join_cmd, "run_sync", lambda fn, **kw: calls.append(kw))
+    runner = CliRunner()
+    assert runner.invoke(join_command, ["127.0.0.1:9", "--new"]).exit_code == 0
+    assert runner.invoke(join_command, ["127.0.0.1:9"]).exit_code == 0
+    assert [c["new"] for c in calls] == [True, False]
+    assert "--new" in runner.invoke(join_command, ["--help"]).output
+
+
+async def _until(client: Any, kind: str) -> dict[str, Any]:
+    with trio.fail_after(GAME_TIMEOUT):
+        while True:
+            line = await client.next()
+            assert line is not None, client.lines
+            if line["type"] == kind:
+                return dict(line)
+
+
+async def test_a_second_player_from_the_same_state_dir_does_not_take_the_first_ones_seat(
+    start_host: Callable[..., Awaitable[Any]], json_client: Callable[..., Awaitable[Any]]
+) -> None:
+    info = await start_host()
+    address = f"127.0.0.1:{info.port}"
+    dave = await json_client("join", address, "--name", "dave", "--create", "one-card",
+                             "--seats", "3")  # fmt: skip
+    table = (await _until(dave, "seated"))["table"]
+    erin = await json_client("join", address, "--name", "erin")
+    await _until(erin, "tables")  # the lobby, not dave's seat
+    await erin.send({"cmd": "join", "table": table})
+    assert (await _until(erin, "seated"))["seat"] == 1
+    assert "resumed" not in erin.types()
+    await erin.send({"cmd": "quit"})
+    await dave.send({"cmd": "quit"})
+    end = await _until(dave, "end")
+    assert end["reason"] == "you left the table"  # never kicked off by erin
+    assert "disconnected" not in dave.types()
+    with trio.fail_after(GAME_TIMEOUT):
+        assert await dave.process.wait() == 0 and await erin.process.wait() == 0
+
+    again = await json_client("join", address, "--name", "erin")
+    resumed = await _until(again, "resumed")
+    assert resumed["seat"] == 1 and "erin" in resumed["message"]
+    await again.send({"cmd": "quit"})
+    with trio.fail_after(GAME_TIMEOUT):
+        assert await again.process.wait() == 0
