@@ -44,6 +44,8 @@ async def run_host(config: HostConfig, *, echo: bool = True) -> None:
                 click.echo(f"TLS fingerprint: {info.fingerprint}")
                 click.echo(f"fair-dealing key: {info.signing_key_fingerprint}")
                 click.echo(f"data directory: {config.data_dir}")
+                if config.advertise and not info.advertised:
+                    click.echo("not advertised on the LAN: it listens on a loopback address only")
             async for _ in signals:
                 if echo:
                     click.echo("shutting down...")

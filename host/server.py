@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import ipaddress
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -83,7 +84,8 @@ class HostConfig:
     insecure: bool = False  #: plain TCP instead of TLS 1.3
     turn_timer: float | None = None  #: seconds per turn, None: no timer
     grace: float = 60.0  #: seconds a disconnected seat is waited for before a bot plays for it
-    advertise: bool = True  #: announce the host on the LAN (client.discover), if available
+    #: announce the host on the LAN (client.discover), if available; never on a loopback bind
+    advertise: bool = True
     max_connections: int = MAX_CONNECTIONS
     round_timeout: float = ROUND_TIMEOUT  #: seconds for each fair-deal commit and reveal
     bot_think: float = 0.5  #: seconds in-process bots wait before acting
@@ -101,6 +103,8 @@ class HostInfo:
     signing_key_fingerprint: str  #: fair-dealing Ed25519 key, as clients show it
     tls: bool
     host: Host = field(repr=False)
+    #: announced on the LAN (never when every bound address is a loopback one)
+    advertised: bool = False
 
 
 class Host:
@@ -284,6 +288,18 @@ def _bound(listeners: Sequence[Any]) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+def _loopback_only(addresses: Sequence[tuple[str, int]]) -> bool:
+    """True when nothing but this machine can reach the host (``--bind 127.0.0.1``, ``::1``)."""
+
+    def loopback(address: str) -> bool:
+        try:
+            return ipaddress.ip_address(address.split("%", maxsplit=1)[0]).is_loopback
+        except ValueError:
+            return False
+
+    return bool(addresses) and all(loopback(a) for a, _ in addresses)
+
+
 async def _advertise(info: HostInfo, name: str) -> None:
     """Hook for LAN discovery: ``client.discover.advertise_host(info, name)`` if it exists."""
     try:
@@ -337,6 +353,9 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
             bots = await lobby.restore()
             listeners = await _open_listeners(config, identity)
             addresses = _bound(listeners)
+            advertise = config.advertise and not _loopback_only(addresses)
+            if config.advertise and not advertise:
+                log.info("not advertising on the LAN: bound to a loopback address only")
             info = HostInfo(
                 port=addresses[0][1],
                 addresses=addresses,
@@ -344,6 +363,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                 signing_key_fingerprint=key_fingerprint(identity.signing_public_key),
                 tls=not config.insecure,
                 host=host,
+                advertised=advertise,
             )
             accept_scope = trio.CancelScope()
 
@@ -355,7 +375,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
             nursery.start_soon(accept)
             for table, seat in bots:
                 nursery.start_soon(host.respawn_bot, table, seat)
-            if config.advertise:
+            if advertise:
                 nursery.start_soon(_advertise, info, config.name)
             task_status.started(info)
             await host._shutdown.wait()

@@ -12,6 +12,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
+from host import server
 from host.bots import BotPlayer, ProtocolClient, RequestError, open_client
 from host.games import find_game
 from host.policy import heuristic_choice
@@ -396,3 +397,21 @@ async def test_a_bot_takes_a_bad_host_key_in_hand_commit_as_a_fairness_alert(
     bot = BotPlayer(cast(ProtocolClient, None), table_id="t1")  # the client is not reached
     await bot._on_fair(tm.FairPush(table="t1", seq=1, hand_no=1, msg=bad.to_wire()))
     assert bot.fair_alerts and bot.verifier is None and bot.host_pk is None
+
+
+async def test_a_host_bound_to_loopback_is_not_advertised_on_the_lan(
+    nursery: trio.Nursery, host_config: HostConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    announced: list[str] = []
+
+    async def advertise(info: HostInfo, name: str) -> None:
+        announced.append(name)
+
+    monkeypatch.setattr(server, "_advertise", advertise)
+    info: HostInfo = await nursery.start(serve_host, replace(host_config, advertise=True))
+    assert host_config.bind == "127.0.0.1" and not info.advertised
+    await info.host.shutdown()
+    assert announced == []
+    assert server._loopback_only([("127.0.0.1", 1), ("::1", 1)])
+    assert not server._loopback_only([("0.0.0.0", 1)])
+    assert not server._loopback_only([("127.0.0.1", 1), ("192.168.1.5", 1)])
