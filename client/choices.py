@@ -30,6 +30,13 @@ __all__ = ["Choice", "Menu", "build_menu", "normalise_card"]
 
 #: letter shortcuts for non-card actions, by action type
 LETTERS = {"draw": "d", "call": "c", "pass": "p", "declare": "l"}
+#: what a letter shortcut typed when the host does not offer its action is told
+NOT_NOW = {
+    "d": "you cannot draw now",
+    "c": "no One Card call to make now",
+    "p": "you cannot pass now",
+    "l": 'no "last card" to declare now',
+}
 _SYMBOL_TO_LETTER = {v: k for k, v in SUIT_SYMBOLS.items()}
 _RANKS = frozenset({"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"})
 
@@ -70,6 +77,8 @@ class Menu:
         ('1', '1', 'd')
         >>> m.resolve("7S")
         '7S cannot be played now (pick a numbered card or another move)'
+        >>> m.resolve("c")
+        'no One Card call to make now'
         """
         raw = text.strip()
         if not raw:
@@ -78,6 +87,8 @@ class Menu:
         found = self.by_key(key)
         if found is not None:
             return found
+        if key in NOT_NOW:
+            return NOT_NOW[key]
         if key.startswith("b"):
             value = key.removeprefix("bid").removeprefix("b").strip()
             for c in self.choices:
@@ -94,6 +105,14 @@ class Menu:
         if raw.isdigit():
             return f"there is no move {raw}; pick one of the numbers shown"
         return f"not understood: {raw!r}; type a number, a card code like 7S, or a letter shown"
+
+    def letters(self) -> list[str]:
+        """The lettered moves on offer, as ``"d draw"``, for the help line.
+
+        >>> build_menu({}, [{"type": "draw"}, {"type": "call"}]).letters()
+        ['d draw', 'c call "One Card!"']
+        """
+        return [f"{c.key} {c.label.plain}" for c in self.choices if c.key in NOT_NOW]
 
     def render(self, *, ascii_only: bool = False) -> Text:
         """The hand (legal cards numbered, others dimmed) and the other moves."""

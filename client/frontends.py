@@ -37,15 +37,27 @@ from client.table_loop import Quit
 from protocol.limits import MAX_CHAT_LEN
 from protocol.messages import Error, Message
 
-__all__ = ["HELP", "HumanUI", "JsonUI", "chat_problem"]
+__all__ = ["HumanUI", "JsonUI", "chat_problem", "help_text"]
 
-HELP = (
-    "Type the number of a move, a card code (7S, 10H, QD, JR; 7♠ works too) or a letter shown "
-    "(d draw, c call One Card, p pass, l last card). Other commands: t redraw the table, "
-    "say TEXT chat, ? this help, q leave."
-)
+#: the commands that are always there, for the help line
+COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help, q leave."
 #: action types a seat may send when it is not its turn
 OUT_OF_TURN = frozenset({"call", "declare"})
+
+
+def help_text(menu: Menu) -> str:
+    """The ``?`` line: how to pick a move, with only the letters the host offers right now.
+
+    >>> help_text(Menu([]))[:60]
+    'Type the number of a move or a card code (7S, 10H, QD, JR; 7'
+    >>> help_text(build_menu({}, [{"type": "draw"}, {"type": "call"}])).split(", or ")[1][:36]
+    'a letter: d draw, c call "One Card!"'
+    """
+    text = "Type the number of a move or a card code (7S, 10H, QD, JR; 7♠ works too)"
+    letters = menu.letters()
+    if letters:
+        text += ", or a letter: " + ", ".join(letters)
+    return f"{text}. {COMMANDS_HELP}"
 
 
 def chat_problem(text: str) -> str | None:
@@ -215,7 +227,7 @@ class HumanUI:
         if low in ("q", "quit", "exit"):
             raise Quit
         if low in ("?", "h", "help"):
-            self.say(HELP)
+            self.say(help_text(self.menu))
             return None
         if low == "say" or low.startswith("say "):
             said = text[4:].strip()

@@ -98,6 +98,7 @@ def test_joker_declarations_and_runs_are_offered_by_the_host_list() -> None:
         ("QS", "you do not hold QS"),
         ("7", "there is no move 7"),
         ("?", "Type the number of a move"),
+        ("c", "no One Card call to make now"),
     ],
 )
 def test_bad_entries_say_what_was_wrong(typed: str, said: str) -> None:
@@ -232,3 +233,20 @@ def test_no_move_prompt_when_it_is_not_our_turn() -> None:
     assert "Your move" not in _said(ui, tc, "zz", out)
     assert out.getvalue().endswith("reconnected: seat 1 resumed as Bob\nNothing to do right "
                                    "now (waiting for Cy)\n")  # fmt: skip
+
+
+def test_help_and_letters_follow_what_the_host_offers_now() -> None:
+    """Before, ``?`` always listed "c call One Card" and typing ``c`` without a call to make
+    said "not understood: 'c'"."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    helped = _said(ui, tc, "?", out)
+    assert "or a letter: d draw." in helped and "One Card" not in helped
+    assert "no One Card call to make now" in _said(ui, tc, "c", out)
+    assert "you cannot pass now" in _said(ui, tc, "p", out)
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS], [1]), [])
+    helped = _said(ui, tc, "?", out)
+    assert "letter" not in helped and "you cannot draw now" in _said(ui, tc, "d", out)
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "call"}], [1]), [])
+    assert 'or a letter: c call "One Card!".' in _said(ui, tc, "?", out)
