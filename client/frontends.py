@@ -41,6 +41,8 @@ __all__ = ["HumanUI", "JsonUI", "chat_problem", "help_text"]
 
 #: the commands that are always there, for the help line
 COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help, q leave."
+#: how to play, said to a person once seated (``seated`` info); never to a script
+TURN_HINT = "On your turn type the number of a move or a card code; ? for help, q to leave."
 #: action types a seat may send when it is not its turn
 OUT_OF_TURN = frozenset({"call", "declare"})
 
@@ -118,6 +120,8 @@ class HumanUI:
 
     def info(self, text: str, **fields: Any) -> None:
         failed = fields.get("kind") == "error" or fields.get("ok") is False
+        if fields.get("kind") == "seated" and TURN_HINT not in text:
+            text = f"{text}. {TURN_HINT}"
         self.say(text, style="bold red" if failed else "dim")
         self._reprompt()
 
@@ -319,6 +323,8 @@ class JsonUI:
 
     def info(self, text: str, **fields: Any) -> None:
         kind = str(fields.pop("kind", "info"))
+        if kind == "seated":  # keys to type are for people; a script reads spec/CLIENT-JSON.md
+            text = text.replace(TURN_HINT, "").strip()
         self.emit({"type": kind, "message": text, **fields})
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
