@@ -384,16 +384,21 @@ class JsonUI:
         return None
 
     def _action(self, tc: TableClient, cmd: dict[str, Any]) -> dict[str, Any] | None:
-        action = cmd.get("action")
+        action, index = cmd.get("action"), cmd.get("index")
         if isinstance(action, dict):
             return action
-        index = cmd.get("index")
         legal = list(tc.state.legal) if tc.state is not None else []
         if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal):
             return dict(legal[index])
-        self.emit(
-            {"type": "error", "message": f"act needs 'action' or an 'index' below {len(legal)}"}
-        )
+        if action is not None:
+            problem = "'action' must be a JSON object (a map from 'legal')"
+        elif not legal:
+            problem = "no legal moves now: not your turn"
+        elif index is None:
+            problem = f"act needs 'action' or 'index' (0 to {len(legal) - 1})"
+        else:
+            problem = f"'index' must be a whole number from 0 to {len(legal) - 1}, not {index!r}"
+        self.emit({"type": "error", "message": problem})
         return None
 
     def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:

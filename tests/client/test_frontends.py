@@ -269,3 +269,27 @@ def test_only_a_person_is_told_which_keys_to_type_once_seated() -> None:
     ui.info(PLAY_SEATED, kind="seated")
     ui.info("Seated at table t1, seat 1, as Bob; ready", kind="seated")
     assert shown.getvalue().count("? for help") == 2
+
+
+@pytest.mark.parametrize(
+    ("cmd", "legal", "said"),
+    [
+        ({"index": 0}, [], "no legal moves now: not your turn"),
+        ({}, [], "no legal moves now: not your turn"),
+        ({"index": 5}, [{"type": "draw"}], "'index' must be a whole number from 0 to 0, not 5"),
+        ({"index": "0"}, [{"type": "draw"}], "from 0 to 0, not '0'"),
+        ({"index": True}, [{"type": "draw"}], "from 0 to 0, not True"),
+        ({}, [{"type": "draw"}, {"type": "pass"}], "act needs 'action' or 'index' (0 to 1)"),
+        ({"action": "draw"}, [{"type": "draw"}], "'action' must be a JSON object"),
+    ],
+)
+def test_a_json_act_that_names_no_move_says_why(
+    cmd: dict[str, Any], legal: list[dict[str, Any]], said: str
+) -> None:
+    """Before: "act needs 'action' or an 'index' below 0" when there were no legal moves."""
+    out = io.StringIO()
+    ui, tc = JsonUI(out), _tc()
+    _state(tc, VIEW, legal, [1] if legal else [2])
+    assert ui.on_line(tc, json.dumps({"cmd": "act", **cmd})) is None
+    error = json.loads(out.getvalue())
+    assert error["type"] == "error" and said in error["message"]
