@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
 from client.render import OutputClosed, make_console
 from client.table_loop import Quit
+from host.games import find_game
 
 
 def _tc(seat: int = 1) -> TableClient:
@@ -293,3 +296,15 @@ def test_a_json_act_that_names_no_move_says_why(
     assert ui.on_line(tc, json.dumps({"cmd": "act", **cmd})) is None
     error = json.loads(out.getvalue())
     assert error["type"] == "error" and said in error["message"]
+
+
+def test_the_json_specs_create_examples_are_real_tables() -> None:
+    """Before, spec/CLIENT-JSON.md created a One Card table with Black Jack's ``jokers``."""
+    spec = (Path(__file__).parents[2] / "spec" / "CLIENT-JSON.md").read_text(encoding="utf-8")
+    examples = re.findall(r'`(\{"cmd": "create".*?\})`', spec, flags=re.DOTALL)
+    assert examples
+    for example in examples:
+        cmd = json.loads(example.replace("\n", " "))
+        engine = find_game(cmd["game"])
+        engine.validate_options(cmd.get("options", {}))  # raises on an unknown option
+        assert engine.min_seats <= cmd["seats"] <= engine.max_seats
