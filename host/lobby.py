@@ -144,6 +144,13 @@ class Lobby:
             raise TableError(exc.message, code=ErrorCode.BAD_FIELD) from None
         await self.store.put_table(table_id, table.created, table.meta())
         await self._start(table)
+        log.info(
+            "table %s created: %s, %d seats, options %s",
+            table_id,
+            table.game_cls.name,
+            seats,
+            " ".join(f"{k}={v}" for k, v in table.options.items()) or "-",
+        )
         return table
 
     async def _drop_an_idle_table(self) -> None:

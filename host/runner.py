@@ -16,6 +16,9 @@ Rules:
 2. Validation happens before the input row is written: a refused input leaves no row.
 3. Handlers never draw randomness themselves: when the engine needs a new deal round they set
    ``_needs_open`` and the live caller adds an ``open`` input with a fresh secret.
+
+Live (not replayed) inputs log one INFO line each for a game started or over, a deal round
+voided and a seat stood up (``onecard host -v``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from host.bots import describe_outcome
 from host.dealing import Deal
 from host.games.base import ChanceKind, Event, Game, WireMap
 from host.store import JournalKind, JournalRow
@@ -148,6 +152,7 @@ class GameRunner:
         self.turn_timer = turn_timer
         self.round_timeout = round_timeout
         self.seats: list[Seat | None] = [None] * seats
+        self._replaying = False  # no event logs while a stored journal is re-run
         self._reset_game_state()
 
     def _reset_game_state(self) -> None:
@@ -170,6 +175,11 @@ class GameRunner:
     def _poke(self) -> None:
         """Hook: something changed that the timers may care about."""
 
+    def _log(self, text: str, *args: object) -> None:
+        """One INFO line about this table, unless a stored journal is being re-run."""
+        if not getattr(self, "_replaying", False):
+            log.info("table %s: " + text, self.table_id, *args)
+
     def _send_summary(self) -> None:
         """Hook: seating or phase changed."""
 
@@ -184,16 +194,23 @@ class GameRunner:
         if start < len(journal):
             self.seq = journal[start].seq - 1
             self.game_no = int(journal[start].payload["game_no"]) - 1
-        for j in journal[start:]:
-            if j.kind not in inputs:
-                continue
-            if self.seq + 1 != j.seq:
-                log.warning(
-                    "table %s: replay seq %d, journal seq %d", self.table_id, self.seq + 1, j.seq
-                )
-                self.seq = j.seq - 1
-            self._input(Batch(), j.kind, j.payload)
-            self._needs_open = False
+        self._replaying = True
+        try:
+            for j in journal[start:]:
+                if j.kind not in inputs:
+                    continue
+                if self.seq + 1 != j.seq:
+                    log.warning(
+                        "table %s: replay seq %d, journal seq %d",
+                        self.table_id,
+                        self.seq + 1,
+                        j.seq,
+                    )
+                    self.seq = j.seq - 1
+                self._input(Batch(), j.kind, j.payload)
+                self._needs_open = False
+        finally:
+            self._replaying = False
         if journal:
             self.seq = max(self.seq, journal[-1].seq)
 
@@ -242,6 +259,12 @@ class GameRunner:
                 played = s.index < len(self.game_names) and self.game_names[s.index] == s.name
                 s.misses = int(misses.get(str(s.index), 0)) if played else 0
         self.phase = TablePhase.PLAYING
+        self._log(
+            "game %d of %s started (%s)",
+            self.game_no,
+            self.game_cls.name,
+            ", ".join(self.game_names),
+        )
         self._message(
             batch,
             {
@@ -306,6 +329,12 @@ class GameRunner:
             missing = deal.missing()
             self._row(batch, JournalKind.FAIR, payload)
             self.voids += 1
+            self._log(
+                "hand %d voided (%s), no answer from seat(s) %s",
+                deal.hand_no,
+                payload["reason"],
+                ", ".join(map(str, missing)) or "-",
+            )
             self._signed(batch, [(None, deal.void(missing, str(payload["reason"])))])
             for seat in missing:
                 self._missed(batch, seat, counts=payload["reason"] == VOID_TIMEOUT)
@@ -336,6 +365,7 @@ class GameRunner:
         if s.misses < MAX_MISSED_ROUNDS or s.stood_up:
             return
         s.stood_up = True
+        self._log("seat %d (%s) stood up after %d missed deal rounds", index, s.name, s.misses)
         s.substitute = True
         s.token_hash = None
         event = {"kind": "stood_up", "seat": index, "name": s.name, "misses": s.misses}
@@ -446,6 +476,8 @@ class GameRunner:
             self._end_hand(batch)
             self.phase = TablePhase.FINISHED
             self.turn_deadline = None
+            names = dict(enumerate(self.game_names))
+            self._log("game %d over: %s", self.game_no, describe_outcome(outcome.to_wire(), names))
             self._message(
                 batch, {"type": "game_over", "game_no": self.game_no, "outcome": outcome.to_wire()}
             )

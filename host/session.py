@@ -93,9 +93,12 @@ class TokenBucket:
 class _Close(Exception):
     """Internal: end the session after sending ``msg`` (if any)."""
 
-    def __init__(self, msg: WireMap | None) -> None:
+    def __init__(self, msg: WireMap | None, reason: str = "") -> None:
         super().__init__("close")
         self.msg = msg
+        if not reason and msg is not None:  # an error sent as the last word
+            reason = f"{msg.get('code')}: {msg.get('message')}"
+        self.reason = reason or "closed"
 
 
 class Session:
@@ -172,6 +175,8 @@ class Session:
 
     async def run(self) -> None:
         """Serve the connection until it ends; never raises for anything the client does."""
+        log.info("%s: connection opened", self.peer)
+        reason = "closed by the host"
         try:
             with self._cancel:
                 async with trio.open_nursery() as nursery:
@@ -179,11 +184,13 @@ class Session:
                     try:
                         await self._reader()
                     except _Close as close:
+                        reason = close.reason
                         if close.msg is not None:
                             self.deliver([close.msg])
                     except (trio.BrokenResourceError, trio.ClosedResourceError):
-                        pass
+                        reason = "the connection broke"
                     except trio.TooSlowError:
+                        reason = "silent for too long"
                         self.deliver([self._error(ErrorCode.TIMEOUT, "silent for too long")])
                     finally:
                         self._send.close()
@@ -192,6 +199,9 @@ class Session:
                         await self._writer_done.wait()
                     nursery.cancel_scope.cancel()
         finally:
+            if self._closing:
+                reason = "the host is shutting down"
+            log.info("%s: connection closed (%s)", self.peer, reason)
             self.closed = True
             # at once, never waiting for a busy table's lock; every table, not only
             # self.tables, which a resume still in progress has not updated yet
@@ -269,7 +279,7 @@ class Session:
             with trio.fail_after(IDLE_TIMEOUT_S):
                 data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
             if not data:
-                raise _Close(None)
+                raise _Close(None, "the client hung up")
             try:
                 self.proto.receive_data(bytes(data))
             except RemoteProtocolError as exc:
@@ -279,7 +289,7 @@ class Session:
         handler = self._handlers.get(type(msg))
         if handler is None:
             if msg.TYPE in ("bye",):
-                raise _Close(None)
+                raise _Close(None, "the client said bye")
             if msg.TYPE in ("pong", "error"):
                 return
             self.deliver(
@@ -347,11 +357,23 @@ class Session:
             if table.seat_of(self) is None and self not in table.spectators:
                 self.tables.pop(table.table_id, None)
             raise
+        bot = f" (bot: {msg.bot})" if msg.bot else ""
+        log.info(
+            "table %s: %s took seat %s%s [%s]",
+            table.table_id,
+            msg.name,
+            table.seat_of(self),
+            bot,
+            self.peer,
+        )
 
     async def _on_leave(self, msg: tm.Leave) -> None:
         table = self.lobby.table(msg.table)
+        seat = table.seat_of(self)
         await table.leave(self, re=msg.id)
         self.tables.pop(table.table_id, None)
+        if seat is not None:
+            log.info("table %s: seat %d left [%s]", table.table_id, seat, self.peer)
 
     async def _on_watch(self, msg: tm.Watch) -> None:
         table = self.lobby.table(msg.table)
@@ -411,6 +433,10 @@ class Session:
     async def _on_resume(self, msg: tm.Resume) -> None:
         table = await self.lobby.resume(self, msg.token, msg.last_seq, re=msg.id)
         self.tables[table.table_id] = table
+        seat = table.seat_of(self)
+        s = None if seat is None else table.seats[seat]
+        name = "" if s is None else f" ({s.name})"
+        log.info("table %s: seat %s%s resumed [%s]", table.table_id, seat, name, self.peer)
 
     async def _on_chat(self, msg: tm.ChatSay) -> None:
         table = self._my_table(msg.table)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, cast
@@ -415,3 +417,47 @@ async def test_a_host_bound_to_loopback_is_not_advertised_on_the_lan(
     assert server._loopback_only([("127.0.0.1", 1), ("::1", 1)])
     assert not server._loopback_only([("0.0.0.0", 1)])
     assert not server._loopback_only([("127.0.0.1", 1), ("192.168.1.5", 1)])
+
+
+async def test_the_host_logs_connections_and_table_events_one_line_each(
+    host: HostInfo, connect: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="host")
+    async with connect() as c:
+        created = await c.request(tm.CreateTable(game="black-jack", seats=2))
+        assert isinstance(created, tm.TableCreated)
+        table = created.table
+        ann = BotPlayer(c, table_id=table, stay=True)
+        await ann.join("Ann", as_bot=False)
+        await host.host.add_bots(table, 1)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ann.play)
+            await c.request(tm.Ready(table=table))
+            with trio.fail_after(60):
+                while ann.outcome is None:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+        await c.bye("done")
+    with trio.fail_after(60):
+        while not any("closed (the client said bye)" in r.getMessage() for r in caplog.records):
+            await trio.sleep(0.01)
+    async with connect() as again:
+        assert ann.token is not None
+        await again.request(tm.Resume(token=ann.token, last_seq=0))
+        await again.request(tm.Leave(table=table))
+    logged = [r.getMessage() for r in caplog.records if r.name.startswith("host")]
+    assert all("\n" not in line for line in logged)
+
+    def one(pattern: str) -> None:
+        assert any(re.fullmatch(pattern, line) for line in logged), (pattern, logged)
+
+    peer = r"\('127\.0\.0\.1', \d+\)"
+    one(rf"{peer}: connection opened")
+    one(rf"table {table} created: black-jack, 2 seats, options .*")
+    one(rf"table {table}: Ann took seat 0 \[{peer}\]")
+    one(rf"table {table}: Bot-1 took seat 1 \(bot: host:heuristic\) \[in-process bot\]")
+    one(rf"table {table}: game 1 of black-jack started \(Ann, Bot-1\)")
+    one(rf"table {table}: game 1 over: seat \d \((Ann|Bot-1)\) went out")
+    one(rf"table {table}: seat 0 \(Ann\) resumed \[{peer}\]")
+    one(rf"table {table}: seat 0 left \[{peer}\]")
+    one(rf"{peer}: connection closed \(the client said bye\)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -483,7 +484,9 @@ async def test_a_seat_that_keeps_missing_deal_rounds_is_stood_up_and_the_game_go
     mock_host: HostInfo,
     connect_memory: Any,
     nursery: trio.Nursery,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="host")
     table_id = await mock_host.host.create_table("one-card", seats=2)
     table = mock_host.host.lobby.table(table_id)
     async with connect_memory(mock_host) as honest, connect_memory(mock_host) as withholder:
@@ -504,6 +507,11 @@ async def test_a_seat_that_keeps_missing_deal_rounds_is_stood_up_and_the_game_go
             "name": "bob",
             "misses": MAX_MISSED_ROUNDS,
         }
+        logged = [r.getMessage() for r in caplog.records]  # onecard host -v
+        voided = f"hand 1 voided (timeout), no answer from seat(s) {joined.seat}"
+        assert f"table {table_id}: {voided}" in logged
+        stood_up = f"seat {joined.seat} (bob) stood up after {MAX_MISSED_ROUNDS} missed deal rounds"
+        assert f"table {table_id}: {stood_up}" in logged
         info = await wait_for(
             withholder,
             lambda m: isinstance(m, tm.TableInfo) and m.seats[joined.seat]["substitute"],
