@@ -7,6 +7,8 @@ application byte is sent* it compares that fingerprint with the pin stored for `
 the :class:`KnownHosts` file: no pin means first use (the pin is stored and the caller shows it
 so players can compare it aloud); a different pin raises :class:`HostKeyChanged` with an
 SSH-style warning and closes the connection. ``insecure=True`` is plain TCP for debugging.
+``onecard join`` opens with ``pin=False`` and calls :meth:`Connected.confirm` only after the
+host's ``welcome``, so a TLS server that is not a onecard host is never pinned.
 
 The known_hosts file is plain text, one ``host:port SHA256:ab:cd:...`` line per host, under
 ``platformdirs.user_config_dir("onecard")``; ``ONECARD_KNOWN_HOSTS`` or an explicit path
@@ -127,8 +129,18 @@ class Connected:
 
     stream: trio.abc.Stream
     fingerprint: str | None  #: None for an insecure (plain TCP) connection
-    first_use: bool  #: the fingerprint was not pinned before (it is now)
+    first_use: bool  #: the fingerprint was not pinned before (it is, or is after :meth:`confirm`)
     key: str  #: ``host:port``
+    #: where a first-use pin still has to be stored (``open_stream(..., pin=False)``), else None
+    pending: KnownHosts | None = None
+
+    def confirm(self) -> None:
+        """Store the first-use pin now that the peer proved to be a onecard host (``welcome``).
+
+        Does nothing when there is nothing to store (already pinned, insecure, ``expect``).
+        """
+        if self.pending is not None and self.fingerprint is not None:
+            self.pending.pin(self.key, self.fingerprint)
 
 
 def _client_context() -> ssl.SSLContext:
@@ -146,6 +158,7 @@ async def open_stream(
     insecure: bool = False,
     known_hosts: KnownHosts | None = None,
     expect: str | None = None,
+    pin: bool = True,
 ) -> Connected:
     """Connect to a host and check its identity before anything else is sent.
 
@@ -155,6 +168,9 @@ async def open_stream(
         known_hosts: the pin store (default: :func:`default_known_hosts`).
         expect: a fingerprint the caller already knows (an embedded host): it must match, and
             nothing is read from or written to ``known_hosts``.
+        pin: store a first-use pin at once. ``False`` leaves it to :meth:`Connected.confirm`,
+            for callers that first check the peer speaks the protocol (a TLS server that is no
+            onecard host is then never pinned).
 
     Raises:
         HostKeyChanged: the certificate differs from the pin (or from ``expect``).
@@ -184,6 +200,6 @@ async def open_stream(
         await trio.aclose_forcefully(stream)
         raise HostKeyChanged(key, pinned, seen, store.path)
     first = pinned is None
-    if first:
+    if first and pin:
         store.pin(key, seen)
-    return Connected(stream, seen, first, key)
+    return Connected(stream, seen, first, key, store if first and not pin else None)

@@ -86,3 +86,19 @@ def test_known_hosts_file_format(tmp_path: Path) -> None:
     assert pins.path.read_text() == "a:2 SHA256:aa\nb:1 SHA256:cc\n"
     pins.path.write_text("# comment\n\na:2 SHA256:aa\n")
     assert pins.get("a:2") == "SHA256:aa" and pins.get("b:1") is None
+
+
+async def test_a_deferred_pin_is_stored_only_on_confirm(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    port = await _tls_server(nursery, tmp_path / "host", [])
+    pins = KnownHosts(tmp_path / "known_hosts")
+    first = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False)
+    assert first.first_use and pins.get(f"127.0.0.1:{port}") is None
+    first.confirm()
+    assert pins.get(f"127.0.0.1:{port}") == first.fingerprint
+    await first.stream.aclose()
+    again = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False)
+    assert not again.first_use and again.pending is None
+    again.confirm()  # nothing to store
+    await again.stream.aclose()
