@@ -156,18 +156,6 @@ async def _read_lobby_line(session: ClientSession) -> str | None:
     return line
 
 
-def _closing_message(reason: str) -> str:
-    """``reason`` without a repeated part (``the host is shutting down: the host is ...``).
-
-    >>> _closing_message("the host is shutting down: the host is shutting down")
-    'the host is shutting down'
-    >>> _closing_message("the host is shutting down: maintenance")
-    'the host is shutting down: maintenance'
-    """
-    head, sep, tail = reason.partition(": ")
-    return head if sep and tail.strip().lower() == head.strip().lower() else reason
-
-
 async def _lobby(
     session: ClientSession,
     tc_args: dict[str, Any],
@@ -184,7 +172,7 @@ async def _lobby(
     try:
         return await _lobby_loop(session, tc_args, ui, name=name)
     except Disconnected as exc:
-        raise Disconnected(_closing_message(session.closed_reason or str(exc))) from None
+        raise Disconnected(session.closed_reason or str(exc)) from None
 
 
 async def _lobby_loop(

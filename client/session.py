@@ -268,11 +268,11 @@ class ClientSession:
         if isinstance(msg, ServerClosing):
             self.retry_after = msg.retry_after
             self.ended_by_host = True
-            self._close(f"the host is shutting down{': ' + msg.reason if msg.reason else ''}")
+            self._close(_said("the host is shutting down", msg.reason))
             return True
         if isinstance(msg, Bye):
             self.ended_by_host = True
-            self._close(f"the host said goodbye{': ' + msg.reason if msg.reason else ''}")
+            self._close(_said("the host said goodbye", msg.reason))
             return True
         if isinstance(msg, Error) and msg.fatal:
             self.ended_by_host = True
@@ -367,6 +367,19 @@ async def _shut(session: ClientSession, nursery: trio.Nursery, reason: str) -> N
     with trio.CancelScope(shield=True):
         await trio.aclose_forcefully(session.stream)
     nursery.cancel_scope.cancel()
+
+
+def _said(what: str, reason: str) -> str:
+    """``what: reason``, or ``what`` alone when the host's reason is empty or says the same.
+
+    >>> _said("the host is shutting down", "the host is shutting down")
+    'the host is shutting down'
+    >>> _said("the host is shutting down", "maintenance")
+    'the host is shutting down: maintenance'
+    """
+    if not reason.strip() or reason.strip().lower() == what.lower():
+        return what
+    return f"{what}: {reason}"
 
 
 def leaves(exc: BaseException) -> list[BaseException]:

@@ -7,7 +7,14 @@ import importlib
 
 import pytest
 
-MODULES = ["client.trust", "client.render", "client.choices", "client.discover", "client.join_cmd"]
+MODULES = [
+    "client.trust",
+    "client.render",
+    "client.choices",
+    "client.discover",
+    "client.join_cmd",
+    "client.session",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

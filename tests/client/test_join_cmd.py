@@ -154,7 +154,7 @@ async def test_lobby_notices_the_host_closing_while_waiting_for_input(
 
     async def close_soon() -> None:
         await trio.sleep(1)
-        session.closed_reason = "the host is shutting down: the host is shutting down"
+        session.closed_reason = "the host is shutting down"  # as ClientSession words it
         session.closed.set()
 
     nursery.start_soon(close_soon)
