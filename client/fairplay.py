@@ -315,9 +315,16 @@ class TableClient:
         await self.session.request(tm.Ready(table=self.table_id, ready=ready))
 
     async def act(self, action: dict[str, Any]) -> None:
-        """Send one action (a map from ``state.legal``). Raises RequestError if refused."""
+        """Send one action (a map from ``state.legal``).
+
+        Raises:
+            RequestError: the host refused it.
+            LocalProtocolError: ``action`` cannot be sent (not a valid ``act`` field); no
+                ``seq`` is used up then.
+        """
+        msg = tm.Act(table=self.table_id, seq=self.act_seq + 1, action=action)
         self.act_seq += 1
-        await self.session.request(tm.Act(table=self.table_id, seq=self.act_seq, action=action))
+        await self.session.request(msg)
 
     async def chat(self, text: str) -> None:
         await self.session.request(tm.ChatSay(table=self.table_id, text=text), resend=False)

@@ -8,12 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
 from client.fairplay import DealChecker, FairKind, TableClient
 from host.games.base import ChanceKind, ChanceRequest
 from protocol.cards import DECK_52
+from protocol.errors import LocalProtocolError
 from protocol.fairness import HandDealer, SeatSecret, SignedMessage, sign_message
 from protocol.records import verify_record
 
@@ -210,3 +212,24 @@ async def test_a_seat_the_host_stands_up_becomes_a_spectator() -> None:
     ours = {"kind": "stood_up", "seat": 1, "name": "Ann", "misses": 2}
     assert await tc.handle(tm.EventPush(table="t1", seq=6, event=ours)) == []
     assert (tc.seat, tc.token, tc.watching) == (None, None, True)
+
+
+async def test_an_action_that_cannot_be_sent_uses_up_no_seq() -> None:
+    """The act message is built before the seq moves on: a bad action map raises before any
+    request and the next good action still gets the next seq."""
+
+    class Session:
+        def __init__(self) -> None:
+            self.sent: list[Any] = []
+
+        async def request(self, msg: Any) -> Any:
+            self.sent.append(msg)
+            return msg
+
+    session = Session()
+    tc = TableClient(session, table_id="t1", name="Ann")  # type: ignore[arg-type]
+    with pytest.raises(LocalProtocolError):
+        await tc.act({"type": 1.5})
+    assert tc.act_seq == 0 and session.sent == []
+    await tc.act({"type": "draw"})
+    assert [m.seq for m in session.sent] == [1]
