@@ -48,7 +48,7 @@ class ErrorCode(enum.StrEnum):
     FULL = "full"
     #: No such table, seat, record or token.
     NOT_FOUND = "not_found"
-    #: A name is taken, or an option is invalid.
+    #: A name is taken, or a seat or token is held by another connection.
     CONFLICT = "conflict"
     #: An action arrived when it is not that seat's turn.
     NOT_YOUR_TURN = "not_your_turn"

@@ -125,7 +125,7 @@ class OptionError(LocalProtocolError, ValueError):
     """A table option is unknown or has a bad value."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, code=ErrorCode.CONFLICT)
+        super().__init__(message, code=ErrorCode.BAD_FIELD)
 
 
 # --------------------------------------------------------------------------- options
