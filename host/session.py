@@ -357,15 +357,6 @@ class Session:
             if table.seat_of(self) is None and self not in table.spectators:
                 self.tables.pop(table.table_id, None)
             raise
-        bot = f" (bot: {msg.bot})" if msg.bot else ""
-        log.info(
-            "table %s: %s took seat %s%s [%s]",
-            table.table_id,
-            msg.name,
-            table.seat_of(self),
-            bot,
-            self.peer,
-        )
 
     async def _on_leave(self, msg: tm.Leave) -> None:
         table = self.lobby.table(msg.table)

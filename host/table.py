@@ -221,6 +221,12 @@ class Table(GameRunner):
             conn.deliver(
                 [{"type": "joined", "table": self.table_id, "seat": seat, "token": token, "re": re}]
             )
+            # logged here, before a full table starts its game, so the lines come in order
+            log.info(
+                "table %s: %s took seat %d%s [%s]",
+                self.table_id, name, seat, f" (bot: {bot})" if bot else "",
+                getattr(conn, "peer", "?"),
+            )  # fmt: skip
             self._send_summary()
             await self._maybe_start()
             return seat, token
@@ -492,6 +498,10 @@ class Table(GameRunner):
             if now >= self._away_since(s) + self.grace:
                 self.seats[i] = None
                 await self.store.delete_seat(self.table_id, i)
+                log.info(
+                    "table %s: seat %d (%s) freed: away %.0f s with no game running",
+                    self.table_id, i, s.name, self.grace,
+                )  # fmt: skip
                 freed = True
         if freed:
             self._send_summary()

@@ -461,3 +461,6 @@ async def test_the_host_logs_connections_and_table_events_one_line_each(
     one(rf"table {table}: seat 0 \(Ann\) resumed \[{peer}\]")
     one(rf"table {table}: seat 0 left \[{peer}\]")
     one(rf"{peer}: connection closed \(the client said bye\)")
+    took = next(i for i, line in enumerate(logged) if "Bot-1 took seat 1" in line)
+    started = next(i for i, line in enumerate(logged) if "game 1 of black-jack started" in line)
+    assert took < started  # the last seat is taken, then the full table starts

@@ -3,11 +3,13 @@ hands since. Driven directly (no sockets) with stand-in connections, on trio's m
 
 from __future__ import annotations
 
+import logging
 import random
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -44,10 +46,11 @@ async def _store(path: Path, table_id: str) -> Store:
 
 
 async def test_a_player_who_dropped_during_the_game_keeps_the_seat_for_the_grace_after_it(
-    autojump_clock: trio.testing.MockClock, tmp_path: Path
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The grace for freeing an absent seat counts from the end of the game, not from the drop:
     a player coming back just after the game still finds the seat (and the game's end)."""
+    caplog.set_level(logging.INFO, logger="host")
     store = await _store(tmp_path, "t1")
     table = Table(
         table_id="t1",
@@ -81,6 +84,8 @@ async def test_a_player_who_dropped_during_the_game_keeps_the_seat_for_the_grace
         await trio.sleep(10)
         assert table.seats[1] is None and trio.current_time() - ended >= table.grace
         nursery.cancel_scope.cancel()
+    freed = [r.getMessage() for r in caplog.records if "freed" in r.getMessage()]
+    assert freed == ["table t1: seat 1 (bob) freed: away 60 s with no game running"]
     await store.close()
 
 
