@@ -7,8 +7,8 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
 2. connects with :func:`client.trust.open_stream`: TLS 1.3, the fingerprint checked against the
    known_hosts pin before anything is sent (``--insecure``: plain TCP), and shows the
    fingerprint so the players can compare it with the host's screen. A first fingerprint is
-   pinned only after the host's ``welcome`` (:func:`_host_session`): a TLS server that is no
-   onecard host is reported as such and never pinned;
+   pinned only after the host's ``welcome`` (:func:`client.trust.host_session`): a TLS server
+   that is no onecard host is reported as such and never pinned;
 3. takes back a seat held at this host (a resume token in the state directory, kept per host
    and player name: only without ``--name`` or with the same name, never with ``--new``) or
    runs the lobby: list the tables, then join, watch or create one
@@ -22,8 +22,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +48,9 @@ from client.session import (
     RequestError,
     SavedSeat,
     TokenStore,
-    open_session,
 )
 from client.table_loop import Quit, run_table
-from client.trust import Connected, KnownHosts, open_stream
+from client.trust import KnownHosts, host_session, open_stream
 from protocol.errors import LocalProtocolError
 
 __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
@@ -328,41 +325,6 @@ def _parse_lobby(
     raise ValueError(f"not understood: {line.strip()!r} (? for help)")
 
 
-@asynccontextmanager
-async def _host_session(connected: Connected, *, insecure: bool) -> AsyncIterator[ClientSession]:
-    """:func:`open_session`, pinning a first-use fingerprint only after a valid ``welcome``.
-
-    A peer that fails the handshake is reported as what it most likely is: no onecard host
-    (it sent something else), or with ``--insecure`` a TLS host (it hung up on plain text).
-    """
-    welcomed = False
-    try:
-        async with open_session(connected.stream) as session:
-            welcomed = True
-            connected.confirm()
-            yield session
-    except Disconnected as exc:
-        if welcomed:
-            raise
-        raise Disconnected(_handshake_failure(connected.key, str(exc), insecure=insecure)) from None
-
-
-def _handshake_failure(key: str, reason: str, *, insecure: bool) -> str:
-    """What to tell the user when ``key`` sent no valid ``welcome`` (``reason``: the session's).
-
-    >>> _handshake_failure("den:7531", "protocol error: frame too long", insecure=False)
-    'den:7531 does not look like a onecard host (protocol error: frame too long)'
-    >>> _handshake_failure("den:7531", "the host closed the connection", insecure=True)
-    'the host closed the connection (the host may use TLS; drop --insecure)'
-    """
-    if reason.startswith("protocol error"):
-        hint = "; if it uses TLS, drop --insecure" if insecure else ""
-        return f"{key} does not look like a onecard host ({reason}{hint})"
-    if insecure:
-        return f"{reason} (the host may use TLS; drop --insecure)"
-    return reason
-
-
 async def run_join(
     *,
     address: str | None,
@@ -403,7 +365,7 @@ async def run_join(
         "proofs_dir": tokens.directory / "proofs",
         "host_pk": bytes.fromhex(fair_key) if fair_key else None,
     }
-    async with _host_session(connected, insecure=insecure) as session:
+    async with host_session(connected, insecure=insecure) as session:
         if connected.fingerprint is None:
             ui.info(f"Connected to {key} WITHOUT encryption (--insecure)", kind="connected",
                     tls=False)  # fmt: skip

@@ -24,8 +24,8 @@ from client.join_cmd import FAIR_KEY_SUFFIX, split_address
 from client.options import connection_options
 from client.play_cmd import run_sync
 from client.records import RecordResult, fetch_and_save
-from client.session import default_state_dir, open_session
-from client.trust import KnownHosts, open_stream
+from client.session import default_state_dir
+from client.trust import KnownHosts, host_session, open_stream
 
 __all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "run_records"]
 
@@ -53,16 +53,17 @@ async def run_records(
     """
     host, port = split_address(address)
     pins = KnownHosts(known_hosts)
-    connected = await open_stream(host, port, insecure=insecure, known_hosts=pins)
-    if connected.first_use:
-        click.echo(
-            f"{connected.key}: fingerprint {connected.fingerprint} pinned on first use", err=True
-        )
+    connected = await open_stream(host, port, insecure=insecure, known_hosts=pins, pin=False)
     fair_key = pins.get(connected.key + FAIR_KEY_SUFFIX)
     host_pk = bytes.fromhex(fair_key) if fair_key else None
     directory = out if out is not None else default_state_dir() / "proofs"
     results: list[RecordResult] = []
-    async with open_session(connected.stream) as session:
+    async with host_session(connected, insecure=insecure) as session:  # pins after welcome
+        if connected.first_use:
+            click.echo(
+                f"{connected.key}: fingerprint {connected.fingerprint} pinned on first use",
+                err=True,
+            )
         wanted = list(hands)
         if list_only or not wanted:
             reply = await session.request(tm.ListRecords(table=table))

@@ -20,11 +20,15 @@ from __future__ import annotations
 import hashlib
 import os
 import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 import trio
+
+from client.session import ClientSession, Disconnected, open_session
 
 __all__ = [
     "KNOWN_HOSTS_ENV",
@@ -34,6 +38,8 @@ __all__ = [
     "TrustError",
     "default_known_hosts",
     "format_fingerprint",
+    "handshake_failure",
+    "host_session",
     "open_stream",
 ]
 
@@ -203,3 +209,39 @@ async def open_stream(
     if first and pin:
         store.pin(key, seen)
     return Connected(stream, seen, first, key, store if first and not pin else None)
+
+
+@asynccontextmanager
+async def host_session(connected: Connected, *, insecure: bool) -> AsyncIterator[ClientSession]:
+    """:func:`client.session.open_session`, pinning a first-use fingerprint only after a valid
+    ``welcome``.
+
+    A peer that fails the handshake is reported as what it most likely is: no onecard host
+    (it sent something else), or with ``--insecure`` a TLS host (it hung up on plain text).
+    """
+    welcomed = False
+    try:
+        async with open_session(connected.stream) as session:
+            welcomed = True
+            connected.confirm()
+            yield session
+    except Disconnected as exc:
+        if welcomed:
+            raise
+        raise Disconnected(handshake_failure(connected.key, str(exc), insecure=insecure)) from None
+
+
+def handshake_failure(key: str, reason: str, *, insecure: bool) -> str:
+    """What to tell the user when ``key`` sent no valid ``welcome`` (``reason``: the session's).
+
+    >>> handshake_failure("den:7531", "protocol error: frame too long", insecure=False)
+    'den:7531 does not look like a onecard host (protocol error: frame too long)'
+    >>> handshake_failure("den:7531", "the host closed the connection", insecure=True)
+    'the host closed the connection (the host may use TLS; drop --insecure)'
+    """
+    if reason.startswith("protocol error"):
+        hint = "; if it uses TLS, drop --insecure" if insecure else ""
+        return f"{key} does not look like a onecard host ({reason}{hint})"
+    if insecure:
+        return f"{reason} (the host may use TLS; drop --insecure)"
+    return reason

@@ -10,6 +10,7 @@ environment for client subprocesses whose known_hosts file and state directory l
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -23,6 +24,7 @@ import trio
 import protocol.table_messages as tm
 from client.session import open_session
 from client.trust import open_stream
+from host.identity import load_or_create_identity
 from host.server import HostConfig, HostInfo, serve_host
 
 ONECARD = [sys.executable, "-m", "client"]
@@ -236,3 +238,25 @@ async def played(start_host: Callable[..., Awaitable[HostInfo]]) -> tuple[HostIn
     """A host (TLS) and a table at which bots played a whole game."""
     info = await start_host()
     return info, await bots_play_a_game(info)
+
+
+@pytest.fixture
+async def tls_http_server(nursery: trio.Nursery, tmp_path: Path) -> int:
+    """The port of a TLS server that is no onecard host: it answers anything with an HTTP
+    error (a client must not pin it)."""
+    identity = load_or_create_identity(tmp_path / "https")
+
+    async def handler(stream: trio.SSLStream[trio.SocketStream]) -> None:
+        try:
+            await stream.receive_some(4096)
+            await stream.send_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            await stream.aclose()
+        except trio.BrokenResourceError:
+            pass
+
+    listeners = await nursery.start(
+        functools.partial(
+            trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(), host="127.0.0.1"
+        )
+    )
+    return int(listeners[0].transport_listener.socket.getsockname()[1])

@@ -3,7 +3,6 @@ terminal (CliRunner, or the lobby driven with a fake session and scripted input)
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 from collections.abc import Awaitable, Callable
@@ -21,7 +20,6 @@ from client.frontends import HumanUI, JsonUI
 from client.join_cmd import join_command
 from client.session import Disconnected, RequestError, SavedSeat, TokenStore
 from client.table_loop import Quit
-from host.identity import load_or_create_identity
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
@@ -226,30 +224,10 @@ async def test_a_second_player_from_the_same_state_dir_does_not_take_the_first_o
         assert await again.process.wait() == 0
 
 
-async def _tls_http_server(nursery: trio.Nursery, data_dir: Path) -> int:
-    """A TLS server that is no onecard host: it answers anything with an HTTP error."""
-    identity = load_or_create_identity(data_dir)
-
-    async def handler(stream: trio.SSLStream[trio.SocketStream]) -> None:
-        try:
-            await stream.receive_some(4096)
-            await stream.send_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-            await stream.aclose()
-        except trio.BrokenResourceError:
-            pass
-
-    listeners = await nursery.start(
-        functools.partial(
-            trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(), host="127.0.0.1"
-        )
-    )
-    return int(listeners[0].transport_listener.socket.getsockname()[1])
-
-
 async def test_a_tls_server_that_is_no_onecard_host_is_not_pinned(
-    nursery: trio.Nursery, tmp_path: Path
+    tls_http_server: int, tmp_path: Path
 ) -> None:
-    port = await _tls_http_server(nursery, tmp_path / "https")
+    port = tls_http_server
     known = tmp_path / "known_hosts"
     with pytest.raises(Disconnected, match="does not look like a onecard host"):
         await join_cmd.run_join(

@@ -14,6 +14,8 @@ import trio
 from click.testing import CliRunner
 
 from client.cli import cli
+from client.records_cmd import run_records
+from client.session import Disconnected
 from host.server import HostInfo
 
 Run = Callable[..., Awaitable[tuple[int, str, str]]]
@@ -150,3 +152,16 @@ def test_every_option_has_help() -> None:
         if param.param_type_name == "option":
             assert getattr(param, "help", None), f"records {param.name} has no help"
             assert param.opts[0] in result.output
+
+
+async def test_a_tls_server_that_is_no_onecard_host_is_not_pinned(
+    tls_http_server: int, tmp_path: Path
+) -> None:
+    """As with join: a first-use pin is stored only after a valid welcome."""
+    known = tmp_path / "known_hosts"
+    with pytest.raises(Disconnected, match="does not look like a onecard host"):
+        await run_records(
+            address=f"127.0.0.1:{tls_http_server}", table="t1", known_hosts=known,
+            out=tmp_path / "out",
+        )  # fmt: skip
+    assert not known.exists() or str(tls_http_server) not in known.read_text()
