@@ -120,7 +120,7 @@ class HumanUI:
 
     def info(self, text: str, **fields: Any) -> None:
         failed = fields.get("kind") == "error" or fields.get("ok") is False
-        if fields.get("kind") == "seated" and TURN_HINT not in text:
+        if fields.get("kind") == "seated":  # keys to type are for people, not for --json
             text = f"{text}. {TURN_HINT}"
         self.say(text, style="bold red" if failed else "dim")
         self._reprompt()
@@ -323,8 +323,6 @@ class JsonUI:
 
     def info(self, text: str, **fields: Any) -> None:
         kind = str(fields.pop("kind", "info"))
-        if kind == "seated":  # keys to type are for people; a script reads spec/CLIENT-JSON.md
-            text = text.replace(TURN_HINT, "").strip()
         self.emit({"type": kind, "message": text, **fields})
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:

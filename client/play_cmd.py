@@ -391,8 +391,7 @@ async def _play_at(
             await host.add_bots(table, seats - 1)
         title = GAME_TITLES.get(game, game)
         ui.info(
-            f"{title}: {name} at seat 0 of {seats}. On your turn type the number of a move or a "
-            "card code; ? for help, q to leave.",
+            f"{title}: {name} at seat 0 of {seats}",  # the text front end adds how to play
             kind="seated",
             table=table,
             seat=0,
