@@ -211,8 +211,9 @@ async def run_table(
                 await tc.ready()
             except (RequestError, Disconnected, trio.TooSlowError) as exc:
                 ui.info(f"rematch refused: {exc}", kind="error")
-                asking = True  # ask again rather than leave the player at a silent table
-                ui.info("Play again? [y/N]", kind="rematch")
+                if tc.outcome is not None:  # still after the game (the ready may have landed)
+                    asking = True  # ask again rather than leave the player at a silent table
+                    ui.info("Play again? [y/N]", kind="rematch")
 
         async def chat(text: str) -> None:
             try:
@@ -229,6 +230,8 @@ async def run_table(
                         continue  # a late push from a session we replaced
                     push = item.value
                     notices = await _handle(tc, push)
+                    if push.TYPE == "game_start":
+                        asking = False  # a new game: lines are moves again, not the answer
                     if records is not None and isinstance(push, tm.FairPush):
                         records.hand_ended(push, notices)
                     if records is not None and _is_game_over(push):

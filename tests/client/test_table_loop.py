@@ -17,7 +17,7 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client.fairplay import FairNotice, TableClient
-from client.session import RequestError
+from client.session import Disconnected, RequestError
 from client.table_loop import run_table
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
@@ -60,6 +60,8 @@ class _Table:
     async def handle(self, push: Message) -> list[FairNotice]:
         if isinstance(push, tm.GameOver):
             self.outcome = push.outcome
+        elif isinstance(push, tm.GameStart):
+            self.outcome = None
         return []
 
     async def ready(self, ready: bool = True) -> None:
@@ -129,7 +131,8 @@ async def test_a_refused_rematch_asks_again_and_a_second_yes_plays_on(stdin: _St
             await _game_over(table, 1)
             await _answer(ui, stdin, "y")  # refused
             await _answer(ui, stdin, "y")  # asked again: accepted
-            await trio.sleep(0.05)
+            while table.readies < 2:  # the stdin thread and the loop take their time
+                await trio.sleep(0.01)
             await _game_over(table, 2)
             await _answer(ui, stdin, "n")
     assert table.readies == 2
@@ -144,16 +147,56 @@ async def test_a_refused_rematch_asks_again_and_a_second_yes_plays_on(stdin: _St
 
 async def test_no_after_a_refused_rematch_ends_the_loop(stdin: _Stdin) -> None:
     table, ui = _Table(refusals=5, code=ErrorCode.BAD_STATE), _UI()
-    async with trio.open_nursery() as nursery:
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
 
-        async def loop() -> None:
-            await run_table(cast(TableClient, table), ui, offer_rematch=True)  # type: ignore[arg-type]
+            async def loop() -> None:
+                await run_table(cast(TableClient, table), ui, offer_rematch=True)  # type: ignore[arg-type]
 
-        nursery.start_soon(loop)
-        await _game_over(table, 1)
-        await _answer(ui, stdin, "y")
-        await _answer(ui, stdin, "n")
+            nursery.start_soon(loop)
+            await _game_over(table, 1)
+            await _answer(ui, stdin, "y")
+            await _answer(ui, stdin, "n")
     assert table.readies == 1 and ui.said[-1] == "Play again? [y/N]"
+
+
+class _LostReply(_Table):
+    """The host applied ``ready`` but its answer never came."""
+
+    async def ready(self, ready: bool = True) -> None:
+        self.readies += 1
+        raise Disconnected("the connection dropped before the host answered")
+
+
+async def test_a_rematch_that_started_despite_a_lost_reply_takes_moves_not_answers(
+    stdin: _Stdin,
+) -> None:
+    """The loop asks again after the lost reply, then the others start the game: the question
+    is void. Before, it stayed asked into the new game, so the first move typed there ("3")
+    was read as "no" and the player left the table."""
+    table, ui = _LostReply(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    result: list[Any] = []
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+
+            async def loop() -> None:
+                tc = cast(TableClient, table)
+                result.append(await run_table(tc, ui, offer_rematch=True))  # type: ignore[arg-type]
+
+            nursery.start_soon(loop)
+            await _game_over(table, 1)
+            await _answer(ui, stdin, "y")
+            await ui.asked.wait()  # asked again after "rematch refused: ... dropped ..."
+            start = tm.GameStart(table="t1", seq=10, game_no=2, game="one-card", names=["A", "B"])
+            await table.session.push_send.send(start)
+            while "push game_start" not in ui.said:
+                await trio.sleep(0.01)
+            stdin.type("3")  # a move in the new game
+            while "line 3" not in ui.said:
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert result == []  # still at the table, not gone after "3"
+    assert ui.said.count("Play again? [y/N]") == 2
 
 
 class _Sender(_Table):
