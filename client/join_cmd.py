@@ -382,7 +382,7 @@ async def run_join(
         welcome = session.welcome
         ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")
         tc: TableClient | None = None
-        saved = None if new else _saved_seat(tokens, key, asked_name)
+        saved = None if new else _saved_seat(tokens, key, asked_name, table)
         if saved is not None and not watch and table in (None, saved.table) and create is None:
             tc = TableClient(session, table_id=saved.table, name=saved.name, **tc_args)
             try:
@@ -412,8 +412,11 @@ async def run_join(
                 tc, seated = await _lobby(session, tc_args, ui, name=name)
             if seated:
                 assert tc.token is not None and tc.seat is not None and tc.name is not None
-                slot = _seat_slot(tokens, key, tc.name)
+                slot = _seat_slot(tokens, key, tc.name, tc.table_id)
                 tokens.put(SavedSeat(slot, tc.table_id, tc.name, tc.seat, tc.token))
+                if slot.endswith(f" at {tc.table_id}") and isinstance(ui, HumanUI):
+                    ui.info(f"(your other seat stays saved too: join --table {tc.table_id} "
+                            "takes this one back, join alone the other)")  # fmt: skip
                 ui.info(f"Seated at table {tc.table_id}, seat {tc.seat}, as {tc.name}; ready",
                         kind="seated", table=tc.table_id, seat=tc.seat)  # fmt: skip
                 await tc.ready()
@@ -433,14 +436,20 @@ async def run_join(
     return outcome
 
 
-def _saved_seat(tokens: TokenStore, key: str, name: str | None) -> SavedSeat | None:
+def _saved_seat(
+    tokens: TokenStore, key: str, name: str | None, table: str | None = None
+) -> SavedSeat | None:
     """The seat to take back at ``key``: the one saved there when no ``--name`` was given,
-    else only a seat saved under that very name (another player's seat is left alone)."""
-    if name is None:
-        return tokens.get(key)
-    for slot in (key, _named_slot(key, name)):
+    else only a seat saved under that very name (another player's seat is left alone); with
+    ``table``, only a seat at that table (one saved apart for it included)."""
+    slots = [key] if name is None else [key, _named_slot(key, name)]
+    if table is not None:
+        slots += [f"{slot} at {table}" for slot in slots]
+    for slot in slots:
         saved = tokens.get(slot)
-        if saved is not None and saved.name == name:
+        if saved is None or (name is not None and saved.name != name):
+            continue
+        if table is None or saved.table == table:
             return saved
     return None
 
@@ -450,11 +459,19 @@ def _named_slot(key: str, name: str) -> str:
     return f"{key} as {name}"  # a host:port has no spaces
 
 
-def _seat_slot(tokens: TokenStore, key: str, name: str) -> str:
-    """Where to save a new seat for ``name``: the host's own entry unless it holds someone
-    else's seat, which must stay resumable (``join --name THEM``)."""
+def _seat_slot(tokens: TokenStore, key: str, name: str, table: str) -> str:
+    """Where to save a new seat of ``name`` at ``table``: the host's own entry unless it holds
+    someone else's seat, which must stay resumable (``join --name THEM``); and apart, under
+    ``... at TABLE``, when that entry holds this player's seat at another table (``--new``,
+    ``--create``, ``--table``), which stays resumable too."""
     held = tokens.get(key)
-    return key if held is None or held.name == name else _named_slot(key, name)
+    slot = key
+    if held is not None and held.name != name:
+        slot = _named_slot(key, name)
+        held = tokens.get(slot)
+    if held is not None and held.table != table:
+        return f"{slot} at {table}"
+    return slot
 
 
 def _check_combination(
@@ -551,7 +568,8 @@ def join_command(
     A seat you held at this host (the game was left unfinished: a crash, a lost connection) is
     taken back automatically when --name is not given or is the name you sat down with;
     another --name, --table, --create, --watch or --new joins as a new player and leaves the
-    saved seat for later.
+    saved seat for later (a second seat of the same name is saved beside it: --table TABLE
+    takes that one back).
     """
     if address is not None:
         split_address(address)  # a bad address is a usage error before anything runs

@@ -167,8 +167,8 @@ def test_saved_seats_are_kept_per_player(tmp_path: Path) -> None:
     assert join_cmd._saved_seat(tokens, key, None) == tokens.get(key)  # no --name: resume
     assert join_cmd._saved_seat(tokens, key, "dave") == tokens.get(key)
     assert join_cmd._saved_seat(tokens, key, "erin") is None  # someone else: a new player
-    slot = join_cmd._seat_slot(tokens, key, "erin")
-    assert slot != key and join_cmd._seat_slot(tokens, key, "dave") == key
+    slot = join_cmd._seat_slot(tokens, key, "erin", "t1")
+    assert slot != key and join_cmd._seat_slot(tokens, key, "dave", "t1") == key
     tokens.put(SavedSeat(slot, "t1", "erin", 1, "secret-e"))
     erin = join_cmd._saved_seat(tokens, key, "erin")
     assert erin is not None and erin.token == "secret-e"
@@ -261,3 +261,24 @@ async def test_a_onecard_host_is_pinned_after_its_welcome(
             state_dir=tmp_path / "state", json_mode=True,
         )  # fmt: skip
     assert known.read_text() == f"127.0.0.1:{info.port} {info.fingerprint}\n"
+
+
+def test_a_second_seat_of_the_same_player_is_saved_beside_the_first(tmp_path: Path) -> None:
+    """join --new / --create / --table OTHER under the same (default) name: before, the new
+    seat overwrote the saved one, which could then never be taken back."""
+    tokens = TokenStore(tmp_path)
+    key = "den:7531"
+    tokens.put(SavedSeat(key, "t1", "dave", 0, "secret-1"))
+    slot = join_cmd._seat_slot(tokens, key, "dave", "t2")
+    assert slot == f"{key} at t2"
+    tokens.put(SavedSeat(slot, "t2", "dave", 1, "secret-2"))
+    first = join_cmd._saved_seat(tokens, key, None)
+    assert first is not None and first.token == "secret-1"  # join alone: the first seat
+    second = join_cmd._saved_seat(tokens, key, "dave", "t2")
+    assert second is not None and second.token == "secret-2"  # join --table t2: this one
+    assert join_cmd._saved_seat(tokens, key, None, "t2") == second
+    assert join_cmd._saved_seat(tokens, key, "dave", "t3") is None
+    # erin's second seat goes beside her first one, dave's stay where they are
+    tokens.put(SavedSeat(join_cmd._seat_slot(tokens, key, "erin", "t1"), "t1", "erin", 2, "e1"))
+    assert join_cmd._seat_slot(tokens, key, "erin", "t2") == f"{key} as erin at t2"
+    assert join_cmd._seat_slot(tokens, key, "erin", "t1") == f"{key} as erin"
