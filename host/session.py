@@ -71,6 +71,19 @@ SOFTWARE = "onecard-host/0.1.0"
 _NEVER_LIMITED = (tm.FairCommit, tm.FairReveal)
 
 
+def _closing_reason(msg: WireMap) -> str:
+    """How the log words a connection the host closed after sending ``msg``.
+
+    >>> _closing_reason({"type": "server_closing", "reason": "the host is shutting down"})
+    'the host is shutting down'
+    >>> _closing_reason({"type": "error", "code": "conflict", "message": "seat resumed"})
+    'conflict: seat resumed'
+    """
+    if msg.get("type") == "error":
+        return f"{msg.get('code')}: {msg.get('message')}"
+    return str(msg.get("reason") or msg.get("type") or "closed by the host")
+
+
 class TokenBucket:
     """A token bucket on trio's clock: ``take()`` is False when the rate is exceeded."""
 
@@ -123,6 +136,7 @@ class Session:
         self._cancel = trio.CancelScope()
         self._writer_done = trio.Event()
         self._closing = False
+        self._closing_reason = ""
         self.closed = False
         self._handlers: dict[type[Message], Callable[[Any], Awaitable[None]]] = {
             Ping: self._on_ping,
@@ -168,6 +182,7 @@ class Session:
     def close_politely(self, msg: WireMap) -> None:
         """Send ``msg`` (e.g. ``server_closing``) as the last message, then close."""
         self._closing = True
+        self._closing_reason = _closing_reason(msg)
         if self.deliver([msg]):
             self._send.close()
 
@@ -200,7 +215,7 @@ class Session:
                     nursery.cancel_scope.cancel()
         finally:
             if self._closing:
-                reason = "the host is shutting down"
+                reason = self._closing_reason
             log.info("%s: connection closed (%s)", self.peer, reason)
             self.closed = True
             # at once, never waiting for a busy table's lock; every table, not only

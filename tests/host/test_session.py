@@ -236,7 +236,9 @@ async def test_resuming_a_seat_closes_its_older_connection(
     autojump_clock: trio.testing.MockClock,
     mock_host: HostInfo,
     connect_memory: Any,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="host")
     table = await mock_host.host.create_table("one-card", seats=2)
     async with connect_memory(mock_host) as old:
         joined = await old.request(tm.Join(table=table, name="ann"))
@@ -252,6 +254,11 @@ async def test_resuming_a_seat_closes_its_older_connection(
             assert isinstance(last, Error) and last.code is ErrorCode.CONFLICT and last.fatal
             info = mock_host.host.lobby.table(table).summary()
             assert info["seats"][joined.seat]["connected"]
+    closed = [r.getMessage() for r in caplog.records if "connection closed" in r.getMessage()]
+    # the log says why (before, every connection the host closed was "shutting down")
+    assert any(
+        line.endswith("(conflict: this seat was resumed by another connection)") for line in closed
+    ), closed
 
 
 async def test_a_missed_reveal_voids_the_deal_and_the_seat_sits_out_the_next(
