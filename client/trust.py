@@ -144,8 +144,15 @@ class Connected:
         """Store the first-use pin now that the peer proved to be a onecard host (``welcome``).
 
         Does nothing when there is nothing to store (already pinned, insecure, ``expect``).
+
+        Raises:
+            HostKeyChanged: meanwhile another fingerprint was pinned for this address.
         """
         if self.pending is not None and self.fingerprint is not None:
+            # read again: another client may have pinned this address since we looked
+            pinned = self.pending.get(self.key)
+            if pinned is not None and pinned.lower() != self.fingerprint.lower():
+                raise HostKeyChanged(self.key, pinned, self.fingerprint, self.pending.path)
             self.pending.pin(self.key, self.fingerprint)
 
 

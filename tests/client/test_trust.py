@@ -102,3 +102,18 @@ async def test_a_deferred_pin_is_stored_only_on_confirm(
     assert not again.first_use and again.pending is None
     again.confirm()  # nothing to store
     await again.stream.aclose()
+
+
+async def test_a_pin_stored_meanwhile_by_another_client_is_not_overwritten(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    """Between open_stream(pin=False) and confirm() (the welcome), another process pinned a
+    different certificate for the address: confirm refuses instead of replacing it."""
+    port = await _tls_server(nursery, tmp_path / "host", [])
+    pins = KnownHosts(tmp_path / "known_hosts")
+    first = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False)
+    pins.pin(f"127.0.0.1:{port}", "SHA256:00:11")
+    with pytest.raises(HostKeyChanged):
+        first.confirm()
+    assert pins.get(f"127.0.0.1:{port}") == "SHA256:00:11"
+    await first.stream.aclose()
