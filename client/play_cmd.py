@@ -61,7 +61,7 @@ from host.identity import (
     load_or_create_identity,
 )
 from host.server import HostConfig, HostInfo, serve_host
-from host.store import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirInUse
+from host.store import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirError
 from protocol.errors import ProtocolError
 
 __all__ = [
@@ -321,7 +321,7 @@ async def _serve_and_play(
     async with trio.open_nursery() as nursery:
         try:
             info = await nursery.start(serve_host, config)
-        except DataDirInUse as exc:
+        except DataDirError as exc:
             raise ClientError(str(exc)) from None
         except OSError as exc:
             raise ClientError(f"cannot start the host: {exc.strerror or exc}") from None

@@ -20,7 +20,7 @@ import trio
 from host.bots import RequestError, TableFinished, first_leaf, run_bots
 from host.identity import IdentityError
 from host.server import DEFAULT_PORT, HostConfig, HostInfo, serve_host
-from host.store import DataDirInUse
+from host.store import DataDirError
 from protocol.errors import ProtocolError
 
 __all__ = ["bot_command", "host_command", "run_host"]
@@ -122,7 +122,7 @@ def host_command(
         trio.run(run_host, config)
     except BaseException as raised:
         exc = first_leaf(raised)
-        if isinstance(exc, IdentityError | DataDirInUse | ValueError):
+        if isinstance(exc, IdentityError | DataDirError | ValueError):
             raise click.ClickException(str(exc)) from None
         if isinstance(exc, OSError):
             where = f"port {port}" if bind is None else _join_address(bind, port)

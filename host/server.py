@@ -322,7 +322,8 @@ async def serve_host(
 
     Raises:
         ValueError: the host name is empty, too long or not printable.
-        DataDirInUse: another host serves from the data directory.
+        DataDirError: the data directory cannot be held (DataDirInUse: another host serves
+            from it).
         IdentityError: the key files in the data directory are unreadable.
         OSError: the port cannot be bound.
     """

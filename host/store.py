@@ -47,6 +47,7 @@ __all__ = [
     "DB_FILE",
     "HOST_LOCK_FILE",
     "ChatRow",
+    "DataDirError",
     "DataDirInUse",
     "JournalKind",
     "JournalRow",
@@ -158,7 +159,11 @@ def _unpack(data: bytes) -> dict[str, Any]:
     return obj
 
 
-class DataDirInUse(Exception):
+class DataDirError(Exception):
+    """The data directory cannot be held: it cannot be created or locked, or is in use."""
+
+
+class DataDirInUse(DataDirError):
     """Another host (process) already serves from this data directory."""
 
 
@@ -171,13 +176,17 @@ def hold_data_dir(data_dir: Path) -> Iterator[None]:
 
     Raises:
         DataDirInUse: another host holds the directory.
-        OSError: the directory or its lock file cannot be created.
+        DataDirError: the directory or its lock file cannot be created, or cannot be locked
+            (some network file systems).
     """
     if sys.platform == "win32":  # pragma: no cover - no flock
         yield
         return
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(data_dir / HOST_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(data_dir / HOST_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise DataDirError(f"cannot use data dir {data_dir}: {exc.strerror or exc}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -185,6 +194,8 @@ def hold_data_dir(data_dir: Path) -> Iterator[None]:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
             pid = f" (pid {holder})" if holder.isdigit() else ""
             raise DataDirInUse(f"data dir {data_dir} is in use by another host{pid}") from None
+        except OSError as exc:
+            raise DataDirError(f"cannot lock data dir {data_dir}: {exc.strerror or exc}") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         try:

@@ -147,3 +147,12 @@ def test_host_names_the_address_it_cannot_listen_on(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "cannot listen on 999.1.1.1:47313: " in result.output
+
+
+def test_host_says_when_its_data_dir_cannot_be_made(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    bad = tmp_path / "file" / "d"
+    result = CliRunner().invoke(cli, ["host", "--data-dir", str(bad), "--port", "0"])
+    assert result.exit_code == 1
+    assert f"cannot use data dir {bad}: " in result.output
+    assert "listen" not in result.output

@@ -10,6 +10,7 @@ import pytest
 from host.store import (
     DB_FILE,
     ChatRow,
+    DataDirError,
     DataDirInUse,
     JournalKind,
     JournalRow,
@@ -114,4 +115,14 @@ def test_hold_data_dir_is_exclusive_and_released(tmp_path: Path) -> None:
     with hold_data_dir(tmp_path), refused, hold_data_dir(tmp_path):
         pass
     with hold_data_dir(tmp_path):  # free again
+        pass
+
+
+def test_a_data_dir_that_cannot_be_made_is_a_data_dir_error(tmp_path: Path) -> None:
+    """Before, the OSError reached `onecard host` as "cannot listen on ...: Not a directory"."""
+    (tmp_path / "file").write_text("not a directory")
+    with (
+        pytest.raises(DataDirError, match=r"cannot use data dir .*file/d"),
+        hold_data_dir(tmp_path / "file" / "d"),
+    ):
         pass
