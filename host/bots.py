@@ -35,6 +35,7 @@ import trio
 import protocol.table_messages as tm
 from client.session import ClientSession, Disconnected, RequestError, first_leaf, open_session
 from host import policy
+from host.games.base import describe_outcome
 from host.identity import format_fingerprint
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.fairness import FairnessError, HandReport, HandVerifier, SignedMessage, field_b32
@@ -49,7 +50,6 @@ __all__ = [
     "RequestError",
     "TableFinished",
     "connect_stream",
-    "describe_outcome",
     "first_leaf",
     "open_client",
     "run_bots",
@@ -76,33 +76,6 @@ class BotRefused(RequestError):
 
 class TableFinished(Exception):
     """``onecard bot --table`` at a finished table where nobody could start a rematch."""
-
-
-def describe_outcome(outcome: Mapping[str, Any], names: Mapping[int, str]) -> str:
-    """One readable line: ``seat 1 (Ann) went out``, ``seat 0 (Bo) reached the target ...``."""
-
-    def who(seat: object) -> str:
-        name = names.get(seat) if isinstance(seat, int) else None
-        return f"seat {seat}" + (f" ({name})" if name else "")
-
-    winners = [who(w) for w in outcome.get("winners") or []]
-    termination = outcome.get("termination")
-    if not winners:
-        line = "nobody won"
-    else:
-        verb = {
-            "went_out": "went out",
-            "target": "reached the target score",
-            "exhausted": "won (nothing left to play or draw: fewest cards)",
-        }.get(str(termination), "won")
-        line = f"{' and '.join(winners)} {verb}"
-    ranking = outcome.get("ranking")
-    if isinstance(ranking, list) and ranking:
-        line += "; finishing order: " + ", ".join(who(s) for s in ranking)
-    scores = outcome.get("scores")
-    if isinstance(scores, list) and scores:
-        line += "; scores: " + ", ".join(f"{who(i)} {v}" for i, v in enumerate(scores))
-    return line
 
 
 @dataclass(frozen=True, slots=True)

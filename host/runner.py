@@ -33,9 +33,8 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.bots import describe_outcome
 from host.dealing import Deal
-from host.games.base import ChanceKind, Event, Game, WireMap
+from host.games.base import ChanceKind, Event, Game, WireMap, describe_outcome
 from host.store import JournalKind, JournalRow
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import SecretLedger, SignedMessage

@@ -54,6 +54,7 @@ __all__ = [
     "SeatError",
     "Termination",
     "WireMap",
+    "describe_outcome",
 ]
 
 WireMap = dict[str, Any]
@@ -281,6 +282,33 @@ class Outcome:
             "ranking": None if self.ranking is None else list(self.ranking),
             "scores": None if self.scores is None else list(self.scores),
         }
+
+
+def describe_outcome(outcome: Mapping[str, Any], names: Mapping[int, str]) -> str:
+    """One readable line: ``seat 1 (Ann) went out``, ``seat 0 (Bo) reached the target ...``."""
+
+    def who(seat: object) -> str:
+        name = names.get(seat) if isinstance(seat, int) else None
+        return f"seat {seat}" + (f" ({name})" if name else "")
+
+    winners = [who(w) for w in outcome.get("winners") or []]
+    termination = outcome.get("termination")
+    if not winners:
+        line = "nobody won"
+    else:
+        verb = {
+            "went_out": "went out",
+            "target": "reached the target score",
+            "exhausted": "won (nothing left to play or draw: fewest cards)",
+        }.get(str(termination), "won")
+        line = f"{' and '.join(winners)} {verb}"
+    ranking = outcome.get("ranking")
+    if isinstance(ranking, list) and ranking:
+        line += "; finishing order: " + ", ".join(who(s) for s in ranking)
+    scores = outcome.get("scores")
+    if isinstance(scores, list) and scores:
+        line += "; scores: " + ", ".join(f"{who(i)} {v}" for i, v in enumerate(scores))
+    return line
 
 
 # --------------------------------------------------------------------------- the game

@@ -22,7 +22,6 @@ from host.bots import (
     ProtocolClient,
     RequestError,
     TableFinished,
-    describe_outcome,
     open_client,
     run_bots,
 )
@@ -99,20 +98,6 @@ async def test_a_bot_stops_playing_when_the_host_shuts_down(
             await client.request(tm.ListTables())
 
 
-def test_an_outcome_reads_as_one_line_with_names() -> None:
-    names = {0: "Ann", 1: "bot1-ab12"}
-    went_out = {"termination": "went_out", "winners": [1], "ranking": None, "scores": None}
-    assert describe_outcome(went_out, names) == "seat 1 (bot1-ab12) went out"
-    ranked = {"termination": "ranked", "winners": [0], "ranking": [0, 2, 1], "scores": None}
-    assert describe_outcome(ranked, names) == (
-        "seat 0 (Ann) won; finishing order: seat 0 (Ann), seat 2, seat 1 (bot1-ab12)"
-    )
-    target = {"termination": "target", "winners": [0], "ranking": None, "scores": [101, 40]}
-    assert BotOutcome(target, names).line() == (
-        "seat 0 (Ann) reached the target score; scores: seat 0 (Ann) 101, seat 1 (bot1-ab12) 40"
-    )
-
-
 async def test_bots_at_a_finished_table_nobody_can_restart_are_refused(host: HostInfo) -> None:
     where: dict[str, Any] = {"address": "127.0.0.1", "port": host.port, "insecure": True}
     with trio.fail_after(60):
@@ -153,3 +138,11 @@ async def test_bots_at_a_finished_table_with_a_player_wait_for_the_rematch(
     assert notices == [
         f"table {table} has finished; the bots wait for its players to start a rematch"
     ]
+
+
+def test_a_bot_outcome_reads_as_one_line_with_names() -> None:
+    names = {0: "Ann", 1: "bot1-ab12"}
+    target = {"termination": "target", "winners": [0], "ranking": None, "scores": [101, 40]}
+    assert BotOutcome(target, names).line() == (
+        "seat 0 (Ann) reached the target score; scores: seat 0 (Ann) 101, seat 1 (bot1-ab12) 40"
+    )

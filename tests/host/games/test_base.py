@@ -13,6 +13,7 @@ from host.games.base import (
     OptionError,
     OptionSpec,
     SeatError,
+    describe_outcome,
 )
 from host.games.playout import answer_chance, playout
 from protocol.cards import ALL_CARDS
@@ -144,3 +145,14 @@ def test_a_view_for_a_seat_that_is_not_a_number_is_a_seat_error(name: str, seat:
     game = find_game(name)(seats=2, dealer=0)
     with pytest.raises(SeatError, match=r"a seat is a number 0\.\.1 or None"):
         game.view(seat)  # type: ignore[arg-type]
+
+
+def test_an_outcome_reads_as_one_line_with_names() -> None:
+    names = {0: "Ann", 1: "bot1-ab12"}
+    went_out = {"termination": "went_out", "winners": [1], "ranking": None, "scores": None}
+    assert describe_outcome(went_out, names) == "seat 1 (bot1-ab12) went out"
+    ranked = {"termination": "ranked", "winners": [0], "ranking": [0, 2, 1], "scores": None}
+    assert describe_outcome(ranked, names) == (
+        "seat 0 (Ann) won; finishing order: seat 0 (Ann), seat 2, seat 1 (bot1-ab12)"
+    )
+    assert describe_outcome({"termination": "exhausted", "winners": []}, {}) == "nobody won"
