@@ -496,7 +496,8 @@ def _check_combination(
             unused.append("--option")
         if unused:
             raise click.UsageError(
-                f"{' and '.join(unused)} only apply to a new table: add --create GAME"
+                f"{' and '.join(unused)} only appl{'ies' if len(unused) == 1 else 'y'} to a "
+                "new table: add --create GAME"
             )
     elif table is not None:
         raise click.UsageError("--create makes a new table; --table joins one: give only one")

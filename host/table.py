@@ -21,9 +21,10 @@ voids the round; a seat that misses ``MAX_MISSED_ROUNDS`` rounds in a row is sto
 with the heuristic bot policy until it returns). A connection that ends is detached from its
 seats at once (:meth:`Table.detach`, no lock), so no seat ever waits on a dead connection.
 
-Chat is not journaled, but the last ``CHAT_BACKLOG`` lines are kept (in the store too) and sent
-after the ``table_info`` of a ``resume`` (lines said since the client's ``last_seq``) and of a
-``watch`` (all of them).
+Chat is not journaled (and so the one thing sent before it is stored: a line goes out at once
+and is written to the store after the table lock is released, so chat never holds up play), but
+the last ``CHAT_BACKLOG`` lines are kept (in the store too) and sent after the ``table_info`` of
+a ``resume`` (lines said since the client's ``last_seq``) and of a ``watch`` (all of them).
 """
 
 from __future__ import annotations

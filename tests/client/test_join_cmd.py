@@ -27,9 +27,9 @@ from protocol.messages import Error, Message
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["--seats", "3"], "--seats only apply to a new table: add --create GAME"),
-        (["--bots", "1"], "--bots only apply to a new table: add --create GAME"),
-        (["--option", "x=1"], "--option only apply to a new table: add --create GAME"),
+        (["--seats", "3"], "--seats only applies to a new table: add --create GAME"),
+        (["--bots", "1"], "--bots only applies to a new table: add --create GAME"),
+        (["--option", "x=1"], "--option only applies to a new table: add --create GAME"),
         (["--seats", "3", "--bots", "1"], "--seats and --bots only apply"),
         (["--watch"], "--watch needs --table TABLE"),
         (["--table", "bad id!"], "'bad id!' is not a table id (1-64 of A-Z a-z 0-9 _ -)"),
