@@ -1,0 +1,44 @@
+"""The examples in the modules' docstrings run and hold (client, host and protocol)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+from pathlib import Path
+
+import pytest
+
+MODULES = [
+    "client.choices",
+    "client.discover",
+    "client.frontends",
+    "client.join_cmd",
+    "client.render",
+    "client.session",
+    "client.trust",
+    "host.games.black_jack",
+    "host.games.one_card",
+    "host.session",
+    "protocol.connection",
+    "protocol.framing",
+    "protocol.limits",
+    "protocol.messages",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_every_module_with_examples_is_listed() -> None:
+    """A module that gains a docstring example is run here too."""
+    root = Path(__file__).resolve().parents[1]
+    found = {
+        ".".join(p.relative_to(root).with_suffix("").parts)
+        for package in ("client", "host", "protocol")
+        for p in (root / package).rglob("*.py")
+        if ">>> " in p.read_text("utf-8")
+    }
+    assert found == set(MODULES)
