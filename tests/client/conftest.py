@@ -240,11 +240,31 @@ async def played(start_host: Callable[..., Awaitable[HostInfo]]) -> tuple[HostIn
     return info, await bots_play_a_game(info)
 
 
+#: a TLS connection handler for :func:`serve_tls`
+TlsHandler = Callable[[trio.SSLStream[trio.SocketStream]], Awaitable[None]]
+
+
 @pytest.fixture
-async def tls_http_server(nursery: trio.Nursery, tmp_path: Path) -> int:
+def serve_tls(nursery: trio.Nursery, tmp_path: Path) -> Callable[[TlsHandler], Awaitable[int]]:
+    """Start a TLS server on loopback with a fresh host identity; return its port."""
+
+    async def serve(handler: TlsHandler) -> int:
+        identity = load_or_create_identity(tmp_path / "tls-server")
+        listeners = await nursery.start(
+            functools.partial(
+                trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(),
+                host="127.0.0.1",
+            )
+        )  # fmt: skip
+        return int(listeners[0].transport_listener.socket.getsockname()[1])
+
+    return serve
+
+
+@pytest.fixture
+async def tls_http_server(serve_tls: Callable[[TlsHandler], Awaitable[int]]) -> int:
     """The port of a TLS server that is no onecard host: it answers anything with an HTTP
     error (a client must not pin it)."""
-    identity = load_or_create_identity(tmp_path / "https")
 
     async def handler(stream: trio.SSLStream[trio.SocketStream]) -> None:
         try:
@@ -254,9 +274,4 @@ async def tls_http_server(nursery: trio.Nursery, tmp_path: Path) -> int:
         except trio.BrokenResourceError:
             pass
 
-    listeners = await nursery.start(
-        functools.partial(
-            trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(), host="127.0.0.1"
-        )
-    )
-    return int(listeners[0].transport_listener.socket.getsockname()[1])
+    return await serve_tls(handler)

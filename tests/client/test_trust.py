@@ -4,18 +4,19 @@ sent, and the known_hosts file keeps one line per host."""
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 import trio
 
 from client.trust import HostKeyChanged, KnownHosts, TrustError, format_fingerprint, open_stream
-from host.identity import load_or_create_identity
+
+Serve = Callable[[Callable[[trio.SSLStream[trio.SocketStream]], Awaitable[None]]], Awaitable[int]]
 
 
-async def _tls_server(nursery: trio.Nursery, data_dir: Path, received: list[bytes]) -> int:
-    identity = load_or_create_identity(data_dir)
+async def _tls_server(serve_tls: Serve, received: list[bytes]) -> int:
+    """A TLS server that keeps whatever it receives."""
 
     async def handler(stream: trio.SSLStream[trio.SocketStream]) -> None:
         try:
@@ -25,19 +26,14 @@ async def _tls_server(nursery: trio.Nursery, data_dir: Path, received: list[byte
         except trio.BrokenResourceError:
             pass
 
-    listeners = await nursery.start(
-        functools.partial(
-            trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(), host="127.0.0.1"
-        )
-    )
-    return int(listeners[0].transport_listener.socket.getsockname()[1])
+    return await serve_tls(handler)
 
 
 async def test_pin_on_first_use_then_refuse_a_changed_certificate(
-    nursery: trio.Nursery, tmp_path: Path
+    serve_tls: Serve, tmp_path: Path
 ) -> None:
     received: list[bytes] = []
-    port = await _tls_server(nursery, tmp_path / "host", received)
+    port = await _tls_server(serve_tls, received)
     pins = KnownHosts(tmp_path / "known_hosts")
     first = await open_stream("127.0.0.1", port, known_hosts=pins)
     assert first.first_use and first.fingerprint == pins.get(f"127.0.0.1:{port}")
@@ -61,10 +57,8 @@ async def test_pin_on_first_use_then_refuse_a_changed_certificate(
     assert pins.get(f"127.0.0.1:{port}") == wrong  # the pin is never silently replaced
 
 
-async def test_expected_fingerprint_bypasses_known_hosts(
-    nursery: trio.Nursery, tmp_path: Path
-) -> None:
-    port = await _tls_server(nursery, tmp_path / "host", [])
+async def test_expected_fingerprint_bypasses_known_hosts(serve_tls: Serve, tmp_path: Path) -> None:
+    port = await _tls_server(serve_tls, [])
     pins = KnownHosts(tmp_path / "known_hosts")
     with pytest.raises(HostKeyChanged):
         await open_stream("127.0.0.1", port, known_hosts=pins, expect="SHA256:00")
@@ -72,7 +66,7 @@ async def test_expected_fingerprint_bypasses_known_hosts(
 
 
 async def test_plain_tcp_to_a_tls_host_and_no_host_fail_cleanly(
-    nursery: trio.Nursery, tmp_path: Path
+    serve_tls: Serve, tmp_path: Path
 ) -> None:
     with pytest.raises(TrustError, match=r"cannot connect to 127\.0\.0\.1:1"):
         await open_stream("127.0.0.1", 1, known_hosts=KnownHosts(tmp_path / "kh"))
@@ -88,10 +82,8 @@ def test_known_hosts_file_format(tmp_path: Path) -> None:
     assert pins.get("a:2") == "SHA256:aa" and pins.get("b:1") is None
 
 
-async def test_a_deferred_pin_is_stored_only_on_confirm(
-    nursery: trio.Nursery, tmp_path: Path
-) -> None:
-    port = await _tls_server(nursery, tmp_path / "host", [])
+async def test_a_deferred_pin_is_stored_only_on_confirm(serve_tls: Serve, tmp_path: Path) -> None:
+    port = await _tls_server(serve_tls, [])
     pins = KnownHosts(tmp_path / "known_hosts")
     first = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False)
     assert first.first_use and pins.get(f"127.0.0.1:{port}") is None
@@ -105,11 +97,11 @@ async def test_a_deferred_pin_is_stored_only_on_confirm(
 
 
 async def test_a_pin_stored_meanwhile_by_another_client_is_not_overwritten(
-    nursery: trio.Nursery, tmp_path: Path
+    serve_tls: Serve, tmp_path: Path
 ) -> None:
     """Between open_stream(pin=False) and confirm() (the welcome), another process pinned a
     different certificate for the address: confirm refuses instead of replacing it."""
-    port = await _tls_server(nursery, tmp_path / "host", [])
+    port = await _tls_server(serve_tls, [])
     pins = KnownHosts(tmp_path / "known_hosts")
     first = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False)
     pins.pin(f"127.0.0.1:{port}", "SHA256:00:11")
