@@ -92,6 +92,7 @@ class HumanUI:
         self._prompt_open = False
         self._asking: str | None = None  # the game's question awaiting an answer (see prompt)
         self._key_shown = False
+        self._quitting = False  # "q" was typed mid-game: the next line confirms or not
 
     # ------------------------------------------------------------------ output
 
@@ -228,8 +229,22 @@ class HumanUI:
     def _on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
         text = line.strip()
         low = text.lower()
+        if self._quitting:
+            self._quitting = False
+            if low in ("y", "yes"):
+                raise Quit
+            self.say("staying at the table", style="dim")
+            return None
         if low in ("q", "quit", "exit"):
-            raise Quit
+            if tc.seat is None or tc.outcome is not None or tc.state is None:
+                raise Quit  # watching, or no game under way: nothing to lose
+            self._quitting = True  # a stray "q" must not throw a game away
+            self.say(
+                "Leave the table in the middle of the game? Your seat is played for you "
+                "(onecard join takes a seat at a LAN host back; a game of play ends). [y/N]",
+                style="bold",
+            )
+            return None
         if low in ("?", "h", "help"):
             self.say(help_text(self.menu))
             return None

@@ -119,6 +119,27 @@ def test_quit_and_chat() -> None:
         ui.on_line(tc, "q")
 
 
+def test_q_in_the_middle_of_a_game_asks_first() -> None:
+    """A stray "q" used to end the game at once (with `play`, for good)."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [0]), [])
+    assert ui.on_line(tc, "q") is None
+    assert "Leave the table in the middle of the game?" in out.getvalue()
+    assert ui.on_line(tc, "n") is None and "staying at the table" in out.getvalue()
+    assert ui.on_line(tc, "q") is None
+    with pytest.raises(Quit):
+        ui.on_line(tc, "y")
+    tc.outcome = {"termination": "went_out", "winners": [0]}  # the game is over: at once
+    with pytest.raises(Quit):
+        ui.on_line(tc, "q")
+    watcher = _tc()
+    watcher.seat = None
+    _state(watcher, VIEW, [], [0])
+    with pytest.raises(Quit):
+        ui.on_line(watcher, "quit")
+
+
 def _said(ui: HumanUI, tc: TableClient, typed: str, out: io.StringIO) -> str:
     before = len(out.getvalue())
     assert ui.on_line(tc, typed) is None
