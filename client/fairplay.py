@@ -270,6 +270,7 @@ class TableClient:
         self.names: list[str] = []
         self.info: tm.TableInfo | None = None
         self.state: tm.StatePush | None = None
+        self.chat_n = 0  #: the number of the last chat line shown (``chat_line.n``)
         self.outcome: dict[str, Any] | None = None
         #: watching as a spectator (a dropped connection is followed by ``rewatch``)
         self.watching = False
@@ -335,6 +336,14 @@ class TableClient:
     def my_turn(self) -> bool:
         s = self.state
         return s is not None and s.seat is not None and s.seat in s.to_act and bool(s.legal)
+
+    def new_chat(self, line: tm.ChatLine) -> bool:
+        """Whether ``line`` is one not shown yet: a resume or a second ``watch`` sends the
+        kept backlog again, and a line's ``n`` tells a repeat (unnumbered lines always show)."""
+        if line.n and line.n <= self.chat_n:
+            return False
+        self.chat_n = max(self.chat_n, line.n)
+        return True
 
     def name_of(self, seat: object) -> str:
         if isinstance(seat, int) and 0 <= seat < len(self.names) and self.names[seat]:

@@ -229,6 +229,8 @@ async def run_table(
                     if item.session is not tc.session:
                         continue  # a late push from a session we replaced
                     push = item.value
+                    if isinstance(push, tm.ChatLine) and not tc.new_chat(push):
+                        continue  # a backlog line already shown (resume, watching again)
                     notices = await _handle(tc, push)
                     if push.TYPE == "game_start":
                         asking = False  # a new game: lines are moves again, not the answer

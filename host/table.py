@@ -389,14 +389,15 @@ class Table(GameRunner):
             if seat is None and conn not in self.spectators:
                 raise TableError("join or watch the table to chat", code=ErrorCode.BAD_STATE)
             sender = "spectator" if seat is None else self._seat(seat).name
+            n = self.chat_log[-1].n + 1 if self.chat_log else 1
             msg = {
                 "type": "chat_line",
                 "table": self.table_id,
                 "seat": seat,
                 "name": sender,
                 "text": text,
+                "n": n,
             }
-            n = self.chat_log[-1].n + 1 if self.chat_log else 1
             line = ChatRow(n, self.seq, msg)
             self.chat_log.append(line)
             for member in self.members():

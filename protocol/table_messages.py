@@ -570,3 +570,4 @@ class ChatLine(Message):
     seat: int | None = wire(Nullable(_SEAT), "sender's seat; nil: a spectator")
     name: str = wire(Str(max_len=MAX_NAME_LEN), "sender's name")
     text: str = wire(Str(max_len=MAX_CHAT_LEN), "the line")
+    n: int = wire(Int(0), "the line's number at this table: 1, 2, ... (0: not numbered)", default=0)

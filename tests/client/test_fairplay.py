@@ -233,3 +233,13 @@ async def test_an_action_that_cannot_be_sent_uses_up_no_seq() -> None:
     assert tc.act_seq == 0 and session.sent == []
     await tc.act({"type": "draw"})
     assert [m.seq for m in session.sent] == [1]
+
+
+def test_a_chat_line_already_shown_is_told_apart_by_its_number() -> None:
+    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+
+    def line(n: int) -> tm.ChatLine:
+        return tm.ChatLine(table="t1", seat=0, name="Ann", text=f"line {n}", n=n)
+
+    assert [tc.new_chat(line(n)) for n in (1, 2, 1, 2, 3)] == [True, True, False, False, True]
+    assert tc.new_chat(line(0)) and tc.new_chat(line(0))  # unnumbered: always shown

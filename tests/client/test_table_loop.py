@@ -57,6 +57,9 @@ class _Table:
         self.code = code
         self.readies = 0
 
+    chat_n = 0
+    new_chat = TableClient.new_chat
+
     async def handle(self, push: Message) -> list[FairNotice]:
         if isinstance(push, tm.GameOver):
             self.outcome = push.outcome
@@ -257,3 +260,18 @@ async def test_a_line_the_protocol_forbids_is_reported_and_the_loop_goes_on(
         "action not sent: field 'action': float is not a protocol type",
     ]
     assert ui.said[-1] == "end end of input"
+
+
+async def test_chat_lines_sent_again_after_a_resume_are_shown_once(stdin: _Stdin) -> None:
+    """A resume or a second watch sends the kept chat again; each line shows once."""
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_table, cast(TableClient, table), ui)
+            for n in (1, 2, 1, 2, 3):
+                line = tm.ChatLine(table="t1", seat=0, name="Ann", text=f"hi {n}", n=n)
+                await table.session.push_send.send(line)
+            while table.chat_n < 3:
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert ui.said.count("push chat_line") == 3

@@ -189,7 +189,7 @@ async def test_a_slow_chat_write_holds_up_neither_the_line_nor_the_table(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(table.chat, ann, "hello")
         await trio.testing.wait_all_tasks_blocked()
-        assert [m["text"] for m in bob.got if m["type"] == "chat_line"] == ["hello"]
+        assert [(m["text"], m["n"]) for m in bob.got if m["type"] == "chat_line"] == [("hello", 1)]
         with trio.fail_after(1):  # the lock is free: a ready flag goes through at once
             await table.set_ready(bob, True)
         assert store.kept == []
