@@ -21,6 +21,7 @@ from __future__ import annotations
 import enum
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 import protocol.table_messages as tm
 from client.records import save_new
 from client.session import ClientSession
-from protocol.cards import Card
+from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
     FairnessError,
     HandReport,
@@ -101,6 +102,8 @@ class DealChecker:
         self._seen_commits: set[bytes] = set()
         self._last_hand_no = 0
         self._unchecked_hands: set[int] = set()
+        #: cards game events showed for a drawn (stream, pos), waiting for that DRAW
+        self._shown: list[tuple[int, int, Card]] = []
         #: a restarted client's resume replays the game up to this table seq: the seat may have
         #: committed to those hands from its old process (whose r is lost), so it only audits
         self.replay_until = 0
@@ -127,6 +130,10 @@ class DealChecker:
             return [], self._unchecked(push.hand_no)  # a hand we joined in the middle of
         if self.failure is not None:
             return [], self._after_failure(push.hand_no, msg)
+        if msg.type == "hand_end" and self._shown:
+            failed = self._note_shown()
+            if failed:
+                return [], [*failed, *self._after_failure(push.hand_no, msg)]
         try:
             result = self.verifier.receive(msg)
         except FairnessError as exc:
@@ -145,6 +152,7 @@ class DealChecker:
     ) -> tuple[list[Message], list[FairNotice]]:
         self.failure = None
         self.received = Counter()
+        self._shown = []
         self.hand_no = push.hand_no
         try:
             body = msg.decode()
@@ -210,6 +218,43 @@ class DealChecker:
         proof = self._save()
         text = f"fairness check failed: {message}"
         return [FairNotice(FairKind.FAILED, hand_no, text, proof=proof)]
+
+    def shown(self, event: Mapping[str, Any]) -> list[FairNotice]:
+        """Note a card a game event shows for one drawn ``[stream, pos]`` (ONE's centre card,
+        dealt face down and turned up at the last trick; PROTOCOL.md 7.9); it is compared with
+        the derived deck at HAND_END. Events of several cards are checked by other means (they
+        repeat cards received in CARD or face-up DRAW messages)."""
+        if self.verifier is None or self.failure is not None or self.verifier.report is not None:
+            return []
+        code = event.get("card")
+        where = event.get("position")
+        if where is None:
+            many = event.get("positions")
+            where = many[0] if isinstance(many, list) and len(many) == 1 else None
+        if not isinstance(code, str) or not (
+            isinstance(where, list | tuple)
+            and len(where) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in where)
+        ):
+            return []
+        try:
+            card = parse_card(code)
+        except CardCodeError:
+            return self._fail(self.hand_no, f"the host showed an unknown card {code!r}")
+        self._shown.append((where[0], where[1], card))
+        return self._note_shown() if self.verifier.drawn(where[0], where[1]) else []
+
+    def _note_shown(self) -> list[FairNotice]:
+        """Compare the shown cards noted so far (an event may come before its DRAW: those
+        wait, and at HAND_END a position never drawn is a failure)."""
+        assert self.verifier is not None
+        waiting, self._shown = self._shown, []
+        for stream, position, card in waiting:
+            try:
+                self.verifier.note_shown(stream, position, card)
+            except FairnessError as exc:
+                return self._fail(self.hand_no, exc.message)
+        return []
 
     def check_hand(self, hand: list[str]) -> list[FairNotice]:
         """Every card the host shows in our hand must have come to us in a signed CARD."""
@@ -371,6 +416,8 @@ class TableClient:
                 # the host took our seat (PROTOCOL.md 4.5): its token is dead and this
                 # connection only watches now, so a later drop is followed by watching again
                 self.token, self.seat, self.watching = None, None, True
+        elif isinstance(push, tm.EventPush):
+            return self.checker.shown(push.event)
         elif isinstance(push, tm.StatePush):
             self.state = push
             self.game_no = push.game_no

@@ -496,6 +496,10 @@ class HandVerifier:
         if got is None or [c.code for c in got] != [c.code for c in want]:
             raise CardMismatchError(f"RESHUFFLE {stream} does not recycle the discard pile")
 
+    def drawn(self, stream: int, position: int) -> bool:
+        """Whether a DRAW for ``(stream, position)`` was received (see :meth:`note_shown`)."""
+        return (stream, position) in self._drawn_at
+
     def note_shown(self, stream: int, position: int, card: Card) -> None:
         """Note a card the game showed later for a drawn ``(stream, position)``.
 

@@ -243,3 +243,58 @@ def test_a_chat_line_already_shown_is_told_apart_by_its_number() -> None:
 
     assert [tc.new_chat(line(n)) for n in (1, 2, 1, 2, 3)] == [True, True, False, False, True]
     assert tc.new_chat(line(0)) and tc.new_chat(line(0))  # unnumbered: always shown
+
+
+def _centre(card: str, position: int) -> tm.EventPush:
+    event = {"kind": "centre", "seat": 0, "card": card, "position": [0, position]}
+    return tm.EventPush(table="t1", seq=99, event=event)
+
+
+async def test_a_card_dealt_face_down_and_turned_up_later_is_checked(tmp_path: Path) -> None:
+    """ONE's centre card: dealt face down to the table, shown by a game event at the last
+    trick. Before, no client compared it with the deal (PROTOCOL.md 7.9 says it must)."""
+    for honest in (True, False):
+        t = _Table(tmp_path / str(honest))
+        tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+        tc.checker = t.checker
+        t.open_round()
+        centre = t.dealer.draw(0, None)  # face down to the table: no card in the DRAW
+        t.push(centre.draw)
+        real = centre.card.code
+        shown = real if honest else ("2C" if real != "2C" else "3C")
+        assert await tc.handle(_centre(shown, 0)) == []
+        t.push(t.dealer.hand_end(None))
+        (notice,) = t.notices
+        if honest:
+            assert notice.kind is FairKind.VERIFIED and notice.cards_checked == 1
+        else:
+            assert notice.kind is FairKind.FAILED
+            assert f"card at stream 0 position 0 is {shown}, derived {real}" in notice.message
+
+
+async def test_a_shown_card_waits_for_its_draw_and_one_never_drawn_fails_at_the_end(
+    tmp_path: Path,
+) -> None:
+    """An event may name a position before its DRAW arrives (Black Jack's turn-up): it waits;
+    at HAND_END a position still never drawn is a failure."""
+    t = _Table(tmp_path)
+    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+    tc.checker = t.checker
+    t.open_round()
+    up = t.dealer.draw(0, None, public=True)
+    assert await tc.handle(_centre(up.card.code, 0)) == []  # before its DRAW: waits
+    t.push(up.draw)
+    assert await tc.handle(_centre("JR", 7)) == []
+    t.push(t.dealer.hand_end(None))
+    failed, told = t.notices
+    assert failed.kind is FairKind.FAILED and "position 7 was never drawn" in failed.message
+    assert told.message == "deal NOT verified: stream 0 position 7 was never drawn"
+
+
+async def test_an_unknown_card_shown_fails_at_once(tmp_path: Path) -> None:
+    t = _Table(tmp_path)
+    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+    tc.checker = t.checker
+    t.open_round()
+    (notice,) = await tc.handle(_centre("ZZ", 0))
+    assert notice.kind is FairKind.FAILED and "unknown card 'ZZ'" in notice.message

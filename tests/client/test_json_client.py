@@ -30,6 +30,8 @@ async def test_play_json_full_game(game: str, json_client: Callable[..., Awaitab
     verdicts = [line for line in client.lines if line["type"] == "fairness"]
     assert verdicts and all(v["status"] == "verified" for v in verdicts)
     assert all(v["cards_checked"] > 0 for v in verdicts)
+    if game == "one":  # 12 cards each for two, and the centre card turned up at the end
+        assert {v["cards_checked"] for v in verdicts} == {13}
     events = [line for line in client.lines if line["type"] == "event" and line["text"]]
     assert any(" plays " in e["text"] for e in events)
     _records_saved_and_verified(client.lines, verdicts)
