@@ -49,7 +49,7 @@ from client.session import (
     SavedSeat,
     TokenStore,
 )
-from client.table_loop import Quit, run_table
+from client.table_loop import Quit, run_table, watch_table
 from client.trust import KnownHosts, host_session, open_stream
 from protocol.errors import LocalProtocolError
 
@@ -225,7 +225,7 @@ async def _lobby_loop(
                 tc = TableClient(session, table_id=arg, name=name, **tc_args)
                 if verb == "watch":
                     tc.name = tc.checker.pid = None
-                    await tc.watch()
+                    await watch_table(tc, name)
                     return tc, False
                 await tc.join()
                 return tc, True
@@ -404,7 +404,7 @@ async def run_join(
             if table is not None:
                 tc = TableClient(session, table_id=table, name=None if watch else name, **tc_args)
                 if watch:
-                    await tc.watch()
+                    await watch_table(tc, name)
                 else:
                     await tc.join()
                 seated = not watch
@@ -424,7 +424,12 @@ async def run_join(
                 ui.info(f"Watching table {tc.table_id}", kind="watching", table=tc.table_id)
         try:
             outcome = await run_table(
-                tc, ui, read_input=True, reconnect=reconnect, records_dir=tc_args["proofs_dir"]
+                tc,
+                ui,
+                read_input=True,
+                reconnect=reconnect,
+                records_dir=tc_args["proofs_dir"],
+                watch_name="" if seated else name,
             )
         finally:
             learnt = tc.checker.host_pk

@@ -14,7 +14,8 @@ When the connection drops before the game is over and we hold a resume token, th
 reconnects with a growing pause (:data:`RECONNECT_PAUSES`), sends ``resume`` with the last
 table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
 that straddles the disconnect is still verified. A spectator reconnects the same way and sends
-``watch`` again; with no backlog for spectators, the hand in progress is left to its record.
+``watch`` again (:func:`watch_table`, under its chat name); with no backlog for spectators, the
+hand in progress is left to its record.
 The loop ends after ``game_over`` (and the fairness verdict before it; with ``offer_rematch``,
 after a "Play again?" answered other than ``y``), when the user quits, or when the host goes
 away for good.
@@ -58,6 +59,7 @@ __all__ = [
     "leaves",
     "read_lines",
     "run_table",
+    "watch_table",
 ]
 
 #: pauses in seconds between reconnection attempts
@@ -158,6 +160,16 @@ class _RecordFetches:
             await self.idle.wait()
 
 
+async def watch_table(tc: TableClient, name: str = "", *, again: bool = False) -> None:
+    """Watch ``tc``'s table as a spectator whose chat lines carry ``name`` (empty: the host
+    says "spectator"); ``again`` after a drop, when the hand in progress has gaps for us (as
+    :meth:`TableClient.rewatch`, which sends no name)."""
+    if again:
+        tc.checker.lose_track()
+    await tc.session.request(tm.Watch(table=tc.table_id, name=name))
+    tc.watching = True
+
+
 async def run_table(
     tc: TableClient,
     ui: Frontend,
@@ -167,6 +179,7 @@ async def run_table(
     until_game_over: bool = True,
     offer_rematch: bool = False,
     records_dir: Path | None = None,
+    watch_name: str = "",
 ) -> dict[str, Any] | None:
     """Play (or watch) until the game is over; return the outcome (None if we left early).
 
@@ -181,6 +194,7 @@ async def run_table(
             and the loop plays the next game at the same table; anything else ends the loop.
         records_dir: fetch the host's record of every hand that ends and save it here (see the
             module docstring); None: do not fetch records.
+        watch_name: a spectator's chat name, sent again with ``watch`` after a reconnect.
     """
     send, inbox = trio.open_memory_channel[_Item](INBOX)
     acting = trio.Lock()
@@ -271,7 +285,9 @@ async def run_table(
                         ui.end(tc, "end of input")
                         return None
                 elif item.kind == "closed" and item.session is tc.session:
-                    fresh = await _reconnect(tc, ui, reconnect, str(item.value), nursery)
+                    fresh = await _reconnect(
+                        tc, ui, reconnect, str(item.value), nursery, watch_name=watch_name
+                    )
                     if fresh is None:
                         ui.end(tc, f"disconnected: {item.value}")
                         return None
@@ -306,6 +322,8 @@ async def _reconnect(
     reconnect: Reconnect | None,
     reason: str,
     nursery: trio.Nursery,
+    *,
+    watch_name: str = "",
 ) -> ClientSession | None:
     """A fresh session with our seat resumed (or, for a spectator, watching again), or None
     when that is impossible."""
@@ -338,7 +356,7 @@ async def _reconnect(
             if tc.token is not None:
                 await tc.resume(tc.token)
             else:
-                await tc.rewatch()
+                await watch_table(tc, watch_name, again=True)
         except RequestError as exc:
             what = "give the seat back" if tc.token is not None else "let us watch again"
             ui.info(f"the host refused to {what}: {exc}", kind="error")

@@ -31,6 +31,7 @@ import trio
 
 import protocol.table_messages as tm
 from host.games.base import RulesError, WireMap
+from host.table import spectator_name
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.framing import NEED_DATA
@@ -385,9 +386,10 @@ class Session:
         table = self.lobby.table(msg.table)
         if table.seat_of(self) is not None:
             raise LocalProtocolError("you are seated at this table", code=ErrorCode.BAD_STATE)
+        name = spectator_name(msg.name)  # refused before the reply, not after it
         self._reply(msg, tm.Watching(table=table.table_id))
         self.tables[table.table_id] = table
-        await table.watch(self)
+        await table.watch(self, name)
 
     async def _on_add_bot(self, msg: tm.AddBot) -> None:
         seat, name = await self.lobby.add_bot(msg.table, kind=msg.kind, seat=msg.seat)

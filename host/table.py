@@ -64,12 +64,15 @@ __all__ = [
     "TableError",
     "TablePhase",
     "hash_token",
+    "spectator_name",
 ]
 
 log = logging.getLogger(__name__)
 
 #: longest player name, in characters
 MAX_NAME_CHARS = 32
+#: the chat name of a spectator who gave none
+SPECTATOR = "spectator"
 #: chat lines a table keeps (in the store too) for clients that resume and spectators who return
 CHAT_BACKLOG = 50
 
@@ -90,6 +93,18 @@ class Conn(Protocol):
     def deliver_backlog(self, msgs: list[WireMap]) -> None: ...
 
     def close_politely(self, msg: WireMap) -> None: ...
+
+
+def spectator_name(name: str) -> str:
+    """The chat name of a spectator who watches as ``name``: checked like a seat's name, but
+    empty means "spectator" and it need not be unique (a seated player's name is fine: the
+    chat line's nil ``seat`` tells them apart); ``TableError`` (``bad_field``) if unusable."""
+    name = name.strip() or SPECTATOR
+    if len(name) > MAX_NAME_CHARS or not name.isprintable():
+        raise TableError(
+            f"a name is 1-{MAX_NAME_CHARS} printable characters", code=ErrorCode.BAD_FIELD
+        )
+    return name
 
 
 def hash_token(token: str) -> bytes:
@@ -127,7 +142,8 @@ class Table(GameRunner):
         self.grace = grace
         self.created = created
         self.name = name or table_id
-        self.spectators: set[Conn] = set()
+        #: watching connections, each with the name its chat lines carry
+        self.spectators: dict[Conn, str] = {}
         self._ack: tuple[Conn, WireMap] | None = None
         self._lock = trio.Lock()
         self._wake = trio.Event()
@@ -216,7 +232,7 @@ class Table(GameRunner):
             token = secrets.token_urlsafe(32)
             row = Seat(seat, name, hash_token(token), bot=bot, ready=bot is not None)
             await self.store.put_seat(self.table_id, SeatRow(seat, name, row.token_hash, bot))
-            self.spectators.discard(conn)
+            self.spectators.pop(conn, None)
             self.seats[seat] = row
             self._attach(row, conn)
             conn.deliver(
@@ -246,7 +262,7 @@ class Table(GameRunner):
     async def leave(self, conn: Conn, *, re: Any = None) -> None:
         """A seat leaves (not while a game runs) or a spectator stops watching."""
         async with self._lock:
-            self.spectators.discard(conn)
+            self.spectators.pop(conn, None)
             seat = self.seat_of(conn)
             if seat is not None:
                 if self.phase in (TablePhase.DEALING, TablePhase.PLAYING):
@@ -260,13 +276,15 @@ class Table(GameRunner):
             conn.deliver([{"type": "left", "table": self.table_id, "re": re}])
             self._send_summary()
 
-    async def watch(self, conn: Conn) -> None:
+    async def watch(self, conn: Conn, name: str = "") -> None:
+        """Add ``conn`` as a spectator whose chat lines carry ``name`` (:func:`spectator_name`)."""
+        name = spectator_name(name)
         async with self._lock:
             if self.seat_of(conn) is not None:
                 raise TableError("already seated at this table", code=ErrorCode.BAD_STATE)
             if conn.closed:  # gone while waiting for the lock
                 return
-            self.spectators.add(conn)
+            self.spectators[conn] = name
             conn.deliver(
                 [
                     {"type": "table_info", **self.summary()},
@@ -310,7 +328,7 @@ class Table(GameRunner):
             if conn.closed:  # gone while waiting for the lock: the seat stays as it is
                 return found.index
             old = found.conn
-            self.spectators.discard(conn)  # a seat sees its own view, not the public one
+            self.spectators.pop(conn, None)  # a seat sees its own view, not the public one
             self._attach(found, conn)
             found.substitute = False
             if old is not None and old is not conn:
@@ -365,7 +383,7 @@ class Table(GameRunner):
         timer task, woken by this, pushes the new ``table_info`` under the lock.
         """
         changed = conn in self.spectators
-        self.spectators.discard(conn)
+        self.spectators.pop(conn, None)
         for s in self.seats:
             if s is not None and s.conn is conn:
                 changed = True
@@ -388,7 +406,7 @@ class Table(GameRunner):
             seat = self.seat_of(conn)
             if seat is None and conn not in self.spectators:
                 raise TableError("join or watch the table to chat", code=ErrorCode.BAD_STATE)
-            sender = "spectator" if seat is None else self._seat(seat).name
+            sender = self.spectators[conn] if seat is None else self._seat(seat).name
             n = self.chat_log[-1].n + 1 if self.chat_log else 1
             msg = {
                 "type": "chat_line",
@@ -683,7 +701,7 @@ class Table(GameRunner):
             if s.conn is not None:
                 conn, s.conn = s.conn, None
                 if not conn.closed:
-                    self.spectators.add(conn)
+                    self.spectators[conn] = s.name
                 changed = True
             if not running:
                 self.seats[s.index] = None

@@ -274,6 +274,11 @@ class Watch(Message):
     TYPE: ClassVar[str] = "watch"
     DIRECTION: ClassVar[Direction] = C2H
     table: str = wire(_TABLE_ID, "table id")
+    name: str = wire(
+        Str(max_len=MAX_NAME_LEN, printable=True),
+        "the spectator's name in chat (may be a seated player's); empty: `spectator`",
+        default="",
+    )
 
 
 @register

@@ -119,6 +119,20 @@ async def test_lobby_typos_are_reported_and_the_lobby_goes_on(
     assert len(lists) == 2  # at the start and after the refusal, not after every typo
 
 
+async def test_watching_from_the_lobby_sends_the_name_chat_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, ``watch`` carried no name and a spectator's chat read "spectator: hi"."""
+    session = _FakeSession([TABLE])
+    ui, _ = _human()
+    _script(monkeypatch, ["w 1", "q"])
+    with pytest.raises(Quit):
+        await join_cmd._lobby(session, {}, ui, name="Sam")  # type: ignore[arg-type]
+    assert [m for m in session.requests if isinstance(m, tm.Watch)] == [
+        tm.Watch(table="t1", name="Sam")
+    ]
+
+
 async def test_lobby_json_commands_that_cannot_be_built_are_reported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -609,6 +609,30 @@ async def test_a_returning_spectator_gets_what_a_fresh_one_gets_chat_included(
         assert returning.view == first_time.view and returning.view["hand"] is None
 
 
+async def test_a_spectator_chats_under_the_name_it_watches_with(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    async with (
+        connect_memory(mock_host) as a,
+        connect_memory(mock_host) as sam,
+        connect_memory(mock_host) as anon,
+        connect_memory(mock_host) as ann,
+    ):
+        await a.request(tm.Join(table=table_id, name="Ann"))
+        await sam.request(tm.Watch(table=table_id, name=" Sam "))
+        await anon.request(tm.Watch(table=table_id))  # an older client: no name
+        await ann.request(tm.Watch(table=table_id, name="Ann"))  # a seated player's name is fine
+        for c, text in ((sam, "hi"), (anon, "hello"), (ann, "me too")):
+            await c.request(tm.ChatSay(table=table_id, text=text))
+        await a.request(Ping())
+        assert a.received is not None
+        lines = [(m.seat, m.name, m.text) for m in a.received if isinstance(m, tm.ChatLine)]
+        assert lines == [(None, "Sam", "hi"), (None, "spectator", "hello"), (None, "Ann", "me too")]
+
+
 async def test_a_resume_skips_chat_said_before_the_last_push_the_client_had(
     autojump_clock: trio.testing.MockClock,
     mock_host: HostInfo,

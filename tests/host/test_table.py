@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host.games import find_game
 from host.runner import VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
 from host.store import JournalKind, JournalRow, SeatRow, Store, TableRow
-from host.table import Table, hash_token
+from host.table import Table, TableError, hash_token, spectator_name
 
 
 class FakeConn:
@@ -211,3 +211,11 @@ async def test_a_failed_chat_write_still_says_the_line(
     await table.chat(ann, "hello")  # no error for the speaker: the line was said
     assert [m["text"] for m in ann.got if m["type"] == "chat_line"] == ["hello"]
     assert [c.n for c in table.chat_log] == [1]
+
+
+def test_a_spectator_name_is_checked_like_a_seat_name_and_defaults_to_spectator() -> None:
+    assert spectator_name(" Sam ") == "Sam"
+    assert spectator_name("") == spectator_name("   ") == "spectator"
+    for bad in ("x" * 33, "a\tb"):
+        with pytest.raises(TableError):
+            spectator_name(bad)

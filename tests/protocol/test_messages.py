@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import protocol.table_messages as tm
 from protocol.cards import card
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.framing import FRAME_HEADER_BYTES, decode_body, encode_frame
@@ -341,6 +342,14 @@ class TestValidation:
         for value in ("ABC", "", "abcdef", "a\tb"):
             with pytest.raises(LocalProtocolError):
                 kind.coerce(value, "f")
+
+    def test_watch_carries_an_optional_spectator_name(self) -> None:
+        assert message_from_wire({"type": "watch", "table": "t1"}) == tm.Watch(table="t1", name="")
+        sam = message_from_wire({"type": "watch", "table": "t1", "name": "Sam"})
+        assert sam == tm.Watch(table="t1", name="Sam")
+        for bad in ("x" * (MAX_NAME_LEN + 1), "a\tb"):
+            with pytest.raises(LocalProtocolError):
+                message_from_wire({"type": "watch", "table": "t1", "name": bad})
 
 
 class TestHelpers:
