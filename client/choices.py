@@ -7,8 +7,10 @@ whole truth. :func:`build_menu` groups those actions for a person:
   grouped by their first card; those cards get numbers 1, 2, ... in the order of the hand, and
   the hand's other cards are shown dimmed without a number;
 * the other actions get a letter when they have a well-known one (``d`` draw, ``c`` the
-  "One Card!" call, ``p`` pass, ``l`` "last card") and otherwise continue the numbering
-  (bids, the downtown question).
+  "One Card!" call, ``p`` pass, ``l`` "last card"); a bid is keyed by its own value (``9) bid
+  9``), so the number a bidder types is the bid, never a menu position; the rest continue the
+  numbering (the downtown question). A number is never both a position and a value: cards
+  are numbered by position, but a card typed by itself needs its suit (``9H``).
 
 A choice holding several actions (a seven with a suit to name, a run of several lengths, a
 joker's declarations, an ace's suit) asks a follow-up question with numbered options: see
@@ -102,9 +104,16 @@ class Menu:
             if code in self.hand:
                 return f"{code} cannot be played now (pick a numbered card or another move)"
             return f"you do not hold {code}"
+        bids = self.bids()
+        if raw.isdigit() and bids:
+            return f"you cannot bid {raw} now: bid {bids[0]} to {bids[-1]}, or p to pass"
         if raw.isdigit():
             return f"there is no move {raw}; pick one of the numbers shown"
         return f"not understood: {raw!r}; type a number, a card code like 7S, or a letter shown"
+
+    def bids(self) -> list[str]:
+        """The bids on offer, lowest first (empty outside an auction)."""
+        return [str(a.get("value")) for c in self.choices for a in c.actions if a["type"] == "bid"]
 
     def letters(self) -> list[str]:
         """The lettered moves on offer, as ``"d draw"``, for the help line.
@@ -213,6 +222,8 @@ def build_menu(
         kind = group.partition(":")[0]
         if kind in LETTERS:
             key = LETTERS[kind]
+        elif kind == "bid" and not by_card:  # no card numbers to collide with
+            key = str(actions[0].get("value"))
         else:
             number += 1
             key = str(number)

@@ -55,7 +55,12 @@ def help_text(menu: Menu) -> str:
     >>> help_text(build_menu({}, [{"type": "draw"}, {"type": "call"}])).split(", or ")[1][:36]
     'a letter: d draw, c call "One Card!"'
     """
-    text = "Type the number of a move or a card code (7S, 10H, QD, JR; 7♠ works too)"
+    bids = menu.bids()
+    if bids:
+        low, high = bids[0], bids[-1]
+        text = f"Type your bid, {low} to {high} (the number is the bid; bid {low} works too)"
+    else:
+        text = "Type the number of a move or a card code (7S, 10H, QD, JR; 7♠ works too)"
     letters = menu.letters()
     if letters:
         text += ", or a letter: " + ", ".join(letters)

@@ -1,0 +1,35 @@
+"""The menu built from the host's legal list: keys, what a typed line resolves to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from client.choices import build_menu
+
+AUCTION: list[dict[str, Any]] = [{"type": "pass"}] + [
+    {"type": "bid", "value": v} for v in range(9, 16)
+]
+
+
+def test_a_bare_number_in_the_auction_is_the_bid() -> None:
+    """Before, the bids were numbered 1) bid 7 ... 9) bid 15, so typing 9 bid 15."""
+    menu = build_menu({"game": "one", "hand": ["AS", "KS"]}, AUCTION)
+    assert "p) pass   9) bid 9   10) bid 10" in menu.render(ascii_only=True).plain
+    for typed in ("9", "bid 9", "b9"):
+        found = menu.resolve(typed)
+        assert not isinstance(found, str) and found.actions == [{"type": "bid", "value": 9}]
+    assert menu.resolve("7") == "you cannot bid 7 now: bid 9 to 15, or p to pass"
+    assert not isinstance(found := menu.resolve("p"), str) and found.actions == [{"type": "pass"}]
+
+
+def test_cards_keep_their_position_numbers() -> None:
+    menu = build_menu({"hand": ["9S", "KS"]}, [{"type": "play", "card": "KS"}])
+    found = menu.resolve("1")
+    assert not isinstance(found, str) and found.card == "KS"
+
+
+def test_help_in_the_auction_says_the_number_is_the_bid() -> None:
+    from client.frontends import help_text
+
+    text = help_text(build_menu({"game": "one"}, AUCTION))
+    assert text.startswith("Type your bid, 9 to 15 (the number is the bid") and "p pass" in text
