@@ -183,9 +183,7 @@ def describe_event(
         return out
 
     if kind == "play":
-        out = line(who, " plays ", cards("cards" if "cards" in event else "card"))
-        if event.get("declare"):
-            out.append_text(line(" as ", cards("declare")))
+        out = line(who, " plays ", _played(event, ascii_only))
         if event.get("suit") is not None:
             out.append_text(line(" and names ", suit_text(event["suit"], ascii_only=ascii_only)))
         for key, text in (("damage", "attack now {} cards"), ("pending", "pick-up now {}")):
@@ -197,12 +195,13 @@ def describe_event(
             out.append(" (a weaker answer: one penalty card)")
         return out
     if kind in ("draw", "drawn"):
+        verb = " is dealt " if event.get("reason") == "deal" else " draws "
         if "cards" in event:
-            return line(names(me) if seat is None else who, " draws ", cards(), _reason(event))
+            return line(names(me) if seat is None else who, verb, cards(), _reason(event))
         if seat == me:
             return None  # our own draw: the private event with the cards follows
         n = int(event.get("count", 1))
-        return line(who, f" draws {n} card{'s' if n != 1 else ''}", _reason(event))
+        return line(who, f"{verb}{n} card{'s' if n != 1 else ''}", _reason(event))
     if kind in ("dealt", "hand"):
         return line(names(me), " is dealt ", cards())
     if kind == "deal":
@@ -250,7 +249,7 @@ def describe_event(
     if kind == "trump":
         return line("Trump is ", suit_text(event.get("suit"), ascii_only=ascii_only, named=True))
     if kind == "trick":
-        return line(names(event.get("winner")), f" takes the trick ({event.get('points')} pts)")
+        return line(names(event.get("winner")), f" takes the trick ({_pts(event.get('points'))})")
     if kind == "downtown_offer":
         return line(who, " may switch the ranking to downtown")
     if kind == "downtown":
@@ -283,12 +282,42 @@ def _reason(event: Mapping[str, Any]) -> str:
     )
 
 
+def _pts(points: object) -> str:
+    """``1 pt``, ``3 pts``."""
+    return f"{points} pt" if points == 1 else f"{points} pts"
+
+
+def _played(event: Mapping[str, Any], ascii_only: bool) -> Text:
+    """The cards of a play, each joker followed by what it stands for: ``JR (as 4D) 5D``."""
+    played = event.get("cards")
+    codes = [str(c) for c in played] if isinstance(played, list) else [str(event.get("card"))]
+    declared = event.get("declare")
+    stand_ins = iter(declared if isinstance(declared, list) else [])
+    out = Text()
+    for i, code in enumerate(codes):
+        if i:
+            out.append(" ")
+        out.append_text(card_text(code, ascii_only=ascii_only))
+        if code in ("JR", "JB"):
+            as_card = next(stand_ins, None)
+            if as_card is not None:
+                out.append(" (as ")
+                out.append_text(card_text(str(as_card), ascii_only=ascii_only))
+                out.append(")")
+    return out
+
+
 def _hand_end(event: Mapping[str, Any], names: Names) -> Text:
     out = Text("Hand over")
     bidder = event.get("bidder")
     if bidder is not None:
         made = "made" if event.get("made") else "missed"
         out.append(f": {names(bidder)} {made} the bid of {event.get('bid')}")
+    elif "bidder" in event:
+        out.append(": no one bid")
+    points = event.get("points")
+    if isinstance(points, list):
+        out.append(". Points taken: " + ", ".join(f"{names(i)} {p}" for i, p in enumerate(points)))
     scores = event.get("scores")
     if isinstance(scores, list):
         out.append(". Scores: " + ", ".join(f"{names(i)} {s}" for i, s in enumerate(scores)))
@@ -314,7 +343,7 @@ def render_table(
     out.append(f"{rule * 2} {title} ", style="bold")
     out.append(rule * max(2, 40 - len(title)) + "\n")
     if game == "one":
-        _one_table(out, view, names, ascii_only)
+        _one_table(out, view, names, ascii_only, me)
     else:
         _shedding_table(out, view, ascii_only)
     out.append_text(_seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only))
@@ -335,14 +364,19 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
     if view.get("extra_turns"):
         out.append(f"   extra turns owed: {view['extra_turns']}")
     out.append("\n")
-    damage = view.get("damage") or view.get("pending")
+    damage = view.get("damage")
     if damage:
         out.append(f"Pending attack: {damage} cards to pick up unless answered\n", style="bold")
+    pickup = view.get("pending")
+    if pickup:  # Black Jack's word (spec/RULES.md): a pick-up, answered by a counter
+        out.append(f"Pick-up: {pickup} cards to pick up unless countered\n", style="bold")
     if view.get("cover"):
         out.append("The queen must be covered\n", style="bold")
 
 
-def _one_table(out: Text, view: Mapping[str, Any], names: Sequence[str], ascii_only: bool) -> None:
+def _one_table(
+    out: Text, view: Mapping[str, Any], names: Sequence[str], ascii_only: bool, me: int | None
+) -> None:
     out.append(f"Hand {view.get('hand_no')}   target {view.get('target')}   ")
     out.append(f"phase: {view.get('phase')}   ranking: {view.get('ranking')}\n")
     trump = view.get("trump")
@@ -352,6 +386,10 @@ def _one_table(out: Text, view: Mapping[str, Any], names: Sequence[str], ascii_o
     else:
         out.append("no trump" if view.get("no_trump") else "not yet")
     auction = view.get("auction")
+    bidder = auction.get("bidder") if isinstance(auction, dict) else None
+    leading = view.get("phase") == "play" and me is not None and me in (view.get("to_act") or [])
+    if not trump and not view.get("no_trump") and leading and bidder == me:
+        out.append(" (you won the auction: the suit of the card you lead now is trump)")
     if isinstance(auction, dict):
         high, bidder = auction.get("high"), auction.get("bidder")
         if high is not None and bidder is not None:

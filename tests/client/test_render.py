@@ -165,3 +165,70 @@ def test_a_closed_output_raises_output_closed(monkeypatch: pytest.MonkeyPatch) -
     console = make_console(file=_ClosedPipe())
     with pytest.raises(OutputClosed):
         console.print("Bob plays 7S")
+
+
+@pytest.mark.parametrize(
+    ("event", "text"),
+    [
+        ({"kind": "trick", "winner": 1, "points": 1}, "Bob takes the trick (1 pt)"),
+        ({"kind": "trick", "winner": 1, "points": 3}, "Bob takes the trick (3 pts)"),
+        (
+            {"kind": "draw", "seat": 0, "count": 2, "reason": "deal", "cards": ["AH", "KS"]},
+            "Ann is dealt AH KS",
+        ),
+        ({"kind": "draw", "seat": 2, "count": 7, "reason": "deal"}, "Cy is dealt 7 cards"),
+        (
+            {"kind": "play", "seat": 0, "cards": ["JR", "5D"], "declare": ["4D"]},
+            "Ann plays JR (as 4D) 5D",
+        ),
+        (
+            {
+                "kind": "hand_end",
+                "bidder": 0,
+                "bid": 9,
+                "made": False,
+                "points": [5, 6, 4],
+                "hand_scores": [0, 6, 4],
+                "scores": [0, 6, 4],
+            },
+            "Hand over: Ann missed the bid of 9. Points taken: Ann 5, Bob 6, Cy 4. "
+            "Scores: Ann 0, Bob 6, Cy 4",
+        ),
+        (
+            {
+                "kind": "hand_end",
+                "bidder": None,
+                "bid": None,
+                "made": None,
+                "points": [5, 6, 4],
+                "scores": [5, 6, 4],
+            },
+            "Hand over: no one bid. Points taken: Ann 5, Bob 6, Cy 4. Scores: Ann 5, Bob 6, Cy 4",
+        ),
+    ],
+)
+def test_event_wording(event: dict[str, Any], text: str) -> None:
+    """Before: "(1 pts)", Black Jack's deal "draws", "JR 5D as 4D", no points taken, and an
+    all-pass hand said only "Hand over. Scores: ..."."""
+    line = describe_event(event, _name, me=0, ascii_only=True)
+    assert line is not None and line.plain == text
+
+
+def _table_text(view: dict[str, Any], me: int = 0) -> str:
+    return render_table(view, NAMES, me=me, to_act=view.get("to_act", []), ascii_only=True).plain
+
+
+def test_black_jack_says_pick_up_and_one_card_says_attack() -> None:
+    """Before, Black Jack's pick-up was shown as a "Pending attack"."""
+    bj = {"game": "black-jack", "top": "2S", "pending": 2, "hand_counts": [3, 4]}
+    assert "Pick-up: 2 cards to pick up" in _table_text(bj) and "attack" not in _table_text(bj)
+    oc = {"game": "one-card", "top": "2S", "damage": 2, "hand_counts": [3, 4]}
+    assert "Pending attack: 2 cards" in _table_text(oc)
+
+
+def test_the_one_bidder_is_told_the_first_lead_sets_trump() -> None:
+    view = {"game": "one", "phase": "play", "trump": None, "no_trump": False, "to_act": [0],
+            "auction": {"high": 9, "bidder": 0}, "hand_counts": [8, 8, 8]}  # fmt: skip
+    assert "the suit of the card you lead now is trump" in _table_text(view)
+    assert "you lead now" not in _table_text(view, me=1)
+    assert "you lead now" not in _table_text({**view, "trump": "S"})
