@@ -11,7 +11,8 @@ one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), `
 
 :class:`JsonUI` writes one JSON object per line for every push (the message's own wire map,
 minus the signed ``fair`` messages, which are summarised as ``fairness`` verdicts) and reads one
-JSON command per line; the format is specified in ``spec/CLIENT-JSON.md``.
+JSON command per line; the format is specified in ``spec/CLIENT-JSON.md``. A bare ``ok`` (the
+host's answer to the client's own fair-dealing messages) is not printed.
 """
 
 from __future__ import annotations
@@ -346,7 +347,9 @@ class JsonUI:
         self.emit({"type": kind, "message": text, **fields})
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
-        if not isinstance(push, tm.FairPush):
+        # an ``ok`` reaching the loop answers a message sent without an ``id`` (the client's
+        # own fair_commit and fair_reveal): it answers nothing the script asked, so it is dropped
+        if not isinstance(push, tm.FairPush | tm.Ok):
             obj = dict(push.to_wire())
             obj.pop("token", None)  # a resume token is a seat key: never print it
             if isinstance(push, tm.EventPush):

@@ -326,3 +326,15 @@ def test_the_json_specs_create_examples_are_real_tables() -> None:
         engine = find_game(cmd["game"])
         engine.validate_options(cmd.get("options", {}))  # raises on an unknown option
         assert engine.min_seats <= cmd["seats"] <= engine.max_seats
+
+
+def test_a_bare_ok_is_not_printed_as_a_json_object() -> None:
+    """Before, the host's ``ok`` to the client's own fair_commit and fair_reveal (no ``re``)
+    appeared as ``{"type": "ok"}`` about twice per hand, matching nothing the script sent."""
+    out = io.StringIO()
+    ui, tc = JsonUI(out), _tc()
+    ui.on_push(tc, tm.Ok(), [])
+    assert out.getvalue() == ""
+    spec = (Path(__file__).parents[2] / "spec" / "CLIENT-JSON.md").read_text(encoding="utf-8")
+    assert "`ok` has no `re`) are not printed" in spec
+    assert "`play` says `One Card: Ann at seat 0 of 2`, `join` says `Seated at table" in spec
