@@ -6,7 +6,10 @@ How it works: both implement :class:`client.table_loop.Frontend`. Neither knows 
 numbered moves just before it is our turn (and again when the legal moves change), offers the
 out-of-turn calls ("One Card!", "last card") as one letter when the host lists them, asks a
 numbered follow-up question when one card stands for several legal actions (a suit to name, a
-run's length, a joker's identity), and prints the fairness verdict after every hand. Input is
+run's length, a joker's identity), and prints the fairness verdict after every hand. When a
+``table_info`` shows another seat's ``connected`` flag changed since the last one, it says so
+("Bob dropped ...", "Bob is back"; :func:`presence_changes`), and :class:`JsonUI` emits a
+``presence`` object. Input is
 one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), ``?`` or ``q``.
 
 :class:`JsonUI` writes one JSON object per line for every push (the message's own wire map,
@@ -38,7 +41,7 @@ from client.table_loop import Quit
 from protocol.limits import MAX_CHAT_LEN
 from protocol.messages import Error, Message
 
-__all__ = ["HumanUI", "JsonUI", "chat_problem", "help_text"]
+__all__ = ["HumanUI", "JsonUI", "chat_problem", "help_text", "presence_changes"]
 
 #: the commands that are always there, for the help line
 COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help, q leave."
@@ -66,6 +69,45 @@ def help_text(menu: Menu) -> str:
     if letters:
         text += ", or a letter: " + ", ".join(letters)
     return f"{text}. {COMMANDS_HELP}"
+
+
+def presence_changes(
+    before: tm.TableInfo | None, after: tm.TableInfo, me: int | None
+) -> list[tuple[int, str, bool, str]]:
+    """Seats (other than ``me``) whose connection dropped or came back between two
+    ``table_info`` pushes, as ``(seat, name, connected, line)``.
+
+    >>> def info(connected: bool) -> tm.TableInfo:
+    ...     seat = {"seat": 1, "name": "Bob", "connected": connected}
+    ...     return tm.TableInfo(table="t1", name="t", game="one", options={}, phase="playing",
+    ...                         seats=(None, seat), game_no=1, spectators=0, turn_timer=None,
+    ...                         voids=0)
+    >>> presence_changes(info(True), info(False), 0)[0][3]
+    'Bob dropped (the host plays for Bob after the grace period)'
+    >>> presence_changes(info(False), info(True), 0)[0][3], presence_changes(None, info(False), 0)
+    ('Bob is back', [])
+    """
+    if before is None or before.table != after.table:
+        return []
+    playing = after.phase in ("dealing", "playing")
+    out = []
+    for seat, (old, new) in enumerate(zip(before.seats, after.seats, strict=False)):
+        if seat == me or old is None or new is None or old.get("name") != new.get("name"):
+            continue
+        was, now = old.get("connected") is not False, new.get("connected") is not False
+        if was == now:
+            continue
+        name = str(new.get("name"))
+        if now:
+            line = f"{name} is back"
+        elif playing:
+            line = f"{name} dropped (the host plays for {name} after the grace period)"
+        else:
+            line = (
+                f"{name} dropped (the seat is freed if {name} is not back within the grace period)"
+            )
+        out.append((seat, name, now, line))
+    return out
 
 
 def chat_problem(text: str) -> str | None:
@@ -99,6 +141,7 @@ class HumanUI:
         self._asking: str | None = None  # the game's question awaiting an answer (see prompt)
         self._key_shown = False
         self._quitting = False  # "q" was typed mid-game: the next line confirms or not
+        self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
 
     # ------------------------------------------------------------------ output
 
@@ -158,7 +201,7 @@ class HumanUI:
         elif isinstance(push, tm.GameOver):
             self.say(render_outcome(push.outcome, tc.names))
         elif isinstance(push, tm.TableInfo):
-            self._on_table_info(push)
+            self._on_table_info(tc, push)
         elif isinstance(push, tm.ChatLine):
             self.say(f"[chat] {push.name}: {push.text}", style="cyan")
         elif isinstance(push, Error):
@@ -170,7 +213,10 @@ class HumanUI:
             self.say(f"Deals are signed by the host key {tc.checker.key_fingerprint}", "dim")
         self._reprompt()
 
-    def _on_table_info(self, info: tm.TableInfo) -> None:
+    def _on_table_info(self, tc: TableClient, info: tm.TableInfo) -> None:
+        before, self._info = self._info, info
+        for _seat, _name, back, line in presence_changes(before, info, tc.seat):
+            self.say(line, style="" if back else "yellow")
         if info.phase not in ("waiting", "finished"):
             return
         names = tuple(
@@ -333,6 +379,7 @@ class JsonUI:
     def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out
         self._key_shown = False
+        self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
 
     def emit(self, obj: dict[str, Any]) -> None:
         stream = self.out if self.out is not None else sys.stdout
@@ -360,6 +407,13 @@ class JsonUI:
             elif isinstance(push, tm.GameOver):
                 obj["text"] = render_outcome(push.outcome, tc.names).plain
             self.emit(obj)
+        if isinstance(push, tm.TableInfo):
+            before, self._info = self._info, push
+            for seat, name, back, said in presence_changes(before, push, tc.seat):
+                self.emit(
+                    {"type": "presence", "seat": seat, "name": name, "connected": back,
+                     "message": said}
+                )  # fmt: skip
         for notice in notices:
             self.emit({"type": "fairness", **notice.to_json()})
         if not self._key_shown and tc.checker.key_fingerprint is not None:

@@ -338,3 +338,34 @@ def test_a_bare_ok_is_not_printed_as_a_json_object() -> None:
     spec = (Path(__file__).parents[2] / "spec" / "CLIENT-JSON.md").read_text(encoding="utf-8")
     assert "`ok` has no `re`) are not printed" in spec
     assert "`play` says `One Card: Ann at seat 0 of 2`, `join` says `Seated at table" in spec
+
+
+def _info(phase: str, *connected: bool) -> tm.TableInfo:
+    names = ["Ann", "Bob", "Cy"]
+    seats = tuple(
+        {"seat": i, "name": names[i], "bot": None, "connected": c, "ready": True}
+        for i, c in enumerate(connected)
+    )
+    return tm.TableInfo(table="t1", name="t1", game="one", options={}, seats=seats, phase=phase,
+                        game_no=1, spectators=0, turn_timer=None, voids=0)  # fmt: skip
+
+
+def test_players_are_told_when_another_seat_drops_or_comes_back() -> None:
+    """Before, a seat's connection dying (kill -9) or resuming showed nothing to the others."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _info("playing", True, True, True), [])
+    ui.on_push(tc, _info("playing", False, True, True), [])
+    assert "Ann dropped (the host plays for Ann after the grace period)" in out.getvalue()
+    ui.on_push(tc, _info("playing", True, False, True), [])  # our own flag is not news
+    assert "Ann is back" in out.getvalue() and "Bob" not in out.getvalue()
+    ui.on_push(tc, _info("finished", True, True, False), [])
+    assert "Cy dropped (the seat is freed if Cy is not back" in out.getvalue()
+    lines = io.StringIO()
+    js = JsonUI(lines)
+    js.on_push(tc, _info("playing", True, True, True), [])
+    js.on_push(tc, _info("playing", True, True, False), [])
+    presence = json.loads(lines.getvalue().splitlines()[-1])
+    said = "Cy dropped (the host plays for Cy after the grace period)"
+    assert presence == {"type": "presence", "seat": 2, "name": "Cy", "connected": False,
+                        "message": said}  # fmt: skip
