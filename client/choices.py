@@ -16,6 +16,7 @@ A choice holding several actions (a seven with a suit to name, a run of several 
 joker's declarations, an ace's suit) asks a follow-up question with numbered options: see
 :meth:`Choice.options`. :meth:`Menu.resolve` accepts a number, a letter or a card code (``7S``,
 ``7♠``, ``10h``) and answers with the choice or with one line saying what was wrong.
+:data:`GAME_HELP` says per game, in a line, what a player can type (for the ``?`` help).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from rich.text import Text
 
 from client.render import SUIT_SYMBOLS, card_text, describe_action
 
-__all__ = ["Choice", "Menu", "build_menu", "normalise_card"]
+__all__ = ["GAME_HELP", "Choice", "Menu", "build_menu", "normalise_card"]
 
 #: letter shortcuts for non-card actions, by action type
 LETTERS = {"draw": "d", "call": "c", "pass": "p", "declare": "l"}
@@ -38,6 +39,24 @@ NOT_NOW = {
     "c": "no One Card call to make now",
     "p": "you cannot pass now",
     "l": 'no "last card" to declare now',
+}
+#: what a player can type in each game, for the ``?`` help (words only: the host decides)
+GAME_HELP = {
+    "one-card": (
+        "One Card: play a card of the top card's suit or rank; a seven asks which suit to name; "
+        "d draws (against an attack: the whole attack, unless you answer with an attack card); "
+        'c calls "One Card!" when a player is down to one card (the first call counts)'
+    ),
+    "black-jack": (
+        "Black Jack: play a card of the top card's suit or rank; a card that can start a run "
+        "(6D 7D 8D) asks how far to go, a joker what it stands for, an ace which suit to name; "
+        'd draws (or takes the pick-up); say "last card" when you could finish next turn: '
+        "pick the play marked so, or l after your turn (going out undeclared costs two cards)"
+    ),
+    "one": (
+        "ONE: in the auction type your bid (the number is the bid) or p to pass; the winner's "
+        "first lead sets trump (not with the joker); in the tricks follow suit if you can"
+    ),
 }
 _SYMBOL_TO_LETTER = {v: k for k, v in SUIT_SYMBOLS.items()}
 _RANKS = frozenset({"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"})

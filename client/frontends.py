@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.text import Text
 
 import protocol.table_messages as tm
-from client.choices import Choice, Menu, build_menu
+from client.choices import GAME_HELP, Choice, Menu, build_menu
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.render import (
     OutputClosed,
@@ -51,7 +51,7 @@ TURN_HINT = "On your turn type the number of a move or a card code; ? for help, 
 OUT_OF_TURN = frozenset({"call", "declare"})
 
 
-def help_text(menu: Menu) -> str:
+def help_text(menu: Menu, game: str = "") -> str:
     """The ``?`` line: how to pick a move, with only the letters the host offers right now.
 
     >>> help_text(Menu([]))[:60]
@@ -68,7 +68,8 @@ def help_text(menu: Menu) -> str:
     letters = menu.letters()
     if letters:
         text += ", or a letter: " + ", ".join(letters)
-    return f"{text}. {COMMANDS_HELP}"
+    rules = GAME_HELP.get(game)
+    return f"{text}. {rules + '. ' if rules else ''}{COMMANDS_HELP}"
 
 
 def presence_changes(
@@ -125,6 +126,42 @@ def chat_problem(text: str) -> str | None:
     return None
 
 
+class CardsLeft:
+    """Cards each seat holds, for the outcome: the last ``state``'s ``hand_counts`` moved on by
+    the public ``play`` and ``draw`` events since (the game's last ``state`` comes after its
+    ``game_over``). Counting only, no rules: the host's counts replace ours at every state."""
+
+    def __init__(self) -> None:
+        self.counts: list[int] | None = None
+        self.seq = 0  #: the table seq counted up to (a state shown again is older)
+
+    def see(self, push: Message) -> None:
+        seq = getattr(push, "seq", None)
+        if isinstance(seq, int):
+            if seq < self.seq:
+                return
+            self.seq = seq
+        if isinstance(push, tm.GameStart):
+            self.counts = None
+        elif isinstance(push, tm.StatePush):
+            counts = push.view.get("hand_counts")
+            ok = isinstance(counts, list) and all(isinstance(n, int) for n in counts)
+            self.counts = list(counts) if ok and isinstance(counts, list) else None
+        elif isinstance(push, tm.EventPush) and self.counts is not None:
+            event, counts = push.event, self.counts
+            seat = event.get("seat")
+            if not isinstance(seat, int) or not 0 <= seat < len(counts):
+                return
+            if event.get("kind") == "play":
+                played = event.get("cards")
+                counts[seat] = max(
+                    0, counts[seat] - (len(played) if isinstance(played, list) else 1)
+                )
+            elif event.get("kind") == "draw" and "cards" not in event:  # the public one
+                count = event.get("count")
+                counts[seat] += count if isinstance(count, int) else 1
+
+
 class HumanUI:
     """The terminal front end; see the module docstring."""
 
@@ -142,6 +179,7 @@ class HumanUI:
         self._key_shown = False
         self._quitting = False  # "q" was typed mid-game: the next line confirms or not
         self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
+        self.cards_left = CardsLeft()
 
     # ------------------------------------------------------------------ output
 
@@ -190,6 +228,7 @@ class HumanUI:
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
         me = tc.seat
+        self.cards_left.see(push)
         if isinstance(push, tm.EventPush):
             line = describe_event(push.event, tc.name_of, me=me, ascii_only=self.ascii_only)
             if line is not None:
@@ -199,7 +238,7 @@ class HumanUI:
         elif isinstance(push, tm.GameStart):
             self.say(f"Game {push.game_no} starts: {', '.join(push.names)}", style="bold")
         elif isinstance(push, tm.GameOver):
-            self.say(render_outcome(push.outcome, tc.names))
+            self.say(render_outcome(push.outcome, tc.names, self.cards_left.counts))
         elif isinstance(push, tm.TableInfo):
             self._on_table_info(tc, push)
         elif isinstance(push, tm.ChatLine):
@@ -298,7 +337,8 @@ class HumanUI:
             )
             return None
         if low in ("?", "h", "help"):
-            self.say(help_text(self.menu))
+            game = tc.state.view.get("game") if tc.state is not None else None
+            self.say(help_text(self.menu, str(game or tc.game)))
             return None
         if low == "say" or low.startswith("say "):
             said = text[4:].strip()
@@ -380,6 +420,7 @@ class JsonUI:
         self.out = out
         self._key_shown = False
         self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
+        self.cards_left = CardsLeft()
 
     def emit(self, obj: dict[str, Any]) -> None:
         stream = self.out if self.out is not None else sys.stdout
@@ -394,6 +435,7 @@ class JsonUI:
         self.emit({"type": kind, "message": text, **fields})
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
+        self.cards_left.see(push)
         # an ``ok`` reaching the loop answers a message sent without an ``id`` (the client's
         # own fair_commit and fair_reveal): it answers nothing the script asked, so it is dropped
         if not isinstance(push, tm.FairPush | tm.Ok):
@@ -405,7 +447,7 @@ class JsonUI:
             elif isinstance(push, tm.StatePush):
                 obj["my_turn"] = tc.my_turn
             elif isinstance(push, tm.GameOver):
-                obj["text"] = render_outcome(push.outcome, tc.names).plain
+                obj["text"] = render_outcome(push.outcome, tc.names, self.cards_left.counts).plain
             self.emit(obj)
         if isinstance(push, tm.TableInfo):
             before, self._info = self._info, push

@@ -462,8 +462,16 @@ def _seats(
 # --------------------------------------------------------------------------- outcome
 
 
-def render_outcome(outcome: Mapping[str, Any], names: Sequence[str]) -> Text:
-    """``Bob wins!`` with the ranking or scores when the game has them."""
+def render_outcome(
+    outcome: Mapping[str, Any], names: Sequence[str], cards_left: Sequence[int] | None = None
+) -> Text:
+    """``Bob wins!`` with the ranking or scores when the game has them, and for a shedding
+    game the cards each seat was left holding (``cards_left``, by seat, when known).
+
+    >>> print(render_outcome({"winners": [1], "scores": None}, ["Ann", "Bob"], [3, 0]).plain)
+    Bob wins!
+    Cards left: Ann 3, Bob 0
+    """
     winners = [_name(names, w) for w in outcome.get("winners") or []]
     out = Text()
     if not winners:
@@ -480,4 +488,7 @@ def render_outcome(outcome: Mapping[str, Any], names: Sequence[str]) -> Text:
     scores = outcome.get("scores")
     if isinstance(scores, list) and scores:
         out.append("\nScores: " + ", ".join(f"{_name(names, i)} {s}" for i, s in enumerate(scores)))
+    elif cards_left:
+        left = ", ".join(f"{_name(names, i)} {n}" for i, n in enumerate(cards_left))
+        out.append(f"\nCards left: {left}")
     return out

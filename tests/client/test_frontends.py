@@ -266,7 +266,7 @@ def test_help_and_letters_follow_what_the_host_offers_now() -> None:
     tc = _tc()
     ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
     helped = _said(ui, tc, "?", out)
-    assert "or a letter: d draw." in helped and "One Card" not in helped
+    assert "or a letter: d draw." in helped and 'c call "One' not in helped
     assert "no One Card call to make now" in _said(ui, tc, "c", out)
     assert "you cannot pass now" in _said(ui, tc, "p", out)
     ui.on_push(tc, _state(tc, VIEW, [*SEVENS], [1]), [])
@@ -369,3 +369,36 @@ def test_players_are_told_when_another_seat_drops_or_comes_back() -> None:
     said = "Cy dropped (the host plays for Cy after the grace period)"
     assert presence == {"type": "presence", "seat": 2, "name": "Cy", "connected": False,
                         "message": said}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("game", "said"),
+    [
+        ("black-jack", "a card that can start a run (6D 7D 8D) asks how far to go, a joker"),
+        ("black-jack", 'say "last card" when you could finish next turn'),
+        ("one-card", 'c calls "One Card!" when a player is down to one card'),
+        ("one", "the winner's first lead sets trump"),
+    ],
+)
+def test_help_describes_the_moves_of_the_game_at_hand(game: str, said: str) -> None:
+    """Before, ``?`` in Black Jack said nothing about runs, jokers or "last card"."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, {**VIEW, "game": game}, [{"type": "draw"}], [1]), [])
+    assert said in _said(ui, tc, "?", out)
+
+
+def test_the_outcome_of_a_shedding_game_shows_the_cards_left() -> None:
+    """Before, a Black Jack game ended with just "Bot-2 wins!" (its outcome names only the
+    winner); the last state before it is followed by the winning play."""
+    ui, out = _human()
+    tc = _tc()
+    view = {**VIEW, "game": "black-jack", "hand_counts": [1, 3, 4]}
+    ui.on_push(tc, _state(tc, view, [], [0]), [])
+    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event={"kind": "draw", "seat": 2, "count": 2}),
+               [])  # fmt: skip
+    ui.on_push(tc, tm.EventPush(table="t1", seq=7, event={"kind": "play", "seat": 0,
+                                                         "cards": ["AC"]}), [])  # fmt: skip
+    outcome = {"termination": "went_out", "winners": [0], "ranking": None, "scores": None}
+    ui.on_push(tc, tm.GameOver(table="t1", seq=8, game_no=1, outcome=outcome), [])
+    assert "Ann wins!\nCards left: Ann 0, Bob 3, Cy 6\n" in out.getvalue()
