@@ -6,7 +6,8 @@ How it works: both implement :class:`client.table_loop.Frontend`. Neither knows 
 numbered moves just before it is our turn (and again when the legal moves change), offers the
 out-of-turn calls ("One Card!", "last card") as one letter when the host lists them, asks a
 numbered follow-up question when one card stands for several legal actions (a suit to name, a
-run's length, a joker's identity), and prints the fairness verdict after every hand. When a
+run's length, a joker's identity), and prints the fairness verdict after every hand, naming it
+by its table hand number with the game and hand it was (:class:`DealNumbers`). When a
 ``table_info`` shows another seat's ``connected`` flag changed since the last one, it says so
 ("Bob dropped ...", "Bob is back"; :func:`presence_changes`), and :class:`JsonUI` emits a
 ``presence`` object. Input is
@@ -41,7 +42,15 @@ from client.table_loop import Quit
 from protocol.limits import MAX_CHAT_LEN
 from protocol.messages import Error, Message
 
-__all__ = ["HumanUI", "JsonUI", "chat_problem", "help_text", "presence_changes"]
+__all__ = [
+    "CardsLeft",
+    "DealNumbers",
+    "HumanUI",
+    "JsonUI",
+    "chat_problem",
+    "help_text",
+    "presence_changes",
+]
 
 #: the commands that are always there, for the help line
 COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help, q leave."
@@ -126,6 +135,31 @@ def chat_problem(text: str) -> str | None:
     return None
 
 
+class DealNumbers:
+    """Which game and hand each table hand is: the fair-dealing messages, the verdicts and the
+    hand records number every hand dealt at the table (``table hand 4``), the game's own lines
+    count hands within a game (``Game 2, hand 1``). A game's ``deal`` event comes after its
+    HAND_COMMIT, so the hand being checked then is the one dealt."""
+
+    def __init__(self) -> None:
+        self.games: dict[int, tuple[int, int]] = {}
+
+    def see(self, tc: TableClient, push: Message) -> None:
+        if isinstance(push, tm.EventPush) and push.event.get("kind") == "deal":
+            hand = push.event.get("hand_no", 1)
+            table_hand = tc.checker.hand_no
+            if table_hand and isinstance(hand, int):
+                self.games.setdefault(table_hand, (tc.game_no or 1, hand))
+
+    def label(self, table_hand: int) -> str:
+        """``table hand 4 (game 2, hand 1)``; the game and hand are left out when they say
+        nothing more (game 1, the same number) or are not known."""
+        game = self.games.get(table_hand)
+        if game is None or game == (1, table_hand):
+            return f"table hand {table_hand}"
+        return f"table hand {table_hand} (game {game[0]}, hand {game[1]})"
+
+
 class CardsLeft:
     """Cards each seat holds, for the outcome: the last ``state``'s ``hand_counts`` moved on by
     the public ``play`` and ``draw`` events since (the game's last ``state`` comes after its
@@ -180,6 +214,7 @@ class HumanUI:
         self._quitting = False  # "q" was typed mid-game: the next line confirms or not
         self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
         self.cards_left = CardsLeft()
+        self.deals = DealNumbers()
 
     # ------------------------------------------------------------------ output
 
@@ -214,12 +249,13 @@ class HumanUI:
         self._reprompt()
 
     def _fair(self, notice: FairNotice) -> None:
+        hand = self.deals.label(notice.hand_no)
         if notice.kind is FairKind.UNCHECKED:
-            self.say(f"hand {notice.hand_no}: {notice.message}", style="yellow")
+            self.say(f"{hand}: {notice.message}", style="yellow")
             return
         ok = notice.kind in (FairKind.VERIFIED, FairKind.VOID)
         mark = ("ok" if ok else "!!") if self.ascii_only else ("✓" if ok else "✗")
-        line = Text(f"{mark} hand {notice.hand_no}: {notice.message}")
+        line = Text(f"{mark} {hand}: {notice.message}")
         if notice.fingerprint:
             line.append(f" · transcript {notice.fingerprint}")
         if notice.kind is FairKind.FAILED and notice.proof is not None:
@@ -229,8 +265,11 @@ class HumanUI:
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
         me = tc.seat
         self.cards_left.see(push)
+        self.deals.see(tc, push)
         if isinstance(push, tm.EventPush):
-            line = describe_event(push.event, tc.name_of, me=me, ascii_only=self.ascii_only)
+            line = describe_event(
+                push.event, tc.name_of, me=me, ascii_only=self.ascii_only, game_no=tc.game_no
+            )
             if line is not None:
                 self.say(line)
         elif isinstance(push, tm.StatePush):
@@ -295,8 +334,9 @@ class HumanUI:
 
     def _table(self, tc: TableClient, state: tm.StatePush) -> Text:
         return render_table(
-            state.view, tc.names, me=state.seat, to_act=state.to_act, ascii_only=self.ascii_only
-        )
+            state.view, tc.names, me=state.seat, to_act=state.to_act,
+            ascii_only=self.ascii_only, game_no=state.game_no,
+        )  # fmt: skip
 
     def _draw_turn(self, tc: TableClient, state: tm.StatePush) -> None:
         out = self._table(tc, state)
@@ -421,6 +461,7 @@ class JsonUI:
         self._key_shown = False
         self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
         self.cards_left = CardsLeft()
+        self.deals = DealNumbers()
 
     def emit(self, obj: dict[str, Any]) -> None:
         stream = self.out if self.out is not None else sys.stdout
@@ -436,13 +477,16 @@ class JsonUI:
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
         self.cards_left.see(push)
+        self.deals.see(tc, push)
         # an ``ok`` reaching the loop answers a message sent without an ``id`` (the client's
         # own fair_commit and fair_reveal): it answers nothing the script asked, so it is dropped
         if not isinstance(push, tm.FairPush | tm.Ok):
             obj = dict(push.to_wire())
             obj.pop("token", None)  # a resume token is a seat key: never print it
             if isinstance(push, tm.EventPush):
-                line = describe_event(push.event, tc.name_of, me=tc.seat, ascii_only=True)
+                line = describe_event(
+                    push.event, tc.name_of, me=tc.seat, ascii_only=True, game_no=tc.game_no
+                )
                 obj["text"] = None if line is None else line.plain
             elif isinstance(push, tm.StatePush):
                 obj["my_turn"] = tc.my_turn
@@ -457,7 +501,9 @@ class JsonUI:
                      "message": said}
                 )  # fmt: skip
         for notice in notices:
-            self.emit({"type": "fairness", **notice.to_json()})
+            game = self.deals.games.get(notice.hand_no)
+            where = {} if game is None else {"game_no": game[0], "game_hand_no": game[1]}
+            self.emit({"type": "fairness", **notice.to_json(), **where})
         if not self._key_shown and tc.checker.key_fingerprint is not None:
             self._key_shown = True
             self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})

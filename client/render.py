@@ -33,6 +33,7 @@ __all__ = [
     "cards_text",
     "describe_action",
     "describe_event",
+    "hand_label",
     "make_console",
     "render_outcome",
     "render_table",
@@ -164,10 +165,29 @@ def _say(what: object) -> str:
 # --------------------------------------------------------------------------- events
 
 
+def hand_label(hand_no: object, game_no: int = 1) -> str:
+    """A hand as the game counts it: ``Hand 3``, or ``Game 2, hand 1`` after a rematch.
+
+    The fairness verdicts and hand records number every hand dealt at the table instead
+    (``table hand 4``): see :mod:`client.frontends`.
+
+    >>> hand_label(3), hand_label(1, game_no=2)
+    ('Hand 3', 'Game 2, hand 1')
+    """
+    return f"Game {game_no}, hand {hand_no}" if game_no > 1 else f"Hand {hand_no}"
+
+
 def describe_event(
-    event: Mapping[str, Any], names: Names, *, me: int | None = None, ascii_only: bool = False
+    event: Mapping[str, Any],
+    names: Names,
+    *,
+    me: int | None = None,
+    ascii_only: bool = False,
+    game_no: int = 1,
 ) -> Text | None:
-    """One log line for an event, or None when the table display already shows it."""
+    """One log line for an event, or None when the table display already shows it.
+
+    ``game_no`` (the table's game, from 1) words the deal line after a rematch."""
     kind = event.get("kind")
     seat = event.get("seat")
     who = names(seat)
@@ -206,7 +226,9 @@ def describe_event(
         return line(names(me), " is dealt ", cards())
     if kind == "deal":
         dealer = names(event.get("dealer"))
-        hand = f"Hand {event['hand_no']}: " if "hand_no" in event and kind == "deal" else ""
+        hand = ""
+        if "hand_no" in event and kind == "deal":
+            hand = hand_label(event["hand_no"], game_no) + ": "
         return line(hand, dealer, " deals")
     if kind == "turn_up":
         return line("Turned up: ", cards("cards" if "cards" in event else "card"))
@@ -334,8 +356,10 @@ def render_table(
     me: int | None,
     to_act: Sequence[int] = (),
     ascii_only: bool = False,
+    game_no: int = 1,
 ) -> Text:
-    """The table as ``me`` sees it (no hand: :mod:`client.choices` draws it with the moves)."""
+    """The table as ``me`` sees it (no hand: :mod:`client.choices` draws it with the moves);
+    ``game_no`` (the table's game, from 1) words ONE's hand after a rematch."""
     game = str(view.get("game", ""))
     out = Text()
     title = GAME_TITLES.get(game, game)
@@ -343,7 +367,7 @@ def render_table(
     out.append(f"{rule * 2} {title} ", style="bold")
     out.append(rule * max(2, 40 - len(title)) + "\n")
     if game == "one":
-        _one_table(out, view, names, ascii_only, me)
+        _one_table(out, view, names, ascii_only=ascii_only, me=me, game_no=game_no)
     else:
         _shedding_table(out, view, ascii_only)
     out.append_text(_seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only))
@@ -375,9 +399,15 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
 
 
 def _one_table(
-    out: Text, view: Mapping[str, Any], names: Sequence[str], ascii_only: bool, me: int | None
+    out: Text,
+    view: Mapping[str, Any],
+    names: Sequence[str],
+    *,
+    ascii_only: bool,
+    me: int | None,
+    game_no: int,
 ) -> None:
-    out.append(f"Hand {view.get('hand_no')}   target {view.get('target')}   ")
+    out.append(f"{hand_label(view.get('hand_no'), game_no)}   target {view.get('target')}   ")
     out.append(f"phase: {view.get('phase')}   ranking: {view.get('ranking')}\n")
     trump = view.get("trump")
     out.append("Trump: ")

@@ -3,6 +3,7 @@ call, joker declarations, bad entries, and the JSON command channel."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -402,3 +403,33 @@ def test_the_outcome_of_a_shedding_game_shows_the_cards_left() -> None:
     outcome = {"termination": "went_out", "winners": [0], "ranking": None, "scores": None}
     ui.on_push(tc, tm.GameOver(table="t1", seq=8, game_no=1, outcome=outcome), [])
     assert "Ann wins!\nCards left: Ann 0, Bob 3, Cy 6\n" in out.getvalue()
+
+
+def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line() -> None:
+    """Before, game 2 said "Hand 1: Bob deals" and then "hand 2: deal verified" (the table's
+    count of hands), which read as two different hands."""
+    from client.fairplay import FairKind, FairNotice
+
+    ui, out = _human()
+    tc = _tc()
+    tc.game_no, tc.checker.hand_no = 2, 2  # game 2's first hand is the table's second
+    ui.on_push(tc, tm.GameStart(table="t1", seq=1, game_no=2, game="one", names=("A", "B")), [])
+    deal = tm.EventPush(table="t1", seq=2, event={"kind": "deal", "hand_no": 1, "dealer": 1})
+    ui.on_push(tc, deal, [])
+    verdict = FairNotice(FairKind.VERIFIED, 2, "deal verified: 24 cards checked")
+    ui.on_push(tc, tm.EventPush(table="t1", seq=3, event={"kind": "turn"}), [verdict])
+    text = out.getvalue()
+    assert "Game 2, hand 1: Bob deals" in text
+    assert "table hand 2 (game 2, hand 1): deal verified: 24 cards checked" in text
+    view = {"game": "one", "hand_no": 1, "target": 30, "hand_counts": [8, 8]}
+    tc.seat = 0
+    tc.state = dataclasses.replace(_state(tc, view, [], [1]), game_no=2)
+    ui.on_line(tc, "t")
+    assert "Game 2, hand 1   target 30" in out.getvalue()
+    lines = io.StringIO()
+    js = JsonUI(lines)
+    js.on_push(tc, deal, [])
+    js.on_push(tc, tm.EventPush(table="t1", seq=3, event={"kind": "turn"}), [verdict])
+    objs = [json.loads(line) for line in lines.getvalue().splitlines()]
+    assert objs[0]["text"] == "Game 2, hand 1: Bob deals"
+    assert objs[-1]["hand_no"] == 2 and objs[-1]["game_no"] == 2 and objs[-1]["game_hand_no"] == 1
