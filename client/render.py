@@ -499,8 +499,7 @@ def render_outcome(
     game the cards each seat was left holding (``cards_left``, by seat, when known).
 
     >>> print(render_outcome({"winners": [1], "scores": None}, ["Ann", "Bob"], [3, 0]).plain)
-    Bob wins!
-    Cards left: Ann 3, Bob 0
+    Bob wins! Cards left: Ann 3, Bob 0
     """
     winners = [_name(names, w) for w in outcome.get("winners") or []]
     out = Text()
@@ -512,13 +511,13 @@ def render_outcome(
     termination = outcome.get("termination")
     if termination == "exhausted":
         out.append(" (nothing left to play or draw: fewest cards)")
+    scores = outcome.get("scores")
+    if cards_left and not (isinstance(scores, list) and scores):
+        left = ", ".join(f"{_name(names, i)} {n}" for i, n in enumerate(cards_left))
+        out.append(f" Cards left: {left}")
     ranking = outcome.get("ranking")
     if isinstance(ranking, list) and ranking:
         out.append("\nFinishing order: " + ", ".join(_name(names, s) for s in ranking))
-    scores = outcome.get("scores")
     if isinstance(scores, list) and scores:
         out.append("\nScores: " + ", ".join(f"{_name(names, i)} {s}" for i, s in enumerate(scores)))
-    elif cards_left:
-        left = ", ".join(f"{_name(names, i)} {n}" for i, n in enumerate(cards_left))
-        out.append(f"\nCards left: {left}")
     return out
