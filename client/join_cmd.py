@@ -14,7 +14,9 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
    runs the lobby: list the tables, then join, watch or create one
    (``--table``/``--create``/``--watch`` skip the questions, for scripts and ``--json``);
 4. says ``ready`` and runs :func:`client.table_loop.run_table` until the game is over,
-   reconnecting and resuming if the connection drops.
+   reconnecting and resuming if the connection drops; a seated player is then asked "Play
+   again?" (``--json``: only with ``--rematch``), and one who leaves a finished table gives the
+   seat up (``leave``) so the others see it free and anyone, this player included, may take it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +63,8 @@ DEFAULT_PORT = 7531
 SEATS_RANGE = (2, 10)
 #: a table id as the protocol spells it (``protocol.table_messages``: ``[A-Za-z0-9_-]``, 1-64)
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: seconds to wait for the host to confirm a ``leave`` after the game
+LEAVE_WAIT = 5.0
 #: known_hosts entry suffix for the host's Ed25519 deal-signing key
 FAIR_KEY_SUFFIX = "#deal-key"
 LOBBY_HELP = (
@@ -342,11 +347,13 @@ async def run_join(
     options: dict[str, Any] | None = None,
     timeout: float = 2.0,
     new: bool = False,
+    rematch: bool = False,
 ) -> dict[str, Any] | None:
     """Join (or watch) a table at a host and play it to the end; return the outcome.
 
     A seat saved for this host is resumed unless ``new``, ``watch``, ``create`` or another
     ``table`` is asked for, or ``name`` is given and differs from the saved seat's name.
+    A seated player is asked "Play again?" after each game (``--json``: only with ``rematch``).
     """
     ui = make_ui(json_mode=json_mode, ascii_only=ascii_only)
     asked_name = name
@@ -430,6 +437,7 @@ async def run_join(
                 reconnect=reconnect,
                 records_dir=tc_args["proofs_dir"],
                 watch_name="" if seated else name,
+                offer_rematch=seated and (rematch or isinstance(ui, HumanUI)),
             )
         finally:
             learnt = tc.checker.host_pk
@@ -437,8 +445,18 @@ async def run_join(
                 pins.pin(key + FAIR_KEY_SUFFIX, learnt.hex())
         if outcome is not None and seated and slot is not None:
             tokens.forget(slot)
+        if outcome is not None and seated:
+            await _leave_finished(tc)
         await session.bye("leaving")
     return outcome
+
+
+async def _leave_finished(tc: TableClient) -> None:
+    """Give up our seat at a table whose game is over, so the players waiting for a rematch
+    see it free (not ours, away) and anyone may take it; a refusal (a rematch started
+    meanwhile: the host plays for us) or a dropped connection changes nothing."""
+    with trio.move_on_after(LEAVE_WAIT), suppress(RequestError, Disconnected):
+        await tc.session.request(tm.Leave(table=tc.table_id))
 
 
 def _saved_seat(
@@ -565,6 +583,7 @@ def join_command(
     ascii_only: bool,
     json_mode: bool,
     state_dir: Path | None,
+    rematch: bool,
 ) -> None:
     """Connect to the host at ADDRESS (host[:port], default port 7531) and play.
 
@@ -586,5 +605,5 @@ def join_command(
         address=address, name=name, insecure=insecure, known_hosts=known_hosts,
         state_dir=state_dir, ascii_only=want_ascii(ascii_only), json_mode=json_mode,
         table=table, watch=watch, create=create, seats=seats, bots=bots,
-        options=parse_options(option_pairs), timeout=timeout, new=new,
+        options=parse_options(option_pairs), timeout=timeout, new=new, rematch=rematch,
     )  # fmt: skip

@@ -7,11 +7,15 @@ data directory so the fingerprint stays the same, and LAN advertising), creates 
 connects to it like any other client: TLS 1.3 pinned to the fingerprint the embedded host
 reported, the handshake, ``join`` and ``ready`` (or ``watch`` with ``--watch``, when bots play
 every seat). The table loop (:mod:`client.table_loop`) then runs until the game is over (a
-human at a local table is asked "Play again?"; ``y`` sends ``ready`` again, the rematch, and the
-bots, always ready, play on in the same seats); the host shuts down and the command exits 0.
+human is asked "Play again?", ``--json`` only with ``--rematch``; ``y`` sends ``ready`` again,
+the rematch, and the bots, always ready, play on in the same seats); the host shuts down and the
+command exits 0.
 
 With ``--lan`` the person hosting sits at seat 0 and waits: friends ``onecard join`` (they are
 ready as soon as they sit down); pressing Enter fills the empty seats with bots and starts.
+After the game everyone seated is asked "Play again?"; the next game starts when every seat is
+ready again, and until then the table loop says whom it waits for (a friend who left frees the
+seat: someone may ``onecard join`` it).
 
 A persistent data directory (``--lan``, or ``--data-dir``) holds the host's identity (TLS and
 deal-signing keys, shared with ``onecard host``, so the fingerprint friends pinned stays the
@@ -268,8 +272,13 @@ async def run_play(
     port: int | None = None,
     data_dir: Path | None = None,
     state_dir: Path | None = None,
+    rematch: bool = False,
 ) -> dict[str, Any] | None:
     """Host a game here, sit down (or watch the bots) and play it to the end.
+
+    A person at the terminal is asked "Play again?" after each game (with ``--lan`` too: the
+    friends still seated are asked as well, and the next game starts when all are ready);
+    ``--json`` is asked only with ``rematch``.
 
     Returns:
         The game's outcome (``{termination, winners, ranking, scores}``), or None if the user
@@ -305,7 +314,7 @@ async def run_play(
         )
         play = functools.partial(
             _play_at, ui=ui, game=game, seats=seats, options=options or {}, name=name,
-            watch=watch, lan=lan, proofs=proofs,
+            watch=watch, lan=lan, proofs=proofs, rematch=rematch or not json_mode,
         )  # fmt: skip
         try:
             return await _serve_and_play(config, play)
@@ -347,6 +356,7 @@ async def _play_at(
     watch: bool,
     lan: bool,
     proofs: Path,
+    rematch: bool,
 ) -> dict[str, Any] | None:
     host = info.host
     table = await host.create_table(game, seats=seats, options=options)
@@ -397,8 +407,8 @@ async def _play_at(
             seat=0,
         )
         await tc.ready()
-        # a rematch needs every seat ready again: bots are, friends on the LAN may have gone
-        rematch = isinstance(ui, HumanUI) and not lan
+        # a rematch needs every seat ready again: bots are; friends on the LAN are asked too,
+        # and the loop says whom it waits for (one who left leaves an empty seat to join)
         return await run_table(
             tc, ui, reconnect=reconnect, offer_rematch=rematch, records_dir=proofs
         )
@@ -417,6 +427,11 @@ def common_options(func: Any) -> Any:
                 "--json", "json_mode", is_flag=True,
                 help="One JSON object per event on stdout, one JSON command per line on stdin "
                 "(spec/CLIENT-JSON.md).",
+            ),
+            click.option(
+                "--rematch", is_flag=True,
+                help="With --json: after a game, ask to play again (a rematch event; answer "
+                '{"cmd": "rematch"}) instead of ending. People at a terminal are always asked.',
             ),
             click.option(
                 "--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -491,6 +506,7 @@ def play_command(
     ascii_only: bool,
     json_mode: bool,
     state_dir: Path | None,
+    rematch: bool,
 ) -> None:
     """Start a host on this machine, fill the other seats with bots and play a game."""
     if watch and lan:
@@ -500,7 +516,7 @@ def play_command(
         run_play,
         game=game, bots=bots, options=options, name=name, watch=watch, delay=delay,
         ascii_only=want_ascii(ascii_only), json_mode=json_mode, lan=lan, port=port,
-        data_dir=data_dir, state_dir=state_dir,
+        data_dir=data_dir, state_dir=state_dir, rematch=rematch,
     )  # fmt: skip
 
 

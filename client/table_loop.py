@@ -18,7 +18,10 @@ that straddles the disconnect is still verified. A spectator reconnects the same
 hand in progress is left to its record.
 The loop ends after ``game_over`` (and the fairness verdict before it; with ``offer_rematch``,
 after a "Play again?" answered other than ``y``), when the user quits, or when the host goes
-away for good.
+away for good. After a ``y`` the next game starts only when every seat is ready again, so
+until then each ``table_info`` that changes who is missing says so ("Waiting for Bob (gone),
+seat 2 (empty) to play again"; :func:`waiting_for`), and ``q`` or the end of input leaves;
+a chat line typed at the question is said and the question stays.
 
 With ``records_dir``, every signed ``hand_end`` or ``void`` also starts a task that fetches the
 host's complete record of that hand (:func:`client.records.fetch_and_save`: checked against the
@@ -29,6 +32,7 @@ and reports it in one line. A ``game_over`` waits for those fetches (at most
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -59,6 +63,7 @@ __all__ = [
     "leaves",
     "read_lines",
     "run_table",
+    "waiting_for",
     "watch_table",
 ]
 
@@ -160,6 +165,42 @@ class _RecordFetches:
             await self.idle.wait()
 
 
+def waiting_for(info: tm.TableInfo | None, seat: int | None) -> list[str]:
+    """Who a finished table still waits for before a rematch starts, our own ``seat`` aside:
+    each seat not ready, by name (``Bob (gone)`` if its player left), or ``seat 2 (empty)``
+    (numbered as in "Seated at table T, seat 0")."""
+    if info is None:
+        return []
+    who = []
+    for i, s in enumerate(info.seats):
+        if i == seat or (s is not None and s.get("ready")):
+            continue
+        if s is None:
+            who.append(f"seat {i} (empty)")
+        else:
+            who.append(str(s.get("name")) + ("" if s.get("connected", True) else " (gone)"))
+    return who
+
+
+def _rematch_answer(line: str) -> bool | None:
+    """A line typed at "Play again?": True (``y``, or ``{"cmd": "rematch"}`` from --json),
+    None for a line the front end handles while the question stays (``say ...``; any other
+    --json command: ``chat``, ``state``, ...), False for anything else (the default: leave;
+    ``{"cmd": "quit"}`` too)."""
+    text = line.strip()
+    if text.startswith("{"):
+        try:
+            cmd = json.loads(text)
+        except ValueError:
+            return False
+        verb = cmd.get("cmd") if isinstance(cmd, dict) else None
+        return True if verb == "rematch" else False if verb in ("quit", None) else None
+    low = text.lower()
+    if low in ("y", "yes"):
+        return True
+    return None if low == "say" or low.startswith("say ") else False
+
+
 async def watch_table(tc: TableClient, name: str = "", *, again: bool = False) -> None:
     """Watch ``tc``'s table as a spectator whose chat lines carry ``name`` (empty: the host
     says "spectator"); ``again`` after a drop, when the hand in progress has gaps for us (as
@@ -191,7 +232,8 @@ async def run_table(
         until_game_over: stop after ``game_over``.
         offer_rematch: after ``game_over`` ask "Play again? [y/N]" (read by the same stdin
             reader); ``y`` sends ``ready`` again, the protocol's rematch (spec/PROTOCOL.md 3.2),
-            and the loop plays the next game at the same table; anything else ends the loop.
+            and the loop plays the next game at the same table, saying whom it waits for until
+            then; anything else ends the loop.
         records_dir: fetch the host's record of every hand that ends and save it here (see the
             module docstring); None: do not fetch records.
         watch_name: a spectator's chat name, sent again with ``watch`` after a reconnect.
@@ -218,6 +260,8 @@ async def run_table(
                     ui.on_acted(tc, action)
 
         asking = False  # "Play again?" is waiting for its answer
+        rematch = False  # answered "y": waiting for the other seats to be ready
+        waiting_said: list[str] = []  # whom the last "Waiting for" line named
 
         async def ready_again() -> None:
             nonlocal asking
@@ -248,11 +292,21 @@ async def run_table(
                     notices = await _handle(tc, push)
                     if push.TYPE == "game_start":
                         asking = False  # a new game: lines are moves again, not the answer
+                        rematch, waiting_said = False, []
                     if records is not None and isinstance(push, tm.FairPush):
                         records.hand_ended(push, notices)
                     if records is not None and _is_game_over(push):
                         await records.wait()
                     ui.on_push(tc, push, notices)
+                    if rematch and isinstance(push, tm.TableInfo) and push.phase == "finished":
+                        who = waiting_for(push, tc.seat)
+                        if who and who != waiting_said:
+                            ui.info(
+                                f"Waiting for {', '.join(who)} to play again (q leaves)",
+                                kind="waiting",
+                                waiting_for=who,
+                            )
+                        waiting_said = who
                     if until_game_over and tc.outcome is not None and _is_game_over(push):
                         ui.end(tc, "game over")
                         if not offer_rematch:
@@ -260,16 +314,27 @@ async def run_table(
                         asking = True
                         ui.info("Play again? [y/N]", kind="rematch")
                 elif item.kind == "line" and asking:
+                    answer = _rematch_answer(item.value)
+                    if answer is None:  # a chat line (or --json command): the question stays
+                        try:
+                            wanted = ui.on_line(tc, item.value)
+                        except Quit:
+                            ui.end(tc, "you left the table")
+                            return tc.outcome
+                        if isinstance(wanted, str) and wanted.startswith("chat:"):
+                            nursery.start_soon(chat, wanted.removeprefix("chat:"))
+                        continue
                     asking = False
-                    if item.value.strip().lower() not in ("y", "yes"):
+                    if not answer:
                         return tc.outcome
+                    rematch = True
                     nursery.start_soon(ready_again)
                 elif item.kind == "line":
                     try:
                         wanted = ui.on_line(tc, item.value)
                     except Quit:
                         ui.end(tc, "you left the table")
-                        return None
+                        return tc.outcome  # None during a game; after one, its outcome
                     if isinstance(wanted, dict):
                         if acting.locked():
                             ui.info("still waiting for the host to answer your last move",
@@ -283,7 +348,7 @@ async def run_table(
                         return tc.outcome
                     if tc.seat is not None:
                         ui.end(tc, "end of input")
-                        return None
+                        return tc.outcome  # None during a game; after one, its outcome
                 elif item.kind == "closed" and item.session is tc.session:
                     fresh = await _reconnect(
                         tc, ui, reconnect, str(item.value), nursery, watch_name=watch_name

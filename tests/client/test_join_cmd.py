@@ -296,3 +296,35 @@ def test_a_second_seat_of_the_same_player_is_saved_beside_the_first(tmp_path: Pa
     tokens.put(SavedSeat(join_cmd._seat_slot(tokens, key, "erin", "t1"), "t1", "erin", 2, "e1"))
     assert join_cmd._seat_slot(tokens, key, "erin", "t2") == f"{key} as erin at t2"
     assert join_cmd._seat_slot(tokens, key, "erin", "t1") == f"{key} as erin"
+
+
+async def test_join_asks_for_a_rematch_and_says_whom_it_waits_for(
+    start_host: Callable[..., Awaitable[Any]], json_client: Callable[..., Awaitable[Any]]
+) -> None:
+    """Before, onecard join printed the winner and exited: a table of people could not play
+    again. Now (--json: with --rematch) it asks; one who says no gives the seat up, and the
+    one who said yes is told whom the table waits for and may still leave."""
+    info = await start_host()
+    address = f"127.0.0.1:{info.port}"
+    dave = await json_client("join", address, "--name", "dave", "--create", "one-card",
+                             "--rematch")  # fmt: skip
+    table = (await _until(dave, "seated"))["table"]
+    erin = await json_client("join", address, "--name", "erin", "--table", table, "--rematch")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(dave.play_to_end)
+        nursery.start_soon(erin.play_to_end)
+    for client in (dave, erin):
+        assert (await _until(client, "rematch"))["message"] == "Play again? [y/N]"
+    await dave.send({"cmd": "rematch"})
+    await _until(dave, "waiting")  # erin has not answered yet, or has left
+    await erin.send({"cmd": "quit"})
+    with trio.fail_after(GAME_TIMEOUT):
+        assert await erin.process.wait() == 0
+        while True:
+            waiting = await _until(dave, "waiting")
+            if waiting["waiting_for"] == ["seat 1 (empty)"]:  # erin gave her seat up
+                break
+    await dave.send({"cmd": "quit"})
+    assert (await _until(dave, "end"))["reason"] == "you left the table"
+    with trio.fail_after(GAME_TIMEOUT):
+        assert await dave.process.wait() == 0

@@ -8,9 +8,12 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 from click.testing import CliRunner
 
 from client.cli import cli
@@ -160,3 +163,39 @@ def test_the_option_example_in_play_help_is_valid_for_its_game() -> None:
     assert example is not None, help_text
     game = example.group(1) or "one-card"
     find_game(game).validate_options({example.group(2): example.group(3)})  # raises if not
+
+
+async def _until(client: Any, kind: str) -> dict[str, Any]:
+    with trio.fail_after(60):
+        while (line := await client.next()) is not None:
+            if line["type"] == kind:
+                return dict(line)
+    raise AssertionError(f"no {kind} in {client.types()}")
+
+
+async def test_lan_host_and_friend_play_again_at_the_same_table(
+    json_client: Callable[..., Awaitable[Any]], tmp_path: Path
+) -> None:
+    """Before, play --lan (and the friends' join) printed the winner and exited: a human table
+    could not play a second game. (--json asks only with --rematch; people always.)"""
+    host = await json_client(
+        "play", "--lan", "--port", "0", "--bots", "1", "--delay", "0", "--name", "Ann",
+        "--data-dir", str(tmp_path / "lan-host"), "--rematch",
+    )  # fmt: skip
+    hosting = await _until(host, "hosting")
+    friend = await json_client("join", f"127.0.0.1:{hosting['port']}", "--table", hosting["table"],
+                               "--name", "Bea", "--rematch")  # fmt: skip
+    await _until(friend, "seated")
+    await host.send({"start": True})
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host.play_to_end)
+        nursery.start_soon(friend.play_to_end)
+    for client in (host, friend):
+        await _until(client, "rematch")
+        await client.send({"cmd": "rematch"})
+    for client in (host, friend):
+        assert (await _until(client, "game_start"))["game_no"] == 2
+    await friend.send({"cmd": "quit"})
+    await host.send({"cmd": "quit"})
+    with trio.fail_after(60):
+        assert await friend.process.wait() == 0 and await host.process.wait() == 0

@@ -18,7 +18,7 @@ import trio.testing
 import protocol.table_messages as tm
 from client.fairplay import FairNotice, TableClient
 from client.session import Disconnected, RequestError
-from client.table_loop import run_table, watch_table
+from client.table_loop import Quit, run_table, watch_table
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
@@ -301,3 +301,90 @@ async def test_watch_table_sends_the_spectators_name_and_again_loses_track_of_th
     assert sent == [tm.Watch(table="t1", name="Sam")] and tc.watching and not lost
     await watch_table(cast(TableClient, tc), "Sam", again=True)  # after a reconnect
     assert sent[-1] == tm.Watch(table="t1", name="Sam") and lost == [True]
+
+
+def _info(*seats: dict[str, Any] | None) -> tm.TableInfo:
+    fields = {"phase": "finished", "game_no": 1, "spectators": 0, "turn_timer": None, "voids": 0}
+    return tm.TableInfo(table="t1", name="t1", game="one", options={}, seats=seats, **fields)
+
+
+def _seat(i: int, name: str, *, ready: bool, connected: bool = True) -> dict[str, Any]:
+    return {"seat": i, "name": name, "bot": None, "ready": ready, "connected": connected,
+            "substitute": False}  # fmt: skip
+
+
+class _Leaver(_Typist):
+    """A front end where ``q`` leaves (as HumanUI's between games) and ``say gg`` chats."""
+
+    def __init__(self) -> None:
+        super().__init__({"say gg": "chat:gg"})
+
+    def on_line(self, tc: object, line: str) -> Any:  # type: ignore[override]
+        if line == "q":
+            raise Quit
+        return super().on_line(tc, line)
+
+
+async def test_a_yes_says_whom_the_rematch_waits_for_and_q_leaves_with_the_outcome(
+    stdin: _Stdin,
+) -> None:
+    """Before, a player who said yes at a table where the others said no or had gone waited
+    in silence for ever (and onecard join and play --lan did not even ask)."""
+    table, ui = _Sender(), _Leaver()
+    result: list[Any] = []
+
+    async def loop() -> None:
+        result.append(await run_table(cast(TableClient, table), ui, offer_rematch=True))  # type: ignore[arg-type]
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop)
+            await _game_over(table, 1)
+            await ui.asked.wait()
+            stdin.type("say gg")  # a chat line is said; the question stays
+            while not table.sent:
+                await trio.sleep(0.01)
+            stdin.type("y")
+            while table.readies < 1:
+                await trio.sleep(0.01)
+            ann = _seat(0, "Ann", ready=True)
+            for info in (
+                _info(
+                    ann, _seat(1, "Bob", ready=False), _seat(2, "Cy", ready=False, connected=False)
+                ),
+                _info(
+                    ann, _seat(1, "Bob", ready=False), _seat(2, "Cy", ready=False, connected=False)
+                ),
+                _info(ann, _seat(1, "Bob", ready=True), None),
+            ):
+                await table.session.push_send.send(info)
+            while sum("Waiting" in s for s in ui.said) < 2:
+                await trio.sleep(0.01)
+            stdin.type("q")
+    assert result == [OUTCOME]  # the game's outcome: join forgets the seat and gives it up
+    assert table.sent == [tm.ChatSay(table="t1", text="gg")]
+    assert [s for s in ui.said if "Waiting" in s] == [
+        "Waiting for Bob, Cy (gone) to play again (q leaves)",
+        "Waiting for seat 2 (empty) to play again (q leaves)",
+    ]
+    assert ui.said[-1] == "end you left the table"
+
+
+async def test_end_of_input_while_waiting_for_a_rematch_leaves_with_the_outcome(
+    stdin: _Stdin,
+) -> None:
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    result: list[Any] = []
+
+    async def loop() -> None:
+        result.append(await run_table(cast(TableClient, table), ui, offer_rematch=True))  # type: ignore[arg-type]
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop)
+            await _game_over(table, 1)
+            await _answer(ui, stdin, '{"cmd": "rematch"}')  # --json --rematch says yes so
+            while table.readies < 1:
+                await trio.sleep(0.01)
+            stdin.type("")
+    assert result == [OUTCOME] and ui.said[-1] == "end end of input"
