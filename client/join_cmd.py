@@ -67,10 +67,13 @@ TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 LEAVE_WAIT = 5.0
 #: known_hosts entry suffix for the host's Ed25519 deal-signing key
 FAIR_KEY_SUFFIX = "#deal-key"
+#: the lobby's create command, as its errors name it
+CREATE_USAGE = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
 LOBBY_HELP = (
-    "Type a table number to join it, w NUMBER to watch, c GAME [SEATS] [BOTS] to create a "
+    f"Type a table number to join it, w NUMBER to watch, {CREATE_USAGE} to create a "
     f"table and sit down (games: one-card, one, black-jack; SEATS {SEATS_RANGE[0]}-"
-    f"{SEATS_RANGE[1]}; BOTS fill seats), r to list the tables again, ? for this help, q to quit."
+    f"{SEATS_RANGE[1]}; BOTS fill seats; KEY=VALUE sets a table option, as --option: "
+    "black-jack 3 1 jokers=2), r to list the tables again, ? for this help, q to quit."
 )
 
 
@@ -281,6 +284,8 @@ def _parse_lobby(
 
     >>> _parse_lobby("c one 3 1", [], json_mode=False)
     ('create', 'one', {'seats': 3, 'bots': 1, 'options': {}})
+    >>> _parse_lobby("c black-jack 3 jokers=2 decks=2", [], json_mode=False)
+    ('create', 'black-jack', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
     >>> _parse_lobby("5", [{"table": "t1"}], json_mode=False)
     Traceback (most recent call last):
     ValueError: no table 5 (tables are numbered 1-1)
@@ -302,7 +307,7 @@ def _parse_lobby(
         if verb == "create" and isinstance(cmd.get("game"), str):
             return "create", str(cmd["game"]), _create_extra(cmd)
         raise ValueError(
-            "lobby commands: join/watch {table}, create {game, seats, bots}, list, quit"
+            "lobby commands: join/watch {table}, create {game, seats, bots, options}, list, quit"
         )
     words = line.split()
     if not words or words[0].lower() == "r":
@@ -313,11 +318,20 @@ def _parse_lobby(
     if head in ("?", "h", "help"):
         return "help", "", {}
     if head == "c" and len(words) >= 2:
-        numbers = words[2:4]
-        if len(words) > 4 or not all(n.isdigit() for n in numbers):
-            raise ValueError("c GAME [SEATS] [BOTS]: SEATS and BOTS are numbers")
-        extra = dict(zip(("seats", "bots"), map(int, numbers), strict=False))
-        return "create", words[1], _create_extra(extra)
+        rest = words[2:]
+        numbers: list[int] = []
+        while rest and len(numbers) < 2 and rest[0].isdigit():
+            numbers.append(int(rest.pop(0)))
+        if any("=" not in word for word in rest):
+            raise ValueError(
+                f"{CREATE_USAGE}: SEATS and BOTS are numbers, then table options as KEY=VALUE"
+            )
+        try:
+            options = parse_options(tuple(rest))  # as join --option
+        except click.BadParameter as exc:
+            raise ValueError(f"{CREATE_USAGE}: {exc.message}") from None
+        extra: dict[str, Any] = dict(zip(("seats", "bots"), numbers, strict=False))
+        return "create", words[1], _create_extra({**extra, "options": options})
     watch = head == "w"
     rest = words[1:] if watch else words
     if len(rest) == 1 and rest[0].isdigit():

@@ -133,6 +133,34 @@ async def test_watching_from_the_lobby_sends_the_name_chat_shows(
     ]
 
 
+async def test_lobby_create_takes_table_options_as_join_option_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, ``c black-jack 3 1 jokers=2`` was refused: SEATS and BOTS are numbers."""
+    session = _FakeSession([])
+    ui, out = _human()
+    lines = [
+        "c black-jack 3 1 jokers=2 decks=2",
+        "c one jokers",
+        "c one 3 =2",
+        "c one-card x=1",
+        "q",
+    ]
+    _script(monkeypatch, lines)
+    with pytest.raises(Quit):
+        await join_cmd._lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
+    creates = [m for m in session.requests if isinstance(m, tm.CreateTable)]
+    assert creates == [
+        tm.CreateTable(game="black-jack", seats=3, options={"jokers": "2", "decks": "2"}),
+        tm.CreateTable(game="one-card", seats=2, options={"x": "1"}),
+    ]
+    text = out.getvalue()
+    usage = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
+    assert f"{usage}: SEATS and BOTS are numbers, then table options as KEY=VALUE" in text
+    assert f"{usage}: '=2' is not KEY=VALUE" in text
+    assert "KEY=VALUE sets a table option" in join_cmd.LOBBY_HELP
+
+
 async def test_lobby_json_commands_that_cannot_be_built_are_reported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
