@@ -125,7 +125,9 @@ class Menu:
             return f"you do not hold {code}"
         bids = self.bids()
         if raw.isdigit() and bids:
-            return f"you cannot bid {raw} now: bid {bids[0]} to {bids[-1]}, or p to pass"
+            return (
+                f"there is no move {raw}: bid {bids[0]} to {bids[-1]} (type the bid), or p to pass"
+            )
         if raw.isdigit():
             return f"there is no move {raw}; pick one of the numbers shown"
         return f"not understood: {raw!r}; type a number, a card code like 7S, or a letter shown"

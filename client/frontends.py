@@ -71,7 +71,9 @@ def help_text(menu: Menu, game: str = "") -> str:
     bids = menu.bids()
     if bids:
         low, high = bids[0], bids[-1]
-        text = f"Type your bid, {low} to {high} (the number is the bid; bid {low} works too)"
+        text = (
+            f"Type the number of a move: a bid is its own number, {low} to {high} (bid {low} too)"
+        )
     else:
         text = "Type the number of a move or a card code (7S, 10H, QD, JR; 7♠ works too)"
     letters = menu.letters()

@@ -18,7 +18,7 @@ def test_a_bare_number_in_the_auction_is_the_bid() -> None:
     for typed in ("9", "bid 9", "b9"):
         found = menu.resolve(typed)
         assert not isinstance(found, str) and found.actions == [{"type": "bid", "value": 9}]
-    assert menu.resolve("7") == "you cannot bid 7 now: bid 9 to 15, or p to pass"
+    assert menu.resolve("7") == "there is no move 7: bid 9 to 15 (type the bid), or p to pass"
     assert not isinstance(found := menu.resolve("p"), str) and found.actions == [{"type": "pass"}]
 
 
@@ -32,4 +32,5 @@ def test_help_in_the_auction_says_the_number_is_the_bid() -> None:
     from client.frontends import help_text
 
     text = help_text(build_menu({"game": "one"}, AUCTION))
-    assert text.startswith("Type your bid, 9 to 15 (the number is the bid") and "p pass" in text
+    assert text.startswith("Type the number of a move: a bid is its own number, 9 to 15")
+    assert "p pass" in text
