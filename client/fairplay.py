@@ -316,6 +316,7 @@ class TableClient:
         self.info: tm.TableInfo | None = None
         self.state: tm.StatePush | None = None
         self.chat_n = 0  #: the number of the last chat line shown (``chat_line.n``)
+        self.watch_name = ""  #: the chat name we watch under (sent again by :meth:`rewatch`)
         self.outcome: dict[str, Any] | None = None
         #: watching as a spectator (a dropped connection is followed by ``rewatch``)
         self.watching = False
@@ -333,19 +334,21 @@ class TableClient:
         self.seat, self.token = reply.seat, reply.token
         return reply.seat
 
-    async def watch(self) -> None:
-        await self.session.request(tm.Watch(table=self.table_id))
-        self.watching = True
+    async def watch(self, name: str = "") -> None:
+        """Watch the table as a spectator whose chat lines carry ``name`` (empty: the host
+        says "spectator")."""
+        await self.session.request(tm.Watch(table=self.table_id, name=name))
+        self.watching, self.watch_name = True, name
 
     async def rewatch(self) -> None:
-        """Watch again on a fresh session after a drop.
+        """Watch again (under the same name) on a fresh session after a drop.
 
         A spectator gets no backlog (PROTOCOL.md section 5), so the hand in progress has gaps
         for this client: its live check stops without a verdict (the host's full record of it is
         still fetched and verified at its end) and the next hand is checked as usual.
         """
         self.checker.lose_track()
-        await self.watch()
+        await self.watch(self.watch_name)
 
     async def resume(self, token: str) -> None:
         """Take the seat back on a fresh session; the host replays what we missed."""

@@ -52,7 +52,7 @@ from client.session import (
     SavedSeat,
     TokenStore,
 )
-from client.table_loop import Quit, run_table, watch_table
+from client.table_loop import Quit, run_table
 from client.trust import KnownHosts, host_session, open_stream
 from protocol.errors import LocalProtocolError
 
@@ -233,7 +233,7 @@ async def _lobby_loop(
                 tc = TableClient(session, table_id=arg, name=name, **tc_args)
                 if verb == "watch":
                     tc.name = tc.checker.pid = None
-                    await watch_table(tc, name)
+                    await tc.watch(name)
                     return tc, False
                 await tc.join()
                 return tc, True
@@ -425,7 +425,7 @@ async def run_join(
             if table is not None:
                 tc = TableClient(session, table_id=table, name=None if watch else name, **tc_args)
                 if watch:
-                    await watch_table(tc, name)
+                    await tc.watch(name)
                 else:
                     await tc.join()
                 seated = not watch
@@ -450,7 +450,6 @@ async def run_join(
                 read_input=True,
                 reconnect=reconnect,
                 records_dir=tc_args["proofs_dir"],
-                watch_name="" if seated else name,
                 offer_rematch=seated and (rematch or isinstance(ui, HumanUI)),
             )
         finally:

@@ -14,8 +14,8 @@ When the connection drops before the game is over and we hold a resume token, th
 reconnects with a growing pause (:data:`RECONNECT_PAUSES`), sends ``resume`` with the last
 table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
 that straddles the disconnect is still verified. A spectator reconnects the same way and sends
-``watch`` again (:func:`watch_table`, under its chat name); with no backlog for spectators, the
-hand in progress is left to its record.
+``watch`` again (:meth:`TableClient.rewatch`, under its chat name); with no backlog for
+spectators, the hand in progress is left to its record.
 The loop ends after ``game_over`` (and the fairness verdict before it; with ``offer_rematch``,
 after a "Play again?" answered other than ``y``), when the user quits, or when the host goes
 away for good. After a ``y`` the next game starts only when every seat is ready again, so
@@ -64,7 +64,6 @@ __all__ = [
     "read_lines",
     "run_table",
     "waiting_for",
-    "watch_table",
 ]
 
 #: pauses in seconds between reconnection attempts
@@ -201,16 +200,6 @@ def _rematch_answer(line: str) -> bool | None:
     return None if low == "say" or low.startswith("say ") else False
 
 
-async def watch_table(tc: TableClient, name: str = "", *, again: bool = False) -> None:
-    """Watch ``tc``'s table as a spectator whose chat lines carry ``name`` (empty: the host
-    says "spectator"); ``again`` after a drop, when the hand in progress has gaps for us (as
-    :meth:`TableClient.rewatch`, which sends no name)."""
-    if again:
-        tc.checker.lose_track()
-    await tc.session.request(tm.Watch(table=tc.table_id, name=name))
-    tc.watching = True
-
-
 async def run_table(
     tc: TableClient,
     ui: Frontend,
@@ -220,7 +209,6 @@ async def run_table(
     until_game_over: bool = True,
     offer_rematch: bool = False,
     records_dir: Path | None = None,
-    watch_name: str = "",
 ) -> dict[str, Any] | None:
     """Play (or watch) until the game is over; return the outcome (None if we left early).
 
@@ -236,7 +224,6 @@ async def run_table(
             then; anything else ends the loop.
         records_dir: fetch the host's record of every hand that ends and save it here (see the
             module docstring); None: do not fetch records.
-        watch_name: a spectator's chat name, sent again with ``watch`` after a reconnect.
     """
     send, inbox = trio.open_memory_channel[_Item](INBOX)
     acting = trio.Lock()
@@ -350,9 +337,7 @@ async def run_table(
                         ui.end(tc, "end of input")
                         return tc.outcome  # None during a game; after one, its outcome
                 elif item.kind == "closed" and item.session is tc.session:
-                    fresh = await _reconnect(
-                        tc, ui, reconnect, str(item.value), nursery, watch_name=watch_name
-                    )
+                    fresh = await _reconnect(tc, ui, reconnect, str(item.value), nursery)
                     if fresh is None:
                         ui.end(tc, f"disconnected: {item.value}")
                         return None
@@ -387,8 +372,6 @@ async def _reconnect(
     reconnect: Reconnect | None,
     reason: str,
     nursery: trio.Nursery,
-    *,
-    watch_name: str = "",
 ) -> ClientSession | None:
     """A fresh session with our seat resumed (or, for a spectator, watching again), or None
     when that is impossible."""
@@ -421,7 +404,7 @@ async def _reconnect(
             if tc.token is not None:
                 await tc.resume(tc.token)
             else:
-                await watch_table(tc, watch_name, again=True)
+                await tc.rewatch()
         except RequestError as exc:
             what = "give the seat back" if tc.token is not None else "let us watch again"
             ui.info(f"the host refused to {what}: {exc}", kind="error")

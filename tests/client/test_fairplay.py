@@ -17,6 +17,7 @@ from host.games.base import ChanceKind, ChanceRequest
 from protocol.cards import DECK_52
 from protocol.errors import LocalProtocolError
 from protocol.fairness import HandDealer, SeatSecret, SignedMessage, sign_message
+from protocol.messages import Message
 from protocol.records import verify_record
 
 PIDS = ["Ann", "Bob"]
@@ -298,3 +299,22 @@ async def test_an_unknown_card_shown_fails_at_once(tmp_path: Path) -> None:
     t.open_round()
     (notice,) = await tc.handle(_centre("ZZ", 0))
     assert notice.kind is FairKind.FAILED and "unknown card 'ZZ'" in notice.message
+
+
+async def test_watching_again_after_a_drop_keeps_the_chat_name() -> None:
+    """``rewatch`` (after a reconnect) sends the name ``watch`` was given, and stops the live
+    check of the hand in progress (a spectator gets no backlog)."""
+    sent: list[Message] = []
+
+    class Session:
+        async def request(self, msg: Message) -> Message:
+            sent.append(msg)
+            return tm.Watching(table="t1")
+
+    tc = TableClient(Session(), table_id="t1", name=None)  # type: ignore[arg-type]
+    await tc.watch("Sam")
+    assert sent == [tm.Watch(table="t1", name="Sam")] and tc.watching
+    lost: list[bool] = []
+    tc.checker.lose_track = lambda: lost.append(True)  # type: ignore[method-assign]
+    await tc.rewatch()
+    assert sent[-1] == tm.Watch(table="t1", name="Sam") and lost == [True]

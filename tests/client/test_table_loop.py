@@ -18,7 +18,7 @@ import trio.testing
 import protocol.table_messages as tm
 from client.fairplay import FairNotice, TableClient
 from client.session import Disconnected, RequestError
-from client.table_loop import Quit, run_table, watch_table
+from client.table_loop import Quit, run_table
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
@@ -275,32 +275,6 @@ async def test_chat_lines_sent_again_after_a_resume_are_shown_once(stdin: _Stdin
                 await trio.sleep(0.01)
             nursery.cancel_scope.cancel()
     assert ui.said.count("push chat_line") == 3
-
-
-async def test_watch_table_sends_the_spectators_name_and_again_loses_track_of_the_hand() -> None:
-    sent: list[Message] = []
-    lost: list[bool] = []
-
-    class _Requests:
-        async def request(self, msg: Message) -> Message:
-            sent.append(msg)
-            return tm.Watching(table=msg.table)  # type: ignore[attr-defined]
-
-    class _Checker:
-        def lose_track(self) -> None:
-            lost.append(True)
-
-    class _Watcher:
-        session = _Requests()
-        checker = _Checker()
-        table_id = "t1"
-        watching = False
-
-    tc = _Watcher()
-    await watch_table(cast(TableClient, tc), "Sam")
-    assert sent == [tm.Watch(table="t1", name="Sam")] and tc.watching and not lost
-    await watch_table(cast(TableClient, tc), "Sam", again=True)  # after a reconnect
-    assert sent[-1] == tm.Watch(table="t1", name="Sam") and lost == [True]
 
 
 def _info(*seats: dict[str, Any] | None) -> tm.TableInfo:
