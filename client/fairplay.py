@@ -28,7 +28,7 @@ from typing import Any
 
 import protocol.table_messages as tm
 from client.records import save_new
-from client.session import ClientSession
+from client.session import ClientSession, expect_reply
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
     FairnessError,
@@ -329,8 +329,10 @@ class TableClient:
     async def join(self, seat: int | None = None) -> int:
         """Take a seat as ``self.name``; return it."""
         assert self.name is not None
-        reply = await self.session.request(tm.Join(table=self.table_id, name=self.name, seat=seat))
-        assert isinstance(reply, tm.Joined)
+        reply = expect_reply(
+            await self.session.request(tm.Join(table=self.table_id, name=self.name, seat=seat)),
+            tm.Joined,
+        )
         self.seat, self.token = reply.seat, reply.token
         return reply.seat
 
@@ -352,8 +354,9 @@ class TableClient:
 
     async def resume(self, token: str) -> None:
         """Take the seat back on a fresh session; the host replays what we missed."""
-        reply = await self.session.request(tm.Resume(token=token, last_seq=self.last_seq))
-        assert isinstance(reply, tm.Resumed)
+        reply = expect_reply(
+            await self.session.request(tm.Resume(token=token, last_seq=self.last_seq)), tm.Resumed
+        )
         self.seat, self.token, self.name = reply.seat, token, reply.name
         self.checker.pid = reply.name
         if self.checker.fresh:  # a new process: hands in the backlog are audited, not joined

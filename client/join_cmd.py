@@ -51,6 +51,7 @@ from client.session import (
     RequestError,
     SavedSeat,
     TokenStore,
+    expect_reply,
 )
 from client.table_loop import Quit, run_table
 from client.trust import KnownHosts, host_session, open_stream
@@ -192,8 +193,7 @@ async def _lobby_loop(
     tables: list[dict[str, Any]] = []
     while True:
         if show_tables:
-            reply = await session.request(tm.ListTables())
-            assert isinstance(reply, tm.Tables)
+            reply = expect_reply(await session.request(tm.ListTables()), tm.Tables)
             tables = [dict(t) for t in reply.tables]
             if isinstance(ui, JsonUI):
                 ui.emit({"type": "tables", "tables": tables})

@@ -24,7 +24,7 @@ from client.join_cmd import FAIR_KEY_SUFFIX, split_address
 from client.options import connection_options
 from client.play_cmd import run_sync
 from client.records import RecordResult, fetch_and_save
-from client.session import default_state_dir
+from client.session import default_state_dir, expect_reply
 from client.trust import KnownHosts, host_session, open_stream
 
 __all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "run_records"]
@@ -66,8 +66,7 @@ async def run_records(
             )
         wanted = list(hands)
         if list_only or not wanted:
-            reply = await session.request(tm.ListRecords(table=table))
-            assert isinstance(reply, tm.Records)
+            reply = expect_reply(await session.request(tm.ListRecords(table=table)), tm.Records)
             if list_only:
                 if as_json:
                     click.echo(json.dumps({"table": table, "hands": list(reply.hands)}))

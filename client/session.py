@@ -40,14 +40,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import platformdirs
 import trio
 
 import protocol.table_messages as tm
 from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role, State
-from protocol.errors import ErrorCode, ProtocolError
+from protocol.errors import ErrorCode, ProtocolError, RemoteProtocolError
 from protocol.framing import NEED_DATA
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
 from protocol.messages import Bye, Error, Hello, Message, Ping, ServerClosing, Welcome
@@ -65,12 +65,15 @@ __all__ = [
     "SavedSeat",
     "TokenStore",
     "default_state_dir",
+    "expect_reply",
     "first_leaf",
     "leaves",
     "open_session",
 ]
 
 log = logging.getLogger(__name__)
+
+R = TypeVar("R", bound=Message)
 
 SOFTWARE = "onecard-cli/0.1.0"
 #: seconds to wait for the reply to a request
@@ -367,6 +370,17 @@ async def _shut(session: ClientSession, nursery: trio.Nursery, reason: str) -> N
     with trio.CancelScope(shield=True):
         await trio.aclose_forcefully(session.stream)
     nursery.cancel_scope.cancel()
+
+
+def expect_reply(reply: Message, kind: type[R]) -> R:
+    """``reply`` when it is a ``kind`` message; a host that answers a request with another
+    type breaks the protocol (a clear error instead of an assertion deep in a client)."""
+    if not isinstance(reply, kind):
+        raise RemoteProtocolError(
+            f"the host answered with {reply.TYPE!r} where {kind.TYPE!r} belongs",
+            code=ErrorCode.BAD_STATE,
+        )
+    return reply
 
 
 def _said(what: str, reason: str) -> str:

@@ -52,7 +52,7 @@ from client.session import (
     open_session,
 )
 from client.trust import HostKeyChanged, TrustError
-from protocol.errors import LocalProtocolError
+from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.messages import Error, Message
 
 __all__ = [
@@ -408,6 +408,9 @@ async def _reconnect(
         except RequestError as exc:
             what = "give the seat back" if tc.token is not None else "let us watch again"
             ui.info(f"the host refused to {what}: {exc}", kind="error")
+            return None
+        except RemoteProtocolError as exc:  # it answered with something else: give up on it
+            ui.info(f"the host broke the protocol: {exc.message}", kind="error")
             return None
         except (Disconnected, trio.TooSlowError) as exc:
             last = str(exc)

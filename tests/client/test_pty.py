@@ -180,6 +180,8 @@ async def test_wild_suit_and_one_card_call_through_a_terminal(
         child.sendline("2")
         child.expect(r"Press c \+ Enter to call \"One Card!\"")
         child.sendline("c")
+        child.expect(r"Play again\? \[y/N\]")  # join offers the table's rematch
+        child.sendline("n")
         child.expect(pexpect.EOF)
         child.close()
         return int(child.exitstatus)

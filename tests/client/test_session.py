@@ -23,12 +23,13 @@ from client.session import (
     ClientSession,
     Disconnected,
     RequestError,
+    expect_reply,
     first_leaf,
     leaves,
     open_session,
 )
 from protocol.connection import Connection, Role
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, RemoteProtocolError
 from protocol.framing import NEED_DATA, encode_frame
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S
 from protocol.messages import Bye, Error, Hello, Message, Ping, Pong, ServerClosing, Welcome
@@ -407,3 +408,10 @@ async def test_resend_false_raises_the_first_rate_limited(
         with pytest.raises(RequestError) as info:
             await session.request(tm.ChatSay(table="t1", text="hi"), resend=False)
         assert info.value.code is ErrorCode.RATE_LIMITED and trio.current_time() == t0
+
+
+def test_a_reply_of_another_type_is_a_protocol_error_not_an_assertion() -> None:
+    ok = tm.Joined(table="t1", seat=0, token="t" * 20)
+    assert expect_reply(ok, tm.Joined) is ok
+    with pytest.raises(RemoteProtocolError, match="answered with 'joined' where 'resumed'"):
+        expect_reply(ok, tm.Resumed)
