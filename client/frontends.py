@@ -283,7 +283,8 @@ class HumanUI:
         elif isinstance(push, tm.TableInfo):
             self._on_table_info(tc, push)
         elif isinstance(push, tm.ChatLine):
-            self.say(f"[chat] {push.name}: {push.text}", style="cyan")
+            who = push.name if push.seat is not None else f"{push.name} (watching)"
+            self.say(f"[chat] {who}: {push.text}", style="cyan")
         elif isinstance(push, Error):
             self.say(f"host: {push.message} ({push.code.value})", style="bold red")
         for notice in notices:

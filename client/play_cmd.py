@@ -371,7 +371,8 @@ async def _play_at(
         if watch:
             await tc.watch()  # first, so that we see the first deal's commitment
             await host.add_bots(table, seats)
-            ui.info(f"Watching {seats} bots play {game} (table {table})", kind="watching")
+            ui.info(f"Watching {seats} bots play {game} (table {table})", kind="watching",
+                    table=table)  # fmt: skip
             return await run_table(
                 tc, ui, read_input=False, reconnect=reconnect, records_dir=proofs
             )

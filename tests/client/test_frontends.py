@@ -240,6 +240,8 @@ def test_the_move_prompt_is_asked_again_after_other_lines() -> None:
     chat = tm.ChatLine(table="t1", seat=0, name="Ann", text="hurry up")
     ui.on_push(tc, chat, [])
     assert out.getvalue().endswith("[chat] Ann: hurry up\nYour move: ")
+    ui.on_push(tc, tm.ChatLine(table="t1", seat=None, name="Sam", text="go on"), [])
+    assert out.getvalue().endswith("[chat] Sam (watching): go on\nYour move: ")
     assert ui.on_line(tc, "7s") is None  # a follow-up question stands in its turn
     assert _said(ui, tc, "9", out).endswith("or x to cancel\nOption 1-4 (x to cancel): ")
     assert _said(ui, tc, "x", out) == "cancelled; pick another move\nYour move: "

@@ -58,6 +58,8 @@ def test_watch_json_ends_with_the_outcome(runner: CliRunner) -> None:
     lines = [json.loads(line) for line in result.output.splitlines()]
     assert lines[-1]["type"] == "end" and lines[-1]["outcome"]["winners"]
     assert any(line["type"] == "fairness" and line["status"] == "verified" for line in lines)
+    (watching,) = [line for line in lines if line["type"] == "watching"]
+    assert watching["table"]  # as spec/CLIENT-JSON.md promises (it was missing)
 
 
 @pytest.mark.parametrize(
