@@ -268,6 +268,10 @@ class HumanUI:
         me = tc.seat
         self.cards_left.see(push)
         self.deals.see(tc, push)
+        if self._quitting and isinstance(push, tm.GameOver | tm.GameStart):
+            self._quitting = False  # "leave mid-game?" lapses: the game it was about is over
+            self.say("(the game ended before you answered: you are still at the table)",
+                     style="dim")  # fmt: skip
         if isinstance(push, tm.EventPush):
             line = describe_event(
                 push.event, tc.name_of, me=me, ascii_only=self.ascii_only, game_no=tc.game_no

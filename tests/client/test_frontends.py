@@ -435,3 +435,20 @@ def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line() -> None:
     objs = [json.loads(line) for line in lines.getvalue().splitlines()]
     assert objs[0]["text"] == "Game 2, hand 1: Bob deals"
     assert objs[-1]["hand_no"] == 2 and objs[-1]["game_no"] == 2 and objs[-1]["game_hand_no"] == 1
+
+
+def test_a_leave_question_lapses_when_the_game_ends_before_the_answer() -> None:
+    """Before, the question outlived its game: "y" went to "Play again?" and the next game's
+    first move was swallowed as "staying at the table"."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [0]), [])
+    assert ui.on_line(tc, "q") is None  # asked to confirm
+    over = tm.GameOver(table="t1", seq=9, game_no=1, outcome={"termination": "went_out",
+                                                              "winners": [0]})  # fmt: skip
+    tc.outcome = dict(over.outcome)
+    ui.on_push(tc, over, [])
+    assert "you are still at the table" in out.getvalue()
+    tc.outcome = None
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [1]), [])
+    assert ui.on_line(tc, "d") == {"type": "draw"}  # a move again, not an answer
