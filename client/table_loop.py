@@ -183,9 +183,9 @@ def waiting_for(info: tm.TableInfo | None, seat: int | None) -> list[str]:
 
 def _rematch_answer(line: str) -> bool | None:
     """A line typed at "Play again?": True (``y``, or ``{"cmd": "rematch"}`` from --json),
-    None for a line the front end handles while the question stays (``say ...``; any other
-    --json command: ``chat``, ``state``, ...), False for anything else (the default: leave;
-    ``{"cmd": "quit"}`` too)."""
+    None for a line the front end handles while the question stays (``say ...``, ``?``,
+    ``t``; any other --json command: ``chat``, ``state``, ...), False for anything else (the
+    default: leave; ``{"cmd": "quit"}`` too)."""
     text = line.strip()
     if text.startswith("{"):
         try:
@@ -197,7 +197,9 @@ def _rematch_answer(line: str) -> bool | None:
     low = text.lower()
     if low in ("y", "yes"):
         return True
-    return None if low == "say" or low.startswith("say ") else False
+    if low in ("?", "h", "help", "t") or low == "say" or low.startswith("say "):
+        return None  # help, the table, chat: answered, and the question stays
+    return False
 
 
 async def run_table(
@@ -251,13 +253,13 @@ async def run_table(
         waiting_said: list[str] = []  # whom the last "Waiting for" line named
 
         async def ready_again() -> None:
-            nonlocal asking
+            nonlocal asking, rematch
             try:
                 await tc.ready()
             except (RequestError, Disconnected, trio.TooSlowError) as exc:
                 ui.info(f"rematch refused: {exc}", kind="error")
                 if tc.outcome is not None:  # still after the game (the ready may have landed)
-                    asking = True  # ask again rather than leave the player at a silent table
+                    asking, rematch = True, False  # ask again; no "waiting for" lines meanwhile
                     ui.info("Play again? [y/N]", kind="rematch")
 
         async def chat(text: str) -> None:
@@ -296,7 +298,7 @@ async def run_table(
                         waiting_said = who
                     if until_game_over and tc.outcome is not None and _is_game_over(push):
                         ui.end(tc, "game over")
-                        if not offer_rematch:
+                        if not offer_rematch or tc.seat is None:  # (stood up: no seat to ready)
                             return tc.outcome
                         asking = True
                         ui.info("Play again? [y/N]", kind="rematch")

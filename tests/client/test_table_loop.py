@@ -362,3 +362,31 @@ async def test_end_of_input_while_waiting_for_a_rematch_leaves_with_the_outcome(
                 await trio.sleep(0.01)
             stdin.type("")
     assert result == [OUTCOME] and ui.said[-1] == "end end of input"
+
+
+def test_help_or_the_table_at_play_again_keeps_the_question() -> None:
+    """Before, "?" or "t" typed at "Play again?" left the table."""
+    from client.table_loop import _rematch_answer
+
+    assert [_rematch_answer(x) for x in ("y", "YES", '{"cmd": "rematch"}')] == [True] * 3
+    assert [_rematch_answer(x) for x in ("?", "t", "help", "say hi", '{"cmd": "chat"}')] == [
+        None
+    ] * 5
+    assert [_rematch_answer(x) for x in ("n", "", "q", '{"cmd": "quit"}', "{bad")] == [False] * 5
+
+
+async def test_no_rematch_is_offered_to_a_player_the_host_stood_up(stdin: _Stdin) -> None:
+    """A stood-up player only watches: "Play again?" could never succeed (ready is refused)."""
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    table.seat = None
+    with trio.fail_after(10):
+        result = []
+        async with trio.open_nursery() as nursery:
+
+            async def loop() -> None:
+                tc = cast(TableClient, table)
+                result.append(await run_table(tc, ui, offer_rematch=True))  # type: ignore[arg-type]
+
+            nursery.start_soon(loop)
+            await _game_over(table, 1)
+    assert result == [OUTCOME] and "Play again? [y/N]" not in ui.said
