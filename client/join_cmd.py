@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +63,6 @@ DEFAULT_PORT = 7531
 SEATS_RANGE = (2, 10)
 #: a table id as the protocol spells it (``protocol.table_messages``: ``[A-Za-z0-9_-]``, 1-64)
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-#: seconds to wait for the host to confirm a ``leave`` after the game
-LEAVE_WAIT = 5.0
 #: known_hosts entry suffix for the host's Ed25519 deal-signing key
 FAIR_KEY_SUFFIX = "#deal-key"
 #: the lobby's create command, as its errors name it
@@ -451,6 +448,7 @@ async def run_join(
                 reconnect=reconnect,
                 records_dir=tc_args["proofs_dir"],
                 offer_rematch=seated and (rematch or isinstance(ui, HumanUI)),
+                leave_when_done=seated,
             )
         finally:
             learnt = tc.checker.host_pk
@@ -458,18 +456,8 @@ async def run_join(
                 pins.pin(key + FAIR_KEY_SUFFIX, learnt.hex())
         if outcome is not None and seated and slot is not None:
             tokens.forget(slot)
-        if outcome is not None and seated:
-            await _leave_finished(tc)
         await session.bye("leaving")
     return outcome
-
-
-async def _leave_finished(tc: TableClient) -> None:
-    """Give up our seat at a table whose game is over, so the players waiting for a rematch
-    see it free (not ours, away) and anyone may take it; a refusal (a rematch started
-    meanwhile: the host plays for us) or a dropped connection changes nothing."""
-    with trio.move_on_after(LEAVE_WAIT), suppress(RequestError, Disconnected):
-        await tc.session.request(tm.Leave(table=tc.table_id))
 
 
 def _saved_seat(

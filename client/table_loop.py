@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -72,6 +73,8 @@ RECONNECT_PAUSES = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0)
 INBOX = 64
 #: seconds ``game_over`` waits for the hand records still being fetched
 RECORD_WAIT = 30.0
+#: seconds to wait for the host to confirm a ``leave`` after the game
+LEAVE_WAIT = 5.0
 
 #: opens a fresh stream to the same host, its pin checked (the loop runs the session on it)
 Reconnect = Callable[[], Awaitable[trio.abc.Stream]]
@@ -211,6 +214,7 @@ async def run_table(
     until_game_over: bool = True,
     offer_rematch: bool = False,
     records_dir: Path | None = None,
+    leave_when_done: bool = False,
 ) -> dict[str, Any] | None:
     """Play (or watch) until the game is over; return the outcome (None if we left early).
 
@@ -226,6 +230,10 @@ async def run_table(
             then; anything else ends the loop.
         records_dir: fetch the host's record of every hand that ends and save it here (see the
             module docstring); None: do not fetch records.
+        leave_when_done: when the loop ends after a finished game with our seat, send
+            ``leave`` (on the session in use then, a reconnected one included), so players
+            waiting for a rematch see the seat free at once; a refusal (a rematch started
+            meanwhile) or a drop changes nothing.
     """
     send, inbox = trio.open_memory_channel[_Item](INBOX)
     acting = trio.Lock()
@@ -345,6 +353,9 @@ async def run_table(
                         return None
                     nursery.start_soon(_feed, fresh, send.clone())
         finally:
+            if leave_when_done and tc.outcome is not None and tc.seat is not None:
+                with trio.move_on_after(LEAVE_WAIT), suppress(RequestError, Disconnected):
+                    await tc.session.request(tm.Leave(table=tc.table_id))
             nursery.cancel_scope.cancel()
     return tc.outcome
 

@@ -7,6 +7,7 @@ any host.
 
 from __future__ import annotations
 
+import functools
 import queue
 import sys
 from typing import Any, cast
@@ -43,6 +44,11 @@ class _Session:
         self.push_send, self.pushes = trio.open_memory_channel[Message](8)
         self.closed = trio.Event()
         self.closed_reason = ""
+        self.requests: list[Message] = []
+
+    async def request(self, msg: Message, **_: Any) -> Message:
+        self.requests.append(msg)
+        return tm.Ok()
 
 
 class _Table:
@@ -390,3 +396,39 @@ async def test_no_rematch_is_offered_to_a_player_the_host_stood_up(stdin: _Stdin
             nursery.start_soon(loop)
             await _game_over(table, 1)
     assert result == [OUTCOME] and "Play again? [y/N]" not in ui.said
+
+
+async def test_leaving_after_the_game_gives_the_seat_up_on_the_session_in_use(
+    stdin: _Stdin,
+) -> None:
+    """``leave_when_done``: the leave goes out from inside the loop, on whatever session is
+    current (before, join sent it after the loop had closed a reconnected session, so it was
+    lost and the others saw the seat away instead of free)."""
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+
+            async def loop() -> None:
+                tc = cast(TableClient, table)
+                await run_table(tc, ui, offer_rematch=True, leave_when_done=True)  # type: ignore[arg-type]
+
+            nursery.start_soon(loop)
+            await _game_over(table, 1)
+            await _answer(ui, stdin, "n")
+    assert table.session.requests == [tm.Leave(table="t1")]
+
+
+async def test_quitting_during_a_game_keeps_the_seat(stdin: _Stdin) -> None:
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                functools.partial(
+                    run_table,
+                    cast(TableClient, table),
+                    ui,
+                    leave_when_done=True,  # type: ignore[arg-type]
+                )
+            )
+            stdin.type("")  # end of input mid-game: the seat stays, to be taken back
+    assert table.session.requests == []
