@@ -130,8 +130,15 @@ class DealChecker:
             return [], self._unchecked(push.hand_no)  # a hand we joined in the middle of
         if self.failure is not None:
             return [], self._after_failure(push.hand_no, msg)
-        if msg.type == "hand_end" and self._shown:
-            failed = self._note_shown()
+        if msg.type == "hand_end":
+            failed = self._note_shown() if self._shown else []
+            unshown = self.verifier.unshown_table_cards() if not failed else []
+            if unshown:
+                stream, pos = unshown[0]
+                failed = self._fail(
+                    self.hand_no, f"the card dealt face down to the table at stream {stream} "
+                    f"position {pos} was never shown"
+                )  # fmt: skip
             if failed:
                 return [], [*failed, *self._after_failure(push.hand_no, msg)]
         try:
@@ -224,7 +231,7 @@ class DealChecker:
         dealt face down and turned up at the last trick; PROTOCOL.md 7.9); it is compared with
         the derived deck at HAND_END. Events of several cards are checked by other means (they
         repeat cards received in CARD or face-up DRAW messages)."""
-        if self.verifier is None or self.failure is not None or self.verifier.report is not None:
+        if self.verifier is None or self.failure is not None:
             return []
         code = event.get("card")
         where = event.get("position")
@@ -241,6 +248,21 @@ class DealChecker:
             card = parse_card(code)
         except CardCodeError:
             return self._fail(self.hand_no, f"the host showed an unknown card {code!r}")
+        report = self.verifier.report
+        if report is not None:  # shown after HAND_END: compare with the derived deck at once
+            stream, pos = where[0], where[1]
+            order = report.orders.get(stream)
+            if order is None or not 0 <= pos < len(order):
+                return [] if report.voided else self._fail(
+                    self.hand_no, f"the host showed a card at stream {stream} position {pos}, "
+                    "which this hand never dealt"
+                )  # fmt: skip
+            if order[pos] is not card:
+                return self._fail(
+                    self.hand_no, f"card at stream {stream} position {pos} is shown as {card} "
+                    f"after the hand's end, derived {order[pos]}"
+                )  # fmt: skip
+            return []
         self._shown.append((where[0], where[1], card))
         return self._note_shown() if self.verifier.drawn(where[0], where[1]) else []
 

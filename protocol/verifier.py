@@ -500,6 +500,16 @@ class HandVerifier:
         """Whether a DRAW for ``(stream, position)`` was received (see :meth:`note_shown`)."""
         return (stream, position) in self._drawn_at
 
+    def unshown_table_cards(self) -> list[tuple[int, int]]:
+        """The ``(stream, pos)`` of cards dealt face down to the table (a DRAW to nobody with
+        no card, like ONE's centre card) that no game event has shown (:meth:`note_shown`).
+        A host must show each before HAND_END (PROTOCOL.md 7.9), so a client checks it."""
+        return [
+            (d.stream, d.pos)
+            for d in self._draws.values()
+            if d.to is None and d.card is None and (d.stream, d.pos) not in self._shown
+        ]
+
     def note_shown(self, stream: int, position: int, card: Card) -> None:
         """Note a card the game showed later for a drawn ``(stream, position)``.
 

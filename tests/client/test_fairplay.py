@@ -318,3 +318,38 @@ async def test_watching_again_after_a_drop_keeps_the_chat_name() -> None:
     tc.checker.lose_track = lambda: lost.append(True)  # type: ignore[method-assign]
     await tc.rewatch()
     assert sent[-1] == tm.Watch(table="t1", name="Sam") and lost == [True]
+
+
+async def test_a_card_dealt_face_down_to_the_table_must_be_shown_by_the_hands_end(
+    tmp_path: Path,
+) -> None:
+    """A host that never turns the centre card up (so nobody checks it) fails the hand."""
+    t = _Table(tmp_path)
+    t.open_round()
+    t.push(t.dealer.draw(0, None).draw)  # face down to the table, never shown
+    t.push(t.dealer.hand_end(None))
+    assert t.notices[0].kind is FairKind.FAILED
+    assert "dealt face down to the table at stream 0 position 0 was never shown" in (
+        t.notices[0].message
+    )
+
+
+async def test_a_card_shown_after_the_hands_end_is_still_checked(tmp_path: Path) -> None:
+    for honest in (True, False):
+        t = _Table(tmp_path / str(honest))
+        tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+        tc.checker = t.checker
+        t.open_round()
+        centre = t.dealer.draw(0, None)
+        t.push(centre.draw)
+        real = centre.card.code
+        assert await tc.handle(_centre(real, 0)) == []  # shown in time: the hand verifies
+        t.push(t.dealer.hand_end(None))
+        assert [n.kind for n in t.notices] == [FairKind.VERIFIED]
+        late = real if honest else ("2C" if real != "2C" else "3C")
+        notices = await tc.handle(_centre(late, 0))  # shown again, after HAND_END
+        if honest:
+            assert notices == []
+        else:
+            (notice,) = notices
+            assert notice.kind is FairKind.FAILED and "after the hand's end" in notice.message
