@@ -112,6 +112,14 @@ def stdin(monkeypatch: pytest.MonkeyPatch) -> Any:
     fake.type("")  # free a reader thread left waiting
 
 
+async def _playing(
+    table: Any, ui: Any, result: list[Any], rematch: bool, leave: bool = False
+) -> None:
+    """Run the table loop on the fakes; its return value goes into ``result``."""
+    tc = cast(TableClient, table)
+    result.append(await run_table(tc, ui, offer_rematch=rematch, leave_when_done=leave))
+
+
 async def _game_over(table: _Table, game_no: int) -> None:
     over = tm.GameOver(table="t1", seq=game_no, game_no=game_no, outcome=OUTCOME)
     await table.session.push_send.send(over)
@@ -129,14 +137,10 @@ async def test_a_refused_rematch_asks_again_and_a_second_yes_plays_on(stdin: _St
     table, ui = _Table(refusals=1, code=ErrorCode.BAD_STATE), _UI()
     result: list[Any] = []
 
-    async def loop() -> None:
-        tc = cast(TableClient, table)
-        result.append(await run_table(tc, ui, offer_rematch=True))  # type: ignore[arg-type]
-
     # fail_after: a loop that stops asking would wait for ever
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(loop)
+            nursery.start_soon(_playing, table, ui, result, True)
             await _game_over(table, 1)
             await _answer(ui, stdin, "y")  # refused
             await _answer(ui, stdin, "y")  # asked again: accepted
@@ -158,11 +162,7 @@ async def test_no_after_a_refused_rematch_ends_the_loop(stdin: _Stdin) -> None:
     table, ui = _Table(refusals=5, code=ErrorCode.BAD_STATE), _UI()
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-
-            async def loop() -> None:
-                await run_table(cast(TableClient, table), ui, offer_rematch=True)  # type: ignore[arg-type]
-
-            nursery.start_soon(loop)
+            nursery.start_soon(_playing, table, ui, [], True)
             await _game_over(table, 1)
             await _answer(ui, stdin, "y")
             await _answer(ui, stdin, "n")
@@ -187,12 +187,7 @@ async def test_a_rematch_that_started_despite_a_lost_reply_takes_moves_not_answe
     result: list[Any] = []
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-
-            async def loop() -> None:
-                tc = cast(TableClient, table)
-                result.append(await run_table(tc, ui, offer_rematch=True))  # type: ignore[arg-type]
-
-            nursery.start_soon(loop)
+            nursery.start_soon(_playing, table, ui, result, True)
             await _game_over(table, 1)
             await _answer(ui, stdin, "y")
             await ui.asked.wait()  # asked again after "rematch refused: ... dropped ..."
@@ -248,12 +243,9 @@ async def test_a_line_the_protocol_forbids_is_reported_and_the_loop_goes_on(
     ui = _Typist({"long": "chat:" + "x" * 600, "empty": "chat:", "float": {"type": 1.5}})
     result: list[Any] = []
 
-    async def loop() -> None:
-        result.append(await run_table(cast(TableClient, table), ui))  # type: ignore[arg-type]
-
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(loop)
+            nursery.start_soon(_playing, table, ui, result, False)
             for line in ("long", "empty", "float"):
                 stdin.type(line)
                 await ui.handled.wait()
@@ -313,12 +305,9 @@ async def test_a_yes_says_whom_the_rematch_waits_for_and_q_leaves_with_the_outco
     table, ui = _Sender(), _Leaver()
     result: list[Any] = []
 
-    async def loop() -> None:
-        result.append(await run_table(cast(TableClient, table), ui, offer_rematch=True))  # type: ignore[arg-type]
-
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(loop)
+            nursery.start_soon(_playing, table, ui, result, True)
             await _game_over(table, 1)
             await ui.asked.wait()
             stdin.type("say gg")  # a chat line is said; the question stays
@@ -356,12 +345,9 @@ async def test_end_of_input_while_waiting_for_a_rematch_leaves_with_the_outcome(
     table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
     result: list[Any] = []
 
-    async def loop() -> None:
-        result.append(await run_table(cast(TableClient, table), ui, offer_rematch=True))  # type: ignore[arg-type]
-
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(loop)
+            nursery.start_soon(_playing, table, ui, result, True)
             await _game_over(table, 1)
             await _answer(ui, stdin, '{"cmd": "rematch"}')  # --json --rematch says yes so
             while table.readies < 1:
@@ -388,12 +374,7 @@ async def test_no_rematch_is_offered_to_a_player_the_host_stood_up(stdin: _Stdin
     with trio.fail_after(10):
         result = []
         async with trio.open_nursery() as nursery:
-
-            async def loop() -> None:
-                tc = cast(TableClient, table)
-                result.append(await run_table(tc, ui, offer_rematch=True))  # type: ignore[arg-type]
-
-            nursery.start_soon(loop)
+            nursery.start_soon(_playing, table, ui, result, True)
             await _game_over(table, 1)
     assert result == [OUTCOME] and "Play again? [y/N]" not in ui.said
 
@@ -407,12 +388,7 @@ async def test_leaving_after_the_game_gives_the_seat_up_on_the_session_in_use(
     table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
-
-            async def loop() -> None:
-                tc = cast(TableClient, table)
-                await run_table(tc, ui, offer_rematch=True, leave_when_done=True)  # type: ignore[arg-type]
-
-            nursery.start_soon(loop)
+            nursery.start_soon(_playing, table, ui, [], True, True)
             await _game_over(table, 1)
             await _answer(ui, stdin, "n")
     assert table.session.requests == [tm.Leave(table="t1")]
