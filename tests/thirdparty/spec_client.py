@@ -211,7 +211,12 @@ def verify_signature(host_pk: bytes, type_: str, body: bytes, sig: bytes) -> Non
 
 @dataclass
 class HandVerifier:
-    """Checks one fairness hand. `my_seat` None is an auditor (accepts `card` for every seat)."""
+    """Checks one fairness hand. `my_seat` None is an auditor (accepts `card` for every seat).
+
+    `live` is true for a client that also sees the game's events (`note_shown`): then 7.9 makes
+    every card dealt face down to the table a card some event must show before `hand_end`. A
+    record (section 8) holds no game events, so its auditor runs with `live` false.
+    """
 
     table_id: str
     pids: list[str]
@@ -243,6 +248,9 @@ class HandVerifier:
     carded: set[int] = field(default_factory=set)
     checks: list[tuple[int, int, str, str]] = field(default_factory=list)  # stream, pos, card, why
     shown: list[tuple[list[str], list[tuple[int, int]]]] = field(default_factory=list)
+    live: bool = False
+    stocks: dict[int, list[str]] = field(default_factory=dict)  # derived at hand_end
+    shown_checked: list[tuple[int, int, str]] = field(default_factory=list)  # stream, pos, card
     result: str | None = None  # "valid" or "void" once the hand ended
     secret: bytes = b""
     outcome: dict[str, Any] | None = None
@@ -411,8 +419,26 @@ class HandVerifier:
         self.sizes[self.stream], self.next_pos[self.stream] = len(cards), 0
 
     def note_shown(self, cards: list[str], positions: list[tuple[int, int]]) -> None:
-        """Cards the game showed for drawn positions (7.9 `hand_end`), as a multiset."""
-        self.shown.append((cards, positions))
+        """Cards a game event showed for drawn positions (7.9 `hand_end`), as a multiset.
+
+        Before `hand_end` they wait for the derived deck; after it they are compared at once
+        (7.9). After a `void` nothing was dealt that could be compared, so they are ignored.
+        """
+        if self.result is None:
+            self.shown.append((cards, positions))
+        elif self.result == "valid":
+            self._compare_shown(cards, positions)
+            self.cards_checked += len(cards)
+
+    def _compare_shown(self, cards: list[str], positions: list[tuple[int, int]]) -> None:
+        for s, pos in positions:
+            if s not in self.stocks or not 0 <= pos < self.next_pos.get(s, 0):
+                raise FairnessError(f"a game event shows a card at [{s}, {pos}], never drawn")
+        derived_cards = [self.stocks[s][pos] for s, pos in positions]
+        if sorted(derived_cards) != sorted(cards):
+            raise FairnessError(f"shown cards {cards} at {positions}, derived {derived_cards}")
+        for (s, pos), card in zip(positions, cards, strict=True):
+            self.shown_checked.append((s, pos, card))
 
     def _hand_end(self, m: dict[str, Any]) -> None:
         if self.step != "dealing":
@@ -437,10 +463,19 @@ class HandVerifier:
                 raise FairnessError(
                     f"{why} card at stream {s} position {pos} is {card}, derived {derived}"
                 )
+        self.stocks = stocks
         for cards, positions in self.shown:
-            derived_cards = [stocks[s][pos] for s, pos in positions]
-            if sorted(derived_cards) != sorted(cards):
-                raise FairnessError(f"shown cards {cards} at {positions}, derived {derived_cards}")
+            self._compare_shown(cards, positions)
+        if self.live:
+            # 7.9: a card dealt face down to the table must have been shown by now
+            shown_at = {pos for _, positions in self.shown for pos in positions}
+            for d in self.draws.values():
+                at = (d["stream"], d["pos"])
+                if d["to"] is None and d["card"] is None and at not in shown_at:
+                    raise FairnessError(
+                        f"the card dealt face down to the table at [{at[0]}, {at[1]}] "
+                        "was never shown before hand_end"
+                    )
         self.cards_checked = len(self.checks) + sum(len(c) for c, _ in self.shown)
         self.secret, self.outcome = secret, m.get("outcome")
         self.private = m["private"]
@@ -589,18 +624,34 @@ def expected_deck(game: str, seats: int, options: dict[str, Any]) -> list[str]:
     raise ValueError(game)
 
 
-def shown_cards(event: dict[str, Any]) -> tuple[list[str], list[tuple[int, int]]] | None:
-    """Cards an event shows with the (stream, pos) they came from (`dealt`, `hand`, `centre`).
+def _is_position(p: Any) -> bool:
+    return (
+        isinstance(p, list)
+        and len(p) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in p)
+    )
 
-    The lists are compared as multisets: ONE's `hand` event lists its cards in canonical
-    order, not in the order of `positions`.
+
+def shown_cards(event: dict[str, Any]) -> tuple[list[str], list[tuple[int, int]]] | None:
+    """Cards an event shows with the `[stream, pos]` they came from (7.9).
+
+    `cards` with `positions` (One Card's `dealt`/`turn_up`/`drawn`, ONE's `hand`, Black Jack's
+    private `draw`), or one `card` with `position` (ONE's `centre`) or with `positions` of
+    length 1 (Black Jack's `turn_up`). `cards` and `positions` are compared as multisets: ONE's
+    `hand` event lists its cards in canonical order, not in the order of `positions`.
     """
     cards, positions = event.get("cards"), event.get("positions")
-    if isinstance(event.get("card"), str) and isinstance(event.get("position"), list):
-        cards, positions = [event["card"]], [event["position"]]
+    card = event.get("card")
+    if isinstance(card, str):
+        if _is_position(event.get("position")):
+            cards, positions = [card], [event["position"]]
+        elif isinstance(positions, list) and len(positions) == 1:
+            cards = [card]
     if not isinstance(cards, list) or not isinstance(positions, list):
         return None
     if len(cards) != len(positions) or not cards:
+        return None
+    if not all(isinstance(c, str) for c in cards) or not all(map(_is_position, positions)):
         return None
     return cards, [(p[0], p[1]) for p in positions]
 
@@ -745,6 +796,7 @@ class SpecClient:
                         deck=deck,
                         last_hand_no=last_hand_no,
                         seen_commits=seen_commits,
+                        live=True,
                     )
                     current.feed(type_, body, sig)
                     host_pk = current.host_pk
@@ -776,7 +828,7 @@ class SpecClient:
                         )
             elif t == "event":
                 ev = msg["event"]
-                if current is not None and current.result is None:
+                if current is not None:  # after hand_end: compared at once (7.9)
                     shown = shown_cards(ev)
                     if shown is not None:
                         current.note_shown(*shown)

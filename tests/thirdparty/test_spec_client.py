@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,8 +131,20 @@ def host(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
             proc.stdout.close()
 
 
-def _play(host: dict[str, Any], game: str, seats: int, options: dict[str, Any]) -> sc.GameResult:
+Recv = Callable[[], dict[str, Any]]
+
+
+def _play(
+    host: dict[str, Any],
+    game: str,
+    seats: int,
+    options: dict[str, Any],
+    wrap: Callable[[Recv], Recv] | None = None,
+) -> sc.GameResult:
+    """Play one game with the spec client; `wrap` may replace what the client reads."""
     client = sc.SpecClient(host["addr"], host["port"], name="Spec", tls=host["tls_on"])
+    if wrap is not None:
+        client.conn.recv = wrap(client.conn.recv)  # type: ignore[method-assign]
     try:
         if host["tls_on"]:
             cert = client.conn.cert_der
@@ -174,3 +187,130 @@ def test_spec_client_plays_a_whole_game(
 def test_spec_client_over_tls(host: dict[str, Any]) -> None:
     result = _play(host, "one", 2, {"target": 1, "downtown": "always"})
     assert result.outcome["termination"] == "target"
+
+
+def _table_draws(v: sc.HandVerifier, *, face_up: bool) -> set[tuple[int, int]]:
+    """Positions of the hand's draws to the table (`to` nil), face up or face down."""
+    return {
+        (d["stream"], d["pos"])
+        for d in v.draws.values()
+        if d["to"] is None and (d["card"] is not None) == face_up
+    }
+
+
+def test_one_checks_the_centre_card_of_every_hand(host: dict[str, Any]) -> None:
+    """7.9: ONE's centre card, dealt face down to the table, is checked when `centre` shows it."""
+    result = _play(host, "one", 2, {"target": 5})
+    for hand_no, v in result.hands.items():
+        if v.result != "valid":
+            continue
+        assert _table_draws(v, face_up=False) == {(0, 24)}, hand_no
+        assert (0, 24) in {(s, pos) for s, pos, _ in v.shown_checked}, hand_no
+        # 12 own `card`s, the same 12 again in the private `hand` event, and the centre card
+        assert v.cards_checked == 12 + 12 + 1, hand_no
+
+
+def test_black_jack_checks_the_turned_up_card(host: dict[str, Any]) -> None:
+    """Black Jack's `turn_up` names one `card` with `positions` of length 1 (7.9)."""
+    result = _play(host, "black-jack", 2, {})
+    v = result.hands[min(result.hands)]
+    turned = _table_draws(v, face_up=True)
+    assert turned and turned <= {(s, pos) for s, pos, _ in v.shown_checked}
+
+
+def _other_card(card: str) -> str:
+    return "AS" if card != "AS" else "KS"
+
+
+def _is_centre(msg: dict[str, Any]) -> bool:
+    return msg["type"] == "event" and msg["event"].get("kind") == "centre"
+
+
+def _is_hand_end(msg: dict[str, Any]) -> bool:
+    return msg["type"] == "fair" and msg["msg"][0] == "hand_end"
+
+
+def test_a_changed_centre_card_fails_the_hand(host: dict[str, Any]) -> None:
+    def wrap(recv: Recv) -> Recv:
+        def tampered() -> dict[str, Any]:
+            msg = recv()
+            if _is_centre(msg):
+                ev = msg["event"]
+                msg = {**msg, "event": {**ev, "card": _other_card(ev["card"])}}
+            return msg
+
+        return tampered
+
+    with pytest.raises(sc.FairnessError, match=r"shown cards .* at \[\(0, 24\)\]"):
+        _play(host, "one", 2, {"target": 1}, wrap)
+
+
+def test_a_centre_card_never_shown_fails_the_hand(host: dict[str, Any]) -> None:
+    def wrap(recv: Recv) -> Recv:
+        def dropping() -> dict[str, Any]:
+            msg = recv()
+            return recv() if _is_centre(msg) else msg
+
+        return dropping
+
+    with pytest.raises(sc.FairnessError, match=r"at \[0, 24\] was never shown before hand_end"):
+        _play(host, "one", 2, {"target": 1}, wrap)
+
+
+def _centre_after_hand_end(
+    *, keep: bool, change: bool, delivered: list[str]
+) -> Callable[[Recv], Recv]:
+    """Show the `centre` event (again, if `keep`) right after the fair `hand_end`."""
+
+    def wrap(recv: Recv) -> Recv:
+        held: list[dict[str, Any]] = []
+        queue: list[dict[str, Any]] = []
+
+        def moving() -> dict[str, Any]:
+            msg = queue.pop(0) if queue else recv()
+            while _is_centre(msg) and not keep:
+                held.append(msg)
+                msg = queue.pop(0) if queue else recv()
+            if _is_centre(msg) and keep:
+                held.append(msg)
+            if _is_hand_end(msg) and held:
+                for ev in held:
+                    card = ev["event"]["card"]
+                    shown = _other_card(card) if change else card
+                    queue.append({**ev, "event": {**ev["event"], "card": shown}})
+                held.clear()
+            delivered.append(msg["type"] + (":centre" if _is_centre(msg) else ""))
+            return msg
+
+        return moving
+
+    return wrap
+
+
+def test_a_centre_card_first_shown_after_hand_end_fails_the_hand(host: dict[str, Any]) -> None:
+    """Postponing the centre card past `hand_end` is not showing it (7.9)."""
+    delivered: list[str] = []
+    wrap = _centre_after_hand_end(keep=False, change=False, delivered=delivered)
+    with pytest.raises(sc.FairnessError, match=r"at \[0, 24\] was never shown before hand_end"):
+        _play(host, "one", 2, {"target": 1}, wrap)
+    assert "event:centre" not in delivered
+
+
+def test_a_card_shown_again_after_hand_end_is_checked_then(host: dict[str, Any]) -> None:
+    delivered: list[str] = []
+    wrap = _centre_after_hand_end(keep=True, change=False, delivered=delivered)
+    result = _play(host, "one", 2, {"target": 1}, wrap)
+    assert delivered.count("event:centre") == 2
+    (v,) = result.hands.values()
+    assert v.result == "valid" and v.cards_checked == 12 + 12 + 1 + 1
+    assert [(s, pos) for s, pos, _ in v.shown_checked].count((0, 24)) == 2
+
+
+def test_a_changed_card_shown_after_hand_end_fails_at_once(host: dict[str, Any]) -> None:
+    delivered: list[str] = []
+    wrap = _centre_after_hand_end(keep=True, change=True, delivered=delivered)
+    with pytest.raises(sc.FairnessError, match=r"shown cards .* at \[\(0, 24\)\]"):
+        _play(host, "one", 2, {"target": 1}, wrap)
+    # the client stopped on the late event itself, right after hand_end, not at game_over
+    assert delivered[-2:] == ["fair", "event:centre"]
+    assert delivered.count("event:centre") == 2
