@@ -7,6 +7,10 @@ takes seat 0, fills the other seats with host bots, does the seat's side of ever
 round (commit, reveal after checking the lock) and checks each hand with its own ``cardfair/v1``
 verifier (section 7.9), plays the first legal play (or the first legal action) on each turn
 until ``game_over``, then fetches every hand record (section 4.6) and verifies it (section 8.2).
+
+Over TLS it pins the host's certificate on first use (2.1) in a caller's ``pins`` map, storing a
+new pin only after a valid ``welcome``. It can also watch a table under a chat name and chat
+(sections 3.2 and 6); ``ChatLog`` shows each numbered ``chat_line`` once.
 """
 
 from __future__ import annotations
@@ -555,10 +559,27 @@ class HostError(Exception):
 
 
 class Connection:
-    def __init__(self, host: str, port: int, timeout: float = 30.0, tls: bool = False) -> None:
+    """One framed msgpack stream; over TLS, `pins` maps `host:port` to a pinned fingerprint.
+
+    A pinned address whose certificate differs is refused before anything is sent (2.1). An
+    unpinned one leaves its fingerprint in `new_pin`, which the client stores only after a
+    valid `welcome` (`SpecClient.handshake`).
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        timeout: float = 30.0,
+        tls: bool = False,
+        pins: dict[str, str] | None = None,
+    ) -> None:
         raw = socket.create_connection((host, port), timeout=timeout)
         self.sock: socket.socket = raw
         self.cert_der: bytes | None = None
+        self.address = f"{host}:{port}"
+        self.pins = pins
+        self.new_pin: str | None = None
         if tls:
             # 2.1: TLS 1.3 only; no chain check, the caller pins the certificate fingerprint
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -567,6 +588,18 @@ class Connection:
             context.verify_mode = ssl.CERT_NONE
             self.sock = context.wrap_socket(raw, server_hostname=host)
             self.cert_der = self.sock.getpeercert(binary_form=True)  # type: ignore[attr-defined]
+            if self.cert_der is None:
+                self.sock.close()
+                raise ProtocolError("the host sent no certificate")
+            seen = cert_fingerprint(self.cert_der)
+            pinned = None if pins is None else pins.get(self.address)
+            if pinned is not None and pinned != seen:
+                self.sock.close()
+                raise ProtocolError(
+                    f"certificate of {self.address} is {seen}, pinned {pinned}: refused"
+                )
+            if pins is not None and pinned is None:
+                self.new_pin = seen
         self.next_id = 1
         self.last_sent = time.monotonic()
         self.max_frame = MAX_FRAME
@@ -672,13 +705,58 @@ class GameResult:
         return fingerprint(sha(self.host_pk))
 
 
+@dataclass
+class ChatLog:
+    """The chat lines a client shows (section 6), each numbered line once per table.
+
+    A line whose `n` is not above the last `n` shown at its table is skipped (a backlog sent
+    again after `watch` or `resume`). An unnumbered line (`n` absent or 0, from another host)
+    cannot be told from a repeat, so it is always shown and leaves the last `n` alone.
+    """
+
+    last_n: dict[str, int] = field(default_factory=dict)
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    skipped: int = 0
+
+    def add(self, line: dict[str, Any]) -> bool:
+        n, table = line.get("n") or 0, line["table"]
+        if n > 0:
+            if n <= self.last_n.get(table, 0):
+                self.skipped += 1
+                return False
+            self.last_n[table] = n
+        self.lines.append(line)
+        return True
+
+    @staticmethod
+    def render(line: dict[str, Any]) -> str:
+        """A spectator's line is marked: its name may be a seated player's (section 6)."""
+        who = line["name"] if line.get("seat") is not None else f"{line['name']} (watching)"
+        return f"{who}: {line['text']}"
+
+
 class SpecClient:
-    def __init__(self, host: str, port: int, name: str = "Spec", tls: bool = False) -> None:
-        self.conn = Connection(host, port, tls=tls)
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        name: str = "Spec",
+        tls: bool = False,
+        pins: dict[str, str] | None = None,
+    ) -> None:
+        self.conn = Connection(host, port, tls=tls, pins=pins)
         self.name = name
         self.notes: list[str] = []
         self.pending: list[dict[str, Any]] = []
         self.welcome: dict[str, Any] | None = None
+        self.chat_log = ChatLog()
+
+    def _push(self, msg: dict[str, Any]) -> None:
+        """Keep a push aside for the game loop; chat lines go to the chat log."""
+        if msg["type"] == "chat_line":
+            self.chat_log.add(msg)
+        else:
+            self.pending.append(msg)
 
     # request/reply with pushes kept aside
     def request(self, msg: dict[str, Any], want: str) -> dict[str, Any]:
@@ -695,7 +773,7 @@ class SpecClient:
                 if reply["type"] != want:
                     raise ProtocolError(f"expected {want}, got {reply['type']}")
                 return reply
-            self.pending.append(reply)
+            self._push(reply)
 
     def handshake(self) -> dict[str, Any]:
         welcome = self.request(
@@ -704,9 +782,35 @@ class SpecClient:
         )
         if welcome["version"] != 1:
             raise ProtocolError("version_mismatch")
+        if not isinstance(welcome.get("limits"), dict):
+            raise ProtocolError("welcome without limits")
         self.conn.max_frame = int(welcome["limits"].get("max_frame_bytes", MAX_FRAME))
         self.welcome = welcome
+        if self.conn.new_pin is not None and self.conn.pins is not None:
+            # 2.1: a first-use pin only once the host has proved to be a onecard host
+            self.conn.pins[self.conn.address] = self.conn.new_pin
+            self.conn.new_pin = None
         return welcome
+
+    def watch(self, table: str, name: str | None = None) -> dict[str, Any]:
+        """3.2 `watch`; `name` is the chat name (absent: the host says `spectator`)."""
+        msg: dict[str, Any] = {"type": "watch", "table": table}
+        if name is not None:
+            msg["name"] = name
+        return self.request(msg, "watching")
+
+    def chat(self, table: str, text: str) -> None:
+        self.request({"type": "chat", "table": table, "text": text}, "ok")
+
+    def sync(self) -> None:
+        """Read until the host answers a `ping`: every push sent before it has arrived."""
+        self.request({"type": "ping"}, "pong")
+
+    def wait_chat(self, count: int) -> list[dict[str, Any]]:
+        """Read until the chat log shows `count` lines (the socket timeout bounds the wait)."""
+        while len(self.chat_log.lines) < count:
+            self._push(self.conn.recv())
+        return self.chat_log.lines
 
     def play_game(
         self, game: str, seats: int, options: dict[str, Any] | None = None, deadline: float = 50
@@ -839,6 +943,8 @@ class SpecClient:
             elif t == "state":
                 latest_state = msg
                 maybe_act()
+            elif t == "chat_line":
+                self.chat_log.add(msg)
             elif t == "game_over":
                 outcome = msg["outcome"]
             elif t in ("bye", "server_closing"):
@@ -864,7 +970,8 @@ class SpecClient:
         while total is None or len(parts) < total:
             msg = self.conn.recv()
             if msg.get("re") != rid:
-                continue  # a late push
+                self._push(msg)  # a late push
+                continue
             if msg["type"] == "error" and msg.get("code") == "rate_limited":
                 time.sleep(0.25)
                 rid = self.conn.send({"type": "get_record", "table": table, "hand_no": hand_no})

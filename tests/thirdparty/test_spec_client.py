@@ -3,7 +3,9 @@
 `spec_client.py` imports nothing from `protocol/`, `host/` or `client/`; this test only starts
 the host through its command line (`onecard host --insecure --port 0`), reads the port it
 prints, and checks the spec client's own cardfair/v1 verdicts. The vector tests check that
-implementation against `spec/vectors/*.json` first.
+implementation against `spec/vectors/*.json` first. Tests that feed the client a changed game
+event wrap its `conn.recv`, as a host lying about a card would. Others check the lobby's
+`bad_field` refusals, numbered chat with named spectators, and first-use TLS pinning (2.1).
 """
 
 from __future__ import annotations
@@ -314,3 +316,167 @@ def test_a_changed_card_shown_after_hand_end_fails_at_once(host: dict[str, Any])
     # the client stopped on the late event itself, right after hand_end, not at game_over
     assert delivered[-2:] == ["fair", "event:centre"]
     assert delivered.count("event:centre") == 2
+
+
+def _client(host: dict[str, Any], **kw: Any) -> sc.SpecClient:
+    client = sc.SpecClient(host["addr"], host["port"], tls=host["tls_on"], **kw)
+    client.handshake()
+    return client
+
+
+@pytest.mark.parametrize(
+    ("request_", "why"),
+    [
+        ({"game": "no-such-game", "seats": 2}, "unknown game"),
+        ({"game": "one", "seats": 2, "options": {"no_such_option": 1}}, "unknown option"),
+        ({"game": "one", "seats": 2, "options": {"target": "many"}}, "bad option value"),
+        ({"game": "one", "seats": 9}, "seat count outside the game's range"),
+    ],
+)
+def test_create_table_refuses_what_the_host_does_not_offer_with_bad_field(
+    host: dict[str, Any], request_: dict[str, Any], why: str
+) -> None:
+    """3.2: an unknown game or option, a bad value or seat count is `bad_field`."""
+    client = _client(host)
+    try:
+        with pytest.raises(sc.HostError) as refused:
+            client.request({"type": "create_table", **request_}, "table_created")
+        assert refused.value.code == "bad_field", why
+        # the connection stays open (2.7: not fatal)
+        assert client.request({"type": "list_tables"}, "tables")["tables"] == []
+    finally:
+        client.close()
+
+
+def test_chat_lines_are_numbered_and_a_repeated_backlog_is_skipped(
+    host: dict[str, Any],
+) -> None:
+    """6: `chat_line.n` numbers a table's lines; `watch.name` names a spectator in chat."""
+    ann, kib = _client(host, name="Ann"), _client(host, name="Kib")
+    try:
+        table = ann.request({"type": "create_table", "game": "one", "seats": 2}, "table_created")
+        table_id = table["table"]
+        ann.request({"type": "join", "table": table_id, "name": "Ann"}, "joined")
+        kib.watch(table_id, name="Ann")  # a spectator may take a seated player's name
+        kib.chat(table_id, "hello from the rail")
+        ann.chat(table_id, "hi")
+        lines = kib.wait_chat(2)
+        assert [(ln["seat"], ln["name"], ln["text"], ln["n"]) for ln in lines] == [
+            (None, "Ann", "hello from the rail", 1),
+            (0, "Ann", "hi", 2),
+        ]
+        assert [sc.ChatLog.render(ln) for ln in lines] == [
+            "Ann (watching): hello from the rail",
+            "Ann: hi",
+        ]
+        assert [ln["n"] for ln in ann.wait_chat(2)] == [1, 2]
+        # watching again sends the backlog again: both lines are skipped, not shown twice
+        kib.watch(table_id)
+        kib.sync()
+        assert len(kib.chat_log.lines) == 2 and kib.chat_log.skipped == 2
+        kib.chat(table_id, "again")
+        kib.sync()
+        last = kib.chat_log.lines[-1]
+        assert (last["seat"], last["name"], last["n"]) == (None, "spectator", 3)
+    finally:
+        ann.close()
+        kib.close()
+
+
+def test_chat_log_shows_unnumbered_lines_and_skips_only_numbered_repeats() -> None:
+    log = sc.ChatLog()
+    line = {"table": "t1", "seat": 0, "name": "Ann", "text": "x"}
+    assert log.add({**line, "n": 0}) and log.add(line)  # 0 or absent: not numbered
+    assert log.add({**line, "n": 5}) and not log.add({**line, "n": 5})
+    assert not log.add({**line, "n": 4}) and log.add({**line, "n": 0})
+    assert log.add({**line, "table": "t2", "n": 1})  # numbered per table
+    assert log.add({**line, "n": 6}) and log.skipped == 2
+
+
+@pytest.mark.parametrize("host", [True], indirect=True)
+def test_a_first_use_pin_is_stored_after_welcome_and_then_enforced(
+    host: dict[str, Any],
+) -> None:
+    """2.1: pin the certificate on first use, after a valid `welcome`; refuse a changed one."""
+    pins: dict[str, str] = {}
+    client = sc.SpecClient(host["addr"], host["port"], tls=True, pins=pins)
+    try:
+        assert pins == {}  # not before the welcome
+        client.handshake()
+    finally:
+        client.close()
+    address = f"{host['addr']}:{host['port']}"
+    assert pins == {address: host["tls"]}
+    again = sc.SpecClient(host["addr"], host["port"], tls=True, pins=pins)
+    again.handshake()
+    again.close()
+    wrong = {address: "SHA256:" + ":".join(["00"] * 32)}
+    with pytest.raises(sc.ProtocolError, match="pinned"):
+        sc.SpecClient(host["addr"], host["port"], tls=True, pins=wrong)
+    assert wrong == {address: "SHA256:" + ":".join(["00"] * 32)}
+
+
+def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "not-onecard")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+def test_a_tls_server_that_is_no_onecard_host_is_not_pinned(tmp_path: Path) -> None:
+    """2.1: a TLS server answering `hello` with anything but `welcome` leaves no pin."""
+    import socket
+    import ssl
+    import threading
+
+    cert_path, key_path = _self_signed(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    context.load_cert_chain(cert_path, key_path)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with context.wrap_socket(conn, server_side=True) as tls:
+            tls.recv(4096)
+            tls.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")  # some other service
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    pins: dict[str, str] = {}
+    try:
+        client = sc.SpecClient("127.0.0.1", port, tls=True, pins=pins)
+        with pytest.raises(sc.ProtocolError):
+            client.handshake()
+        client.conn.sock.close()
+    finally:
+        server.join(timeout=10)
+        listener.close()
+    assert pins == {}
