@@ -22,7 +22,6 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ import protocol.table_messages as tm
 from client.discover import browse
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
-from client.options import connection_options
+from client.options import connection_options, table_id
 from client.play_cmd import (
     ClientError,
     common_options,
@@ -61,8 +60,6 @@ __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
 DEFAULT_PORT = 7531
 #: seats a new table may have (``--seats`` and the lobby's ``c``); host bots go up to one less
 SEATS_RANGE = (2, 10)
-#: a table id as the protocol spells it (``protocol.table_messages``: ``[A-Za-z0-9_-]``, 1-64)
-TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: known_hosts entry suffix for the host's Ed25519 deal-signing key
 FAIR_KEY_SUFFIX = "#deal-key"
 #: the lobby's create command, as its errors name it
@@ -507,7 +504,8 @@ def _check_combination(
     bots: int,
     option_pairs: tuple[str, ...],
 ) -> None:
-    """Refuse options that would be silently ignored, and a malformed ``--table``, up front."""
+    """Refuse options that would be silently ignored, up front (``--table`` is checked by
+    :func:`client.options.table_id`)."""
     ctx = click.get_current_context()
 
     def given(param: str) -> bool:
@@ -527,16 +525,13 @@ def _check_combination(
         raise click.UsageError("--create makes a new table; --table joins one: give only one")
     if watch and table is None and create is None:
         raise click.UsageError("--watch needs --table TABLE (the table id to watch)")
-    if table is not None and not TABLE_ID.fullmatch(table):
-        raise click.BadParameter(
-            f"{table!r} is not a table id (1-64 of A-Z a-z 0-9 _ -)", param_hint="'--table'"
-        )
 
 
 @click.command("join", short_help="Join a host on the LAN (discovers hosts without ADDRESS).")
 @click.argument("address", required=False)
 @connection_options
-@click.option("--table", default=None, help="Join (or with --watch, watch) this table id.")
+@click.option("--table", default=None, callback=table_id,
+              help="Join (or with --watch, watch) this table id.")  # fmt: skip
 @click.option("--watch", is_flag=True, help="Watch instead of taking a seat.")
 @click.option("--create", type=click.Choice(["one-card", "one", "black-jack"]), default=None,
               help="Create a table of this game and sit down at it.")  # fmt: skip

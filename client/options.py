@@ -3,18 +3,23 @@
 How it works: :func:`connection_options` applies ``--insecure`` and ``--known-hosts`` to a
 command, so both commands spell, default and document them the same way; the command receives
 ``insecure: bool`` and ``known_hosts: Path | None`` (``None``: the user config dir's file,
-:func:`client.trust.default_known_hosts`).
+:func:`client.trust.default_known_hosts`). :func:`table_id` is the click callback that checks a
+table id before anything connects.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-__all__ = ["connection_options"]
+__all__ = ["TABLE_ID", "connection_options", "table_id"]
+
+#: a table id as the protocol spells it (``protocol.table_messages``: ``[A-Za-z0-9_-]``, 1-64)
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,3 +36,10 @@ def connection_options(fn: F) -> F:
     return click.option(
         "--insecure", is_flag=True, help="Plain TCP, no TLS (the host runs --insecure)."
     )(fn)
+
+
+def table_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback: ``value`` unless it cannot be a table id (``None`` passes)."""
+    if value is not None and not TABLE_ID.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not a table id (1-64 of A-Z a-z 0-9 _ -)")
+    return value

@@ -14,14 +14,13 @@ the host does not know, or no connection at all, is 2 as well: nothing could be 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import click
 
 import protocol.table_messages as tm
 from client.join_cmd import FAIR_KEY_SUFFIX, split_address
-from client.options import connection_options
+from client.options import connection_options, table_id
 from client.play_cmd import run_sync
 from client.records import RecordResult, fetch_and_save
 from client.session import default_state_dir, expect_reply
@@ -32,7 +31,6 @@ __all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "run_records"]
 EXIT_INVALID = 1
 EXIT_UNAVAILABLE = 2
 #: a table id as the protocol allows it (spec/PROTOCOL.md 3.1)
-TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 async def run_records(
@@ -95,15 +93,9 @@ class NotFetched(click.ClickException):
     exit_code = EXIT_UNAVAILABLE
 
 
-def _table_id(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    if not TABLE_ID.fullmatch(value):
-        raise click.BadParameter(f"{value!r} is not a table id (1-64 of A-Z a-z 0-9 _ -)")
-    return value
-
-
 @click.command("records", short_help="Fetch a table's hand records from a host and check them.")
 @click.argument("address")
-@click.argument("table", callback=_table_id)
+@click.argument("table", callback=table_id)
 @click.argument("hands", metavar="[HAND]...", nargs=-1, type=click.IntRange(min=1))
 @click.option(
     "--out",
