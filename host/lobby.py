@@ -116,8 +116,8 @@ class Lobby:
         """Validate and persist a new table, start its timer task, return it.
 
         Raises:
-            TableError: unknown game, unknown option or bad option value, bad seat count
-                (all ``bad_field``), host full (``full``).
+            OptionError: unknown game, unknown option or bad option value (``bad_field``).
+            TableError: bad seat count (``bad_field``), host full (``full``).
         """
         if len(self.tables) >= MAX_TABLES:
             await self._drop_an_idle_table()
@@ -126,22 +126,19 @@ class Lobby:
         table_id = "t" + secrets.token_hex(3)
         while table_id in self.tables:
             table_id = "t" + secrets.token_hex(3)
-        try:
-            table = Table(
-                table_id=table_id,
-                game_cls=find_game(game),
-                seats=seats,
-                options=dict(options or {}),
-                store=self.store,
-                signing_key=self.signing_key,
-                turn_timer=self.turn_timer if turn_timer is None else float(turn_timer),
-                grace=self.grace,
-                created=time.time_ns(),
-                name=name or "",
-                round_timeout=self.round_timeout,
-            )
-        except OptionError as exc:  # a value the client sent is not one the host offers
-            raise TableError(exc.message, code=ErrorCode.BAD_FIELD) from None
+        table = Table(
+            table_id=table_id,
+            game_cls=find_game(game),
+            seats=seats,
+            options=dict(options or {}),
+            store=self.store,
+            signing_key=self.signing_key,
+            turn_timer=self.turn_timer if turn_timer is None else float(turn_timer),
+            grace=self.grace,
+            created=time.time_ns(),
+            name=name or "",
+            round_timeout=self.round_timeout,
+        )
         await self.store.put_table(table_id, table.created, table.meta())
         await self._start(table)
         log.info(
