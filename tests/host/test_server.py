@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import logging
 import re
@@ -11,6 +13,7 @@ from typing import Any, cast
 
 import pytest
 import trio
+import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
@@ -104,9 +107,15 @@ def message_cards(msg: Message) -> tuple[set[str], set[str]]:
 
 @pytest.mark.parametrize("game", ["one-card", "one", "black-jack"])
 async def test_no_message_carries_another_seats_hidden_card(
-    host: HostInfo, connect: Any, game: str
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any, game: str
 ) -> None:
-    """Every card a seat is shown is its own or was public (seen by a spectator) by then."""
+    """Every card a seat is shown is its own or was public (seen by a spectator) by then.
+
+    On the mock clock over memory streams: a random game runs from hundreds to thousands of
+    messages, and over TCP the longest ones outlasted a wall-clock bound on a slow machine.
+    """
+    host = mock_host
+    connect = functools.partial(connect_memory, mock_host)
     table = await host.host.create_table(game, seats=3)
     async with connect() as spectator, connect() as a, connect() as b:
         await spectator.request(tm.Watch(table=table))
@@ -117,9 +126,11 @@ async def test_no_message_carries_another_seats_hidden_card(
         async with trio.open_nursery() as nursery:
             for p in players:
                 nursery.start_soon(p.play)
-            await until_game_over(spectator)
+            # mock seconds: the players' requests outrun the host's rate limit, which refills
+            # only as the mock clock moves (up to ~20 s over a 1,000-turn game)
+            await until_game_over(spectator, limit=600)
         assert spectator.received is not None
-        public_by_seq: list[tuple[int, set[str]]] = []
+        public_at: dict[int, set[str]] = {}  # seq -> cards the spectator was shown at it
         for msg in spectator.received:
             shown, own = message_cards(msg)
             assert not own, f"a spectator got a private message: {msg}"
@@ -127,7 +138,13 @@ async def test_no_message_carries_another_seats_hidden_card(
                 assert msg.view.get("hand") is None
             seq = getattr(msg, "seq", None)
             if isinstance(seq, int):
-                public_by_seq.append((seq, shown))
+                public_at.setdefault(seq, set()).update(shown)
+        # cards public by each seq: a running union (a union per message was quadratic, and
+        # took seconds after a long game)
+        public_seqs = sorted(public_at)
+        public_by: list[set[str]] = []
+        for q in public_seqs:
+            public_by.append((public_by[-1] if public_by else set()) | public_at[q])
         for player, client in zip(players, (a, b), strict=True):
             assert client.received is not None
             mine: set[str] = set()
@@ -144,7 +161,8 @@ async def test_no_message_carries_another_seats_hidden_card(
                 seq = getattr(msg, "seq", None)
                 if not isinstance(seq, int):
                     continue
-                public = set().union(*(s for q, s in public_by_seq if q <= seq))
+                at = bisect.bisect_right(public_seqs, seq)
+                public = public_by[at - 1] if at else set()
                 leaked = shown - mine - public
                 assert not leaked, f"{player.name} saw {leaked} in {msg}"
 
