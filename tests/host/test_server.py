@@ -52,8 +52,15 @@ async def fetch_records(client: ProtocolClient, table: str) -> list[dict[str, An
 
 @pytest.mark.parametrize(("game", "seats"), GAMES)
 async def test_bots_play_a_whole_game_with_verifiable_records(
-    host: HostInfo, connect: Any, game: str, seats: int
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    game: str,
+    seats: int,
 ) -> None:
+    # mock clock, memory streams: a random game may run to its 1,000-turn limit
+    host = mock_host
+    connect = functools.partial(connect_memory, mock_host)
     table = await host.host.create_table(game, seats=seats)
     async with connect() as spectator:
         await spectator.request(tm.Watch(table=table))
@@ -371,8 +378,15 @@ async def test_ready_after_game_over_starts_a_rematch(host: HostInfo, connect: A
 
 
 async def test_an_engine_failure_mid_action_restores_the_table_from_its_journal(
-    host: HostInfo, connect: Any, monkeypatch: pytest.MonkeyPatch
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # mock clock, memory streams: a random game may run to its 1,000-turn limit (7 s over TCP
+    # on a loaded machine, against a 60 s bound)
+    host = mock_host
+    connect = functools.partial(connect_memory, mock_host)
     engine_cls = find_game("one-card")
     real_apply = engine_cls.apply
     calls = {"n": 0}
