@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
 from host import server
-from host.bots import BotPlayer, ProtocolClient, RequestError, open_client
+from host.bots import BotPlayer, ProtocolClient, RequestError
 from host.games import find_game
 from host.policy import heuristic_choice
 from host.server import HostConfig, HostInfo, serve_host
@@ -264,12 +264,19 @@ async def test_scripted_client_plays_a_whole_game(
 
 
 async def test_acting_out_of_turn_is_refused_and_the_game_goes_on(
-    nursery: trio.Nursery, host_config: HostConfig
+    autojump_clock: trio.testing.MockClock,
+    nursery: trio.Nursery,
+    host_config: HostConfig,
+    connect_memory: Any,
 ) -> None:
-    info: HostInfo = await nursery.start(serve_host, replace(host_config, bot_think=0.3))
+    # The out-of-turn act must reach the host while the bot still thinks (0.3 s). On the mock
+    # clock over memory streams that time passes only when every task waits, so the act always
+    # arrives first; over TCP in real time a slow machine could take longer, and then it was
+    # our turn again and the act was accepted.
+    config = replace(host_config, bot_think=0.3, store_in_thread=False)
+    info: HostInfo = await nursery.start(serve_host, config)
     table = await info.host.create_table("one-card", seats=2)
-    stream = await trio.open_tcp_stream("127.0.0.1", info.port)
-    async with open_client(stream) as me:
+    async with connect_memory(info) as me:
         player = BotPlayer(me, table_id=table, acts=False)  # answers the deal round only
         await player.join("carol")
         await info.host.add_bots(table, 1)
