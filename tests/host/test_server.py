@@ -363,7 +363,12 @@ async def test_chat_reaches_the_table_and_is_rate_limited(host: HostInfo, connec
                     break
 
 
-async def test_ready_after_game_over_starts_a_rematch(host: HostInfo, connect: Any) -> None:
+async def test_ready_after_game_over_starts_a_rematch(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    # mock clock, memory streams: two random games, each of which may run to the turn limit
+    host = mock_host
+    connect = functools.partial(connect_memory, mock_host)
     table = await host.host.create_table("black-jack", seats=2)
     async with connect() as me:
         player = BotPlayer(me, table_id=table, stay=True)
