@@ -180,9 +180,11 @@ async def test_lan_host_and_friend_play_again_at_the_same_table(
 ) -> None:
     """Before, play --lan (and the friends' join) printed the winner and exited: a human table
     could not play a second game. (--json asks only with --rematch; people always.)"""
+    # attack_cap: no endless attacks (a game run to the 1,000-turn limit took 25 s of the 60 s
+    # bound: two people's acts meet the host's rate limit)
     host = await json_client(
         "play", "--lan", "--port", "0", "--bots", "1", "--delay", "0", "--name", "Ann",
-        "--data-dir", str(tmp_path / "lan-host"), "--rematch",
+        "--data-dir", str(tmp_path / "lan-host"), "--rematch", "--option", "attack_cap=2",
     )  # fmt: skip
     hosting = await _until(host, "hosting")
     friend = await json_client("join", f"127.0.0.1:{hosting['port']}", "--table", hosting["table"],
