@@ -93,7 +93,12 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path
     port = free_port()
     with host_process(data_dir, port) as first:
         async with open_client(await connect(port)) as c:
-            created = await c.request(tm.CreateTable(game="one-card", seats=3))
+            # attack_cap: no endless attacks. A default game often runs to the 1,000-turn
+            # limit: with the bots' 0.02 s of thinking per turn that took ~28 s of the 60 s
+            # bound here, too long for a slower machine.
+            created = await c.request(
+                tm.CreateTable(game="one-card", seats=3, options={"attack_cap": 2})
+            )
             assert isinstance(created, tm.TableCreated)
             table = created.table
             for _ in range(3):
