@@ -23,6 +23,9 @@ Rules:
    ``ERROR`` every call raises, except ``send`` of one fatal ``error`` reporting the failure
    (see :meth:`Connection.error_reply`). An encoding failure in ``send`` (e.g. a frame too
    large) sends nothing and changes nothing.
+5. A received message is checked against the table (its sender and the state) before its
+   fields: a message that may not come now is a fatal ``bad_state`` even if its fields are also
+   wrong, never a skippable ``bad_field``.
 """
 
 from __future__ import annotations
@@ -169,7 +172,8 @@ class Connection:
         self.state = State.AWAIT_HELLO
         #: The negotiated version: set when ``hello`` (host) or ``welcome`` (client) passes.
         self.version: int | None = None
-        #: The valid ``id`` of the last frame received, for ``re`` in a reply (or None).
+        #: The valid ``id`` of the frame the last ``next_message`` call read, for ``re`` in an
+        #: error about it (None if it read none, or the frame had no valid ``id``).
         self.last_received_id: MessageId | None = None
         self._offered: tuple[int, ...] = ()
         self._error: ProtocolError | None = None
@@ -204,6 +208,7 @@ class Connection:
         try:
             self._decoder.receive_data(data)
         except LocalProtocolError as err:
+            self.last_received_id = None  # the failure is about these bytes, no message of theirs
             raise self._fail(err.as_remote()) from err
 
     def next_message(self) -> Message | Literal[NeedData.NEED_DATA]:
@@ -220,10 +225,17 @@ class Connection:
         """
         self._raise_if_failed()
         try:
+            # cleared first: an error about a frame that cannot be read answers no ``id``, not
+            # the ``id`` of the message before it
+            self.last_received_id = None
             frame = self._decoder.next_frame()
             if frame is NEED_DATA:
                 return NEED_DATA
             self.last_received_id = message_id_of(frame)
+            type_name = frame.get("type")
+            kind = MESSAGE_TYPES.get(type_name) if isinstance(type_name, str) else None
+            if kind is not None:  # who may send it, and when, before its fields (rule 5)
+                self._check_allowed(kind.TYPE, kind.DIRECTION, sending=False)
             msg = message_from_wire(frame)
             self._process(msg, sending=False)
         except LocalProtocolError as err:
@@ -273,17 +285,7 @@ class Connection:
 
     def _process(self, msg: Message, *, sending: bool) -> None:
         """Apply one message passing in either direction to the state (rules 1-3)."""
-        sender = self.role if sending else (Role.HOST if self.role is Role.CLIENT else Role.CLIENT)
-        if not _may_send(msg.DIRECTION, sender):
-            raise LocalProtocolError(
-                f"a {sender.value} may not send {msg.TYPE!r}", code=ErrorCode.BAD_STATE
-            )
-        new_state = next_state(self.state, msg.TYPE)
-        if new_state is None:
-            raise LocalProtocolError(
-                f"{msg.TYPE!r} is not allowed in state {self.state.value}",
-                code=ErrorCode.BAD_STATE,
-            )
+        new_state = self._check_allowed(msg.TYPE, msg.DIRECTION, sending=sending)
         if isinstance(msg, Hello):
             self._on_hello(msg, sending=sending)
         elif isinstance(msg, Welcome):
@@ -291,6 +293,21 @@ class Connection:
         elif isinstance(msg, Error) and msg.fatal:
             new_state = State.CLOSED
         self.state = new_state
+
+    def _check_allowed(self, type_name: str, direction: Direction, *, sending: bool) -> State:
+        """The state after a ``type_name`` message passes; ``bad_state`` if it may not now."""
+        sender = self.role if sending else (Role.HOST if self.role is Role.CLIENT else Role.CLIENT)
+        if not _may_send(direction, sender):
+            raise LocalProtocolError(
+                f"a {sender.value} may not send {type_name!r}", code=ErrorCode.BAD_STATE
+            )
+        new_state = next_state(self.state, type_name)
+        if new_state is None:
+            raise LocalProtocolError(
+                f"{type_name!r} is not allowed in state {self.state.value}",
+                code=ErrorCode.BAD_STATE,
+            )
+        return new_state
 
     def _on_hello(self, hello: Hello, *, sending: bool) -> None:
         if hello.protocol != PROTOCOL_NAME:

@@ -349,6 +349,56 @@ class TestErrors:
         assert info.value.code is ErrorCode.FRAME_TOO_LARGE
         assert pair.client.state is State.OPEN
 
+    @pytest.mark.parametrize(
+        "bad",
+        [
+            b"\x00\x00\x00\x01\xc1",  # not msgpack
+            (1 << 30).to_bytes(4, "big"),  # over the frame limit: fails in receive_data
+        ],
+    )
+    def test_an_unreadable_frame_is_not_blamed_on_the_message_before_it(self, bad: bytes) -> None:
+        pair = pair_in(State.OPEN)
+        pair.host.receive_data(pair.client.send(Ping(id="abc-42")))
+        assert pair.host.next_message() == Ping(id="abc-42")
+        assert pair.host.last_received_id == "abc-42"
+        with pytest.raises(RemoteProtocolError) as info:
+            pair.host.receive_data(bad)
+            pair.host.next_message()
+        report = pair.host.error_reply(info.value)
+        assert report.fatal and report.re is None
+
+    @pytest.mark.parametrize(
+        ("state", "frame"),
+        [
+            (State.OPEN, {"type": "welcome", "id": 3}),  # a client's welcome, fields missing
+            (State.OPEN, {"type": "hello", "id": 3, "versions": list(range(40))}),  # 2nd hello
+            (State.AWAIT_HELLO, {"type": "act", "id": 3, "table": 5}),  # before hello, bad
+        ],
+    )
+    def test_a_message_that_may_not_come_now_is_bad_state_whatever_its_fields(
+        self, state: State, frame: dict[str, object]
+    ) -> None:
+        host = pair_in(state).host
+        host.receive_data(encode_frame(frame))
+        with pytest.raises(RemoteProtocolError) as info:
+            host.next_message()
+        assert info.value.code is ErrorCode.BAD_STATE
+        assert host.state is State.ERROR
+        report = host.error_reply(info.value)
+        assert report.fatal and report.re == 3
+
+    def test_a_bad_field_in_an_allowed_message_is_skipped(self, app_message: type[Message]) -> None:
+        host = pair_in(State.OPEN).host
+        host.receive_data(encode_frame({"type": "ping", "id": 4, "x": 1}))
+        assert host.next_message() == Ping(id=4)
+        host.receive_data(encode_frame({"type": app_message.TYPE, "id": 5, "cards": 7}))
+        with pytest.raises(RemoteProtocolError) as info:
+            host.next_message()
+        assert info.value.code is ErrorCode.BAD_FIELD and host.state is State.OPEN
+        assert host.error_reply(info.value) == Error(
+            code=ErrorCode.BAD_FIELD, message=info.value.message, re=5, fatal=False
+        )
+
     def test_send_rejects_non_messages(self) -> None:
         with pytest.raises(TypeError):
             Connection(role=Role.CLIENT).send({"type": "ping"})  # type: ignore[arg-type]
