@@ -20,9 +20,12 @@ How it works (trio ``serve_listeners`` / trio-websocket): the accept loop runs i
 cancel scope, separate from the nursery that holds the connection handlers, the tables' timer
 tasks and the in-process bots, so shutdown first stops accepting, then sends every connection
 ``server_closing`` and lets the writers flush, then cancels the rest. Each handler bounds the
-TLS handshake with ``HANDSHAKE_TIMEOUT_S``, takes a slot of the connection cap (over the cap
-the client gets a ``full`` error), runs a :class:`host.session.Session`, and always closes the
-stream in ``finally``; no exception from one connection can reach the host.
+TLS handshake with ``HANDSHAKE_TIMEOUT_S``, takes a slot of the connection cap and one of its
+address's cap (over either, the client gets a fatal ``full`` error before its ``hello``), runs a
+:class:`host.session.Session`, and always closes the stream in ``finally``; no exception from one
+connection can reach the host. The per-address cap keeps one machine from taking every slot
+(and so locking out players who come back to ``resume`` their seats); loopback peers and the
+host's own in-process bots are exempt (see :func:`_capped_address`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import functools
 import importlib
 import ipaddress
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +58,7 @@ from protocol.messages import Error
 __all__ = [
     "DEFAULT_PORT",
     "MAX_CONNECTIONS",
+    "MAX_CONNECTIONS_PER_ADDRESS",
     "SHUTDOWN_GRACE",
     "Host",
     "HostConfig",
@@ -65,8 +70,10 @@ log = logging.getLogger(__name__)
 
 #: the port ``onecard host`` listens on by default
 DEFAULT_PORT = 7531
-#: concurrent connections a host accepts
+#: concurrent connections a host accepts (its in-process bots not counted)
 MAX_CONNECTIONS = 64
+#: concurrent connections a host accepts from one IP address (loopback not counted)
+MAX_CONNECTIONS_PER_ADDRESS = 16
 #: seconds connections get to receive ``server_closing`` before the host cancels them
 SHUTDOWN_GRACE = 2.0
 #: seconds a client waits before reconnecting after ``server_closing``
@@ -87,6 +94,7 @@ class HostConfig:
     #: announce the host on the LAN (client.discover), if available; never on a loopback bind
     advertise: bool = True
     max_connections: int = MAX_CONNECTIONS
+    max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
     round_timeout: float = ROUND_TIMEOUT  #: seconds for each fair-deal commit and reveal
     bot_think: float = 0.5  #: seconds in-process bots wait before acting
     #: run sqlite in a worker thread (False only for tests on trio's mock clock)
@@ -116,6 +124,8 @@ class Host:
         self.lobby = lobby
         self.sessions: set[Session] = set()
         self._slots = trio.Semaphore(config.max_connections)
+        #: open connections per capped address (see :func:`_capped_address`); no zero counts
+        self.per_address: Counter[str] = Counter()
         self._shutdown = trio.Event()
         self.stopped = trio.Event()
         lobby.spawn_bot = self._spawn_bot
@@ -149,27 +159,53 @@ class Host:
     # ------------------------------------------------------------------ connections
 
     async def handle(
-        self, stream: trio.abc.Stream, *, peer: str = "?", trusted: bool = False
+        self,
+        stream: trio.abc.Stream,
+        *,
+        peer: str = "?",
+        trusted: bool = False,
+        address: str | None = None,
     ) -> None:
-        """Serve one connection; never raises (handler errors are logged)."""
+        """Serve one connection; never raises (handler errors are logged).
+
+        ``address`` is the peer's IP address (the accept loop passes it; None: unknown, as for
+        in-memory test streams): it counts against ``max_connections_per_address`` unless it is
+        a loopback one. ``trusted`` connections (the host's in-process bots) count against
+        neither cap: a host full of remote clients must still seat and substitute bots.
+        """
+        key = None if trusted else _capped_address(address)
         try:
             if isinstance(stream, trio.SSLStream):
                 with trio.fail_after(HANDSHAKE_TIMEOUT_S):
                     await stream.do_handshake()
+            if trusted:
+                await self._serve(stream, peer, trusted=True)
+                return
+            cap = self.config.max_connections_per_address
+            if key is not None and self.per_address[key] >= cap:
+                log.info("%s: refused, %d connections from %s already", peer, cap, key)
+                await self._refuse(
+                    stream,
+                    f"too many connections from your address ({key}): at most {cap} at a "
+                    "time; close one or retry later",
+                )
+                return
             try:
                 self._slots.acquire_nowait()
             except trio.WouldBlock:
-                await self._refuse(stream)
+                log.info("%s: refused, the host is full", peer)
+                await self._refuse(stream, "the host is full")
                 return
+            if key is not None:
+                self.per_address[key] += 1
             try:
-                session = Session(stream, self.lobby, peer=peer, trusted=trusted)
-                self.sessions.add(session)
-                try:
-                    await session.run()
-                finally:
-                    self.sessions.discard(session)
+                await self._serve(stream, peer, trusted=False)
             finally:
                 self._slots.release()
+                if key is not None:
+                    self.per_address[key] -= 1
+                    if not self.per_address[key]:
+                        del self.per_address[key]
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             pass
         except Exception:
@@ -177,9 +213,17 @@ class Host:
         finally:
             await trio.aclose_forcefully(stream)
 
-    async def _refuse(self, stream: trio.abc.Stream) -> None:
-        """Over the connection cap: one fatal ``full`` error frame, then close."""
-        msg = Error(code=ErrorCode.FULL, message="the host is full", fatal=True)
+    async def _serve(self, stream: trio.abc.Stream, peer: str, *, trusted: bool) -> None:
+        session = Session(stream, self.lobby, peer=peer, trusted=trusted)
+        self.sessions.add(session)
+        try:
+            await session.run()
+        finally:
+            self.sessions.discard(session)
+
+    async def _refuse(self, stream: trio.abc.Stream, message: str) -> None:
+        """Over a connection cap: one fatal ``full`` error frame (no ``re``), then close."""
+        msg = Error(code=ErrorCode.FULL, message=message, fatal=True)
         with trio.move_on_after(CLOSE_FLUSH_TIMEOUT):
             await stream.send_all(encode_frame(msg.to_wire()))
 
@@ -187,7 +231,7 @@ class Host:
         self, listeners: Sequence[trio.abc.Listener[Any]], nursery: trio.Nursery
     ) -> None:
         async def handler(stream: trio.abc.Stream) -> None:
-            await self.handle(stream, peer=_peer_name(stream))
+            await self.handle(stream, peer=_peer_name(stream), address=_peer_address(stream))
 
         await trio.serve_listeners(handler, list(listeners), handler_nursery=nursery)
 
@@ -263,13 +307,50 @@ def _join(table_id: str, name: str, seat: int | None, label: str) -> tm.Join:
     return tm.Join(table=table_id, name=name, seat=seat, bot=label)
 
 
-def _peer_name(stream: trio.abc.Stream) -> str:
+def _peername(stream: trio.abc.Stream) -> Any:
+    """The socket's peer name (``(host, port, ...)`` for TCP), or None."""
     inner: Any = getattr(stream, "transport_stream", stream)
     sock = getattr(inner, "socket", None)
     try:
-        return str(sock.getpeername()) if sock is not None else "?"
+        return sock.getpeername() if sock is not None else None
     except OSError:
-        return "?"
+        return None
+
+
+def _peer_name(stream: trio.abc.Stream) -> str:
+    name = _peername(stream)
+    return "?" if name is None else str(name)
+
+
+def _peer_address(stream: trio.abc.Stream) -> str | None:
+    """The peer's IP address as text (``"192.0.2.7"``), or None when it has none."""
+    name = _peername(stream)
+    if isinstance(name, tuple) and name and isinstance(name[0], str):
+        return name[0]
+    return None
+
+
+def _capped_address(address: str | None) -> str | None:
+    """The key a peer address counts under for the per-address cap; None: not capped.
+
+    IPv4-mapped IPv6 addresses (a dual-stack listener) count as their IPv4 address; IPv6
+    addresses count one by one (grouping by /64 would put a whole LAN under one cap).
+
+    Loopback peers are exempt: they run on the host's own machine, which they could stop
+    anyway, so the cap would not protect anyone from them, while local use opens many
+    connections from 127.0.0.1 (``onecard bot --count 16`` next to the host plus the player's
+    own client, a tunnel or reverse proxy that forwards every remote player from loopback,
+    the test suite). The total cap still bounds them.
+    """
+    if address is None:
+        return None
+    try:
+        ip = ipaddress.ip_address(address.split("%", maxsplit=1)[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return None if ip.is_loopback else str(ip)
 
 
 async def _open_listeners(config: HostConfig, identity: HostIdentity) -> list[Any]:

@@ -1,0 +1,228 @@
+"""The host's connection caps: in total and per peer address (``host/server.py``).
+
+Memory-stream tests run on the mock clock and hand ``Host.handle`` a made-up peer address (the
+accept loop passes the socket's); the TCP tests use loopback with real time and generous bounds.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+import protocol.table_messages as tm
+from host.bots import ProtocolClient, open_client
+from host.server import (
+    MAX_CONNECTIONS,
+    MAX_CONNECTIONS_PER_ADDRESS,
+    HostConfig,
+    HostInfo,
+    _capped_address,
+    serve_host,
+)
+from protocol.framing import NEED_DATA, FrameDecoder
+from protocol.limits import HANDSHAKE_TIMEOUT_S
+
+A, B = "192.0.2.7", "198.51.100.3"  # documentation addresses (RFC 5737)
+
+
+def _config(tmp_path: Path, **kw: Any) -> HostConfig:
+    fields: dict[str, Any] = {
+        "bind": "127.0.0.1",
+        "port": 0,
+        "insecure": True,
+        "advertise": False,
+        "store_in_thread": False,  # the mock clock's default; the TCP test turns it on
+        "bot_think": 0.0,
+    }
+    return HostConfig(data_dir=tmp_path / "host", **(fields | kw))
+
+
+@pytest.fixture
+async def capped(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
+    """A mock-clock host taking at most 2 connections from one address, 3 in all."""
+    config = _config(tmp_path, max_connections=3, max_connections_per_address=2)
+    info: HostInfo = await nursery.start(serve_host, config)
+    return info
+
+
+def _from(info: HostInfo, nursery: trio.Nursery, address: str | None) -> trio.abc.Stream:
+    """A client end whose host end ``Host.handle`` serves as coming from ``address``."""
+    client_end, host_end = trio.testing.memory_stream_pair()
+    nursery.start_soon(functools.partial(info.host.handle, host_end, address=address))
+    return client_end
+
+
+@asynccontextmanager
+async def _client(
+    info: HostInfo, nursery: trio.Nursery, address: str | None
+) -> AsyncIterator[ProtocolClient]:
+    async with open_client(_from(info, nursery, address)) as client:
+        yield client
+
+
+async def _frames_until_closed(stream: trio.abc.Stream) -> list[dict[str, Any]]:
+    """Every frame the host sends, sending nothing (no hello), until it closes the stream."""
+    decoder = FrameDecoder()
+    frames: list[dict[str, Any]] = []
+    with trio.fail_after(60):
+        while chunk := await stream.receive_some(65536):
+            decoder.receive_data(chunk)
+            while (frame := decoder.next_frame()) is not NEED_DATA:
+                assert isinstance(frame, dict)
+                frames.append(frame)
+    return frames
+
+
+async def _refused(info: HostInfo, nursery: trio.Nursery, address: str | None) -> dict[str, Any]:
+    (frame,) = await _frames_until_closed(_from(info, nursery, address))
+    return frame
+
+
+async def _until(condition: Any) -> None:
+    with trio.fail_after(60):
+        while not condition():
+            await trio.sleep(0.01)
+
+
+def test_the_defaults_leave_room_for_several_addresses() -> None:
+    assert HostConfig(data_dir=Path()).max_connections_per_address == MAX_CONNECTIONS_PER_ADDRESS
+    assert MAX_CONNECTIONS_PER_ADDRESS == 16 and MAX_CONNECTIONS == 64
+
+
+async def test_over_the_address_cap_is_refused_before_hello_and_others_get_in(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    async with _client(capped, nursery, A) as a1, _client(capped, nursery, A) as a2:
+        assert capped.host.per_address[A] == 2
+        refused = await _refused(capped, nursery, A)
+        assert refused == {
+            "type": "error",
+            "code": "full",
+            "message": f"too many connections from your address ({A}): at most 2 at a time; "
+            "close one or retry later",
+            "fatal": True,
+        }  # no "re": nothing was read
+        assert capped.host.per_address[A] == 2  # the refused one took no slot
+        async with _client(capped, nursery, B) as b:  # another address still gets in
+            assert isinstance(await b.request(tm.ListTables()), tm.Tables)
+            assert capped.host.per_address == {A: 2, B: 1}
+        for client in (a1, a2):
+            assert isinstance(await client.request(tm.ListTables()), tm.Tables)
+
+
+async def test_a_closed_connection_frees_its_address_slot(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    host = capped.host
+    async with _client(capped, nursery, A):
+        async with _client(capped, nursery, A):
+            assert (await _refused(capped, nursery, A))["code"] == "full"
+        await _until(lambda: host.per_address[A] == 1)
+        async with _client(capped, nursery, A) as again:
+            assert isinstance(await again.request(tm.ListTables()), tm.Tables)
+    await _until(lambda: not host.per_address)
+
+
+async def test_the_total_cap_still_holds(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    async with (
+        _client(capped, nursery, A),
+        _client(capped, nursery, B),
+        _client(capped, nursery, None),
+    ):
+        refused = await _refused(capped, nursery, "203.0.113.9")
+        assert (refused["code"], refused["message"], refused["fatal"]) == (
+            "full",
+            "the host is full",
+            True,
+        )
+        assert "re" not in refused
+
+
+@pytest.mark.parametrize("loopback", ["127.0.0.1", "127.0.0.2", "::1", "::ffff:127.0.0.1"])
+async def test_loopback_peers_are_not_capped_per_address(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery, loopback: str
+) -> None:
+    async with (
+        _client(capped, nursery, loopback),
+        _client(capped, nursery, loopback),
+        _client(capped, nursery, loopback) as third,
+    ):
+        assert isinstance(await third.request(tm.ListTables()), tm.Tables)
+        assert not capped.host.per_address
+
+
+async def test_a_silent_connection_frees_its_slots_after_the_handshake_timeout(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    silent = _from(capped, nursery, A)
+    start = trio.current_time()
+    frames = await _frames_until_closed(silent)
+    assert [(f["type"], f["code"], f["fatal"]) for f in frames] == [("error", "timeout", True)]
+    assert trio.current_time() - start <= HANDSHAKE_TIMEOUT_S + 1
+    await _until(lambda: not capped.host.per_address)
+
+
+async def test_in_process_bots_take_no_slot(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    config = _config(tmp_path, max_connections=1, max_connections_per_address=1)
+    info: HostInfo = await nursery.start(serve_host, config)
+    async with _client(info, nursery, A) as me:  # the host is full now
+        assert (await _refused(info, nursery, B))["message"] == "the host is full"
+        table = await info.host.create_table("one-card", seats=3)
+        assert await info.host.add_bots(table, 2) == [0, 1]
+        assert isinstance(await me.request(tm.ListTables()), tm.Tables)
+
+
+@pytest.mark.parametrize(
+    ("address", "key"),
+    [
+        (None, None),
+        ("?", None),
+        ("127.0.0.1", None),
+        ("::1", None),
+        ("::ffff:127.0.0.1", None),
+        ("192.168.1.20", "192.168.1.20"),
+        ("::ffff:192.168.1.20", "192.168.1.20"),
+        ("fe80::1%eth0", "fe80::1"),
+        ("2001:db8::1", "2001:db8::1"),
+    ],
+)
+def test_capped_address(address: str | None, key: str | None) -> None:
+    assert _capped_address(address) == key
+
+
+# --------------------------------------------------------------------------- real TCP
+
+
+async def test_tcp_peers_are_counted_by_their_address(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    # real time, loopback: 127.0.0.2 as the source address shows the accept loop passes the
+    # peer's address; loopback is exempt from the per-address cap, so all three get in
+    config = _config(tmp_path, max_connections_per_address=1, store_in_thread=True)
+    info: HostInfo = await nursery.start(serve_host, config)
+
+    async def connect(source: str) -> trio.abc.Stream:
+        return await trio.open_tcp_stream("127.0.0.1", info.port, local_address=source)
+
+    with trio.fail_after(60):
+        async with (
+            open_client(await connect("127.0.0.2")) as a,
+            open_client(await connect("127.0.0.2")) as b,
+            open_client(await connect("127.0.0.1")) as c,
+        ):
+            for client in (a, b, c):
+                assert isinstance(await client.request(tm.ListTables()), tm.Tables)
+            peers = sorted(s.peer for s in info.host.sessions)
+            assert [p.split(",")[0] for p in peers] == ["('127.0.0.1'", *["('127.0.0.2'"] * 2]
+            assert not info.host.per_address
