@@ -5,14 +5,19 @@ nursery holding the writer task; the reader runs in the handler's own task.
 
 * Handshake: the first frame must be ``hello`` within ``HANDSHAKE_TIMEOUT_S``; the host answers
   ``welcome`` (version, name, TLS fingerprint, limits).
-* Reader: every read runs under ``fail_after(IDLE_TIMEOUT_S)`` (clients ``ping`` every
-  ``HEARTBEAT_INTERVAL_S``), bytes go through the sans-I/O :class:`protocol.connection.Connection`;
+* Reader: each message must be complete within ``IDLE_TIMEOUT_S`` of the previous one (clients
+  ``ping`` every ``HEARTBEAT_INTERVAL_S``; a frame dribbled a byte at a time does not keep the
+  connection alive), bytes go through the sans-I/O :class:`protocol.connection.Connection`;
   each message passes a token-bucket rate limit (chat has its own, stricter one) and is
   dispatched through a ``{type: handler}`` table. Requests get exactly one reply with ``re``.
+  While the outgoing queue is half full the reader waits for the writer (``READER_PAUSE_AT``):
+  a burst of requests in one read is answered as fast as the client reads, and cannot fill
+  the queue itself.
 * Writer: everything sent to the client, replies and table pushes alike, goes through one
   bounded memory channel of message *batches* (``OUTGOING_QUEUE`` batches). Tables queue with
   ``send_nowait``; a client that stops reading fills the queue and is disconnected (it can
-  resume), never buffered without bound. Each write has its own ``SEND_TIMEOUT``.
+  resume), never buffered without bound: there is no room left to tell it why, so the spec
+  (section 2.8) says so instead. Each write has its own ``SEND_TIMEOUT``.
 * Errors: a recoverable error (unknown type, bad field, illegal move, rate limit) is answered
   with a non-fatal ``error`` and the session goes on, and so is a handler's unexpected
   exception (a host bug), as ``internal``; a broken stream or a fatal error closes
@@ -54,6 +59,8 @@ log = logging.getLogger(__name__)
 
 #: batches of outgoing messages queued per connection before it counts as not reading
 OUTGOING_QUEUE = 64
+#: queued batches at which the reader waits for the writer before taking the next request
+READER_PAUSE_AT = OUTGOING_QUEUE // 2
 #: seconds one write to the client may take
 SEND_TIMEOUT = 20.0
 #: seconds the writer gets to flush a last message (error, server_closing) before closing
@@ -126,7 +133,8 @@ class Session:
         self.lobby = lobby
         self.peer = peer
         self.proto = Connection(role=Role.HOST)
-        send, receive = trio.open_memory_channel[list[WireMap]](OUTGOING_QUEUE)
+        # batches of wire maps, encoded by the writer; bytes are a message encoded already
+        send, receive = trio.open_memory_channel[list[WireMap | bytes]](OUTGOING_QUEUE)
         self._send = send
         self._receive = receive
         self._backlog: list[WireMap] = []
@@ -136,6 +144,7 @@ class Session:
         self._strikes = 0
         self._cancel = trio.CancelScope()
         self._writer_done = trio.Event()
+        self._wrote = trio.Event()  # set (and replaced) after every write
         self._closing = False
         self._closing_reason = ""
         self.closed = False
@@ -164,8 +173,9 @@ class Session:
         """Queue a batch without blocking; a full queue disconnects this client."""
         if self.closed:
             return False
+        batch: list[WireMap | bytes] = [*msgs]
         try:
-            self._send.send_nowait(msgs)
+            self._send.send_nowait(batch)
         except trio.WouldBlock:
             log.info("%s: not reading; disconnecting", self.peer)
             self.closed = True
@@ -232,10 +242,12 @@ class Session:
                     batch, self._backlog = [*self._backlog, *queued], []
                 data = bytearray()
                 for item in batch:
-                    data += self._encode(item)
+                    data += item if isinstance(item, bytes) else self._encode(item)
                 if data:
                     with trio.fail_after(SEND_TIMEOUT):
                         await self.stream.send_all(bytes(data))
+                wrote, self._wrote = self._wrote, trio.Event()
+                wrote.set()
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
             self.closed = True
             self._cancel.cancel()
@@ -265,9 +277,13 @@ class Session:
             fingerprint=self.lobby.key_fingerprint,
             limits=wire_limits(),
         )
-        self.deliver([welcome.to_wire()])
+        # encoded here, not by the writer: the state machine must pass welcome (to OPEN) before
+        # the reader takes the next message, even one the client sent right behind its hello
+        self._send.send_nowait([self.proto.send(welcome)])
         while True:
             msg = await self._next_message()
+            while self._send.statistics().current_buffer_used >= READER_PAUSE_AT:
+                await self._wrote.wait()  # backpressure: the client gets replies as it reads
             exempt = self.trusted or isinstance(msg, _NEVER_LIMITED)
             if not exempt and not self._rate.take():
                 self._strikes += 1
@@ -279,7 +295,11 @@ class Session:
             await self._dispatch(msg)
 
     async def _next_message(self) -> Message:
-        """The next message from the peer; recoverable errors are answered and skipped."""
+        """The next message from the peer; recoverable errors are answered and skipped.
+
+        It must be complete within ``IDLE_TIMEOUT_S``, however its bytes trickle in.
+        """
+        deadline = trio.current_time() + IDLE_TIMEOUT_S
         while True:
             try:
                 msg = self.proto.next_message()
@@ -292,7 +312,7 @@ class Session:
             if msg is not NEED_DATA:
                 assert isinstance(msg, Message)
                 return msg
-            with trio.fail_after(IDLE_TIMEOUT_S):
+            with trio.fail_at(deadline):
                 data = await self.stream.receive_some(RECEIVE_CHUNK_BYTES)
             if not data:
                 raise _Close(None, "the client hung up")
@@ -306,6 +326,8 @@ class Session:
         if handler is None:
             if msg.TYPE in ("bye",):
                 raise _Close(None, "the client said bye")
+            if isinstance(msg, Error) and msg.fatal:  # the client ends the connection (2.6)
+                raise _Close(None, f"the client reported {msg.code.value}: {msg.message}")
             if msg.TYPE in ("pong", "error"):
                 return
             self.deliver(

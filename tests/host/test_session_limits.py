@@ -1,0 +1,100 @@
+"""The session's reader under load: bursts, trickled frames and a client's own fatal error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+import trio.testing
+
+from host.server import HostInfo
+from host.session import OUTGOING_QUEUE, RATE_BURST
+from protocol.errors import ErrorCode
+from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
+from protocol.limits import IDLE_TIMEOUT_S
+from protocol.messages import Hello
+
+HELLO = encode_frame(Hello(protocol="onecard", versions=(1,), software="raw-test", id=0).to_wire())
+
+
+async def read_frames(stream: trio.abc.Stream, decoder: FrameDecoder, count: int) -> list[Any]:
+    """Read until ``count`` frames came or the host closed; return them."""
+    frames: list[Any] = []
+    while len(frames) < count:
+        chunk = await stream.receive_some(65536)
+        if not chunk:
+            break
+        decoder.receive_data(chunk)
+        while (frame := decoder.next_frame()) is not NEED_DATA:
+            frames.append(frame)
+    return frames
+
+
+async def test_a_burst_of_requests_in_one_write_is_answered_not_disconnected(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo
+) -> None:
+    # More requests in one read than the outgoing queue holds: the reader used to answer them
+    # all without letting the writer run, overflowed the queue and dropped a client that reads.
+    burst = 2 * OUTGOING_QUEUE + 10
+    assert burst > RATE_BURST
+    client_end, host_end = trio.testing.memory_stream_pair()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(mock_host.host.handle, host_end)
+        await client_end.send_all(
+            HELLO + b"".join(encode_frame({"type": "ping", "id": i + 1}) for i in range(burst))
+        )
+        with trio.fail_after(60):
+            frames = await read_frames(client_end, FrameDecoder(), burst + 1)
+        assert frames[0]["type"] == "welcome"
+        replies = frames[1:]
+        assert [f["re"] for f in replies] == list(range(1, burst + 1))  # each answered, in order
+        assert [f["type"] for f in replies[: int(RATE_BURST)]] == ["pong"] * int(RATE_BURST)
+        refused = replies[int(RATE_BURST) :]
+        assert refused and all(
+            f["type"] == "error" and f["code"] == ErrorCode.RATE_LIMITED.value and not f["fatal"]
+            for f in refused
+        )
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_frame_trickled_a_byte_at_a_time_does_not_keep_the_connection_alive(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo
+) -> None:
+    client_end, host_end = trio.testing.memory_stream_pair()
+    decoder = FrameDecoder()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(mock_host.host.handle, host_end)
+        await client_end.send_all(HELLO)
+        assert (await read_frames(client_end, decoder, 1))[0]["type"] == "welcome"
+        start = trio.current_time()
+
+        async def trickle() -> None:
+            for byte in encode_frame({"type": "ping", "id": 1, "pad": "x" * 200}):
+                await trio.sleep(2)
+                await client_end.send_all(bytes([byte]))
+
+        nursery.start_soon(trickle)
+        with trio.fail_after(10 * IDLE_TIMEOUT_S):
+            frames = await read_frames(client_end, decoder, 1)
+        assert frames == [
+            {"type": "error", "code": "timeout", "message": "silent for too long", "fatal": True}
+        ]
+        assert IDLE_TIMEOUT_S <= trio.current_time() - start < IDLE_TIMEOUT_S + 3
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_fatal_error_from_the_client_ends_the_connection(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo
+) -> None:
+    client_end, host_end = trio.testing.memory_stream_pair()
+    fatal = {"type": "error", "code": "internal", "message": "client bug", "fatal": True}
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(mock_host.host.handle, host_end)
+        decoder = FrameDecoder()
+        await client_end.send_all(HELLO)
+        assert (await read_frames(client_end, decoder, 1))[0]["type"] == "welcome"
+        await client_end.send_all(encode_frame(fatal) + encode_frame({"type": "ping", "id": 2}))
+        with trio.fail_after(60):
+            frames = await read_frames(client_end, decoder, 99)
+        assert frames == []  # it reads nothing after it (2.6): no pong, no error about the ping
+        nursery.cancel_scope.cancel()
