@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from protocol.cards import Card
+from protocol.cards import Card, CardCodeError, parse_card
 from protocol.errors import ErrorCode, LocalProtocolError
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "Game",
     "IllegalAction",
     "InvalidAction",
+    "InvalidCard",
     "NotYourTurn",
     "OptionError",
     "OptionSpec",
@@ -55,6 +56,7 @@ __all__ = [
     "Termination",
     "WireMap",
     "describe_outcome",
+    "parse_wire_card",
 ]
 
 WireMap = dict[str, Any]
@@ -88,10 +90,25 @@ class RulesError(LocalProtocolError, ValueError):
 
 
 class InvalidAction(RulesError):
-    """The action is malformed: unknown type, missing field, bad card code, cards not held."""
+    """The action is malformed: unknown type, missing or mistyped field, cards not held.
+
+    A card code that does not parse is the subclass :class:`InvalidCard` (``bad_card``).
+    """
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code=ErrorCode.BAD_FIELD)
+
+
+class InvalidCard(InvalidAction):
+    """A card code in the action could not be parsed (wire code ``bad_card``).
+
+    A subclass of :class:`InvalidAction`, so ``except InvalidAction`` still catches it. A code
+    that parses but names a card the seat does not hold stays :class:`InvalidAction`
+    (``bad_field``): such a card was never put down.
+    """
+
+    def __init__(self, message: str) -> None:
+        RulesError.__init__(self, message, code=ErrorCode.BAD_CARD)
 
 
 class IllegalAction(RulesError):
@@ -129,12 +146,32 @@ class OptionError(LocalProtocolError, ValueError):
         super().__init__(message, code=ErrorCode.BAD_FIELD)
 
 
+def parse_wire_card(code: object, field: str = "cards") -> Card:
+    """The card for one wire card code of an action.
+
+    Raises:
+        InvalidAction: ``code`` is not a string (a mistyped field: ``bad_field``).
+        InvalidCard: a string that is not a card code (``bad_card``).
+    """
+    if not isinstance(code, str):
+        raise InvalidAction(f"{field!r} takes card codes (strings), not {type(code).__name__}")
+    try:
+        return parse_card(code)
+    except CardCodeError as exc:
+        raise InvalidCard(exc.message) from None
+
+
 # --------------------------------------------------------------------------- options
 
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """One table option (house rule) of a game: name, type, default, allowed values, help."""
+    """One table option (house rule) of a game: name, type, default, allowed values, help.
+
+    Every integer option without ``choices`` has both ``minimum`` and ``maximum`` (a test
+    checks it), so no value beyond what a JSON client holds exactly (2**53 - 1) is accepted
+    and echoed in ``table_info``.
+    """
 
     name: str
     default: bool | int | str
@@ -164,10 +201,10 @@ class OptionSpec:
                     raise OptionError(f"option {self.name} takes a number, not {value!r}") from None
             if isinstance(coerced, bool) or not isinstance(coerced, int):
                 raise OptionError(f"option {self.name} takes a number, not {value!r}")
-            if self.minimum is not None and coerced < self.minimum:
-                raise OptionError(f"option {self.name} must be at least {self.minimum}")
-            if self.maximum is not None and coerced > self.maximum:
-                raise OptionError(f"option {self.name} must be at most {self.maximum}")
+            too_low = self.minimum is not None and coerced < self.minimum
+            if too_low or (self.maximum is not None and coerced > self.maximum):
+                # the value is not echoed: it may be any length
+                raise OptionError(f"option {self.name} must be {self._range_text()}")
         elif isinstance(value, int) and not isinstance(value, bool) and self.choices is not None:
             # a text option whose choices include numbers ("auto", "1", "2") takes the number too
             coerced = str(value)
@@ -178,6 +215,13 @@ class OptionSpec:
             raise OptionError(f"option {self.name} must be one of {allowed}, not {value!r}")
         assert isinstance(coerced, bool | int | str)
         return coerced
+
+    def _range_text(self) -> str:
+        if self.minimum is not None and self.maximum is not None:
+            return f"{self.minimum}-{self.maximum}"
+        if self.minimum is not None:
+            return f"at least {self.minimum}"
+        return f"at most {self.maximum}"
 
     def to_wire(self) -> WireMap:
         out: WireMap = {"name": self.name, "default": self.default, "help": self.help}

@@ -45,6 +45,7 @@ from host.games.base import (
     Outcome,
     Termination,
     WireMap,
+    parse_wire_card,
 )
 from host.games.black_jack_plays import (
     _NATURAL,
@@ -62,7 +63,6 @@ from protocol.cards import (
     Rank,
     Suit,
     deck_for,
-    parse_card,
 )
 
 __all__ = [
@@ -168,10 +168,7 @@ def _cards_field(wire: Mapping[str, object], key: str, *, required: bool) -> tup
         return ()
     if not isinstance(raw, list) or (required and not raw) or len(raw) > _MAX_PLAY:
         raise InvalidAction(f"{key!r} must be a non-empty list of at most {_MAX_PLAY} card codes")
-    try:
-        return tuple(parse_card(c) for c in raw)
-    except CardCodeError as exc:
-        raise InvalidAction(exc.message) from None
+    return tuple(parse_wire_card(c, key) for c in raw)
 
 
 def _say_field(wire: Mapping[str, object], key: str, *, required: bool) -> Declaration | None:

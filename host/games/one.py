@@ -39,6 +39,7 @@ from host.games.base import (
     Outcome,
     Termination,
     WireMap,
+    parse_wire_card,
 )
 from protocol.cards import (
     DECK_ONE,
@@ -48,7 +49,6 @@ from protocol.cards import (
     Rank,
     Suit,
     format_cards,
-    parse_card,
 )
 
 __all__ = [
@@ -316,7 +316,8 @@ class One(Game):
 
         Raises:
             InvalidAction: not a map, unknown type, missing or unknown field, wrong field type,
-                a card code that is not a card of the ONE deck, or a suit on a card not the joker.
+                a card that is not a card of the ONE deck, or a suit on a card not the joker.
+            InvalidCard: a card code that does not parse (``bad_card``).
         """
         if not isinstance(wire, Mapping):
             raise InvalidAction(f"an action must be a map, not {type(wire).__name__}")
@@ -340,8 +341,8 @@ class One(Game):
             if not isinstance(switch, bool):
                 raise InvalidAction(f"downtown's switch must be true or false, not {switch!r}")
             return DowntownChoice(switch)
+        c = parse_wire_card(wire.get("card"), "card")
         try:
-            c = parse_card(wire.get("card"))
             suit = None if wire.get("suit") is None else Suit.parse(wire.get("suit"))
         except CardCodeError as exc:
             raise InvalidAction(exc.message) from None

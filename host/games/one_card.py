@@ -40,6 +40,7 @@ from host.games.base import (
     Outcome,
     Termination,
     WireMap,
+    parse_wire_card,
 )
 from protocol.cards import DECK_54, JOKER_BLACK, JOKER_RED, Card, CardCodeError, Rank, Suit
 from protocol.cards import card as _c
@@ -117,10 +118,8 @@ def parse_one_card_action(wire: object) -> Action:
         raise InvalidAction("play needs a non-empty list of card codes in 'cards'")
     if len(codes) > len(DECK_54):
         raise InvalidAction("too many cards")
-    if not all(isinstance(code, str) for code in codes):
-        raise InvalidAction("card codes must be strings")
+    cards = tuple(parse_wire_card(code) for code in codes)
     try:
-        cards = tuple(_c(code) for code in codes)
         raw_suit = wire.get("suit")
         suit = None if raw_suit is None else Suit.parse(raw_suit)
     except CardCodeError as exc:
@@ -226,7 +225,13 @@ class OneCard(Game):
         ),
         OptionSpec("play_after_attack", True, "after drawing the damage, may play a drawn card"),
         OptionSpec("multi_play", False, "play several cards of one rank at once"),
-        OptionSpec("attack_cap", 0, "most cards an attack can cost (0: no cap)", minimum=0),
+        OptionSpec(
+            "attack_cap",
+            0,
+            "most cards an attack can cost (0: no cap)",
+            minimum=0,
+            maximum=len(DECK_54),
+        ),
         OptionSpec("ranking", False, "play on until one player is left (finishing order)"),
         OptionSpec("must_play_if_able", False, "drawing is allowed only with no legal play"),
     )
