@@ -19,7 +19,14 @@ import trio
 
 from host.bots import RequestError, TableFinished, first_leaf, run_bots
 from host.identity import IdentityError
-from host.server import DEFAULT_PORT, HostConfig, HostInfo, serve_host
+from host.server import (
+    DEFAULT_PORT,
+    MAX_CONNECTIONS,
+    MAX_CONNECTIONS_PER_ADDRESS,
+    HostConfig,
+    HostInfo,
+    serve_host,
+)
 from host.store import DataDirError
 from protocol.errors import ProtocolError
 
@@ -41,7 +48,10 @@ async def run_host(config: HostConfig, *, echo: bool = True) -> None:
                 scheme = "tcp (insecure)" if config.insecure else "tls"
                 for address, port in info.addresses:
                     click.echo(f"onecard host listening on {address}:{port} ({scheme})")
-                click.echo(f"TLS fingerprint: {info.fingerprint}")
+                if config.insecure:  # no TLS: there is no certificate to compare or pin
+                    click.echo("no TLS (--insecure): traffic is readable and the host unproven")
+                else:
+                    click.echo(f"TLS fingerprint: {info.fingerprint}")
                 click.echo(f"fair-dealing key: {info.signing_key_fingerprint}")
                 click.echo(f"data directory: {config.data_dir}")
                 if config.advertise and not info.advertised:
@@ -91,6 +101,20 @@ async def run_host(config: HostConfig, *, echo: bool = True) -> None:
     show_default=True,
     help="Seconds the host's own bots wait before each move.",
 )
+@click.option(
+    "--max-connections",
+    type=click.IntRange(1, 10_000),
+    default=MAX_CONNECTIONS,
+    show_default=True,
+    help="Connections served at once; more are refused with error 'full'.",
+)
+@click.option(
+    "--max-connections-per-address",
+    type=click.IntRange(1, 10_000),
+    default=MAX_CONNECTIONS_PER_ADDRESS,
+    show_default=True,
+    help="Connections served at once from one IP address (loopback is not limited).",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Log connections and table events to stderr.")
 def host_command(
     *,
@@ -103,6 +127,8 @@ def host_command(
     grace: float,
     no_advertise: bool,
     bot_think: float,
+    max_connections: int,
+    max_connections_per_address: int,
     verbose: bool,
 ) -> None:
     """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint."""
@@ -117,6 +143,8 @@ def host_command(
         grace=grace,
         advertise=not no_advertise,
         bot_think=bot_think,
+        max_connections=max_connections,
+        max_connections_per_address=max_connections_per_address,
     )
     try:
         trio.run(run_host, config)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 from click.testing import CliRunner
 
 from client.cli import cli
+from host.cli import run_host
 from host.server import HostConfig, HostInfo, serve_host
 
 
@@ -28,9 +32,38 @@ def test_host_help_documents_every_option() -> None:
         "--grace",
         "--no-advertise",
         "--bot-think",
+        "--max-connections",
+        "--max-connections-per-address",
     ):
         assert option in result.output
     assert "default: 7531" in result.output
+
+
+def test_host_passes_the_connection_caps_to_its_config(monkeypatch: Any, tmp_path: Path) -> None:
+    seen: list[HostConfig] = []
+    monkeypatch.setattr("host.cli.trio.run", lambda _fn, config: seen.append(config))
+    args = ["host", "--data-dir", str(tmp_path), "--max-connections", "9"]
+    result = CliRunner().invoke(cli, [*args, "--max-connections-per-address", "3"])
+    assert result.exit_code == 0, result.output
+    assert (seen[0].max_connections, seen[0].max_connections_per_address) == (9, 3)
+    result = CliRunner().invoke(cli, [*args, "--max-connections-per-address", "0"])
+    assert result.exit_code == 2 and "--max-connections-per-address" in result.output
+
+
+async def test_an_insecure_host_prints_no_tls_fingerprint(
+    host_config: HostConfig, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert host_config.insecure
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run_host, host_config)
+        out = ""
+        with trio.fail_after(60):
+            while "data directory" not in out:
+                await trio.sleep(0.05)
+                out += capsys.readouterr().out
+        os.kill(os.getpid(), signal.SIGINT)  # run_host's own way out: a graceful shutdown
+    assert "no TLS (--insecure)" in out and "TLS fingerprint" not in out
+    assert "fair-dealing key: " in out
 
 
 def test_bot_needs_exactly_one_of_table_and_create() -> None:

@@ -106,7 +106,7 @@ def _start_host(data_dir: Path, *, tls: bool) -> tuple[subprocess.Popen[str], di
     printed: dict[str, Any] = {}
     deadline = time.monotonic() + 20
     assert proc.stdout is not None
-    while len(printed) < 3 and time.monotonic() < deadline:
+    while len(printed) < (3 if tls else 2) and time.monotonic() < deadline:
         line = proc.stdout.readline()
         if not line:
             break
