@@ -58,6 +58,14 @@ COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help,
 TURN_HINT = "On your turn type the number of a move or a card code; ? for help, q to leave."
 #: action types a seat may send when it is not its turn
 OUT_OF_TURN = frozenset({"call", "declare"})
+#: "q" in the middle of a game asks this first, worded for the command that runs the table
+LEAVE_QUESTION = {
+    "play": "Leave in the middle of the game? The game ends here. [y/N] ",
+    "join": (
+        "Leave in the middle of the game? A bot plays your cards while you are away; "
+        "run onecard join again to take your seat back. [y/N] "
+    ),
+}
 
 
 def help_text(menu: Menu, game: str = "") -> str:
@@ -201,8 +209,12 @@ class CardsLeft:
 class HumanUI:
     """The terminal front end; see the module docstring."""
 
-    def __init__(self, console: Console, *, ascii_only: bool = False) -> None:
+    def __init__(
+        self, console: Console, *, ascii_only: bool = False, command: str = "join"
+    ) -> None:
+        """``command`` (``play`` or ``join``) words the question asked before leaving a game."""
         self.console = console
+        self.leave_question = LEAVE_QUESTION.get(command, LEAVE_QUESTION["join"])
         self.ascii_only = ascii_only
         self.menu = Menu([])
         self._shown: str | None = None  # the legal list last drawn with the table
@@ -270,6 +282,7 @@ class HumanUI:
         self.deals.see(tc, push)
         if self._quitting and isinstance(push, tm.GameOver | tm.GameStart):
             self._quitting = False  # "leave mid-game?" lapses: the game it was about is over
+            self._asking = None
             self.say("(the game ended before you answered: you are still at the table)",
                      style="dim")  # fmt: skip
         if isinstance(push, tm.EventPush):
@@ -329,7 +342,8 @@ class HumanUI:
                 self._draw_turn(tc, state)
             return
         self._shown = None
-        self._asking = None  # the turn has passed (our move, a timer): nothing to answer
+        if not self._quitting:  # the turn has passed (our move, a timer): nothing to answer
+            self._asking = None
         calls = [c for c in self.menu.choices if c.actions[0].get("type") in OUT_OF_TURN]
         hint = json.dumps([c.actions for c in calls], sort_keys=True)
         if calls and hint != self._hinted:
@@ -349,6 +363,9 @@ class HumanUI:
         out = self._table(tc, state)
         out.append_text(self.menu.render(ascii_only=self.ascii_only))
         self.say(out)
+        if self._quitting:  # "leave mid-game?" stays the only question until it is answered
+            self.prompt(self.leave_question, again=self.leave_question)
+            return
         left = "" if state.turn_ms is None else f" ({state.turn_ms // 1000} s left)"
         self.prompt(f"Your move{left}: ", again="Your move: ")  # the time left goes stale
 
@@ -371,17 +388,16 @@ class HumanUI:
             self._quitting = False
             if low in ("y", "yes"):
                 raise Quit
+            self._asking = "Your move: " if tc.my_turn and self._pending is None else None
+            if self._pending is not None:
+                self._asking = f"Option 1-{len(self._pending.actions)} (x to cancel): "
             self.say("staying at the table", style="dim")
             return None
         if low in ("q", "quit", "exit"):
             if tc.seat is None or tc.outcome is not None or tc.state is None:
                 raise Quit  # watching, or no game under way: nothing to lose
             self._quitting = True  # a stray "q" must not throw a game away
-            self.say(
-                "Leave the table in the middle of the game? Your seat is played for you "
-                "(onecard join takes a seat at a LAN host back; a game of play ends). [y/N]",
-                style="bold",
-            )
+            self.prompt(self.leave_question, again=self.leave_question)  # the only question
             return None
         if low in ("?", "h", "help"):
             game = tc.state.view.get("game") if tc.state is not None else None

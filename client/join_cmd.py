@@ -363,7 +363,7 @@ async def run_join(
     ``table`` is asked for, or ``name`` is given and differs from the saved seat's name.
     A seated player is asked "Play again?" after each game (``--json``: only with ``rematch``).
     """
-    ui = make_ui(json_mode=json_mode, ascii_only=ascii_only)
+    ui = make_ui(json_mode=json_mode, ascii_only=ascii_only, command="join")
     asked_name = name
     name = name or default_name()
     host, port = split_address(address) if address else await _pick_host(ui, timeout)

@@ -217,11 +217,12 @@ def want_ascii(flag: bool) -> bool:
     return flag or encoding not in ("utf8", "utf_8")
 
 
-def make_ui(*, json_mode: bool, ascii_only: bool) -> HumanUI | JsonUI:
-    """The front end: NDJSON for scripts, rich text for people."""
+def make_ui(*, json_mode: bool, ascii_only: bool, command: str = "play") -> HumanUI | JsonUI:
+    """The front end: NDJSON for scripts, rich text for people (``command``, ``play`` or
+    ``join``, words the question asked before leaving a game)."""
     if json_mode:
         return JsonUI()
-    return HumanUI(make_console(ascii_only=ascii_only), ascii_only=ascii_only)
+    return HumanUI(make_console(ascii_only=ascii_only), ascii_only=ascii_only, command=command)
 
 
 def _host_error(exc: BaseException) -> ClientError | None:

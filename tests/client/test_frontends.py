@@ -126,7 +126,7 @@ def test_q_in_the_middle_of_a_game_asks_first() -> None:
     tc = _tc()
     ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [0]), [])
     assert ui.on_line(tc, "q") is None
-    assert "Leave the table in the middle of the game?" in out.getvalue()
+    assert "Leave in the middle of the game?" in out.getvalue()
     assert ui.on_line(tc, "n") is None and "staying at the table" in out.getvalue()
     assert ui.on_line(tc, "q") is None
     with pytest.raises(Quit):
