@@ -31,7 +31,7 @@ def test_bool_option_accepts_cli_words() -> None:
 def test_int_option_checks_bounds() -> None:
     spec = OptionSpec("attack_cap", 0, "help", minimum=0, maximum=100)
     assert spec.validate("20") == 20
-    with pytest.raises(OptionError, match="at least 0"):
+    with pytest.raises(OptionError, match="must be 0-100"):
         spec.validate(-1)
     with pytest.raises(OptionError, match="a number"):
         spec.validate(True)

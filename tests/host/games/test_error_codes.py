@@ -1,7 +1,8 @@
-"""The wire codes of refused actions, for all three games (spec/PROTOCOL.md 4.2).
+"""The wire codes of refused actions and options, for all three games (spec/PROTOCOL.md 4.2).
 
 An unparsable card code is ``bad_card``; a mistyped field and a card that parses but is not in
-the hand are ``bad_field``."""
+the hand are ``bad_field``; every integer option has a documented range within the integers a
+JSON client holds exactly."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from host.games import find_game
-from host.games.base import Game, InvalidAction, InvalidCard
+from host.games import GAMES, find_game
+from host.games.base import Game, InvalidAction, InvalidCard, OptionError
 from protocol.errors import ErrorCode
 
 #: a play carrying the card code ``code``, in each game's wire form
@@ -19,6 +20,9 @@ PLAYS: dict[str, Any] = {
     "black-jack": lambda code: {"type": "play", "cards": [code]},
     "one": lambda code: {"type": "play", "card": code},
 }
+
+#: 2**53 - 1: the largest integer every JSON implementation holds exactly
+MAX_SAFE_INT = 2**53 - 1
 
 
 def _dealt(name: str) -> Game:
@@ -72,3 +76,34 @@ def test_a_bad_suit_letter_is_bad_field(name: str) -> None:
     with pytest.raises(InvalidAction) as refused:
         game.parse_action(wire)
     assert refused.value.code is ErrorCode.BAD_FIELD
+
+
+def test_every_integer_option_has_a_range_a_json_client_can_hold() -> None:
+    for name in GAMES:
+        for spec in find_game(name).OPTIONS:
+            if type(spec.default) is not int or spec.choices is not None:
+                continue
+            assert spec.minimum is not None and spec.maximum is not None, (name, spec.name)
+            assert 0 <= spec.minimum <= spec.default <= spec.maximum <= MAX_SAFE_INT
+            wire = spec.to_wire()
+            assert (wire["min"], wire["max"]) == (spec.minimum, spec.maximum)
+
+
+@pytest.mark.parametrize(
+    ("name", "option", "text", "top"),
+    [
+        ("one-card", "attack_cap", "0-54", 54),
+        ("black-jack", "black_jack_pickup", "1-20", 20),
+        ("one", "target", "1-1000", 1000),
+    ],
+)
+def test_an_integer_option_above_its_range_is_refused_naming_the_range(
+    name: str, option: str, text: str, top: int
+) -> None:
+    cls = find_game(name)
+    assert cls.validate_options({option: top})[option] == top
+    for bad in (top + 1, 2**64 - 1, str(2**64 - 1), -1):
+        with pytest.raises(OptionError) as refused:
+            cls.validate_options({option: bad})
+        assert refused.value.code is ErrorCode.BAD_FIELD
+        assert refused.value.message == f"option {option} must be {text}"
