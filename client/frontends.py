@@ -56,6 +56,8 @@ __all__ = [
 COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help, q leave."
 #: how to play, said to a person once seated (``seated`` info); never to a script
 TURN_HINT = "On your turn type the number of a move or a card code; ? for help, q to leave."
+#: how to stop watching, said to a person watching a table
+WATCH_HINT = "q + Enter to stop watching"
 #: action types a seat may send when it is not its turn
 OUT_OF_TURN = frozenset({"call", "declare"})
 #: "q" in the middle of a game asks this first, worded for the command that runs the table
@@ -259,6 +261,8 @@ class HumanUI:
         failed = fields.get("kind") == "error" or fields.get("ok") is False
         if fields.get("kind") == "seated":  # keys to type are for people, not for --json
             text = f"{text}. {TURN_HINT}"
+        elif fields.get("kind") == "watching":
+            text = f"{text}. {WATCH_HINT}"
         self.say(text, style="bold red" if failed else "dim")
         self._reprompt()
 

@@ -372,11 +372,10 @@ async def _play_at(
         if watch:
             await tc.watch()  # first, so that we see the first deal's commitment
             await host.add_bots(table, seats)
-            ui.info(f"Watching {seats} bots play {game} (table {table})", kind="watching",
+            title = GAME_TITLES.get(game, game)
+            ui.info(f"Watching {seats} bots play {title} (table {table})", kind="watching",
                     table=table)  # fmt: skip
-            return await run_table(
-                tc, ui, read_input=False, reconnect=reconnect, records_dir=proofs
-            )
+            return await run_table(tc, ui, reconnect=reconnect, records_dir=proofs)
         await tc.join(0)
         if lan:
             targets = [f"{a}:{port}" for a in lan_addresses(info)]
@@ -469,7 +468,9 @@ def common_options(func: Any) -> Any:
     help="A table option (house rule) of the chosen game, e.g. --game black-jack --option "
     "jokers=2; repeatable.",
 )
-@click.option("--watch", is_flag=True, help="Bots play every seat; you watch. Ends by itself.")
+@click.option(
+    "--watch", is_flag=True, help="Bots play every seat; you watch. Ends by itself; q stops it."
+)
 @click.option(
     "--delay",
     type=click.FloatRange(0, 60),

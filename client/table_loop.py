@@ -221,7 +221,8 @@ async def run_table(
     Args:
         tc: the table, already joined, resumed or watched.
         ui: the front end.
-        read_input: read stdin lines (off for ``--watch``, which never asks anything).
+        read_input: read stdin lines. A spectator leaves on ``q`` (or the end of input when
+            stdin is a terminal); at the end of a piped or closed stdin it watches on.
         reconnect: how to open a new session when the connection drops (None: give up).
         until_game_over: stop after ``game_over``.
         offer_rematch: after ``game_over`` ask "Play again? [y/N]" (read by the same stdin
@@ -343,7 +344,7 @@ async def run_table(
                 elif item.kind == "eof":
                     if asking:
                         return tc.outcome
-                    if tc.seat is not None:
+                    if tc.seat is not None or _stdin_is_terminal():  # Ctrl-D stops watching
                         ui.end(tc, "end of input")
                         return tc.outcome  # None during a game; after one, its outcome
                 elif item.kind == "closed" and item.session is tc.session:
@@ -358,6 +359,15 @@ async def run_table(
                     await tc.session.request(tm.Leave(table=tc.table_id))
             nursery.cancel_scope.cancel()
     return tc.outcome
+
+
+def _stdin_is_terminal() -> bool:
+    """Whether stdin is a terminal: there, the end of input (Ctrl-D) stops watching; a closed
+    or piped stdin leaves a spectator watching to the end."""
+    try:
+        return bool(sys.stdin.isatty())
+    except (AttributeError, ValueError, OSError):  # no stdin, or a closed one
+        return False
 
 
 def _is_game_over(push: Message) -> bool:

@@ -4,16 +4,22 @@ mode that stops on q, words as answers, short refusals, layouts that fit the ter
 from __future__ import annotations
 
 import io
-from typing import Any
+import sys
+from pathlib import Path
+from typing import Any, cast
 
 import pytest
+import trio
+from click.testing import CliRunner
 from rich.console import Console
 
 import protocol.table_messages as tm
+from client.cli import cli
 from client.fairplay import TableClient
 from client.frontends import HumanUI
 from client.render import make_console
-from client.table_loop import Quit
+from client.table_loop import Frontend, Quit, run_table
+from protocol.messages import Message
 
 
 def _tc(seat: int = 1) -> TableClient:
@@ -69,3 +75,58 @@ def test_the_leave_question_is_the_only_prompt_until_answered(command: str, word
     assert ui.on_line(tc, "q") is None
     with pytest.raises(Quit):
         ui.on_line(tc, "y")
+
+
+def test_q_stops_watching_and_the_banner_names_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, --watch read no input: only Ctrl-C stopped it, and nothing said so."""
+    monkeypatch.setenv("ONECARD_STATE_DIR", str(tmp_path / "state"))
+    result = CliRunner().invoke(
+        cli, ["play", "--watch", "--game", "one", "--delay", "1"], input="q\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "Watching 3 bots play ONE (table" in result.output
+    assert "q + Enter to stop watching" in result.output
+    assert result.output.rstrip().endswith("you left the table")
+
+
+class _Terminal:
+    """A terminal's stdin at its end of input (Ctrl-D)."""
+
+    def readline(self) -> str:
+        return ""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class _Watched:
+    def __init__(self) -> None:
+        self.push_send, self.pushes = trio.open_memory_channel[Message](8)
+        self.closed = trio.Event()
+        self.closed_reason = ""
+
+
+class _Spectator:
+    def __init__(self) -> None:
+        self.session = _Watched()
+        self.table_id, self.seat, self.outcome = "t1", None, None
+
+
+class _Ends:
+    def __init__(self) -> None:
+        self.ended: list[str] = []
+
+    def end(self, tc: object, reason: str) -> None:
+        self.ended.append(reason)
+
+
+async def test_the_end_of_a_terminals_input_stops_watching(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    ui = _Ends()
+    with trio.fail_after(30):  # a loop that watched on would hang here
+        result = await run_table(cast(TableClient, _Spectator()), cast(Frontend, ui))
+    assert result is None and ui.ended == ["end of input"]
