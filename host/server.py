@@ -74,6 +74,8 @@ DEFAULT_PORT = 7531
 MAX_CONNECTIONS = 64
 #: concurrent connections a host accepts from one IP address (loopback not counted)
 MAX_CONNECTIONS_PER_ADDRESS = 16
+#: connections over a cap being told so at once (a TLS handshake each); more are just closed
+MAX_REFUSING = 8
 #: seconds connections get to receive ``server_closing`` before the host cancels them
 SHUTDOWN_GRACE = 2.0
 #: seconds a client waits before reconnecting after ``server_closing``
@@ -124,6 +126,7 @@ class Host:
         self.lobby = lobby
         self.sessions: set[Session] = set()
         self._slots = trio.Semaphore(config.max_connections)
+        self._refusing = trio.Semaphore(MAX_REFUSING)
         #: open connections per capped address (see :func:`_capped_address`); no zero counts
         self.per_address: Counter[str] = Counter()
         self._shutdown = trio.Event()
@@ -174,44 +177,53 @@ class Host:
         neither cap: a host full of remote clients must still seat and substitute bots.
         """
         key = None if trusted else _capped_address(address)
+        # counted before the TLS handshake, so connections stuck in one count too
+        refusal = None if trusted else self._admit(key)
         try:
-            if isinstance(stream, trio.SSLStream):
-                with trio.fail_after(HANDSHAKE_TIMEOUT_S):
-                    await stream.do_handshake()
-            if trusted:
-                await self._serve(stream, peer, trusted=True)
+            if refusal is not None:
+                await self._refuse(stream, refusal)
                 return
-            cap = self.config.max_connections_per_address
-            if key is not None and self.per_address[key] >= cap:
-                log.info("%s: refused, %d connections from %s already", peer, cap, key)
-                await self._refuse(
-                    stream,
-                    f"too many connections from your address ({key}): at most {cap} at a "
-                    "time; close one or retry later",
-                )
-                return
-            try:
-                self._slots.acquire_nowait()
-            except trio.WouldBlock:
-                log.info("%s: refused, the host is full", peer)
-                await self._refuse(stream, "the host is full")
-                return
-            if key is not None:
-                self.per_address[key] += 1
-            try:
-                await self._serve(stream, peer, trusted=False)
-            finally:
-                self._slots.release()
-                if key is not None:
-                    self.per_address[key] -= 1
-                    if not self.per_address[key]:
-                        del self.per_address[key]
+            await self._tls_handshake(stream)
+            await self._serve(stream, peer, trusted=trusted)
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             pass
         except Exception:
             log.exception("connection %s failed", peer)
         finally:
+            if refusal is None and not trusted:
+                self._release(key)
             await trio.aclose_forcefully(stream)
+
+    def _admit(self, key: str | None) -> str | None:
+        """Take a connection slot (and one of ``key``'s); None, or why the connection is refused."""
+        cap = self.config.max_connections_per_address
+        if key is not None and self.per_address[key] >= cap:
+            log.info("refused a connection: %d from %s already", cap, key)
+            return (
+                f"too many connections from your address ({key}): at most {cap} at a time; "
+                "close one or retry later"
+            )
+        try:
+            self._slots.acquire_nowait()
+        except trio.WouldBlock:
+            log.info("refused a connection from %s: the host is full", key or "loopback")
+            return "the host is full"
+        if key is not None:
+            self.per_address[key] += 1
+        return None
+
+    def _release(self, key: str | None) -> None:
+        self._slots.release()
+        if key is not None:
+            self.per_address[key] -= 1
+            if not self.per_address[key]:
+                del self.per_address[key]
+
+    @staticmethod
+    async def _tls_handshake(stream: trio.abc.Stream) -> None:
+        if isinstance(stream, trio.SSLStream):
+            with trio.fail_after(HANDSHAKE_TIMEOUT_S):
+                await stream.do_handshake()
 
     async def _serve(self, stream: trio.abc.Stream, peer: str, *, trusted: bool) -> None:
         session = Session(stream, self.lobby, peer=peer, trusted=trusted)
@@ -222,10 +234,24 @@ class Host:
             self.sessions.discard(session)
 
     async def _refuse(self, stream: trio.abc.Stream, message: str) -> None:
-        """Over a connection cap: one fatal ``full`` error frame (no ``re``), then close."""
-        msg = Error(code=ErrorCode.FULL, message=message, fatal=True)
-        with trio.move_on_after(CLOSE_FLUSH_TIMEOUT):
-            await stream.send_all(encode_frame(msg.to_wire()))
+        """Over a connection cap: one fatal ``full`` error frame (no ``re``), then close.
+
+        Over TLS the refusal needs a handshake first. At most ``MAX_REFUSING`` refusals run at
+        once, each within ``HANDSHAKE_TIMEOUT_S``; beyond that a connection is closed unanswered,
+        so a flood of connections cannot pile up in handshakes the caps do not count.
+        """
+        try:
+            self._refusing.acquire_nowait()
+        except trio.WouldBlock:
+            return
+        try:
+            with trio.move_on_after(HANDSHAKE_TIMEOUT_S):
+                await self._tls_handshake(stream)
+                msg = Error(code=ErrorCode.FULL, message=message, fatal=True)
+                with trio.move_on_after(CLOSE_FLUSH_TIMEOUT):
+                    await stream.send_all(encode_frame(msg.to_wire()))
+        finally:
+            self._refusing.release()
 
     async def _accept_loop(
         self, listeners: Sequence[trio.abc.Listener[Any]], nursery: trio.Nursery

@@ -21,6 +21,7 @@ from host.bots import ProtocolClient, open_client
 from host.server import (
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_PER_ADDRESS,
+    MAX_REFUSING,
     HostConfig,
     HostInfo,
     _capped_address,
@@ -226,3 +227,25 @@ async def test_tcp_peers_are_counted_by_their_address(
             peers = sorted(s.peer for s in info.host.sessions)
             assert [p.split(",")[0] for p in peers] == ["('127.0.0.1'", *["('127.0.0.2'"] * 2]
             assert not info.host.per_address
+
+
+async def test_refusals_that_cannot_be_delivered_do_not_pile_up(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    # The caps count a connection before its TLS handshake; telling an over-cap connection why
+    # takes a handshake too, so only MAX_REFUSING such refusals run at once: beyond that a
+    # connection is closed unanswered, whatever a flood of them does.
+    async with _client(capped, nursery, A), _client(capped, nursery, A):
+        stalled = []  # clients that never read: each refusal waits on its write
+        for _ in range(MAX_REFUSING):
+            client_end, host_end = trio.testing.lockstep_stream_pair()
+            nursery.start_soon(functools.partial(capped.host.handle, host_end, address=A))
+            stalled.append(client_end)
+        await trio.testing.wait_all_tasks_blocked()
+        assert (await _frames_until_closed(_from(capped, nursery, A))) == []  # no room to say why
+        assert capped.host.per_address[A] == 2  # refused connections never counted
+        frames = await _frames_until_closed(stalled[0])  # a stalled one is still answered
+        assert [f["code"] for f in frames] == ["full"]
+        await trio.sleep(HANDSHAKE_TIMEOUT_S + 1)  # the rest give up within the handshake time
+        frames = await _frames_until_closed(_from(capped, nursery, A))
+        assert [f["code"] for f in frames] == ["full"]
