@@ -14,13 +14,15 @@ whole truth. :func:`build_menu` groups those actions for a person:
 
 A choice holding several actions (a seven with a suit to name, a run of several lengths, a
 joker's declarations, an ace's suit) asks a follow-up question with numbered options: see
-:meth:`Choice.options`. :meth:`Menu.resolve` accepts a number, a letter or a card code (``7S``,
-``7♠``, ``10h``) and answers with the choice or with one line saying what was wrong.
+:meth:`Choice.options`. :meth:`Menu.resolve` accepts a number, a letter, a card code (``7S``,
+``7♠``, ``10h``) or a word found in one move's label only (``uptown`` for ``1) stay uptown``)
+and answers with the choice or with one line saying what was wrong.
 :data:`GAME_HELP` says per game, in a line, what a player can type (for the ``?`` help).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,7 +107,7 @@ class Menu:
         if not raw:
             return "type a number, a card code like 7S, or a letter shown above"
         key = raw.lower()
-        found = self.by_key(key)
+        found = self.by_key(key) or self.by_word(key)
         if found is not None:
             return found
         if key in NOT_NOW:
@@ -131,6 +133,40 @@ class Menu:
         if raw.isdigit():
             return f"there is no move {raw}; pick one of the numbers shown"
         return f"not understood: {raw!r}; type a number, a card code like 7S, or a letter shown"
+
+    def by_word(self, typed: str) -> Choice | None:
+        """The one move (not a card) whose label has the word ``typed`` (``uptown`` for ``2)
+        stay uptown``), or its whole label; None when no move or several have it.
+
+        >>> m = build_menu({}, [{"type": "downtown", "switch": False},
+        ...                     {"type": "downtown", "switch": True}])
+        >>> m.by_word("Downtown").key, m.by_word("uptown").key, m.by_word("to") is None
+        ('2', '1', False)
+        """
+        typed = " ".join(typed.lower().split())
+        if len(typed) < 2 or typed.isdigit():
+            return None
+        hits = [
+            c for c in self.choices
+            if c.card is None and (typed in _words(c.label.plain) or typed == c.label.plain)
+        ]  # fmt: skip
+        return hits[0] if len(hits) == 1 else None
+
+    def words(self) -> list[str]:
+        """A word that picks each numbered move that is not a card, for the help line.
+
+        >>> build_menu({}, [{"type": "downtown", "switch": False},
+        ...                 {"type": "downtown", "switch": True}]).words()
+        ['uptown', 'downtown']
+        """
+        out = []
+        for c in self.choices:
+            if c.card is not None or not c.key.isdigit():
+                continue
+            unique = [w for w in _words(c.label.plain) if self.by_word(w) is c]
+            if unique:
+                out.append(max(unique, key=len))
+        return out
 
     def bids(self) -> list[str]:
         """The bids on offer, lowest first (empty outside an auction)."""
@@ -168,6 +204,12 @@ class Menu:
                 out.append_text(c.label)
             out.append("\n")
         return out
+
+
+def _words(label: str) -> list[str]:
+    """The words of a move's label, lower case (``switch to downtown (9 high)``: ``switch``,
+    ``to``, ``downtown``, ``high``)."""
+    return re.findall(r"[^\W\d_]+", label.lower())
 
 
 def normalise_card(text: str) -> str | None:

@@ -89,6 +89,9 @@ def help_text(menu: Menu, game: str = "") -> str:
     letters = menu.letters()
     if letters:
         text += ", or a letter: " + ", ".join(letters)
+    words = menu.words()
+    if words:  # a choice such as "1) stay uptown  2) switch to downtown"
+        text += ", or a word of the move: " + ", ".join(words)
     rules = GAME_HELP.get(game)
     return f"{text}. {rules + '. ' if rules else ''}{COMMANDS_HELP}"
 

@@ -130,3 +130,25 @@ async def test_the_end_of_a_terminals_input_stops_watching(
     with trio.fail_after(30):  # a loop that watched on would hang here
         result = await run_table(cast(TableClient, _Spectator()), cast(Frontend, ui))
     assert result is None and ui.ended == ["end of input"]
+
+
+DOWNTOWN = [{"type": "downtown", "switch": False}, {"type": "downtown", "switch": True}]
+ONE_VIEW = {"game": "one", "hand": ["9S", "KH"], "phase": "downtown", "hand_counts": [2, 2, 2]}
+
+
+@pytest.mark.parametrize(
+    ("typed", "switch"), [("uptown", False), ("Downtown", True), ("STAY", False), ("1", False)]
+)
+def test_a_choice_can_be_typed_as_a_word_of_its_label(typed: str, switch: bool) -> None:
+    """Before, only the numbers worked: "downtown" was "not understood"."""
+    ui, _ = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
+    assert ui.on_line(tc, typed) == {"type": "downtown", "switch": switch}
+
+
+def test_help_mentions_the_words_of_the_moves_on_offer() -> None:
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
+    assert "or a word of the move: uptown, downtown" in _said(ui, tc, "?", out)
