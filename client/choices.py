@@ -42,6 +42,15 @@ NOT_NOW = {
     "p": "you cannot pass now",
     "l": 'no "last card" to declare now',
 }
+#: per game, what a letter whose move that game never has is told instead of :data:`NOT_NOW`
+NOT_IN_GAME = {
+    "black-jack": {
+        "c": 'Black Jack has no "One Card!" call: its declaration is "last card", made by '
+        'picking a play marked "and say last card", or with l after your turn',
+    },
+    "one": {"c": "ONE has no calls to make", "l": "ONE has no declarations to make"},
+    "one-card": {"l": 'One Card has no "last card" declaration: c calls "One Card!"'},
+}
 #: what a player can type in each game, for the ``?`` help (words only: the host decides)
 GAME_HELP = {
     "one-card": (
@@ -84,6 +93,7 @@ class Menu:
 
     choices: list[Choice]
     hand: list[str] = field(default_factory=list)
+    game: str = ""  #: the view's game, for wording only
 
     def __bool__(self) -> bool:
         return bool(self.choices)
@@ -111,7 +121,7 @@ class Menu:
         if found is not None:
             return found
         if key in NOT_NOW:
-            return NOT_NOW[key]
+            return NOT_IN_GAME.get(self.game, {}).get(key, NOT_NOW[key])
         if key.startswith("b"):
             value = key.removeprefix("bid").removeprefix("b").strip()
             for c in self.choices:
@@ -296,4 +306,4 @@ def build_menu(
         elif kind == "draw" and view.get("pending"):
             label = Text(f"draw {view['pending']} (take the pick-up)")
         choices.append(Choice(key, label, actions))
-    return Menu(choices, hand)
+    return Menu(choices, hand, str(view.get("game") or ""))

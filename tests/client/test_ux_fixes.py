@@ -152,3 +152,13 @@ def test_help_mentions_the_words_of_the_moves_on_offer() -> None:
     tc = _tc()
     ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
     assert "or a word of the move: uptown, downtown" in _said(ui, tc, "?", out)
+
+
+def test_c_in_black_jack_names_its_own_declaration() -> None:
+    """Before, Black Jack answered c with "no One Card call to make now"."""
+    ui, out = _human()
+    tc = _tc()
+    view = {"game": "black-jack", "hand": ["6D", "9S"], "top": "6C", "hand_counts": [2, 2, 2]}
+    ui.on_push(tc, _state(tc, view, [{"type": "play", "cards": ["6D"]}, {"type": "draw"}], [1]), [])
+    said = _said(ui, tc, "c", out)
+    assert "One Card call" not in said and '"last card"' in said and "l after your turn" in said
