@@ -109,7 +109,7 @@ class Menu:
         >>> m.resolve("1").key, m.resolve("9h").key, m.resolve("d").key
         ('1', '1', 'd')
         >>> m.resolve("7S")
-        '7S cannot be played now (pick a numbered card or another move)'
+        '7S is not one of your moves now: a numbered card or d draw'
         >>> m.resolve("c")
         'no One Card call to make now'
         """
@@ -133,7 +133,7 @@ class Menu:
                 if c.card == code:
                     return c
             if code in self.hand:
-                return f"{code} cannot be played now (pick a numbered card or another move)"
+                return f"{code} is not one of your moves now: {self.offer()}"
             return f"you do not hold {code}"
         bids = self.bids()
         if raw.isdigit() and bids:
@@ -171,12 +171,37 @@ class Menu:
         """
         out = []
         for c in self.choices:
-            if c.card is not None or not c.key.isdigit():
-                continue
-            unique = [w for w in _words(c.label.plain) if self.by_word(w) is c]
-            if unique:
-                out.append(max(unique, key=len))
+            if c.card is None and c.key.isdigit():
+                word = self._word(c)
+                if word:
+                    out.append(word)
         return out
+
+    def _word(self, choice: Choice) -> str:
+        """The longest word that picks ``choice`` alone, or ``""``."""
+        unique = [w for w in _words(choice.label.plain) if self.by_word(w) is choice]
+        return max(unique, key=len) if unique else ""
+
+    def offer(self) -> str:
+        """What is on offer, in a few words, from the moves only (no rules).
+
+        >>> build_menu({"hand": ["9S"]}, [{"type": "bid", "value": 7}, {"type": "bid",
+        ...            "value": 8}, {"type": "pass"}]).offer()
+        'bids 7-8 or p pass'
+        """
+        parts = []
+        if any(c.card is not None for c in self.choices):
+            parts.append("a numbered card")
+        bids = self.bids()
+        if bids:
+            parts.append(f"bid {bids[0]}" if len(bids) == 1 else f"bids {bids[0]}-{bids[-1]}")
+        for c in self.choices:
+            if c.card is None and c.key.isdigit() and not _is_bid(c):
+                parts.append(f"{c.key} {self._word(c)}".strip())
+        parts += self.letters()
+        if not parts or len(parts) > 4:
+            return "type ? to list your moves"
+        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
 
     def bids(self) -> list[str]:
         """The bids on offer, lowest first (empty outside an auction)."""
@@ -214,6 +239,10 @@ class Menu:
                 out.append_text(c.label)
             out.append("\n")
         return out
+
+
+def _is_bid(choice: Choice) -> bool:
+    return any(a.get("type") == "bid" for a in choice.actions)
 
 
 def _words(label: str) -> list[str]:

@@ -162,3 +162,17 @@ def test_c_in_black_jack_names_its_own_declaration() -> None:
     ui.on_push(tc, _state(tc, view, [{"type": "play", "cards": ["6D"]}, {"type": "draw"}], [1]), [])
     said = _said(ui, tc, "c", out)
     assert "One Card call" not in said and '"last card"' in said and "l after your turn" in said
+
+
+def test_a_card_that_is_no_move_says_what_is_on_offer() -> None:
+    """Before, ONE's auction said "pick a numbered card" where no card had a number."""
+    ui, out = _human()
+    tc = _tc()
+    view = {"game": "one", "hand": ["9S", "KH"], "phase": "auction", "hand_counts": [2, 2, 2]}
+    bids = [{"type": "bid", "value": v} for v in range(7, 16)]
+    ui.on_push(tc, _state(tc, view, [*bids, {"type": "pass"}], [1]), [])
+    said = _said(ui, tc, "9S", out)
+    assert "9S is not one of your moves now: bids 7-15 or p pass" in said
+    assert "numbered card" not in said
+    ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
+    assert "KH is not one of your moves now: 1 uptown or 2 downtown" in _said(ui, tc, "KH", out)
