@@ -31,7 +31,7 @@ from rich.text import Text
 
 from client.render import SUIT_SYMBOLS, card_text, describe_action
 
-__all__ = ["GAME_HELP", "Choice", "Menu", "build_menu", "normalise_card"]
+__all__ = ["GAME_HELP", "Choice", "Menu", "build_menu", "clip", "normalise_card"]
 
 #: letter shortcuts for non-card actions, by action type
 LETTERS = {"draw": "d", "call": "c", "pass": "p", "declare": "l"}
@@ -142,7 +142,9 @@ class Menu:
             )
         if raw.isdigit():
             return f"there is no move {raw}; pick one of the numbers shown"
-        return f"not understood: {raw!r}; type a number, a card code like 7S, or a letter shown"
+        return (
+            f"not understood: {clip(raw)!r}; type a number, a card code like 7S, or a letter shown"
+        )
 
     def by_word(self, typed: str) -> Choice | None:
         """The one move (not a card) whose label has the word ``typed`` (``uptown`` for ``2)
@@ -239,6 +241,19 @@ class Menu:
                 out.append_text(c.label)
             out.append("\n")
         return out
+
+
+#: how much of a line that is not understood is shown back
+ECHO_LIMIT = 40
+
+
+def clip(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters (``...`` marks the cut), to echo a typed line.
+
+    >>> clip("x" * 50)
+    'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'
+    """
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _is_bid(choice: Choice) -> bool:

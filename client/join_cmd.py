@@ -30,6 +30,7 @@ import click
 import trio
 
 import protocol.table_messages as tm
+from client.choices import clip
 from client.discover import browse
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
@@ -335,7 +336,7 @@ def _parse_lobby(
         if not tables:
             raise ValueError(f"no table {number}: there are no tables yet (c GAME creates one)")
         raise ValueError(f"no table {number} (tables are numbered 1-{len(tables)})")
-    raise ValueError(f"not understood: {line.strip()!r} (? for help)")
+    raise ValueError(f"not understood: {clip(line.strip())!r} (? for help)")
 
 
 async def run_join(

@@ -17,6 +17,7 @@ import protocol.table_messages as tm
 from client.cli import cli
 from client.fairplay import TableClient
 from client.frontends import HumanUI
+from client.join_cmd import _parse_lobby
 from client.render import make_console
 from client.table_loop import Frontend, Quit, run_table
 from protocol.messages import Message
@@ -176,3 +177,14 @@ def test_a_card_that_is_no_move_says_what_is_on_offer() -> None:
     assert "numbered card" not in said
     ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
     assert "KH is not one of your moves now: 1 uptown or 2 downtown" in _said(ui, tc, "KH", out)
+
+
+def test_a_long_line_not_understood_is_echoed_cut_short() -> None:
+    """Before, a 5000-character line came back whole."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [1]), [])
+    said = _said(ui, tc, "z" * 5000, out)
+    assert f"not understood: '{'z' * 40}...'" in said and len(said) < 200
+    with pytest.raises(ValueError, match=r"^not understood: 'yyy.{37}\.\.\.' \(\? for help\)$"):
+        _parse_lobby("y" * 5000, [], json_mode=False)
