@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.text import Text
 
 import protocol.table_messages as tm
-from client.choices import GAME_HELP, Choice, Menu, build_menu
+from client.choices import ECHO_LIMIT, GAME_HELP, Choice, Menu, build_menu, clip
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.render import (
     OutputClosed,
@@ -571,9 +571,10 @@ class JsonUI:
             return None
         if name == "act":
             return self._action(tc, cmd)
-        self.emit(
-            {"type": "error", "message": f"unknown command {name!r} (act, chat, state, quit)"}
-        )
+        problem = 'missing "cmd"' if "cmd" not in cmd else f"unknown command {name!r}"
+        if len(problem) > ECHO_LIMIT + 20:
+            problem = f"unknown command {clip(str(name))!r}"
+        self.emit({"type": "error", "message": f"{problem} (act, chat, state, quit)"})
         return None
 
     def _action(self, tc: TableClient, cmd: dict[str, Any]) -> dict[str, Any] | None:

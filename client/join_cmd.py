@@ -252,9 +252,7 @@ async def _create(
 
 def _count(cmd: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
     """``cmd[key]`` as a whole number within ``low..high`` (``ValueError`` says what is wrong)."""
-    value = cmd.get(key, default)
-    if isinstance(value, str) and value.isdigit():
-        value = int(value)
+    value = cmd.get(key, default)  # a JSON integer ("1", a string, is refused)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{key} must be a whole number from {low} to {high}")
     if not low <= value <= high:
@@ -262,10 +260,20 @@ def _count(cmd: dict[str, Any], key: str, default: int, low: int, high: int) -> 
     return value
 
 
+def _too_many_bots(seats: int, bots: int) -> str:
+    """Why ``bots`` do not fit at a new table of ``seats`` (you take a seat too)."""
+    return (
+        f"{bots} bots do not fit at a table of {seats} seats: at most {seats - 1} "
+        "(you take a seat too)"
+    )
+
+
 def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
     """The checked ``seats``, ``bots`` and ``options`` of a create command (as ``--seats``...)."""
     seats = _count(cmd, "seats", 2, *SEATS_RANGE)
-    bots = _count(cmd, "bots", 0, 0, SEATS_RANGE[1] - 1)  # as --bots: capped at seats - 1
+    bots = _count(cmd, "bots", 0, 0, SEATS_RANGE[1] - 1)
+    if bots > seats - 1:
+        raise ValueError(_too_many_bots(seats, bots))
     options = cmd.get("options") or {}
     if not isinstance(options, dict):
         raise ValueError("options must be an object of KEY: VALUE")
@@ -293,6 +301,11 @@ def _parse_lobby(
         if not isinstance(cmd, dict):
             raise ValueError("a command is a JSON object")
         verb = cmd.get("cmd")
+        if "cmd" not in cmd:
+            raise ValueError(
+                'missing "cmd": lobby commands are join/watch {table}, create {game, seats, '
+                "bots, options}, list, quit"
+            )
         if verb == "quit":
             return "quit", "", {}
         if verb == "list":
@@ -524,6 +537,8 @@ def _check_combination(
             )
     elif table is not None:
         raise click.UsageError("--create makes a new table; --table joins one: give only one")
+    elif bots > seats - 1:
+        raise click.UsageError(_too_many_bots(seats, bots))
     if watch and table is None and create is None:
         raise click.UsageError("--watch needs --table TABLE (the table id to watch)")
 

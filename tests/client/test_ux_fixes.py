@@ -4,6 +4,7 @@ mode that stops on q, words as answers, short refusals, layouts that fit the ter
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 from typing import Any, cast
@@ -14,10 +15,11 @@ from click.testing import CliRunner
 from rich.console import Console
 
 import protocol.table_messages as tm
+from client import join_cmd
 from client.cli import cli
 from client.fairplay import TableClient
-from client.frontends import HumanUI
-from client.join_cmd import _parse_lobby
+from client.frontends import HumanUI, JsonUI
+from client.join_cmd import _parse_lobby, join_command
 from client.render import make_console
 from client.table_loop import Frontend, Quit, run_table
 from protocol.messages import Message
@@ -188,3 +190,33 @@ def test_a_long_line_not_understood_is_echoed_cut_short() -> None:
     assert f"not understood: '{'z' * 40}...'" in said and len(said) < 200
     with pytest.raises(ValueError, match=r"^not understood: 'yyy.{37}\.\.\.' \(\? for help\)$"):
         _parse_lobby("y" * 5000, [], json_mode=False)
+
+
+def test_the_lobby_refuses_more_bots_than_seats_and_bots_as_strings() -> None:
+    """Before, "c one 3 9" seated 2 bots without a word, and "bots": "1" was taken."""
+    with pytest.raises(ValueError, match=r"9 bots do not fit at a table of 3 seats: at most 2"):
+        _parse_lobby("c one 3 9", [], json_mode=False)
+    create = '{"cmd": "create", "game": "one", "seats": 3, "bots": %s}'
+    assert _parse_lobby(create % "2", [], json_mode=True)[2]["bots"] == 2
+    for bad in ('"1"', "1.0", "true"):
+        with pytest.raises(ValueError, match="bots must be a whole number"):
+            _parse_lobby(create % bad, [], json_mode=True)
+    with pytest.raises(ValueError, match=r'^missing "cmd"'):
+        _parse_lobby('{"nocmd": 1}', [], json_mode=True)
+
+
+def test_join_create_refuses_more_bots_than_seats(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(join_cmd, "run_sync", lambda *a, **k: pytest.fail("must not connect"))
+    args = ["127.0.0.1:9", "--create", "one", "--seats", "3", "--bots", "5"]
+    result = CliRunner().invoke(join_command, args)
+    assert result.exit_code == 2 and "at most 2" in result.output
+
+
+def test_a_json_command_without_cmd_says_so() -> None:
+    """Before: "unknown command None"."""
+    out = io.StringIO()
+    JsonUI(out).on_line(_tc(), '{"nocmd": 1}')
+    assert json.loads(out.getvalue())["message"] == 'missing "cmd" (act, chat, state, quit)'
+    out = io.StringIO()
+    JsonUI(out).on_line(_tc(), json.dumps({"cmd": "x" * 5000}))
+    assert len(json.loads(out.getvalue())["message"]) < 100
