@@ -384,8 +384,8 @@ class HumanUI:
         wanted = self._on_line(tc, line)
         if isinstance(wanted, dict):
             self._asking = None  # answered: the host's reply decides what comes next
-        else:
-            self._reprompt()
+        elif not (isinstance(wanted, str) and wanted.startswith("chat:")):
+            self._reprompt()  # (a chat line is asked again after the host's echo or refusal)
         return wanted
 
     def _on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:

@@ -220,3 +220,17 @@ def test_a_json_command_without_cmd_says_so() -> None:
     out = io.StringIO()
     JsonUI(out).on_line(_tc(), json.dumps({"cmd": "x" * 5000}))
     assert len(json.loads(out.getvalue())["message"]) < 100
+
+
+def test_our_own_chat_line_is_followed_by_the_prompt_not_preceded() -> None:
+    """Before, "say hi" printed an empty "Your move: " and the echoed line came after it."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [1]), [])
+    before = len(out.getvalue())
+    assert ui.on_line(tc, "say hi") == "chat:hi"
+    ui.on_push(tc, tm.ChatLine(table="t1", seat=1, name="Bob", text="hi"), [])
+    assert out.getvalue()[before:] == "[chat] Bob: hi\nYour move: "
+    assert ui.on_line(tc, "say no") == "chat:no"
+    ui.info("chat not sent: slow down", kind="error")  # refused: the prompt comes back too
+    assert out.getvalue().endswith("chat not sent: slow down\nYour move: ")
