@@ -31,7 +31,7 @@ from rich.text import Text
 
 from client.render import SUIT_SYMBOLS, card_text, describe_action
 
-__all__ = ["GAME_HELP", "Choice", "Menu", "build_menu", "clip", "normalise_card"]
+__all__ = ["GAME_HELP", "Choice", "Menu", "build_menu", "clip", "flow", "normalise_card"]
 
 #: letter shortcuts for non-card actions, by action type
 LETTERS = {"draw": "d", "call": "c", "pass": "p", "declare": "l"}
@@ -217,30 +217,58 @@ class Menu:
         """
         return [f"{c.key} {c.label.plain}" for c in self.choices if c.key in NOT_NOW]
 
-    def render(self, *, ascii_only: bool = False) -> Text:
-        """The hand (legal cards numbered, others dimmed) and the other moves."""
+    def render(self, *, ascii_only: bool = False, width: int | None = None) -> Text:
+        """The hand (legal cards numbered, others dimmed) and the other moves; in ``width``
+        columns, a line breaks between two items, never inside one.
+
+        >>> m = build_menu({"hand": ["7S", "9H"]}, [{"type": "downtown", "switch": False},
+        ...                                         {"type": "downtown", "switch": True}])
+        >>> print(m.render(ascii_only=True, width=24).plain, end="")
+        Your hand: 7S  9H
+        Moves: 1) stay uptown
+          2) switch to downtown (9 high)
+        """
         out = Text()
         card_keys = {c.card: c.key for c in self.choices if c.card is not None}
         if self.hand:
-            out.append("Your hand: ")
-            for i, code in enumerate(self.hand):
-                if i:
-                    out.append("  ")
+            cards = []
+            for code in self.hand:
+                item = Text()
                 key = card_keys.get(code)
                 if key is not None:
-                    out.append(f"{key})", style="bold")
-                out.append_text(card_text(code, ascii_only=ascii_only, dim=key is None))
-            out.append("\n")
+                    item.append(f"{key})", style="bold")
+                item.append_text(card_text(code, ascii_only=ascii_only, dim=key is None))
+                cards.append(item)
+            out.append_text(flow("Your hand: ", cards, "  ", width))
         others = [c for c in self.choices if c.card is None]
         if others:
-            out.append("Moves: ")
-            for i, c in enumerate(others):
-                if i:
-                    out.append("   ")
-                out.append(f"{c.key}) ", style="bold")
-                out.append_text(c.label)
-            out.append("\n")
+            moves = [Text(f"{c.key}) ", style="bold").append_text(c.label) for c in others]
+            out.append_text(flow("Moves: ", moves, "   ", width))
         return out
+
+
+def flow(head: str, items: Sequence[Text], sep: str, width: int | None) -> Text:
+    """``head`` and ``items`` separated by ``sep``, broken into lines of at most ``width``
+    columns between items (a line goes on indented by two spaces); one line when ``width``
+    is None. Ends with a newline.
+
+    >>> print(flow("Hand: ", [Text("aa"), Text("bb"), Text("cc")], "  ", 12).plain, end="")
+    Hand: aa  bb
+      cc
+    """
+    out = Text(head)
+    column = out.cell_len
+    for i, item in enumerate(items):
+        if i and width is not None and column + len(sep) + item.cell_len > width:
+            out.append("\n  ")
+            column = 2
+        elif i:
+            out.append(sep)
+            column += len(sep)
+        out.append_text(item)
+        column += item.cell_len
+    out.append("\n")
+    return out
 
 
 #: how much of a line that is not understood is shown back

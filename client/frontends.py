@@ -237,11 +237,12 @@ class HumanUI:
 
     # ------------------------------------------------------------------ output
 
-    def say(self, text: Text | str, style: str = "") -> None:
+    def say(self, text: Text | str, style: str = "", *, soft_wrap: bool | None = None) -> None:
+        """Print a line (``soft_wrap=False``: rich breaks long lines between words)."""
         if self._prompt_open:  # a log line arrived while a prompt waits: keep them apart
             self._prompt_open = False
             self.console.print()
-        self.console.print(text, style=style)
+        self.console.print(text, style=style, soft_wrap=soft_wrap)
 
     def prompt(self, text: str, *, again: str | None = None) -> None:
         """Print a question and leave the cursor after it. With ``again``, the question stays
@@ -338,7 +339,7 @@ class HumanUI:
             playing = state.phase == "playing" and bool(state.to_act)
             if playing and key != self._spectator_seen:
                 self._spectator_seen = key
-                self.say(self._table(tc, state))
+                self.say(self._table(tc, state), soft_wrap=False)
             return
         self.menu = build_menu(state.view, state.legal, ascii_only=self.ascii_only)
         legal_key = json.dumps(state.legal, sort_keys=True)
@@ -363,13 +364,13 @@ class HumanUI:
     def _table(self, tc: TableClient, state: tm.StatePush) -> Text:
         return render_table(
             state.view, tc.names, me=state.seat, to_act=state.to_act,
-            ascii_only=self.ascii_only, game_no=state.game_no,
+            ascii_only=self.ascii_only, game_no=state.game_no, width=self.console.width,
         )  # fmt: skip
 
     def _draw_turn(self, tc: TableClient, state: tm.StatePush) -> None:
         out = self._table(tc, state)
-        out.append_text(self.menu.render(ascii_only=self.ascii_only))
-        self.say(out)
+        out.append_text(self.menu.render(ascii_only=self.ascii_only, width=self.console.width))
+        self.say(out, soft_wrap=False)  # a long line breaks between words, not inside one
         if self._quitting:  # "leave mid-game?" stays the only question until it is answered
             self.prompt(self.leave_question, again=self.leave_question)
             return
@@ -422,7 +423,7 @@ class HumanUI:
                 if tc.my_turn:
                     self._draw_turn(tc, tc.state)
                 else:
-                    self.say(self._table(tc, tc.state))
+                    self.say(self._table(tc, tc.state), soft_wrap=False)
             return None
         if self._pending is not None:
             return self._answer(tc, text)

@@ -357,15 +357,23 @@ def render_table(
     to_act: Sequence[int] = (),
     ascii_only: bool = False,
     game_no: int = 1,
+    width: int | None = None,
 ) -> Text:
     """The table as ``me`` sees it (no hand: :mod:`client.choices` draws it with the moves);
-    ``game_no`` (the table's game, from 1) words ONE's hand after a rematch."""
+    ``game_no`` (the table's game, from 1) words ONE's hand after a rematch; the rule at the
+    top fits in ``width`` columns (the terminal's).
+
+    >>> top = render_table({"game": "one-card"}, [], me=None, width=30).plain.splitlines()[0]
+    >>> len(top), top[:14]
+    (30, '── One Card ──')
+    """
     game = str(view.get("game", ""))
     out = Text()
     title = GAME_TITLES.get(game, game)
     rule = "-" if ascii_only else "─"
     out.append(f"{rule * 2} {title} ", style="bold")
-    out.append(rule * max(2, 40 - len(title)) + "\n")
+    length = 40 - len(title) if width is None else min(40, width) - 4 - len(title)
+    out.append(rule * max(2, length) + "\n")
     if game == "one":
         _one_table(out, view, names, ascii_only=ascii_only, me=me, game_no=game_no)
     else:

@@ -234,3 +234,18 @@ def test_our_own_chat_line_is_followed_by_the_prompt_not_preceded() -> None:
     assert ui.on_line(tc, "say no") == "chat:no"
     ui.info("chat not sent: slow down", kind="error")  # refused: the prompt comes back too
     assert out.getvalue().endswith("chat not sent: slow down\nYour move: ")
+
+
+def test_a_narrow_terminal_gets_a_fitting_rule_and_lists_broken_between_items() -> None:
+    """Before, at 40 columns the rule wrapped and "2) switch to downtown" broke inside."""
+    ui, out = _human(width=40, height=30)
+    tc = _tc()
+    view = {**ONE_VIEW, "hand": ["9S", "KH", "10D", "JC", "QS", "AH", "7C", "8D", "9D", "10C"]}
+    legal = [{"type": "draw"}, {"type": "pass"}, *DOWNTOWN]
+    ui.on_push(tc, _state(tc, view, legal, [1]), [])
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= 40 for line in lines), lines
+    assert lines[0].startswith("── ONE ──") and len(lines[0]) == 40
+    text = "\n".join(lines)
+    for item in ("1) stay uptown", "2) switch to downtown (9 high)", "10♣", "d) draw"):
+        assert item in text
