@@ -25,7 +25,7 @@ import json
 import sys
 from typing import IO, Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 import protocol.table_messages as tm
@@ -48,6 +48,8 @@ __all__ = [
     "HumanUI",
     "JsonUI",
     "chat_problem",
+    "common_prefix",
+    "grid",
     "help_text",
     "presence_changes",
 ]
@@ -56,6 +58,8 @@ __all__ = [
 COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help, q leave."
 #: how to play, said to a person once seated (``seated`` info); never to a script
 TURN_HINT = "On your turn type the number of a move or a card code; ? for help, q to leave."
+#: rows kept free when a follow-up question lists its options; a longer list goes in columns
+LIST_MARGIN = 6
 #: how to stop watching, said to a person watching a table
 WATCH_HINT = "q + Enter to stop watching"
 #: action types a seat may send when it is not its turn
@@ -94,6 +98,64 @@ def help_text(menu: Menu, game: str = "") -> str:
         text += ", or a word of the move: " + ", ".join(words)
     rules = GAME_HELP.get(game)
     return f"{text}. {rules + '. ' if rules else ''}{COMMANDS_HELP}"
+
+
+def grid(items: list[Text], width: int, rows: int, gap: int = 3) -> Text:
+    """``items`` down columns: the fewest columns that keep to ``rows`` lines, if they fit in
+    ``width``; else as many columns as fit (at least one).
+
+    >>> print(grid([Text(str(n)) for n in range(1, 8)], 20, 3).plain)
+    1   4   7
+    2   5
+    3   6
+    """
+    n = len(items)
+
+    def layout(cols: int) -> tuple[int, list[int]]:
+        per = -(-n // cols)
+        widths = [max(i.cell_len for i in items[c * per : (c + 1) * per]) for c in range(cols)]
+        return per, widths
+
+    def fits(cols: int) -> bool:
+        widths = layout(cols)[1]
+        return sum(widths) + gap * (len(widths) - 1) <= width
+
+    shapes = [c for c in range(1, n + 1) if (c - 1) * -(-n // c) < n]  # no empty column
+    fitting = [c for c in shapes if fits(c)]
+    short = [c for c in fitting if -(-n // c) <= rows]
+    cols = min(short) if short else max(fitting, default=1)
+    per, widths = layout(cols)
+    out = Text()
+    for r in range(per):
+        if r:
+            out.append("\n")
+        for c in range(cols):
+            k = c * per + r
+            if k >= n:
+                break
+            if c:
+                out.append(" " * (gap + widths[c - 1] - items[k - per].cell_len))
+            out.append_text(items[k])
+    return out
+
+
+def common_prefix(labels: list[Text]) -> int:
+    """How many characters all ``labels`` start with, up to a word's end (0 for one label).
+
+    >>> common_prefix([Text("play 6♦ 7♦"), Text("play 6♦ 7♦ 8♦"), Text("play 6♦")])
+    5
+    """
+    if len(labels) < 2:
+        return 0
+    words = [label.plain.split(" ") for label in labels]
+    shared = 0
+    for column in zip(*words, strict=False):
+        if len(set(column)) != 1:
+            break
+        shared += 1
+    if shared == min(len(w) for w in words):  # a label all shared: keep its last word
+        shared -= 1
+    return sum(len(w) + 1 for w in words[0][:shared])
 
 
 def presence_changes(
@@ -237,7 +299,7 @@ class HumanUI:
 
     # ------------------------------------------------------------------ output
 
-    def say(self, text: Text | str, style: str = "", *, soft_wrap: bool | None = None) -> None:
+    def say(self, text: RenderableType, style: str = "", *, soft_wrap: bool | None = None) -> None:
         """Print a line (``soft_wrap=False``: rich breaks long lines between words)."""
         if self._prompt_open:  # a log line arrived while a prompt waits: keep them apart
             self._prompt_open = False
@@ -441,8 +503,17 @@ class HumanUI:
             return found.actions[0]
         self._pending = found
         self.say(Text("Choose: ").append_text(found.label))
-        for i, label in enumerate(found.options(ascii_only=self.ascii_only), 1):
-            self.say(Text(f"  {i}) ").append_text(label))
+        labels = found.options(ascii_only=self.ascii_only)
+        if len(labels) <= max(4, self.console.height - LIST_MARGIN):
+            for i, label in enumerate(labels, 1):
+                self.say(Text(f"  {i}) ").append_text(label))
+        else:  # too long for the screen: the words all share said once, the rest in columns
+            cut = common_prefix(labels)
+            if cut:
+                self.say(Text("Each option: ").append_text(labels[0][:cut]).append("..."))
+            items = [Text(f"{i}) ").append_text(label[cut:]) for i, label in enumerate(labels, 1)]
+            rows = max(4, self.console.height - LIST_MARGIN - (2 if cut else 1))
+            self.say(grid(items, self.console.width, rows), soft_wrap=True)
         question = f"Option 1-{len(found.actions)} (x to cancel): "
         self.prompt(question, again=question)
         return None

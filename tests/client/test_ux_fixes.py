@@ -249,3 +249,23 @@ def test_a_narrow_terminal_gets_a_fitting_rule_and_lists_broken_between_items() 
     text = "\n".join(lines)
     for item in ("1) stay uptown", "2) switch to downtown (9 high)", "10♣", "d) draw"):
         assert item in text
+
+
+def test_a_long_list_of_options_is_shown_in_columns_that_fit_the_screen() -> None:
+    """Before, 65 options (Black Jack with chain=on) took 65 rows of a 30-row terminal."""
+    ui, out = _human(width=80, height=30)
+    tc = _tc()
+    view = {"game": "black-jack", "hand": ["JR", "9S"], "top": "6C", "hand_counts": [2, 2, 2]}
+    legal = [
+        {"type": "play", "cards": ["JR"], "declare": [f"{rank}{suit}"]}
+        for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+        for suit in "SHDC"
+    ] + [{"type": "play", "cards": ["JR"], "declare": [c]} for c in ("AS", "AH", "AD")]
+    assert len(legal) == 55
+    ui.on_push(tc, _state(tc, view, legal, [1]), [])
+    shown = _said(ui, tc, "1", out)
+    assert len(shown.splitlines()) <= 30 - 3, shown
+    assert "Each option: play Joker(R) with the joker as ..." in shown
+    assert "1) A♠" in shown and "55) A♦" in shown
+    assert shown.endswith("Option 1-55 (x to cancel): ")
+    assert ui.on_line(tc, "55") == legal[54]
