@@ -476,7 +476,12 @@ class Table(GameRunner):
     async def fair_reveal(self, conn: Conn, hand_no: int, reveal: bytes) -> None:
         async with self._lock:
             seat = self._require_seat(conn)
-            self._require_deal(hand_no)
+            deal = self._require_deal(hand_no)
+            if not deal.locked:  # a phase error (4.5), not a failed check (``fairness``)
+                raise TableError(
+                    "reveal only after the lock: commitments are still open",
+                    code=ErrorCode.BAD_STATE,
+                )
             await self._live(
                 JournalKind.FAIR, {"op": "reveal", "seat": seat.index, "value": reveal}
             )

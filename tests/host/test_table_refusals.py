@@ -1,0 +1,118 @@
+"""Who may do what at a table: adding bots, leaving, and the phase of a fair-deal answer.
+
+Driven directly (a :class:`Lobby` and :class:`Table` with stand-in connections, no sockets) on
+trio's mock clock."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from host.lobby import HOSTED_BOT_PREFIX, Lobby
+from host.runner import TablePhase
+from host.store import Store
+from host.table import Table, TableError
+from protocol.errors import ErrorCode
+from protocol.fairness import FairnessError
+
+
+class FakeConn:
+    """What a table needs of a connection: deliveries are kept, closing is a flag."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.got: list[dict[str, Any]] = []
+
+    def deliver(self, msgs: list[dict[str, Any]]) -> bool:
+        self.got.extend(msgs)
+        return True
+
+    def deliver_backlog(self, msgs: list[dict[str, Any]]) -> None:
+        self.got.extend(msgs)
+
+    def close_politely(self, msg: dict[str, Any]) -> None:
+        self.closed = True
+
+    def types(self) -> list[str]:
+        return [m["type"] for m in self.got]
+
+
+@pytest.fixture
+async def lobby(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, nursery: trio.Nursery
+) -> AsyncIterator[Lobby]:
+    store = Store(tmp_path, in_thread=False)
+    await store.open()
+    lobby = Lobby(
+        store=store, signing_key=Ed25519PrivateKey.generate(), host_name="test",
+        key_fingerprint="x", turn_timer=None, grace=60.0, round_timeout=20.0, nursery=nursery,
+    )  # fmt: skip
+
+    async def spawn(table_id: str, kind: str, seat: int | None, token: str | None) -> int:
+        table = lobby.table(table_id)
+        name = lobby.bot_name(table_id)
+        taken, _ = await table.join(FakeConn(), name, seat, bot=HOSTED_BOT_PREFIX + kind)
+        return taken
+
+    lobby.spawn_bot = spawn
+    yield lobby
+    for table in lobby.tables.values():
+        table.close()
+
+
+async def _refused(code: ErrorCode, call: Any) -> str:
+    with pytest.raises(TableError) as refused:
+        await call
+    assert refused.value.code is code
+    return refused.value.message
+
+
+# --------------------------------------------------------------------------- fair-deal phases
+
+
+async def _dealing(lobby: Lobby) -> tuple[Table, FakeConn, FakeConn]:
+    table = await lobby.create_table(game="one-card", seats=2)
+    ann, bea = FakeConn(), FakeConn()
+    await table.join(ann, "ann")
+    await table.join(bea, "bea")
+    await table.set_ready(ann, True)
+    await table.set_ready(bea, True)
+    assert table.phase is TablePhase.DEALING and table.deal is not None
+    return table, ann, bea
+
+
+async def test_a_reveal_before_the_lock_is_bad_state(lobby: Lobby) -> None:
+    """PROTOCOL.md 4.5: a reveal in another phase is ``bad_state``, not ``fairness``."""
+    table, ann, _ = await _dealing(lobby)
+    assert table.deal is not None
+    hand_no = table.deal.hand_no
+    message = await _refused(
+        ErrorCode.BAD_STATE, table.fair_reveal(ann, hand_no, secrets.token_bytes(32))
+    )
+    assert "after the lock" in message
+    assert not table.deal.locked
+
+
+async def test_a_commit_after_the_lock_is_bad_state_and_a_wrong_reveal_is_fairness(
+    lobby: Lobby,
+) -> None:
+    table, ann, bea = await _dealing(lobby)
+    assert table.deal is not None
+    hand_no = table.deal.hand_no
+    await _refused(ErrorCode.BAD_STATE, table.fair_commit(ann, hand_no + 1, bytes(32)))
+    await table.fair_commit(ann, hand_no, secrets.token_bytes(32))
+    await table.fair_commit(bea, hand_no, secrets.token_bytes(32))
+    assert table.deal.locked
+    await _refused(ErrorCode.BAD_STATE, table.fair_commit(ann, hand_no, bytes(32)))
+    await _refused(ErrorCode.BAD_STATE, table.fair_reveal(ann, hand_no + 1, bytes(32)))
+    # a reveal that does not open its commitment fails its check: still ``fairness``
+    with pytest.raises(FairnessError) as failed:
+        await table.fair_reveal(ann, hand_no, secrets.token_bytes(32))
+    assert failed.value.code is ErrorCode.FAIRNESS
