@@ -13,6 +13,7 @@ import pytest
 import trio
 
 from client.verify_cmd import verify_files
+from host.table import Table
 
 GAMES = ["one-card", "black-jack", "one"]
 
@@ -89,7 +90,10 @@ async def test_join_resumes_after_a_dropped_connection(
 
 
 async def test_a_spectator_watches_again_after_a_dropped_connection(
-    start_host: Callable[..., Awaitable[Any]], json_client: Callable[..., Awaitable[Any]]
+    start_host: Callable[..., Awaitable[Any]],
+    json_client: Callable[..., Awaitable[Any]],
+    nursery: trio.Nursery,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """No token, no backlog: the spectator reconnects, sends watch again and sees the game end;
     the hand it lost track of gets no live verdict (no false alarm) and its record is valid."""
@@ -99,6 +103,27 @@ async def test_a_spectator_watches_again_after_a_dropped_connection(
         "join", f"127.0.0.1:{info.port}", "--table", table, "--watch", "--name", "Viv"
     )
     dropped = False
+    # The game waits (its table lock held) from the drop until the spectator watches again: a
+    # short game could otherwise end during the reconnect pause on a slow machine, and the
+    # spectator would then never see it end.
+    watches: list[str] = []
+    rewatched = trio.Event()
+    real_watch = Table.watch
+
+    async def watch(self: Table, conn: Any, name: str = "") -> None:
+        watches.append(name)
+        if len(watches) == 2:
+            rewatched.set()
+        await real_watch(self, conn, name)
+
+    monkeypatch.setattr(Table, "watch", watch)
+
+    async def drop_and_hold_the_game() -> None:
+        async with info.host.lobby.table(table)._lock:
+            for session in list(info.host.sessions):
+                if session.peer != "in-process bot":
+                    session._cancel.cancel()  # the host drops the spectator's connection
+            await rewatched.wait()
 
     async def on_line(obj: dict[str, Any]) -> None:
         nonlocal dropped
@@ -106,9 +131,7 @@ async def test_a_spectator_watches_again_after_a_dropped_connection(
             await info.host.add_bots(table, 2)
         if obj["type"] == "event" and not dropped:
             dropped = True
-            for session in list(info.host.sessions):
-                if session.peer != "in-process bot":
-                    session._cancel.cancel()  # the host drops the spectator's connection
+            nursery.start_soon(drop_and_hold_the_game)
 
     end = await client.play_to_end(on_line)
     assert end is not None and end["outcome"] is not None
