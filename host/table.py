@@ -260,10 +260,16 @@ class Table(GameRunner):
             return token
 
     async def leave(self, conn: Conn, *, re: Any = None) -> None:
-        """A seat leaves (not while a game runs) or a spectator stops watching."""
+        """A seat leaves (not while a game runs) or a spectator stops watching.
+
+        A connection that is neither (it never came, left already, or its seat was freed after
+        it dropped) gets ``not_found``: there is nothing to leave, and nothing changes.
+        """
         async with self._lock:
-            self.spectators.pop(conn, None)
             seat = self.seat_of(conn)
+            if seat is None and conn not in self.spectators:
+                raise TableError("you are not at this table", code=ErrorCode.NOT_FOUND)
+            self.spectators.pop(conn, None)
             if seat is not None:
                 if self.phase in (TablePhase.DEALING, TablePhase.PLAYING):
                     raise TableError(

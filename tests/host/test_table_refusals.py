@@ -74,6 +74,45 @@ async def _refused(code: ErrorCode, call: Any) -> str:
     return refused.value.message
 
 
+# --------------------------------------------------------------------------- leave
+
+
+async def test_leaving_a_table_one_is_not_at_is_not_found(lobby: Lobby) -> None:
+    table = await lobby.create_table(game="one-card", seats=2)
+    stranger = FakeConn()
+    message = await _refused(ErrorCode.NOT_FOUND, table.leave(stranger, re=1))
+    assert message == "you are not at this table"
+    assert stranger.got == []  # no "left", and no table_info: nothing changed
+
+
+async def test_leaving_twice_leaves_once(lobby: Lobby) -> None:
+    table = await lobby.create_table(game="one-card", seats=2)
+    ann, watcher = FakeConn(), FakeConn()
+    await table.join(ann, "ann")
+    await table.watch(watcher)
+    await table.leave(ann, re=1)
+    await table.leave(watcher, re=2)
+    assert [m for m in ann.got if m["type"] == "left"] == [
+        {"type": "left", "table": table.table_id, "re": 1}
+    ]
+    assert table.seats == [None, None] and not table.spectators
+    for who in (ann, watcher):
+        await _refused(ErrorCode.NOT_FOUND, table.leave(who, re=3))
+
+
+async def test_a_player_whose_seat_was_freed_after_a_drop_is_not_found(lobby: Lobby) -> None:
+    """The grace period ran out between games: the seat is free, so the player (back on a
+    new connection, without a seat) has nothing to leave."""
+    table = await lobby.create_table(game="one-card", seats=2)
+    ann = FakeConn()
+    await table.join(ann, "ann")
+    ann.closed = True
+    lobby.detach(ann)
+    await trio.sleep(table.grace + 1)
+    assert table.seats == [None, None]
+    await _refused(ErrorCode.NOT_FOUND, table.leave(FakeConn()))
+
+
 # --------------------------------------------------------------------------- fair-deal phases
 
 
