@@ -15,7 +15,9 @@ reconnects with a growing pause (:data:`RECONNECT_PAUSES`), sends ``resume`` wit
 table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
 that straddles the disconnect is still verified. A spectator reconnects the same way and sends
 ``watch`` again (:meth:`TableClient.rewatch`, under its chat name); with no backlog for
-spectators, the hand in progress is left to its record.
+spectators, the hand in progress is left to its record. Nor does a spectator get a
+``game_over`` it missed (it watches a finished table, or again after the game ended): the
+``state`` of the finished game stands for it.
 The loop ends after ``game_over`` (and the fairness verdict before it; with ``offer_rematch``,
 after a "Play again?" answered other than ``y``), when the user quits, or when the host goes
 away for good. After a ``y`` the next game starts only when every seat is ready again, so
@@ -103,7 +105,7 @@ class Frontend(Protocol):
 
 @dataclass(slots=True)
 class _Item:
-    kind: str  # "push", "line", "eof", "closed"
+    kind: str  # "push", "line", "eof", "closed", "missed_end"
     value: Any = None
     session: ClientSession | None = None
 
@@ -122,7 +124,26 @@ async def read_lines(send: trio.MemorySendChannel[_Item]) -> None:
 async def _feed(session: ClientSession, send: trio.MemorySendChannel[_Item]) -> None:
     async for push in session.pushes:
         await send.send(_Item("push", push, session))
+        missed = _game_over_from_state(push)
+        if missed is not None:  # the loop uses it only if it has not seen this game end
+            await send.send(_Item("missed_end", missed, session))
     await send.send(_Item("closed", session.closed_reason, session))
+
+
+def _game_over_from_state(push: Message) -> tm.GameOver | None:
+    """The ``game_over`` a spectator's ``state`` of a finished game stands for, or None.
+
+    A spectator gets no journaled backlog (PROTOCOL.md 5): one that watches a finished table,
+    or watches again after a drop during which the game ended, learns the end only from the
+    ``state`` (phase ``finished``, the view's ``outcome``), and would wait for ever for a
+    ``game_over`` that is never sent.
+    """
+    if not isinstance(push, tm.StatePush) or push.seat is not None or push.phase != "finished":
+        return None
+    outcome = push.view.get("outcome")
+    if not isinstance(outcome, dict) or push.game_no < 1:
+        return None
+    return tm.GameOver(table=push.table, seq=push.seq, game_no=push.game_no, outcome=outcome)
 
 
 class _RecordFetches:
@@ -280,7 +301,12 @@ async def run_table(
                 ui.info(f"chat not sent: {exc.message}", kind="error")
 
         try:
-            async for item in inbox:
+            async for received in inbox:
+                item = received
+                if item.kind == "missed_end":  # a spectator's finished state: see _feed
+                    if tc.outcome is not None or item.session is not tc.session:
+                        continue  # its game_over came (or the session was replaced)
+                    item = _Item("push", item.value, item.session)
                 if item.kind == "push":
                     if item.session is not tc.session:
                         continue  # a late push from a session we replaced

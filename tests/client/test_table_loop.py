@@ -408,3 +408,40 @@ async def test_quitting_during_a_game_keeps_the_seat(stdin: _Stdin) -> None:
             )
             stdin.type("")  # end of input mid-game: the seat stays, to be taken back
     assert table.session.requests == []
+
+
+def _finished_state(seat: int | None) -> tm.StatePush:
+    view = {"outcome": OUTCOME, "phase": "over"}
+    return tm.StatePush(
+        table="t1", seq=9, game_no=1, phase="finished", seat=seat, view=view, legal=(),
+        to_act=(), turn_ms=None,
+    )  # fmt: skip
+
+
+async def test_a_spectator_that_finds_the_game_over_ends_with_its_outcome(stdin: _Stdin) -> None:
+    """A spectator who watches (again) after the end gets no game_over, only a finished state;
+    the loop used to wait for ever for a game_over that never comes."""
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    table.seat = None
+    result: list[Any] = []
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_playing, table, ui, result, False)
+            await table.session.push_send.send(_finished_state(None))
+    assert result == [OUTCOME]
+    assert ui.said == ["push state", "push game_over", "end game over"]
+
+
+async def test_a_game_over_seen_live_is_not_repeated_by_the_finished_state() -> None:
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    table.seat = None
+    tc = cast(TableClient, table)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            loop = functools.partial(run_table, read_input=False, until_game_over=False)
+            nursery.start_soon(loop, tc, ui)
+            await _game_over(table, 1)
+            await table.session.push_send.send(_finished_state(None))
+            await trio.testing.wait_all_tasks_blocked()
+            nursery.cancel_scope.cancel()
+    assert ui.said == ["push game_over", "push state"]
