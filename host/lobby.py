@@ -112,8 +112,12 @@ class Lobby:
         options: dict[str, Any] | None = None,
         name: str | None = None,
         turn_timer: float | None = None,
+        creator: Conn | None = None,
     ) -> Table:
         """Validate and persist a new table, start its timer task, return it.
+
+        ``creator`` is the connection that asked for it (``None``: the host itself); it may
+        add bots to the table before it sits down (:meth:`Table.check_bot_request`).
 
         Raises:
             OptionError: unknown game, unknown option or bad option value (``bad_field``).
@@ -139,6 +143,8 @@ class Lobby:
             name=name or "",
             round_timeout=self.round_timeout,
         )
+        if creator is not None and not creator.closed:
+            table.creator = creator
         await self.store.put_table(table_id, table.created, table.meta())
         await self._start(table)
         log.info(
@@ -196,9 +202,17 @@ class Lobby:
                     bots.append((table, seat.index))
         return bots
 
-    async def add_bot(self, table_id: str, *, kind: str, seat: int | None) -> tuple[int, str]:
-        """Seat a host-run bot; return its seat and name."""
+    async def add_bot(
+        self, table_id: str, *, kind: str, seat: int | None, by: Conn | None = None
+    ) -> tuple[int, str]:
+        """Seat a host-run bot; return its seat and name.
+
+        ``by`` is the requesting connection (``None``: the host itself, always allowed); only
+        the table's creator or a player seated there may (``bad_state`` otherwise, see
+        :meth:`Table.check_bot_request`).
+        """
         table = self.table(table_id)
+        table.check_bot_request(by)
         if self.spawn_bot is None:
             raise TableError("this host cannot run bots", code=ErrorCode.BAD_STATE)
         seat_no = await self.spawn_bot(table_id, kind, seat, None)

@@ -154,6 +154,9 @@ class Table(GameRunner):
         self._summary_due = False
         #: the last CHAT_BACKLOG chat lines, oldest first
         self.chat_log: deque[ChatRow] = deque(maxlen=CHAT_BACKLOG)
+        #: the connection that created the table, while it stays connected; it may add bots
+        #: before it sits down. Not stored: after a restart only seated players may add bots.
+        self.creator: Conn | None = None
 
     # ------------------------------------------------------------------ summaries
 
@@ -282,6 +285,21 @@ class Table(GameRunner):
             conn.deliver([{"type": "left", "table": self.table_id, "re": re}])
             self._send_summary()
 
+    def check_bot_request(self, by: Conn | None) -> None:
+        """Raise ``TableError`` (``bad_state``) unless ``by`` may seat a host bot here.
+
+        ``None`` is the host itself (``onecard play``, ``HostInfo.add_bots``): always allowed.
+        A connection may if it created the table (and has not disconnected since) or holds a
+        seat here; anyone else could otherwise fill a stranger's waiting table with bots, which
+        count as ready, and so start its game.
+        """
+        if by is None or by is self.creator or self.seat_of(by) is not None:
+            return
+        raise TableError(
+            "only the table's creator or a player seated at it may add bots",
+            code=ErrorCode.BAD_STATE,
+        )
+
     async def watch(self, conn: Conn, name: str = "") -> None:
         """Add ``conn`` as a spectator whose chat lines carry ``name`` (:func:`spectator_name`)."""
         name = spectator_name(name)
@@ -390,6 +408,8 @@ class Table(GameRunner):
         """
         changed = conn in self.spectators
         self.spectators.pop(conn, None)
+        if conn is self.creator:  # its right to add bots ends with it (and nothing is kept)
+            self.creator = None
         for s in self.seats:
             if s is not None and s.conn is conn:
                 changed = True

@@ -74,6 +74,63 @@ async def _refused(code: ErrorCode, call: Any) -> str:
     return refused.value.message
 
 
+# --------------------------------------------------------------------------- add_bot
+
+
+async def test_a_stranger_may_not_add_bots_to_a_table(lobby: Lobby) -> None:
+    """Bots count as ready: a stranger adding them could fill a waiting table and start it."""
+    ann, stranger, watcher = FakeConn(), FakeConn(), FakeConn()
+    table = await lobby.create_table(game="one-card", seats=3, creator=ann)
+    await table.join(ann, "ann")
+    await table.watch(watcher)
+    for who in (stranger, watcher):
+        message = await _refused(
+            ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, kind="random", seat=None, by=who)
+        )
+        assert message == "only the table's creator or a player seated at it may add bots"
+    assert [s is None for s in table.seats] == [False, True, True]
+    assert table.phase is TablePhase.WAITING
+
+
+async def test_the_creator_adds_bots_before_sitting_down(lobby: Lobby) -> None:
+    """What ``onecard join --create`` does: create, add bots, then join."""
+    ann = FakeConn()
+    table = await lobby.create_table(game="one-card", seats=3, creator=ann)
+    assert table.creator is ann
+    seat, name = await lobby.add_bot(table.table_id, kind="random", seat=None, by=ann)
+    assert (seat, name) == (0, "Bot-1")
+    await table.join(ann, "ann")
+    assert (await lobby.add_bot(table.table_id, kind="random", seat=None, by=ann))[0] == 2
+
+
+async def test_a_seated_player_adds_bots_at_a_table_someone_else_created(lobby: Lobby) -> None:
+    table = await lobby.create_table(game="black-jack", seats=3)  # by the host: no creator
+    assert table.creator is None
+    bea = FakeConn()
+    await _refused(
+        ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, kind="random", seat=None, by=bea)
+    )
+    await table.join(bea, "bea")
+    assert (await lobby.add_bot(table.table_id, kind="random", seat=None, by=bea))[0] == 1
+
+
+async def test_the_host_itself_may_always_add_bots(lobby: Lobby) -> None:
+    table = await lobby.create_table(game="one", seats=2, creator=FakeConn())
+    assert (await lobby.add_bot(table.table_id, kind="random", seat=None))[0] == 0
+
+
+async def test_a_creator_that_disconnected_loses_the_right_to_add_bots(lobby: Lobby) -> None:
+    """Nothing is kept of a gone connection; a new one must sit down first."""
+    ann = FakeConn()
+    table = await lobby.create_table(game="one-card", seats=2, creator=ann)
+    ann.closed = True
+    lobby.detach(ann)
+    assert table.creator is None
+    await _refused(
+        ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, kind="random", seat=None, by=ann)
+    )
+
+
 # --------------------------------------------------------------------------- leave
 
 
