@@ -383,6 +383,7 @@ class Session:
             options=msg.options,
             name=msg.name,
             turn_timer=msg.turn_timer,
+            creator=self,
         )
         self._reply(msg, tm.TableCreated(table=table.table_id, info=table.summary()))
 
@@ -414,7 +415,7 @@ class Session:
         await table.watch(self, name)
 
     async def _on_add_bot(self, msg: tm.AddBot) -> None:
-        seat, name = await self.lobby.add_bot(msg.table, kind=msg.kind, seat=msg.seat)
+        seat, name = await self.lobby.add_bot(msg.table, kind=msg.kind, seat=msg.seat, by=self)
         self._reply(msg, tm.BotAdded(table=msg.table, seat=seat, name=name))
 
     async def _on_ready(self, msg: tm.Ready) -> None:

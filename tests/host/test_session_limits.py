@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
+import protocol.table_messages as tm
+from host.bots import RequestError
 from host.server import HostInfo
 from host.session import OUTGOING_QUEUE, RATE_BURST
 from protocol.errors import ErrorCode
@@ -98,3 +101,21 @@ async def test_a_fatal_error_from_the_client_ends_the_connection(
             frames = await read_frames(client_end, decoder, 99)
         assert frames == []  # it reads nothing after it (2.6): no pong, no error about the ping
         nursery.cancel_scope.cancel()
+
+
+async def test_only_the_creator_or_a_seated_player_adds_bots_through_the_session(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    async with connect_memory(mock_host) as creator, connect_memory(mock_host) as stranger:
+        created = await creator.request(tm.CreateTable(game="one-card", seats=4))
+        assert isinstance(created, tm.TableCreated)
+        table = created.table
+        assert isinstance(await creator.request(tm.AddBot(table=table)), tm.BotAdded)
+        with pytest.raises(RequestError) as refused:
+            await stranger.request(tm.AddBot(table=table))
+        assert refused.value.code is ErrorCode.BAD_STATE
+        await stranger.request(tm.Join(table=table, name="Sam"))
+        assert isinstance(await stranger.request(tm.AddBot(table=table)), tm.BotAdded)
+        with pytest.raises(RequestError) as gone:
+            await creator.request(tm.Leave(table=table))  # never sat down
+        assert gone.value.code is ErrorCode.NOT_FOUND
