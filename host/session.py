@@ -282,17 +282,28 @@ class Session:
         self._send.send_nowait([self.proto.send(welcome)])
         while True:
             msg = await self._next_message()
-            while self._send.statistics().current_buffer_used >= READER_PAUSE_AT:
-                await self._wrote.wait()  # backpressure: the client gets replies as it reads
-            exempt = self.trusted or isinstance(msg, _NEVER_LIMITED)
-            if not exempt and not self._rate.take():
-                self._strikes += 1
-                if self._strikes > MAX_RATE_STRIKES:
-                    raise _Close(self._error(ErrorCode.RATE_LIMITED, "flooding", fatal=True))
+            await self._room_to_answer()
+            if self._within_rate(exempt=self.trusted or isinstance(msg, _NEVER_LIMITED)):
+                await self._dispatch(msg)
+            else:
                 self.deliver([self._error(ErrorCode.RATE_LIMITED, "slow down", re=msg.id)])
-                continue
+
+    async def _room_to_answer(self) -> None:
+        """Wait while the outgoing queue is half full (``READER_PAUSE_AT``): backpressure, so a
+        burst of messages in one read is answered as fast as the client reads the answers."""
+        while self._send.statistics().current_buffer_used >= READER_PAUSE_AT:
+            await self._wrote.wait()
+
+    def _within_rate(self, *, exempt: bool) -> bool:
+        """Take a token from the rate limit; False when over it (after ``MAX_RATE_STRIKES``
+        refusals in a row the connection is closed as flooding)."""
+        if exempt or self._rate.take():
             self._strikes = 0
-            await self._dispatch(msg)
+            return True
+        self._strikes += 1
+        if self._strikes > MAX_RATE_STRIKES:
+            raise _Close(self._error(ErrorCode.RATE_LIMITED, "flooding", fatal=True))
+        return False
 
     async def _next_message(self) -> Message:
         """The next message from the peer; recoverable errors are answered and skipped.
@@ -307,6 +318,11 @@ class Session:
                 reply = self.proto.error_reply(exc).to_wire()
                 if reply.get("fatal"):
                     raise _Close(reply) from None
+                # a skipped message (unknown type, bad field) is a message like any other: it
+                # waits for room and counts against the rate limit
+                await self._room_to_answer()
+                if not self._within_rate(exempt=self.trusted):
+                    reply = self._error(ErrorCode.RATE_LIMITED, "slow down", re=reply.get("re"))
                 self.deliver([reply])
                 continue
             if msg is not NEED_DATA:
@@ -400,7 +416,12 @@ class Session:
     async def _on_leave(self, msg: tm.Leave) -> None:
         table = self.lobby.table(msg.table)
         seat = table.seat_of(self)
-        await table.leave(self, re=msg.id)
+        try:
+            await table.leave(self, re=msg.id)
+        except ProtocolError as exc:
+            if exc.code is ErrorCode.NOT_FOUND:  # not at the table (any more): forget it too
+                self.tables.pop(table.table_id, None)
+            raise
         self.tables.pop(table.table_id, None)
         if seat is not None:
             log.info("table %s: seat %d left [%s]", table.table_id, seat, self.peer)

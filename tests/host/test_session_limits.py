@@ -33,8 +33,19 @@ async def read_frames(stream: trio.abc.Stream, decoder: FrameDecoder, count: int
     return frames
 
 
+@pytest.mark.parametrize(
+    ("frame", "answer"),
+    [
+        ({"type": "ping"}, "pong"),
+        ({"type": "zzz"}, ErrorCode.UNKNOWN_TYPE.value),  # skipped messages are answered too
+        ({"type": "join"}, ErrorCode.BAD_FIELD.value),
+    ],
+)
 async def test_a_burst_of_requests_in_one_write_is_answered_not_disconnected(
-    autojump_clock: trio.testing.MockClock, mock_host: HostInfo
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    frame: dict[str, Any],
+    answer: str,
 ) -> None:
     # More requests in one read than the outgoing queue holds: the reader used to answer them
     # all without letting the writer run, overflowed the queue and dropped a client that reads.
@@ -44,14 +55,15 @@ async def test_a_burst_of_requests_in_one_write_is_answered_not_disconnected(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(mock_host.host.handle, host_end)
         await client_end.send_all(
-            HELLO + b"".join(encode_frame({"type": "ping", "id": i + 1}) for i in range(burst))
+            HELLO + b"".join(encode_frame({**frame, "id": i + 1}) for i in range(burst))
         )
         with trio.fail_after(60):
             frames = await read_frames(client_end, FrameDecoder(), burst + 1)
         assert frames[0]["type"] == "welcome"
         replies = frames[1:]
         assert [f["re"] for f in replies] == list(range(1, burst + 1))  # each answered, in order
-        assert [f["type"] for f in replies[: int(RATE_BURST)]] == ["pong"] * int(RATE_BURST)
+        kinds = [f["type"] if f["type"] == "pong" else f["code"] for f in replies]
+        assert kinds[: int(RATE_BURST)] == [answer] * int(RATE_BURST)
         refused = replies[int(RATE_BURST) :]
         assert refused and all(
             f["type"] == "error" and f["code"] == ErrorCode.RATE_LIMITED.value and not f["fatal"]
@@ -119,3 +131,19 @@ async def test_only_the_creator_or_a_seated_player_adds_bots_through_the_session
         with pytest.raises(RequestError) as gone:
             await creator.request(tm.Leave(table=table))  # never sat down
         assert gone.value.code is ErrorCode.NOT_FOUND
+
+
+async def test_a_leave_refused_as_not_found_forgets_the_table(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    table_id = await mock_host.host.create_table("one-card", seats=2)
+    table = mock_host.host.lobby.table(table_id)
+    async with connect_memory(mock_host) as c:
+        joined = await c.request(tm.Join(table=table_id, name="Ann"))
+        assert isinstance(joined, tm.Joined)
+        (session,) = [s for s in mock_host.host.sessions if table_id in s.tables]
+        table.seats[joined.seat] = None  # the seat was freed behind the session's back
+        with pytest.raises(RequestError) as refused:
+            await c.request(tm.Leave(table=table_id))
+        assert refused.value.code is ErrorCode.NOT_FOUND
+        assert table_id not in session.tables
