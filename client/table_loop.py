@@ -16,8 +16,8 @@ table seq it saw, and carries on with the host's backlog; the deal checks carry 
 that straddles the disconnect is still verified. A spectator reconnects the same way and sends
 ``watch`` again (:meth:`TableClient.rewatch`, under its chat name); with no backlog for
 spectators, the hand in progress is left to its record. Nor does a spectator get a
-``game_over`` it missed (it watches a finished table, or again after the game ended): the
-``state`` of the finished game stands for it.
+``game_over`` it missed by watching again after the game ended: the ``state`` of the
+finished game stands for it.
 The loop ends after ``game_over`` (and the fairness verdict before it; with ``offer_rematch``,
 after a "Play again?" answered other than ``y``), when the user quits, or when the host goes
 away for good. After a ``y`` the next game starts only when every seat is ready again, so
@@ -133,10 +133,11 @@ async def _feed(session: ClientSession, send: trio.MemorySendChannel[_Item]) -> 
 def _game_over_from_state(push: Message) -> tm.GameOver | None:
     """The ``game_over`` a spectator's ``state`` of a finished game stands for, or None.
 
-    A spectator gets no journaled backlog (PROTOCOL.md 5): one that watches a finished table,
-    or watches again after a drop during which the game ended, learns the end only from the
-    ``state`` (phase ``finished``, the view's ``outcome``), and would wait for ever for a
-    ``game_over`` that is never sent.
+    A spectator gets no journaled backlog (PROTOCOL.md 5): one that watches again after a drop
+    during which the game it watched ended learns the end only from the ``state`` (phase
+    ``finished``, the view's ``outcome``), and would wait for ever for a ``game_over`` that is
+    never sent. The loop uses it only for a game it saw in progress: a spectator that comes
+    to a table between games watches on for the next one.
     """
     if not isinstance(push, tm.StatePush) or push.seat is not None or push.phase != "finished":
         return None
@@ -281,6 +282,7 @@ async def run_table(
         asking = False  # "Play again?" is waiting for its answer
         rematch = False  # answered "y": waiting for the other seats to be ready
         waiting_said: list[str] = []  # whom the last "Waiting for" line named
+        followed = 0  # the last game we saw in progress
 
         async def ready_again() -> None:
             nonlocal asking, rematch
@@ -304,8 +306,12 @@ async def run_table(
             async for received in inbox:
                 item = received
                 if item.kind == "missed_end":  # a spectator's finished state: see _feed
-                    if tc.outcome is not None or item.session is not tc.session:
-                        continue  # its game_over came (or the session was replaced)
+                    if (
+                        tc.outcome is not None  # its game_over came
+                        or item.session is not tc.session
+                        or item.value.game_no != followed  # a game we never watched being played
+                    ):
+                        continue
                     item = _Item("push", item.value, item.session)
                 if item.kind == "push":
                     if item.session is not tc.session:
@@ -314,6 +320,8 @@ async def run_table(
                     if isinstance(push, tm.ChatLine) and not tc.new_chat(push):
                         continue  # a backlog line already shown (resume, watching again)
                     notices = await _handle(tc, push)
+                    if isinstance(push, tm.StatePush) and push.phase != "finished":
+                        followed = push.game_no
                     if push.TYPE == "game_start":
                         asking = False  # a new game: lines are moves again, not the answer
                         rematch, waiting_said = False, []

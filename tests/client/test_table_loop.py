@@ -410,26 +410,49 @@ async def test_quitting_during_a_game_keeps_the_seat(stdin: _Stdin) -> None:
     assert table.session.requests == []
 
 
-def _finished_state(seat: int | None) -> tm.StatePush:
-    view = {"outcome": OUTCOME, "phase": "over"}
+def _spectator_state(phase: str = "finished", game_no: int = 1) -> tm.StatePush:
+    view = {"outcome": OUTCOME if phase == "finished" else None}
     return tm.StatePush(
-        table="t1", seq=9, game_no=1, phase="finished", seat=seat, view=view, legal=(),
+        table="t1", seq=9, game_no=game_no, phase=phase, seat=None, view=view, legal=(),
         to_act=(), turn_ms=None,
     )  # fmt: skip
 
 
-async def test_a_spectator_that_finds_the_game_over_ends_with_its_outcome(stdin: _Stdin) -> None:
-    """A spectator who watches (again) after the end gets no game_over, only a finished state;
-    the loop used to wait for ever for a game_over that never comes."""
+async def test_a_spectator_that_finds_its_game_over_ends_with_its_outcome(stdin: _Stdin) -> None:
+    """A spectator who watches again after the game it watched ended gets no game_over, only a
+    finished state; the loop used to wait for ever for a game_over that never comes."""
     table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
     table.seat = None
     result: list[Any] = []
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_playing, table, ui, result, False)
-            await table.session.push_send.send(_finished_state(None))
+            await table.session.push_send.send(_spectator_state("playing"))
+            await table.session.push_send.send(_spectator_state())  # after a rewatch
     assert result == [OUTCOME]
-    assert ui.said == ["push state", "push game_over", "end game over"]
+    assert ui.said == ["push state", "push state", "push game_over", "end game over"]
+
+
+async def test_a_spectator_new_to_a_finished_table_watches_its_next_game() -> None:
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    table.seat = None
+    tc = cast(TableClient, table)
+    result: list[Any] = []
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                result.append(await run_table(tc, ui, read_input=False))
+
+            nursery.start_soon(watch)
+            await table.session.push_send.send(_spectator_state())  # the last game's end
+            await trio.testing.wait_all_tasks_blocked()
+            assert not result and "push game_over" not in ui.said  # still watching
+            start = tm.GameStart(table="t1", seq=10, game_no=2, game="one", names=("a", "b"))
+            await table.session.push_send.send(start)
+            await _game_over(table, 2)
+    assert result == [OUTCOME]
+    assert ui.said[-2:] == ["push game_over", "end game over"]
 
 
 async def test_a_game_over_seen_live_is_not_repeated_by_the_finished_state() -> None:
@@ -440,8 +463,9 @@ async def test_a_game_over_seen_live_is_not_repeated_by_the_finished_state() -> 
         async with trio.open_nursery() as nursery:
             loop = functools.partial(run_table, read_input=False, until_game_over=False)
             nursery.start_soon(loop, tc, ui)
+            await table.session.push_send.send(_spectator_state("playing"))
             await _game_over(table, 1)
-            await table.session.push_send.send(_finished_state(None))
+            await table.session.push_send.send(_spectator_state())
             await trio.testing.wait_all_tasks_blocked()
             nursery.cancel_scope.cancel()
-    assert ui.said == ["push game_over", "push state"]
+    assert ui.said == ["push state", "push game_over", "push state"]

@@ -206,12 +206,19 @@ def test_capped_address(address: str | None, key: str | None) -> None:
 
 
 async def test_tcp_peers_are_counted_by_their_address(
-    nursery: trio.Nursery, tmp_path: Path
+    nursery: trio.Nursery, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # real time, loopback: 127.0.0.2 as the source address shows the accept loop passes the
     # peer's address; loopback is exempt from the per-address cap, so all three get in
     config = _config(tmp_path, max_connections_per_address=1, store_in_thread=True)
     info: HostInfo = await nursery.start(serve_host, config)
+    capped: list[str | None] = []  # the addresses the accept loop handed to the cap
+
+    def record(address: str | None) -> str | None:
+        capped.append(address)
+        return _capped_address(address)
+
+    monkeypatch.setattr("host.server._capped_address", record)
 
     async def connect(source: str) -> trio.abc.Stream:
         return await trio.open_tcp_stream("127.0.0.1", info.port, local_address=source)
@@ -227,6 +234,7 @@ async def test_tcp_peers_are_counted_by_their_address(
             peers = sorted(s.peer for s in info.host.sessions)
             assert [p.split(",")[0] for p in peers] == ["('127.0.0.1'", *["('127.0.0.2'"] * 2]
             assert not info.host.per_address
+            assert sorted(capped) == ["127.0.0.1", "127.0.0.2", "127.0.0.2"]
 
 
 async def test_refusals_that_cannot_be_delivered_do_not_pile_up(
