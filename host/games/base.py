@@ -43,6 +43,7 @@ __all__ = [
     "ChanceKind",
     "ChanceRequest",
     "Event",
+    "Explanation",
     "Game",
     "IllegalAction",
     "InvalidAction",
@@ -57,6 +58,7 @@ __all__ = [
     "WireMap",
     "describe_outcome",
     "parse_wire_card",
+    "played_cards",
 ]
 
 WireMap = dict[str, Any]
@@ -300,6 +302,32 @@ class Event:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a held card cannot be played now (:meth:`Game.explain`); wire form: ``explained``.
+
+    ``reason`` is empty when a legal action plays the card. ``blunder`` is true when the play
+    would be accepted anyway as a blunder (the reason then says what it costs). ``action`` is
+    the one action that puts down this card alone and would be accepted (legal or a blunder),
+    or ``None`` when there is none or several (a seven or a joker naming a suit).
+    """
+
+    reason: str
+    blunder: bool = False
+    action: Action | None = None
+
+    def to_wire(self) -> WireMap:
+        action = None if self.action is None else self.action.to_wire()
+        return {"reason": self.reason, "blunder": self.blunder, "action": action}
+
+
+def played_cards(action: Action) -> list[str]:
+    """The card codes an action puts down (its wire ``cards``, or ``card``); ``[]`` if none."""
+    wire = action.to_wire()
+    cards = wire.get("cards", [wire["card"]] if "card" in wire else [])
+    return [str(c) for c in cards]
+
+
 # --------------------------------------------------------------------------- outcome
 
 
@@ -432,6 +460,56 @@ class Game(abc.ABC):
         """What the host plays for a seat whose turn timer ran out (draw / pass)."""
         legal = self.legal_actions(seat)
         return legal[0] if legal else None
+
+    # -- explaining
+    def explain(self, seat: int, card: Card) -> Explanation:
+        """Why ``seat`` cannot play ``card`` now, without changing anything.
+
+        The contract, in this order:
+
+        * ``card`` not in the seat's hand: the reason says so (never a blunder, no action);
+        * some action in :meth:`legal_actions` puts ``card`` down (alone or with others):
+          ``reason`` is ``""``; ``action`` is the legal action putting it down alone, if there
+          is exactly one such (a seven or a joker naming a suit has several: ``None``);
+        * otherwise the reason is the engine's verdict (:meth:`_why_not`) on putting the card
+          down alone: not the seat's turn, the wrong phase, or the rule that forbids it. When
+          the engine would accept the play as a blunder, ``blunder`` is true, the reason says
+          what it costs and ``action`` is that play (for several forms, the first of
+          :meth:`_single_plays`: a blunder's cards come back whatever they named).
+
+        Raises :class:`SeatError` for a seat that is not a seat here; never raises otherwise
+        and never mutates the game.
+        """
+        if seat is None:
+            raise SeatError("a spectator holds no cards")
+        self.require_seat(seat)
+        hand = self.view(seat)["hand"] or []
+        if card.code not in hand:
+            return Explanation(f"{card.code} is not in your hand")
+        playing = [a for a in self.legal_actions(seat) if card.code in played_cards(a)]
+        if playing:
+            alone = [a for a in playing if played_cards(a) == [card.code]]
+            return Explanation("", action=alone[0] if len(alone) == 1 else None)
+        verdicts = [(form, *self._why_not(seat, form)) for form in self._single_plays(card)]
+        for form, reason, blunder in verdicts:
+            if blunder:
+                return Explanation(reason, True, form)
+        reasons = [reason for _, reason, _ in verdicts if reason]
+        return Explanation(reasons[0] if reasons else f"{card.code} cannot be played now")
+
+    def _single_plays(self, card: Card) -> list[Action]:
+        """Every well-formed action putting down ``card`` alone (every suit it may name...)."""
+        return []
+
+    def _why_not(self, seat: int, action: Action) -> tuple[str, bool]:
+        """``(reason, blunder)`` for an action not among the legal ones: by default the message
+        :meth:`check` raises (``""`` if it accepts). Engines override it for better wording or
+        for plays they accept as blunders."""
+        try:
+            self.check(seat, action)
+        except RulesError as exc:
+            return exc.message, False
+        return "", False
 
     # -- seeing
     def require_seat(self, seat: int | None) -> None:

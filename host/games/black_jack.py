@@ -43,12 +43,14 @@ from host.games.base import (
     NotYourTurn,
     OptionSpec,
     Outcome,
+    RulesError,
     Termination,
     WireMap,
     parse_wire_card,
 )
 from host.games.black_jack_plays import (
     _NATURAL,
+    BLUNDER_CARDS,
     _chains,
     _finishable,
     _is_black_jack,
@@ -56,6 +58,8 @@ from host.games.black_jack_plays import (
     _is_run,
     _runs,
     _Seq,
+    blunder_cost,
+    single_forms,
 )
 from protocol.cards import (
     Card,
@@ -355,6 +359,20 @@ class BlackJack(Game):
         self._play(seat, action, events)
         return self._settle(events)
 
+    def _single_plays(self, card: Card) -> list[Action]:
+        return [Play((card,), s, d) for s, d in single_forms(card)]
+
+    def _why_not(self, seat: int, action: Action) -> tuple[str, bool]:
+        try:
+            blunder = self._judge(seat, action)
+        except RulesError as exc:
+            return exc.message, False
+        if blunder is None:
+            return "", False
+        pickup = 0 if self.covering else self.pending
+        cost = blunder_cost(in_turn=seat == self.current, pickup=pickup)
+        return f"{blunder} (played anyway: {cost})", True
+
     def _judge(self, seat: int, action: Action) -> str | None:
         """Raise unless ``action`` may be applied; for a blunder, return why it is one."""
         if self.phase is not Phase.PLAYING:
@@ -499,7 +517,7 @@ class BlackJack(Game):
         events.append(
             Event("blunder", {"seat": seat, "cards": cards, "reason": reason, "in_turn": in_turn})
         )
-        self._owed.append((seat, 2, "blunder"))
+        self._owed.append((seat, BLUNDER_CARDS, "blunder"))
         if in_turn:
             self.window = None
             if self.pending and not self.covering:

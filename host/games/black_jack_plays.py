@@ -20,6 +20,30 @@ from itertools import pairwise
 from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit
 
 _NATURAL = ALL_CARDS[:52]
+BLUNDER_CARDS = 2
+"""Cards a blunder costs (``spec/RULES.md``, Black Jack, Blunders)."""
+
+
+def single_forms(card: Card) -> list[tuple[Suit | None, tuple[Card, ...]]]:
+    """``(suit, declare)`` of every well-formed play of ``card`` alone: an ace names each suit;
+    a joker is declared as each natural card in canonical order (an ace naming each suit)."""
+    identities = [card] if not card.is_joker else list(_NATURAL)
+    declare = (lambda n: ()) if not card.is_joker else (lambda n: (n,))
+    return [
+        (s, declare(n))
+        for n in identities
+        for s in (tuple(Suit) if n.rank is Rank.ACE else (None,))
+    ]
+
+
+def blunder_cost(*, in_turn: bool, pickup: int) -> str:
+    """What a blunder costs, in the words of ``spec/RULES.md`` (Black Jack, Blunders)."""
+    cost = f"a blunder, you take the cards back and pick up {BLUNDER_CARDS}"
+    if not in_turn:
+        return cost + "; the turn stays where it is"
+    if pickup:
+        return cost + f", take the pick-up of {pickup} too, and your turn ends"
+    return cost + " and your turn ends"
 
 
 def _is_black_jack(c: Card) -> bool:

@@ -158,6 +158,12 @@ class DowntownChoice(Action):
 
 
 _PASS = Pass()
+_SUIT_WORDS = {
+    Suit.SPADES: "spades",
+    Suit.HEARTS: "hearts",
+    Suit.DIAMONDS: "diamonds",
+    Suit.CLUBS: "clubs",
+}
 _FIELDS = {"bid": {"value"}, "pass": set(), "play": {"card", "suit"}, "downtown": {"switch"}}
 
 
@@ -401,6 +407,27 @@ class One(Game):
             raise IllegalAction("leading the joker with no trump, name the suit to follow")
         if not joker_names and action.suit is not None:
             raise IllegalAction("only the joker leading a no-trump trick names a suit")
+
+    def _single_plays(self, card: Card) -> list[Action]:
+        return [Play(card)] if card in _DECK_SET else []
+
+    def _why_not(self, seat: int, action: Action) -> tuple[str, bool]:
+        """The reason in words a player reads (``check`` keeps its terse messages)."""
+        reason, _ = super()._why_not(seat, action)
+        if not reason or seat != self.turn or not isinstance(action, Play):
+            return reason, False
+        if self.phase is Phase.AUCTION:
+            return "it is the bidding: bid or pass (cards are played after the auction)", False
+        c = action.card
+        if self.phase is not Phase.PLAY or c not in self.hands[seat] or c in self._playable(seat):
+            return reason, False
+        if not self.trick:
+            return "the bidder may not lead the joker to the first trick", False
+        assert self.led is not None
+        led = _SUIT_WORDS[self.led]
+        if c is JOKER:
+            return f"the joker may lead, or follow only when you cannot: {led} were led", False
+        return f"you must follow suit: {led} were led and you hold {led}", False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         self.check(seat, action)

@@ -42,6 +42,7 @@ from host.games.base import (
     WireMap,
     parse_wire_card,
 )
+from host.games.one_card_explain import mismatch_reason
 from protocol.cards import DECK_54, JOKER_BLACK, JOKER_RED, Card, CardCodeError, Rank, Suit
 from protocol.cards import card as _c
 
@@ -462,6 +463,18 @@ class OneCard(Game):
                 )
             suit = self._suit.value if self._suit else "its colour"
             raise IllegalAction(f"{cards[0].code} does not play on {top} (suit {suit})")
+
+    def _single_plays(self, card: Card) -> list[Action]:
+        return list(_PLAYS_OF.get(card, ()))
+
+    def _why_not(self, seat: int, action: Action) -> tuple[str, bool]:
+        reason, _ = super()._why_not(seat, action)
+        if reason and isinstance(action, Play) and self._phase is _PLAY and seat == self._turn:
+            top, c = self._discards[-1], action.cards[0]
+            if self._request is None and c not in self._allowed():
+                args = (c, top, self._suit, self._damage, self._defence)
+                return mismatch_reason(*args, is_attacker=c in ATTACKERS), False
+        return reason, False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         offered = self._legal.get(seat)
