@@ -159,6 +159,7 @@ class Session:
             tm.AddBot: self._on_add_bot,
             tm.Ready: self._on_ready,
             tm.Act: self._on_act,
+            tm.Explain: self._on_explain,
             tm.FairCommit: self._on_fair_commit,
             tm.FairReveal: self._on_fair_reveal,
             tm.ListRecords: self._on_list_records,
@@ -449,6 +450,14 @@ class Session:
         applied = await table.act(self, msg.seq, msg.action, re=msg.id)
         if not applied:
             self._reply(msg, tm.Ack(table=msg.table, seq=msg.seq, duplicate=True))
+
+    async def _on_explain(self, msg: tm.Explain) -> None:
+        why = self._my_table(msg.table).explain(self, msg.card)
+        action = None if why.action is None else why.action.to_wire()
+        reply = tm.Explained(
+            table=msg.table, card=msg.card, reason=why.reason, blunder=why.blunder, action=action
+        )
+        self._reply(msg, reply)
 
     async def _on_fair_commit(self, msg: tm.FairCommit) -> None:
         table = self._my_table(msg.table)

@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host import policy
 from host.dealing import Deal
-from host.games.base import Game, WireMap
+from host.games.base import Explanation, Game, WireMap
 from host.runner import (
     ROUND_TIMEOUT,
     VOID_TIMEOUT,
@@ -52,8 +52,11 @@ from host.runner import (
     TablePhase,
 )
 from host.store import ChatRow, JournalKind, SeatRow, Store, TableRow
+from protocol.cards import Card
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import FairnessError
+
+BAD_STATE = ErrorCode.BAD_STATE
 
 __all__ = [
     "CHAT_BACKLOG",
@@ -488,6 +491,18 @@ class Table(GameRunner):
             finally:
                 self._ack = None
             return True
+
+    def explain(self, conn: Conn, card: Card) -> Explanation:
+        """Why the connection's seat cannot play ``card`` now; changes nothing, not journaled.
+
+        Raises:
+            TableError: not seated here, or no game running (``bad_state``).
+        """
+        seat = self._require_seat(conn)
+        running = self.phase in (TablePhase.DEALING, TablePhase.PLAYING)
+        if not running or self.engine is None:
+            raise TableError(f"no game now: the table is {self.phase.value}", code=BAD_STATE)
+        return self.engine.explain(seat.index, card)
 
     async def fair_commit(self, conn: Conn, hand_no: int, commitment: bytes) -> None:
         async with self._lock:

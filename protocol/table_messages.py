@@ -17,12 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from protocol.cards import Card
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.limits import MAX_CHAT_LEN, MAX_NAME_LEN
 from protocol.messages import (
     AnyMap,
     Bool,
     Bytes,
+    CardKind,
     Direction,
     Int,
     Kind,
@@ -43,6 +45,8 @@ __all__ = [
     "ChatSay",
     "CreateTable",
     "EventPush",
+    "Explain",
+    "Explained",
     "FairCommit",
     "FairPush",
     "FairReveal",
@@ -399,6 +403,42 @@ class Ack(Message):
     table: str = wire(_TABLE_ID, "table id")
     seq: int = wire(Int(1), "the client action seq acknowledged")
     duplicate: bool = wire(Bool(), "true: already applied earlier; nothing changed")
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Explain(Message):
+    """Asks why the sender's seat cannot play a card it holds now; answered by `explained`.
+
+    Changes nothing and is not journaled.
+    """
+
+    TYPE: ClassVar[str] = "explain"
+    DIRECTION: ClassVar[Direction] = C2H
+    table: str = wire(_TABLE_ID, "table id")
+    card: Card = wire(CardKind(), "the card asked about, e.g. `QS`")
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Explained(Message):
+    """Reply to `explain`: why no legal move plays the card now, and whether it may be blundered."""
+
+    TYPE: ClassVar[str] = "explained"
+    DIRECTION: ClassVar[Direction] = H2C
+    table: str = wire(_TABLE_ID, "table id")
+    card: Card = wire(CardKind(), "the card asked about")
+    reason: str = wire(
+        Str(max_len=1000), 'why no legal move plays the card now; "": a legal move does'
+    )
+    blunder: bool = wire(
+        Bool(), "true: `action` sent with `act` is accepted as a blunder (its cost is in `reason`)"
+    )
+    action: dict[str, Any] | None = wire(
+        Nullable(AnyMap()),
+        "the one action (wire form, for `act`) that puts down this card alone and is accepted "
+        "now, as a legal move or a blunder; nil: none, or several (e.g. a seven naming a suit)",
+    )
 
 
 @register
