@@ -400,6 +400,17 @@ class TableClient:
         self.act_seq += 1
         await self.session.request(msg)
 
+    async def explain(self, card: str) -> tm.Explained:
+        """Ask the host why our seat cannot play ``card`` now (PROTOCOL.md 4.2, ``explain``).
+
+        Raises:
+            RequestError: the host refused the question (no game running, not seated).
+            RemoteProtocolError: the host answered with another message type.
+        """
+        msg = tm.Explain(table=self.table_id, card=parse_card(card))
+        reply = await self.session.request(msg)
+        return expect_reply(reply, tm.Explained)
+
     async def chat(self, text: str) -> None:
         await self.session.request(tm.ChatSay(table=self.table_id, text=text), resend=False)
 

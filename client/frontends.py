@@ -29,7 +29,15 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 import protocol.table_messages as tm
-from client.choices import ECHO_LIMIT, GAME_HELP, Choice, Menu, build_menu, clip
+from client.choices import (
+    ECHO_LIMIT,
+    GAME_HELP,
+    Choice,
+    Menu,
+    build_menu,
+    clip,
+    normalise_card,
+)
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.render import (
     OutputClosed,
@@ -293,6 +301,8 @@ class HumanUI:
         self._asking: str | None = None  # the game's question awaiting an answer (see prompt)
         self._key_shown = False
         self._quitting = False  # "q" was typed mid-game: the next line confirms or not
+        #: a blunder offered by the host (card, action): the next line says whether to play it
+        self._blunder: tuple[str, dict[str, Any]] | None = None
         self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
         self.cards_left = CardsLeft()
         self.deals = DealNumbers()
@@ -447,8 +457,8 @@ class HumanUI:
         wanted = self._on_line(tc, line)
         if isinstance(wanted, dict):
             self._asking = None  # answered: the host's reply decides what comes next
-        elif not (isinstance(wanted, str) and wanted.startswith("chat:")):
-            self._reprompt()  # (a chat line is asked again after the host's echo or refusal)
+        elif not (isinstance(wanted, str) and wanted.startswith(("chat:", "explain:"))):
+            self._reprompt()  # (after chat or a question, once the host has answered)
         return wanted
 
     def _on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
@@ -463,6 +473,8 @@ class HumanUI:
                 self._asking = f"Option 1-{len(self._pending.actions)} (x to cancel): "
             self.say("staying at the table", style="dim")
             return None
+        if self._blunder is not None:
+            return self._answer_blunder(tc, low)
         if low in ("q", "quit", "exit"):
             if tc.seat is None or tc.outcome is not None or tc.state is None:
                 raise Quit  # watching, or no game under way: nothing to lose
@@ -490,6 +502,9 @@ class HumanUI:
         if self._pending is not None:
             return self._answer(tc, text)
         if not self.menu:
+            held = self._held(tc, text)
+            if held is not None:  # not our turn: the host says why (or offers a blunder)
+                return "explain:" + held
             waiting = ", ".join(tc.name_of(s) for s in (tc.state.to_act if tc.state else ()))
             self.say(
                 f"Nothing to do right now{' (waiting for ' + waiting + ')' if waiting else ''}"
@@ -498,7 +513,8 @@ class HumanUI:
         found = self.menu.resolve(text)
         if isinstance(found, str):
             self.say(found, style="yellow")
-            return None
+            held = self._held(tc, text)  # a card we hold but may not play: ask the host why
+            return None if held is None else "explain:" + held
         if len(found.actions) == 1:
             return found.actions[0]
         self._pending = found
@@ -517,6 +533,38 @@ class HumanUI:
         question = f"Option 1-{len(found.actions)} (x to cancel): "
         self.prompt(question, again=question)
         return None
+
+    @staticmethod
+    def _held(tc: TableClient, text: str) -> str | None:
+        """The card code ``text`` names if our hand holds that card, else None."""
+        code = normalise_card(text)
+        hand = tc.state.view.get("hand") if tc.state is not None else None
+        return code if code is not None and isinstance(hand, list) and code in hand else None
+
+    def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
+        card = reply.card.code
+        if not reply.reason:
+            self.say(f"{card} can be played now: type ? to list your moves", style="dim")
+        else:
+            self.say(f"{card}: {reply.reason}", style="yellow")
+        if reply.blunder and reply.action is not None and not self._quitting:
+            self._blunder = (card, dict(reply.action))
+            question = f"Play {card} anyway, as a blunder? [y/N] "
+            self.prompt(question, again=question)
+            return
+        self._reprompt()
+
+    def _answer_blunder(self, tc: TableClient, low: str) -> dict[str, Any] | None:
+        assert self._blunder is not None
+        (card, action), self._blunder = self._blunder, None
+        self._asking = "Your move: " if tc.my_turn and self._pending is None else None
+        if low not in ("y", "yes"):
+            self.say(f"{card} stays in your hand", style="dim")
+            return None
+        if self._held(tc, card) is None:  # played or taken since the question
+            self.say(f"you no longer hold {card}", style="yellow")
+            return None
+        return action
 
     def _answer(self, tc: TableClient, text: str) -> dict[str, Any] | None:
         choice = self._pending
@@ -643,10 +691,16 @@ class JsonUI:
             return None
         if name == "act":
             return self._action(tc, cmd)
+        if name == "explain":
+            card = cmd.get("card")
+            if not isinstance(card, str) or normalise_card(card) is None:
+                self.emit({"type": "error", "message": "explain needs a 'card' code, like \"QS\""})
+                return None
+            return "explain:" + card
         problem = 'missing "cmd"' if "cmd" not in cmd else f"unknown command {name!r}"
         if len(problem) > ECHO_LIMIT + 20:
             problem = f"unknown command {clip(str(name))!r}"
-        self.emit({"type": "error", "message": f"{problem} (act, chat, state, quit)"})
+        self.emit({"type": "error", "message": f"{problem} (act, explain, chat, state, quit)"})
         return None
 
     def _action(self, tc: TableClient, cmd: dict[str, Any]) -> dict[str, Any] | None:
@@ -666,6 +720,11 @@ class JsonUI:
             problem = f"'index' must be a whole number from 0 to {len(legal) - 1}, not {index!r}"
         self.emit({"type": "error", "message": problem})
         return None
+
+    def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
+        obj = dict(reply.to_wire())
+        obj.pop("re", None)
+        self.emit(obj)
 
     def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
         self.emit({"type": "refused", "action": action, "message": error})

@@ -55,7 +55,7 @@ from client.session import (
     open_session,
 )
 from client.trust import HostKeyChanged, TrustError
-from protocol.errors import LocalProtocolError, RemoteProtocolError
+from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.messages import Error, Message
 
 __all__ = [
@@ -92,7 +92,11 @@ class Frontend(Protocol):
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None: ...
 
     def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
-        """An action to send, a chat text prefixed ``"chat:"``, or None. Raise Quit to leave."""
+        """An action to send, a chat text prefixed ``"chat:"``, a card code prefixed
+        ``"explain:"`` (ask the host why it cannot be played), or None. Raise Quit to leave."""
+
+    def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
+        """The host's answer to ``explain``."""
 
     def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None: ...
 
@@ -294,6 +298,16 @@ async def run_table(
                     asking, rematch = True, False  # ask again; no "waiting for" lines meanwhile
                     ui.info("Play again? [y/N]", kind="rematch")
 
+        async def explain(card: str) -> None:
+            try:
+                reply = await tc.explain(card)
+            except (RequestError, Disconnected, trio.TooSlowError) as exc:
+                ui.info(f"could not ask the host about {card}: {exc}", kind="error")
+            except ProtocolError as exc:  # a card code we cannot send, or a wrong reply
+                ui.info(f"could not ask the host about {card}: {exc.message}", kind="error")
+            else:
+                ui.on_explained(tc, reply)
+
         async def chat(text: str) -> None:
             try:
                 await tc.chat(text)
@@ -375,6 +389,8 @@ async def run_table(
                             nursery.start_soon(act, wanted)
                     elif isinstance(wanted, str) and wanted.startswith("chat:"):
                         nursery.start_soon(chat, wanted.removeprefix("chat:"))
+                    elif isinstance(wanted, str) and wanted.startswith("explain:"):
+                        nursery.start_soon(explain, wanted.removeprefix("explain:"))
                 elif item.kind == "eof":
                     if asking:
                         return tc.outcome

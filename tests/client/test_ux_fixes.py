@@ -174,11 +174,13 @@ def test_a_card_that_is_no_move_says_what_is_on_offer() -> None:
     view = {"game": "one", "hand": ["9S", "KH"], "phase": "auction", "hand_counts": [2, 2, 2]}
     bids = [{"type": "bid", "value": v} for v in range(7, 16)]
     ui.on_push(tc, _state(tc, view, [*bids, {"type": "pass"}], [1]), [])
-    said = _said(ui, tc, "9S", out)
+    assert ui.on_line(tc, "9S") == "explain:9S"  # and the host is asked why (test_explain)
+    said = out.getvalue()
     assert "9S is not one of your moves now: bids 7-15 or p pass" in said
     assert "numbered card" not in said
     ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
-    assert "KH is not one of your moves now: 1 uptown or 2 downtown" in _said(ui, tc, "KH", out)
+    assert ui.on_line(tc, "KH") == "explain:KH"
+    assert "KH is not one of your moves now: 1 uptown or 2 downtown" in out.getvalue()
 
 
 def test_a_long_line_not_understood_is_echoed_cut_short() -> None:
@@ -216,7 +218,8 @@ def test_a_json_command_without_cmd_says_so() -> None:
     """Before: "unknown command None"."""
     out = io.StringIO()
     JsonUI(out).on_line(_tc(), '{"nocmd": 1}')
-    assert json.loads(out.getvalue())["message"] == 'missing "cmd" (act, chat, state, quit)'
+    said = json.loads(out.getvalue())["message"]
+    assert said == 'missing "cmd" (act, explain, chat, state, quit)'
     out = io.StringIO()
     JsonUI(out).on_line(_tc(), json.dumps({"cmd": "x" * 5000}))
     assert len(json.loads(out.getvalue())["message"]) < 100

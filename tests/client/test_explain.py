@@ -1,0 +1,143 @@
+"""Asking the host why a held card cannot be played (``explain``), from the terminal and --json.
+
+The front ends are driven with a table client that has no session (their decisions only);
+one test runs the table loop against a host on the mock clock, end to end."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import trio
+import trio.testing
+
+import protocol.table_messages as tm
+from client import table_loop
+from client.fairplay import TableClient
+from client.frontends import HumanUI, JsonUI
+from client.render import make_console
+from protocol.cards import parse_card
+
+VIEW = {"game": "black-jack", "hand": ["QS", "9H", "KC"], "top": "10C", "suit": "C",
+        "hand_counts": [5, 3], "stock": 20}  # fmt: skip
+PLAY_9H = {"type": "play", "cards": ["9H"]}
+PLAY_QS = {"type": "play", "cards": ["QS"]}
+
+
+def _tc(legal: list[dict[str, Any]], to_act: tuple[int, ...] = (1,)) -> TableClient:
+    tc = TableClient(None, table_id="t1", name="Bob")  # type: ignore[arg-type]
+    tc.seat, tc.names = 1, ["Ann", "Bob"]
+    tc.state = tm.StatePush(
+        table="t1", seq=5, game_no=1, phase="playing", seat=1, view=VIEW, legal=tuple(legal),
+        to_act=to_act, turn_ms=None,
+    )  # fmt: skip
+    return tc
+
+
+def _explained(reason: str, *, blunder: bool, action: dict[str, Any] | None) -> tm.Explained:
+    card = parse_card("QS")
+    return tm.Explained(table="t1", card=card, reason=reason, blunder=blunder, action=action)
+
+
+def _human() -> tuple[HumanUI, io.StringIO]:
+    out = io.StringIO()
+    return HumanUI(make_console(file=out)), out
+
+
+def test_a_held_card_that_is_no_move_asks_the_host_why() -> None:
+    ui, out = _human()
+    tc = _tc([PLAY_9H, {"type": "draw"}])
+    ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
+    assert ui.on_line(tc, "qs") == "explain:QS"
+    assert "QS is not one of your moves now" in out.getvalue()
+    assert ui.on_line(tc, "AD") is None  # not held: the client says so, nothing to ask
+    assert "you do not hold AD" in out.getvalue()
+    ui.on_explained(tc, _explained("QS matches neither rank 10 nor suit C", blunder=False,
+                                   action=None))  # fmt: skip
+    assert out.getvalue().endswith("QS: QS matches neither rank 10 nor suit C\nYour move: ")
+
+
+def test_a_blunder_the_host_offers_is_played_only_on_yes() -> None:
+    ui, out = _human()
+    tc = _tc([PLAY_9H, {"type": "draw"}])
+    ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
+    reason = "QS matches neither rank 10 nor suit C (played anyway: a blunder, pick up 2)"
+    ui.on_explained(tc, _explained(reason, blunder=True, action=PLAY_QS))
+    assert out.getvalue().endswith("Play QS anyway, as a blunder? [y/N] ")
+    assert ui.on_line(tc, "n") is None
+    assert out.getvalue().endswith("QS stays in your hand\nYour move: ")
+    assert ui.on_line(tc, "1") == PLAY_9H  # the question is gone: lines are moves again
+    ui.on_explained(tc, _explained(reason, blunder=True, action=PLAY_QS))
+    assert ui.on_line(tc, "y") == PLAY_QS
+
+
+def test_out_of_turn_a_held_card_asks_the_host_instead_of_nothing_to_do() -> None:
+    ui, out = _human()
+    tc = _tc([], to_act=(0,))
+    ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
+    assert ui.on_line(tc, "QS") == "explain:QS"
+    assert ui.on_line(tc, "hello") is None
+    assert "Nothing to do right now" in out.getvalue()
+
+
+def test_the_json_client_asks_with_a_command_and_prints_the_answer() -> None:
+    out = io.StringIO()
+    ui = JsonUI(out)
+    tc = _tc([PLAY_9H])
+    assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "qs"})) == "explain:qs"
+    assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "ZZ"})) is None
+    ui.on_explained(tc, _explained("no", blunder=True, action=PLAY_QS))
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert "card" in lines[0]["message"]
+    assert lines[1] == {"type": "explained", "table": "t1", "card": "QS", "reason": "no",
+                        "blunder": True, "action": PLAY_QS}  # fmt: skip
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.push_send, self.pushes = trio.open_memory_channel[Any](8)
+        self.closed = trio.Event()
+        self.closed_reason = ""
+
+
+class _AskingTable:
+    """The parts of TableClient the loop uses, answering ``explain`` from a script."""
+
+    def __init__(self) -> None:
+        self.session = _Session()
+        self.table_id, self.seat, self.outcome = "t1", 1, None
+        self.asked: list[str] = []
+
+    async def explain(self, card: str) -> tm.Explained:
+        self.asked.append(card)
+        return _explained("because", blunder=False, action=None)
+
+
+class _AskingUI:
+    def __init__(self) -> None:
+        self.answers: list[tm.Explained] = []
+
+    def on_line(self, tc: object, line: str) -> str:
+        return "explain:" + line
+
+    def on_explained(self, tc: object, reply: tm.Explained) -> None:
+        self.answers.append(reply)
+
+
+async def test_the_table_loop_sends_the_question_and_hands_the_answer_to_the_ui(
+    monkeypatch: Any,
+) -> None:
+    table, ui = _AskingTable(), _AskingUI()
+
+    async def one_line(send: trio.MemorySendChannel[Any]) -> None:
+        await send.send(table_loop._Item("line", "QS"))
+
+    monkeypatch.setattr(table_loop, "read_lines", one_line)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(table_loop.run_table, table, ui)
+            while not ui.answers:
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert table.asked == ["QS"] and ui.answers[0].reason == "because"
