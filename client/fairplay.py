@@ -163,11 +163,17 @@ class DealChecker:
         self.hand_no = push.hand_no
         try:
             body = msg.decode()
+            pk = body.get("host_pk")
+            if not isinstance(pk, bytes | bytearray):
+                raise FairnessError("HAND_COMMIT carries no host key")
             if self.host_pk is None:  # trust on first use, then pinned for this session
-                pk = body.get("host_pk")
-                if not isinstance(pk, bytes | bytearray):
-                    raise FairnessError("HAND_COMMIT carries no host key")
                 self.host_pk = bytes(pk)
+            elif bytes(pk) != self.host_pk:  # say so, rather than "signature invalid"
+                raise FairnessError(
+                    f"the host's deal key changed: it signs with {key_fingerprint(bytes(pk))}, "
+                    f"but {key_fingerprint(self.host_pk)} is pinned for this host (if it "
+                    "really changed, remove its '#deal-key' line from known_hosts)"
+                )
             pids = body.get("pids")
             seated = self.pid is not None and isinstance(pids, list) and self.pid in pids
             # a seat the host contributes entropy for (sitting out, or played for) only watches,

@@ -388,7 +388,8 @@ class HumanUI:
             self._fair(notice)
         if not self._key_shown and tc.checker.key_fingerprint is not None:
             self._key_shown = True
-            self.say(f"Deals are signed by the host key {tc.checker.key_fingerprint}", "dim")
+            self.say(f"Deals are checked against the host key {tc.checker.key_fingerprint}",
+                     "dim")  # fmt: skip
         self._reprompt()
 
     def _on_table_info(self, tc: TableClient, info: tm.TableInfo) -> None:

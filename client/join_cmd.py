@@ -389,7 +389,9 @@ async def run_join(
         return (await open_stream(host, port, insecure=insecure, known_hosts=pins)).stream
 
     tokens = TokenStore(state_dir)
-    fair_key = pins.get(key + FAIR_KEY_SUFFIX)  # the deal-signing key, pinned like the cert
+    # the deal-signing key, pinned like the certificate: a certificate pinned just now (its
+    # old pin was removed because the host really changed) replaces a deal key pinned before
+    fair_key = None if connected.first_use else pins.get(key + FAIR_KEY_SUFFIX)
     tc_args: dict[str, Any] = {
         "proofs_dir": tokens.directory / "proofs",
         "host_pk": bytes.fromhex(fair_key) if fair_key else None,

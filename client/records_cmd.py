@@ -52,7 +52,8 @@ async def run_records(
     host, port = split_address(address)
     pins = KnownHosts(known_hosts)
     connected = await open_stream(host, port, insecure=insecure, known_hosts=pins, pin=False)
-    fair_key = pins.get(connected.key + FAIR_KEY_SUFFIX)
+    # a certificate pinned just now (the old pin removed: the host changed) voids the deal key
+    fair_key = None if connected.first_use else pins.get(connected.key + FAIR_KEY_SUFFIX)
     host_pk = bytes.fromhex(fair_key) if fair_key else None
     directory = out if out is not None else default_state_dir() / "proofs"
     results: list[RecordResult] = []

@@ -465,9 +465,8 @@ async def _reconnect(
         except BaseException as exc:  # nursery.start may wrap the failure in a group
             found = leaves(exc)
             changed = [e for e in found if isinstance(e, HostKeyChanged)]
-            if changed:
-                ui.info(str(changed[0]), kind="error")  # never retry past a changed pin
-                return None
+            if changed:  # never retry past a changed pin: the command fails with the warning
+                raise changed[0] from None
             if not all(isinstance(e, _RETRYABLE) for e in found):
                 raise
             last = str(found[0])

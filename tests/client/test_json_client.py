@@ -257,6 +257,29 @@ async def test_join_creates_a_table_with_bots_and_plays_it(
     assert await client.process.wait() == 0
 
 
+async def test_a_new_certificate_pin_replaces_a_deal_key_pinned_before(
+    start_host: Callable[..., Awaitable[Any]],
+    json_client: Callable[..., Awaitable[Any]],
+    tmp_path: Path,
+) -> None:
+    # The host changed; its user removed the certificate's line, as the warning says. The old
+    # deal key's line stayed: it used to fail every deal as a bad HAND_COMMIT signature.
+    info = await start_host()
+    key = f"127.0.0.1:{info.port}"
+    (tmp_path / "known_hosts").write_text(f"{key}#deal-key {'ab' * 32}\n")
+    client = await json_client(
+        "join", key, "--create", "black-jack", "--seats", "2", "--bots", "1", "--name", "Cy"
+    )
+    end = await client.play_to_end()
+    assert end is not None and end["reason"] == "game over"
+    verdicts = [line["status"] for line in client.lines if line["type"] == "fairness"]
+    assert verdicts and set(verdicts) == {"verified"}
+    assert await client.process.wait() == 0  # (the deal key is pinned on the way out)
+    pins = (tmp_path / "known_hosts").read_text()
+    assert "ab" * 32 not in pins and f"{key} {info.fingerprint}" in pins
+    assert f"{key}#deal-key " in pins
+
+
 async def test_a_hand_the_host_keeps_no_record_of_is_reported(
     start_host: Callable[..., Awaitable[Any]], json_client: Callable[..., Awaitable[Any]]
 ) -> None:

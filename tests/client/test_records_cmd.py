@@ -100,6 +100,18 @@ async def test_a_record_signed_by_another_key_than_the_pinned_one_is_invalid(
     assert "(INVALID: signed by key " in stdout and ", not by the host's deal key " in stdout
 
 
+async def test_a_deal_key_left_from_a_host_whose_certificate_pin_was_removed_is_ignored(
+    played: tuple[HostInfo, str], onecard: Run, tmp_path: Path
+) -> None:
+    # the host changed: its user removed the certificate's line as the warning says, but the
+    # old deal key's line stayed; the certificate is pinned anew, and the stale key with it
+    info, table = played
+    key = f"127.0.0.1:{info.port}"
+    (tmp_path / "known_hosts").write_text(f"{key}#deal-key {'ab' * 32}\n")
+    code, stdout, _ = await onecard("records", key, table, "1", "--out", str(tmp_path / "out"))
+    assert code == 0 and "(valid)" in stdout
+
+
 async def test_insecure_host(
     start_host: Callable[..., Awaitable[HostInfo]],
     play_a_game: Callable[[HostInfo], Awaitable[str]],

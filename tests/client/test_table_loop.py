@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import queue
 import sys
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -17,9 +18,11 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
+from client import table_loop
 from client.fairplay import FairNotice, TableClient
-from client.session import Disconnected, RequestError
+from client.session import Disconnected, RequestError, leaves
 from client.table_loop import Quit, run_table
+from client.trust import HostKeyChanged
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
@@ -469,3 +472,25 @@ async def test_a_game_over_seen_live_is_not_repeated_by_the_finished_state() -> 
             await trio.testing.wait_all_tasks_blocked()
             nursery.cancel_scope.cancel()
     assert ui.said == ["push state", "push game_over", "push state"]
+
+
+async def test_a_changed_host_key_on_reconnect_fails_the_command(
+    stdin: _Stdin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, the warning went by as an info line and the client exited 0 saying the host
+    was shutting down; now the command fails with the warning, as a fresh join does."""
+    monkeypatch.setattr(table_loop, "RECONNECT_PAUSES", (0.0,))
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    table.token, table.watching = "k" * 43, False  # type: ignore[attr-defined]
+    table.session.ended_by_host, table.session.retry_after = True, 5  # type: ignore[attr-defined]
+    changed = HostKeyChanged("den:7531", "SHA256:aa", "SHA256:bb", Path("known_hosts"))
+
+    async def reconnect() -> trio.abc.Stream:
+        raise changed
+
+    with pytest.raises(BaseException) as caught, trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            loop = functools.partial(run_table, reconnect=reconnect)
+            nursery.start_soon(loop, cast(TableClient, table), ui)
+            await table.session.push_send.aclose()  # the connection drops
+    assert changed in leaves(caught.value)
