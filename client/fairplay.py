@@ -301,7 +301,8 @@ class DealChecker:
             text = f"deal round voided (missing: {missing}); the host's secret opened correctly"
             return FairNotice(FairKind.VOID, report.hand_no, text, report.fingerprint, 0, proof)
         n = report.cards_checked
-        text = f"deal verified: {n} card{'' if n == 1 else 's'} checked"
+        # the cards this client could check: its own and every card shown to the table
+        text = f"deal verified: {n} card{'' if n == 1 else 's'} you saw checked"
         return FairNotice(
             FairKind.VERIFIED, report.hand_no, text, report.fingerprint, report.cards_checked, proof
         )

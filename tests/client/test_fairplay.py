@@ -76,7 +76,7 @@ def test_an_honest_hand_is_verified_and_its_proof_saved(tmp_path: Path) -> None:
     t.push(t.dealer.hand_end(None))
     (notice,) = t.notices
     assert notice.kind is FairKind.VERIFIED and notice.cards_checked == 2
-    assert notice.message == "deal verified: 2 cards checked"
+    assert notice.message == "deal verified: 2 cards you saw checked"
     assert notice.fingerprint and notice.proof is not None
     bundle = json.loads(notice.proof.read_text())
     assert bundle["table_id"] == "t1" and len(bundle["messages"]) == 9
@@ -144,7 +144,7 @@ def test_a_seat_sitting_out_sends_nothing_and_still_checks_its_cards(tmp_path: P
     t.push(t.dealer.hand_end(None))
     assert [n.kind for n in t.notices] == [FairKind.VERIFIED]
     assert t.notices[0].cards_checked == 1
-    assert t.notices[0].message == "deal verified: 1 card checked"
+    assert t.notices[0].message == "deal verified: 1 card you saw checked"
 
 
 def test_a_hand_joined_midway_is_reported_once_as_unchecked(tmp_path: Path) -> None:
