@@ -354,6 +354,8 @@ class HumanUI:
             line.append(f" · transcript {notice.fingerprint}")
         if notice.kind is FairKind.FAILED and notice.proof is not None:
             line.append(f" · evidence saved to {notice.proof}")
+        elif notice.proof is not None:  # the hand's signed messages, for onecard verify
+            line.append(f" · proof {notice.proof}")
         self.say(line, style="green" if ok else "bold red")
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:

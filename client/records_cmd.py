@@ -14,6 +14,7 @@ the host does not know, or no connection at all, is 2 as well: nothing could be 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -26,7 +27,7 @@ from client.records import RecordResult, fetch_and_save
 from client.session import default_state_dir, expect_reply
 from client.trust import KnownHosts, host_session, open_stream
 
-__all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "run_records"]
+__all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "records_listed", "run_records"]
 
 EXIT_INVALID = 1
 EXIT_UNAVAILABLE = 2
@@ -70,8 +71,7 @@ async def run_records(
                 if as_json:
                     click.echo(json.dumps({"table": table, "hands": list(reply.hands)}))
                 else:
-                    listed = " ".join(map(str, reply.hands))
-                    click.echo(f"table {table}: {listed or 'no hand records yet'}")
+                    click.echo(f"table {table}: {records_listed(reply.hands)}")
                 await session.bye("done")
                 return []
             wanted = list(reply.hands)
@@ -141,3 +141,17 @@ def records_command(
         ctx.exit(EXIT_INVALID)
     if any(r.status == "unavailable" for r in results):
         ctx.exit(EXIT_UNAVAILABLE)
+
+
+def records_listed(hands: Sequence[int]) -> str:
+    """``records --list`` in words: how many hand records, and which hands (``1 hand record
+    (hand 1)``, ``3 hand records (hands 1-3)``, ``2 hand records (hands 2, 5)``)."""
+    if not hands:
+        return "no hand records yet"
+    n = len(hands)
+    if n == 1:
+        return f"1 hand record (hand {hands[0]})"
+    ordered = sorted(hands)
+    run = ordered == list(range(ordered[0], ordered[-1] + 1))
+    which = f"{ordered[0]}-{ordered[-1]}" if run else ", ".join(map(str, ordered))
+    return f"{n} hand records (hands {which})"

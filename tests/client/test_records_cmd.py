@@ -62,7 +62,7 @@ async def test_list_one_hand_and_a_missing_hand(
     info, table = played
     address = f"127.0.0.1:{info.port}"
     code, stdout, _ = await onecard("records", address, table, "--list")
-    assert code == 0 and stdout.startswith(f"table {table}: 1")
+    assert code == 0 and stdout == f"table {table}: 1 hand record (hand 1)\n"
     code, stdout, _ = await onecard("records", address, table, "--list", "--json")
     listed = json.loads(stdout)
     assert code == 0 and listed["table"] == table and listed["hands"][0] == 1
