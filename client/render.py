@@ -243,18 +243,19 @@ def describe_event(
         return line(who, " catches ", names(holder), ' with one card: "One Card!"; ',
                     names(victim), " draws a penalty card")  # fmt: skip
     if kind == "reshuffle":  # all discards but the top card become the new stock
-        n = event.get("count")
-        many = n != 1
+        shuffled = event.get("count")
+        many = shuffled != 1
         return Text(
-            f"{n} discarded card{'s' if many else ''} {'are' if many else 'is'} shuffled into "
-            "a new stock"
+            f"{shuffled} discarded card{'s' if many else ''} {'are' if many else 'is'} shuffled "
+            "into a new stock"
         )
     if kind == "forgiven":  # owed cards that neither the stock nor the discards can supply
-        n = event.get("count")
+        owed = event.get("count")
         empty = ": the stock is empty and no discards are left to shuffle"
-        if n == 1 and event.get("reason", "draw") == "draw":
+        if owed == 1 and event.get("reason", "draw") == "draw":
             return line(who, " draws nothing", empty)
-        return line(who, f" is let off {n} card{'' if n == 1 else 's'}", _reason(event), empty)
+        plural = "" if owed == 1 else "s"
+        return line(who, f" is let off {owed} card{plural}", _reason(event), empty)
     if kind == "out":
         return line(who, f" is out (place {event.get('place')})")
     if kind == "declare":
