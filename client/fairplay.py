@@ -418,6 +418,17 @@ class TableClient:
         reply = await self.session.request(msg)
         return expect_reply(reply, tm.Explained)
 
+    async def add_bot(self) -> tm.BotAdded:
+        """Ask the host to seat one of its bots in the first empty seat (``add_bot``, open to a
+        seated player; PROTOCOL.md 3.2).
+
+        Raises:
+            RequestError: the host refused (no empty seat: ``full``; not allowed: ``bad_state``).
+            RemoteProtocolError: the host answered with another message type.
+        """
+        reply = await self.session.request(tm.AddBot(table=self.table_id))
+        return expect_reply(reply, tm.BotAdded)
+
     async def chat(self, text: str) -> None:
         await self.session.request(tm.ChatSay(table=self.table_id, text=text), resend=False)
 

@@ -181,13 +181,22 @@ def presence_changes(
     'Bob dropped (the host plays for Bob after the grace period)'
     >>> presence_changes(info(False), info(True), 0)[0][3], presence_changes(None, info(False), 0)
     ('Bob is back', [])
+    >>> import dataclasses
+    >>> presence_changes(info(True), dataclasses.replace(info(True), seats=(None, None)), 0)
+    [(1, 'Bob', False, 'Bob left the table')]
     """
     if before is None or before.table != after.table:
         return []
     playing = after.phase in ("dealing", "playing")
     out = []
     for seat, (old, new) in enumerate(zip(before.seats, after.seats, strict=False)):
-        if seat == me or old is None or new is None or old.get("name") != new.get("name"):
+        if seat == me or old is None:
+            continue
+        if new is None:  # the seat was freed: its player left (or never came back)
+            name = str(old.get("name"))
+            out.append((seat, name, False, f"{name} left the table"))
+            continue
+        if old.get("name") != new.get("name"):
             continue
         was, now = old.get("connected") is not False, new.get("connected") is not False
         if was == now:
@@ -460,7 +469,7 @@ class HumanUI:
         wanted = self._on_line(tc, line)
         if isinstance(wanted, dict):
             self._asking = None  # answered: the host's reply decides what comes next
-        elif not (isinstance(wanted, str) and wanted.startswith(("chat:", "explain:"))):
+        elif not (isinstance(wanted, str) and wanted.startswith(("chat:", "explain:", "bot:"))):
             self._reprompt()  # (after chat or a question, once the host has answered)
         return wanted
 
@@ -478,6 +487,8 @@ class HumanUI:
             return None
         if self._blunder is not None:
             return self._answer_blunder(tc, low)
+        if low == "b" and tc.seat is not None and tc.outcome is not None:
+            return "bot:"  # between games: ask the host to seat a bot in an empty seat
         if low in ("q", "quit", "exit"):
             if tc.seat is None or tc.outcome is not None or tc.state is None:
                 raise Quit  # watching, or no game under way: nothing to lose
@@ -649,9 +660,10 @@ class JsonUI:
         if isinstance(push, tm.TableInfo):
             before, self._info = self._info, push
             for seat, name, back, said in presence_changes(before, push, tc.seat):
+                left = seat < len(push.seats) and push.seats[seat] is None
                 self.emit(
                     {"type": "presence", "seat": seat, "name": name, "connected": back,
-                     "message": said}
+                     "left": left, "message": said}
                 )  # fmt: skip
         for notice in notices:
             game = self.deals.games.get(notice.hand_no)
@@ -694,6 +706,8 @@ class JsonUI:
             return None
         if name == "act":
             return self._action(tc, cmd)
+        if name == "add_bot":
+            return "bot:"
         if name == "explain":
             card = cmd.get("card")
             if not isinstance(card, str) or normalise_card(card) is None:

@@ -93,7 +93,8 @@ class Frontend(Protocol):
 
     def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
         """An action to send, a chat text prefixed ``"chat:"``, a card code prefixed
-        ``"explain:"`` (ask the host why it cannot be played), or None. Raise Quit to leave."""
+        ``"explain:"`` (ask the host why it cannot be played), ``"bot:"`` (between games: seat
+        a host bot in an empty seat), or None. Raise Quit to leave."""
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         """The host's answer to ``explain``."""
@@ -213,8 +214,8 @@ def waiting_for(info: tm.TableInfo | None, seat: int | None) -> list[str]:
 def _rematch_answer(line: str) -> bool | None:
     """A line typed at "Play again?": True (``y``, or ``{"cmd": "rematch"}`` from --json),
     None for a line the front end handles while the question stays (``say ...``, ``?``,
-    ``t``; any other --json command: ``chat``, ``state``, ...), False for anything else (the
-    default: leave; ``{"cmd": "quit"}`` too)."""
+    ``t``, ``b`` to seat a bot; any other --json command: ``chat``, ``add_bot``, ...), False
+    for anything else (the default: leave; ``{"cmd": "quit"}`` too)."""
     text = line.strip()
     if text.startswith("{"):
         try:
@@ -226,8 +227,8 @@ def _rematch_answer(line: str) -> bool | None:
     low = text.lower()
     if low in ("y", "yes"):
         return True
-    if low in ("?", "h", "help", "t") or low == "say" or low.startswith("say "):
-        return None  # help, the table, chat: answered, and the question stays
+    if low in ("?", "h", "help", "t", "b") or low == "say" or low.startswith("say "):
+        return None  # help, the table, chat, a bot: answered, and the question stays
     return False
 
 
@@ -308,6 +309,27 @@ async def run_table(
             else:
                 ui.on_explained(tc, reply)
 
+        async def add_bot() -> None:
+            try:
+                bot = await tc.add_bot()
+            except (RequestError, Disconnected, trio.TooSlowError) as exc:
+                ui.info(f"no bot seated: {exc}", kind="error")
+            except ProtocolError as exc:
+                ui.info(f"no bot seated: {exc.message}", kind="error")
+            else:
+                ui.info(f"{bot.name} (a bot) takes seat {bot.seat}", kind="bot_added",
+                        seat=bot.seat, name=bot.name)  # fmt: skip
+
+        def side(wanted: object) -> bool:
+            """Start what a line asked for besides a move (chat, a bot); whether it was one."""
+            if isinstance(wanted, str) and wanted.startswith("chat:"):
+                nursery.start_soon(chat, wanted.removeprefix("chat:"))
+            elif wanted == "bot:":
+                nursery.start_soon(add_bot)
+            else:
+                return False
+            return True
+
         async def chat(text: str) -> None:
             try:
                 await tc.chat(text)
@@ -347,8 +369,9 @@ async def run_table(
                     if rematch and isinstance(push, tm.TableInfo) and push.phase == "finished":
                         who = waiting_for(push, tc.seat)
                         if who and who != waiting_said:
+                            bot = "b + Enter seats a bot, " if None in push.seats else ""
                             ui.info(
-                                f"Waiting for {', '.join(who)} to play again (q leaves)",
+                                f"Waiting for {', '.join(who)} to play again ({bot}q leaves)",
                                 kind="waiting",
                                 waiting_for=who,
                             )
@@ -367,8 +390,7 @@ async def run_table(
                         except Quit:
                             ui.end(tc, "you left the table")
                             return tc.outcome
-                        if isinstance(wanted, str) and wanted.startswith("chat:"):
-                            nursery.start_soon(chat, wanted.removeprefix("chat:"))
+                        side(wanted)
                         continue
                     asking = False
                     if not answer:
@@ -387,8 +409,8 @@ async def run_table(
                                     kind="busy")  # fmt: skip
                         else:
                             nursery.start_soon(act, wanted)
-                    elif isinstance(wanted, str) and wanted.startswith("chat:"):
-                        nursery.start_soon(chat, wanted.removeprefix("chat:"))
+                    elif side(wanted):
+                        pass
                     elif isinstance(wanted, str) and wanted.startswith("explain:"):
                         nursery.start_soon(explain, wanted.removeprefix("explain:"))
                 elif item.kind == "eof":

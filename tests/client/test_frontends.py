@@ -373,7 +373,7 @@ def test_players_are_told_when_another_seat_drops_or_comes_back() -> None:
     presence = json.loads(lines.getvalue().splitlines()[-1])
     said = "Cy dropped (the host plays for Cy after the grace period)"
     assert presence == {"type": "presence", "seat": 2, "name": "Cy", "connected": False,
-                        "message": said}  # fmt: skip
+                        "left": False, "message": said}  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -337,7 +337,7 @@ async def test_a_yes_says_whom_the_rematch_waits_for_and_q_leaves_with_the_outco
     assert table.sent == [tm.ChatSay(table="t1", text="gg")]
     assert [s for s in ui.said if "Waiting" in s] == [
         "Waiting for Bob, Cy (gone) to play again (q leaves)",
-        "Waiting for seat 2 (empty) to play again (q leaves)",
+        "Waiting for seat 2 (empty) to play again (b + Enter seats a bot, q leaves)",
     ]
     assert ui.said[-1] == "end you left the table"
 

@@ -5,12 +5,24 @@ reconnect, where the proofs are, and what "cards checked" counts."""
 from __future__ import annotations
 
 import io
+import json
+import queue
+import sys
 from pathlib import Path
+from typing import Any, cast
 
+import pytest
+import trio
+
+import protocol.table_messages as tm
 from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
-from client.frontends import HumanUI
+from client.frontends import HumanUI, JsonUI
 from client.records_cmd import records_listed
 from client.render import describe_event, make_console
+from client.session import RequestError
+from client.table_loop import run_table
+from protocol.errors import ErrorCode
+from protocol.messages import Error, Message
 
 
 def _names(seat: object) -> str:
@@ -79,3 +91,160 @@ def test_records_list_counts_and_names_the_hands() -> None:
     assert records_listed([1, 2, 3]) == "3 hand records (hands 1-3)"
     assert records_listed([2, 5]) == "2 hand records (hands 2, 5)"
     assert records_listed([]) == "no hand records yet"
+
+
+OUTCOME = {"termination": "target", "winners": [0], "ranking": [0, 1, 2], "scores": [0, 3, 5]}
+
+
+def _seat(i: int, name: str, *, ready: bool = False, connected: bool = True) -> dict[str, Any]:
+    return {"seat": i, "name": name, "bot": None, "ready": ready, "connected": connected,
+            "substitute": False}  # fmt: skip
+
+
+def _info(*seats: dict[str, Any] | None, phase: str = "finished") -> tm.TableInfo:
+    return tm.TableInfo(
+        table="t1", name="t1", game="one-card", options={}, seats=seats, phase=phase,
+        game_no=1, spectators=0, turn_timer=None, voids=0,
+    )  # fmt: skip
+
+
+def test_a_seat_freed_after_a_no_says_who_left() -> None:
+    """Before, Ann and Bob saw only "Waiting for seat 2 (empty)": nobody said Cat left."""
+    ui, out = _human()
+    tc = _tc()
+    ann, bob = _seat(0, "Ann", ready=True), _seat(1, "Bob", ready=True)
+    ui.on_push(tc, _info(ann, bob, _seat(2, "Cat")), [])
+    ui.on_push(tc, _info(ann, bob, None), [])
+    assert "Cat left the table" in out.getvalue().splitlines()
+    stream = io.StringIO()
+    jui = JsonUI(stream)
+    jui.on_push(tc, _info(ann, bob, _seat(2, "Cat")), [])
+    jui.on_push(tc, _info(ann, bob, None), [])
+    presence = [json.loads(x) for x in stream.getvalue().splitlines() if '"presence"' in x]
+    assert presence == [
+        {"type": "presence", "seat": 2, "name": "Cat", "connected": False, "left": True,
+         "message": "Cat left the table"}
+    ]  # fmt: skip
+
+
+def test_b_and_add_bot_ask_for_a_bot_between_games() -> None:
+    tc = _tc()
+    ui, _ = _human()
+    assert ui.on_line(tc, "b") != "bot:"  # during a game "b" is no bot
+    tc.outcome = dict(OUTCOME)
+    assert ui.on_line(tc, "b") == "bot:"
+    assert JsonUI(io.StringIO()).on_line(tc, '{"cmd": "add_bot"}') == "bot:"
+
+
+class _Stdin:
+    def __init__(self) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+
+    def readline(self) -> str:
+        return self.lines.get()
+
+    def type(self, line: str) -> None:
+        self.lines.put(line + "\n" if line else "")
+
+
+@pytest.fixture
+def stdin(monkeypatch: pytest.MonkeyPatch) -> Any:
+    fake = _Stdin()
+    monkeypatch.setattr(sys, "stdin", fake)
+    yield fake
+    fake.type("")  # free a reader thread left waiting
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.push_send, self.pushes = trio.open_memory_channel[Message](8)
+        self.closed = trio.Event()
+        self.closed_reason = ""
+
+    async def request(self, msg: Message, **_: Any) -> Message:
+        return tm.Ok()
+
+
+class _Table:
+    """The parts of TableClient the loop uses; ``add_bot`` is refused once, then seats Bot."""
+
+    chat_n = 0
+    new_chat = TableClient.new_chat
+
+    def __init__(self) -> None:
+        self.session = _Session()
+        self.table_id = "t1"
+        self.seat: int | None = 0
+        self.outcome: dict[str, Any] | None = None
+        self.bots = 0
+        self.readied = trio.Event()
+
+    async def handle(self, push: Message) -> list[FairNotice]:
+        if isinstance(push, tm.GameOver):
+            self.outcome = push.outcome
+        return []
+
+    async def ready(self, ready: bool = True) -> None:
+        self.readied.set()
+
+    async def add_bot(self) -> tm.BotAdded:
+        self.bots += 1
+        if self.bots == 1:
+            raise RequestError(Error(code=ErrorCode.FULL, message="no empty seat", fatal=False))
+        return tm.BotAdded(table="t1", seat=2, name="Bot")
+
+
+class _UI:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+        self.seen = trio.Event()
+
+    def on_push(self, tc: object, push: Message, notices: list[FairNotice]) -> None:
+        pass
+
+    def on_line(self, tc: object, line: str) -> Any:
+        return "bot:" if line == "b" else None
+
+    def info(self, text: str, **fields: Any) -> None:
+        self.said.append(text)
+        self.seen.set()
+
+    def end(self, tc: object, reason: str) -> None:
+        self.said.append(f"end {reason}")
+
+
+async def _said(ui: _UI, text: str) -> None:
+    while not any(text in s for s in ui.said):
+        ui.seen = trio.Event()
+        await ui.seen.wait()
+
+
+async def test_b_while_waiting_for_a_rematch_seats_a_bot_and_says_so(stdin: _Stdin) -> None:
+    table, ui = _Table(), _UI()
+    result: list[Any] = []
+
+    async def loop() -> None:
+        result.append(await run_table(cast(TableClient, table), ui, offer_rematch=True))  # type: ignore[arg-type]
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop)
+            over = tm.GameOver(table="t1", seq=1, game_no=1, outcome=OUTCOME)
+            await table.session.push_send.send(over)
+            await _said(ui, "Play again?")
+            stdin.type("y")
+            await table.readied.wait()
+            ann, bob = _seat(0, "Ann", ready=True), _seat(1, "Bob", ready=True)
+            await table.session.push_send.send(_info(ann, bob, None))
+            await _said(ui, "Waiting for")
+            stdin.type("b")
+            await _said(ui, "no bot seated")
+            stdin.type("b")
+            await _said(ui, "takes seat")
+            stdin.type("")
+    assert result == [OUTCOME]
+    assert [s for s in ui.said if "Waiting" in s or "bot" in s] == [
+        "Waiting for seat 2 (empty) to play again (b + Enter seats a bot, q leaves)",
+        "no bot seated: no empty seat (full)",
+        "Bot (a bot) takes seat 2",
+    ]
