@@ -102,6 +102,21 @@ class Phase(enum.Enum):
     OVER = "over"  #: the hand is finished
 
 
+_SUIT_NAMES = {
+    Suit.SPADES: "spades",
+    Suit.HEARTS: "hearts",
+    Suit.DIAMONDS: "diamonds",
+    Suit.CLUBS: "clubs",
+}
+
+_WAIT = {
+    Phase.DEALING: "nobody may act before the cards are dealt",
+    Phase.RESHUFFLING: "nobody may act while the discards are reshuffled into a new stock",
+    Phase.OVER: "the hand is over",
+}
+"""Why no seat may act, by phase (every phase but ``PLAYING``)."""
+
+
 class Declaration(enum.Enum):
     """What a player says when able to finish next turn; either word counts."""
 
@@ -235,6 +250,8 @@ class BlackJack(Game):
         self.finished: list[int] = []
         self.declared = [False] * seats  # said at the end of the seat's previous turn
         self.window: int | None = None  # seat that may still declare for its last turn
+        # per seat, the seat whose turn action closed its last window (for refusals only)
+        self._closed_by: list[int | None] = [None] * seats
         self._top_as: Card | None = None
         self._named: Suit | None = None
         self._said = False  # a declaration made during the current turn
@@ -341,7 +358,7 @@ class BlackJack(Game):
         if blunder is not None:
             assert isinstance(action, Play)
             return self._blunder(seat, action, blunder, events)
-        self.window = None
+        self._close_window(seat)
         if isinstance(action, Draw):
             self._said |= action.say is not None
             nothing = not self.stock and len(self.discards) <= 1
@@ -371,25 +388,27 @@ class BlackJack(Game):
             return "", False
         pickup = 0 if self.covering else self.pending
         cost = blunder_cost(in_turn=seat == self.current, pickup=pickup)
-        return f"{blunder} (played anyway: {cost})", True
+        if seat != self.current:
+            blunder = f"out of turn: it is seat {self.current}'s turn"
+        return f"{blunder}; playing it anyway is a blunder: {cost}", True
 
     def _judge(self, seat: int, action: Action) -> str | None:
         """Raise unless ``action`` may be applied; for a blunder, return why it is one."""
         if self.phase is not Phase.PLAYING:
-            raise NotYourTurn(f"no seat may act while the hand is {self.phase.value}")
+            raise NotYourTurn(_WAIT[self.phase])
         if not 0 <= seat < self.seats:
             raise NotYourTurn(f"there is no seat {seat}")
         if isinstance(action, Declare):
             if self.window != seat:
-                raise IllegalAction("a declaration follows one's own turn, before the next one")
+                raise IllegalAction(self._no_declare_reason(seat))
             if self.declared[seat]:
-                raise IllegalAction("already declared")
+                raise IllegalAction("you have already declared for this turn")
             return None
         if isinstance(action, Draw):
             if seat != self.current:
                 raise NotYourTurn(f"it is seat {self.current}'s turn")
             if self.options["must_play_if_able"] and self._has_play(seat):
-                raise IllegalAction("must_play_if_able: a player who can play may not draw")
+                raise IllegalAction("you may not draw while you can play (must_play_if_able)")
             return None
         if not isinstance(action, Play):
             raise InvalidAction(f"not a Black Jack action: {action!r}")
@@ -403,6 +422,20 @@ class BlackJack(Game):
         if error is not None and not self.options["blunders"]:
             raise IllegalAction(error)
         return error
+
+    def _no_declare_reason(self, seat: int) -> str:
+        """Why ``seat`` may not send a ``declare`` now (its window is not open)."""
+        how = "say it with your play or draw, or declare right after it"
+        closer = self._closed_by[seat]
+        if closer is not None:
+            who = "you" if closer == seat else f"seat {closer}"
+            late = f"too late to declare for your last turn: {who} took a turn since"
+            if seat == self.current:
+                return f"{late}; to declare at the end of this turn, {how}"
+            return late
+        if seat == self.current:
+            return f"you declare at the end of your turn: {how}"
+        return "you may declare only at the end of your own turn, before the next player acts"
 
     def _shape(self, seat: int, play: Play) -> list[Card]:
         """The cards as they act (jokers replaced); raise :class:`InvalidAction` on bad shape."""
@@ -440,8 +473,14 @@ class BlackJack(Game):
         if not self.covering and not self._matches(first):
             top = self._top_as
             assert top is not None
-            suit = (self._named or top.suit or Suit.SPADES).value
-            return f"{first.code} matches neither rank {top.rank.code} nor suit {suit}"
+            if self._named is not None:
+                named = _SUIT_NAMES[self._named]
+                why = f"neither the rank of {top.code} nor the suit named with it ({named})"
+            else:
+                why = f"neither the rank nor the suit of {top.code}"
+            if self.discards[-1].is_joker:
+                why += f" (the joker on top stands for {top.code})"
+            return f"{first.code} matches {why}"
         if len(acting) > 1 and not _is_run(acting):
             if not (self.options["chain"] and _is_chain(acting)):
                 return "several cards must form a run in one suit"
@@ -519,13 +558,19 @@ class BlackJack(Game):
         )
         self._owed.append((seat, BLUNDER_CARDS, "blunder"))
         if in_turn:
-            self.window = None
+            self._close_window(seat)
             if self.pending and not self.covering:
                 self._owed.append((seat, self.pending, "pickup"))
                 self.pending = 0
             self._dry = 0
             self._end_turn(seat, events)
         return self._settle(events)
+
+    def _close_window(self, actor: int) -> None:
+        """A turn action by ``actor`` ends the declaration window of the last turn."""
+        if self.window is not None:
+            self._closed_by[self.window] = actor
+        self.window = None
 
     def _next(self, seat: int) -> int:
         s = (seat + self.direction) % self.seats

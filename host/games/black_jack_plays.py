@@ -38,12 +38,12 @@ def single_forms(card: Card) -> list[tuple[Suit | None, tuple[Card, ...]]]:
 
 def blunder_cost(*, in_turn: bool, pickup: int) -> str:
     """What a blunder costs, in the words of ``spec/RULES.md`` (Black Jack, Blunders)."""
-    cost = f"a blunder, you take the cards back and pick up {BLUNDER_CARDS}"
+    cost = f"you take the cards back and pick up {BLUNDER_CARDS}"
     if not in_turn:
-        return cost + "; the turn stays where it is"
+        return cost + ", and the turn stays where it is"
     if pickup:
         return cost + f", take the pick-up of {pickup} too, and your turn ends"
-    return cost + " and your turn ends"
+    return cost + ", and your turn ends"
 
 
 def _is_black_jack(c: Card) -> bool:

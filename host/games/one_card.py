@@ -266,6 +266,10 @@ class OneCard(Game):
         self._extra = 0  # extra turns owed (kings) to whoever is next in line
         self._fresh: list[Card] = []  # cards just drawn as attack damage
         self._window: tuple[int, int] | None = None  # (holder, seat after the holder)
+        # why no call is open, for the refusal only: the last call (caller, holder) until the
+        # next turn action, or the window that turn action closed (holder, seat that acted)
+        self._called: tuple[int, int] | None = None
+        self._closed: tuple[int, int] | None = None
         self._owed: list[tuple[int, int, str]] = []  # (seat, count, reason) still to draw
         self._active = [True] * seats
         self._n_active = seats
@@ -425,11 +429,11 @@ class OneCard(Game):
             raise InvalidAction(f"no seat {seat}")
         if self._phase is _OVER:
             raise IllegalAction("the game is over")
+        if isinstance(action, Call) and self._window is None and self._phase is not _DEAL:
+            raise IllegalAction(self._no_call_reason(seat))
         if self._request is not None or self._phase is _DEAL:
             raise NotYourTurn("waiting for the shuffle")
         if isinstance(action, Call):
-            if self._window is None:
-                raise IllegalAction("no One Card call is open")
             return
         if seat != self._turn:
             raise NotYourTurn(f"it is seat {self._turn}'s turn")
@@ -464,6 +468,30 @@ class OneCard(Game):
             suit = self._suit.value if self._suit else "its colour"
             raise IllegalAction(f"{cards[0].code} does not play on {top} (suit {suit})")
 
+    def _no_call_reason(self, seat: int) -> str:
+        """Why ``seat`` may not call now: someone just called, the next turn closed it, or none."""
+        if self._called is not None:
+            caller, holder = self._called
+            if seat == caller:
+                return "you already called One Card"
+            if caller == holder:
+                return f"too late: seat {holder} already called One Card on their own last card"
+            if seat == holder:
+                return f"too late: seat {caller} already called One Card on you"
+            return f"too late: seat {caller} already called One Card on seat {holder}"
+        if self._closed is not None:
+            holder, actor = self._closed
+            who = "you" if actor == seat else f"seat {actor}"
+            went = "you" if holder == seat else f"seat {holder}"
+            return (
+                f"too late: the One Card call closed when {who} took a turn "
+                f"after {went} went down to one card"
+            )
+        return (
+            "no One Card call is open: one opens when a player goes down to one card "
+            "and closes at the next turn"
+        )
+
     def _single_plays(self, card: Card) -> list[Action]:
         return list(_PLAYS_OF.get(card, ()))
 
@@ -486,12 +514,14 @@ class OneCard(Game):
             assert self._window is not None  # check() saw it open
             holder, target = self._window
             self._window = None
+            self._called, self._closed = (seat, holder), None
             victim = target if seat == holder else holder
             events.append(Event("call", {"seat": seat, "holder": holder, "penalized": victim}))
             self._owed.append((victim, 1, "call"))
             self._settle(events)
             return events
-        self._window = None
+        window, self._window, self._called = self._window, None, None
+        self._closed = None if window is None else (window[0], seat)
         if isinstance(action, Play):
             self._play(seat, action, events)
         else:

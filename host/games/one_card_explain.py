@@ -40,13 +40,20 @@ def mismatch_reason(
             if is_attacker
             else f"{card.code} is not an attack card"
         )
-        return f"{what}; you face an attack of {damage}: answer with {answer} or draw {damage}"
+        return (
+            f"{what}; you face an attack of {damage} cards: answer with {answer} or draw {damage}"
+        )
     if top.is_joker:
         colour = top.color.value
         return f"{card.code} is not {colour}: on a joker only a {colour} card, a joker or a seven"
     assert suit is not None
     if card.is_joker:
-        return f"the joker plays only on a suit of its colour, and the suit is {suit_name(suit)}"
+        colour = card.color.value
+        suits = " or ".join(suit_name(s) for s in Suit if s.color is card.color)
+        return (
+            f"{card.code} is the {colour} joker: it plays only on {suits}, "
+            f"and the suit to match is {suit_name(suit)}"
+        )
     if suit is not top.suit:
         return (
             f"{card.code} matches neither the suit named by the seven ({suit_name(suit)}) "

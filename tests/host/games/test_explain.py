@@ -128,7 +128,9 @@ def test_black_jack_reasons_and_blunders() -> None:
     game = black_jack({0: "QS 3D 4D 5D 6D 7D 8D", 1: "2H 3H 4H 5H 6H 7H 8H"}, "10C")
     why = game.explain(0, card("QS"))
     assert why.blunder and why.action == game.parse_action({"type": "play", "cards": ["QS"]})
-    assert why.reason.startswith("QS matches neither rank 10 nor suit C (played anyway: a blunder")
+    assert why.reason.startswith(
+        "QS matches neither the rank nor the suit of 10C; playing it anyway is a blunder"
+    )
     assert "take the cards back and pick up 2" in why.reason and "turn ends" in why.reason
     out = game.explain(1, card("2H"))
     assert out.blunder and "out of turn" in out.reason and "turn stays where it is" in out.reason
@@ -136,7 +138,7 @@ def test_black_jack_reasons_and_blunders() -> None:
     game.check(0, why.action)  # accepted: a blunder is a legal event
     strict = black_jack({0: "QS 3D 4D 5D 6D 7D 8D"}, "10C", blunders=False)
     off = strict.explain(0, card("QS"))
-    assert off == Explanation("QS matches neither rank 10 nor suit C")
+    assert off == Explanation("QS matches neither the rank nor the suit of 10C")
 
 
 def test_black_jack_ace_blunder_names_the_first_suit() -> None:
@@ -178,7 +180,7 @@ def check_explain(game: Game, seat: int, c: Card) -> None:
         game.check(seat, got.action)  # accepted, as a legal play or a blunder
         assert got.blunder or got.action in legal
     if got.blunder:
-        assert got.action is not None and "played anyway: a blunder" in got.reason
+        assert got.action is not None and "playing it anyway is a blunder" in got.reason
     else:
         assert got.action is None or got.action in legal
 
