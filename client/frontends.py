@@ -9,8 +9,9 @@ numbered follow-up question when one card stands for several legal actions (a su
 run's length, a joker's identity), and prints the fairness verdict after every hand, naming it
 by its table hand number with the game and hand it was (:class:`DealNumbers`). When a
 ``table_info`` shows another seat's ``connected`` flag changed since the last one, it says so
-("Bob dropped ...", "Bob is back"; :func:`presence_changes`), and :class:`JsonUI` emits a
-``presence`` object. Input is
+("Bob dropped ...", "Bob is back", "Cat left the table"; :func:`presence_changes`), and
+:class:`JsonUI` emits a ``presence`` object; after our own reconnect the next ``table_info`` is
+taken quietly as the new baseline (:class:`Presence`). Input is
 one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), ``?`` or ``q``.
 
 :class:`JsonUI` writes one JSON object per line for every push (the message's own wire map,
@@ -55,6 +56,7 @@ __all__ = [
     "DealNumbers",
     "HumanUI",
     "JsonUI",
+    "Presence",
     "chat_problem",
     "common_prefix",
     "grid",
@@ -214,6 +216,54 @@ def presence_changes(
     return out
 
 
+class Presence:
+    """Who dropped and came back, from one ``table_info`` to the next (:func:`presence_changes`),
+    quiet across our own reconnect: after a host restart every client reconnects, and the
+    first ``table_info`` would call each player not yet back "dropped", then "back". After
+    :meth:`reconnected` the next ``table_info`` is the new baseline: it only says "X is back"
+    for a player already said to have dropped, and players missing from it are not said to be
+    back when they return; drops after it are said as usual."""
+
+    def __init__(self) -> None:
+        self.info: tm.TableInfo | None = None  #: the last table_info
+        self.said_dropped: set[tuple[int, str]] = set()  #: drops said and not yet back
+        self.unsaid: set[tuple[int, str]] = set()  #: missing at a quiet baseline
+        self.quiet = False  #: the next table_info is a baseline after our reconnect
+
+    def reconnected(self) -> None:
+        self.quiet = True
+
+    def see(self, info: tm.TableInfo, me: int | None) -> list[tuple[int, str, bool, str]]:
+        """The changes to tell, as :func:`presence_changes` gives them."""
+        before, self.info = self.info, info
+        changes = presence_changes(before, info, me)
+        if self.quiet and before is not None and before.table == info.table:
+            self.quiet = False
+            told = [c for c in changes if c[2] and (c[0], c[1]) in self.said_dropped]
+            for seat, held in enumerate(info.seats):
+                if held is not None and held.get("connected") is False:
+                    who = (seat, str(held.get("name")))
+                    if who not in self.said_dropped:
+                        self.unsaid.add(who)
+            changes = told
+        out = []
+        for change in changes:
+            who = (change[0], change[1])
+            if change[2]:  # back
+                if who in self.unsaid:
+                    self.unsaid.discard(who)
+                    continue
+                self.said_dropped.discard(who)
+            else:
+                self.unsaid.discard(who)
+                if info.seats[change[0]] is None:  # left: nobody to say is back
+                    self.said_dropped.discard(who)
+                else:
+                    self.said_dropped.add(who)
+            out.append(change)
+        return out
+
+
 def chat_problem(text: str) -> str | None:
     """Why ``text`` cannot be sent as a chat line (the protocol's limits), or None if it can.
 
@@ -312,7 +362,7 @@ class HumanUI:
         self._quitting = False  # "q" was typed mid-game: the next line confirms or not
         #: a blunder offered by the host (card, action): the next line says whether to play it
         self._blunder: tuple[str, dict[str, Any]] | None = None
-        self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
+        self.presence = Presence()  # who is connected, quiet across our own reconnect
         self.cards_left = CardsLeft()
         self.deals = DealNumbers()
 
@@ -344,6 +394,8 @@ class HumanUI:
 
     def info(self, text: str, **fields: Any) -> None:
         failed = fields.get("kind") == "error" or fields.get("ok") is False
+        if fields.get("kind") == "reconnected":
+            self.presence.reconnected()
         if fields.get("kind") == "seated":  # keys to type are for people, not for --json
             text = f"{text}. {TURN_HINT}"
         elif fields.get("kind") == "watching":
@@ -404,8 +456,7 @@ class HumanUI:
         self._reprompt()
 
     def _on_table_info(self, tc: TableClient, info: tm.TableInfo) -> None:
-        before, self._info = self._info, info
-        for _seat, _name, back, line in presence_changes(before, info, tc.seat):
+        for _seat, _name, back, line in self.presence.see(info, tc.seat):
             self.say(line, style="" if back else "yellow")
         if info.phase not in ("waiting", "finished"):
             return
@@ -623,7 +674,7 @@ class JsonUI:
     def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out
         self._key_shown = False
-        self._info: tm.TableInfo | None = None  # the last table_info (who is connected)
+        self.presence = Presence()  # who is connected, quiet across our own reconnect
         self.cards_left = CardsLeft()
         self.deals = DealNumbers()
 
@@ -637,6 +688,8 @@ class JsonUI:
 
     def info(self, text: str, **fields: Any) -> None:
         kind = str(fields.pop("kind", "info"))
+        if kind == "reconnected":
+            self.presence.reconnected()
         self.emit({"type": kind, "message": text, **fields})
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
@@ -658,8 +711,7 @@ class JsonUI:
                 obj["text"] = render_outcome(push.outcome, tc.names, self.cards_left.counts).plain
             self.emit(obj)
         if isinstance(push, tm.TableInfo):
-            before, self._info = self._info, push
-            for seat, name, back, said in presence_changes(before, push, tc.seat):
+            for seat, name, back, said in self.presence.see(push, tc.seat):
                 left = seat < len(push.seats) and push.seats[seat] is None
                 self.emit(
                     {"type": "presence", "seat": seat, "name": name, "connected": back,

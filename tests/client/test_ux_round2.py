@@ -4,6 +4,7 @@ reconnect, where the proofs are, and what "cards checked" counts."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import queue
@@ -13,8 +14,10 @@ from typing import Any, cast
 
 import pytest
 import trio
+import trio.testing
 
 import protocol.table_messages as tm
+from client import table_loop
 from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
 from client.frontends import HumanUI, JsonUI
 from client.records_cmd import records_listed
@@ -247,4 +250,67 @@ async def test_b_while_waiting_for_a_rematch_seats_a_bot_and_says_so(stdin: _Std
         "Waiting for seat 2 (empty) to play again (b + Enter seats a bot, q leaves)",
         "no bot seated: no empty seat (full)",
         "Bot (a bot) takes seat 2",
+    ]
+
+
+class _Resumable(_Table):
+    """A seated table client whose connection can drop and be resumed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.token, self.watching, self.name = "k" * 43, False, "Ann"
+        self.checker = DealChecker(table_id="t1", pid=None)
+        self.game_no = 1
+        self.session.ended_by_host, self.session.retry_after = False, None  # type: ignore[attr-defined]
+
+    async def resume(self, token: str) -> None:
+        pass
+
+
+async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, after a host restart every client said "Bob dropped ..." then "Bob is back" for
+    every other player, though only the host had gone."""
+    monkeypatch.setattr(table_loop, "RECONNECT_PAUSES", (0.0,))
+    fresh = _Session()
+    fresh.ended_by_host, fresh.retry_after = False, None  # type: ignore[attr-defined]
+
+    async def hold(stream: object, *, task_status: Any) -> None:
+        task_status.started(fresh)
+        await trio.sleep_forever()
+
+    monkeypatch.setattr(table_loop, "_hold_session", hold)
+    table, (ui, out) = _Resumable(), _human()
+    ann, bob, cat = _seat(0, "Ann"), _seat(1, "Bob"), _seat(2, "Cat")
+    bob_gone, cat_gone = _seat(1, "Bob", connected=False), _seat(2, "Cat", connected=False)
+
+    async def reconnect() -> trio.abc.Stream:
+        return cast(trio.abc.Stream, None)
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            loop = functools.partial(run_table, read_input=False, reconnect=reconnect)
+            nursery.start_soon(loop, cast(TableClient, table), ui)
+            for info in (_info(ann, bob, cat, phase="playing"),
+                         _info(ann, bob, cat_gone, phase="playing")):  # fmt: skip
+                await table.session.push_send.send(info)
+            await trio.testing.wait_all_tasks_blocked()
+            await table.session.push_send.aclose()  # the host restarts
+            while table.session is not fresh:
+                await trio.sleep(0)
+            for info in (
+                _info(ann, bob_gone, cat_gone, phase="playing"),  # the new baseline: quiet
+                _info(ann, bob, cat_gone, phase="playing"),  # Bob was never said to drop
+                _info(ann, bob, cat, phase="playing"),  # Cat was
+                _info(ann, bob_gone, cat, phase="playing"),  # a drop after the baseline
+            ):
+                await fresh.push_send.send(info)
+            await trio.testing.wait_all_tasks_blocked()
+            nursery.cancel_scope.cancel()
+    told = [line for line in out.getvalue().splitlines() if "dropped" in line or "back" in line]
+    assert told == [
+        "Cat dropped (the host plays for Cat after the grace period)",
+        "Cat is back",
+        "Bob dropped (the host plays for Bob after the grace period)",
     ]
