@@ -354,7 +354,10 @@ class HumanUI:
         self._shown: str | None = None  # the legal list last drawn with the table
         self._hinted: str | None = None  # the out-of-turn moves last offered
         self._pending: Choice | None = None  # a choice waiting for its follow-up answer
-        self._spectator_seen: tuple[int, object] | None = None
+        #: the game, hand and seats to act last drawn for a spectator
+        self._spectator_seen: tuple[int, object, tuple[int, ...]] | None = None
+        self._games_followed: set[int] = set()  # games a spectator saw in progress
+        self._last_told: set[int] = set()  # finished games whose outcome was said on arrival
         self._names_shown: tuple[str, ...] = ()
         self._prompt_open = False
         self._asking: str | None = None  # the game's question awaiting an answer (see prompt)
@@ -468,13 +471,28 @@ class HumanUI:
             self._names_shown = names
             self.say(f"Seats at {info.name}: {', '.join(names)}", style="dim")
 
+    def _spectator_state(self, tc: TableClient, state: tm.StatePush) -> None:
+        """A watcher's table is drawn again whenever the player to act changes (once per
+        change, so the turn marker never goes stale); a table found between games says once
+        how the last game ended, unless this spectator watched that game (its ``game_over``,
+        or the loop's stand-in for it, says so)."""
+        if state.phase == "finished":
+            outcome = state.view.get("outcome")
+            done = state.game_no in self._games_followed or state.game_no in self._last_told
+            if isinstance(outcome, dict) and state.game_no >= 1 and not done:
+                self._last_told.add(state.game_no)
+                last = render_outcome(outcome, tc.names, self.cards_left.counts)
+                self.say(Text("Last game: ").append_text(last), style="dim")
+            return
+        self._games_followed.add(state.game_no)
+        key = (state.game_no, state.view.get("hand_no"), tuple(state.to_act))
+        if state.phase == "playing" and state.to_act and key != self._spectator_seen:
+            self._spectator_seen = key
+            self.say(self._table(tc, state), soft_wrap=False)
+
     def _on_state(self, tc: TableClient, state: tm.StatePush) -> None:
         if state.seat is None:
-            key = (state.game_no, state.view.get("hand_no"))
-            playing = state.phase == "playing" and bool(state.to_act)
-            if playing and key != self._spectator_seen:
-                self._spectator_seen = key
-                self.say(self._table(tc, state), soft_wrap=False)
+            self._spectator_state(tc, state)
             return
         self.menu = build_menu(state.view, state.legal, ascii_only=self.ascii_only)
         legal_key = json.dumps(state.legal, sort_keys=True)
