@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import GAMES, find_game
 from host.games.base import OptionError, WireMap
+from host.runner import Seat
 from host.store import Store
 from host.table import Conn, Table, TableError
 from protocol.errors import ErrorCode
@@ -195,6 +196,13 @@ class Lobby:
                 await table.after_restore()
             except Exception:  # the table is served as replayed; its journal stays the truth
                 log.exception("table %s: finishing its restart failed", row.table_id)
+            log.info(
+                "table %s restored: %s, %s, seats %s",
+                table.table_id,
+                table.game_cls.name,
+                table.phase.value + (f" (game {table.game_no})" if table.game_no else ""),
+                ", ".join(_seat_text(s) for s in table.seats),
+            )
             for seat in table.seats:
                 if seat is None or seat.stood_up:  # a stood-up seat is the host's to play
                     continue
@@ -242,3 +250,12 @@ class Lobby:
         while f"bot-{n}" in taken:
             n += 1
         return f"Bot-{n}"
+
+
+def _seat_text(seat: Seat | None) -> str:
+    """A seat in the restore line: ``-`` (empty), ``Ann``, ``Bot-1 (bot)``, ``Cy (stood up)``."""
+    if seat is None:
+        return "-"
+    if seat.stood_up:
+        return f"{seat.name} (stood up)"
+    return f"{seat.name} (bot)" if seat.bot else seat.name

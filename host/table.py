@@ -275,7 +275,7 @@ class Table(GameRunner):
             seat = self.seat_of(conn)
             if seat is None and conn not in self.spectators:
                 raise TableError("you are not at this table", code=ErrorCode.NOT_FOUND)
-            self.spectators.pop(conn, None)
+            self._stop_watching(conn, "left")
             if seat is not None:
                 if self.phase in (TablePhase.DEALING, TablePhase.PLAYING):
                     raise TableError(
@@ -311,6 +311,11 @@ class Table(GameRunner):
                 raise TableError("already seated at this table", code=ErrorCode.BAD_STATE)
             if conn.closed:  # gone while waiting for the lock
                 return
+            if conn not in self.spectators:
+                log.info(
+                    "table %s: %s started watching [%s]",
+                    self.table_id, name, getattr(conn, "peer", "?"),
+                )  # fmt: skip
             self.spectators[conn] = name
             conn.deliver(
                 [
@@ -357,6 +362,11 @@ class Table(GameRunner):
             old = found.conn
             self.spectators.pop(conn, None)  # a seat sees its own view, not the public one
             self._attach(found, conn)
+            if found.substitute and not found.stood_up:
+                log.info(
+                    "table %s: seat %d (%s) is back: the host stops playing for it",
+                    self.table_id, found.index, found.name,
+                )  # fmt: skip
             found.substitute = False
             if old is not None and old is not conn:
                 old.close_politely(
@@ -392,6 +402,15 @@ class Table(GameRunner):
             self._poke()
             return found.index
 
+    def _stop_watching(self, conn: Conn, why: str) -> None:
+        """``conn`` no longer watches (if it did): it left the table or went away."""
+        name = self.spectators.pop(conn, None)
+        if name is not None:
+            log.info(
+                "table %s: %s stopped watching (%s) [%s]",
+                self.table_id, name, why, getattr(conn, "peer", "?"),
+            )  # fmt: skip
+
     def _attach(self, seat: Seat, conn: Conn) -> None:
         """Give ``seat`` to ``conn``, or mark it away if ``conn`` closed meanwhile."""
         if conn.closed:
@@ -410,7 +429,7 @@ class Table(GameRunner):
         timer task, woken by this, pushes the new ``table_info`` under the lock.
         """
         changed = conn in self.spectators
-        self.spectators.pop(conn, None)
+        self._stop_watching(conn, "disconnected")
         if conn is self.creator:  # its right to add bots ends with it (and nothing is kept)
             self.creator = None
         for s in self.seats:
@@ -629,6 +648,10 @@ class Table(GameRunner):
                 continue
             if now >= s.disconnected_at + self.grace:
                 s.substitute = True
+                log.info(
+                    "table %s: the host plays seat %d (%s): away for the %.0f s grace period",
+                    self.table_id, s.index, s.name, self.grace,
+                )  # fmt: skip
                 self._send_summary()
         if self.phase is TablePhase.DEALING:
             if self.round_deadline is not None and now >= self.round_deadline:
@@ -748,6 +771,10 @@ class Table(GameRunner):
                 conn, s.conn = s.conn, None
                 if not conn.closed:
                     self.spectators[conn] = s.name
+                    log.info(
+                        "table %s: %s started watching (stood up) [%s]",
+                        self.table_id, s.name, getattr(conn, "peer", "?"),
+                    )  # fmt: skip
                 changed = True
             if not running:
                 self.seats[s.index] = None
