@@ -40,6 +40,8 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
+from protocol.records import dump_record
+
 if sys.platform != "win32":
     import fcntl
 
@@ -394,12 +396,12 @@ class Store:
 
     async def save_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> Path:
         path = self.record_path(table_id, hand_no)
-        text = json.dumps(record, indent=1, sort_keys=True)
+        text = dump_record(record)  # what get_record serves: a fetched copy is these bytes
 
         def write() -> None:
             tmp = path.with_suffix(".tmp")
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with open(tmp, "wb") as fh:  # bytes: no newline translation on Windows
+                fh.write(text.encode("utf-8"))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
