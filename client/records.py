@@ -196,7 +196,7 @@ def save_new(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:  # verbatim: no \r\n
             fh.write(text)
         for n in range(1, MAX_RECORD_COPIES + 1):
             target = path if n == 1 else path.with_name(f"{path.stem}-{n}{path.suffix}")
@@ -208,7 +208,7 @@ def save_new(path: Path, text: str) -> Path:
                     return target
             except OSError:  # a file system without hard links: exclusive create instead
                 try:
-                    with open(target, "x", encoding="utf-8") as fh:
+                    with open(target, "x", encoding="utf-8", newline="") as fh:
                         fh.write(text)
                     return target
                 except FileExistsError:
@@ -222,7 +222,7 @@ def save_new(path: Path, text: str) -> Path:
 
 def _holds(path: Path, text: str) -> bool:
     try:
-        return path.read_text("utf-8") == text
+        return path.read_bytes() == text.encode("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
 

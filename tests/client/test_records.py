@@ -265,3 +265,15 @@ def test_a_saved_record_is_never_replaced(tmp_path: Path) -> None:
     assert records.save_new(path, "second") == second
     assert path.read_text("utf-8") == "first"
     assert {p.name for p in tmp_path.iterdir()} == {path.name, second.name}  # no temp left
+
+
+def test_a_record_is_kept_byte_for_byte_and_compared_so(tmp_path: Path) -> None:
+    """A saved record is evidence: compared as text, a copy whose line endings had changed
+    (\\r\\n) passed for the same record, and a new fetch was never kept beside it."""
+    text = '{\n  "hand_no": 1\n}\n'
+    path = tmp_path / "t1-hand1-record.json"
+    path.write_bytes(text.replace("\n", "\r\n").encode())
+    saved = records.save_new(path, text)
+    assert saved == tmp_path / "t1-hand1-record-2.json"
+    assert saved.read_bytes() == text.encode()
+    assert records.save_new(path, text) == saved  # the same bytes again: kept as they are
