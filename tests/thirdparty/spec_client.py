@@ -7,6 +7,9 @@ takes seat 0, fills the other seats with host bots, does the seat's side of ever
 round (commit, reveal after checking the lock) and checks each hand with its own ``cardfair/v1``
 verifier (section 7.9), plays the first legal play (or the first legal action) on each turn
 until ``game_over``, then fetches every hand record (section 4.6) and verifies it (section 8.2).
+On its turns it also asks what a client without rules logic asks (4.2): ``explain`` for held cards
+in no legal action and once for one in a legal action, one ``act`` naming an unparsable card, and
+in Black Jack the blunder an ``explained`` reply offers; each answer is checked against 4.2.
 
 Over TLS it pins the host's certificate on first use (2.1) in a caller's ``pins`` map, storing a
 new pin only after a valid ``welcome``. It can also watch a table under a chat name and chat
@@ -689,6 +692,88 @@ def shown_cards(event: dict[str, Any]) -> tuple[list[str], list[tuple[int, int]]
     return cards, [(p[0], p[1]) for p in positions]
 
 
+def put_down(action: dict[str, Any]) -> list[str]:
+    """The cards an action puts down: `cards` (One Card, Black Jack) or `card` (ONE).
+
+    Black Jack's `declare` names joker identities, not cards held, so it does not count.
+    """
+    cards = action.get("cards")
+    if isinstance(cards, list):
+        return [c for c in cards if isinstance(c, str)]
+    card = action.get("card")
+    return [card] if isinstance(card, str) else []
+
+
+def forgiving(card: str) -> str:
+    """The same card as a host must read it (4.2): lower case, `T` for ten (`10H` -> `th`)."""
+    return ("T" + card[2:] if card.startswith("10") else card).lower()
+
+
+LEGAL_CUT = 300  # 4.2: Black Jack stops `legal` at 300 plays; a card off the list may be legal
+
+
+@dataclass
+class Probes:
+    """What the client asked about during a game besides its own moves (4.2).
+
+    `explained` holds each checked `explained` reply with what was expected: `"unplayable"`
+    (the card is in no legal action) or `"playable"` (it is in one). `bad_card` is the `error`
+    an `act` naming card `ZZ` got; `blunder` the `event` that followed the `ack` of a blunder
+    sent as `explained.action` (Black Jack).
+    """
+
+    explained: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    bad_card: dict[str, Any] | None = None
+    blunder: dict[str, Any] | None = None
+    dropped: int = 0  # probes refused with `rate_limited` (dropped, not retried)
+
+
+class SpecError(AssertionError):
+    """The host answered a probe in a way section 4.2 does not allow."""
+
+
+def check_explained(
+    reply: dict[str, Any],
+    *,
+    table: str,
+    card: str,
+    playable: bool,
+    blunders: bool,
+    cut: bool,
+) -> None:
+    """4.2 / 9: the fields of `explained` and what they must say about `card`.
+
+    `playable`: the card is in some action of `state.legal`; `blunders`: the game accepts
+    blunders (Black Jack, option `blunders` on); `cut`: `legal` may have been cut short (4.2), so
+    a card in no listed action may still have a legal play.
+    """
+
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise SpecError(f"explained for {card}: {what}: {reply}")
+
+    need(reply.get("table") == table, "table")
+    need(reply.get("card") == card, "card is not the canonical code asked about")
+    reason, blunder, action = reply.get("reason"), reply.get("blunder"), reply.get("action")
+    need(isinstance(reason, str) and len(reason) <= 1000, "reason is not a str 0..1000")
+    need(isinstance(blunder, bool), "blunder is not a bool")
+    need(action is None or isinstance(action, dict), "action is neither a map nor nil")
+    if action is not None:
+        need(put_down(action) == [card], "action does not put down this card alone")
+    if playable:
+        need(reason == "", "a card of a legal action has a reason")
+        need(blunder is False, "a legal play called a blunder")
+        return
+    if reason == "" and cut:
+        return  # a legal play left off the cut list
+    need(reason != "", "a card in no legal action has no reason")
+    if blunders:
+        need(blunder is True and action is not None, "no blunder offered with blunders on")
+    else:
+        need(blunder is False, "blunder without blunders")
+        need(action is None, "an action for a card neither legal nor a blunder")
+
+
 @dataclass
 class GameResult:
     table: str
@@ -699,6 +784,7 @@ class GameResult:
     host_pk: bytes
     actions: int
     notes: list[str]
+    probes: Probes = field(default_factory=Probes)
 
     @property
     def deal_key_fingerprint(self) -> str:
@@ -813,8 +899,22 @@ class SpecClient:
         return self.chat_log.lines
 
     def play_game(
-        self, game: str, seats: int, options: dict[str, Any] | None = None, deadline: float = 50
+        self,
+        game: str,
+        seats: int,
+        options: dict[str, Any] | None = None,
+        deadline: float = 50,
+        *,
+        probe: bool = True,
+        max_explains: int = 6,
     ) -> GameResult:
+        """Play one game at a new table filled with host bots, checking every fair deal.
+
+        With `probe`, on its turns the client also asks what a client without rules logic asks
+        (4.2): `explain` for up to `max_explains` held cards in no legal action and once for a
+        card in one (sent in a forgiving form), one `act` naming card `ZZ` (`bad_card`, not
+        fatal), and in Black Jack with blunders on, once, the blunder `explained.action` offers.
+        """
         if self.welcome is None:
             self.handshake()
         games = self.request({"type": "list_games"}, "games")["games"]
@@ -846,26 +946,118 @@ class SpecClient:
         acts = 0
         last_act: dict[str, Any] = {}
         stop_at = time.monotonic() + deadline
+        blunders = game == "black-jack" and table_options.get("blunders", True) is True
+        probes = Probes()
+        # id -> (kind, canonical card, legal may be cut); kind: unplayable, playable, bad_card
+        asked: dict[Any, tuple[str, str, bool]] = {}
+        explained_cards: set[str] = set()
+        playable_asked = bad_card_sent = blunder_sent = False
+        probed: dict[str, Any] | None = None  # the state a probe was sent on: one per turn
+        blunder_id: Any = None  # the blunder act's id until its ack
+        blunder_event_due = False  # its ack came: the next event must be the blunder
+        blunder_cards: list[str] = []
 
-        def maybe_act() -> None:
+        def send_act(action: dict[str, Any]) -> Any:
             nonlocal act_seq, awaiting_ack, acts, last_act
-            st = latest_state
-            if awaiting_ack is not None or st is None or outcome is not None:
-                return
-            if st["phase"] != "playing" or my_seat not in st["to_act"] or not st["legal"]:
-                return
-            legal = st["legal"]
-            action = next((a for a in legal if a.get("type") == "play"), legal[0])
             act_seq += 1
             last_act = {"type": "act", "table": table, "seq": act_seq, "action": action}
             awaiting_ack = self.conn.send(last_act)
             acts += 1
+            return awaiting_ack
+
+        def maybe_probe(st: dict[str, Any]) -> bool:
+            """Send one probe; true: wait for its answer before acting.
+
+            The `ZZ` act first (refused, it brings no new `state`: 4.2), then one `explain` per
+            turn: a card of a legal action once, first, then held cards in no legal action.
+            """
+            nonlocal playable_asked, bad_card_sent, probed
+            legal: list[dict[str, Any]] = st["legal"]
+            hand = [c for c in (st["view"].get("hand") or []) if isinstance(c, str)]
+            in_legal = {c for a in legal for c in put_down(a)}
+            cut = len(legal) >= LEGAL_CUT
+            plays = [a for a in legal if a.get("type") == "play"]
+            if not bad_card_sent and plays:
+                bad_card_sent = True
+                # ONE puts down one `card`, the others a list of `cards`
+                bad: dict[str, Any] = {"type": "play", "cards": ["ZZ"]}
+                if "card" in plays[0]:
+                    bad = {"type": "play", "card": "ZZ"}
+                # the seq a refused act used is free again (4.2: it changes nothing)
+                msg = {"type": "act", "table": table, "seq": act_seq + 1, "action": bad}
+                asked[self.conn.send(msg)] = ("bad_card", "ZZ", cut)
+                return True
+            if st is probed:
+                return False
+            probed = st
+            playable = [c for c in hand if c in in_legal]
+            if playable and not playable_asked:
+                playable_asked = True
+                # a ten shows the forgiving `T` best, then a face card or joker (lower case)
+                card = next((c for c in playable if c.startswith("10")), playable[-1])
+                rid = self.conn.send({"type": "explain", "table": table, "card": forgiving(card)})
+                asked[rid] = ("playable", card, cut)
+                return True
+            unplayable = [c for c in hand if c not in in_legal and c not in explained_cards]
+            if unplayable and len(explained_cards) < max_explains:
+                card = unplayable[0]
+                explained_cards.add(card)
+                rid = self.conn.send({"type": "explain", "table": table, "card": card})
+                asked[rid] = ("unplayable", card, cut)
+                return True
+            return False
+
+        def maybe_act() -> None:
+            st = latest_state
+            if awaiting_ack is not None or asked or st is None or outcome is not None:
+                return
+            if st["phase"] != "playing" or my_seat not in st["to_act"] or not st["legal"]:
+                return
+            if probe and maybe_probe(st):
+                return
+            legal = st["legal"]
+            send_act(next((a for a in legal if a.get("type") == "play"), legal[0]))
+
+        def answered(msg: dict[str, Any]) -> None:
+            """A reply to a probe: check it, maybe blunder, then go on with the turn."""
+            nonlocal blunder_sent, blunder_id, blunder_cards, bad_card_sent
+            kind, card, cut = asked.pop(msg["re"])
+            if msg["type"] == "error" and msg.get("code") == "rate_limited":
+                probes.dropped += 1  # 6: dropped; a probe is not worth sending again
+                if kind == "bad_card":
+                    bad_card_sent = False  # try it again on a later turn
+            elif kind == "bad_card":
+                if (msg["type"], msg.get("code"), msg.get("fatal")) != ("error", "bad_card", False):
+                    raise SpecError(f"act with card ZZ: expected a non-fatal bad_card, got {msg}")
+                probes.bad_card = msg
+            elif msg["type"] != "explained":
+                raise HostError(msg) if msg["type"] == "error" else ProtocolError(str(msg))
+            else:
+                check_explained(
+                    msg,
+                    table=table,
+                    card=card,
+                    playable=kind == "playable",
+                    blunders=blunders,
+                    cut=cut,
+                )
+                probes.explained.append((kind, msg))
+                action = msg["action"]
+                if msg["blunder"] and action is not None and not blunder_sent:
+                    blunder_sent = True
+                    blunder_cards = put_down(action)
+                    blunder_id = send_act(action)
+                    return
+            maybe_act()
 
         while outcome is None:
             if time.monotonic() > stop_at:
                 raise TimeoutError(f"{game}: no game_over within {deadline} s")
             msg = self.pending.pop(0) if self.pending else self.conn.recv()
             t = msg["type"]
+            if msg.get("re") is not None and msg["re"] in asked:
+                answered(msg)
+                continue
             if t == "error":
                 if msg.get("fatal"):
                     raise HostError(msg)
@@ -874,9 +1066,14 @@ class SpecClient:
                     if msg.get("code") == "rate_limited":
                         # 6: resend the same act (same seq) once the bucket has refilled
                         time.sleep(0.25)
-                        awaiting_ack = self.conn.send({**last_act, "id": self.conn.next_id})
+                        resent = self.conn.send({**last_act, "id": self.conn.next_id})
                         self.conn.next_id += 1
+                        if blunder_id is not None and blunder_id == awaiting_ack:
+                            blunder_id = resent
+                        awaiting_ack = resent
                         continue
+                    if blunder_id is not None and blunder_id == awaiting_ack:
+                        raise SpecError(f"the blunder explained.action offered was refused: {msg}")
                     # refused: the seq was not used; pick again from the next state
                     act_seq -= 1
                     awaiting_ack = None
@@ -932,12 +1129,24 @@ class SpecClient:
                         )
             elif t == "event":
                 ev = msg["event"]
+                if blunder_event_due:
+                    # 4.2: a blunder is a legal game event; the first one after its ack
+                    blunder_event_due = False
+                    if (ev.get("kind"), ev.get("seat")) != ("blunder", my_seat):
+                        raise SpecError(f"blunder acked, then {ev} instead of a blunder event")
+                    if sorted(ev.get("cards") or []) != sorted(blunder_cards):
+                        raise SpecError(f"blunder event shows {ev} for {blunder_cards}")
+                    probes.blunder = ev
                 if current is not None:  # after hand_end: compared at once (7.9)
                     shown = shown_cards(ev)
                     if shown is not None:
                         current.note_shown(*shown)
             elif t == "ack":
                 if msg.get("re") == awaiting_ack:
+                    if blunder_id is not None and awaiting_ack == blunder_id:
+                        if msg.get("duplicate") is not False:
+                            raise SpecError(f"blunder act not applied: {msg}")
+                        blunder_id, blunder_event_due = None, True
                     awaiting_ack = None
                     latest_state = None  # states sent before the ack may be stale
             elif t == "state":
@@ -961,7 +1170,11 @@ class SpecClient:
         listed = self.request({"type": "list_records", "table": table}, "records")["hands"]
         for hand_no in listed:
             records[hand_no] = self.fetch_record(table, hand_no, host_pk)
-        return GameResult(table, my_seat, outcome, hands, records, host_pk, acts, self.notes)
+        if blunder_id is not None or blunder_event_due:
+            raise SpecError("a blunder act was never answered by ack and a blunder event")
+        return GameResult(
+            table, my_seat, outcome, hands, records, host_pk, acts, self.notes, probes
+        )
 
     def fetch_record(self, table: str, hand_no: int, host_pk: bytes) -> HandVerifier:
         rid = self.conn.send({"type": "get_record", "table": table, "hand_no": hand_no})

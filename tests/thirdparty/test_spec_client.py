@@ -5,7 +5,8 @@ the host through its command line (`onecard host --insecure --port 0`), reads th
 prints, and checks the spec client's own cardfair/v1 verdicts. The vector tests check that
 implementation against `spec/vectors/*.json` first. Tests that feed the client a changed game
 event wrap its `conn.recv`, as a host lying about a card would. Others check the lobby's
-`bad_field` refusals, numbered chat with named spectators, and first-use TLS pinning (2.1).
+`bad_field` refusals, numbered chat with named spectators, and first-use TLS pinning (2.1);
+the games also check `explain` (4.2), and the lobby tests the refusals of 2.4, 2.6, 3.2 and 4.5.
 """
 
 from __future__ import annotations
@@ -170,25 +171,76 @@ def _play(
     return result
 
 
+def _check_probes(result: sc.GameResult, *, blunders: bool) -> None:
+    """4.2: what the client's `explain`s and its `ZZ` act got (each reply checked as it came)."""
+    probes = result.probes
+    assert probes.dropped == 0, "a probe was dropped for rate; nothing was checked by it"
+    assert probes.bad_card is not None and probes.bad_card["fatal"] is False
+    kinds = [kind for kind, _ in probes.explained]
+    assert "unplayable" in kinds and kinds.count("playable") == 1, kinds
+    for kind, reply in probes.explained:
+        if kind == "playable":
+            assert reply["reason"] == "" and reply["blunder"] is False
+        elif blunders:
+            assert reply["blunder"] is True and isinstance(reply["action"], dict), reply
+        else:
+            assert reply["reason"] and reply["blunder"] is False and reply["action"] is None
+    if blunders:  # the first blunder offered was sent: ack, then a public blunder event
+        assert probes.blunder is not None and probes.blunder["seat"] == result.seat
+    else:
+        assert probes.blunder is None
+
+
 @pytest.mark.parametrize(
     ("game", "seats", "options"),
     [
         # three seats and an attack cap keep One Card short (at worst 1,000 turns, a third ours)
         ("one-card", 3, {"attack_cap": 5}),
         ("black-jack", 2, {}),
+        ("black-jack", 2, {"blunders": "off"}),
         ("one", 2, {"target": 5}),
     ],
 )
 def test_spec_client_plays_a_whole_game(
     host: dict[str, Any], game: str, seats: int, options: dict[str, Any]
 ) -> None:
-    _play(host, game, seats, options)
+    """Whole games, asking `explain` about held cards and sending one `act` with card `ZZ`."""
+    result = _play(host, game, seats, options)
+    _check_probes(result, blunders=game == "black-jack" and options.get("blunders") != "off")
 
 
 @pytest.mark.parametrize("host", [True], indirect=True)
 def test_spec_client_over_tls(host: dict[str, Any]) -> None:
     result = _play(host, "one", 2, {"target": 1, "downtown": "always"})
     assert result.outcome["termination"] == "target"
+    _check_probes(result, blunders=False)
+
+
+def test_check_explained_refuses_replies_the_spec_does_not_allow() -> None:
+    good = {"table": "t", "card": "QS", "reason": "follow suit", "blunder": True,
+            "action": {"type": "play", "cards": ["QS"]}}  # fmt: skip
+    sc.check_explained(good, table="t", card="QS", playable=False, blunders=True, cut=False)
+    legal = {**good, "reason": "", "blunder": False, "action": None}
+    sc.check_explained(legal, table="t", card="QS", playable=True, blunders=True, cut=False)
+    sc.check_explained(legal, table="t", card="QS", playable=False, blunders=True, cut=True)
+    bad = [
+        ({**good, "card": "qs"}, True),  # not the canonical form
+        ({**good, "blunder": 1}, True),
+        ({**good, "action": []}, True),
+        ({**good, "action": {"type": "play", "cards": ["QS", "QH"]}}, True),  # not alone
+        ({**good, "reason": ""}, True),
+        ({**good, "blunder": False, "action": None}, True),  # blunders on: one is offered
+        (good, False),  # a blunder where the game takes none
+        ({**good, "blunder": False}, False),  # an action neither legal nor a blunder
+        (legal, False),  # a card in no (uncut) legal action needs a reason
+    ]
+    for reply, blunders in bad:
+        with pytest.raises(sc.SpecError):
+            sc.check_explained(
+                reply, table="t", card="QS", playable=False, blunders=blunders, cut=False
+            )
+    with pytest.raises(sc.SpecError):
+        sc.check_explained(good, table="t", card="QS", playable=True, blunders=True, cut=False)
 
 
 def _table_draws(v: sc.HandVerifier, *, face_up: bool) -> set[tuple[int, int]]:
@@ -480,3 +532,82 @@ def test_a_tls_server_that_is_no_onecard_host_is_not_pinned(tmp_path: Path) -> N
         server.join(timeout=10)
         listener.close()
     assert pins == {}
+
+
+def _refused(client: sc.SpecClient, msg: dict[str, Any], want: str) -> str | None:
+    """The error code a request gets (None: it got `want`)."""
+    try:
+        client.request(msg, want)
+    except sc.HostError as refused:
+        return refused.code
+    return None
+
+
+def test_lobby_refusals_of_strangers_and_of_requests_outside_a_game(
+    host: dict[str, Any],
+) -> None:
+    """3.2 `add_bot` and `leave`, 4.2 `explain` and 4.5 `fair_commit`/`fair_reveal` refusals.
+
+    Kib neither created the table nor sits there (watching does not count); none of the
+    refusals is fatal, so each connection goes on working.
+    """
+    ann, kib = _client(host, name="Ann"), _client(host, name="Kib")
+    try:
+        table = ann.request({"type": "create_table", "game": "one", "seats": 2}, "table_created")
+        tid = table["table"]
+        ann.request({"type": "join", "table": tid, "name": "Ann"}, "joined")
+        assert _refused(kib, {"type": "add_bot", "table": tid}, "bot_added") == "bad_state"
+        assert _refused(kib, {"type": "leave", "table": tid}, "left") == "not_found"
+        assert _refused(kib, {"type": "explain", "table": tid, "card": "AS"}, "explained") == (
+            "bad_state"
+        )
+        kib.watch(tid)
+        assert _refused(kib, {"type": "add_bot", "table": tid}, "bot_added") == "bad_state"
+        kib.request({"type": "leave", "table": tid}, "left")  # stops watching
+        assert _refused(kib, {"type": "leave", "table": tid}, "left") == "not_found"
+        assert _refused(kib, {"type": "leave", "table": "no-such"}, "left") == "not_found"
+        # the seated player may ask, but no game runs: explain and the deal round are refused
+        assert _refused(ann, {"type": "explain", "table": tid, "card": "AS"}, "explained") == (
+            "bad_state"
+        )
+        commit = {"type": "fair_commit", "table": tid, "hand_no": 1, "c": bytes(32)}
+        assert _refused(ann, commit, "ok") == "bad_state"
+        reveal = {"type": "fair_reveal", "table": tid, "hand_no": 1, "r": bytes(32)}
+        assert _refused(ann, reveal, "ok") == "bad_state"
+        # a seated player may add a bot (the one seat left); the table then waits for Ann
+        assert ann.request({"type": "add_bot", "table": tid}, "bot_added")["seat"] == 1
+        for client in (ann, kib):
+            assert len(client.request({"type": "list_tables"}, "tables")["tables"]) == 1
+    finally:
+        ann.close()
+        kib.close()
+
+
+def test_a_bad_type_is_refused_without_closing(host: dict[str, Any]) -> None:
+    """2.4: a name outside the pattern is `unknown_type`, a missing `type` `bad_field`."""
+    client = _client(host)
+    try:
+        assert _refused(client, {"type": "Ping!"}, "pong") == "unknown_type"
+        rid = client.conn.send({"table": "x"})
+        reply = client.conn.recv()
+        while reply.get("re") != rid:
+            reply = client.conn.recv()
+        assert (reply["type"], reply["code"], reply["fatal"]) == ("error", "bad_field", False)
+        client.sync()
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("versions", [[1], list(range(1, 41))], ids=["valid", "forty-versions"])
+def test_a_second_hello_is_a_fatal_bad_state(host: dict[str, Any], versions: list[int]) -> None:
+    """2.6: `hello` is allowed only in `await_hello`; the state is checked before the fields."""
+    client = _client(host)
+    hello = {"type": "hello", "protocol": "onecard", "versions": versions, "software": "x/1"}
+    rid = client.conn.send(hello)
+    reply = client.conn.recv()
+    while reply.get("re") != rid:
+        reply = client.conn.recv()
+    assert (reply["type"], reply["code"], reply["fatal"]) == ("error", "bad_state", True)
+    with pytest.raises((sc.ProtocolError, OSError)):  # the host closed after the error
+        client.conn.recv()
+    client.conn.sock.close()
