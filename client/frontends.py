@@ -364,7 +364,9 @@ class HumanUI:
         self._key_shown = False
         self._quitting = False  # "q" was typed mid-game: the next line confirms or not
         #: a blunder offered by the host (card, action): the next line says whether to play it
-        self._blunder: tuple[str, dict[str, Any]] | None = None
+        #: (it stands only while the table's seq is the one it was offered at)
+        self._blunder: tuple[str, dict[str, Any], int] | None = None
+        self._explain_seq = -1  # the table's seq when we last asked the host to explain a card
         self.presence = Presence()  # who is connected, quiet across our own reconnect
         self.cards_left = CardsLeft()
         self.deals = DealNumbers()
@@ -424,6 +426,11 @@ class HumanUI:
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
         me = tc.seat
+        seq = push.seq if isinstance(push, tm.StatePush | tm.GameStart | tm.GameOver) else None
+        if self._blunder is not None and seq is not None and seq != self._blunder[2]:
+            self._blunder = None  # the game moved on: the offer was about another situation
+            self._asking = "Your move: " if tc.my_turn and self._pending is None else None
+            self.say("(the blunder offer lapsed: the game moved on)", style="dim")
         self.cards_left.see(push)
         self.deals.see(tc, push)
         if self._quitting and isinstance(push, tm.GameOver | tm.GameStart):
@@ -587,7 +594,7 @@ class HumanUI:
         if not self.menu:
             held = self._held(tc, text)
             if held is not None:  # not our turn: the host says why (or offers a blunder)
-                return "explain:" + held
+                return self._ask_why(tc, held)
             waiting = ", ".join(tc.name_of(s) for s in (tc.state.to_act if tc.state else ()))
             self.say(
                 f"Nothing to do right now{' (waiting for ' + waiting + ')' if waiting else ''}"
@@ -597,7 +604,7 @@ class HumanUI:
         if isinstance(found, str):
             self.say(found, style="yellow")
             held = self._held(tc, text)  # a card we hold but may not play: ask the host why
-            return None if held is None else "explain:" + held
+            return None if held is None else self._ask_why(tc, held)
         if len(found.actions) == 1:
             return found.actions[0]
         self._pending = found
@@ -624,14 +631,21 @@ class HumanUI:
         hand = tc.state.view.get("hand") if tc.state is not None else None
         return code if code is not None and isinstance(hand, list) and code in hand else None
 
+    def _ask_why(self, tc: TableClient, card: str) -> str:
+        self._explain_seq = tc.state.seq if tc.state is not None else -1
+        return "explain:" + card
+
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         card = reply.card.code
         if not reply.reason:
             self.say(f"{card} can be played now: type ? to list your moves", style="dim")
         else:
             self.say(f"{card}: {reply.reason}", style="yellow")
-        if reply.blunder and reply.action is not None and not self._quitting:
-            self._blunder = (card, dict(reply.action))
+        seq = tc.state.seq if tc.state is not None else -2
+        if reply.blunder and reply.action is not None and seq != self._explain_seq:
+            self.say("(the game has moved on since you asked: try again)", style="dim")
+        elif reply.blunder and reply.action is not None and not self._quitting:
+            self._blunder = (card, dict(reply.action), seq)
             question = f"Play {card} anyway, as a blunder? [y/N] "
             self.prompt(question, again=question)
             return
@@ -639,7 +653,7 @@ class HumanUI:
 
     def _answer_blunder(self, tc: TableClient, low: str) -> dict[str, Any] | None:
         assert self._blunder is not None
-        (card, action), self._blunder = self._blunder, None
+        (card, action, _), self._blunder = self._blunder, None
         self._asking = "Your move: " if tc.my_turn and self._pending is None else None
         if low not in ("y", "yes"):
             self.say(f"{card} stays in your hand", style="dim")
@@ -780,10 +794,11 @@ class JsonUI:
             return "bot:"
         if name == "explain":
             card = cmd.get("card")
-            if not isinstance(card, str) or normalise_card(card) is None:
+            code = normalise_card(card) if isinstance(card, str) else None
+            if code is None:
                 self.emit({"type": "error", "message": "explain needs a 'card' code, like \"QS\""})
                 return None
-            return "explain:" + card
+            return "explain:" + code
         problem = 'missing "cmd"' if "cmd" not in cmd else f"unknown command {name!r}"
         if len(problem) > ECHO_LIMIT + 20:
             problem = f"unknown command {clip(str(name))!r}"

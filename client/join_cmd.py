@@ -53,7 +53,7 @@ from client.session import (
     expect_reply,
 )
 from client.table_loop import Quit, run_table
-from client.trust import KnownHosts, host_session, open_stream
+from client.trust import DEAL_KEY_SUFFIX, KnownHosts, host_session, open_stream
 from protocol.errors import LocalProtocolError
 
 __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
@@ -62,7 +62,7 @@ DEFAULT_PORT = 7531
 #: seats a new table may have (``--seats`` and the lobby's ``c``); host bots go up to one less
 SEATS_RANGE = (2, 10)
 #: known_hosts entry suffix for the host's Ed25519 deal-signing key
-FAIR_KEY_SUFFIX = "#deal-key"
+FAIR_KEY_SUFFIX = DEAL_KEY_SUFFIX
 #: the lobby's create command, as its errors name it
 CREATE_USAGE = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
 LOBBY_HELP = (

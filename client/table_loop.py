@@ -321,9 +321,12 @@ async def run_table(
                         seat=bot.seat, name=bot.name)  # fmt: skip
 
         def side(wanted: object) -> bool:
-            """Start what a line asked for besides a move (chat, a bot); whether it was one."""
+            """Start what a line asked for besides a move (chat, a question, a bot); whether it
+            was one."""
             if isinstance(wanted, str) and wanted.startswith("chat:"):
                 nursery.start_soon(chat, wanted.removeprefix("chat:"))
+            elif isinstance(wanted, str) and wanted.startswith("explain:"):
+                nursery.start_soon(explain, wanted.removeprefix("explain:"))
             elif wanted == "bot:":
                 nursery.start_soon(add_bot)
             else:
@@ -409,10 +412,8 @@ async def run_table(
                                     kind="busy")  # fmt: skip
                         else:
                             nursery.start_soon(act, wanted)
-                    elif side(wanted):
-                        pass
-                    elif isinstance(wanted, str) and wanted.startswith("explain:"):
-                        nursery.start_soon(explain, wanted.removeprefix("explain:"))
+                    else:
+                        side(wanted)
                 elif item.kind == "eof":
                     if asking:
                         return tc.outcome
@@ -488,6 +489,7 @@ async def _reconnect(
             found = leaves(exc)
             changed = [e for e in found if isinstance(e, HostKeyChanged)]
             if changed:  # never retry past a changed pin: the command fails with the warning
+                ui.end(tc, "the host's identity changed")
                 raise changed[0] from None
             if not all(isinstance(e, _RETRYABLE) for e in found):
                 raise

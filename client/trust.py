@@ -31,6 +31,7 @@ import trio
 from client.session import ClientSession, Disconnected, open_session
 
 __all__ = [
+    "DEAL_KEY_SUFFIX",
     "KNOWN_HOSTS_ENV",
     "Connected",
     "HostKeyChanged",
@@ -86,6 +87,11 @@ def default_known_hosts() -> Path:
     return Path(platformdirs.user_config_dir("onecard")) / "known_hosts"
 
 
+#: known_hosts key suffix of a host's deal-signing key (``host:port#deal-key HEX``), pinned by
+#: the clients that check deals (``join``) next to the host's certificate
+DEAL_KEY_SUFFIX = "#deal-key"
+
+
 class KnownHosts:
     """The pinned fingerprints, one ``host:port fingerprint`` line per host.
 
@@ -117,10 +123,14 @@ class KnownHosts:
         """The fingerprint pinned for ``key`` (``host:port``), or None."""
         return self._load().get(key)
 
-    def pin(self, key: str, fingerprint: str) -> None:
-        """Store (or replace) the pin for ``key``."""
+    def pin(self, key: str, fingerprint: str | None) -> None:
+        """Store (or replace) the pin for ``key``; None removes it."""
         pins = self._load()
-        pins[key] = fingerprint
+        if fingerprint is None:
+            if pins.pop(key, None) is None:
+                return
+        else:
+            pins[key] = fingerprint
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             body = "".join(f"{k} {v}\n" for k, v in sorted(pins.items()))
@@ -154,6 +164,9 @@ class Connected:
             if pinned is not None and pinned.lower() != self.fingerprint.lower():
                 raise HostKeyChanged(self.key, pinned, self.fingerprint, self.pending.path)
             self.pending.pin(self.key, self.fingerprint)
+            # a host pinned afresh (its old line removed: it really changed) is trusted anew,
+            # its deal-signing key too: a deal key pinned for the old host would fail every deal
+            self.pending.pin(self.key + DEAL_KEY_SUFFIX, None)
 
 
 def _client_context() -> ssl.SSLContext:

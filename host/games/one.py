@@ -427,7 +427,7 @@ class One(Game):
         led = _SUIT_WORDS[self.led]
         if c is JOKER:
             return f"the joker may lead, or follow only when you cannot: {led} were led", False
-        return f"you must follow suit: {led} were led and you hold {led}", False
+        return f"you must follow suit: {led} were led and you can follow", False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         self.check(seat, action)

@@ -5,6 +5,7 @@ one test runs the table loop against a host on the mock clock, end to end."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from typing import Any
@@ -63,13 +64,39 @@ def test_a_blunder_the_host_offers_is_played_only_on_yes() -> None:
     tc = _tc([PLAY_9H, {"type": "draw"}])
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     reason = "QS matches neither rank 10 nor suit C (played anyway: a blunder, pick up 2)"
+    assert ui.on_line(tc, "QS") == "explain:QS"
     ui.on_explained(tc, _explained(reason, blunder=True, action=PLAY_QS))
     assert out.getvalue().endswith("Play QS anyway, as a blunder? [y/N] ")
     assert ui.on_line(tc, "n") is None
     assert out.getvalue().endswith("QS stays in your hand\nYour move: ")
     assert ui.on_line(tc, "1") == PLAY_9H  # the question is gone: lines are moves again
+    assert ui.on_line(tc, "QS") == "explain:QS"
     ui.on_explained(tc, _explained(reason, blunder=True, action=PLAY_QS))
     assert ui.on_line(tc, "y") == PLAY_QS
+
+
+def _moved_on(tc: TableClient, seq: int) -> tm.StatePush:
+    assert tc.state is not None
+    tc.state = dataclasses.replace(tc.state, seq=seq)
+    return tc.state
+
+
+def test_a_blunder_offer_lapses_when_the_game_moves_on() -> None:
+    """A review found the question outliving its turn: the next move typed answered it (and
+    was lost), or a y played an out-of-turn blunder in turn, at another cost."""
+    ui, out = _human()
+    tc = _tc([PLAY_9H, {"type": "draw"}])
+    ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
+    assert ui.on_line(tc, "QS") == "explain:QS"
+    ui.on_explained(tc, _explained("why (a blunder)", blunder=True, action=PLAY_QS))
+    ui.on_push(tc, _moved_on(tc, 6), [])  # someone moved: another situation
+    assert "the blunder offer lapsed" in out.getvalue()
+    assert ui.on_line(tc, "1") == PLAY_9H  # a move again, not an answer
+    assert ui.on_line(tc, "QS") == "explain:QS"
+    _moved_on(tc, 7)  # the answer comes after the game moved on: no offer
+    ui.on_explained(tc, _explained("why (a blunder)", blunder=True, action=PLAY_QS))
+    assert "moved on since you asked" in out.getvalue()
+    assert ui.on_line(tc, "y") is None
 
 
 def test_out_of_turn_a_held_card_asks_the_host_instead_of_nothing_to_do() -> None:
@@ -85,7 +112,7 @@ def test_the_json_client_asks_with_a_command_and_prints_the_answer() -> None:
     out = io.StringIO()
     ui = JsonUI(out)
     tc = _tc([PLAY_9H])
-    assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "qs"})) == "explain:qs"
+    assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "qs"})) == "explain:QS"
     assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "ZZ"})) is None
     ui.on_explained(tc, _explained("no", blunder=True, action=PLAY_QS))
     lines = [json.loads(line) for line in out.getvalue().splitlines()]

@@ -121,7 +121,7 @@ def test_one_must_follow_suit() -> None:
     act(game, 3, {"type": "bid", "value": 6})
     act(game, 3, {"type": "play", "card": "10C"})
     why = game.explain(0, card("9S")).reason
-    assert why == "you must follow suit: clubs were led and you hold clubs"
+    assert why == "you must follow suit: clubs were led and you can follow"
 
 
 def test_black_jack_reasons_and_blunders() -> None:
