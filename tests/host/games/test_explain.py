@@ -156,6 +156,7 @@ GAMES: list[tuple[str, int, dict[str, object]]] = [
     ("one", 4, {}),
     ("black-jack", 3, {}),
     ("black-jack", 2, {"blunders": False, "chain": True, "aces_anytime": True}),
+    ("black-jack", 7, {"jokers": 2, "decks": "2"}),  # jokers' forms, two of a card in a hand
 ]
 
 
