@@ -33,6 +33,8 @@ from protocol.errors import ProtocolError
 __all__ = ["bot_command", "host_command", "run_host"]
 
 APP_NAME = "onecard"
+#: ``onecard bot --count``: bots one command runs
+BOT_COUNT = click.IntRange(1, 16)
 
 
 def default_data_dir() -> Path:
@@ -175,7 +177,7 @@ def _split_address(address: str) -> tuple[str, int]:
 @click.command("bot", short_help="Run bots against a host.")
 @click.argument("address")
 @click.option(
-    "--count", default=1, show_default=True, type=click.IntRange(1, 16), help="Number of bots."
+    "--count", default=1, show_default=True, type=BOT_COUNT, help="Number of bots."
 )
 @click.option("--table", "table_id", default=None, help="Join this table id.")
 @click.option("--create", default=None, help="Create a table of this game (e.g. one-card).")

@@ -72,8 +72,10 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = 7531
 #: concurrent connections a host accepts (its in-process bots not counted)
 MAX_CONNECTIONS = 64
-#: concurrent connections a host accepts from one IP address (loopback not counted)
-MAX_CONNECTIONS_PER_ADDRESS = 16
+#: concurrent connections a host accepts from one IP address (loopback not counted): room for
+#: one machine's ``onecard bot --count 16`` (and its control connection), a player and a
+#: spectator, while no three addresses can fill the host
+MAX_CONNECTIONS_PER_ADDRESS = 20
 #: connections over a cap being told so at once (a TLS handshake each); more are just closed
 MAX_REFUSING = 8
 #: seconds connections get to receive ``server_closing`` before the host cancels them

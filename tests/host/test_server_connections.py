@@ -18,6 +18,7 @@ import trio.testing
 
 import protocol.table_messages as tm
 from host.bots import ProtocolClient, open_client
+from host.cli import BOT_COUNT
 from host.server import (
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_PER_ADDRESS,
@@ -94,7 +95,9 @@ async def _until(condition: Any) -> None:
 
 def test_the_defaults_leave_room_for_several_addresses() -> None:
     assert HostConfig(data_dir=Path()).max_connections_per_address == MAX_CONNECTIONS_PER_ADDRESS
-    assert MAX_CONNECTIONS_PER_ADDRESS == 16 and MAX_CONNECTIONS == 64
+    assert MAX_CONNECTIONS_PER_ADDRESS == 20 and MAX_CONNECTIONS == 64
+    assert BOT_COUNT.max + 3 <= MAX_CONNECTIONS_PER_ADDRESS  # bots + control, player, spectator
+    assert MAX_CONNECTIONS_PER_ADDRESS * 3 < MAX_CONNECTIONS  # three machines cannot fill it
 
 
 async def test_over_the_address_cap_is_refused_before_hello_and_others_get_in(
