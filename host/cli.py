@@ -176,9 +176,7 @@ def _split_address(address: str) -> tuple[str, int]:
 
 @click.command("bot", short_help="Run bots against a host.")
 @click.argument("address")
-@click.option(
-    "--count", default=1, show_default=True, type=BOT_COUNT, help="Number of bots."
-)
+@click.option("--count", default=1, show_default=True, type=BOT_COUNT, help="Number of bots.")
 @click.option("--table", "table_id", default=None, help="Join this table id.")
 @click.option("--create", default=None, help="Create a table of this game (e.g. one-card).")
 @click.option(
