@@ -44,6 +44,7 @@ from client.render import (
     OutputClosed,
     describe_action,
     describe_event,
+    name_seats,
     render_outcome,
     render_table,
 )
@@ -426,7 +427,8 @@ class HumanUI:
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
         me = tc.seat
-        seq = push.seq if isinstance(push, tm.StatePush | tm.GameStart | tm.GameOver) else None
+        journaled = tm.StatePush | tm.GameStart | tm.GameOver | tm.EventPush | tm.FairPush
+        seq = push.seq if isinstance(push, journaled) else None
         if self._blunder is not None and seq is not None and seq != self._blunder[2]:
             self._blunder = None  # the game moved on: the offer was about another situation
             self._asking = "Your move: " if tc.my_turn and self._pending is None else None
@@ -637,10 +639,12 @@ class HumanUI:
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         card = reply.card.code
-        if not reply.reason:
-            self.say(f"{card} can be played now: type ? to list your moves", style="dim")
+        if not reply.reason:  # a legal play puts it down, with other cards (the menu had none)
+            self.say(f"{card} goes down now only together with other cards: t shows your moves",
+                     style="dim")  # fmt: skip
         else:
-            self.say(f"{card}: {reply.reason}", style="yellow")
+            reason = name_seats(reply.reason, tc.name_of, tc.seat)
+            self.say(reason if reason.startswith(card) else f"{card}: {reason}", style="yellow")
         seq = tc.state.seq if tc.state is not None else -2
         if reply.blunder and reply.action is not None and seq != self._explain_seq:
             self.say("(the game has moved on since you asked: try again)", style="dim")
@@ -679,6 +683,7 @@ class HumanUI:
 
     def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
         what = describe_action(action, ascii_only=self.ascii_only)
+        error = name_seats(error, tc.name_of, tc.seat)
         self.say(Text("The host refused ").append_text(what).append(f": {error}"), style="red")
         self._shown = None
         if tc.my_turn and tc.state is not None:

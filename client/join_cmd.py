@@ -460,6 +460,8 @@ async def run_join(
                 read_input=True,
                 reconnect=reconnect,
                 records_dir=tc_args["proofs_dir"],
+                # a person watching stays for the table's next game (q leaves); --json exits
+                until_game_over=seated or not isinstance(ui, HumanUI),
                 offer_rematch=seated and (rematch or isinstance(ui, HumanUI)),
                 leave_when_done=seated,
             )

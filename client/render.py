@@ -19,6 +19,7 @@ as "Bob plays 7♠", or None for events that only matter to the table display.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
@@ -177,6 +178,31 @@ def hand_label(hand_no: object, game_no: int = 1) -> str:
     return f"Game {game_no}, hand {hand_no}" if game_no > 1 else f"Hand {hand_no}"
 
 
+_SEAT = re.compile(r"\bseat (\d+)('s)?")
+
+
+def name_seats(text: str, names: Names, me: int | None = None) -> str:
+    """Host wording with players' names for its seat numbers (the host's reasons name seats:
+    "it is seat 1's turn"); our own seat becomes "you"/"your"/"yours".
+
+    >>> name_seats("it is seat 1's turn, not seat 0's", ["Ann", "Bob"].__getitem__, me=0)
+    "it is Bob's turn, not yours"
+    >>> name_seats("too late: seat 1 already called", ["Ann", "Bob"].__getitem__)
+    'too late: Bob already called'
+    """
+
+    def one(m: re.Match[str]) -> str:
+        seat, possessive = int(m.group(1)), m.group(2)
+        if seat != me:
+            return names(seat) + (possessive or "")
+        if not possessive:
+            return "you"
+        after = text[m.end() :]
+        return "your" if after[:1] == " " and after[1:2].isalpha() else "yours"
+
+    return _SEAT.sub(one, text)
+
+
 def describe_event(
     event: Mapping[str, Any],
     names: Names,
@@ -269,7 +295,8 @@ def describe_event(
     if kind == "undeclared":
         return line(who, f" went out without declaring: picks up {event.get('penalty', 2)}")
     if kind == "blunder":
-        return line(who, " blunders with ", cards(), f": {event.get('reason')}")
+        reason = name_seats(str(event.get("reason")), names, me)
+        return line(who, " blunders with ", cards(), f": {reason}")
     if kind == "bid":
         return line(who, f" bids {event.get('value')}")
     if kind == "pass":

@@ -158,7 +158,7 @@ class ClientSession:
                     raise Disconnected(self.closed_reason or "the connection is closed")
                 await self.stream.send_all(self.proto.send(msg))
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-            self._close(f"connection lost ({exc or 'broken'})")
+            self._close(f"the connection broke ({exc})" if str(exc) else "the connection broke")
             raise Disconnected(self.closed_reason) from None
 
     async def request(
@@ -255,7 +255,7 @@ class ClientSession:
         except ProtocolError as exc:
             self._close(f"protocol error: {exc.message}")
         except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-            self._close(f"connection lost ({exc or 'broken'})")
+            self._close(f"the connection broke ({exc})" if str(exc) else "the connection broke")
         finally:
             self._close("the connection ended")
 

@@ -202,8 +202,8 @@ def waiting_for(info: tm.TableInfo | None, seat: int | None) -> list[str]:
         return []
     who = []
     for i, s in enumerate(info.seats):
-        if i == seat or (s is not None and s.get("ready")):
-            continue
+        if i == seat or (s is not None and (s.get("ready") or s.get("bot"))):
+            continue  # (a bot is ready whenever the people are: PROTOCOL.md 3.1)
         if s is None:
             who.append(f"seat {i} (empty)")
         else:
@@ -379,6 +379,9 @@ async def run_table(
                                 waiting_for=who,
                             )
                         waiting_said = who
+                    if not until_game_over and tc.seat is None and _is_game_over(push):
+                        ui.info(f"Still watching table {tc.table_id}: its next game shows "
+                                "here (q + Enter to stop)", kind="watching_on")  # fmt: skip
                     if until_game_over and tc.outcome is not None and _is_game_over(push):
                         ui.end(tc, "game over")
                         if not offer_rematch or tc.seat is None:  # (stood up: no seat to ready)

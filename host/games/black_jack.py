@@ -414,10 +414,9 @@ class BlackJack(Game):
             raise InvalidAction(f"not a Black Jack action: {action!r}")
         acting = self._shape(seat, action)
         if seat != self.current:
-            reason = f"played out of turn (seat {self.current} is to act)"
             if not self.options["blunders"]:
-                raise NotYourTurn(reason)
-            return reason
+                raise NotYourTurn(f"it is seat {self.current}'s turn")
+            return f"played out of turn (seat {self.current} is to act)"
         error = self._rule_error(seat, acting)
         if error is not None and not self.options["blunders"]:
             raise IllegalAction(error)

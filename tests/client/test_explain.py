@@ -56,7 +56,11 @@ def test_a_held_card_that_is_no_move_asks_the_host_why() -> None:
     assert "you do not hold AD" in out.getvalue()
     ui.on_explained(tc, _explained("QS matches neither rank 10 nor suit C", blunder=False,
                                    action=None))  # fmt: skip
-    assert out.getvalue().endswith("QS: QS matches neither rank 10 nor suit C\nYour move: ")
+    assert out.getvalue().endswith("QS matches neither rank 10 nor suit C\nYour move: ")
+    ui.on_explained(tc, _explained("out of turn: it is seat 0's turn", blunder=False, action=None))
+    assert out.getvalue().endswith("QS: out of turn: it is Ann's turn\nYour move: ")  # names
+    ui.on_explained(tc, _explained("", blunder=False, action=None))  # only with other cards
+    assert "QS goes down now only together with other cards: t shows your moves" in out.getvalue()
 
 
 def test_a_blunder_the_host_offers_is_played_only_on_yes() -> None:
@@ -89,8 +93,11 @@ def test_a_blunder_offer_lapses_when_the_game_moves_on() -> None:
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     assert ui.on_line(tc, "QS") == "explain:QS"
     ui.on_explained(tc, _explained("why (a blunder)", blunder=True, action=PLAY_QS))
-    ui.on_push(tc, _moved_on(tc, 6), [])  # someone moved: another situation
+    event = tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0, "cards": ["5S"]})
+    ui.on_push(tc, event, [])  # someone moved: another situation, said before any re-ask
     assert "the blunder offer lapsed" in out.getvalue()
+    assert out.getvalue().count("Play QS anyway, as a blunder? [y/N]") == 1
+    ui.on_push(tc, _moved_on(tc, 6), [])
     assert ui.on_line(tc, "1") == PLAY_9H  # a move again, not an answer
     assert ui.on_line(tc, "QS") == "explain:QS"
     _moved_on(tc, 7)  # the answer comes after the game moved on: no offer

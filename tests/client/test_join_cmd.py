@@ -358,3 +358,27 @@ async def test_join_asks_for_a_rematch_and_says_whom_it_waits_for(
     assert (await _until(dave, "end"))["reason"] == "you left the table"
     with trio.fail_after(GAME_TIMEOUT):
         assert await dave.process.wait() == 0
+
+
+@pytest.mark.parametrize(("json_mode", "until_game_over"), [(False, False), (True, True)])
+async def test_a_person_watching_stays_for_the_tables_next_game(
+    start_host: Callable[..., Awaitable[Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    json_mode: bool,
+    until_game_over: bool,
+) -> None:
+    """A tester's spectator left after the game it watched; --json still ends with the game."""
+    info = await start_host()
+    table = await info.host.create_table("one-card", seats=2)
+    seen: dict[str, Any] = {}
+
+    async def watch(tc: object, ui: object, **kwargs: Any) -> None:
+        seen.update(kwargs)
+
+    monkeypatch.setattr(join_cmd, "run_table", watch)
+    await join_cmd.run_join(
+        address=f"127.0.0.1:{info.port}", name="Sam", table=table, watch=True,
+        json_mode=json_mode, known_hosts=tmp_path / "known_hosts", state_dir=tmp_path / "state",
+    )  # fmt: skip
+    assert seen["until_game_over"] is until_game_over

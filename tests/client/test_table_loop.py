@@ -471,7 +471,12 @@ async def test_a_game_over_seen_live_is_not_repeated_by_the_finished_state() -> 
             await table.session.push_send.send(_spectator_state())
             await trio.testing.wait_all_tasks_blocked()
             nursery.cancel_scope.cancel()
-    assert ui.said == ["push state", "push game_over", "push state"]
+    assert ui.said == [
+        "push state",
+        "push game_over",
+        "Still watching table t1: its next game shows here (q + Enter to stop)",
+        "push state",
+    ]  # a person watching with join stays for the next game (until_game_over=False)
 
 
 async def test_a_changed_host_key_on_reconnect_fails_the_command(
@@ -494,3 +499,10 @@ async def test_a_changed_host_key_on_reconnect_fails_the_command(
             nursery.start_soon(loop, cast(TableClient, table), ui)
             await table.session.push_send.aclose()  # the connection drops
     assert changed in leaves(caught.value)
+
+
+def test_a_rematch_does_not_wait_for_host_bots() -> None:
+    """Bots are ready whenever the people are; the line named them ("Waiting for Bot-1")."""
+    bot = {**_seat(1, "Bot-1", ready=False), "bot": "host:heuristic"}
+    info = _info(_seat(0, "Ann", ready=True), bot, None)
+    assert table_loop.waiting_for(info, 0) == ["seat 2 (empty)"]

@@ -11,9 +11,10 @@ import random
 
 import pytest
 
-from host.games.base import Game, IllegalAction
+from host.games.base import Game, IllegalAction, NotYourTurn
 from host.games.black_jack import BlackJack
 from host.games.one_card import OneCard
+from host.games.playout import answer_chance
 from host.scenario import parse_scenario, run_scenario
 from protocol.cards import DECK_54, card
 
@@ -186,3 +187,17 @@ def test_black_jack_blunder_reasons_say_what_playing_anyway_costs() -> None:
         "9S matches neither the rank nor the suit of 3H; playing it anyway is a blunder: "
         "you take the cards back and pick up 2, and your turn ends"
     )
+
+
+def test_a_play_out_of_turn_with_blunders_off_says_whose_turn_it_is() -> None:
+    """It said "played out of turn", though nothing was played (a tester read it as played)."""
+    game = BlackJack(seats=2, options={"blunders": False}, dealer=0)
+    rng = random.Random(3)
+    while game.chance_request() is not None:
+        answer_chance(game, rng)
+    (turn,) = game.to_act()
+    other = 1 - turn
+    held = game.view(other)["hand"][0]
+    with pytest.raises(NotYourTurn) as refused:
+        game.check(other, game.parse_action({"type": "play", "cards": [held]}))
+    assert refused.value.message == f"it is seat {turn}'s turn"
