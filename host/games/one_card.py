@@ -465,8 +465,12 @@ class OneCard(Game):
                     f"{cards[0].code} does not answer the attack on {top}: play an attack card "
                     f"({self._defence} defence) or draw {self._damage}"
                 )
-            suit = self._suit.value if self._suit else "its colour"
-            raise IllegalAction(f"{cards[0].code} does not play on {top} (suit {suit})")
+            if self._suit is None:  # a joker on top: it has no suit, only a colour
+                raise IllegalAction(
+                    f"{cards[0].code} does not play on {top} (on a joker: a card of its colour, "
+                    "a joker or a seven)"
+                )
+            raise IllegalAction(f"{cards[0].code} does not play on {top} (suit {self._suit.value})")
 
     def _no_call_reason(self, seat: int) -> str:
         """Why ``seat`` may not call now: someone just called, the next turn closed it, or none."""

@@ -30,18 +30,22 @@ def mismatch_reason(
 ) -> str:
     """Why ``card`` does not play on ``top`` (the suit to match ``suit``, attack ``damage``)."""
     if damage:
-        answer = {
-            "match": "an attack card matching the top card's suit or rank",
-            "any": "any attack card",
-            "escalate": "any attack card",
-        }.get(defence, "an attack card")
-        what = (
-            f"{card.code} does not match {top.code}"
-            if is_attacker
-            else f"{card.code} is not an attack card"
+        matching = (
+            f"a {top.color.value} attack card or a joker"  # a joker has no suit or rank
+            if top.is_joker
+            else "an attack card matching the top card's suit or rank"
         )
+        answer = {"match": matching, "any": "any attack card", "escalate": "any attack card"}
+        what = f"{card.code} is not an attack card"
+        if is_attacker:
+            what = (
+                f"{card.code} is not {top.color.value} (the colour of {top.code})"
+                if top.is_joker
+                else f"{card.code} does not match {top.code}"
+            )
         return (
-            f"{what}; you face an attack of {damage} cards: answer with {answer} or draw {damage}"
+            f"{what}; you face an attack of {damage} cards: answer with "
+            f"{answer.get(defence, 'an attack card')} or draw {damage}"
         )
     if top.is_joker:
         colour = top.color.value

@@ -201,3 +201,26 @@ def test_a_play_out_of_turn_with_blunders_off_says_whose_turn_it_is() -> None:
     with pytest.raises(NotYourTurn) as refused:
         game.check(other, game.parse_action({"type": "play", "cards": [held]}))
     assert refused.value.message == f"it is seat {turn}'s turn"
+
+
+def test_one_card_explains_a_joker_attack_by_its_colour() -> None:
+    """A joker has no suit or rank: "matching the top card's suit or rank" said nothing true."""
+    game = one_card_on("9H", "JR 2C AS KC 8C 6C QC")
+    game.apply(1, game.parse_action({"type": "play", "cards": ["JR"]}))
+    hand = game.view(0)["hand"]
+    assert isinstance(hand, list)
+    red = card("JR").color
+    attack = next(c for c in map(card, hand) if c.rank.code in ("2", "A") and c.color is not red)
+    assert game.explain(0, attack).reason == (
+        f"{attack.code} is not red (the colour of JR); you face an attack of 13 cards: answer "
+        "with a red attack card or a joker or draw 13"
+    )
+    plain = next(c for c in map(card, hand) if c.rank.code not in ("2", "A"))
+    with pytest.raises(IllegalAction, match="does not answer the attack on JR"):
+        game.check(0, game.parse_action({"type": "play", "cards": [plain.code]}))
+    while game.to_act() == (0,) and game.chance_request() is None:  # take it; play nothing
+        game.apply(0, game.parse_action({"type": "draw"}))
+    assert game.chance_request() is None and game.to_act() == (1,)  # JR on top, no attack
+    assert refusal(game, 1, {"type": "play", "cards": ["2C"]}) == (
+        "2C does not play on JR (on a joker: a card of its colour, a joker or a seven)"
+    )
