@@ -53,7 +53,7 @@ from client.session import (
     expect_reply,
 )
 from client.table_loop import Quit, run_table
-from client.trust import DEAL_KEY_SUFFIX, KnownHosts, host_session, open_stream
+from client.trust import KnownHosts, host_session, open_stream
 from protocol.errors import LocalProtocolError
 
 __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
@@ -61,8 +61,6 @@ __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
 DEFAULT_PORT = 7531
 #: seats a new table may have (``--seats`` and the lobby's ``c``); host bots go up to one less
 SEATS_RANGE = (2, 10)
-#: known_hosts entry suffix for the host's Ed25519 deal-signing key
-FAIR_KEY_SUFFIX = DEAL_KEY_SUFFIX
 #: the lobby's create command, as its errors name it
 CREATE_USAGE = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
 LOBBY_HELP = (
@@ -389,14 +387,11 @@ async def run_join(
         return (await open_stream(host, port, insecure=insecure, known_hosts=pins)).stream
 
     tokens = TokenStore(state_dir)
-    # the deal-signing key, pinned like the certificate: a certificate pinned just now (its
-    # old pin was removed because the host really changed) replaces a deal key pinned before
-    fair_key = None if connected.first_use else pins.get(key + FAIR_KEY_SUFFIX)
-    tc_args: dict[str, Any] = {
-        "proofs_dir": tokens.directory / "proofs",
-        "host_pk": bytes.fromhex(fair_key) if fair_key else None,
-    }
     async with host_session(connected, insecure=insecure) as session:
+        # the deal-signing key, pinned like the certificate (read after the session's first-use
+        # pin: a certificate pinned afresh drops the deal key of the host it replaced)
+        fair_key = pins.deal_key(key)
+        tc_args: dict[str, Any] = {"proofs_dir": tokens.directory / "proofs", "host_pk": fair_key}
         if connected.fingerprint is None:
             ui.info(f"Connected to {key} WITHOUT encryption (--insecure)", kind="connected",
                     tls=False)  # fmt: skip
@@ -468,7 +463,7 @@ async def run_join(
         finally:
             learnt = tc.checker.host_pk
             if fair_key is None and learnt is not None:
-                pins.pin(key + FAIR_KEY_SUFFIX, learnt.hex())
+                pins.pin_deal_key(key, learnt)
         if outcome is not None and seated and slot is not None:
             tokens.forget(slot)
         await session.bye("leaving")

@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 
 import protocol.table_messages as tm
-from client.join_cmd import FAIR_KEY_SUFFIX, split_address
+from client.join_cmd import split_address
 from client.options import connection_options, table_id
 from client.play_cmd import run_sync
 from client.records import RecordResult, fetch_and_save
@@ -53,12 +53,10 @@ async def run_records(
     host, port = split_address(address)
     pins = KnownHosts(known_hosts)
     connected = await open_stream(host, port, insecure=insecure, known_hosts=pins, pin=False)
-    # a certificate pinned just now (the old pin removed: the host changed) voids the deal key
-    fair_key = None if connected.first_use else pins.get(connected.key + FAIR_KEY_SUFFIX)
-    host_pk = bytes.fromhex(fair_key) if fair_key else None
     directory = out if out is not None else default_state_dir() / "proofs"
     results: list[RecordResult] = []
     async with host_session(connected, insecure=insecure) as session:  # pins after welcome
+        host_pk = pins.deal_key(connected.key)  # after the pin: a fresh one drops the old key
         if connected.first_use:
             click.echo(
                 f"{connected.key}: fingerprint {connected.fingerprint} pinned on first use",

@@ -123,6 +123,17 @@ class KnownHosts:
         """The fingerprint pinned for ``key`` (``host:port``), or None."""
         return self._load().get(key)
 
+    def deal_key(self, key: str) -> bytes | None:
+        """The deal-signing key pinned for ``key`` (``host:port``), or None.
+
+        Read it after :meth:`Connected.confirm`: a certificate pinned afresh drops the old one.
+        """
+        pinned = self.get(key + DEAL_KEY_SUFFIX)
+        return bytes.fromhex(pinned) if pinned else None
+
+    def pin_deal_key(self, key: str, public_key: bytes) -> None:
+        self.pin(key + DEAL_KEY_SUFFIX, public_key.hex())
+
     def pin(self, key: str, fingerprint: str | None) -> None:
         """Store (or replace) the pin for ``key``; None removes it."""
         pins = self._load()
