@@ -29,6 +29,7 @@ check: lint typecheck test
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/endings.py
 	$(BIN)/python bench/fairness.py
 	$(BIN)/python bench/server.py
 

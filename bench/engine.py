@@ -1,11 +1,14 @@
-"""Benchmark of the rules engines: random-playout games per second.
+"""Benchmark of the rules engines: CPU per action, finished games per second, how games end.
 
-How it works: for every registered game whose engine module exists (or those named with
-``--game``), play ``--games`` seeded random games with :func:`host.games.playout.playout` (the
-same driver the property tests use, without invariant checks) and report games per second, the
-mean number of actions per game and actions per second, single-core, on wall-clock and on CPU
-time (the CPU figure is steadier on a busy machine). With ``--jobs N`` (N > 1) the same games are
-also split over N worker processes and the aggregate games per second is reported.
+How it works: for every registered game (or those named with ``--game``), play ``--games``
+seeded random games with :func:`host.games.playout.playout` (the same driver the property tests
+use, without invariant checks) and report, single-core: microseconds of CPU per action first
+(the engine's own cost, whatever the game's length), then finished games per second (games
+that ended with an outcome, on CPU and wall-clock time; the CPU figure is steadier on a busy
+machine), the mean actions per game, and how the games ended (termination counts: a safety
+stop, ``exhausted`` or ``turn_limit``, means the game did not end as a game). With ``--jobs N``
+(N > 1) the same games are also split over N worker processes and the aggregate finished games
+per second is reported. ``bench/endings.py`` measures endings over every seat count.
 
 Run: ``python bench/engine.py [--game one-card] [--seats 2] [--games 400] [--jobs 2]``.
 Target: at least 1,200 two-player One Card games per second on the 2-core reference machine.
@@ -71,7 +74,7 @@ def parallel(
         t0 = time.perf_counter()
         done = pool.map(_run_args, work)
         wall = time.perf_counter() - t0
-    return sum(f.games for f in done) / wall
+    return sum(f.games - f.unfinished for f in done) / wall
 
 
 def main() -> None:
@@ -91,10 +94,11 @@ def main() -> None:
     for name in names:
         run(name, args.seats, min(20, args.games), args.seed, options)  # warm up
         f = run(name, args.seats, args.games, args.seed, options)
+        done = f.games - f.unfinished
         line = (
-            f"  {name:10} {f.games} games in {f.wall:6.2f} s: {f.games / f.wall:7.0f} games/s "
-            f"(cpu {f.games / f.cpu:7.0f}/s), {f.actions / f.games:6.1f} actions/game, "
-            f"{f.actions / f.cpu:8.0f} actions/s (cpu)"
+            f"  {name:10} {1e6 * f.cpu / max(1, f.actions):6.1f} us/action (cpu); "
+            f"{done} finished games in {f.wall:6.2f} s: {done / f.cpu:7.0f} games/s (cpu), "
+            f"{done / f.wall:7.0f}/s (wall), {f.actions / f.games:6.1f} actions/game"
         )
         if f.hands > f.games:
             line += f", {f.hands / f.games:.1f} hands/game: {f.hands / f.wall:7.0f} hands/s"

@@ -313,6 +313,14 @@ class CardsLeft:
     def __init__(self) -> None:
         self.counts: list[int] | None = None
         self.seq = 0  #: the table seq counted up to (a state shown again is older)
+        self.bankrupt: set[int] = set()  #: One Card seats that went bankrupt this game
+
+    @property
+    def shown(self) -> list[int] | None:
+        """The counts for :func:`client.render.render_outcome` (-1: went bankrupt)."""
+        if self.counts is None:
+            return None
+        return [-1 if seat in self.bankrupt else n for seat, n in enumerate(self.counts)]
 
     def see(self, push: Message) -> None:
         seq = getattr(push, "seq", None)
@@ -322,10 +330,14 @@ class CardsLeft:
             self.seq = seq
         if isinstance(push, tm.GameStart):
             self.counts = None
+            self.bankrupt = set()
         elif isinstance(push, tm.StatePush):
             counts = push.view.get("hand_counts")
             ok = isinstance(counts, list) and all(isinstance(n, int) for n in counts)
             self.counts = list(counts) if ok and isinstance(counts, list) else None
+            bankrupt = push.view.get("bankrupt")
+            if isinstance(bankrupt, list):
+                self.bankrupt = {s for s in bankrupt if isinstance(s, int)}
         elif isinstance(push, tm.EventPush) and self.counts is not None:
             event, counts = push.event, self.counts
             seat = event.get("seat")
@@ -339,6 +351,9 @@ class CardsLeft:
             elif event.get("kind") == "draw" and "cards" not in event:  # the public one
                 count = event.get("count")
                 counts[seat] += count if isinstance(count, int) else 1
+            elif event.get("kind") == "bankrupt":  # One Card: the whole hand goes
+                counts[seat] = 0
+                self.bankrupt.add(seat)
 
 
 class HumanUI:
@@ -451,7 +466,7 @@ class HumanUI:
         elif isinstance(push, tm.GameStart):
             self.say(f"Game {push.game_no} starts: {', '.join(push.names)}", style="bold")
         elif isinstance(push, tm.GameOver):
-            self.say(render_outcome(push.outcome, tc.names, self.cards_left.counts))
+            self.say(render_outcome(push.outcome, tc.names, self.cards_left.shown))
         elif isinstance(push, tm.TableInfo):
             self._on_table_info(tc, push)
         elif isinstance(push, tm.ChatLine):
@@ -490,7 +505,7 @@ class HumanUI:
             done = state.game_no in self._games_followed or state.game_no in self._last_told
             if isinstance(outcome, dict) and state.game_no >= 1 and not done:
                 self._last_told.add(state.game_no)
-                last = render_outcome(outcome, tc.names, self.cards_left.counts)
+                last = render_outcome(outcome, tc.names, self.cards_left.shown)
                 self.say(Text("Last game: ").append_text(last), style="dim")
             return
         self._games_followed.add(state.game_no)
@@ -745,7 +760,7 @@ class JsonUI:
             elif isinstance(push, tm.StatePush):
                 obj["my_turn"] = tc.my_turn
             elif isinstance(push, tm.GameOver):
-                obj["text"] = render_outcome(push.outcome, tc.names, self.cards_left.counts).plain
+                obj["text"] = render_outcome(push.outcome, tc.names, self.cards_left.shown).plain
             self.emit(obj)
         if isinstance(push, tm.TableInfo):
             for seat, name, back, said in self.presence.see(push, tc.seat):

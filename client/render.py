@@ -284,6 +284,12 @@ def describe_event(
         return line(who, f" is let off {owed} card{plural}", _reason(event), empty)
     if kind == "out":
         return line(who, f" is out (place {event.get('place')})")
+    if kind == "bankrupt":  # One Card: the hand goes under the top discard, face up
+        held = event.get("count")
+        why = " and cannot pay" if event.get("reason") == "cannot_pay" else ""
+        place = f" (place {event['place']})" if event.get("place") else ""
+        return line(who, f" is bankrupt with {held} card{'s' if held != 1 else ''}{why}", place,
+                    ": out of the game, the cards go under the top discard")  # fmt: skip
     if kind == "declare":
         return line(who, f' declares "{_say(event.get("what"))}"')
     if kind == "skip":
@@ -523,6 +529,8 @@ def _seats(
             tags.append("dealer")
         if seat in finished:
             tags.append(f"out #{list(finished).index(seat) + 1}")
+        if seat in (view.get("bankrupt") or []):
+            tags.append("bankrupt")
         if isinstance(declared, list) and seat < len(declared) and declared[seat]:
             said = declared[seat]  # Black Jack's view has a flag; a word is shown as said
             tags.append("declared" if said is True else f'said "{_say(said)}"')
@@ -537,11 +545,20 @@ def _seats(
 # --------------------------------------------------------------------------- outcome
 
 
+#: how a game ended, where the winner line alone does not say it
+_ENDINGS = {
+    "exhausted": "nothing left to play or draw: fewest cards",
+    "turn_limit": "the game reached its turn limit: fewest cards",
+    "last_standing": "last player standing: everyone else went bankrupt",
+}
+
+
 def render_outcome(
     outcome: Mapping[str, Any], names: Sequence[str], cards_left: Sequence[int] | None = None
 ) -> Text:
     """``Bob wins!`` with the ranking or scores when the game has them, and for a shedding
-    game the cards each seat was left holding (``cards_left``, by seat, when known).
+    game the cards each seat was left holding (``cards_left``, by seat, when known; a negative
+    count marks a One Card seat that went bankrupt).
 
     >>> print(render_outcome({"winners": [1], "scores": None}, ["Ann", "Bob"], [3, 0]).plain)
     Bob wins! Cards left: Ann 3, Bob 0
@@ -554,11 +571,13 @@ def render_outcome(
         verb = "wins" if len(winners) == 1 else "win"
         out.append(f"{' and '.join(winners)} {verb}!", style="bold")
     termination = outcome.get("termination")
-    if termination == "exhausted":
-        out.append(" (nothing left to play or draw: fewest cards)")
+    if termination in _ENDINGS:
+        out.append(f" ({_ENDINGS[termination]})")
     scores = outcome.get("scores")
     if cards_left and not (isinstance(scores, list) and scores):
-        left = ", ".join(f"{_name(names, i)} {n}" for i, n in enumerate(cards_left))
+        left = ", ".join(
+            f"{_name(names, i)} {n if n >= 0 else 'bankrupt'}" for i, n in enumerate(cards_left)
+        )
         out.append(f" Cards left: {left}")
     ranking = outcome.get("ranking")
     if isinstance(ranking, list) and ranking:

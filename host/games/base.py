@@ -336,6 +336,8 @@ class Termination(enum.Enum):
     RANKED = "ranked"  #: ranking option: play went on until one player was left
     TARGET = "target"  #: ONE: a player reached the target score
     EXHAUSTED = "exhausted"  #: no cards left anywhere to play or draw (a safety stop)
+    TURN_LIMIT = "turn_limit"  #: the turn limit was reached (a safety stop real play never meets)
+    LAST_STANDING = "last_standing"  #: One Card: every other player went bankrupt
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +374,8 @@ def describe_outcome(outcome: Mapping[str, Any], names: Mapping[int, str]) -> st
             "went_out": "went out",
             "target": "reached the target score",
             "exhausted": "won (nothing left to play or draw: fewest cards)",
+            "turn_limit": "won (the game reached its turn limit: fewest cards)",
+            "last_standing": "won (last player standing: the others went bankrupt)",
         }.get(str(termination), "won")
         line = f"{' and '.join(winners)} {verb}"
     ranking = outcome.get("ranking")

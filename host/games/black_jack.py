@@ -12,9 +12,9 @@ when the last card acts as an ace) raises :class:`InvalidAction`; the rules (tur
 runs, counters) give a reason string. With ``blunders`` on, a play that breaks the rules or comes
 out of turn passes :meth:`check` and :meth:`apply` penalises it (two cards, taken back); with it
 off, :meth:`check` raises. :meth:`legal_actions` lists every legal play (generated lazily:
-singles, then runs, then chains, up to :data:`PLAY_LIMIT`). Two safety stops end a hand as
-``exhausted``: a full round of draws that found nothing, and :data:`TURN_LIMIT` turns. The rules
-and rulings are in ``spec/RULES.md``, section Black Jack.
+singles, then runs, then chains, up to :data:`PLAY_LIMIT`). Two safety stops end a hand: a full
+round of draws that found nothing (``exhausted``) and :data:`TURN_LIMIT` turns (``turn_limit``).
+The rules and rulings are in ``spec/RULES.md``, section Black Jack.
 
 Wire actions: ``{"type": "play", "cards": [...], "suit"?: "H", "declare"?: [...], "say"?: ...}``
 (``declare``: one identity per joker, in play order; ``say``: ``"last_card"``/``"cards"`` said at
@@ -91,7 +91,7 @@ would pass this many, so a ``state`` message stays well inside the protocol's fr
 limits. A legal play left out is still accepted when sent."""
 
 TURN_LIMIT = 1000
-"""Turns after which a hand stops as ``EXHAUSTED`` (fewest cards win): a safety stop, since
+"""Turns after which a hand stops as ``TURN_LIMIT`` (fewest cards win): a safety stop, since
 legal play can cycle for ever (a card played, drawn back through a reshuffle, played again)."""
 
 
@@ -608,11 +608,11 @@ class BlackJack(Game):
                     return events
                 events.append(Event("forgiven", {"seat": seat, "count": count - len(take)}))
             self._owed.pop(0)
-        if self.phase is not Phase.OVER and (
-            self._dry >= sum(self.active)  # a full round found nothing to draw
-            or self.turns >= TURN_LIMIT  # play that may cycle for ever
-        ):
-            self._finish(Termination.EXHAUSTED, events)
+        if self.phase is not Phase.OVER:
+            if self._dry >= sum(self.active):  # a full round found nothing to draw
+                self._finish(Termination.EXHAUSTED, events)
+            elif self.turns >= TURN_LIMIT:  # play that may cycle for ever
+                self._finish(Termination.TURN_LIMIT, events)
         if self.phase is Phase.OVER:
             return events
         self.phase = Phase.PLAYING
@@ -640,7 +640,8 @@ class BlackJack(Game):
         else:
             fewest = len(self.hands[left[0]])
             winners = tuple(s for s in left if len(self.hands[s]) == fewest)
-        ranked = bool(self.options["ranking"]) or termination is Termination.EXHAUSTED
+        stopped = termination in (Termination.EXHAUSTED, Termination.TURN_LIMIT)
+        ranked = bool(self.options["ranking"]) or stopped
         self._outcome = Outcome(termination, winners, ranking if ranked else None)
         self.phase = Phase.OVER
         self.window = None

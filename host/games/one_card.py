@@ -13,9 +13,13 @@ Every draw goes through one queue of owed cards (``_owed``) settled by :meth:`_s
 stock runs dry and the discards (minus the top) can be recycled, it stops and raises a
 ``RESHUFFLE`` chance request; :meth:`apply_chance` installs the new stock and settles the rest.
 The turn, phase and direction are decided before the queue is settled, so a suspended draw
-never needs a continuation. Legality is table-driven (frozensets of the cards that may be played
-on a given top card and suit, built once per key) and ``legal_actions`` is cached until the next
-mutation, which keeps random playouts fast.
+never needs a continuation. With ``bankrupt_at`` on, :meth:`_settle` also makes a seat bankrupt
+when a draw leaves it holding that many cards or when it owes what cannot be paid
+(:meth:`_go_bankrupt`: the hand goes under the top discard and the turn moves on if it was
+that seat's); the game ends when a player goes out or one player is left. Legality is
+table-driven (frozensets of the cards that may be played on a given top card and suit, built
+once per key) and ``legal_actions`` is cached until the next mutation, which keeps random
+playouts fast.
 """
 
 from __future__ import annotations
@@ -235,6 +239,14 @@ class OneCard(Game):
         ),
         OptionSpec("ranking", False, "play on until one player is left (finishing order)"),
         OptionSpec("must_play_if_able", False, "drawing is allowed only with no legal play"),
+        OptionSpec(
+            "bankrupt_at",
+            20,
+            "a player who holds this many cards after taking cards, or cannot pay an attack or "
+            "a penalty, is bankrupt and leaves the game (0: off)",
+            minimum=0,
+            maximum=len(DECK_54),
+        ),
     )
 
     def __init__(
@@ -249,6 +261,7 @@ class OneCard(Game):
         self._cap = int(opts["attack_cap"])
         self._ranking = bool(opts["ranking"])
         self._must_play = bool(opts["must_play_if_able"])
+        self._limit = int(opts["bankrupt_at"])
         self._dir = 1 if opts["direction"] == "clockwise" else -1
         self._phase = _DEAL
         self._request: ChanceRequest | None = ChanceRequest(
@@ -274,6 +287,7 @@ class OneCard(Game):
         self._active = [True] * seats
         self._n_active = seats
         self._finished: list[int] = []
+        self._bankrupt: list[int] = []  # bankrupt seats, earliest first
         self._idle = 0  # consecutive turns that moved no card and had no play
         self._turns = 0  # turn actions taken (see TURN_LIMIT)
         self._outcome: Outcome | None = None
@@ -436,6 +450,8 @@ class OneCard(Game):
         if isinstance(action, Call):
             return
         if seat != self._turn:
+            if seat in self._bankrupt:
+                raise NotYourTurn("you went bankrupt: you play no more turns in this game")
             raise NotYourTurn(f"it is seat {self._turn}'s turn")
         if isinstance(action, Draw):
             if self._must_play and self._plays(seat):
@@ -522,7 +538,10 @@ class OneCard(Game):
             victim = target if seat == holder else holder
             events.append(Event("call", {"seat": seat, "holder": holder, "penalized": victim}))
             self._owed.append((victim, 1, "call"))
+            turn, phase = self._turn, self._phase
             self._settle(events)
+            if (self._turn, self._phase) != (turn, phase):  # the seat to act went bankrupt
+                self._announce_turn(events)
             return events
         window, self._window, self._called = self._window, None, None
         self._closed = None if window is None else (window[0], seat)
@@ -532,7 +551,7 @@ class OneCard(Game):
             self._draw(seat, events)
         self._turns += 1
         if self._turns >= TURN_LIMIT and self._phase is not _OVER:
-            self._stop(events)
+            self._stop(events, Termination.TURN_LIMIT)
         self._settle(events)
         self._announce_turn(events)
         return events
@@ -572,8 +591,10 @@ class OneCard(Game):
             if self._cap and self._damage > self._cap:
                 self._damage = self._cap
             data["damage"] = self._damage
+            self._extra = 0  # the next *other* player owes it: extra turns still owed lapse
         elif rank is _JACK or (rank is _QUEEN and self._n_active == 2):
-            steps += k
+            # each jack skips one more player, but a skip never passes over its own player
+            steps = min(1 + k, self._n_active)
         elif rank is _QUEEN:
             if k % 2:
                 self._dir = -self._dir
@@ -608,21 +629,22 @@ class OneCard(Game):
             self._phase = _PLAY
             self._fresh = []
         if self._idle >= self._n_active:  # nobody can play or draw
-            self._stop(events)
+            self._stop(events, Termination.EXHAUSTED)
             return
         self._turn = self._advance(seat, 1)
 
-    def _stop(self, events: list[Event]) -> None:
-        """The safety stop: the active seats with the fewest cards win."""
+    def _stop(self, events: list[Event], termination: Termination) -> None:
+        """A safety stop: the active seats with the fewest cards win."""
         live = [s for s in range(self.seats) if self._active[s]]
         fewest = min(len(self._hands[s]) for s in live)
         winners = tuple(s for s in live if len(self._hands[s]) == fewest)
         ranking = None
         if self._ranking:
-            ranking = (*self._finished, *sorted(live, key=lambda s: len(self._hands[s])))
+            by_cards = sorted(live, key=lambda s: len(self._hands[s]))
+            ranking = (*self._finished, *by_cards, *reversed(self._bankrupt))
             if self._finished:  # whoever went out first has won already
                 winners = (self._finished[0],)
-        self._finish(Outcome(Termination.EXHAUSTED, winners, ranking=ranking), events)
+        self._finish(Outcome(termination, winners, ranking=ranking), events)
 
     def _next_active(self, seat: int) -> int:
         n, step = self.seats, self._dir
@@ -649,10 +671,54 @@ class OneCard(Game):
         if not self._ranking:
             self._finish(Outcome(Termination.WENT_OUT, (seat,)), events)
         elif self._n_active == 1:
-            last = self._active.index(True)
-            ranking = (*self._finished, last)
+            self._last_one(events)
+        else:
+            self._turn = self._next_active(seat)
+
+    def _last_one(self, events: list[Event]) -> None:
+        """One player is left: with ``ranking`` the finishing order is complete; without it,
+        everyone else went bankrupt and the last player standing wins."""
+        last = self._active.index(True)
+        if self._ranking:
+            ranking = (*self._finished, last, *reversed(self._bankrupt))
             self._finish(Outcome(Termination.RANKED, (ranking[0],), ranking=ranking), events)
         else:
+            self._finish(Outcome(Termination.LAST_STANDING, (last,)), events)
+
+    def _go_bankrupt(self, seat: int, reason: str, events: list[Event]) -> None:
+        """``seat`` leaves the game: its hand goes, face up, under the top card of the discard
+        pile (recycled by the next reshuffle); what it still owes is dropped; play passes on as
+        if its seat were empty."""
+        hand = sorted(self._hands[seat], key=_index)
+        self._hands[seat] = []
+        self._discards[-1:-1] = hand
+        self._owed[:] = [o for o in self._owed if o[0] != seat]  # _settle holds this list
+        self._active[seat] = False
+        self._n_active -= 1
+        self._bankrupt.append(seat)
+        data: WireMap = {
+            "seat": seat,
+            "reason": reason,
+            "count": len(hand),
+            "cards": [c.code for c in hand],
+        }
+        if self._ranking:
+            data["place"] = self.seats - len(self._bankrupt) + 1
+        events.append(Event("bankrupt", data))
+        if self._n_active == 1:
+            self._last_one(events)
+            return
+        if self._window is not None:
+            holder, target = self._window
+            if holder == seat:
+                self._window = None
+            elif target == seat:
+                self._window = (holder, self._next_active(holder))
+        if self._turn == seat:
+            self._extra = 0
+            self._fresh = []
+            if self._phase is _AFTER:
+                self._phase = _PLAY
             self._turn = self._next_active(seat)
 
     def _finish(self, outcome: Outcome, events: list[Event]) -> None:
@@ -671,6 +737,11 @@ class OneCard(Game):
         while owed:
             seat, count, reason = owed[0]
             avail = len(self._stock) - self._pos
+            if self._limit and reason != "draw" and count > avail + len(self._discards) - 1:
+                self._go_bankrupt(seat, "cannot_pay", events)  # owes more than there is
+                if self._phase is _OVER:
+                    return
+                continue
             if not avail:
                 if len(self._discards) > 1:
                     recycled = sorted(self._discards[:-1], key=_index)
@@ -701,6 +772,10 @@ class OneCard(Game):
                 del owed[0]
             else:
                 owed[0] = (seat, count - k, reason)
+            if self._limit and len(self._hands[seat]) >= self._limit:
+                self._go_bankrupt(seat, "limit", events)
+                if self._phase is _OVER:
+                    return
 
     def _announce_turn(self, events: list[Event]) -> None:
         if self._phase is _OVER or self._request is not None:
@@ -737,6 +812,7 @@ class OneCard(Game):
             "next_position": self._pos,
             "hand_counts": [len(h) for h in self._hands],
             "finished": list(self._finished),
+            "bankrupt": list(self._bankrupt),
             "call_window": None if window is None else {"holder": window[0], "target": window[1]},
             "options": dict(self.options),
             "outcome": None if self._outcome is None else self._outcome.to_wire(),

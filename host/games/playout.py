@@ -43,6 +43,7 @@ from protocol.cards import ALL_CARDS, Card
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
+    "Chooser",
     "InvariantError",
     "PlayoutResult",
     "answer_chance",
@@ -58,6 +59,10 @@ DEFAULT_MAX_STEPS = 20_000
 """Actions after which :func:`playout` gives up (the result then has ``outcome=None``)."""
 
 _CODES = frozenset(c.code for c in ALL_CARDS)
+
+
+Chooser = Callable[[Game, int, list[Action], random.Random], Action]
+"""A playing policy for :func:`playout`: ``(game, seat, legal actions, rng) -> action``."""
 
 
 class InvariantError(AssertionError):
@@ -97,6 +102,7 @@ def playout(
     pass_rate: float | None = 0.1,
     check: bool = False,
     on_step: Callable[[Game, int, Action, list[Event]], None] | None = None,
+    chooser: Chooser | None = None,
 ) -> PlayoutResult:
     """Play one random game to its end.
 
@@ -114,6 +120,9 @@ def playout(
             keeps growing a hand), so the default plays on most of the time.
         check: run :func:`check_invariants` after the deal and after every step.
         on_step: called after every applied action with ``(game, seat, action, events)``.
+        chooser: picks every action instead of the uniform choice, given ``(game, seat,
+            legal actions, rng)`` (``pass_rate`` is then ignored); out-of-turn seats are
+            offered their legal actions as before and the chooser picks among them.
 
     Returns:
         The :class:`PlayoutResult`.
@@ -149,7 +158,10 @@ def playout(
             if seat not in to_act:
                 actions = game.legal_actions(seat)
                 if actions:
-                    act(seat, actions[randrange(len(actions))])
+                    if chooser is not None:
+                        act(seat, chooser(game, seat, actions, rng))
+                    else:
+                        act(seat, actions[randrange(len(actions))])
                     steps += 1
                 continue
         if not to_act:
@@ -159,7 +171,9 @@ def playout(
         if not actions:
             raise InvariantError(f"{game_cls.name}: seat {seat} is to act with no legal action")
         n = len(actions)
-        if pass_rate is not None and n > 1:
+        if chooser is not None:
+            action = chooser(game, seat, actions, rng)
+        elif pass_rate is not None and n > 1:
             default = game.default_action(seat)
             if default is not None and random_() < pass_rate:
                 action = default

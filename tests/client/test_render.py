@@ -91,7 +91,29 @@ def test_outcomes() -> None:
         render_outcome({"termination": "target", "winners": [0], "scores": [31, 12, 9]}, NAMES)
     )
     console.print(render_outcome({"termination": "exhausted", "winners": [0, 2]}, NAMES))
+    console.print(render_outcome({"termination": "turn_limit", "winners": [1]}, NAMES))
+    console.print(
+        render_outcome({"termination": "last_standing", "winners": [2]}, NAMES, [-1, -1, 6])
+    )
     _snapshot("outcomes", console)
+
+
+def test_a_bankruptcy_is_worded_with_its_cards_and_shown_at_the_seat() -> None:
+    line = describe_event(
+        {"kind": "bankrupt", "seat": 1, "reason": "limit", "count": 21, "cards": ["2H"] * 21},
+        _name,
+    )
+    assert line is not None
+    assert line.plain.startswith("Bob is bankrupt with 21 cards: out of the game")
+    cannot = describe_event(
+        {"kind": "bankrupt", "seat": 0, "reason": "cannot_pay", "count": 9, "place": 3}, _name
+    )
+    assert cannot is not None and "Ann is bankrupt with 9 cards and cannot pay (place 3)" in (
+        cannot.plain
+    )
+    view = {"game": "one-card", "hand_counts": [0, 5, 7], "bankrupt": [0], "top": "5H"}
+    table = render_table(view, NAMES, me=1).plain
+    assert "Ann   0 cards  (bankrupt)" in table
 
 
 def test_red_suits_are_red_and_black_suits_use_the_default_colour() -> None:

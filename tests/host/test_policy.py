@@ -24,13 +24,28 @@ def test_calls_come_first_but_never_twice_in_a_row() -> None:
     assert heuristic_choice({"game": "one-card"}, legal, last={"type": "call"}) == {"type": "draw"}
 
 
-def test_plays_beat_draws_and_attacks_wait_for_a_low_opponent() -> None:
+def test_one_card_plays_beat_draws_and_attacks_and_kings_go_first() -> None:
+    """One Card games end in minutes when bots shed attack cards early (issue 12)."""
     legal = [
         {"type": "draw"},
         {"type": "play", "cards": ["2H"]},
         {"type": "play", "cards": ["5H"]},
     ]
     calm = {"game": "one-card", "seat": 0, "hand": ["2H", "5H", "9C"], "hand_counts": [3, 6]}
+    assert heuristic_choice(calm, legal) == {"type": "play", "cards": ["2H"]}
+    kings = [{"type": "play", "cards": ["5H"]}, {"type": "play", "cards": ["KH"]}]
+    assert heuristic_choice({**calm, "hand": ["5H", "KH"]}, kings) == kings[1]
+    sevens = [{"type": "play", "cards": ["7S"], "suit": "H"}, {"type": "play", "cards": ["5H"]}]
+    assert heuristic_choice({**calm, "hand": ["7S", "5H"]}, sevens) == sevens[1]  # keep the 7
+
+
+def test_black_jack_counters_wait_for_a_low_opponent() -> None:
+    legal = [
+        {"type": "draw"},
+        {"type": "play", "cards": ["2H"]},
+        {"type": "play", "cards": ["5H"]},
+    ]
+    calm = {"game": "black-jack", "seat": 0, "hand": ["2H", "5H", "9C"], "hand_counts": [3, 6]}
     assert heuristic_choice(calm, legal) == {"type": "play", "cards": ["5H"]}
     urgent = {**calm, "hand_counts": [3, 1]}
     assert heuristic_choice(urgent, legal) == {"type": "play", "cards": ["2H"]}

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
+import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -19,9 +22,11 @@ from protocol.fairness import SeatSecret
 from protocol.records import verify_record
 
 
-def new_runner(game: str, seats: int, key: Ed25519PrivateKey) -> GameRunner:
+def new_runner(
+    game: str, seats: int, key: Ed25519PrivateKey, options: dict[str, object] | None = None
+) -> GameRunner:
     runner = GameRunner(
-        table_id="t-replay", game_cls=find_game(game), seats=seats, options={},
+        table_id="t-replay", game_cls=find_game(game), seats=seats, options=options or {},
         signing_key=key, turn_timer=None, round_timeout=20.0,
     )  # fmt: skip
     for i in range(seats):
@@ -29,7 +34,13 @@ def new_runner(game: str, seats: int, key: Ed25519PrivateKey) -> GameRunner:
     return runner
 
 
-def play(runner: GameRunner, rng: random.Random, max_inputs: int = 400) -> list[JournalRow]:
+def play(
+    runner: GameRunner,
+    rng: random.Random,
+    max_inputs: int = 400,
+    after: Callable[[GameRunner], None] | None = None,
+) -> list[JournalRow]:
+    """Play random legal actions; ``after(runner)`` is called after each one."""
     journal: list[JournalRow] = []
 
     def feed(kind: JournalKind, payload: dict[str, object]) -> None:
@@ -51,6 +62,8 @@ def play(runner: GameRunner, rng: random.Random, max_inputs: int = 400) -> list[
         seat = runner.engine.to_act()[0]
         action = rng.choice(runner.engine.legal_actions(seat)).to_wire()
         feed(JournalKind.ACTION, {"seat": seat, "action": action, "cseq": None, "note": None})
+        if after is not None:
+            after(runner)
     return journal
 
 
@@ -80,6 +93,32 @@ async def test_finished_hands_leave_verifiable_records() -> None:
         verdict = verify_record(record)
         assert verdict.ok, verdict.message
         assert record["outcome"] is not None and record["actions"]
+
+
+async def test_a_bankrupt_hand_comes_back_through_the_provable_reshuffle() -> None:
+    """One Card bankruptcy: the bankrupt's cards go under the top discard, the next reshuffle
+    recycles them (its signed RESHUFFLE lists them) and the hand record verifies."""
+    for seed in range(40):
+        live = new_runner("one-card", 4, Ed25519PrivateKey.generate(), {"bankrupt_at": 12})
+        under: list[Counter[str]] = []  # at each bankruptcy: the cards under the top discard
+
+        def watch(runner: GameRunner, under: list[Counter[str]] = under) -> None:
+            assert runner.engine is not None
+            view = runner.engine.view(None)
+            if len(view["bankrupt"]) > len(under):
+                under.append(Counter(view["discards"][:-1]))
+
+        play(live, random.Random(seed), max_inputs=3000, after=watch)
+        assert live.phase is TablePhase.FINISHED
+        ((_, record),) = live.pending_records
+        verdict = verify_record(record)
+        assert verdict.ok, verdict.message
+        for kind, body, _ in record["messages"]:
+            if kind == "reshuffle":
+                recycled = Counter(msgpack.unpackb(bytes.fromhex(body))["cards"])
+                if any(u and not u - recycled for u in under):
+                    return  # a bankrupt's cards (and the discards with them) came back, provably
+    pytest.fail("no seed had a bankruptcy followed by a reshuffle")
 
 
 class _Table:

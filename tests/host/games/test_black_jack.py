@@ -287,7 +287,7 @@ def test_nothing_left_to_draw_for_a_round_ends_the_hand_exhausted() -> None:
     assert events[-1].kind == "game_over"
 
 
-def test_play_that_cycles_for_ever_stops_exhausted_at_the_turn_limit() -> None:
+def test_play_that_cycles_for_ever_stops_at_the_turn_limit() -> None:
     """Legal play can repeat a position: with the stock empty, seat 0 plays 9D on 9C, seat 1
     draws the 9C back through a reshuffle and plays it, seat 0 draws the 9D back, and so on
     (the draws that find nothing never make a full round). The safety stop ends the hand."""
@@ -308,7 +308,7 @@ def test_play_that_cycles_for_ever_stops_exhausted_at_the_turn_limit() -> None:
         positions.add((seat, game.discards[-1], tuple(len(h) for h in game.hands)))
     assert turns == TURN_LIMIT and len(positions) <= 6  # the same six positions over and over
     outcome = game.outcome()
-    assert outcome is not None and outcome.termination is Termination.EXHAUSTED
+    assert outcome is not None and outcome.termination is Termination.TURN_LIMIT
     fewest = min(len(h) for h in game.hands)
     assert outcome.winners == tuple(s for s in (0, 1) if len(game.hands[s]) == fewest)
     assert outcome.ranking is not None and sorted(outcome.ranking) == [0, 1]

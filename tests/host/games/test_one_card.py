@@ -77,7 +77,7 @@ def test_registry_and_options() -> None:
     names = [o.name for o in OneCard.OPTIONS]
     assert names == [
         "direction", "defence", "play_after_attack", "multi_play", "attack_cap", "ranking",
-        "must_play_if_able",
+        "must_play_if_able", "bankrupt_at",
     ]  # fmt: skip
     defaults = OneCard.validate_options({})
     assert defaults["direction"] == "counter-clockwise"
@@ -184,7 +184,7 @@ def test_jokers_follow_colour_and_any_joker_plays_on_a_joker() -> None:
         ["JR", "3H", "4S", "5S", "6S", "8S", "9S"],
         ["JB", "2H", "9D", "9C", "10S", "KC", "8C"],
     ]
-    game = new_game(hands, "5D")
+    game = new_game(hands, "5D", bankrupt_at=0)  # 23 damage: no bankruptcy here
     assert Play((card("JB"),)) not in game.legal_actions(1)
     play(game, 1, "9D")
     assert Play((card("JR"),)) in game.legal_actions(0)
@@ -439,7 +439,7 @@ def test_reshuffle_is_a_chance_request_of_the_discards_minus_top() -> None:
         ["3H", "4H", "KH", "8D", "6S", "QC", "8H"],
         ["5S", "5D", "9C", "9D", "9S", "10D", "9H"],
     ]
-    game = new_game(hands, "5H")
+    game = new_game(hands, "5H", bankrupt_at=0)  # draws the whole stock
     game.apply(1, Play((card("5S"),)))
     game.apply(0, Play((card("6S"),)))
     game.apply(1, Play((card("9S"),)))
@@ -461,8 +461,8 @@ def test_reshuffle_is_a_chance_request_of_the_discards_minus_top() -> None:
     assert game.view(None)["discards"] == ["9S"]
 
 
-def test_owing_more_than_available_is_forgiven() -> None:
-    game = new_game(ATTACK, "2D")
+def test_owing_more_than_available_is_forgiven_without_bankruptcy() -> None:
+    game = new_game(ATTACK, "2D", bankrupt_at=0)
     play(game, 1, "2S")
     game.apply(0, DRAW)
     game.apply(0, DRAW)
@@ -486,6 +486,23 @@ def test_owing_more_than_available_is_forgiven() -> None:
 
 
 # --------------------------------------------------------------------------- going out, options
+
+
+def test_a_bankrupt_seat_is_told_it_plays_no_more() -> None:
+    game = new_game(
+        [
+            ["3C", "4C", "6C", "8C", "9C"],
+            ["3D", "4D", "6D", "8D", "9D"],
+            ["3S", "4S", "6S", "8S", "9S"],
+        ],
+        "5H",
+        bankrupt_at=6,
+    )
+    game.apply(2, DRAW)  # a sixth card: bankrupt
+    assert game.view(None)["bankrupt"] == [2] and game.to_act() == (1,)
+    assert game.legal_actions(2) == []
+    with pytest.raises(NotYourTurn, match="bankrupt"):
+        game.check(2, DRAW)
 
 
 def test_going_out_wins_the_game() -> None:
@@ -518,7 +535,7 @@ def test_turn_limit_stops_the_game_and_the_fewest_cards_win(
     game.apply(0, DRAW)
     play(game, 1, "5C")  # the third turn action: seat 1 has 7 cards, seat 0 has 8
     outcome = game.outcome()
-    assert outcome is not None and outcome.termination is Termination.EXHAUSTED
+    assert outcome is not None and outcome.termination is Termination.TURN_LIMIT
     assert outcome.winners == (1,) and game.to_act() == ()
 
 
@@ -614,11 +631,11 @@ def test_views_hide_other_hands_and_the_stock() -> None:
 
 OPTION_SETS = [
     dict(zip(("direction", "defence", "play_after_attack", "multi_play", "attack_cap", "ranking",
-              "must_play_if_able"), combo, strict=True))
-    for combo in itertools.product(
+              "must_play_if_able"), combo, strict=True), bankrupt_at=(20, 0, 8)[i % 3])
+    for i, combo in enumerate(itertools.product(
         ("counter-clockwise", "clockwise"), ("match", "any", "escalate"), (True, False),
         (False, True), (0, 20), (False, True), (False, True),
-    )
+    ))
 ]  # fmt: skip
 
 

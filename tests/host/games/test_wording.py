@@ -143,13 +143,13 @@ def test_a_late_black_jack_declaration_names_who_acted_since() -> None:
 # --------------------------------------------------------------------------- explain
 
 
-def one_card_on(top: str, hand: str) -> OneCard:
+def one_card_on(top: str, hand: str, **options: object) -> OneCard:
     """Two seats, dealer 0; seat 1 (to act) holds ``hand`` (seven cards), ``top`` is up."""
     mine = hand.split()
     others = [c.code for c in DECK_54 if c.code not in (*mine, top)][:7]
     order = [x for pair in zip(mine, others, strict=True) for x in pair] + [top]
     rest = [c.code for c in DECK_54 if c.code not in order]
-    game = OneCard(seats=2, dealer=0)
+    game = OneCard(seats=2, dealer=0, options=options)
     game.apply_chance([card(c) for c in order + rest])
     return game
 
@@ -205,7 +205,7 @@ def test_a_play_out_of_turn_with_blunders_off_says_whose_turn_it_is() -> None:
 
 def test_one_card_explains_a_joker_attack_by_its_colour() -> None:
     """A joker has no suit or rank: "matching the top card's suit or rank" said nothing true."""
-    game = one_card_on("9H", "JR 2C AS KC 8C 6C QC")
+    game = one_card_on("9H", "JR 2C AS KC 8C 6C QC", bankrupt_at=0)  # 7 + 13: no bankruptcy
     game.apply(1, game.parse_action({"type": "play", "cards": ["JR"]}))
     hand = game.view(0)["hand"]
     assert isinstance(hand, list)
