@@ -7,6 +7,9 @@ calls (``onecard host`` unless ``--no-advertise``; ``onecard play --lan``): it r
 service instance named after the host, with the TXT record of :func:`encode_txt`, and removes it
 again when cancelled. :func:`browse` listens for a few seconds and resolves every instance it
 hears of; ``onecard discover`` prints them and ``onecard join`` without an address offers them.
+A host advertises every non-loopback address it listens on (:func:`lan_addresses`: with a
+wildcard listener, every interface's address, so a LAN with no default route works), and
+``join`` tries a discovered host's addresses in turn.
 
 TXT record (RFC 6763 section 6; the version key first, all small): ``txtvers=1``, ``proto=1``
 (the protocol version), ``name`` (the host's display name), ``fp`` (the first 16 hex digits of
@@ -19,9 +22,9 @@ found and ``join HOST[:PORT]`` still works.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import json
 import logging
-import socket
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
@@ -65,13 +68,20 @@ class _HostInfoLike(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class HostAd:
-    """One advertised host."""
+    """One advertised host; ``address`` is the first of ``addresses`` (IPv4 ones first)."""
 
     name: str
     address: str
     port: int
     fp: str  #: fingerprint prefix from the TXT record (a hint only)
     proto: str
+    #: every address the host advertised, in the order to try them
+    addresses: tuple[str, ...] = ()
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """The addresses to try in turn (``address`` alone for an ad built without the list)."""
+        return self.addresses or (self.address,)
 
     @property
     def fingerprint(self) -> str:
@@ -91,8 +101,22 @@ class HostAd:
     @property
     def target(self) -> str:
         """``address:port`` for ``onecard join``."""
-        host = f"[{self.address}]" if ":" in self.address else self.address
-        return f"{host}:{self.port}"
+        return join_target(self.address, self.port)
+
+    @property
+    def targets(self) -> list[str]:
+        """``address:port`` for every advertised address.
+
+        >>> HostAd("Den", "10.0.0.2", 7531, "", "1", ("10.0.0.2", "fe80::1%eth0")).targets
+        ['10.0.0.2:7531', '[fe80::1%eth0]:7531']
+        """
+        return [join_target(a, self.port) for a in self.candidates]
+
+
+def join_target(address: str, port: int) -> str:
+    """``host:port``, with IPv6 addresses in brackets."""
+    host = f"[{address}]" if ":" in address else address
+    return f"{host}:{port}"
 
 
 def fingerprint_prefix(fingerprint: str) -> str:
@@ -150,17 +174,72 @@ def decode_txt(properties: Mapping[Any, Any]) -> dict[str, str] | None:
     return out
 
 
-def lan_addresses(info: _HostInfoLike) -> list[str]:
-    """IPv4 addresses to advertise: the bound ones, or this machine's LAN address."""
-    bound = [a for a, _ in info.addresses if "." in a and a != "0.0.0.0"]
-    if bound:
-        return bound
-    try:  # the address the default route would use (no packet is sent)
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("192.0.2.1", 9))
-            return [s.getsockname()[0]]
-    except OSError:
-        return ["127.0.0.1"]
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(address.split("%", maxsplit=1)[0])
+    except ValueError:
+        return None
+
+
+def interface_addresses() -> list[str]:
+    """Every address of this machine's interfaces (IPv4 first, then IPv6; no scope ids)."""
+    import ifaddr  # noqa: PLC0415 (zeroconf's own dependency; only when advertising)
+
+    v4: list[str] = []
+    v6: list[str] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if isinstance(ip.ip, str):
+                v4.append(ip.ip)
+            else:
+                v6.append(ip.ip[0])
+    return v4 + v6
+
+
+def lan_addresses(info: _HostInfoLike, interfaces: list[str] | None = None) -> list[str]:
+    """The addresses to advertise: every non-loopback address the host listens on.
+
+    A wildcard listener (``0.0.0.0``, ``::``) stands for every interface address of its family
+    (``interfaces``, default :func:`interface_addresses`). Loopback addresses are advertised
+    only when the host listens on nothing else. IPv4 addresses come first; IPv6 link-local ones
+    last, since a client needs the interface to reach them. A LAN with no default route (a
+    hotspot, a switch at a game night) is advertised by its own addresses.
+
+    >>> class Info:
+    ...     addresses = (("0.0.0.0", 7531), ("::", 7531))
+    >>> lan_addresses(Info(), ["127.0.0.1", "10.77.0.1", "::1", "fe80::1", "fd00::2"])
+    ['10.77.0.1', 'fd00::2', 'fe80::1']
+    >>> Info.addresses = (("127.0.0.1", 7531),)
+    >>> lan_addresses(Info(), ["127.0.0.1", "10.77.0.1"])
+    ['127.0.0.1']
+    """
+    bound = [a.split("%", maxsplit=1)[0] for a, _ in info.addresses]
+    found: list[str] = []
+    for address in bound:
+        ip = _ip(address)
+        if ip is None:
+            continue
+        if ip.is_unspecified:
+            every = interfaces if interfaces is not None else interface_addresses()
+            found += [a for a in every if (ip2 := _ip(a)) is not None and ip2.version == ip.version]
+        else:
+            found.append(address)
+    unique = list(dict.fromkeys(found))
+    lan = [a for a in unique if not _is_loopback(a)]
+    if not lan:
+        return [a for a in unique if _is_loopback(a)] or ["127.0.0.1"]
+
+    def order(address: str) -> int:
+        ip = _ip(address)
+        assert ip is not None
+        return 0 if ip.version == 4 else 2 if ip.is_link_local else 1
+
+    return sorted(lan, key=order)
+
+
+def _is_loopback(address: str) -> bool:
+    ip = _ip(address)
+    return ip is not None and ip.is_loopback
 
 
 def _instance(name: str) -> str:
@@ -184,7 +263,7 @@ async def advertise_host(
     service = zeroconf.ServiceInfo(
         SERVICE_TYPE,
         _instance(name),
-        addresses=[socket.inet_aton(a) for a in addresses],
+        parsed_addresses=addresses,
         port=port,
         properties=encode_txt(name=name, fingerprint=info.fingerprint, port=port),
     )
@@ -240,16 +319,31 @@ def _browse_blocking(timeout: float, interfaces: list[str] | None) -> list[HostA
             if info is None:
                 continue
             txt = decode_txt(info.properties or {})
-            addresses = info.parsed_addresses()
+            addresses = _usable(info.parsed_scoped_addresses())
             if txt is None or not addresses or info.port is None:
                 continue
             label = txt.get("name") or name.removesuffix("." + SERVICE_TYPE)
-            found.append(
-                HostAd(label, addresses[0], int(info.port), txt.get("fp", ""), txt.get("proto", ""))
-            )
+            fp, proto = txt.get("fp", ""), txt.get("proto", "")
+            found.append(HostAd(label, addresses[0], int(info.port), fp, proto, tuple(addresses)))
         return found
     finally:
         zc.close()
+
+
+def _usable(addresses: list[str]) -> list[str]:
+    """The advertised addresses in the order to try: IPv4, then IPv6, link-local last.
+
+    >>> _usable(["fe80::1%eth0", "fd00::2", "10.77.0.1", "10.77.0.1"])
+    ['10.77.0.1', 'fd00::2', 'fe80::1%eth0']
+    """
+
+    def order(address: str) -> int:
+        ip = _ip(address)
+        if ip is None:
+            return 3
+        return 0 if ip.version == 4 else 2 if ip.is_link_local else 1
+
+    return sorted(dict.fromkeys(a for a in addresses if _ip(a) is not None), key=order)
 
 
 async def browse(timeout: float = 2.0, *, interfaces: list[str] | None = None) -> list[HostAd]:
@@ -266,7 +360,8 @@ async def run_discover(*, timeout: float, json_mode: bool) -> int:
     hosts = await browse(timeout)
     if json_mode:
         for ad in hosts:
-            click.echo(json.dumps({**asdict(ad), "target": ad.target}, ensure_ascii=False))
+            row = {**asdict(ad), "addresses": list(ad.candidates), "targets": ad.targets}
+            click.echo(json.dumps({**row, "target": ad.target}, ensure_ascii=False))
         return len(hosts)
     if not hosts:
         click.echo(
@@ -277,6 +372,8 @@ async def run_discover(*, timeout: float, json_mode: bool) -> int:
     width = max(len(ad.name) for ad in hosts)
     for ad in hosts:
         click.echo(f"{ad.name:<{width}}  {ad.target:<21}  fingerprint {ad.fingerprint}")
+        for other in ad.targets[1:]:
+            click.echo(f"{'':<{width}}  {other:<21}  (also)")
     return len(hosts)
 
 

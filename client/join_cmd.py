@@ -53,7 +53,14 @@ from client.session import (
     expect_reply,
 )
 from client.table_loop import Quit, run_table
-from client.trust import KnownHosts, host_session, open_stream
+from client.trust import (
+    Connected,
+    HostKeyChanged,
+    KnownHosts,
+    TrustError,
+    host_session,
+    open_stream,
+)
 from protocol.errors import LocalProtocolError
 
 __all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
@@ -97,7 +104,8 @@ async def _readline() -> str | None:
     return line.rstrip("\r\n") if line else None
 
 
-async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[str, int]:
+async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[list[str], int]:
+    """A host heard on the LAN: its addresses (to try in turn) and port."""
     ui.info(f"Looking for hosts on the LAN ({timeout:g} s)...", kind="discovering")
     try:
         hosts = await browse(timeout)
@@ -109,8 +117,8 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[str, int]:
         if len(hosts) > 1:
             found = ", ".join(h.target for h in hosts)
             raise ClientError(f"several hosts found ({found}); give an ADDRESS")
-        ui.info(f"Found {hosts[0].name} at {hosts[0].target}")
-        return hosts[0].address, hosts[0].port
+        ui.info(f"Found {hosts[0].name} at {', '.join(hosts[0].targets)}")
+        return list(hosts[0].candidates), hosts[0].port
     for i, ad in enumerate(hosts, 1):
         ui.info(f"  {i}) {ad.name}  {ad.target}  fingerprint {ad.fingerprint}")
     while True:
@@ -121,7 +129,7 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[str, int]:
             raise Quit
         if line.strip().isdigit() and 1 <= int(line) <= len(hosts):
             ad = hosts[int(line) - 1]
-            return ad.address, ad.port
+            return list(ad.candidates), ad.port
         ui.info(f"type a number from 1 to {len(hosts)}")
 
 
@@ -350,6 +358,27 @@ def _parse_lobby(
     raise ValueError(f"not understood: {clip(line.strip())!r} (? for help)")
 
 
+async def _connect_first(
+    candidates: list[str], port: int, ui: HumanUI | JsonUI, *, insecure: bool, pins: KnownHosts
+) -> tuple[str, Connected]:
+    """Connect to the first of a host's addresses that answers (a discovered host may advertise
+    several: IPv4 and IPv6, one per interface); raise the last failure if none does."""
+    for i, host in enumerate(candidates):
+        try:
+            connected = await open_stream(
+                host, port, insecure=insecure, known_hosts=pins, pin=False
+            )
+        except HostKeyChanged:
+            raise
+        except TrustError as exc:
+            if i == len(candidates) - 1:
+                raise
+            ui.info(f"({exc}; trying the next address)", kind="retry")
+            continue
+        return host, connected
+    raise TrustError("no address to connect to")
+
+
 async def run_join(
     *,
     address: str | None,
@@ -378,9 +407,13 @@ async def run_join(
     ui = make_ui(json_mode=json_mode, ascii_only=ascii_only, command="join")
     asked_name = name
     name = name or default_name()
-    host, port = split_address(address) if address else await _pick_host(ui, timeout)
+    if address:
+        host, port = split_address(address)
+        candidates = [host]
+    else:
+        candidates, port = await _pick_host(ui, timeout)
     pins = KnownHosts(known_hosts)
-    connected = await open_stream(host, port, insecure=insecure, known_hosts=pins, pin=False)
+    host, connected = await _connect_first(candidates, port, ui, insecure=insecure, pins=pins)
     key = connected.key
 
     async def reconnect() -> trio.abc.Stream:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from client.discover import HostAd, advertise_host, browse, decode_txt, encode_txt
+from client.discover import HostAd, advertise_host, browse, decode_txt, encode_txt, lan_addresses
 
 FP = "SHA256:" + ":".join(["5d", "91", "cd", "5c", "f1", "c8", "0a", "b6", "61"] + ["00"] * 23)
 
@@ -84,3 +84,45 @@ def test_discover_command_lists_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
     ads.clear()
     result = CliRunner().invoke(cli, ["discover"])
     assert result.exit_code == 0 and "join by address instead" in result.output
+
+
+class _Wildcard:
+    port = 7531
+    addresses = (("0.0.0.0", 7531), ("::", 7531))
+    fingerprint = FP
+
+
+def test_a_wildcard_host_advertises_every_lan_address_and_no_loopback() -> None:
+    """Issue 20: with no default route the host advertised 127.0.0.1; every interface counts."""
+    every = ["127.0.0.1", "10.77.0.1", "192.168.1.5", "::1", "fe80::fc:ff:fe00:1", "fd00::2"]
+    assert lan_addresses(_Wildcard(), every) == [
+        "10.77.0.1", "192.168.1.5", "fd00::2", "fe80::fc:ff:fe00:1",
+    ]  # fmt: skip
+    only_v4 = type("Info", (), {"addresses": (("0.0.0.0", 7531),)})()
+    assert lan_addresses(only_v4, every) == ["10.77.0.1", "192.168.1.5"]
+    assert lan_addresses(_Wildcard(), ["127.0.0.1", "::1"]) == ["127.0.0.1", "::1"]
+    bound = type("Info", (), {"addresses": (("10.77.0.1", 7531),)})()
+    assert lan_addresses(bound, every) == ["10.77.0.1"]
+    assert all(not a.startswith("127.") for a in lan_addresses(_Wildcard()))  # this machine
+
+
+def test_discover_shows_every_address_of_a_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from client import discover
+    from client.cli import cli
+
+    ad = HostAd("Den", "10.77.0.1", 7531, "", "1", ("10.77.0.1", "fe80::1%veth1"))
+
+    async def fake_browse(timeout: float, **_: object) -> list[HostAd]:
+        return [ad]
+
+    monkeypatch.setattr(discover, "browse", fake_browse)
+    result = CliRunner().invoke(cli, ["discover"])
+    assert result.exit_code == 0
+    assert result.output.splitlines()[1].split() == ["[fe80::1%veth1]:7531", "(also)"]
+    row = json.loads(CliRunner().invoke(cli, ["discover", "--json"]).output)
+    assert row["addresses"] == ["10.77.0.1", "fe80::1%veth1"]
+    assert row["targets"] == ["10.77.0.1:7531", "[fe80::1%veth1]:7531"]

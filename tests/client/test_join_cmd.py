@@ -382,3 +382,25 @@ async def test_a_person_watching_stays_for_the_tables_next_game(
         json_mode=json_mode, known_hosts=tmp_path / "known_hosts", state_dir=tmp_path / "state",
     )  # fmt: skip
     assert seen["until_game_over"] is until_game_over
+
+
+async def test_a_discovered_host_is_tried_at_each_address_in_turn(
+    start_host: Callable[..., Awaitable[Any]], tmp_path: Path
+) -> None:
+    """Issue 20: a host advertises every LAN address; one that does not answer is skipped."""
+    from client.trust import KnownHosts, TrustError
+
+    info = await start_host()
+    out = io.StringIO()
+    ui = JsonUI(out=out)
+    pins = KnownHosts(tmp_path / "known_hosts")
+    host, connected = await join_cmd._connect_first(
+        ["127.0.0.2", "127.0.0.1"], info.port, ui, insecure=False, pins=pins
+    )
+    assert host == "127.0.0.1" and connected.key == f"127.0.0.1:{info.port}"
+    await connected.stream.aclose()
+    retried = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["type"] for r in retried] == ["retry"]
+    assert f"cannot connect to 127.0.0.2:{info.port}" in retried[0]["message"]
+    with pytest.raises(TrustError, match=f"127.0.0.3:{info.port}"):
+        await join_cmd._connect_first(["127.0.0.3"], info.port, ui, insecure=False, pins=pins)
