@@ -112,6 +112,16 @@ class Deal:
             raise FairnessError("the host reveals for this seat in this hand")
         self.dealer.accept_reveal(self.names[seat], {"hand_no": self.hand_no, "r": r})
 
+    def already(
+        self, seat: int, *, commit: bytes | None = None, reveal: bytes | None = None
+    ) -> bool:
+        """Whether ``seat`` already sent exactly this commitment (or reveal) this hand: a repeat
+        changes nothing, so the table answers it without journaling it again."""
+        pid = self.names[seat]
+        if commit is not None:
+            return self.dealer.commit_of(pid) == commit
+        return reveal is not None and self.dealer.reveal_of(pid) == reveal
+
     def missing(self) -> list[int]:
         """Seats the round is waiting for (commitments first, then reveals)."""
         pids = self.dealer.missing_reveals() if self.locked else self.dealer.missing_commits()

@@ -8,8 +8,13 @@ nursery holding the writer task; the reader runs in the handler's own task.
 * Reader: each message must be complete within ``IDLE_TIMEOUT_S`` of the previous one (clients
   ``ping`` every ``HEARTBEAT_INTERVAL_S``; a frame dribbled a byte at a time does not keep the
   connection alive), bytes go through the sans-I/O :class:`protocol.connection.Connection`;
-  each message passes a token-bucket rate limit (chat has its own, stricter one) and is
-  dispatched through a ``{type: handler}`` table. Requests get exactly one reply with ``re``.
+  each message passes a token-bucket rate limit (chat has its own, stricter one; a seat's
+  commit and reveal may draw on a small reserve when it is spent) and is dispatched through a
+  ``{type: handler}`` table. Cost comes before work: a request frame is at most
+  ``MAX_REQUEST_BYTES`` (the header is checked before the body is read), decoding a frame is
+  charged to the same bucket by the CPU it took (``CPU_SECONDS_PER_TOKEN``), and a connection
+  in debt is not read again until it has paid, so no client can take more than a small share
+  of the host's CPU however heavy its frames. Requests get exactly one reply with ``re``.
   While the outgoing queue is half full the reader waits for the writer (``READER_PAUSE_AT``):
   a burst of requests in one read is answered as fast as the client reads, and cannot fill
   the queue itself.
@@ -29,6 +34,7 @@ nursery holding the writer task; the reader runs in the handler's own task.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -73,10 +79,20 @@ CHAT_PER_SECOND = 0.5
 CHAT_BURST = 5.0
 #: a connection over its rate limit this many times in a row is closed
 MAX_RATE_STRIKES = 100
+#: seconds of host CPU that decoding a connection's frames may cost per token of its rate
+#: limit: a frame is charged one token per millisecond it took to decode, on top of its one
+#: token as a message, so a connection sending the costliest frames the limits allow gets
+#: about RATE_PER_SECOND ms of the host's CPU a second, not a whole core
+CPU_SECONDS_PER_TOKEN = 0.001
+#: seconds of decoding per frame that are not charged: an ordinary request takes far less
+CPU_FREE_SECONDS = 0.0005
+#: a seat's commit and reveal count against the rate limit like any message, but when it is
+#: spent they draw on this small reserve instead of being refused (a refused reveal would void
+#: the deal and bench an honest player who had just chatted): per second, and the burst
+FAIR_RESERVE_PER_SECOND = 1.0
+FAIR_RESERVE_BURST = 4.0
 SOFTWARE = "onecard-host/0.1.0"
-#: messages the rate limit never drops: a seat's commit and reveal (a dropped reveal would void
-#: the deal and bench an honest player; the deal round itself allows one of each per hand)
-_NEVER_LIMITED = (tm.FairCommit, tm.FairReveal)
+_FAIR = (tm.FairCommit, tm.FairReveal)
 
 
 def _closing_reason(msg: WireMap) -> str:
@@ -101,14 +117,27 @@ class TokenBucket:
         self.tokens = burst
         self.stamp = trio.current_time()
 
-    def take(self) -> bool:
+    def _refill(self) -> None:
         now = trio.current_time()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
+
+    def take(self) -> bool:
+        self._refill()
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True
         return False
+
+    def charge(self, tokens: float) -> None:
+        """Take ``tokens`` whatever is left: the bucket may go into debt (below zero)."""
+        self._refill()
+        self.tokens -= tokens
+
+    def debt_seconds(self) -> float:
+        """Seconds until the bucket is out of debt (0 when it is not in debt)."""
+        self._refill()
+        return max(0.0, -self.tokens / self.rate)
 
 
 class _Close(Exception):
@@ -140,6 +169,7 @@ class Session:
         self._backlog: list[WireMap] = []
         self.tables: dict[str, Table] = {}
         self._rate = TokenBucket(RATE_PER_SECOND, RATE_BURST)
+        self._fair_reserve = TokenBucket(FAIR_RESERVE_PER_SECOND, FAIR_RESERVE_BURST)
         self._chat_rate = TokenBucket(CHAT_PER_SECOND, CHAT_BURST)
         self._strikes = 0
         self._cancel = trio.CancelScope()
@@ -284,7 +314,9 @@ class Session:
         while True:
             msg = await self._next_message()
             await self._room_to_answer()
-            if self._within_rate(exempt=self.trusted or isinstance(msg, _NEVER_LIMITED)):
+            if self._within_rate(exempt=self.trusted) or (
+                isinstance(msg, _FAIR) and self._fair_reserve.take()
+            ):
                 await self._dispatch(msg)
             else:
                 self.deliver([self._error(ErrorCode.RATE_LIMITED, "slow down", re=msg.id)])
@@ -313,9 +345,16 @@ class Session:
         """
         deadline = trio.current_time() + IDLE_TIMEOUT_S
         while True:
+            if not self.trusted:  # a connection in CPU debt is not read until it has paid
+                pause = self._rate.debt_seconds()
+                if pause > 0:
+                    await trio.sleep(pause)
+                    deadline = max(deadline, trio.current_time() + IDLE_TIMEOUT_S)
+            started = time.perf_counter()
             try:
                 msg = self.proto.next_message()
             except RemoteProtocolError as exc:
+                self._charge_cpu(started)
                 reply = self.proto.error_reply(exc).to_wire()
                 if reply.get("fatal"):
                     raise _Close(reply) from None
@@ -326,6 +365,7 @@ class Session:
                     reply = self._error(ErrorCode.RATE_LIMITED, "slow down", re=reply.get("re"))
                 self.deliver([reply])
                 continue
+            self._charge_cpu(started)
             if msg is not NEED_DATA:
                 assert isinstance(msg, Message)
                 return msg
@@ -337,6 +377,12 @@ class Session:
                 self.proto.receive_data(bytes(data))
             except RemoteProtocolError as exc:
                 raise _Close(self.proto.error_reply(exc).to_wire()) from None
+
+    def _charge_cpu(self, started: float) -> None:
+        """Charge the rate limit for the CPU decoding a frame took (``CPU_SECONDS_PER_TOKEN``)."""
+        spent = time.perf_counter() - started - CPU_FREE_SECONDS
+        if spent > 0 and not self.trusted:
+            self._rate.charge(spent / CPU_SECONDS_PER_TOKEN)
 
     async def _dispatch(self, msg: Message) -> None:
         handler = self._handlers.get(type(msg))

@@ -529,6 +529,8 @@ class Table(GameRunner):
             deal = self._require_deal(hand_no)
             if deal.locked:
                 raise TableError("commitments are locked", code=ErrorCode.BAD_STATE)
+            if deal.already(seat.index, commit=commitment):
+                return  # a repeat (a resend after a lost reply): nothing new to journal
             await self._live(
                 JournalKind.FAIR, {"op": "commit", "seat": seat.index, "value": commitment}
             )
@@ -542,6 +544,8 @@ class Table(GameRunner):
                     "reveal only after the lock: commitments are still open",
                     code=ErrorCode.BAD_STATE,
                 )
+            if deal.already(seat.index, reveal=reveal):
+                return  # a repeat: nothing new to journal
             await self._live(
                 JournalKind.FAIR, {"op": "reveal", "seat": seat.index, "value": reveal}
             )

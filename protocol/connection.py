@@ -36,7 +36,7 @@ from typing import Final, Literal
 
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.framing import NEED_DATA, FrameDecoder, NeedData, encode_frame
-from protocol.limits import MAX_BUFFERED_BYTES, MAX_FRAME_BYTES
+from protocol.limits import MAX_BUFFERED_BYTES, MAX_FRAME_BYTES, MAX_REQUEST_BYTES
 from protocol.messages import (
     MESSAGE_TYPES,
     Direction,
@@ -162,13 +162,18 @@ class Connection:
         role: Role,
         versions: Sequence[int] = SUPPORTED_VERSIONS,
         max_frame_bytes: int = MAX_FRAME_BYTES,
+        max_request_bytes: int = MAX_REQUEST_BYTES,
         max_buffered_bytes: int = MAX_BUFFERED_BYTES,
     ) -> None:
         if not versions:
             raise ValueError("a connection must support at least one version")
         self.role = role
         self.versions = tuple(versions)
-        self.max_frame_bytes = max_frame_bytes
+        # frames from the client are requests: much smaller, so that a host bounds what one
+        # frame can cost it to decode before it decodes anything
+        request = min(max_request_bytes, max_frame_bytes)
+        self.max_frame_bytes = request if role is Role.CLIENT else max_frame_bytes
+        receive = request if role is Role.HOST else max_frame_bytes
         self.state = State.AWAIT_HELLO
         #: The negotiated version: set when ``hello`` (host) or ``welcome`` (client) passes.
         self.version: int | None = None
@@ -178,9 +183,7 @@ class Connection:
         self._offered: tuple[int, ...] = ()
         self._error: ProtocolError | None = None
         self._error_reported = False
-        self._decoder = FrameDecoder(
-            max_frame_bytes=max_frame_bytes, max_buffered_bytes=max_buffered_bytes
-        )
+        self._decoder = FrameDecoder(max_frame_bytes=receive, max_buffered_bytes=max_buffered_bytes)
 
     def __repr__(self) -> str:
         return f"<Connection role={self.role.value} state={self.state.value}>"

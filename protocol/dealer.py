@@ -239,6 +239,14 @@ class HandDealer:
                 raise CommitmentError(f"commitment of {pid} copies that of {other}")
         self._commits[pid] = c
 
+    def commit_of(self, pid: str) -> bytes | None:
+        """The commitment ``pid`` made this hand, if any."""
+        return self._commits.get(pid)
+
+    def reveal_of(self, pid: str) -> bytes | None:
+        """The reveal ``pid`` sent this hand, if any."""
+        return self._reveals.get(pid)
+
     def missing_commits(self) -> list[str]:
         return [p for p in self.context.pids if p not in self._commits]
 

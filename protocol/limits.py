@@ -30,6 +30,7 @@ __all__ = [
     "MAX_MESSAGE_ID",
     "MAX_NAME_LEN",
     "MAX_NESTING",
+    "MAX_REQUEST_BYTES",
     "MAX_RETRY_AFTER_S",
     "MAX_SOFTWARE_LEN",
     "MAX_STR_LEN",
@@ -49,6 +50,9 @@ FRAME_HEADER_BYTES = 4
 
 #: Largest frame body (the msgpack map) in bytes, header excluded; longer frames are fatal.
 MAX_FRAME_BYTES = 64 * 1024
+
+#: Largest frame body a client may send to the host (requests are small); longer is fatal.
+MAX_REQUEST_BYTES = 4 * 1024
 
 #: Recommended read size of a transport; a single read must not exceed `max_frame_bytes`.
 RECEIVE_CHUNK_BYTES = 16 * 1024

@@ -212,3 +212,21 @@ async def test_a_commit_after_the_lock_is_bad_state_and_a_wrong_reveal_is_fairne
     with pytest.raises(FairnessError) as failed:
         await table.fair_reveal(ann, hand_no, secrets.token_bytes(32))
     assert failed.value.code is ErrorCode.FAIRNESS
+
+
+async def test_a_repeated_commitment_or_reveal_is_answered_without_journaling(
+    lobby: Lobby,
+) -> None:
+    """Hardening point 9: an identical commit resent 5,038 times was journaled (a synced disk
+    write) each time. A repeat changes nothing, so nothing new is written."""
+    table, ann, _ = await _dealing(lobby)
+    assert table.deal is not None
+    hand_no = table.deal.hand_no
+    mine = secrets.token_bytes(32)
+    await table.fair_commit(ann, hand_no, mine)
+    seq = table.seq
+    for _ in range(50):
+        await table.fair_commit(ann, hand_no, mine)
+    assert table.seq == seq
+    with pytest.raises(FairnessError):  # a different one is still refused
+        await table.fair_commit(ann, hand_no, secrets.token_bytes(32))

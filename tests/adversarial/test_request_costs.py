@@ -1,0 +1,159 @@
+"""What one connection's requests may cost the host: bytes per frame, CPU, rate, disk writes.
+
+Attacks from the hardening issue (points 1 and 9): a valid ping holding tens of thousands of
+empty maps cost the host ~90 ms to decode, ten a second filled the event loop and the rate limit
+(checked after decoding) never tripped; and an identical ``fair_commit`` repeated thousands of
+times was journaled with a synced write each time, outside the rate limit. Each test runs on
+trio's mock clock over in-memory streams (the mock clock does not move while Python decodes, so
+CPU cost is simulated where it matters) and is bounded by ``fail_after``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import trio
+import trio.testing
+
+from host import session as session_module
+from host.server import HostConfig, HostInfo, serve_host
+from protocol.errors import ErrorCode
+from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
+from protocol.limits import MAX_REQUEST_BYTES
+from protocol.messages import Hello
+
+HELLO = encode_frame(Hello(protocol="onecard", versions=(1,), software="attack", id=0).to_wire())
+
+
+@pytest.fixture
+async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
+    config = HostConfig(
+        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
+        store_in_thread=False, bot_think=0.0,
+    )  # fmt: skip
+    info: HostInfo = await nursery.start(serve_host, config)
+    return info
+
+
+class Raw:
+    """A client speaking raw frames over an in-memory stream to the host."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.decoder = FrameDecoder()
+        self.frames: list[dict[str, Any]] = []
+
+    async def read(self, count: int) -> list[dict[str, Any]]:
+        """Read until ``count`` more frames came or the host closed."""
+        start = len(self.frames)
+        while len(self.frames) - start < count:
+            chunk = await self.stream.receive_some(65536)
+            if not chunk:
+                break
+            self.decoder.receive_data(chunk)
+            while (frame := self.decoder.next_frame()) is not NEED_DATA:
+                self.frames.append(frame)
+        return self.frames[start:]
+
+
+async def connect(nursery: trio.Nursery, info: HostInfo) -> Raw:
+    client_end, host_end = trio.testing.memory_stream_pair()
+    nursery.start_soon(info.host.handle, host_end)
+    raw = Raw(client_end)
+    await client_end.send_all(HELLO)
+    (welcome,) = await raw.read(1)
+    assert welcome["type"] == "welcome"
+    assert welcome["limits"]["max_request_bytes"] == MAX_REQUEST_BYTES
+    return raw
+
+
+def raw_frame(obj: dict[str, Any]) -> bytes:
+    """A frame encoded without our encoder's checks (it refuses what attackers send)."""
+    body = msgpack.packb(obj)
+    return len(body).to_bytes(4, "big") + body
+
+
+async def test_a_request_longer_than_max_request_bytes_is_refused_before_decoding(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo
+) -> None:
+    async with trio.open_nursery() as nursery:
+        raw = await connect(nursery, mock_host)
+        heavy = raw_frame({"type": "ping", "id": 1, "pad": [{}] * MAX_REQUEST_BYTES})
+        assert len(heavy) > MAX_REQUEST_BYTES
+        await raw.stream.send_all(heavy)
+        with trio.fail_after(5):
+            (error,) = await raw.read(1)
+        assert error["type"] == "error" and error["fatal"] is True
+        assert error["code"] == ErrorCode.FRAME_TOO_LARGE.value
+        assert await raw.read(1) == []  # and the host hung up
+        nursery.cancel_scope.cancel()
+
+
+class SlowClock:
+    """``time.perf_counter`` for host.session where every call is 5 ms after the last: each
+    frame the host decodes then looks as costly as an attacker's heaviest."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 0.005
+        return self.now
+
+
+@pytest.fixture
+def costly_frames(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(session_module, "time", SlowClock())
+    yield
+
+
+async def test_a_connection_whose_frames_cost_cpu_is_paused_before_decoding_more(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, costly_frames: None
+) -> None:
+    """Each frame charges its decoding CPU to the rate limit; a connection in debt is not read
+    until it has paid, so its frames are spread over time instead of decoded at once."""
+    async with trio.open_nursery() as nursery:
+        raw = await connect(nursery, mock_host)
+        pings = 60
+        await raw.stream.send_all(
+            b"".join(raw_frame({"type": "ping", "id": i}) for i in range(pings))
+        )
+        answered_at: list[float] = []
+        with trio.fail_after(120):
+            while len(answered_at) < pings:
+                got = await raw.read(1)
+                assert got, "the host hung up"
+                answered_at.append(trio.current_time())
+        first_second = sum(1 for t in answered_at if t - answered_at[0] < 1.0)
+        # 4.5 ms charged per frame (5 ms between two clock reads, less the free 0.5 ms) and one
+        # token as a message: with 60 tokens of burst and 20 a second, about 11 frames at once,
+        # then about 4 a second; without the charge, all 60 at once
+        assert first_second <= 16, first_second
+        assert answered_at[-1] - answered_at[0] >= 10
+        codes = {f.get("code") for f in raw.frames if f["type"] == "error"}
+        assert codes <= {ErrorCode.RATE_LIMITED.value}
+        nursery.cancel_scope.cancel()
+
+
+async def test_fair_messages_count_against_the_rate_limit(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo
+) -> None:
+    """``fair_commit`` flooded: it used to skip the rate limit entirely. Now every one counts;
+    once the bucket and the small fair reserve are spent, the rest are refused."""
+    async with trio.open_nursery() as nursery:
+        raw = await connect(nursery, mock_host)
+        flood = 200
+        commit = {"type": "fair_commit", "table": "tnothere", "hand_no": 1, "c": b"\x01" * 32}
+        await raw.stream.send_all(b"".join(raw_frame({**commit, "id": i}) for i in range(flood)))
+        with trio.fail_after(30):
+            replies = await raw.read(flood)
+        codes = [f.get("code") for f in replies]
+        served = int(session_module.RATE_BURST + session_module.FAIR_RESERVE_BURST)
+        assert codes[:served] == [ErrorCode.BAD_STATE.value] * served  # answered: no such table
+        assert set(codes[served:]) == {ErrorCode.RATE_LIMITED.value}  # the rest refused
+        assert replies[-1]["fatal"] is True  # and the flood ended the connection
+        nursery.cancel_scope.cancel()
