@@ -79,8 +79,9 @@ OUT_OF_TURN = frozenset({"call", "declare"})
 LEAVE_QUESTION = {
     "play": "Leave in the middle of the game? The game ends here. [y/N] ",
     "join": (
-        "Leave in the middle of the game? A bot plays your cards while you are away; "
-        "run onecard join again to take your seat back. [y/N] "
+        "Leave in the middle of the game? The host's bot takes your seat and plays it to the "
+        "end (to step away and come back instead, just close the window: the seat waits for "
+        "you). [y/N] "
     ),
 }
 
@@ -572,7 +573,7 @@ class HumanUI:
         if self._quitting:
             self._quitting = False
             if low in ("y", "yes"):
-                raise Quit
+                raise Quit(give_up=True)  # a bot takes the seat at once
             self._asking = "Your move: " if tc.my_turn and self._pending is None else None
             if self._pending is not None:
                 self._asking = f"Option 1-{len(self._pending.actions)} (x to cancel): "
@@ -792,8 +793,8 @@ class JsonUI:
             self.emit({"type": "error", "message": "a command is a JSON object"})
             return None
         name = cmd.get("cmd")
-        if name == "quit":
-            raise Quit
+        if name in ("quit", "leave"):
+            raise Quit(give_up=name == "leave")
         if name == "chat":
             text = cmd.get("text")
             if not isinstance(text, str):

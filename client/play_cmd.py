@@ -64,7 +64,7 @@ from host.identity import (
     IdentityError,
     load_or_create_identity,
 )
-from host.server import HostConfig, HostInfo, serve_host
+from host.server import DEFAULT_TURN_TIMER, HostConfig, HostInfo, serve_host
 from host.store import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirError
 from protocol.errors import ProtocolError
 
@@ -312,6 +312,8 @@ async def run_play(
             name=f"{name}'s table"[:32],
             advertise=lan,
             bot_think=delay,
+            # alone with bots nobody waits on you; friends on the LAN get the host's default
+            turn_timer=DEFAULT_TURN_TIMER if lan else None,
         )
         play = functools.partial(
             _play_at, ui=ui, game=game, seats=seats, options=options or {}, name=name,

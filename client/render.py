@@ -328,6 +328,8 @@ def describe_event(
         what = describe_action(action, ascii_only=ascii_only) if isinstance(action, dict) else ""
         why = " ran out of time" if kind == "timeout" else " is away"
         return line(who, why, "; the host plays: ", what)
+    if kind == "left":  # a player left mid-game: the host's bot plays the seat to the end
+        return line(who, " left; a bot plays ", who, " to the end of the game")
     if kind == "stood_up":
         missed = event.get("misses")
         rounds = f" {missed} deal rounds in a row" if isinstance(missed, int) else " deal rounds"

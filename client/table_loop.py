@@ -83,7 +83,12 @@ Reconnect = Callable[[], Awaitable[trio.abc.Stream]]
 
 
 class Quit(Exception):
-    """The user asked to leave."""
+    """The user asked to leave. ``give_up``: during a game, hand the seat to the host's bot at
+    once (``leave``); otherwise the seat waits for a resume (the grace period) as after a drop."""
+
+    def __init__(self, *, give_up: bool = False) -> None:
+        super().__init__("quit")
+        self.give_up = give_up
 
 
 class Frontend(Protocol):
@@ -285,6 +290,7 @@ async def run_table(
                     ui.on_acted(tc, action)
 
         asking = False  # "Play again?" is waiting for its answer
+        left_mid_game = False  # q during a game: the seat is handed to the host's bot
         rematch = False  # answered "y": waiting for the other seats to be ready
         waiting_said: list[str] = []  # whom the last "Waiting for" line named
         followed = 0  # the last game we saw in progress
@@ -406,7 +412,10 @@ async def run_table(
                 elif item.kind == "line":
                     try:
                         wanted = ui.on_line(tc, item.value)
-                    except Quit:
+                    except Quit as quit:
+                        phase = tc.state.phase if tc.state is not None else ""
+                        playing = tc.seat is not None and phase in ("dealing", "playing")
+                        left_mid_game = playing and quit.give_up
                         ui.end(tc, "you left the table")
                         return tc.outcome  # None during a game; after one, its outcome
                     if isinstance(wanted, dict):
@@ -430,7 +439,10 @@ async def run_table(
                         return None
                     nursery.start_soon(_feed, fresh, send.clone())
         finally:
-            if leave_when_done and tc.outcome is not None and tc.seat is not None:
+            after_game = leave_when_done and tc.outcome is not None
+            if tc.seat is not None and (after_game or left_mid_game):
+                # mid-game the host's bot takes the seat at once (the others are not kept
+                # waiting out a grace period for a player who is not coming back)
                 with trio.move_on_after(LEAVE_WAIT), suppress(RequestError, Disconnected):
                     await tc.session.request(tm.Leave(table=tc.table_id))
             nursery.cancel_scope.cancel()

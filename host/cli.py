@@ -21,6 +21,7 @@ from host.bots import RequestError, TableFinished, first_leaf, run_bots
 from host.identity import IdentityError
 from host.server import (
     DEFAULT_PORT,
+    DEFAULT_TURN_TIMER,
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_PER_ADDRESS,
     HostConfig,
@@ -84,9 +85,11 @@ async def run_host(config: HostConfig, *, echo: bool = True) -> None:
 @click.option("--insecure", is_flag=True, help="Plain TCP instead of TLS 1.3 (trusted LANs only).")
 @click.option(
     "--turn-timer",
-    type=click.FloatRange(1, 3600),
-    default=None,
-    help="Seconds per turn; on expiry the host plays the default move (default: no timer).",
+    type=click.FloatRange(0, 3600),
+    default=DEFAULT_TURN_TIMER,
+    show_default=True,
+    help="Seconds per turn unless a table asks otherwise; on expiry the host's bot plays the "
+    "move (twice in a row: 10 s turns until the player acts). 0: no timer.",
 )
 @click.option(
     "--grace",
@@ -141,7 +144,7 @@ def host_command(
         port=port,
         name=name,
         insecure=insecure,
-        turn_timer=turn_timer,
+        turn_timer=turn_timer or None,
         grace=grace,
         advertise=not no_advertise,
         bot_think=bot_think,

@@ -23,7 +23,7 @@ from host.games import GAMES, find_game
 from host.games.base import OptionError, WireMap
 from host.runner import Seat
 from host.store import Store
-from host.table import Conn, Table, TableError
+from host.table import HOSTED_BOT_PREFIX, Conn, Table, TableError
 from protocol.errors import ErrorCode
 from protocol.records import dump_record
 
@@ -33,8 +33,6 @@ log = logging.getLogger(__name__)
 
 #: most tables one host keeps
 MAX_TABLES = 64
-#: seat ``bot`` labels of bots the host itself runs (restarted with the host)
-HOSTED_BOT_PREFIX = "host:"
 
 BotSpawner = Callable[[str, str, int | None, str | None], Awaitable[int]]
 """``spawn(table_id, kind, seat, resume_token) -> seat``: connect an in-process bot client."""
@@ -87,7 +85,7 @@ class Lobby:
         return out
 
     def table_summaries(self) -> list[WireMap]:
-        return [t.summary() for t in self.tables.values()]
+        return [t.public_summary() for t in self.tables.values()]
 
     def table(self, table_id: str) -> Table:
         found = self.tables.get(table_id)
@@ -138,7 +136,8 @@ class Lobby:
             options=dict(options or {}),
             store=self.store,
             signing_key=self.signing_key,
-            turn_timer=self.turn_timer if turn_timer is None else float(turn_timer),
+            # nil: the host's default; 0: no timer at this table
+            turn_timer=self.turn_timer if turn_timer is None else (float(turn_timer) or None),
             grace=self.grace,
             created=time.time_ns(),
             name=name or "",

@@ -58,8 +58,15 @@ ROUND_TIMEOUT = 20.0
 #: deal rounds in a row a seat may leave unanswered (no commit or no reveal in time) before the
 #: host stands it up: the seat loses its owner (its resume token stops working), the host plays
 #: it to the end of the game and then frees it. Rounds it sits out do not count either way; a
-#: reveal it sends starts the count again.
+#: reveal it sends takes half a miss off (``Seat.misses`` counts halves), so a seat that
+#: alternates a miss and an answer is still stood up, at its third miss, while one that misses
+#: now and then is not.
 MAX_MISSED_ROUNDS = 2
+#: turns in a row the turn timer played for a seat (its player did not act in time) after which
+#: its turns get only ``AWAY_TURN_S`` seconds, until it acts again itself
+AWAY_AFTER_TIMEOUTS = 2
+#: seconds per turn of a seat that let its timer run out ``AWAY_AFTER_TIMEOUTS`` times in a row
+AWAY_TURN_S = 10.0
 #: the ``void`` reason of a round a seat left unanswered in time (the only kind that counts)
 VOID_TIMEOUT = "timeout"
 
@@ -99,8 +106,13 @@ class Seat:
     #: missed a commit/reveal: the host contributes this seat's entropy in the next round
     sit_out: bool = False
     last_action: WireMap | None = None
-    #: deal rounds in a row this seat was asked to answer and did not (see MAX_MISSED_ROUNDS)
+    #: deal rounds this seat was asked to answer and did not, in halves: +2 a miss, -1 a reveal
+    #: (see MAX_MISSED_ROUNDS)
     misses: int = 0
+    #: deal rounds this seat left unanswered (for the log and the ``stood_up`` event)
+    missed: int = 0
+    #: turns in a row the turn timer played for this seat (see AWAY_AFTER_TIMEOUTS)
+    timeouts: int = 0
     #: stood up after too many missed rounds: no owner, the host plays it until the game ends
     stood_up: bool = False
 
@@ -184,7 +196,7 @@ class GameRunner:
 
     def replay(self, journal: Sequence[JournalRow]) -> None:
         """Rebuild the last game of a stored journal by re-running its inputs."""
-        inputs = (JournalKind.GAME, JournalKind.ACTION, JournalKind.FAIR)
+        inputs = (JournalKind.GAME, JournalKind.ACTION, JournalKind.FAIR, JournalKind.SEAT)
         # only the last game matters: skip to its GAME row (older games are finished)
         start = max(
             (i for i, j in enumerate(journal) if j.kind is JournalKind.GAME),
@@ -235,6 +247,8 @@ class GameRunner:
             self._action(batch, payload)
         elif kind is JournalKind.FAIR:
             self._fair(batch, payload)
+        elif kind is JournalKind.SEAT:
+            self._seat_change(batch, payload)
         else:
             raise ValueError(f"{kind} is not an input")
 
@@ -257,6 +271,7 @@ class GameRunner:
                 # (replayed after a restart, the seat may have changed hands since)
                 played = s.index < len(self.game_names) and self.game_names[s.index] == s.name
                 s.misses = int(misses.get(str(s.index), 0)) if played else 0
+                s.missed = (s.misses + 1) // 2
         self.phase = TablePhase.PLAYING
         self._log(
             "game %d of %s started (%s)",
@@ -293,6 +308,9 @@ class GameRunner:
         if s is not None:
             if payload.get("cseq") is not None:
                 s.last_cseq = int(payload["cseq"])
+                s.timeouts = 0  # its player acted: full turns again
+            elif payload.get("note") == "timeout":
+                s.timeouts += 1
             s.last_action = payload["action"]
         if payload.get("note") is not None:
             self._message(
@@ -323,7 +341,7 @@ class GameRunner:
             deal.reveal(int(payload["seat"]), bytes(payload["value"]))
             revealed = self.seats[int(payload["seat"])]
             if revealed is not None:
-                revealed.misses = 0
+                revealed.misses = max(0, revealed.misses - 1)
         elif op == "void":
             missing = deal.missing()
             self._row(batch, JournalKind.FAIR, payload)
@@ -360,15 +378,43 @@ class GameRunner:
         s.sit_out = True
         if not counts:
             return
-        s.misses += 1
-        if s.misses < MAX_MISSED_ROUNDS or s.stood_up:
+        s.misses += 2
+        s.missed += 1
+        if s.misses < 2 * MAX_MISSED_ROUNDS or s.stood_up:
             return
         s.stood_up = True
-        self._log("seat %d (%s) stood up after %d missed deal rounds", index, s.name, s.misses)
+        self._log("seat %d (%s) stood up after %d missed deal rounds", index, s.name, s.missed)
         s.substitute = True
         s.token_hash = None
-        event = {"kind": "stood_up", "seat": index, "name": s.name, "misses": s.misses}
+        event = {"kind": "stood_up", "seat": index, "name": s.name, "misses": s.missed}
         self._message(batch, {"type": "event", "event": event})
+
+    def _seat_change(self, batch: Batch, payload: WireMap) -> None:
+        """A seat left its game (``op`` "leave"): like a stood-up seat, it loses its owner and
+        the host plays it to the end of the game; then it is freed."""
+        if payload.get("op") != "leave":
+            raise ValueError(f"unknown seat change {payload.get('op')!r}")
+        index = int(payload["seat"])
+        self._row(batch, JournalKind.SEAT, payload)
+        s = self.seats[index]
+        if s is None or s.stood_up:
+            return
+        s.stood_up = s.substitute = True
+        s.token_hash = None
+        self._log("seat %d (%s) left its game: the host plays it to the end", index, s.name)
+        event = {"kind": "left", "seat": index, "name": s.name}
+        self._message(batch, {"type": "event", "event": event})
+
+    def turn_seconds(self) -> float | None:
+        """The turn timer for the seat(s) to act now: ``AWAY_TURN_S`` for a seat whose timer ran
+        out ``AWAY_AFTER_TIMEOUTS`` times in a row, else the table's (None: no timer)."""
+        if self.turn_timer is None or self.engine is None:
+            return None
+        for seat in self.engine.to_act():
+            s = self.seats[seat]
+            if s is not None and s.timeouts >= AWAY_AFTER_TIMEOUTS:
+                return min(self.turn_timer, AWAY_TURN_S)
+        return self.turn_timer
 
     def _open_deal(self, batch: Batch, payload: WireMap) -> None:
         assert self.engine is not None
@@ -481,10 +527,11 @@ class GameRunner:
                 batch, {"type": "game_over", "game_no": self.game_no, "outcome": outcome.to_wire()}
             )
         elif self.phase is TablePhase.PLAYING:
+            seconds = self.turn_seconds()
             self.turn_deadline = (
                 None
-                if self.turn_timer is None or not self.engine.to_act()
-                else trio.current_time() + self.turn_timer
+                if seconds is None or not self.engine.to_act()
+                else trio.current_time() + seconds
             )
         self._poke()
 

@@ -82,6 +82,9 @@ MAX_REFUSING = 8
 SHUTDOWN_GRACE = 2.0
 #: seconds a client waits before reconnecting after ``server_closing``
 RETRY_AFTER_S = 5
+#: seconds per turn unless a table asks otherwise: generous for a person thinking, but one
+#: player who walks away can no longer hold a game for ever (the host's bot plays the move)
+DEFAULT_TURN_TIMER = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +96,8 @@ class HostConfig:
     port: int = DEFAULT_PORT  #: 0: any free port
     name: str = "onecard host"
     insecure: bool = False  #: plain TCP instead of TLS 1.3
-    turn_timer: float | None = None  #: seconds per turn, None: no timer
+    #: seconds per turn (a table may ask for its own, or none), None: no timer
+    turn_timer: float | None = DEFAULT_TURN_TIMER
     grace: float = 60.0  #: seconds a disconnected seat is waited for before a bot plays for it
     #: announce the host on the LAN (client.discover), if available; never on a loopback bind
     advertise: bool = True

@@ -42,6 +42,7 @@ import trio
 
 import protocol.table_messages as tm
 from host.games.base import RulesError, WireMap
+from host.ratelimit import TokenBucket
 from host.table import spectator_name
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
@@ -106,38 +107,6 @@ def _closing_reason(msg: WireMap) -> str:
     if msg.get("type") == "error":
         return f"{msg.get('code')}: {msg.get('message')}"
     return str(msg.get("reason") or msg.get("type") or "closed by the host")
-
-
-class TokenBucket:
-    """A token bucket on trio's clock: ``take()`` is False when the rate is exceeded."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.stamp = trio.current_time()
-
-    def _refill(self) -> None:
-        now = trio.current_time()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-
-    def take(self) -> bool:
-        self._refill()
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
-
-    def charge(self, tokens: float) -> None:
-        """Take ``tokens`` whatever is left: the bucket may go into debt (below zero)."""
-        self._refill()
-        self.tokens -= tokens
-
-    def debt_seconds(self) -> float:
-        """Seconds until the bucket is out of debt (0 when it is not in debt)."""
-        self._refill()
-        return max(0.0, -self.tokens / self.rate)
 
 
 class _Close(Exception):

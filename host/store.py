@@ -109,6 +109,8 @@ class JournalKind(enum.StrEnum):
     ACTION = "action"
     #: fair-dealing state the host must keep (secrets, commitments, reveals)
     FAIR = "fair"
+    #: a change of seat during a game (payload: ``op`` "leave", seat): the host plays it on
+    SEAT = "seat"
     #: a message sent to the table (``seat`` None: public; else private to that seat)
     MESSAGE = "message"
 
@@ -317,18 +319,24 @@ class Store:
         with trio.CancelScope(shield=True):
             await self._run(append)
 
-    async def append_chat(self, table_id: str, row: ChatRow, *, keep: int) -> None:
-        """Add a chat line and forget the table's lines older than the last ``keep``."""
+    async def append_chat(self, table_id: str, rows: Sequence[ChatRow], *, keep: int) -> None:
+        """Add chat lines (in one transaction) and forget the table's lines older than the last
+        ``keep``."""
         if keep < 1:
             raise ValueError(f"keep at least one chat line, not {keep}")
-        params = (table_id, row.n, row.seq, _pack(row.line))
+        if not rows:
+            return
+        params = [(table_id, row.n, row.seq, _pack(row.line)) for row in rows]
+        newest = max(row.n for row in rows)
 
         def append() -> None:
             with self._conn() as db:
                 db.execute("BEGIN")
-                db.execute("INSERT INTO chat(table_id, n, seq, line) VALUES (?, ?, ?, ?)", params)
+                db.executemany(
+                    "INSERT INTO chat(table_id, n, seq, line) VALUES (?, ?, ?, ?)", params
+                )
                 db.execute(
-                    "DELETE FROM chat WHERE table_id = ? AND n <= ?", (table_id, row.n - keep)
+                    "DELETE FROM chat WHERE table_id = ? AND n <= ?", (table_id, newest - keep)
                 )
 
         with trio.CancelScope(shield=True):

@@ -14,12 +14,15 @@ public messages and their own, spectators public ones only. After every change e
 ``game.view(None)``. The engine's ``view`` alone decides what is hidden. Deliveries are
 non-blocking (``Conn.deliver``): one slow client never holds up a table.
 
-Timers (:meth:`Table.run`, a task in the server's nursery): the turn timer (on expiry the host
-plays ``game.default_action`` and says so), the deal-round deadline (a missing commit or reveal
-voids the round; a seat that misses ``MAX_MISSED_ROUNDS`` rounds in a row is stood up, see
-:mod:`host.runner`) and the reconnect grace period (after which the host plays for an absent seat
-with the heuristic bot policy until it returns). A connection that ends is detached from its
-seats at once (:meth:`Table.detach`, no lock), so no seat ever waits on a dead connection.
+Timers (:meth:`Table.run`, a task in the server's nursery): the turn timer (on expiry the host's
+bot plays the move and says so; a seat that lets it run out twice in a row gets short turns
+until it acts again, see :mod:`host.runner`), the deal-round deadline (a missing commit or reveal
+voids the round; a seat that keeps missing rounds is stood up) and the reconnect grace period
+(after which the host plays for an absent seat with the heuristic bot policy until it returns).
+A connection that ends is detached from its seats at once (:meth:`Table.detach`, no lock), so no
+seat ever waits on a dead connection; its ``ready`` stands (a game starts only once every seated
+player is connected), and is kept in the table's stored meta so a host restart keeps it too. A
+player may ``leave`` during a game: the host's bot plays the seat to the end, then it is freed.
 
 Chat is not journaled (and so the one thing sent before it is stored: a line goes out at once
 and is written to the store after the table lock is released, so chat never holds up play), but
@@ -41,6 +44,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host import policy
 from host.dealing import Deal
 from host.games.base import Explanation, Game, WireMap
+from host.ratelimit import TokenBucket
 from host.runner import (
     ROUND_TIMEOUT,
     VOID_TIMEOUT,
@@ -60,6 +64,7 @@ BAD_STATE = ErrorCode.BAD_STATE
 
 __all__ = [
     "CHAT_BACKLOG",
+    "HOSTED_BOT_PREFIX",
     "ROUND_TIMEOUT",
     "Conn",
     "Seat",
@@ -78,6 +83,19 @@ MAX_NAME_CHARS = 32
 SPECTATOR = "spectator"
 #: chat lines a table keeps (in the store too) for clients that resume and spectators who return
 CHAT_BACKLOG = 50
+#: chat lines per second a whole table takes on average, and the burst (each line goes to every
+#: member and into the store: fifty chatty connections must not slow the moves)
+TABLE_CHAT_PER_SECOND = 4.0
+TABLE_CHAT_BURST = 10.0
+#: seconds a waiting table holding only bots (and no one watching) is kept before it counts as
+#: idle and may be dropped to make room for a new table
+IDLE_TABLE_S = 600.0
+#: seat ``bot`` labels of bots the host itself runs (restarted with the host); no one else may
+#: claim one, or a restart would seat the host's bot there and lock its player out
+HOSTED_BOT_PREFIX = "host:"
+#: what the client adds to a spectator's name in chat; no name may contain it (a player named
+#: "Alice (watching)" would pass for a spectator)
+WATCHING_TAG = "(watching)"
 
 
 class Conn(Protocol):
@@ -102,11 +120,18 @@ def spectator_name(name: str) -> str:
     """The chat name of a spectator who watches as ``name``: checked like a seat's name, but
     empty means "spectator" and it need not be unique (a seated player's name is fine: the
     chat line's nil ``seat`` tells them apart); ``TableError`` (``bad_field``) if unusable."""
-    name = name.strip() or SPECTATOR
-    if len(name) > MAX_NAME_CHARS or not name.isprintable():
+    return check_name(name.strip() or SPECTATOR)
+
+
+def check_name(name: str) -> str:
+    """A seat's or spectator's name, stripped; ``TableError`` (``bad_field``) if unusable."""
+    name = name.strip()
+    if not name or len(name) > MAX_NAME_CHARS or not name.isprintable():
         raise TableError(
             f"a name is 1-{MAX_NAME_CHARS} printable characters", code=ErrorCode.BAD_FIELD
         )
+    if WATCHING_TAG in name.casefold():
+        raise TableError(f"a name may not contain {WATCHING_TAG!r}", code=ErrorCode.BAD_FIELD)
     return name
 
 
@@ -160,16 +185,28 @@ class Table(GameRunner):
         #: the connection that created the table, while it stays connected; it may add bots
         #: before it sits down. Not stored: after a restart only seated players may add bots.
         self.creator: Conn | None = None
+        #: the summary from before an input being committed (see :meth:`public_summary`)
+        self._committed: WireMap | None = None
+        #: chat lines the whole table takes (every member gets each one)
+        self._chat_rate = TokenBucket(TABLE_CHAT_PER_SECOND, TABLE_CHAT_BURST)
+        #: chat lines said but not yet in the store, written in one transaction by one task
+        self._chat_unsaved: list[ChatRow] = []
+        self._chat_saving = False
 
     # ------------------------------------------------------------------ summaries
 
     def meta(self) -> dict[str, Any]:
+        ready = [
+            [s.index, s.name] for s in self.seats if s is not None and s.bot is None and s.ready
+        ]
         return {
             "game": self.game_cls.name,
             "seats": self.nseats,
             "options": dict(self.options),
             "turn_timer": self.turn_timer,
             "name": self.name,
+            # the players ready for game ``game_no + 1``; stale once that game has started
+            "ready": {"game_no": self.game_no, "seats": ready},
         }
 
     def summary(self) -> WireMap:
@@ -207,11 +244,17 @@ class Table(GameRunner):
         *,
         re: Any = None,
     ) -> tuple[int, str]:
-        """Seat ``conn`` as ``name``; return (seat, resume token)."""
-        name = name.strip()
-        if not name or len(name) > MAX_NAME_CHARS or not name.isprintable():
+        """Seat ``conn`` as ``name``; return (seat, resume token).
+
+        A ``bot`` label starting ``host:`` is the host's own (restarted with the host): only an
+        in-process bot connection (``conn.trusted``) may claim one.
+        """
+        name = check_name(name)
+        hosted = bot is not None and bot.startswith(HOSTED_BOT_PREFIX)
+        if hosted and not getattr(conn, "trusted", False):
             raise TableError(
-                f"a name is 1-{MAX_NAME_CHARS} printable characters", code=ErrorCode.BAD_FIELD
+                f"bot labels starting {HOSTED_BOT_PREFIX!r} are the host's own",
+                code=ErrorCode.BAD_FIELD,
             )
         async with self._lock:
             if conn.closed:  # gone while waiting for the lock: seat nobody
@@ -266,10 +309,13 @@ class Table(GameRunner):
             return token
 
     async def leave(self, conn: Conn, *, re: Any = None) -> None:
-        """A seat leaves (not while a game runs) or a spectator stops watching.
+        """A seat leaves or a spectator stops watching.
 
-        A connection that is neither (it never came, left already, or its seat was freed after
-        it dropped) gets ``not_found``: there is nothing to leave, and nothing changes.
+        During a game the seat is not emptied: like a stood-up seat it loses its owner (the
+        resume token stops working) and the host's bot plays it at once, to the end of the game
+        (a ``left`` event says so); then it is freed. A connection that is neither seated nor
+        watching (it never came, left already, or its seat was freed after it dropped) gets
+        ``not_found``: there is nothing to leave, and nothing changes.
         """
         async with self._lock:
             seat = self.seat_of(conn)
@@ -277,14 +323,15 @@ class Table(GameRunner):
                 raise TableError("you are not at this table", code=ErrorCode.NOT_FOUND)
             self._stop_watching(conn, "left")
             if seat is not None:
+                s = self._seat(seat)
+                s.conn = None  # gone now: it gets neither the game's messages nor a spectator's
+                s.disconnected_at = trio.current_time()
                 if self.phase in (TablePhase.DEALING, TablePhase.PLAYING):
-                    raise TableError(
-                        "cannot leave a game in progress; if you disconnect the host plays "
-                        "for you after the grace period",
-                        code=ErrorCode.BAD_STATE,
-                    )
-                self.seats[seat] = None
-                await self.store.delete_seat(self.table_id, seat)
+                    await self._live(JournalKind.SEAT, {"op": "leave", "seat": seat})
+                    self._poke()  # the host plays the seat from now on
+                else:
+                    self.seats[seat] = None
+                    await self.store.delete_seat(self.table_id, seat)
             conn.deliver([{"type": "left", "table": self.table_id, "re": re}])
             self._send_summary()
 
@@ -332,8 +379,13 @@ class Table(GameRunner):
             if self.phase in (TablePhase.DEALING, TablePhase.PLAYING):
                 raise TableError("the game is already running", code=ErrorCode.BAD_STATE)
             seat.ready = ready
+            await self._save_ready()
             self._send_summary()
             await self._maybe_start()
+
+    async def _save_ready(self) -> None:
+        """Keep who is ready for the next game in the table's stored meta (a restart keeps it)."""
+        await self.store.put_table(self.table_id, self.created, self.meta())
 
     def holds_token(self, token: str) -> bool:
         """Whether a seat here has this resume token (no lock: the lobby asks every table)."""
@@ -399,6 +451,7 @@ class Table(GameRunner):
                 ]
             )
             self._send_summary()
+            await self._maybe_start()
             self._poke()
             return found.index
 
@@ -437,8 +490,6 @@ class Table(GameRunner):
                 changed = True
                 s.conn = None
                 s.disconnected_at = trio.current_time()
-                if self.phase is not TablePhase.PLAYING and s.bot is None:
-                    s.ready = False
         if changed:
             self._summary_due = True
             self._poke()
@@ -446,14 +497,21 @@ class Table(GameRunner):
     async def chat(self, conn: Conn, text: str) -> None:
         """Say a line to the table; it is delivered first and kept in the store after.
 
-        The store write (a synced sqlite commit through the store's one worker) runs outside
-        the table lock: chat, which is not journaled, never holds up a move. A write that
-        fails loses the line from the kept backlog only, and is logged.
+        The whole table takes ``TABLE_CHAT_PER_SECOND`` lines (a crowd of chatters is refused
+        ``rate_limited``, each line going to every member). The store write (a synced sqlite
+        commit through the store's one worker) runs outside the table lock, so chat, which is
+        not journaled, never holds up a move; lines said while one is being written are
+        written together in the next transaction. A write that fails loses the lines from the
+        kept backlog only, and is logged.
         """
         async with self._lock:
             seat = self.seat_of(conn)
             if seat is None and conn not in self.spectators:
                 raise TableError("join or watch the table to chat", code=ErrorCode.BAD_STATE)
+            if not self._chat_rate.take():
+                raise TableError(
+                    "the table's chat is busy: wait a moment", code=ErrorCode.RATE_LIMITED
+                )
             sender = self.spectators[conn] if seat is None else self._seat(seat).name
             n = self.chat_log[-1].n + 1 if self.chat_log else 1
             msg = {
@@ -468,10 +526,20 @@ class Table(GameRunner):
             self.chat_log.append(line)
             for member in self.members():
                 member.deliver([msg])
+            self._chat_unsaved.append(line)
+        if self._chat_saving:
+            return  # the write in progress takes this line too
+        self._chat_saving = True
         try:
-            await self.store.append_chat(self.table_id, line, keep=CHAT_BACKLOG)
-        except Exception:  # the line was said; only its place in the backlog after a restart
-            log.exception("table %s: chat line %d not kept", self.table_id, n)
+            while self._chat_unsaved:
+                rows, self._chat_unsaved = self._chat_unsaved, []
+                try:
+                    await self.store.append_chat(self.table_id, rows, keep=CHAT_BACKLOG)
+                except Exception:  # said, but not kept in the backlog for after a restart
+                    log.exception("table %s: chat lines %d-%d not kept", self.table_id,
+                                  rows[0].n, rows[-1].n)  # fmt: skip
+        finally:
+            self._chat_saving = False
 
     def _chat_backlog(self, since_seq: int = 0) -> list[WireMap]:
         """The kept chat lines said at table seq ``since_seq`` or later, oldest first.
@@ -602,13 +670,19 @@ class Table(GameRunner):
             await self._timer_loop()
 
     def idle(self) -> bool:
-        """No game running and nobody but bots at the table (it may be dropped)."""
-        people = [s for s in self.seats if s is not None and s.bot is None and s.conn is not None]
-        return (
-            self.phase in (TablePhase.WAITING, TablePhase.FINISHED)
-            and not people
-            and not self.spectators
-        )
+        """Whether the table may be dropped to make room for a new one: no game running, no
+        player seated (connected or within the grace period of a drop) and either no bot
+        either, or its game over, or nothing happening for ``IDLE_TABLE_S`` (a table being
+        filled with bots is kept). Spectators do not keep a table: they are only watching."""
+        if self.phase not in (TablePhase.WAITING, TablePhase.FINISHED):
+            return False
+        taken = [s for s in self.seats if s is not None]
+        if any(s.bot is None for s in taken):
+            return False
+        if not taken or self.phase is TablePhase.FINISHED:
+            return True
+        since = self._idle_since
+        return since is not None and trio.current_time() - since >= IDLE_TABLE_S
 
     def close(self) -> None:
         """Stop the timers and disconnect whoever is left (bots); the lobby forgets the table."""
@@ -673,25 +747,30 @@ class Table(GameRunner):
                     )
                 return
         if self.turn_deadline is not None and now >= self.turn_deadline:
-            for seat in self.engine.to_act():
-                default = self.engine.default_action(seat)
-                if default is not None:
+            for seat in self.engine.to_act():  # the host's bot plays the move, as for an absent
+                legal = [a.to_wire() for a in self.engine.legal_actions(seat)]
+                choice = policy.heuristic_choice(self.engine.view(seat), legal)
+                if choice is None:
+                    default = self.engine.default_action(seat)
+                    choice = None if default is None else default.to_wire()
+                if choice is not None:
                     await self._live(
                         JournalKind.ACTION,
-                        {
-                            "seat": seat,
-                            "action": default.to_wire(),
-                            "cseq": None,
-                            "note": "timeout",
-                        },
+                        {"seat": seat, "action": choice, "cseq": None, "note": "timeout"},
                     )
                     return
 
     # ------------------------------------------------------------------ inputs
 
+    def public_summary(self) -> WireMap:
+        """The table as ``list_tables`` shows it: while an input is being committed, the table
+        as it was before it (what is not stored yet may still be undone)."""
+        return self._committed if self._committed is not None else self.summary()
+
     async def _live(self, kind: JournalKind, payload: WireMap) -> None:
         """Handle one live input: compute, commit, deliver (with any round it opens)."""
         batch = Batch()
+        self._committed = self.summary()
         try:
             self._input(batch, kind, payload)
             while self._needs_open:
@@ -709,6 +788,8 @@ class Table(GameRunner):
                 "the host could not apply that; the table was restored to its last state",
                 code=ErrorCode.INTERNAL,
             ) from None
+        finally:
+            self._committed = None
         await self._deliver(batch)
 
     async def _reload(self) -> None:
@@ -729,7 +810,8 @@ class Table(GameRunner):
         if self.phase is TablePhase.DEALING:
             self.round_deadline = trio.current_time() + self.round_timeout
         if self.phase is TablePhase.PLAYING and self.turn_timer is not None:
-            self.turn_deadline = trio.current_time() + self.turn_timer
+            seconds = self.turn_seconds()
+            self.turn_deadline = None if seconds is None else trio.current_time() + seconds
 
     async def _commit(self, batch: Batch) -> None:
         """Persist the batch, then deliver its messages and fresh views."""
@@ -855,6 +937,8 @@ class Table(GameRunner):
             return
         if not all(s is not None and (s.ready or s.bot is not None) for s in self.seats):
             return
+        if any(s is not None and s.bot is None and s.conn is None for s in self.seats):
+            return  # a player who is ready but away: the game starts when it is back
         names = [self._seat(i).name for i in range(self.nseats)]
         misses = {str(s.index): s.misses for s in self.seats if s is not None and s.misses}
         await self._live(
@@ -902,12 +986,20 @@ class Table(GameRunner):
                 table.seats[s.seat] = Seat(s.seat, s.name, s.token_hash, bot=s.bot)
         table.replay(row.journal)
         table.chat_log.extend(row.chat)
+        ready = meta.get("ready")
+        waiting = table.phase in (TablePhase.WAITING, TablePhase.FINISHED)
+        if waiting and isinstance(ready, dict) and ready.get("game_no") == table.game_no:
+            for index, name in ready.get("seats") or []:
+                back = table.seats[index] if 0 <= index < table.nseats else None
+                if back is not None and back.name == name and back.bot is None:
+                    back.ready = True
         now = trio.current_time()
         for seat in table.seats:
             if seat is not None:
                 seat.disconnected_at = now
         if table.phase is TablePhase.PLAYING and table.turn_timer is not None:
-            table.turn_deadline = now + table.turn_timer
+            seconds = table.turn_seconds()
+            table.turn_deadline = None if seconds is None else now + seconds
         return table
 
     async def after_restore(self) -> None:

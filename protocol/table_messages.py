@@ -178,7 +178,7 @@ class CreateTable(Message):
     )
     name: str | None = wire(Nullable(_NAME), "display name of the table", default=None)
     turn_timer: int | None = wire(
-        Nullable(Int(1, 3600)), "seconds per turn; nil: the host default", default=None
+        Nullable(Int(0, 3600)), "seconds per turn; 0: no timer; nil: the host default", default=None
     )
 
     def __post_init__(self) -> None:

@@ -62,6 +62,7 @@ class _Table:
         self.table_id = "t1"
         self.seat: int | None = 0
         self.outcome: dict[str, Any] | None = None
+        self.state: tm.StatePush | None = None
         self.refusals = refusals
         self.code = code
         self.readies = 0

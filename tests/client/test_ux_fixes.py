@@ -62,7 +62,10 @@ VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D"
 
 @pytest.mark.parametrize(
     ("command", "words"),
-    [("play", "The game ends here"), ("join", "run onecard join again to take your seat back")],
+    [
+        ("play", "The game ends here"),
+        ("join", "The host's bot takes your seat and plays it to the end"),
+    ],
 )
 def test_the_leave_question_is_the_only_prompt_until_answered(command: str, words: str) -> None:
     """Before, "Your move: " followed the question, so y/n was typed at a move prompt."""

@@ -425,15 +425,15 @@ async def test_a_full_host_makes_room_by_dropping_its_oldest_idle_table(
     host: HostInfo, connect: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("host.lobby.MAX_TABLES", 2)
-    idle = await host.host.create_table("one-card", seats=3)
-    await host.host.add_bots(idle, 1)  # a bot waiting alone: idle
+    idle = await host.host.create_table("one-card", seats=3)  # nobody sat down: idle
     async with connect() as c:
         busy = await host.host.create_table("one-card", seats=2)
         await c.request(tm.Join(table=busy, name="ivy"))
         third = await host.host.create_table("one", seats=2)
         tables = {t["table"] for t in host.host.lobby.table_summaries()}
         assert tables == {busy, third}
-        await c.request(tm.Watch(table=third))
+        await c.request(tm.Watch(table=third))  # watching keeps no table
+        await host.host.add_bots(third, 1)  # but a table being filled with bots is kept
         with pytest.raises(RequestError) as full:  # nothing idle left to drop
             await c.request(tm.CreateTable(game="one", seats=2))
         assert full.value.code is ErrorCode.FULL

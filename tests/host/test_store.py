@@ -94,10 +94,10 @@ async def test_chat_keeps_the_last_lines_per_table_and_goes_with_the_table(tmp_p
             await store.put_table(table_id, 1, {"game": "one-card", "seats": 2})
         for n in range(1, 8):
             line = {"type": "chat_line", "table": "t1", "seat": 0, "name": "ann", "text": f"{n}"}
-            await store.append_chat("t1", ChatRow(n, 10 * n, line), keep=3)
-        await store.append_chat("t2", ChatRow(1, 0, {"text": "other"}), keep=3)
+            await store.append_chat("t1", [ChatRow(n, 10 * n, line)], keep=3)
+        await store.append_chat("t2", [ChatRow(1, 0, {"text": "other"})], keep=3)
         with pytest.raises(ValueError, match="keep at least one"):
-            await store.append_chat("t1", ChatRow(8, 80, {"text": "8"}), keep=0)
+            await store.append_chat("t1", [ChatRow(8, 80, {"text": "8"})], keep=0)
         t1, t2 = await store.load_tables()
         kept = [(c.n, c.seq, c.line["text"]) for c in t1.chat]
         assert kept == [(5, 50, "5"), (6, 60, "6"), (7, 70, "7")]

@@ -117,7 +117,9 @@ async def test_a_restart_does_not_stand_up_whoever_took_a_stood_up_seat() -> Non
             runner._input(batch, JournalKind.FAIR, runner._open_payload())
         journal.extend(batch.rows)
 
-    feed(JournalKind.GAME, {"game_no": 1, "names": ["p0", "bob"], "misses": {"1": 1}})
+    feed(
+        JournalKind.GAME, {"game_no": 1, "names": ["p0", "bob"], "misses": {"1": 2}}
+    )  # one miss, in halves
     feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})  # bob's second miss
     bob = runner.seats[1]
     assert bob is not None and bob.stood_up
@@ -159,12 +161,12 @@ class _SlowChatStore(Store):
         self.fail = False
         self.kept: list[int] = []
 
-    async def append_chat(self, table_id: str, row: Any, *, keep: int) -> None:
+    async def append_chat(self, table_id: str, rows: Any, *, keep: int) -> None:
         await self.release.wait()
         if self.fail:
             raise OSError("disk full")
-        await super().append_chat(table_id, row, keep=keep)
-        self.kept.append(row.n)
+        await super().append_chat(table_id, rows, keep=keep)
+        self.kept.extend(row.n for row in rows)
 
 
 async def _chat_table(store: Store) -> Table:

@@ -26,8 +26,9 @@ from protocol.fairness import FairnessError
 class FakeConn:
     """What a table needs of a connection: deliveries are kept, closing is a flag."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, trusted: bool = False) -> None:
         self.closed = False
+        self.trusted = trusted  # the host's own in-process bot connection
         self.got: list[dict[str, Any]] = []
 
     def deliver(self, msgs: list[dict[str, Any]]) -> bool:
@@ -58,7 +59,8 @@ async def lobby(
     async def spawn(table_id: str, kind: str, seat: int | None, token: str | None) -> int:
         table = lobby.table(table_id)
         name = lobby.bot_name(table_id)
-        taken, _ = await table.join(FakeConn(), name, seat, bot=HOSTED_BOT_PREFIX + kind)
+        bot = FakeConn(trusted=True)
+        taken, _ = await table.join(bot, name, seat, bot=HOSTED_BOT_PREFIX + kind)
         return taken
 
     lobby.spawn_bot = spawn
@@ -230,3 +232,23 @@ async def test_a_repeated_commitment_or_reveal_is_answered_without_journaling(
     assert table.seq == seq
     with pytest.raises(FairnessError):  # a different one is still refused
         await table.fair_commit(ann, hand_no, secrets.token_bytes(32))
+
+
+async def test_a_human_may_not_claim_a_host_bot_label(lobby: Lobby) -> None:
+    """Hardening point 12: a player who joined as bot "host:heuristic" had the host's own bot
+    seated in its place after a restart, with a new token: the player was locked out."""
+    table = await lobby.create_table(game="one-card", seats=2)
+    message = await _refused(
+        ErrorCode.BAD_FIELD, table.join(FakeConn(), "mallory", bot=HOSTED_BOT_PREFIX + "heuristic")
+    )
+    assert "the host's own" in message
+    seat, _ = await table.join(FakeConn(), "robo", bot="my-script")  # other labels are fine
+    assert table.seats[seat] is not None
+
+
+async def test_no_name_may_pass_for_a_spectator(lobby: Lobby) -> None:
+    """Hardening point 13: chat shows a spectator as "NAME (watching)"; a player named
+    "Alice (watching)" would pass for one."""
+    table = await lobby.create_table(game="one-card", seats=2)
+    await _refused(ErrorCode.BAD_FIELD, table.join(FakeConn(), "Alice (Watching)"))
+    await _refused(ErrorCode.BAD_FIELD, table.watch(FakeConn(), "Bob (watching)"))

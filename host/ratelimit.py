@@ -1,0 +1,47 @@
+"""Token buckets on trio's clock: the one rate-limit primitive of the host.
+
+How it works: a bucket holds up to ``burst`` tokens and refills at ``rate`` tokens a second
+(on :func:`trio.current_time`, so tests run it on the mock clock). :meth:`TokenBucket.take`
+spends one token if there is one; :meth:`TokenBucket.charge` spends any amount, going into debt
+below zero, and :meth:`TokenBucket.debt_seconds` says how long until the debt is paid. The
+session limits each connection's messages (and charges the CPU its frames cost to decode); a
+table limits its chat as a whole.
+"""
+
+from __future__ import annotations
+
+import trio
+
+__all__ = ["TokenBucket"]
+
+
+class TokenBucket:
+    """A token bucket on trio's clock: ``take()`` is False when the rate is exceeded."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = trio.current_time()
+
+    def _refill(self) -> None:
+        now = trio.current_time()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+
+    def take(self) -> bool:
+        self._refill()
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def charge(self, tokens: float) -> None:
+        """Take ``tokens`` whatever is left: the bucket may go into debt (below zero)."""
+        self._refill()
+        self.tokens -= tokens
+
+    def debt_seconds(self) -> float:
+        """Seconds until the bucket is out of debt (0 when it is not in debt)."""
+        self._refill()
+        return max(0.0, -self.tokens / self.rate)

@@ -1,0 +1,287 @@
+"""Players who stall, leave, drop, crowd or impersonate: the table protects the game.
+
+Attacks from the hardening issue (points 2, 8, 10, 11 and 13), each run on trio's mock clock
+against a real :class:`host.lobby.Lobby` with in-memory connections (a ``FakeConn`` keeps what
+it is sent) or a real host over memory streams, and each bounded by ``fail_after``:
+
+* a player who dropped (or a host that restarted) lost their ``ready`` and the table waited for
+  ever (point 2);
+* a table whose only player blipped, or that someone merely watched, was dropped to make room
+  for any new table, and one connection watching every table blocked all creation (point 8);
+* a player who never acted held a game for ever, one who left mid-game stalled it for the grace
+  period (point 10);
+* fifty chatty connections slowed every move (point 11);
+* ``list_tables`` showed what was not committed yet (point 13).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+import protocol.table_messages as tm
+from host import lobby as lobby_module
+from host.bots import BotPlayer, ProtocolClient, open_client
+from host.games import find_game
+from host.lobby import Lobby
+from host.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S, TablePhase
+from host.server import HostConfig, HostInfo, serve_host
+from host.store import Store
+from host.table import TABLE_CHAT_BURST, Table, TableError
+from protocol.errors import ErrorCode
+
+
+class FakeConn:
+    """What a table needs of a connection: deliveries are kept, closing is a flag."""
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.got: list[dict[str, Any]] = []
+
+    def deliver(self, msgs: list[dict[str, Any]]) -> bool:
+        self.got.extend(msgs)
+        return True
+
+    def deliver_backlog(self, msgs: list[dict[str, Any]]) -> None:
+        self.got.extend(msgs)
+
+    def close_politely(self, msg: dict[str, Any]) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    store = Store(tmp_path, in_thread=False)
+    await store.open()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def lobby(
+    autojump_clock: trio.testing.MockClock, store: Store, nursery: trio.Nursery
+) -> Lobby:
+    return Lobby(
+        store=store, signing_key=Ed25519PrivateKey.generate(), host_name="test",
+        key_fingerprint="x", turn_timer=None, grace=60.0, round_timeout=20.0, nursery=nursery,
+    )  # fmt: skip
+
+
+async def drop(table: Table, conn: FakeConn) -> None:
+    conn.closed = True
+    table.detach(conn)
+    await trio.testing.wait_all_tasks_blocked()
+
+
+# --------------------------------------------------------------------------- point 2: ready
+
+
+async def test_ready_survives_a_drop_and_the_game_starts_when_the_player_is_back(
+    lobby: Lobby,
+) -> None:
+    table = await lobby.create_table(game="one-card", seats=2)
+    ann, bob = FakeConn(), FakeConn()
+    _, token = await table.join(ann, "ann")
+    await table.join(bob, "bob")
+    await table.set_ready(ann, True)
+    await drop(table, ann)  # a blip before the game
+    await table.set_ready(bob, True)
+    assert table.phase is TablePhase.WAITING  # ann is away: the game waits for her
+    assert table.summary()["seats"][0]["ready"] is True
+    await table.resume(FakeConn(), token, 0)
+    assert table.phase is TablePhase.DEALING  # she is back, still ready: it starts
+
+
+async def test_ready_survives_a_host_restart(lobby: Lobby, store: Store) -> None:
+    table = await lobby.create_table(game="one-card", seats=2)
+    ann, bob = FakeConn(), FakeConn()
+    await table.join(ann, "ann")
+    await table.join(bob, "bob")
+    await table.set_ready(ann, True)
+    (row,) = await store.load_tables()
+    restored = Table.restore(
+        row, game_cls=find_game("one-card"), store=store,
+        signing_key=Ed25519PrivateKey.generate(), grace=60.0,
+    )  # fmt: skip
+    ready = {s.name: s.ready for s in restored.seats if s is not None}
+    assert ready == {"ann": True, "bob": False}
+
+
+# --------------------------------------------------------------------------- point 8: eviction
+
+
+async def test_a_table_whose_player_blipped_is_not_dropped_for_a_new_one(
+    lobby: Lobby, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lobby_module, "MAX_TABLES", 3)
+    tables = [await lobby.create_table(game="one-card", seats=2) for _ in range(3)]
+    for i, table in enumerate(tables):
+        conn = FakeConn()
+        await table.join(conn, f"p{i}")
+        await drop(table, conn)  # within the grace period: the seat is still theirs
+    with pytest.raises(TableError) as full:
+        await lobby.create_table(game="one-card", seats=2)
+    assert full.value.code is ErrorCode.FULL
+    assert all(t.table_id in lobby.tables for t in tables)
+
+
+async def test_watching_a_table_does_not_keep_it_from_being_dropped(
+    lobby: Lobby, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One connection watching every table used to block all table creation."""
+    monkeypatch.setattr(lobby_module, "MAX_TABLES", 3)
+    watcher = FakeConn()
+    tables = [await lobby.create_table(game="one-card", seats=2) for _ in range(3)]
+    for table in tables:
+        await table.watch(watcher, "lurker")
+    fresh = await lobby.create_table(game="one-card", seats=2)
+    assert fresh.table_id in lobby.tables and tables[0].table_id not in lobby.tables
+
+
+# --------------------------------------------------------------------------- point 11: chat
+
+
+async def test_a_crowd_of_chatters_is_limited_per_table(lobby: Lobby) -> None:
+    table = await lobby.create_table(game="one-card", seats=2)
+    crowd = [FakeConn() for _ in range(20)]
+    said = refused = 0
+    for i, conn in enumerate(crowd):
+        await table.watch(conn, f"w{i}")
+    for conn in crowd:
+        try:
+            await table.chat(conn, "hello")
+            said += 1
+        except TableError as exc:
+            assert exc.code is ErrorCode.RATE_LIMITED
+            refused += 1
+    assert said == int(TABLE_CHAT_BURST) and refused == len(crowd) - said
+    await trio.sleep(1.0)  # the table's chat refills: someone may speak again
+    await table.chat(crowd[0], "again")
+
+
+# --------------------------------------------------------------------------- point 13: summary
+
+
+async def test_list_tables_shows_only_what_is_committed(
+    lobby: Lobby, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = await lobby.create_table(game="one-card", seats=2)
+    ann, bob = FakeConn(), FakeConn()
+    await table.join(ann, "ann")
+    await table.join(bob, "bob")
+    await table.set_ready(ann, True)
+    writing = trio.Event()
+    release = trio.Event()
+    append = store.append
+
+    async def slow_append(*args: Any, **kwargs: Any) -> None:
+        writing.set()
+        await release.wait()
+        await append(*args, **kwargs)
+
+    monkeypatch.setattr(store, "append", slow_append)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.set_ready, bob, True)  # starts the game: a journal write
+        await writing.wait()
+        (listed,) = lobby.table_summaries()
+        assert listed["phase"] == "waiting"  # the game start is not committed yet
+        release.set()
+    (listed,) = lobby.table_summaries()
+    assert listed["phase"] == "dealing"
+
+
+# --------------------------------------------------------------------------- point 10: stalling
+
+
+@pytest.fixture
+def connect_memory(nursery: trio.Nursery) -> Any:
+    @asynccontextmanager
+    async def connect(info: HostInfo) -> AsyncIterator[ProtocolClient]:
+        client_end, host_end = trio.testing.memory_stream_pair()
+        nursery.start_soon(info.host.handle, host_end)
+        async with open_client(client_end) as client:
+            yield client
+
+    return connect
+
+
+@pytest.fixture
+async def timed_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
+    config = HostConfig(
+        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
+        store_in_thread=False, turn_timer=30.0, grace=60.0, bot_think=0.0,
+    )  # fmt: skip
+    info: HostInfo = await nursery.start(serve_host, config)
+    return info
+
+
+async def test_a_player_who_never_acts_cannot_hold_the_game(
+    autojump_clock: trio.testing.MockClock, timed_host: HostInfo, connect_memory: Any
+) -> None:
+    """The host's bot plays each timed-out move; after two in a row, turns are short."""
+    table_id = await timed_host.host.create_table("one-card", seats=2)
+    table = timed_host.host.lobby.table(table_id)
+    async with connect_memory(timed_host) as client:
+        idle = BotPlayer(client, table_id=table_id, acts=False)  # answers deals, never moves
+        await idle.join("idle", as_bot=False)
+        await timed_host.host.add_bots(table_id, 1)
+        await client.request(tm.Ready(table=table_id))
+        timeouts: list[float] = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(idle.play)
+            with trio.fail_after(3600):
+                while table.phase is not TablePhase.FINISHED:
+                    await trio.sleep(1)
+                    seat = table.seats[idle.seat or 0]
+                    assert seat is not None
+                    if seat.timeouts > len(timeouts):
+                        timeouts.append(trio.current_time())
+            nursery.cancel_scope.cancel()
+    assert len(timeouts) > AWAY_AFTER_TIMEOUTS  # the game ended, the bot playing the seat
+    gaps = [b - a for a, b in itertools.pairwise(timeouts)]
+    assert (
+        gaps[AWAY_AFTER_TIMEOUTS - 1 :] and max(gaps[AWAY_AFTER_TIMEOUTS - 1 :]) <= AWAY_TURN_S + 5
+    )
+
+
+async def test_leaving_mid_game_hands_the_seat_to_the_hosts_bot_at_once(
+    autojump_clock: trio.testing.MockClock, timed_host: HostInfo, connect_memory: Any
+) -> None:
+    table_id = await timed_host.host.create_table("one-card", seats=2)
+    table = timed_host.host.lobby.table(table_id)
+    async with connect_memory(timed_host) as a, connect_memory(timed_host) as b:
+        ann = BotPlayer(a, table_id=table_id, acts=False)
+        await ann.join("ann", as_bot=False)
+        bob = BotPlayer(b, table_id=table_id)  # a player who plays on
+        await bob.join("bob", as_bot=False)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ann.play)
+            nursery.start_soon(bob.play)
+            await a.request(tm.Ready(table=table_id))
+            await b.request(tm.Ready(table=table_id))
+            with trio.fail_after(600):
+                while table.phase is not TablePhase.PLAYING:
+                    await trio.sleep(0.1)
+            watcher = FakeConn()
+            await table.watch(watcher, "watcher")
+            left_at = trio.current_time()
+            reply = await a.request(tm.Leave(table=table_id))
+            assert isinstance(reply, tm.Left)
+            events = [m["event"] for m in watcher.got if m.get("type") == "event"]
+            assert {"kind": "left", "seat": ann.seat, "name": "ann"} in events
+            with trio.fail_after(600):
+                while bob.outcome is None:
+                    await trio.sleep(0.1)
+            # far less than the 60 s grace period or a 30 s turn per move of ann's
+            assert trio.current_time() - left_at < 30
+            nursery.cancel_scope.cancel()
+    assert table.seats[ann.seat or 0] is None  # freed once the game was over
+    assert ann.token is not None and not table.holds_token(ann.token)
