@@ -18,6 +18,9 @@ joker's declarations, an ace's suit) asks a follow-up question with numbered opt
 ``7♠``, ``10h``) or a word found in one move's label only (``uptown`` for ``1) stay uptown``)
 and answers with the choice or with one line saying what was wrong.
 :data:`GAME_HELP` says per game, in a line, what a player can type (for the ``?`` help).
+Whatever the host's lists hold is shown made safe (:func:`protocol.text.safe_text`: card codes
+and actions through :mod:`client.render`, bids and counts here); the actions themselves are
+sent back as the host listed them.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 from rich.text import Text
 
 from client.render import SUIT_SYMBOLS, card_text, describe_action
+from protocol.text import safe_text
 
 __all__ = ["GAME_HELP", "Choice", "Menu", "build_menu", "clip", "flow", "normalise_card"]
 
@@ -206,8 +210,9 @@ class Menu:
         return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
 
     def bids(self) -> list[str]:
-        """The bids on offer, lowest first (empty outside an auction)."""
-        return [str(a.get("value")) for c in self.choices for a in c.actions if a["type"] == "bid"]
+        """The bids on offer, lowest first (empty outside an auction), as they are shown."""
+        bids = (a.get("value") for c in self.choices for a in c.actions if a["type"] == "bid")
+        return [safe_text(str(value)) for value in bids]
 
     def letters(self) -> list[str]:
         """The lettered moves on offer, as ``"d draw"``, for the help line.
@@ -368,14 +373,14 @@ def build_menu(
         if kind in LETTERS:
             key = LETTERS[kind]
         elif kind == "bid" and not by_card:  # no card numbers to collide with
-            key = str(actions[0].get("value"))
+            key = safe_text(str(actions[0].get("value")))  # typed, and shown
         else:
             number += 1
             key = str(number)
         label = describe_action(actions[0], ascii_only=ascii_only)
         if kind == "draw" and view.get("damage"):
-            label = Text(f"draw {view['damage']} (take the attack)")
+            label = Text(f"draw {safe_text(str(view['damage']))} (take the attack)")
         elif kind == "draw" and view.get("pending"):
-            label = Text(f"draw {view['pending']} (take the pick-up)")
+            label = Text(f"draw {safe_text(str(view['pending']))} (take the pick-up)")
         choices.append(Choice(key, label, actions))
     return Menu(choices, hand, str(view.get("game") or ""))

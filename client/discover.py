@@ -16,7 +16,9 @@ TXT record (RFC 6763 section 6; the version key first, all small): ``txtvers=1``
 the TLS certificate's SHA-256 fingerprint) and ``port``. mDNS is unauthenticated, so ``fp`` is
 only a hint for people comparing screens; trust still comes from the pinned fingerprint
 (:mod:`client.trust`). Multicast may be blocked (Wi-Fi client isolation, CI): then nothing is
-found and ``join HOST[:PORT]`` still works.
+found and ``join HOST[:PORT]`` still works. Anyone on the LAN can advertise, so the names and
+addresses heard are shown made safe (:func:`protocol.text.safe_text`; ``--json``:
+:func:`protocol.text.safe_json`), never raw.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from typing import Any, Protocol
 
 import click
 import trio
+
+from protocol.text import safe_json, safe_text
 
 __all__ = [
     "SERVICE_TYPE",
@@ -361,7 +365,7 @@ async def run_discover(*, timeout: float, json_mode: bool) -> int:
     if json_mode:
         for ad in hosts:
             row = {**asdict(ad), "addresses": list(ad.candidates), "targets": ad.targets}
-            click.echo(json.dumps({**row, "target": ad.target}, ensure_ascii=False))
+            click.echo(safe_json(json.dumps({**row, "target": ad.target}, ensure_ascii=False)))
         return len(hosts)
     if not hosts:
         click.echo(
@@ -369,11 +373,12 @@ async def run_discover(*, timeout: float, json_mode: bool) -> int:
             "network: join by address instead (onecard join HOST[:PORT])."
         )
         return 0
-    width = max(len(ad.name) for ad in hosts)
+    width = max(len(safe_text(ad.name)) for ad in hosts)
     for ad in hosts:
-        click.echo(f"{ad.name:<{width}}  {ad.target:<21}  fingerprint {ad.fingerprint}")
+        name, target = safe_text(ad.name), safe_text(ad.target)
+        click.echo(f"{name:<{width}}  {target:<21}  fingerprint {ad.fingerprint}")
         for other in ad.targets[1:]:
-            click.echo(f"{'':<{width}}  {other:<21}  (also)")
+            click.echo(f"{'':<{width}}  {safe_text(other):<21}  (also)")
     return len(hosts)
 
 

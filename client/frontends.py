@@ -18,6 +18,14 @@ one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), `
 minus the signed ``fair`` messages, which are summarised as ``fairness`` verdicts) and reads one
 JSON command per line; the format is specified in ``spec/CLIENT-JSON.md``. A bare ``ok`` (the
 host's answer to the client's own fair-dealing messages) is not printed.
+
+Host text reaches neither front end raw. :class:`HumanUI` passes every string from the host
+(names, chat, error messages, reasons, verdicts, the lines of :meth:`HumanUI.info`) through
+:func:`protocol.text.safe_text`, as :mod:`client.render` does for events, tables and outcomes;
+:class:`JsonUI` writes every line through :func:`protocol.text.safe_json`, so a control or
+format character in a value is a ``\\u`` escape in the JSON text and the exact value once parsed;
+the lines it words for people (``message``, ``text``, ``reason``) are made safe like the text
+front end's, so each stays one line.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from client.render import (
 from client.table_loop import Quit
 from protocol.limits import MAX_CHAT_LEN
 from protocol.messages import Error, Message
+from protocol.text import safe_json, safe_text
 
 __all__ = [
     "CardsLeft",
@@ -71,6 +80,8 @@ COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help,
 TURN_HINT = "On your turn type the number of a move or a card code; ? for help, q to leave."
 #: rows kept free when a follow-up question lists its options; a longer list goes in columns
 LIST_MARGIN = 6
+#: how :class:`HumanUI` prints a string: as it is (host text in it never styles the terminal)
+PLAIN: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
 #: how to stop watching, said to a person watching a table
 WATCH_HINT = "q + Enter to stop watching"
 #: action types a seat may send when it is not its turn
@@ -391,17 +402,18 @@ class HumanUI:
     # ------------------------------------------------------------------ output
 
     def say(self, text: RenderableType, style: str = "", *, soft_wrap: bool | None = None) -> None:
-        """Print a line (``soft_wrap=False``: rich breaks long lines between words)."""
+        """Print a line (``soft_wrap=False``: rich breaks long lines between words); a string
+        is printed as it is, whatever the console: no markup, emoji codes or highlighting."""
         if self._prompt_open:  # a log line arrived while a prompt waits: keep them apart
             self._prompt_open = False
             self.console.print()
-        self.console.print(text, style=style, soft_wrap=soft_wrap)
+        self.console.print(text, style=style, soft_wrap=soft_wrap, **PLAIN)
 
     def prompt(self, text: str, *, again: str | None = None) -> None:
         """Print a question and leave the cursor after it. With ``again``, the question stays
         asked: it is printed again (as ``again``) after any other line, until it is answered or
         no longer stands (see :meth:`_reprompt`), so the player never faces a silent screen."""
-        self.console.print(text, end="")
+        self.console.print(text, end="", **PLAIN)
         try:
             self.console.file.flush()
         except BrokenPipeError:
@@ -415,6 +427,9 @@ class HumanUI:
             self.prompt(self._asking, again=self._asking)
 
     def info(self, text: str, **fields: Any) -> None:
+        """A line for people; it often quotes the host (a refusal, a name, a reason), so it is
+        shown made safe (:func:`protocol.text.safe_text`)."""
+        text = safe_text(text)
         failed = fields.get("kind") == "error" or fields.get("ok") is False
         if fields.get("kind") == "reconnected":
             self.presence.reconnected()
@@ -427,12 +442,13 @@ class HumanUI:
 
     def _fair(self, notice: FairNotice) -> None:
         hand = self.deals.label(notice.hand_no)
+        message = safe_text(notice.message)  # a failure may quote what the host signed
         if notice.kind is FairKind.UNCHECKED:
-            self.say(f"{hand}: {notice.message}", style="yellow")
+            self.say(f"{hand}: {message}", style="yellow")
             return
         ok = notice.kind in (FairKind.VERIFIED, FairKind.VOID)
         mark = ("ok" if ok else "!!") if self.ascii_only else ("✓" if ok else "✗")
-        line = Text(f"{mark} {hand}: {notice.message}")
+        line = Text(f"{mark} {hand}: {message}")
         if notice.fingerprint:
             line.append(f" · transcript {notice.fingerprint}")
         if notice.kind is FairKind.FAILED and notice.proof is not None:
@@ -465,16 +481,18 @@ class HumanUI:
         elif isinstance(push, tm.StatePush):
             self._on_state(tc, push)
         elif isinstance(push, tm.GameStart):
-            self.say(f"Game {push.game_no} starts: {', '.join(push.names)}", style="bold")
+            names = ", ".join(safe_text(name) for name in push.names)
+            self.say(f"Game {push.game_no} starts: {names}", style="bold")
         elif isinstance(push, tm.GameOver):
             self.say(render_outcome(push.outcome, tc.names, self.cards_left.shown))
         elif isinstance(push, tm.TableInfo):
             self._on_table_info(tc, push)
         elif isinstance(push, tm.ChatLine):
-            who = push.name if push.seat is not None else f"{push.name} (watching)"
-            self.say(f"[chat] {who}: {push.text}", style="cyan")
+            name = safe_text(push.name)
+            who = name if push.seat is not None else f"{name} (watching)"
+            self.say(f"[chat] {who}: {safe_text(push.text)}", style="cyan")
         elif isinstance(push, Error):
-            self.say(f"host: {push.message} ({push.code.value})", style="bold red")
+            self.say(f"host: {safe_text(push.message)} ({push.code.value})", style="bold red")
         for notice in notices:
             self._fair(notice)
         if not self._key_shown and tc.checker.key_fingerprint is not None:
@@ -485,16 +503,18 @@ class HumanUI:
 
     def _on_table_info(self, tc: TableClient, info: tm.TableInfo) -> None:
         for _seat, _name, back, line in self.presence.see(info, tc.seat):
-            self.say(line, style="" if back else "yellow")
+            self.say(safe_text(line), style="" if back else "yellow")
         if info.phase not in ("waiting", "finished"):
             return
         names = tuple(
-            "(empty)" if s is None else s["name"] + ("" if s.get("ready") else " (not ready)")
+            "(empty)"
+            if s is None
+            else safe_text(str(s.get("name"))) + ("" if s.get("ready") else " (not ready)")
             for s in info.seats
         )
         if names != self._names_shown:
             self._names_shown = names
-            self.say(f"Seats at {info.name}: {', '.join(names)}", style="dim")
+            self.say(f"Seats at {safe_text(info.name)}: {', '.join(names)}", style="dim")
 
     def _spectator_state(self, tc: TableClient, state: tm.StatePush) -> None:
         """A watcher's table is drawn again whenever the player to act changes (once per
@@ -613,7 +633,8 @@ class HumanUI:
             held = self._held(tc, text)
             if held is not None:  # not our turn: the host says why (or offers a blunder)
                 return self._ask_why(tc, held)
-            waiting = ", ".join(tc.name_of(s) for s in (tc.state.to_act if tc.state else ()))
+            to_act = tc.state.to_act if tc.state else ()
+            waiting = ", ".join(safe_text(str(tc.name_of(s))) for s in to_act)
             self.say(
                 f"Nothing to do right now{' (waiting for ' + waiting + ')' if waiting else ''}"
             )
@@ -712,7 +733,7 @@ class HumanUI:
     def end(self, tc: TableClient, reason: str) -> None:
         self._asking = None
         if reason != "game over":
-            self.say(reason, style="dim")
+            self.say(safe_text(reason), style="dim")  # "disconnected: " + the host's words
 
 
 def _bytes_hex(value: object) -> str:
@@ -734,7 +755,8 @@ class JsonUI:
     def emit(self, obj: dict[str, Any]) -> None:
         stream = self.out if self.out is not None else sys.stdout
         try:
-            stream.write(json.dumps(obj, default=_bytes_hex, ensure_ascii=False) + "\n")
+            line = json.dumps(obj, default=_bytes_hex, ensure_ascii=False)
+            stream.write(safe_json(line) + "\n")
             stream.flush()
         except BrokenPipeError:  # the script reading us is gone; not a network error
             raise OutputClosed("the output was closed") from None
@@ -743,7 +765,9 @@ class JsonUI:
         kind = str(fields.pop("kind", "info"))
         if kind == "reconnected":
             self.presence.reconnected()
-        self.emit({"type": kind, "message": text, **fields})
+        if isinstance(fields.get("message"), str):  # a record's verdict, say
+            fields["message"] = safe_text(fields["message"])
+        self.emit({"type": kind, "message": safe_text(text), **fields})
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
         self.cards_left.see(push)
@@ -768,12 +792,13 @@ class JsonUI:
                 left = seat < len(push.seats) and push.seats[seat] is None
                 self.emit(
                     {"type": "presence", "seat": seat, "name": name, "connected": back,
-                     "left": left, "message": said}
+                     "left": left, "message": safe_text(said)}
                 )  # fmt: skip
         for notice in notices:
             game = self.deals.games.get(notice.hand_no)
             where = {} if game is None else {"game_no": game[0], "game_hand_no": game[1]}
-            self.emit({"type": "fairness", **notice.to_json(), **where})
+            verdict = {**notice.to_json(), "message": safe_text(notice.message)}
+            self.emit({"type": "fairness", **verdict, **where})
         if not self._key_shown and tc.checker.key_fingerprint is not None:
             self._key_shown = True
             self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})
@@ -850,10 +875,10 @@ class JsonUI:
         self.emit(obj)
 
     def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
-        self.emit({"type": "refused", "action": action, "message": error})
+        self.emit({"type": "refused", "action": action, "message": safe_text(error)})
 
     def on_acted(self, tc: TableClient, action: dict[str, Any]) -> None:
         self.emit({"type": "acted", "action": action})
 
     def end(self, tc: TableClient, reason: str) -> None:
-        self.emit({"type": "end", "reason": reason, "outcome": tc.outcome})
+        self.emit({"type": "end", "reason": safe_text(reason), "outcome": tc.outcome})

@@ -67,6 +67,7 @@ from host.identity import (
 from host.server import DEFAULT_TURN_TIMER, HostConfig, HostInfo, serve_host
 from host.store import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirError
 from protocol.errors import ProtocolError
+from protocol.text import safe_text
 
 __all__ = [
     "GAME_CHOICES",
@@ -93,7 +94,14 @@ OWNER_FILE = "owner.pid"
 
 
 class ClientError(click.ClickException):
-    """A failure the user should see as one line (exit status 1)."""
+    """A failure the user should see as one line (exit status 1).
+
+    The message often quotes the host (a refusal, why it closed the connection), so it is made
+    safe to show (:func:`protocol.text.safe_text`): one line, nothing the terminal acts on.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(safe_text(message))
 
 
 def default_name() -> str:

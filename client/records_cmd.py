@@ -9,6 +9,8 @@ the host's deal-signing key, every record must be signed by it. Exit status as `
 verify``: 0 every record valid (a correctly voided hand counts), 1 some record failed a check or
 was not a record at all, 2 none failed but some hand could not be fetched or saved (a table
 the host does not know, or no connection at all, is 2 as well: nothing could be fetched).
+Each line is made safe to show (:func:`protocol.text.safe_text`): it may quote the host's
+refusal or a field of its record; ``--json`` escapes everything outside ASCII anyway.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from client.play_cmd import run_sync
 from client.records import RecordResult, fetch_and_save
 from client.session import default_state_dir, expect_reply
 from client.trust import KnownHosts, host_session, open_stream
+from protocol.text import safe_text
 
 __all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "records_listed", "run_records"]
 
@@ -79,7 +82,7 @@ async def run_records(
             result = await fetch_and_save(session, table, hand_no, directory, host_pk=host_pk)
             results.append(result)
             if not as_json:
-                click.echo(result.line())
+                click.echo(safe_text(result.line()))  # the host's words, the record's fields
         await session.bye("done")
     if as_json:
         click.echo(json.dumps([r.to_json() for r in results], indent=1))
@@ -133,7 +136,7 @@ def records_command(
             known_hosts=known_hosts, list_only=list_only, as_json=as_json,
         ) or []  # fmt: skip
     except click.ClickException as exc:  # no such table, no connection: nothing fetched
-        raise NotFetched(exc.message) from None
+        raise NotFetched(safe_text(exc.message)) from None
     ctx = click.get_current_context()
     if any(r.status in ("invalid", "unreadable") for r in results):
         ctx.exit(EXIT_INVALID)

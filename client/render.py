@@ -11,6 +11,14 @@ red, spades and clubs use the terminal's default foreground (never hard-coded bl
 console raises :class:`OutputClosed` instead of rich's ``SystemExit`` (which trio would wrap
 in a group and print as a traceback); ``client.cli.main`` ends the program quietly on it.
 
+Host text is never shown raw: every string these functions take from the host (names, event
+and view fields, reasons, actions) goes through :func:`protocol.text.safe_text` first
+(:func:`host_data` for whole maps), so an ESC sequence, a bidi override or a newline in it is
+shown escaped (``\\x1b``), never acted on by the terminal; rich markup in it is never parsed
+(``markup=False``, and text goes into :class:`~rich.text.Text` as plain text). The console of
+:func:`make_console` escapes, as a last line of defence, any control character that still
+reaches it other than the line breaks it lays out itself.
+
 Per game: :func:`render_table` draws the header, the pile, what is pending, every seat (hand
 size, turn, dealer, calls) and the scores for ONE; the hand with its numbered legal moves is
 drawn by :mod:`client.choices`. :func:`describe_event` turns one event into a log line such
@@ -20,11 +28,14 @@ as "Bob plays 7♠", or None for events that only matter to the table display.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.text import Text
+
+from protocol.text import safe_text
 
 __all__ = [
     "GAME_TITLES",
@@ -35,6 +46,7 @@ __all__ = [
     "describe_action",
     "describe_event",
     "hand_label",
+    "host_data",
     "make_console",
     "render_outcome",
     "render_table",
@@ -61,6 +73,19 @@ class _Console(Console):
         self.quiet = True  # rich's own handler exits the process; we let the caller decide
         raise OutputClosed("the output was closed")
 
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        """Rich's segments, any control character in their text escaped but line breaks (the
+        callers escape host text themselves; this catches what slips past them)."""
+        for segment in super().render(renderable, options):
+            text = segment.text
+            if segment.control or text.isprintable() or text == "\n":
+                yield segment
+            else:
+                shown = "\n".join(safe_text(line) for line in text.split("\n"))
+                yield Segment(shown, segment.style)
+
 
 def make_console(*, ascii_only: bool = False, file: IO[str] | None = None) -> Console:
     """A console for the game: no markup surprises, colour only on a terminal, NO_COLOR obeyed.
@@ -77,6 +102,31 @@ def make_console(*, ascii_only: bool = False, file: IO[str] | None = None) -> Co
     )
 
 
+def host_data(value: Any) -> Any:
+    r"""``value`` from the host with every string in it, keys included, made safe to show
+    (:func:`protocol.text.safe_text`); maps and lists are copied, other values kept.
+
+    >>> host_data({"kind": "chat", "text": ["hi\x1b[2K"], "n": 3})
+    {'kind': 'chat', 'text': ['hi\\x1b[2K'], 'n': 3}
+    """
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, Mapping):
+        return {host_data(k): host_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [host_data(v) for v in value]
+    return value
+
+
+def _safe_names(names: Names) -> Names:
+    """``names`` with each name made safe to show."""
+    return lambda seat: safe_text(str(names(seat)))
+
+
+def _safe_name_list(names: Sequence[object]) -> list[str]:
+    return [safe_text(str(name)) for name in names]
+
+
 # --------------------------------------------------------------------------- cards
 
 
@@ -86,6 +136,7 @@ def card_text(code: str, *, ascii_only: bool = False, dim: bool = False) -> Text
     >>> card_text("10H").plain, card_text("10H", ascii_only=True).plain, card_text("JB").plain
     ('10♥', '10H', 'Joker(B)')
     """
+    code = safe_text(code)  # a host's card code is shown, never acted on
     if code in ("JR", "JB"):
         label = code if ascii_only else ("Joker(R)" if code == "JR" else "Joker(B)")
         style = RED if code == "JR" else ""
@@ -110,7 +161,7 @@ def cards_text(codes: Sequence[object], *, ascii_only: bool = False, sep: str = 
 
 def suit_text(suit: object, *, ascii_only: bool = False, named: bool = False) -> Text:
     """A suit letter as ``♥`` (``H``), optionally followed by its name."""
-    s = str(suit)
+    s = safe_text(str(suit))
     label = s if ascii_only else SUIT_SYMBOLS.get(s, s)
     if named:
         label += " " + SUIT_NAMES.get(s, s)
@@ -126,6 +177,7 @@ def describe_action(action: Mapping[str, Any], *, ascii_only: bool = False) -> T
     >>> describe_action({"type": "play", "cards": ["7S"], "suit": "H"}, ascii_only=True).plain
     'play 7S naming H hearts'
     """
+    action = host_data(action)
     kind = action.get("type")
     out = Text()
     if kind == "play":
@@ -190,6 +242,7 @@ def name_seats(text: str, names: Names, me: int | None = None) -> str:
     >>> name_seats("too late: seat 1 already called", ["Ann", "Bob"].__getitem__)
     'too late: Bob already called'
     """
+    text, names = safe_text(text), _safe_names(names)
 
     def one(m: re.Match[str]) -> str:
         seat, possessive = int(m.group(1)), m.group(2)
@@ -214,6 +267,7 @@ def describe_event(
     """One log line for an event, or None when the table display already shows it.
 
     ``game_no`` (the table's game, from 1) words the deal line after a rematch."""
+    event, names = host_data(event), _safe_names(names)
     kind = event.get("kind")
     seat = event.get("seat")
     who = names(seat)
@@ -412,6 +466,7 @@ def render_table(
     >>> len(top), top[:14]
     (30, '── One Card ──')
     """
+    view, names = host_data(view), _safe_name_list(names)
     game = str(view.get("game", ""))
     out = Text()
     title = GAME_TITLES.get(game, game)
@@ -565,6 +620,7 @@ def render_outcome(
     >>> print(render_outcome({"winners": [1], "scores": None}, ["Ann", "Bob"], [3, 0]).plain)
     Bob wins! Cards left: Ann 3, Bob 0
     """
+    outcome, names = host_data(outcome), _safe_name_list(names)
     winners = [_name(names, w) for w in outcome.get("winners") or []]
     out = Text()
     if not winners:

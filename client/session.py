@@ -52,6 +52,7 @@ from protocol.framing import NEED_DATA
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
 from protocol.messages import Bye, Error, Hello, Message, Ping, ServerClosing, Welcome
 from protocol.records import MAX_RECORD_BYTES
+from protocol.text import safe_text
 
 __all__ = [
     "PUSH_QUEUE",
@@ -222,7 +223,7 @@ class ClientSession:
 
     def _close(self, reason: str) -> None:
         if not self.closed.is_set():
-            log.debug("connection ended: %s", reason)
+            log.debug("connection ended: %s", safe_text(reason))  # it may quote the host
             self.closed_reason = reason
             self.closed.set()
             self._push_send.close()

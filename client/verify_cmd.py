@@ -5,7 +5,9 @@ How it works: each file is read with :func:`protocol.records.load_record` and ch
 and card of the hand from the host's revealed secret. Nothing here talks to the network. A file
 that cannot be read or is not JSON gets a one-line reason, never a traceback. Exit status: 0 when
 every record is valid (a correctly voided hand counts as valid), 1 when any record fails a check,
-2 when none failed but some file could not be read.
+2 when none failed but some file could not be read. A verdict may quote a field of the record,
+which its host wrote: each line is made safe to show (:func:`protocol.text.safe_text`), and
+``--json`` escapes everything outside ASCII.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import click
 
 from protocol.records import RecordError, load_record, verify_record
+from protocol.text import safe_text
 
 __all__ = ["EXIT_INVALID", "EXIT_UNREADABLE", "verify_command", "verify_files"]
 
@@ -81,7 +84,7 @@ def verify_command(files: tuple[Path, ...], as_json: bool, thorough: bool) -> No
     else:
         for r in results:
             tag = "" if r["ok"] else ("INVALID: " if r["status"] == "invalid" else "unreadable: ")
-            click.echo(f"{r['file']}: {tag}{r['message']}")
+            click.echo(safe_text(f"{r['file']}: {tag}{r['message']}"))
     ctx = click.get_current_context()
     if any(r["status"] == "invalid" for r in results):
         ctx.exit(EXIT_INVALID)

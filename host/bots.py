@@ -21,7 +21,6 @@ where players sit, the bots say they wait for a rematch. Each bot's result is a
 
 from __future__ import annotations
 
-import logging
 import random
 import secrets
 import ssl
@@ -37,6 +36,7 @@ from client.session import ClientSession, Disconnected, RequestError, first_leaf
 from host import policy
 from host.games.base import describe_outcome
 from host.identity import format_fingerprint
+from host.logs import get_logger
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.fairness import FairnessError, HandReport, HandVerifier, SignedMessage, field_b32
 from protocol.messages import Message
@@ -55,7 +55,7 @@ __all__ = [
     "run_bots",
 ]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: the ``software`` a bot sends in ``hello``
 BOT_SOFTWARE = "onecard-bot/0.1.0"

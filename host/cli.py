@@ -4,7 +4,10 @@ How it works: each command turns its options into arguments of a plain async fun
 it with ``trio.run``: :func:`run_host` (serve until Ctrl-C or SIGTERM, then shut down
 gracefully: clients get ``server_closing``) and :func:`host.bots.run_bots`. Domain errors
 (unreadable key files, a port in use, a refused table) become ``click.ClickException`` so the
-user sees one clean line and a non-zero exit status.
+user sees one clean line and a non-zero exit status. What a peer said is never printed raw:
+the ``-v`` log escapes it (:mod:`host.logs`, on the stderr handler too, for the records of
+other libraries), and ``onecard bot`` makes the host's refusals, notices and outcome safe to
+show (:func:`protocol.text.safe_text`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import trio
 
 from host.bots import RequestError, TableFinished, first_leaf, run_bots
 from host.identity import IdentityError
+from host.logs import SafeText
 from host.server import (
     DEFAULT_PORT,
     DEFAULT_TURN_TIMER,
@@ -30,6 +34,7 @@ from host.server import (
 )
 from host.store import DataDirError
 from protocol.errors import ProtocolError
+from protocol.text import safe_text
 
 __all__ = ["bot_command", "host_command", "run_host"]
 
@@ -138,6 +143,9 @@ def host_command(
 ) -> None:
     """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
+    for handler in logging.getLogger().handlers:  # other libraries' records, escaped too
+        if not any(isinstance(f, SafeText) for f in handler.filters):
+            handler.addFilter(SafeText())
     config = HostConfig(
         data_dir=data_dir or default_data_dir(),
         bind=bind,
@@ -237,19 +245,19 @@ def bot_command(
                 think=think,
                 insecure=insecure,
                 fingerprint=fingerprint,
-                notice=lambda line: click.echo(line, err=True),
+                notice=lambda line: click.echo(safe_text(line), err=True),
             )
         )
     except BaseException as raised:
         exc = first_leaf(raised)
         if isinstance(exc, RequestError):
-            raise click.ClickException(f"the host refused: {exc}") from None
+            raise click.ClickException(safe_text(f"the host refused: {exc}")) from None
         if isinstance(exc, TableFinished):
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(safe_text(str(exc))) from None
         if isinstance(exc, ProtocolError):
-            raise click.ClickException(exc.message) from None
+            raise click.ClickException(safe_text(exc.message)) from None
         if isinstance(exc, OSError):
             raise click.ClickException(f"cannot reach {address}: {exc.strerror or exc}") from None
         raise
     if outcomes:
-        click.echo(f"game over: {outcomes[0].line()}")
+        click.echo(safe_text(f"game over: {outcomes[0].line()}"))  # the host's seat names

@@ -20,13 +20,13 @@ engine's events, so a restarted host rebuilds a deal by replaying its journal.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games.base import ChanceRequest, Event
+from host.logs import get_logger
 from protocol.cards import Card
 from protocol.fairness import (
     FairnessError,
@@ -41,7 +41,7 @@ from protocol.records import build_record
 
 __all__ = ["Deal", "FairnessError"]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 
 class Deal:

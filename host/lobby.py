@@ -10,7 +10,6 @@ clients connected in-process, see :mod:`host.bots`).
 
 from __future__ import annotations
 
-import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -21,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import GAMES, find_game
 from host.games.base import OptionError, WireMap
+from host.logs import get_logger
 from host.runner import Seat
 from host.store import Store
 from host.table import HOSTED_BOT_PREFIX, Conn, Table, TableError
@@ -29,7 +29,7 @@ from protocol.records import dump_record
 
 __all__ = ["HOSTED_BOT_PREFIX", "MAX_TABLES", "BotSpawner", "Lobby"]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: most tables one host keeps
 MAX_TABLES = 64

@@ -24,7 +24,6 @@ voided and a seat stood up (``onecard host -v``).
 from __future__ import annotations
 
 import enum
-import logging
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.dealing import Deal
 from host.games.base import ChanceKind, Event, Game, WireMap, describe_outcome
+from host.logs import get_logger
 from host.store import JournalKind, JournalRow
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import SecretLedger, SignedMessage
@@ -51,7 +51,7 @@ __all__ = [
     "TablePhase",
 ]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: seconds a seat has to send its fair-dealing commitment, and again its reveal
 ROUND_TIMEOUT = 20.0

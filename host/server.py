@@ -33,7 +33,6 @@ from __future__ import annotations
 import functools
 import importlib
 import ipaddress
-import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,6 +45,7 @@ import protocol.table_messages as tm
 from host.bots import BotPlayer, RequestError, first_leaf, open_client
 from host.identity import HostIdentity, load_or_create_identity
 from host.lobby import HOSTED_BOT_PREFIX, Lobby
+from host.logs import get_logger
 from host.session import CLOSE_FLUSH_TIMEOUT, Session, server_closing
 from host.store import Store, hold_data_dir
 from host.table import ROUND_TIMEOUT, Table, TableError
@@ -66,7 +66,7 @@ __all__ = [
     "serve_host",
 ]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: the port ``onecard host`` listens on by default
 DEFAULT_PORT = 7531

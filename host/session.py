@@ -33,7 +33,6 @@ nursery holding the writer task; the reader runs in the handler's own task.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -42,6 +41,7 @@ import trio
 
 import protocol.table_messages as tm
 from host.games.base import RulesError, WireMap
+from host.logs import get_logger
 from host.ratelimit import TokenBucket
 from host.table import spectator_name
 from protocol.connection import Connection, Role
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OUTGOING_QUEUE", "SEND_TIMEOUT", "Session", "TokenBucket"]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: batches of outgoing messages queued per connection before it counts as not reading
 OUTGOING_QUEUE = 64

@@ -33,7 +33,6 @@ a ``resume`` (lines said since the client's ``last_seq``) and of a ``watch`` (al
 from __future__ import annotations
 
 import hashlib
-import logging
 import secrets
 from collections import deque
 from typing import Any, Protocol
@@ -44,6 +43,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host import policy
 from host.dealing import Deal
 from host.games.base import Explanation, Game, WireMap
+from host.logs import get_logger
 from host.ratelimit import TokenBucket
 from host.runner import (
     ROUND_TIMEOUT,
@@ -75,7 +75,7 @@ __all__ = [
     "spectator_name",
 ]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: longest player name, in characters
 MAX_NAME_CHARS = 32

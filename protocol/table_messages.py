@@ -232,8 +232,8 @@ class Join(Message):
     name: str = wire(_NAME, "player name, unique at the table (case-insensitive)")
     seat: int | None = wire(Nullable(_SEAT), "seat wanted; nil: the first free one", default=None)
     bot: str | None = wire(
-        Nullable(Str(max_len=32)),
-        "set by bot clients (shown to others; always ready)",
+        Nullable(Str(max_len=MAX_NAME_LEN, printable=True)),
+        "set by bot clients (shown to others in `table_info`; always ready)",
         default=None,
     )
 

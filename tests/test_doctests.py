@@ -23,6 +23,7 @@ MODULES = [
     "protocol.framing",
     "protocol.limits",
     "protocol.messages",
+    "protocol.text",
 ]
 
 

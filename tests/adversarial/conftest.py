@@ -1,0 +1,287 @@
+"""Fixtures for adversarial tests: hostile text, a host that sends it, and clients that do.
+
+Test files cannot import each other (``--import-mode=importlib``), so everything is handed out
+by fixtures. ``hostile`` holds the strings: ESC sequences that set the terminal title, erase a
+line and change colours, a C1 CSI, DEL, bidi overrides and isolates, rich markup and a newline
+followed by a forged line. ``hostile_pushes`` are host messages carrying them in every field a
+client shows (table and seat names, chat, an error push, game start, events, a state with its
+view and legal actions, the outcome). ``hostile_host`` serves a scripted game over loopback TCP
+(``--insecure``) speaking the real protocol (:class:`protocol.connection.Connection`): it
+refuses the first move with a hostile message, explains a card with one, ends the game with a
+hostile outcome and answers the rematch's ``ready`` with a fatal ``error`` whose message is
+hostile too. ``raw_client`` opens a handshaken connection to a real host (``real_host``) that
+can send frames no honest client would. ``unsafe`` lists the characters of a text that a
+terminal would act on; ``client_env`` runs client subprocesses on a dumb terminal.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+import protocol.table_messages as tm
+from host.server import HostConfig, HostInfo, serve_host
+from protocol.cards import parse_card
+from protocol.connection import Connection, Role
+from protocol.errors import ErrorCode
+from protocol.framing import NEED_DATA, encode_frame
+from protocol.messages import Error, Hello, Message, Welcome
+
+#: a terminal's worst enemies, short enough for a name (32 code points)
+NAME = "E\x1b]0;PWN\x07\x1b[2K\x9b2J\x7f\u202e[red]x\nF"
+#: the same and more, for fields without a name's limit
+TEXT = (
+    "Eve\x1b]0;PWNED\x07\x1b[2K\x1b[31mred\x9b2J\x7f\u202eevil\u2066[bold red]loud[/]"
+    "\u200f\x00\r\nFORGED \u2713 deal verified"
+)
+
+
+@dataclass(frozen=True)
+class Hostile:
+    """The hostile strings, and how each looks once escaped."""
+
+    name: str = NAME
+    text: str = TEXT
+    #: what must show on the screen instead (escaped, so seen and harmless)
+    shown: tuple[str, ...] = ("\\x1b]0;PWNED\\x07", "\\x1b[2K", "\\x9b2J", "\\u202e", "\\x7f")
+    #: markup that must show as typed, never styled
+    markup: str = "[bold red]loud[/]"
+
+
+@pytest.fixture
+def hostile() -> Hostile:
+    return Hostile()
+
+
+def _unsafe(text: str, allowed: str = "\n") -> list[str]:
+    """The characters of ``text`` a terminal would act on (not printable, not in ``allowed``)."""
+    return sorted({ch for ch in text if not ch.isprintable() and ch not in allowed})
+
+
+@pytest.fixture
+def unsafe() -> Callable[..., list[str]]:
+    """``unsafe(text, allowed="\\n")``: the characters of ``text`` that are not printable."""
+    return _unsafe
+
+
+def _pushes(table: str = "t1") -> list[Message]:
+    seats_waiting = (
+        {"seat": 0, "name": NAME, "bot": TEXT[:32], "connected": True, "ready": True},
+        {"seat": 1, "name": "Bob", "bot": None, "connected": True, "ready": True},
+    )
+    dropped = ({**seats_waiting[0], "connected": False}, seats_waiting[1])
+
+    def info(seats: tuple[dict[str, Any], ...], phase: str = "waiting") -> tm.TableInfo:
+        return tm.TableInfo(table=table, name=TEXT[:64], game="one-card", options={},
+                            seats=seats, phase=phase, game_no=0, spectators=1, turn_timer=None,
+                            voids=0)  # fmt: skip
+
+    def event(seq: int, **fields: Any) -> tm.EventPush:
+        return tm.EventPush(table=table, seq=seq, event=fields)
+
+    view = {"game": "one-card", "hand": ["7S", "9H"], "top": "7D", "suit": "D",
+            "hand_counts": [3, 2], "direction": TEXT, "stock": TEXT, "extra_turns": TEXT,
+            "damage": TEXT}  # fmt: skip
+    legal = (
+        {"type": "play", "cards": ["7S"]},
+        {"type": "draw"},
+        {"type": "x\x1b[2K", "k\x1b]0;T\x07": TEXT},
+    )
+    return [
+        info(seats_waiting),
+        info(dropped),
+        tm.ChatLine(table=table, seat=0, name=NAME, text=TEXT, n=1),
+        tm.ChatLine(table=table, seat=None, name=NAME, text=TEXT, n=2),
+        Error(code=ErrorCode.BAD_STATE, message=TEXT, fatal=False),
+        tm.GameStart(table=table, seq=1, game_no=1, game="one-card", names=(NAME, "Bob")),
+        event(2, kind="play", seat=0, cards=["7S"], suit=TEXT, damage=TEXT),
+        event(3, kind="blunder", seat=0, cards=["7S"], reason=TEXT),
+        event(4, kind="reverse", direction=TEXT),
+        event(5, kind="declare", seat=0, what=TEXT),
+        event(6, kind="draw", seat=0, count=1, reason=TEXT),
+        event(7, kind=TEXT, seat=0, **{TEXT: TEXT}),
+        tm.StatePush(
+            table=table,
+            seq=7,
+            game_no=1,
+            phase="playing",
+            seat=1,
+            view=view,
+            legal=legal,
+            to_act=(1,),
+            turn_ms=None,
+        ),
+    ]
+
+
+@pytest.fixture
+def hostile_pushes() -> list[Message]:
+    """Host messages with the hostile strings in every field a client shows; the last is our
+    seat's (1) turn."""
+    return _pushes()
+
+
+def hostile_outcome(table: str = "t1") -> tm.GameOver:
+    """The game's end, with a hostile ``termination``; seat 0 (the hostile name) wins."""
+    return tm.GameOver(
+        table=table, seq=8, game_no=1,
+        outcome={"termination": TEXT, "winners": [0], "ranking": [0, 1], "scores": None},
+    )  # fmt: skip
+
+
+@pytest.fixture
+def game_over() -> tm.GameOver:
+    """:func:`hostile_outcome` at table t1."""
+    return hostile_outcome()
+
+
+@dataclass
+class ScriptedHost:
+    """A hostile host's port and what its client sent."""
+
+    port: int
+    received: list[Message] = field(default_factory=list)
+
+
+async def _hostile_handler(host: ScriptedHost, stream: trio.SocketStream) -> None:
+    """One client's game at the hostile host (see the module docstring)."""
+    conn = Connection(role=Role.HOST)
+
+    async def recv() -> Message | None:
+        while (msg := conn.next_message()) is NEED_DATA:
+            data = await stream.receive_some(65536)
+            if not data:
+                return None
+            conn.receive_data(data)
+        assert isinstance(msg, Message)
+        host.received.append(msg)
+        return msg
+
+    async def send(*msgs: Message) -> None:
+        for msg in msgs:
+            await stream.send_all(conn.send(msg))
+
+    refused = readied = False
+    with trio.move_on_after(60):
+        while (msg := await recv()) is not None:
+            if isinstance(msg, Hello):
+                await send(Welcome(re=msg.id, version=1, host_name="[red]Evil[/red] host",
+                                   software="evil/1", fingerprint="sha256:" + "0" * 64,
+                                   limits={}))  # fmt: skip
+            elif isinstance(msg, tm.Join):
+                await send(tm.Joined(re=msg.id, table=msg.table, seat=1, token="t" * 20))
+            elif isinstance(msg, tm.Ready) and not readied:
+                readied = True
+                await send(tm.Ok(re=msg.id), *_pushes(msg.table))
+            elif isinstance(msg, tm.Ready):  # a rematch: the last word, fatal and hostile
+                await send(Error(re=msg.id, code=ErrorCode.BAD_STATE, message=TEXT,
+                                 fatal=True))  # fmt: skip
+                break
+            elif isinstance(msg, tm.Act) and not refused:
+                refused = True
+                await send(Error(re=msg.id, code=ErrorCode.ILLEGAL_ACTION, message=TEXT,
+                                 fatal=False))  # fmt: skip
+            elif isinstance(msg, tm.Explain):
+                await send(tm.Explained(re=msg.id, table=msg.table, card=parse_card("9H"),
+                                        reason=TEXT, blunder=False, action=None),
+                           hostile_outcome(msg.table))  # fmt: skip
+            elif msg.id is not None:
+                await send(tm.Ok(re=msg.id))
+    await stream.aclose()
+
+
+@pytest.fixture
+async def hostile_host(nursery: trio.Nursery) -> ScriptedHost:
+    """A scripted host on loopback (plain TCP, as ``--insecure``) that sends hostile text
+    everywhere; ``onecard join 127.0.0.1:PORT --insecure --table t1`` plays there: the first
+    move is refused, a card held is explained, then the game ends, and a rematch is answered
+    with a fatal error."""
+    host = ScriptedHost(0)
+    handler = functools.partial(_hostile_handler, host)
+    listeners = await nursery.start(functools.partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
+    host.port = int(listeners[0].socket.getsockname()[1])
+    return host
+
+
+@pytest.fixture
+def client_env(tmp_path: Path) -> dict[str, str]:
+    """An environment for client subprocesses: its own known_hosts and state directory, and a
+    dumb terminal, on which rich writes no escape sequence of its own."""
+    env = dict(os.environ)
+    env["ONECARD_KNOWN_HOSTS"] = str(tmp_path / "known_hosts")
+    env["ONECARD_STATE_DIR"] = str(tmp_path / "state")
+    env["PYTHONUTF8"] = "1"
+    env["TERM"] = "dumb"
+    env.pop("FORCE_COLOR", None)
+    env.pop("NO_COLOR", None)
+    return env
+
+
+@pytest.fixture
+async def real_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
+    """A real host on loopback (plain TCP)."""
+    config = HostConfig(data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True,
+                        advertise=False, bot_think=0.0)  # fmt: skip
+    info: HostInfo = await nursery.start(serve_host, config)
+    return info
+
+
+class RawClient:
+    """A client that says what it likes: messages through the protocol's checks, or any map."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.conn = Connection(role=Role.CLIENT)
+
+    async def send(self, msg: Message) -> None:
+        await self.stream.send_all(self.conn.send(msg))
+
+    async def send_raw(self, obj: dict[str, Any]) -> None:
+        """A map as one frame, unchecked (the host must check it)."""
+        await self.stream.send_all(encode_frame(obj))
+
+    async def recv(self) -> Message | None:
+        """The next message, or None when the host closed."""
+        with trio.fail_after(10):
+            while (msg := self.conn.next_message()) is NEED_DATA:
+                data = await self.stream.receive_some(65536)
+                if not data:
+                    return None
+                self.conn.receive_data(data)
+        assert isinstance(msg, Message)
+        return msg
+
+    async def reply(self, id: int) -> Message:
+        """The reply to our message ``id`` (pushes before it are skipped)."""
+        while True:
+            msg = await self.recv()
+            assert msg is not None, "the host closed"
+            if msg.re == id:
+                return msg
+
+
+@pytest.fixture
+def raw_client(real_host: HostInfo) -> Callable[[], Any]:
+    """``async with raw_client() as c``: a handshaken :class:`RawClient` at ``real_host``."""
+
+    @asynccontextmanager
+    async def connect() -> AsyncIterator[RawClient]:
+        stream = await trio.open_tcp_stream("127.0.0.1", real_host.port)
+        client = RawClient(stream)
+        await client.send(Hello(id=0, protocol="onecard", versions=(1,), software="raw/1"))
+        welcome = await client.recv()
+        assert isinstance(welcome, Welcome)
+        try:
+            yield client
+        finally:
+            await stream.aclose()
+
+    return connect
