@@ -74,69 +74,107 @@ def _finishable(hand: Sequence[Card]) -> bool:
     return _finishable_indices(tuple(sorted(c.index for c in hand)))
 
 
+#: bit ``r`` stands for rank ``r`` (ace 1 .. king 13) in a suit's mask
+_QUEEN_BIT = 1 << 12
+#: the plays that end on a queen, as rank masks: K Q, then Q alone, J Q, 10 J Q, ..., A..Q
+_TO_QUEEN = (
+    (1 << 13) | _QUEEN_BIT,
+    *(sum(1 << r for r in range(low, 13)) for low in range(12, 0, -1)),
+)
+_SUIT_NO = {suit: i for i, suit in enumerate(Suit)}
+
+#: a hand for the search: per suit the ranks held once, and the ranks held twice (two decks)
+_Masks = tuple[int, int, int, int, int, int, int, int]
+
+
 @functools.lru_cache(maxsize=8192)
 def _finishable_indices(indices: tuple[int, ...]) -> bool:
     """:func:`_finishable` of the hand with these canonical indices (cached: a hot path)."""
     hand = [ALL_CARDS[i] for i in indices]
     jokers = sum(c.is_joker for c in hand)
-    naturals = Counter(c for c in hand if not c.is_joker)
-    queens = sum(n for c, n in naturals.items() if c.rank is Rank.QUEEN)
+    masks = [0] * 8
+    for c in hand:
+        if c.is_joker:
+            continue
+        assert c.suit is not None
+        i, bit = 2 * _SUIT_NO[c.suit], 1 << int(c.rank)
+        masks[i + 1 if masks[i] & bit else i] |= bit
+    queens = sum(bool(m & _QUEEN_BIT) for m in masks)
     if not hand or len(hand) > 13 * (queens + jokers + 1):
         return False
+    # each play is a run in one suit, so it covers one stretch of a suit's ranks; each play but
+    # the last ends on a queen (one held, or a joker); a joker closes at most one gap
+    stretches = 0
+    for i in range(0, 8, 2):
+        held = masks[i] | masks[i + 1]
+        stretches += (held & ~(held << 1)).bit_count()
+    if stretches > queens + jokers + 1:
+        return False
+    start: _Masks = (*masks,)  # type: ignore[assignment]
     if not jokers:
         if not queens:
-            return _last_play(naturals, 0)
-        suits = {c.suit for c in naturals}
-        if len(suits - {c.suit for c in naturals if c.rank is Rank.QUEEN}) > 1:
+            return _last_play(start, 0)
+        if _lacking(start) > 1:
             return False  # a suit without a queen must be the last play: only one can be
-    return _can_finish(naturals, jokers, {})
+    return _can_finish(start, jokers, {})
 
 
-def _last_play(naturals: Counter[Card], jokers: int) -> bool:
+def _lacking(masks: _Masks) -> int:
+    """Suits held with no queen among them."""
+    return sum(
+        1
+        for i in range(0, 8, 2)
+        if (masks[i] | masks[i + 1]) and not (masks[i] | masks[i + 1]) & _QUEEN_BIT
+    )
+
+
+def _last_play(masks: _Masks, jokers: int) -> bool:
     """Whether all these cards make one play (a single or a run) that does not end on a queen."""
-    total = naturals.total() + jokers
+    held = [m for m in masks if m]
+    total = sum(m.bit_count() for m in held) + jokers
     if total == 1:
-        return jokers == 1 or next(iter(naturals)).rank is not Rank.QUEEN
-    if total > 13 or any(n > 1 for n in naturals.values()):
-        return False
-    if not naturals:
+        return jokers == 1 or held[0] != _QUEEN_BIT
+    if total > 13 or any(masks[i + 1] for i in range(0, 8, 2)):
+        return False  # too long, or a card twice: no one run
+    if not held:
         return True
-    ranks = [int(c.rank) for c in naturals]
+    if len(held) > 1:
+        return False  # two suits
+    m = held[0]
     # a run of two or more can be played towards whichever end is not the queen
-    return len({c.suit for c in naturals}) == 1 and max(ranks) - min(ranks) < total
-
-
-#: the ranks of the plays that end on a queen: K Q, then Q alone, J Q, 10 J Q, ..., A..Q
-_TO_QUEEN = ((13, 12), *(tuple(range(r, 13)) for r in range(12, 0, -1)))
+    return m.bit_length() - (m & -m).bit_length() < total
 
 
 _SEARCH_LIMIT = 48  # positions _can_finish may visit before it answers yes
 
 
-def _can_finish(naturals: Counter[Card], jokers: int, seen: dict[object, bool]) -> bool:
-    key = (frozenset(naturals.items()), jokers)
+def _can_finish(masks: _Masks, jokers: int, seen: dict[object, bool]) -> bool:
+    key = (masks, jokers)
     known = seen.get(key)
     if known is not None:
         return known
     if len(seen) >= _SEARCH_LIMIT:
         return True
-    lacking = {c.suit for c in naturals} - {c.suit for c in naturals if c.rank is Rank.QUEEN}
-    if len(lacking) > jokers + 1:
+    if _lacking(masks) > jokers + 1:
         seen[key] = False  # each suit without a queen needs a joker as its queen, or goes last
         return False
-    seen[key] = found = _last_play(naturals, jokers)
-    for suit in Suit:
+    seen[key] = found = _last_play(masks, jokers)
+    for i in range(0, 8, 2):
         if found:
             break
+        once, twice = masks[i], masks[i + 1]
         for ranks in _TO_QUEEN:
-            use = [c for c in (_AT[suit, r] for r in ranks) if naturals[c]]
-            need = len(ranks) - len(use)
+            use = ranks & (once | twice)
+            need = ranks.bit_count() - use.bit_count()
             if need > jokers:
-                if ranks[0] == 13:
+                if ranks & (1 << 13):
                     continue
                 break  # a longer run up to the queen needs at least as many jokers
-            rest = naturals - Counter(use)
-            if (rest or jokers > need) and _can_finish(rest, jokers - need, seen):
+            from_twice = use & twice  # one copy of each card used goes: the second if held
+            rest = list(masks)
+            rest[i], rest[i + 1] = once & ~(use & ~from_twice), twice & ~from_twice
+            left: _Masks = (*rest,)  # type: ignore[assignment]
+            if (any(left) or jokers > need) and _can_finish(left, jokers - need, seen):
                 found = True
                 break
     seen[key] = found
