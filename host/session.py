@@ -289,6 +289,7 @@ class Session:
                 await self._dispatch(msg)
             else:
                 self.deliver([self._error(ErrorCode.RATE_LIMITED, "slow down", re=msg.id)])
+                await self._pace()
 
     async def _room_to_answer(self) -> None:
         """Wait while the outgoing queue is half full (``READER_PAUSE_AT``): backpressure, so a
@@ -330,9 +331,12 @@ class Session:
                 # a skipped message (unknown type, bad field) is a message like any other: it
                 # waits for room and counts against the rate limit
                 await self._room_to_answer()
-                if not self._within_rate(exempt=self.trusted):
+                refused = not self._within_rate(exempt=self.trusted)
+                if refused:
                     reply = self._error(ErrorCode.RATE_LIMITED, "slow down", re=reply.get("re"))
                 self.deliver([reply])
+                if refused:
+                    await self._pace()
                 continue
             self._charge_cpu(started)
             if msg is not NEED_DATA:
@@ -346,6 +350,12 @@ class Session:
                 self.proto.receive_data(bytes(data))
             except RemoteProtocolError as exc:
                 raise _Close(self.proto.error_reply(exc).to_wire()) from None
+
+    async def _pace(self) -> None:
+        """After refusing a message for the rate limit, read nothing for the time one token
+        takes to come back: a flood is answered (and decoded) at the rate, never faster, so
+        refusing it costs the host no more than serving an honest client would."""
+        await trio.sleep(1.0 / RATE_PER_SECOND)
 
     def _charge_cpu(self, started: float) -> None:
         """Charge the rate limit for the CPU decoding a frame took (``CPU_SECONDS_PER_TOKEN``)."""

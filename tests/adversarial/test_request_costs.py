@@ -154,6 +154,10 @@ async def test_fair_messages_count_against_the_rate_limit(
         codes = [f.get("code") for f in replies]
         served = int(session_module.RATE_BURST + session_module.FAIR_RESERVE_BURST)
         assert codes[:served] == [ErrorCode.BAD_STATE.value] * served  # answered: no such table
-        assert set(codes[served:]) == {ErrorCode.RATE_LIMITED.value}  # the rest refused
-        assert replies[-1]["fatal"] is True  # and the flood ended the connection
+        # after the burst: refused, each refusal pausing the reader for one token's time, so
+        # the flood is served no faster than the rate plus the reserve allow
+        later = codes[served:].count(ErrorCode.BAD_STATE.value)
+        rate = session_module.RATE_PER_SECOND + session_module.FAIR_RESERVE_PER_SECOND
+        assert later <= trio.current_time() * rate + 1
+        assert ErrorCode.RATE_LIMITED.value in codes[served:]
         nursery.cancel_scope.cancel()

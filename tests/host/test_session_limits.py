@@ -67,11 +67,11 @@ async def test_a_burst_of_requests_in_one_write_is_answered_not_disconnected(
         assert [f["re"] for f in replies] == list(range(1, burst + 1))  # each answered, in order
         kinds = [f["type"] if f["type"] == "pong" else f["code"] for f in replies]
         assert kinds[: int(RATE_BURST)] == [answer] * int(RATE_BURST)
-        refused = replies[int(RATE_BURST) :]
-        assert refused and all(
-            f["type"] == "error" and f["code"] == ErrorCode.RATE_LIMITED.value and not f["fatal"]
-            for f in refused
-        )
+        rest = replies[int(RATE_BURST) :]
+        refused = [f for f in rest if f.get("code") == ErrorCode.RATE_LIMITED.value]
+        assert refused and all(not f["fatal"] for f in refused)
+        # the rest is answered at the rate (each refusal paces the reader): some go through
+        assert set(kinds[int(RATE_BURST) :]) <= {answer, ErrorCode.RATE_LIMITED.value}
         nursery.cancel_scope.cancel()
 
 
