@@ -253,7 +253,8 @@ class Joined(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class Leave(Message):
-    """Gives up a seat (not while a game runs) or stops watching; answered by `left`."""
+    """Gives up a seat (during a game the host's bot takes it over) or stops watching; answered
+    by `left`."""
 
     TYPE: ClassVar[str] = "leave"
     DIRECTION: ClassVar[Direction] = C2H
