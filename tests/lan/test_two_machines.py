@@ -226,7 +226,7 @@ async def discovered(m: Machines) -> dict[str, Any]:
 
 async def play_json(m: Machines, client: Proc, *, drop_link: bool) -> list[dict[str, Any]]:
     """Answer every turn with the first legal move until ``end``; optionally take the host's
-    link down for a few seconds after a few of our moves. Returns every object printed."""
+    link down for a few seconds at our first turn. Returns every object printed."""
     seen: list[dict[str, Any]] = []
     moves = 0
     with trio.fail_after(GAME_TIMEOUT):
@@ -236,7 +236,7 @@ async def play_json(m: Machines, client: Proc, *, drop_link: bool) -> list[dict[
                 raise AssertionError(f"the client ended without an end object: {seen[-5:]}")
             seen.append(obj)
             if obj["type"] == "state" and obj.get("my_turn"):
-                if drop_link and moves == 3:
+                if drop_link and moves == 0:  # our first turn: mid-hand, whatever its length
                     m.lan.cut()
                     await trio.sleep(LINK_DOWN_S)
                     m.lan.link(up=True)
