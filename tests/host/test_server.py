@@ -406,7 +406,8 @@ async def test_an_engine_failure_mid_action_restores_the_table_from_its_journal(
     def flaky_apply(self: Any, seat: int, action: Any) -> Any:
         calls["n"] += 1
         events = real_apply(self, seat, action)
-        if calls["n"] == 5:  # the engine changed its state, then failed
+        if calls["n"] == 2:  # the engine changed its state, then failed (early: One Card
+            # games with bankruptcy can end in a handful of actions)
             raise RuntimeError("injected engine bug")
         return events
 
@@ -417,7 +418,7 @@ async def test_an_engine_failure_mid_action_restores_the_table_from_its_journal(
         await host.host.add_bots(table, 2)
         await until_game_over(spectator)
         records = await fetch_records(spectator, table)
-    assert calls["n"] > 5
+    assert calls["n"] > 2
     assert records and all(verify_record(r).ok for r in records)
 
 
