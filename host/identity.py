@@ -7,6 +7,9 @@ mode 0600 and loaded unchanged on every later start, so the TLS fingerprint that
 (trust on first use, like SSH ``known_hosts``) and the fairness key that signs hand records
 survive restarts. The fingerprint is the SHA-256 of the DER certificate, shown as
 ``SHA256:ab:cd:...``.
+
+The data directory is made 0700 and key files that other users could read are tightened to
+0600 at start-up (:mod:`host.filemodes`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.x509.oid import NameOID
+
+from host.filemodes import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tighten
 
 if sys.platform != "win32":
     import fcntl
@@ -113,7 +118,7 @@ def _write_private(path: Path, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.chmod(tmp, 0o600)
+        os.chmod(tmp, PRIVATE_FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         with suppress(OSError):
@@ -196,7 +201,7 @@ def load_or_create_identity(data_dir: Path, *, name: str = "onecard host") -> Ho
     Raises:
         IdentityError: a file exists but is unreadable or of the wrong kind.
     """
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     with _identity_lock(data_dir):
         return _load_or_create(data_dir, name)
 
@@ -206,6 +211,7 @@ def _load_or_create(data_dir: Path, name: str) -> HostIdentity:
     key_path = data_dir / KEY_FILE
     if not (cert_path.exists() and key_path.exists()):
         _create_tls(cert_path, key_path, name)
+    tighten([data_dir, key_path, data_dir / SIGNING_KEY_FILE])  # one line if any was open
     try:
         cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
         tls_key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)

@@ -22,17 +22,23 @@ data directory for the host's whole lifetime (the OS drops it if the process die
 host started on the same directory is refused (:class:`DataDirInUse`) instead of replaying the
 same tables and writing the same journal rows. It is a different file from the identity's
 short-lived lock, so the two never wait on each other.
+
+Private files: the journal's ``open`` rows hold each hand's secret S (with the public reveals,
+the whole deck), so the data directory and the ``records`` directory are 0700 and the database
+(with its ``-wal`` and ``-shm``, which sqlite creates with the database's mode) and every
+record file 0600, tightened at start-up if they were looser (:mod:`host.filemodes`).
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,6 +46,13 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
+from host.filemodes import (
+    PRIVATE_DIR_MODE,
+    PRIVATE_FILE_MODE,
+    make_private_dir,
+    private_data_dir,
+    tighten,
+)
 from protocol.records import dump_record
 
 if sys.platform != "win32":
@@ -63,6 +76,8 @@ DB_FILE = "host.sqlite3"
 RECORDS_DIR = "records"
 #: held (flock) by the host serving from the data directory, for as long as it runs
 HOST_LOCK_FILE = ".host.lock"
+#: the files sqlite keeps beside the database in WAL mode
+DB_SIDE_SUFFIXES = ("-wal", "-shm")
 
 _T = TypeVar("_T")
 
@@ -173,8 +188,10 @@ class DataDirInUse(DataDirError):
 def hold_data_dir(data_dir: Path) -> Iterator[None]:
     """Hold ``data_dir`` for this host until the block ends (see the module docstring).
 
-    The lock file records the holder's process id for the error message. Where there is no
-    ``fcntl`` (Windows) nothing is locked.
+    The directory, its files and its records are made private, or tightened, first (one
+    WARNING line if anything was open to other users: :mod:`host.filemodes`). The lock file
+    records the holder's process id for the error message. Where there is no ``fcntl``
+    (Windows) nothing is locked.
 
     Raises:
         DataDirInUse: another host holds the directory.
@@ -185,8 +202,9 @@ def hold_data_dir(data_dir: Path) -> Iterator[None]:
         yield
         return
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(data_dir / HOST_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        data_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+        private_data_dir(data_dir, [RECORDS_DIR])  # before anything is written there
+        fd = os.open(data_dir / HOST_LOCK_FILE, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
     except OSError as exc:
         raise DataDirError(f"cannot use data dir {data_dir}: {exc.strerror or exc}") from None
     try:
@@ -209,6 +227,24 @@ def hold_data_dir(data_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole (a synced temporary file renamed over it), mode 0600."""
+    tmp = path.with_suffix(".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+        with os.fdopen(fd, "wb") as fh:  # bytes: no newline translation on Windows
+            if sys.platform != "win32":
+                os.fchmod(fh.fileno(), PRIVATE_FILE_MODE)  # a stale .tmp kept its old mode
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 class Store:
     """The host's sqlite database plus the directory of hand records."""
 
@@ -217,18 +253,26 @@ class Store:
         self.data_dir = data_dir
         self.in_thread = in_thread
         self.records_dir = data_dir / RECORDS_DIR
+        self.db_path = data_dir / DB_FILE
         self._limiter = trio.CapacityLimiter(1)
         self._db: sqlite3.Connection | None = None
 
     # -- lifecycle
 
     def _open_sync(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.records_dir.mkdir(exist_ok=True)
-        db = sqlite3.connect(self.data_dir / DB_FILE, check_same_thread=False, isolation_level=None)
+        make_private_dir(self.data_dir, parents=True)
+        make_private_dir(self.records_dir)
+        tighten(sorted(p for p in self.records_dir.iterdir() if p.is_file()))
+        path = self.db_path
+        sides = [path.with_name(path.name + s) for s in DB_SIDE_SUFFIXES]
+        if not path.exists():  # made 0600 before sqlite opens it: its -wal and -shm follow
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
+        tighten([path, *sides])
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
         db.executescript(_SCHEMA)
+        tighten(sides)
         self._db = db
 
     async def open(self) -> None:
@@ -395,19 +439,12 @@ class Store:
         return self.records_dir / f"{safe}-hand{hand_no:04d}.json"
 
     async def save_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> Path:
+        """Write a hand record (mode 0600); OSError if the disk refuses."""
         path = self.record_path(table_id, hand_no)
-        text = dump_record(record)  # what get_record serves: a fetched copy is these bytes
-
-        def write() -> None:
-            tmp = path.with_suffix(".tmp")
-            with open(tmp, "wb") as fh:  # bytes: no newline translation on Windows
-                fh.write(text.encode("utf-8"))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
+        data = dump_record(record).encode("utf-8")  # what get_record serves, byte for byte
 
         with trio.CancelScope(shield=True):
-            await self._run(write)
+            await self._run(functools.partial(_write_file, path, data))
         return path
 
     async def load_record(self, table_id: str, hand_no: int) -> dict[str, Any] | None:
