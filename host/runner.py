@@ -19,6 +19,9 @@ Rules:
 
 Live (not replayed) inputs log one INFO line each for a game started or over, a deal round
 voided and a seat stood up (``onecard host -v``).
+
+A stored row that cannot be replayed raises :class:`ReplayError` naming the row, so the lobby
+can leave that one table out with a line an operator can act on.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ __all__ = [
     "Batch",
     "EngineFailure",
     "GameRunner",
+    "ReplayError",
     "Seat",
     "TableError",
     "TablePhase",
@@ -73,6 +77,10 @@ class EngineFailure(TableError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code=ErrorCode.INTERNAL)
+
+
+class ReplayError(Exception):
+    """A stored journal row cannot be replayed; the message names the row and why."""
 
 
 class TablePhase(enum.Enum):
@@ -206,7 +214,13 @@ class GameRunner:
                         j.seq,
                     )
                     self.seq = j.seq - 1
-                self._input(Batch(), j.kind, j.payload)
+                try:
+                    self._input(Batch(), j.kind, j.payload)
+                except Exception as exc:
+                    raise ReplayError(
+                        f"journal row {j.seq} ({j.kind.value}) cannot be replayed: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
                 self._needs_open = False
         finally:
             self._replaying = False

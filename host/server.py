@@ -431,8 +431,8 @@ async def serve_host(
 
     Raises:
         ValueError: the host name is empty, too long or not printable.
-        DataDirError: the data directory cannot be held (DataDirInUse: another host serves
-            from it).
+        DataDirError: the data directory cannot be held or used (DataDirInUse: another host
+            serves from it; DataDirDamaged: a file in it is damaged, see :mod:`host.store`).
         IdentityError: the key files in the data directory are unreadable.
         OSError: the port cannot be bound.
     """

@@ -907,11 +907,17 @@ class Table(GameRunner):
         return table
 
     async def after_restore(self) -> None:
-        """Finish what a restart interrupted: write records; void and redo a half-done round."""
+        """Finish what a restart interrupted: write the records that are not on disk; void and
+        redo a half-done round.
+
+        A record file that exists is left as it is, readable or not, so a damaged one never
+        keeps the round from being voided (``get_record`` answers ``unavailable`` for it).
+        """
         async with self._lock:
             records, self.pending_records = self.pending_records, []
+            have = set(await self.store.list_records(self.table_id))
             for hand_no, record in records:
-                if await self.store.load_record(self.table_id, hand_no) is None:
+                if hand_no not in have:
                     await self.store.save_record(self.table_id, hand_no, record)
             await self._settle_stood_up()
             if self.phase is not TablePhase.DEALING or self.engine is None:
