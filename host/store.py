@@ -38,6 +38,17 @@ that cannot be decoded (bad msgpack, an unknown ``kind``) damages only its table
 :class:`TableRow` comes back with ``damaged`` saying which row, and the lobby leaves that
 table out while the rest are served; an unreadable chat line is skipped. A record file that
 cannot be read raises :class:`RecordUnreadable` (``get_record`` answers ``unavailable``).
+
+Hand records and a full disk: :meth:`Store.keep_record` never raises for a write the disk
+refuses (``ENOSPC``, ``EIO``, ...): the record's text stays in memory, where
+:meth:`load_record` and :meth:`list_records` find it (so a client that asks after
+``hand_end`` gets it all the same), and is written by the next :meth:`keep_record` or by
+:meth:`retry_records`, a task that retries with backoff from ``RECORD_RETRY_FIRST`` up to
+``RECORD_RETRY_MAX`` seconds. One WARNING says when the disk starts refusing and one when it
+takes the records again. Nothing is lost if the host stops first: every record is rebuilt
+from the journal, which holds the hand's inputs, by the next start
+(:meth:`host.table.Table.after_restore`); that is also what becomes of the oldest records
+should more than ``MAX_UNWRITTEN_BYTES`` wait in memory (they are dropped from it, logged).
 """
 
 from __future__ import annotations
@@ -73,6 +84,9 @@ if sys.platform != "win32":
 __all__ = [
     "DB_FILE",
     "HOST_LOCK_FILE",
+    "MAX_UNWRITTEN_BYTES",
+    "RECORD_RETRY_FIRST",
+    "RECORD_RETRY_MAX",
     "ChatRow",
     "DataDirDamaged",
     "DataDirError",
@@ -94,6 +108,13 @@ RECORDS_DIR = "records"
 HOST_LOCK_FILE = ".host.lock"
 #: the files sqlite keeps beside the database in WAL mode
 DB_SIDE_SUFFIXES = ("-wal", "-shm")
+#: seconds before the first retry of hand records the disk refused
+RECORD_RETRY_FIRST = 1.0
+#: the longest wait between two retries (the wait doubles after each refusal)
+RECORD_RETRY_MAX = 60.0
+#: bytes of hand records kept in memory for a disk that refuses them; past this the oldest are
+#: dropped from memory (the next start rebuilds them from the journal)
+MAX_UNWRITTEN_BYTES = 32 * 1024 * 1024
 
 _T = TypeVar("_T")
 
@@ -321,12 +342,14 @@ def hold_data_dir(data_dir: Path) -> Iterator[None]:
             raise DataDirInUse(f"data dir {data_dir} is in use by another host{pid}") from None
         except OSError as exc:
             raise DataDirError(f"cannot lock data dir {data_dir}: {exc.strerror or exc}") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        with suppress(OSError):  # the pid only words the refusal: a full disk must not stop us
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         try:
             yield
         finally:
-            os.ftruncate(fd, 0)
+            with suppress(OSError):
+                os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
@@ -371,6 +394,13 @@ class Store:
         self.db_path = data_dir / DB_FILE
         self._limiter = trio.CapacityLimiter(1)
         self._db: sqlite3.Connection | None = None
+        #: hand records the disk refused, by path: served from here, retried until written
+        self._unwritten: dict[Path, bytes] = {}
+        #: the disk refused the last record write (one WARNING until it takes one again)
+        self._refusing = False
+        self._flush_lock = trio.Lock()
+        #: set when records are left unwritten (wakes :meth:`retry_records`)
+        self._records_due = trio.Event()
 
     # -- lifecycle
 
@@ -468,6 +498,13 @@ class Store:
                 self._db = None
 
         with trio.CancelScope(shield=True):
+            if self._unwritten and not await self.flush_records():
+                log.error(
+                    "%d hand record(s) never reached the disk (%s); the next start rebuilds "
+                    "them from the journal",
+                    len(self._unwritten),
+                    ", ".join(p.name for p in self._unwritten),
+                )
             await self._run(close_sync)
 
     async def _run(self, fn: Callable[[], _T]) -> _T:
@@ -635,13 +672,83 @@ class Store:
         return self.records_dir / f"{safe}-hand{hand_no:04d}.json"
 
     async def save_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> Path:
-        """Write a hand record (mode 0600); OSError if the disk refuses."""
+        """Write a hand record now (mode 0600); OSError if the disk refuses.
+
+        The host itself uses :meth:`keep_record`, which never raises for the disk.
+        """
         path = self.record_path(table_id, hand_no)
         data = dump_record(record).encode("utf-8")  # what get_record serves, byte for byte
 
         with trio.CancelScope(shield=True):
             await self._run(functools.partial(_write_file, path, data))
         return path
+
+    async def keep_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> bool:
+        """Store a hand record; True once it is on disk, False if it waits in memory.
+
+        Never raises for the disk: a refused write is logged and retried (module docstring).
+        """
+        path = self.record_path(table_id, hand_no)
+        self._unwritten[path] = dump_record(record).encode("utf-8")
+        while sum(map(len, self._unwritten.values())) > MAX_UNWRITTEN_BYTES:
+            oldest = next(iter(self._unwritten))
+            if oldest == path:
+                break
+            del self._unwritten[oldest]
+            log.error(
+                "hand record %s dropped from memory (over %d bytes wait for the disk); the "
+                "next start rebuilds it from the journal",
+                oldest, MAX_UNWRITTEN_BYTES,
+            )  # fmt: skip
+        try:
+            return await self.flush_records()
+        finally:
+            if self._unwritten:
+                self._records_due.set()
+
+    async def flush_records(self) -> bool:
+        """Write the records waiting in memory, oldest first; True when none is left."""
+        async with self._flush_lock:
+            written = 0
+            for path, data in list(self._unwritten.items()):
+                try:
+                    with trio.CancelScope(shield=True):
+                        await self._run(functools.partial(_write_file, path, data))
+                except OSError as exc:
+                    if not self._refusing:
+                        self._refusing = True
+                        log.warning(
+                            "cannot write the hand record %s: %s; it is kept in memory, served "
+                            "from there, and written as soon as the disk takes it",
+                            path, exc.strerror or exc,
+                        )  # fmt: skip
+                    else:
+                        log.debug("hand record %s still refused: %s", path, exc)
+                    return False
+                del self._unwritten[path]
+                written += 1
+            if self._refusing:
+                self._refusing = False
+                log.warning("the disk takes hand records again: %d written", written)
+            return True
+
+    async def retry_records(self) -> None:
+        """Write the records the disk refused, with backoff, until cancelled (the host's
+        nursery runs this)."""
+        delay = RECORD_RETRY_FIRST
+        while True:
+            if not self._unwritten:
+                delay = RECORD_RETRY_FIRST
+                await self._records_due.wait()
+                self._records_due = trio.Event()
+                continue
+            await trio.sleep(delay)
+            if not await self.flush_records():
+                delay = min(delay * 2, RECORD_RETRY_MAX)
+
+    def unwritten_records(self) -> list[Path]:
+        """The paths of the records waiting in memory for the disk, oldest first."""
+        return list(self._unwritten)
 
     async def load_record(self, table_id: str, hand_no: int) -> dict[str, Any] | None:
         """A stored hand record, or None if there is none.
@@ -650,6 +757,9 @@ class Store:
             RecordUnreadable: its file cannot be read or is not a JSON object.
         """
         path = self.record_path(table_id, hand_no)
+        waiting = self._unwritten.get(path)
+        if waiting is not None:
+            return _read_record(path, waiting)
 
         def read() -> dict[str, Any] | None:
             try:
@@ -663,7 +773,7 @@ class Store:
         return await self._run(read)
 
     async def list_records(self, table_id: str) -> list[int]:
-        """The hand numbers of ``table_id`` with a record file."""
+        """The hand numbers of ``table_id`` with a record (on disk or waiting in memory)."""
         prefix = self.record_path(table_id, 0).name.split("-hand")[0] + "-hand"
 
         def hand(p: Path) -> int | None:
@@ -674,8 +784,10 @@ class Store:
             except ValueError:
                 return None
 
+        waiting = list(self._unwritten)
+
         def scan() -> list[int]:
-            paths = list(self.records_dir.glob(prefix + "*.json"))
+            paths = [*self.records_dir.glob(prefix + "*.json"), *waiting]
             return sorted({n for n in map(hand, paths) if n is not None})
 
         return await self._run(scan)
