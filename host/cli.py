@@ -7,7 +7,18 @@ gracefully: clients get ``server_closing``) and :func:`host.bots.run_bots`. Doma
 user sees one clean line and a non-zero exit status. What a peer said is never printed raw:
 the ``-v`` log escapes it (:mod:`host.logs`, on the stderr handler too, for the records of
 other libraries), and ``onecard bot`` makes the host's refusals, notices and outcome safe to
-show (:func:`protocol.text.safe_text`).
+show (:func:`protocol.text.safe_text`). Errors reach here inside trio's exception
+groups (``serve_host`` runs in a nursery, and ``nursery.start`` wraps what its task raised):
+:func:`host.bots.first_leaf` unwraps them, and anything unexpected is re-raised as itself, not
+as a group.
+
+``onecard host`` exits with status 0 after Ctrl-C or SIGTERM; 1 when it cannot start (the port
+is taken, the data directory is in use, cannot be made or written); 2 for bad options (click);
+:data:`EXIT_DAMAGED_DATA` (65, ``EX_DATAERR``) when a file in the data directory is damaged or
+unreadable: the database, a key file, a ``records`` path that is not a directory, an empty
+database beside hand records. The message names the file and what to do; starting again will
+not help until someone does, so a supervisor should not restart on it (systemd:
+``RestartPreventExitStatus=65``).
 """
 
 from __future__ import annotations
@@ -21,7 +32,7 @@ import platformdirs
 import trio
 
 from host.bots import RequestError, TableFinished, first_leaf, run_bots
-from host.identity import IdentityError
+from host.identity import IdentityError, IdentityUnreadable
 from host.logs import SafeText
 from host.server import (
     DEFAULT_PORT,
@@ -32,15 +43,23 @@ from host.server import (
     HostInfo,
     serve_host,
 )
-from host.store import DataDirError
+from host.store import DataDirDamaged, DataDirError
 from protocol.errors import ProtocolError
 from protocol.text import safe_text
 
-__all__ = ["bot_command", "host_command", "run_host"]
+__all__ = ["EXIT_DAMAGED_DATA", "bot_command", "host_command", "run_host"]
 
 APP_NAME = "onecard"
 #: ``onecard bot --count``: bots one command runs
 BOT_COUNT = click.IntRange(1, 16)
+#: ``onecard host``'s exit status for a damaged or unreadable file in the data directory
+EXIT_DAMAGED_DATA = 65
+
+
+class DamagedDataError(click.ClickException):
+    """A damaged data-directory file: one line, exit status :data:`EXIT_DAMAGED_DATA`."""
+
+    exit_code = EXIT_DAMAGED_DATA
 
 
 def default_data_dir() -> Path:
@@ -141,7 +160,12 @@ def host_command(
     max_connections_per_address: int,
     verbose: bool,
 ) -> None:
-    """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint."""
+    """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint.
+
+    Exit status: 0 after Ctrl-C or SIGTERM, 1 if the host cannot start (port taken, data
+    directory in use or not writable), 65 if a file in the data directory is damaged or
+    unreadable (the message names it and what to do; starting again will not help).
+    """
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
     for handler in logging.getLogger().handlers:  # other libraries' records, escaped too
         if not any(isinstance(f, SafeText) for f in handler.filters):
@@ -163,11 +187,15 @@ def host_command(
         trio.run(run_host, config)
     except BaseException as raised:
         exc = first_leaf(raised)
+        if isinstance(exc, DataDirDamaged | IdentityUnreadable):
+            raise DamagedDataError(str(exc)) from None
         if isinstance(exc, IdentityError | DataDirError | ValueError):
             raise click.ClickException(str(exc)) from None
         if isinstance(exc, OSError):
             where = f"port {port}" if bind is None else _join_address(bind, port)
             raise click.ClickException(f"cannot listen on {where}: {exc.strerror or exc}") from None
+        if exc is not raised and isinstance(exc, Exception):
+            raise exc from None  # a bug: its own traceback, not trio's groups around it
         raise
 
 

@@ -7,6 +7,11 @@ mode 0600 and loaded unchanged on every later start, so the TLS fingerprint that
 (trust on first use, like SSH ``known_hosts``) and the fairness key that signs hand records
 survive restarts. The fingerprint is the SHA-256 of the DER certificate, shown as
 ``SHA256:ab:cd:...``.
+
+The data directory is made 0700 and key files that other users could read are tightened to
+0600 at start-up (:mod:`host.filemodes`). A key file that exists but cannot be read raises
+:class:`IdentityUnreadable`, one line naming the file and what to do (``onecard host`` exits
+with status 65); a key that cannot be created (a full disk) raises :class:`IdentityError`.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.x509.oid import NameOID
 
+from host.filemodes import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tighten
+
 if sys.platform != "win32":
     import fcntl
 
@@ -37,6 +44,7 @@ __all__ = [
     "SIGNING_KEY_FILE",
     "HostIdentity",
     "IdentityError",
+    "IdentityUnreadable",
     "format_fingerprint",
     "load_or_create_identity",
 ]
@@ -51,7 +59,11 @@ CERT_LIFETIME = datetime.timedelta(days=20 * 365)
 
 
 class IdentityError(Exception):
-    """The identity files exist but cannot be read or are not what they should be."""
+    """The identity cannot be loaded or created."""
+
+
+class IdentityUnreadable(IdentityError):
+    """An identity file exists but cannot be read or is not what it should be."""
 
 
 def format_fingerprint(der: bytes) -> str:
@@ -113,7 +125,7 @@ def _write_private(path: Path, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.chmod(tmp, 0o600)
+        os.chmod(tmp, PRIVATE_FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         with suppress(OSError):
@@ -181,24 +193,43 @@ def _load_signing_key(path: Path) -> ed25519.Ed25519PrivateKey:
             ),
         )
         return key
+    todo = (
+        "restore it from a backup, or move it aside to make a new one (clients that pinned "
+        "the old key refuse the new one's deals until they pin the host afresh)"
+    )
     try:
         loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
     except (ValueError, TypeError, OSError) as exc:
-        raise IdentityError(f"cannot read the signing key {path}: {exc}") from exc
+        raise IdentityUnreadable(
+            f"cannot read the signing key {path} ({_reason(exc)}): {todo}"
+        ) from exc
     if not isinstance(loaded, ed25519.Ed25519PrivateKey):
-        raise IdentityError(f"{path} is not an Ed25519 private key")
+        raise IdentityUnreadable(f"{path} is not an Ed25519 private key: {todo}")
     return loaded
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def load_or_create_identity(data_dir: Path, *, name: str = "onecard host") -> HostIdentity:
     """Load the host identity from ``data_dir``, creating any missing part.
 
     Raises:
-        IdentityError: a file exists but is unreadable or of the wrong kind.
+        IdentityUnreadable: a file exists but is unreadable or of the wrong kind.
+        IdentityError: a missing file cannot be created (a full disk).
+        OSError: the directory cannot be made.
     """
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     with _identity_lock(data_dir):
-        return _load_or_create(data_dir, name)
+        try:
+            return _load_or_create(data_dir, name)
+        except OSError as exc:  # reading errors are IdentityUnreadable already
+            raise IdentityError(
+                f"cannot create the host identity in {data_dir}: {exc.strerror or exc}"
+            ) from exc
 
 
 def _load_or_create(data_dir: Path, name: str) -> HostIdentity:
@@ -206,13 +237,25 @@ def _load_or_create(data_dir: Path, name: str) -> HostIdentity:
     key_path = data_dir / KEY_FILE
     if not (cert_path.exists() and key_path.exists()):
         _create_tls(cert_path, key_path, name)
+    tighten([data_dir, key_path, data_dir / SIGNING_KEY_FILE])  # one line if any was open
+    todo = (
+        f"restore it from a backup, or move {CERT_FILE} and {KEY_FILE} aside to make a new "
+        "identity (players are then shown a new fingerprint to accept)"
+    )
     try:
         cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    except (ValueError, TypeError, OSError) as exc:
+        raise IdentityUnreadable(
+            f"cannot read the TLS identity's certificate {cert_path} ({_reason(exc)}): {todo}"
+        ) from exc
+    try:
         tls_key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
     except (ValueError, TypeError, OSError) as exc:
-        raise IdentityError(f"cannot read the TLS identity in {data_dir}: {exc}") from exc
+        raise IdentityUnreadable(
+            f"cannot read the TLS identity's key {key_path} ({_reason(exc)}): {todo}"
+        ) from exc
     if not isinstance(tls_key, ec.EllipticCurvePrivateKey):
-        raise IdentityError(f"{key_path} is not an ECDSA private key")
+        raise IdentityUnreadable(f"{key_path} is not an ECDSA private key: {todo}")
     signing_key = _load_signing_key(data_dir / SIGNING_KEY_FILE)
     return HostIdentity(
         cert_path=cert_path,

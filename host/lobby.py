@@ -6,6 +6,11 @@ nursery. It validates ``create_table`` against the game registry and the game's 
 persists the table before answering, finds the seat a resume token belongs to, serves hand
 records, and seats host-run bots through the server's bot spawner (bots are ordinary protocol
 clients connected in-process, see :mod:`host.bots`).
+
+Damaged data stays with its table: at start-up a table whose stored rows cannot be read or
+replayed (or whose game this build lacks) is left out, with one ERROR line naming the table and
+the row; its data stays in the store, its id is never given to a new table, and every other
+table is served. A hand record whose file cannot be read is answered ``unavailable``.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host.games import GAMES, find_game
 from host.games.base import OptionError, WireMap
 from host.logs import get_logger
-from host.runner import Seat
-from host.store import Store
+from host.runner import ReplayError, Seat
+from host.store import RecordUnreadable, Store, TableRow
 from host.table import HOSTED_BOT_PREFIX, Conn, Table, TableError
 from protocol.errors import ErrorCode
 from protocol.records import dump_record
@@ -62,6 +67,8 @@ class Lobby:
         self.round_timeout = round_timeout
         self.nursery = nursery
         self.tables: dict[str, Table] = {}
+        #: tables left out at start-up (damaged data), by id: why (their ids are not reused)
+        self.left_out: dict[str, str] = {}
         self.spawn_bot: BotSpawner | None = None
 
     # ------------------------------------------------------------------ queries
@@ -94,7 +101,25 @@ class Lobby:
         return found
 
     async def record_text(self, table_id: str, hand_no: int) -> str:
-        record = await self.store.load_record(table_id, hand_no)
+        """The record of a hand as ``get_record`` serves it.
+
+        Raises:
+            TableError: no such record (``not_found``), or its file cannot be read
+                (``unavailable``: the host logs which file).
+        """
+        try:
+            record = await self.store.load_record(table_id, hand_no)
+        except RecordUnreadable as exc:
+            log.warning(
+                "table %s: get_record of hand %d: %s (while the table is kept, deleting the "
+                "file and restarting the host rebuilds it from the journal)",
+                table_id, hand_no, exc,
+            )  # fmt: skip
+            raise TableError(
+                f"the host cannot read its record of hand {hand_no} at table {table_id!r}: "
+                "the file is damaged",
+                code=ErrorCode.UNAVAILABLE,
+            ) from None
         if record is None:
             raise TableError(
                 f"no record of hand {hand_no} at table {table_id!r}", code=ErrorCode.NOT_FOUND
@@ -127,7 +152,7 @@ class Lobby:
         if len(self.tables) >= MAX_TABLES:
             raise TableError(f"the host has {MAX_TABLES} busy tables", code=ErrorCode.FULL)
         table_id = "t" + secrets.token_hex(3)
-        while table_id in self.tables:
+        while table_id in self.tables or table_id in self.left_out:
             table_id = "t" + secrets.token_hex(3)
         table = Table(
             table_id=table_id,
@@ -174,21 +199,8 @@ class Lobby:
         """Rebuild every stored table; return the hosted-bot seats to reconnect."""
         bots: list[tuple[Table, int]] = []
         for row in await self.store.load_tables():
-            try:
-                game_cls = find_game(str(row.meta["game"]))
-            except OptionError:
-                continue
-            try:
-                table = Table.restore(
-                    row,
-                    game_cls=game_cls,
-                    store=self.store,
-                    signing_key=self.signing_key,
-                    grace=self.grace,
-                    round_timeout=self.round_timeout,
-                )
-            except Exception:  # one unreadable table must not keep the host from starting
-                log.exception("cannot restore table %s; its data is kept", row.table_id)
+            table = self._rebuild(row)
+            if table is None:
                 continue
             await self._start(table)
             try:
@@ -208,6 +220,29 @@ class Lobby:
                 if (seat.bot or "").startswith(HOSTED_BOT_PREFIX):
                     bots.append((table, seat.index))
         return bots
+
+    def _rebuild(self, row: TableRow) -> Table | None:
+        """A stored table replayed, or None (logged) if it must be left out."""
+        why = row.damaged
+        if why is None:
+            try:
+                game_cls = find_game(str(row.meta["game"]))
+                return Table.restore(
+                    row,
+                    game_cls=game_cls,
+                    store=self.store,
+                    signing_key=self.signing_key,
+                    grace=self.grace,
+                    round_timeout=self.round_timeout,
+                )
+            except (OptionError, ReplayError) as exc:
+                why = exc.message if isinstance(exc, OptionError) else str(exc)
+            except Exception as exc:  # one unreadable table must not keep the host from starting
+                log.debug("table %s: restore failed", row.table_id, exc_info=True)
+                why = f"it cannot be restored ({type(exc).__name__}: {exc})"
+        self.left_out[row.table_id] = why
+        log.error("table %s left out: %s; its data is kept in the store", row.table_id, why)
+        return None
 
     async def add_bot(
         self, table_id: str, *, kind: str, seat: int | None, by: Conn | None = None

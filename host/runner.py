@@ -19,13 +19,20 @@ Rules:
 
 Live (not replayed) inputs log one INFO line each for a game started or over, a deal round
 voided and a seat stood up (``onecard host -v``).
+
+A stored row that cannot be replayed raises :class:`ReplayError` naming the row, so the lobby
+can leave that one table out with a line an operator can act on. Replaying also rebuilds the
+hand records of earlier games whose files were lost (a record the disk refused, and the host
+stopped before it could write it: :meth:`GameRunner.lost_records`): each such game is
+replayed alone into a scratch runner, which signs the same messages again.
 """
 
 from __future__ import annotations
 
 import enum
+import itertools
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +53,7 @@ __all__ = [
     "Batch",
     "EngineFailure",
     "GameRunner",
+    "ReplayError",
     "Seat",
     "TableError",
     "TablePhase",
@@ -80,6 +88,10 @@ class EngineFailure(TableError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code=ErrorCode.INTERNAL)
+
+
+class ReplayError(Exception):
+    """A stored journal row cannot be replayed; the message names the row and why."""
 
 
 class TablePhase(enum.Enum):
@@ -218,12 +230,56 @@ class GameRunner:
                         j.seq,
                     )
                     self.seq = j.seq - 1
-                self._input(Batch(), j.kind, j.payload)
+                try:
+                    self._input(Batch(), j.kind, j.payload)
+                except Exception as exc:
+                    raise ReplayError(
+                        f"journal row {j.seq} ({j.kind.value}) cannot be replayed: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
                 self._needs_open = False
         finally:
             self._replaying = False
         if journal:
             self.seq = max(self.seq, journal[-1].seq)
+
+    def lost_records(
+        self, journal: Sequence[JournalRow], have: Collection[int]
+    ) -> list[tuple[int, WireMap]]:
+        """The records of earlier games' hands not in ``have``, rebuilt from ``journal``.
+
+        Only games before the journal's last one: :meth:`replay` leaves the last game's records
+        in ``pending_records``. A game's hands are numbered from its GAME row's
+        ``fair_hand_no`` to the next game's; only a game with one missing is replayed (alone,
+        into a scratch runner with no seats: the records depend on the journal only). A game
+        that cannot be replayed is logged and skipped.
+        """
+        starts = [i for i, j in enumerate(journal) if j.kind is JournalKind.GAME]
+        out: list[tuple[int, WireMap]] = []
+        for begin, end in itertools.pairwise(starts):
+            first = int(journal[begin].payload.get("fair_hand_no", 0)) + 1
+            last = int(journal[end].payload.get("fair_hand_no", 0))
+            if all(hand in have for hand in range(first, last + 1)):
+                continue
+            scratch = GameRunner(
+                table_id=self.table_id,
+                game_cls=self.game_cls,
+                seats=self.nseats,
+                options=self.options,
+                signing_key=self.signing_key,
+                turn_timer=None,
+                round_timeout=self.round_timeout,
+            )
+            try:
+                scratch.replay(journal[begin:end])
+            except Exception as exc:  # a game the restore itself did not need to replay
+                log.warning(
+                    "table %s: cannot rebuild the lost records of hands %d-%d: %s",
+                    self.table_id, first, last, exc,
+                )  # fmt: skip
+                continue
+            out.extend((hand, r) for hand, r in scratch.pending_records if hand not in have)
+        return out
 
     # ------------------------------------------------------------------ inputs
 

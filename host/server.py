@@ -23,9 +23,11 @@ tasks and the in-process bots, so shutdown first stops accepting, then sends eve
 TLS handshake with ``HANDSHAKE_TIMEOUT_S``, takes a slot of the connection cap and one of its
 address's cap (over either, the client gets a fatal ``full`` error before its ``hello``), runs a
 :class:`host.session.Session`, and always closes the stream in ``finally``; no exception from one
-connection can reach the host. The per-address cap keeps one machine from taking every slot
-(and so locking out players who come back to ``resume`` their seats); loopback peers and the
-host's own in-process bots are exempt (see :func:`_capped_address`).
+connection can reach the host, nor one from reconnecting a restored table's bots (a full disk:
+:meth:`Host.respawn_bot`). The nursery also runs the store's retries of hand records the disk
+refused (:meth:`host.store.Store.retry_records`). The per-address cap keeps one machine from
+taking every slot (and so locking out players who come back to ``resume`` their seats);
+loopback peers and the host's own in-process bots are exempt (see :func:`_capped_address`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 import functools
 import importlib
 import ipaddress
+import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -324,10 +327,27 @@ class Host:
                 log.exception("in-process bot at %s failed", table_id)
 
     async def respawn_bot(self, table: Table, seat: int) -> None:
+        """Reconnect a host-run bot after a restart; never raises (a task of the host's
+        nursery: a failure here must not stop the host).
+
+        If its new token cannot be stored (a full disk) the bot stays away and, as for any
+        absent seat, the host plays it once the grace period is over; the line logged says so.
+        """
         s = table.seats[seat]
         if s is None or s.bot is None:
             return
-        token = await table.reissue_token(seat)
+        try:
+            token = await table.reissue_token(seat)
+        except (OSError, sqlite3.Error) as exc:
+            log.error(
+                "table %s: cannot restart the bot in seat %d: storing its token failed (%s); "
+                "the host plays the seat after the grace period",
+                table.table_id, seat, exc,
+            )  # fmt: skip
+            return
+        except Exception:
+            log.exception("table %s: cannot restart the bot in seat %d", table.table_id, seat)
+            return
         kind = s.bot.removeprefix(HOSTED_BOT_PREFIX)
         try:
             await self._spawn_bot(table.table_id, kind, seat, token)
@@ -435,8 +455,8 @@ async def serve_host(
 
     Raises:
         ValueError: the host name is empty, too long or not printable.
-        DataDirError: the data directory cannot be held (DataDirInUse: another host serves
-            from it).
+        DataDirError: the data directory cannot be held or used (DataDirInUse: another host
+            serves from it; DataDirDamaged: a file in it is damaged, see :mod:`host.store`).
         IdentityError: the key files in the data directory are unreadable.
         OSError: the port cannot be bound.
     """
@@ -487,6 +507,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                     await host._accept_loop(listeners, nursery)
 
             nursery.start_soon(accept)
+            nursery.start_soon(store.retry_records)
             for table, seat in bots:
                 nursery.start_soon(host.respawn_bot, table, seat)
             if advertise:

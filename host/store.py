@@ -22,17 +22,46 @@ data directory for the host's whole lifetime (the OS drops it if the process die
 host started on the same directory is refused (:class:`DataDirInUse`) instead of replaying the
 same tables and writing the same journal rows. It is a different file from the identity's
 short-lived lock, so the two never wait on each other.
+
+Private files: the journal's ``open`` rows hold each hand's secret S (with the public reveals,
+the whole deck), so the data directory and the ``records`` directory are 0700 and the database
+(with its ``-wal`` and ``-shm``, which sqlite creates with the database's mode) and every
+record file 0600, tightened at start-up if they were looser (:mod:`host.filemodes`).
+
+Damaged data, at start-up (:meth:`Store.open`, :meth:`Store.load_tables`): a database sqlite
+cannot read (``file is not a database``, page corruption found by ``PRAGMA quick_check``), a
+``records`` path that is not a directory, and an empty database beside hand records (its
+tables were lost: an empty database with no records is a fresh one, started with a warning)
+raise :class:`DataDirDamaged`, one line naming the file and what to do; ``onecard host``
+exits with status 65 then, since restarting will not help. A journal, settings or seat row
+that cannot be decoded (bad msgpack, an unknown ``kind``) damages only its table: the
+:class:`TableRow` comes back with ``damaged`` saying which row, and the lobby leaves that
+table out while the rest are served; an unreadable chat line is skipped. A record file that
+cannot be read raises :class:`RecordUnreadable` (``get_record`` answers ``unavailable``).
+
+Hand records and a full disk: :meth:`Store.keep_record` never raises for a write the disk
+refuses (``ENOSPC``, ``EIO``, ...): the record's text stays in memory, where
+:meth:`load_record` and :meth:`list_records` find it (so a client that asks after
+``hand_end`` gets it all the same), and is written by the next :meth:`keep_record` or by
+:meth:`retry_records`, a task that retries with backoff from ``RECORD_RETRY_FIRST`` up to
+``RECORD_RETRY_MAX`` seconds. One WARNING says when the disk starts refusing and one when it
+takes the records again. Nothing is lost if the host stops first: every record is rebuilt
+from the journal, which holds the hand's inputs, by the next start
+(:meth:`host.table.Table.after_restore`); that is also what becomes of the oldest records
+should more than ``MAX_UNWRITTEN_BYTES`` wait in memory (they are dropped from it, logged).
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import json
+import logging
 import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,6 +69,13 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
+from host.filemodes import (
+    PRIVATE_DIR_MODE,
+    PRIVATE_FILE_MODE,
+    make_private_dir,
+    private_data_dir,
+    tighten,
+)
 from protocol.records import dump_record
 
 if sys.platform != "win32":
@@ -48,21 +84,37 @@ if sys.platform != "win32":
 __all__ = [
     "DB_FILE",
     "HOST_LOCK_FILE",
+    "MAX_UNWRITTEN_BYTES",
+    "RECORD_RETRY_FIRST",
+    "RECORD_RETRY_MAX",
     "ChatRow",
+    "DataDirDamaged",
     "DataDirError",
     "DataDirInUse",
     "JournalKind",
     "JournalRow",
+    "RecordUnreadable",
     "SeatRow",
     "Store",
     "TableRow",
     "hold_data_dir",
 ]
 
+log = logging.getLogger(__name__)
+
 DB_FILE = "host.sqlite3"
 RECORDS_DIR = "records"
 #: held (flock) by the host serving from the data directory, for as long as it runs
 HOST_LOCK_FILE = ".host.lock"
+#: the files sqlite keeps beside the database in WAL mode
+DB_SIDE_SUFFIXES = ("-wal", "-shm")
+#: seconds before the first retry of hand records the disk refused
+RECORD_RETRY_FIRST = 1.0
+#: the longest wait between two retries (the wait doubles after each refusal)
+RECORD_RETRY_MAX = 60.0
+#: bytes of hand records kept in memory for a disk that refuses them; past this the oldest are
+#: dropped from memory (the next start rebuilds them from the journal)
+MAX_UNWRITTEN_BYTES = 32 * 1024 * 1024
 
 _T = TypeVar("_T")
 
@@ -149,6 +201,8 @@ class TableRow:
     seats: list[SeatRow] = field(default_factory=list)
     journal: list[JournalRow] = field(default_factory=list)
     chat: list[ChatRow] = field(default_factory=list)
+    #: None, or which stored row of this table cannot be read (the table must not be served)
+    damaged: str | None = None
 
 
 def _pack(obj: object) -> bytes:
@@ -157,26 +211,115 @@ def _pack(obj: object) -> bytes:
     return data
 
 
-def _unpack(data: bytes) -> dict[str, Any]:
-    obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
-    assert isinstance(obj, dict)
+def _unpack(data: object) -> dict[str, Any]:
+    if not isinstance(data, bytes):
+        raise TypeError(f"a blob was expected, not {type(data).__name__}")
+    try:
+        obj = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise ValueError(f"bad msgpack: {_why(exc)}") from None
+    if not isinstance(obj, dict):
+        raise TypeError(f"a map was expected, not {type(obj).__name__}")
     return obj
 
 
+#: what decoding a stored row can raise (msgpack's errors are ValueErrors, or UnpackException)
+_DECODE_ERRORS = (ValueError, TypeError, msgpack.UnpackException)
+
+
+def _why(exc: BaseException) -> str:
+    """An exception as a short reason, never empty (msgpack's FormatError has no text)."""
+    return str(exc) or type(exc).__name__
+
+
+def _journal_row(seq: object, kind: object, seat: object, payload: object) -> JournalRow:
+    if not isinstance(seq, int):
+        raise TypeError(f"seq {seq!r} is not a number")
+    if not isinstance(kind, str):
+        raise TypeError(f"kind {kind!r} is not a string")
+    if seat is not None and not isinstance(seat, int):
+        raise TypeError(f"seat {seat!r} is not a number")
+    return JournalRow(seq, JournalKind(kind), seat, _unpack(payload))
+
+
+def _table_row(table_id: str, created: int, meta: object) -> TableRow:
+    row = TableRow(table_id, created, {})
+    try:
+        row.meta = _unpack(meta)
+    except _DECODE_ERRORS as exc:
+        row.damaged = f"its settings row is unreadable ({_why(exc)})"
+    return row
+
+
+def _add_seat(row: TableRow, seat: object, name: object, token: object, bot: object) -> None:
+    if (
+        isinstance(seat, int)
+        and isinstance(name, str)
+        and isinstance(token, bytes | None)
+        and isinstance(bot, str | None)
+    ):
+        row.seats.append(SeatRow(seat, name, token, bot))
+    else:
+        row.damaged = f"the row of seat {seat!r} is unreadable"
+
+
+def _add_journal(row: TableRow, seq: object, kind: object, seat: object, payload: object) -> None:
+    try:
+        row.journal.append(_journal_row(seq, kind, seat, payload))
+    except _DECODE_ERRORS as exc:
+        row.damaged = f"journal row {seq!r} ({kind!r}) is unreadable ({_why(exc)})"
+
+
+def _add_chat(row: TableRow, n: object, seq: object, line: object) -> None:
+    """Add a kept chat line; one that cannot be read is skipped (only the backlog loses it)."""
+    try:
+        if not isinstance(n, int) or not isinstance(seq, int):
+            raise TypeError(f"line {n!r} at seq {seq!r} is not numbered")
+        row.chat.append(ChatRow(n, seq, _unpack(line)))
+    except _DECODE_ERRORS as exc:
+        log.warning("table %s: chat line %r unreadable, skipped (%s)", row.table_id, n, _why(exc))
+
+
 class DataDirError(Exception):
-    """The data directory cannot be held: it cannot be created or locked, or is in use."""
+    """The data directory cannot be held or used: it cannot be created, locked or written,
+    or is in use."""
 
 
 class DataDirInUse(DataDirError):
     """Another host (process) already serves from this data directory."""
 
 
+class DataDirDamaged(DataDirError):
+    """A file in the data directory is damaged or not what the host keeps there; the message
+    names it and what to do. Starting again will not help until someone does."""
+
+
+class RecordUnreadable(Exception):
+    """A hand record file exists but cannot be read (damaged, or not a record)."""
+
+
+def _database_error(path: Path, exc: sqlite3.Error) -> DataDirError:
+    """The start-up error for a database sqlite refused (one line)."""
+    exc = type(exc)(" ".join(str(exc).split()))
+    if isinstance(exc, sqlite3.OperationalError):  # cannot open or write: not the content
+        return DataDirError(
+            f"cannot use the database {path}: {exc}; check that it is a file this user may "
+            "read and write, on a disk with room"
+        )
+    return DataDirDamaged(
+        f"the database {path} is damaged ({exc}): restore it from a backup, or move it and "
+        f"its -wal and -shm files aside to start with no tables (the hand records stay)"
+    )
+
+
 @contextmanager
 def hold_data_dir(data_dir: Path) -> Iterator[None]:
     """Hold ``data_dir`` for this host until the block ends (see the module docstring).
 
-    The lock file records the holder's process id for the error message. Where there is no
-    ``fcntl`` (Windows) nothing is locked.
+    The directory, its files and its records are made private, or tightened, first (one
+    WARNING line if anything was open to other users: :mod:`host.filemodes`). The lock file
+    records the holder's process id for the error message. Where there is no ``fcntl``
+    (Windows) nothing is locked.
 
     Raises:
         DataDirInUse: another host holds the directory.
@@ -187,8 +330,9 @@ def hold_data_dir(data_dir: Path) -> Iterator[None]:
         yield
         return
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(data_dir / HOST_LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        data_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+        private_data_dir(data_dir, [RECORDS_DIR])  # before anything is written there
+        fd = os.open(data_dir / HOST_LOCK_FILE, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
     except OSError as exc:
         raise DataDirError(f"cannot use data dir {data_dir}: {exc.strerror or exc}") from None
     try:
@@ -200,15 +344,45 @@ def hold_data_dir(data_dir: Path) -> Iterator[None]:
             raise DataDirInUse(f"data dir {data_dir} is in use by another host{pid}") from None
         except OSError as exc:
             raise DataDirError(f"cannot lock data dir {data_dir}: {exc.strerror or exc}") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        with suppress(OSError):  # the pid only words the refusal: a full disk must not stop us
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         try:
             yield
         finally:
-            os.ftruncate(fd, 0)
+            with suppress(OSError):
+                os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole (a synced temporary file renamed over it), mode 0600."""
+    tmp = path.with_suffix(".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+        with os.fdopen(fd, "wb") as fh:  # bytes: no newline translation on Windows
+            if sys.platform != "win32":
+                os.fchmod(fh.fileno(), PRIVATE_FILE_MODE)  # a stale .tmp kept its old mode
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _read_record(path: Path, data: bytes) -> dict[str, Any]:
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise RecordUnreadable(f"{path} is not a hand record: not JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise RecordUnreadable(f"{path} is not a hand record: its top level is not an object")
+    return obj
 
 
 class Store:
@@ -219,21 +393,104 @@ class Store:
         self.data_dir = data_dir
         self.in_thread = in_thread
         self.records_dir = data_dir / RECORDS_DIR
+        self.db_path = data_dir / DB_FILE
         self._limiter = trio.CapacityLimiter(1)
         self._db: sqlite3.Connection | None = None
+        #: hand records the disk refused, by path: served from here, retried until written
+        self._unwritten: dict[Path, bytes] = {}
+        #: the disk refused the last record write (one WARNING until it takes one again)
+        self._refusing = False
+        self._flush_lock = trio.Lock()
+        #: set when records are left unwritten (wakes :meth:`retry_records`)
+        self._records_due = trio.Event()
 
     # -- lifecycle
 
     def _open_sync(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.records_dir.mkdir(exist_ok=True)
-        db = sqlite3.connect(self.data_dir / DB_FILE, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        db.executescript(_SCHEMA)
+        try:
+            make_private_dir(self.data_dir, parents=True)
+        except OSError as exc:
+            raise DataDirError(
+                f"cannot use data dir {self.data_dir}: {exc.strerror or exc}"
+            ) from None
+        self._open_records_dir()
+        path = self.db_path
+        existed = path.exists()
+        sides = [path.with_name(path.name + s) for s in DB_SIDE_SUFFIXES]
+        try:
+            if not existed:  # made 0600 before sqlite opens it: its -wal and -shm follow
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
+        except OSError as exc:
+            raise DataDirError(
+                f"cannot create the database {path}: {exc.strerror or exc}"
+            ) from None
+        tighten([path, *sides])
+        db: sqlite3.Connection | None = None
+        try:
+            db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            names = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if existed and not names:
+                self._empty_database()
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            if names:  # page corruption shows now, not in the middle of a game
+                ((verdict, *_),) = db.execute("PRAGMA quick_check(1)").fetchall()
+                if verdict != "ok":  # "*** in database main ***\nPage 8: ...": the last line
+                    found = str(verdict).strip().splitlines()[-1]
+                    raise sqlite3.DatabaseError(f"quick_check: {found}")
+            db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            raise _database_error(path, exc) from None
+        except BaseException:
+            if db is not None:
+                db.close()
+            raise
+        tighten(sides)
         self._db = db
 
+    def _open_records_dir(self) -> None:
+        records = self.records_dir
+        if (records.exists() or records.is_symlink()) and not records.is_dir():
+            raise DataDirDamaged(
+                f"{records} is not a directory: the host keeps its hand records there; move "
+                "it aside (an empty directory is made at the next start)"
+            )
+        try:
+            make_private_dir(records)
+            tighten(sorted(p for p in records.iterdir() if p.is_file()))
+        except OSError as exc:
+            raise DataDirError(f"cannot use {records}: {exc.strerror or exc}") from None
+
+    def _empty_database(self) -> None:
+        """The database file existed but holds nothing: fresh, or were its tables lost?
+
+        Hand records beside it say the host served tables from here, so an empty database
+        means lost tables (a truncated or replaced file): refuse rather than start over
+        silently. With no records it is taken for a fresh one (say, a first start that stopped
+        before sqlite wrote anything), with a warning.
+        """
+        try:
+            held = any(self.records_dir.glob("*.json"))
+        except OSError:
+            held = False
+        if held:
+            raise DataDirDamaged(
+                f"the database {self.db_path} is empty, but {self.records_dir} holds hand "
+                f"records, so the tables it held are lost: restore {DB_FILE} from a backup, or "
+                "delete it to start with no tables (the hand records stay)"
+            )
+        log.warning("%s is empty: starting with no tables", self.db_path)
+
     async def open(self) -> None:
+        """Open (or create) the database and the records directory.
+
+        Raises:
+            DataDirDamaged: the database is damaged, empty beside hand records, or the records
+                path is not a directory (see the module docstring).
+            DataDirError: the directory or database cannot be made, opened or written.
+        """
         await self._run(self._open_sync)
 
     async def close(self) -> None:
@@ -243,6 +500,13 @@ class Store:
                 self._db = None
 
         with trio.CancelScope(shield=True):
+            if self._unwritten and not await self.flush_records():
+                log.error(
+                    "%d hand record(s) never reached the disk (%s); the next start rebuilds "
+                    "them from the journal",
+                    len(self._unwritten),
+                    ", ".join(p.name for p in self._unwritten),
+                )
             await self._run(close_sync)
 
     async def _run(self, fn: Callable[[], _T]) -> _T:
@@ -345,7 +609,14 @@ class Store:
     # -- reads
 
     async def load_tables(self, only: str | None = None) -> list[TableRow]:
-        """Every table (or just table ``only``) with its seats and whole journal, by creation."""
+        """Every table (or just table ``only``) with its seats and whole journal, by creation.
+
+        A table with a row that cannot be decoded comes back with ``damaged`` set (and its
+        rows up to that one); see the module docstring.
+
+        Raises:
+            DataDirDamaged, DataDirError: sqlite cannot read the database.
+        """
         # the WHERE clause is one of two constant strings; values are bound parameters
         where, args = ("", ()) if only is None else (" WHERE table_id = ?", (only,))
 
@@ -356,30 +627,36 @@ class Store:
                 f"SELECT table_id, created, meta FROM tables{where} ORDER BY created, table_id",
                 args,
             ):
-                tables[table_id] = TableRow(table_id, created, _unpack(meta))
-            for table_id, seat, name, token_hash, bot in db.execute(
+                tables[table_id] = _table_row(table_id, created, meta)
+
+            def usable(table_id: str) -> TableRow | None:
+                found = tables.get(table_id)
+                return None if found is None or found.damaged else found
+
+            for table_id, *seat in db.execute(
                 f"SELECT table_id, seat, name, token_hash, bot FROM seats{where} ORDER BY seat",
                 args,
             ):
-                if table_id in tables:
-                    tables[table_id].seats.append(SeatRow(seat, name, token_hash, bot))
-            for table_id, seq, kind, seat, payload in db.execute(
+                if (found := usable(table_id)) is not None:
+                    _add_seat(found, *seat)
+            for table_id, *journal in db.execute(
                 "SELECT table_id, seq, kind, seat, payload FROM journal"
                 f"{where} ORDER BY table_id, seq",
                 args,
             ):
-                if table_id in tables:
-                    tables[table_id].journal.append(
-                        JournalRow(seq, JournalKind(kind), seat, _unpack(payload))
-                    )
-            for table_id, n, seq, line in db.execute(
+                if (found := usable(table_id)) is not None:
+                    _add_journal(found, *journal)
+            for table_id, *chat in db.execute(
                 f"SELECT table_id, n, seq, line FROM chat{where} ORDER BY table_id, n", args
             ):
-                if table_id in tables:
-                    tables[table_id].chat.append(ChatRow(n, seq, _unpack(line)))
+                if (found := usable(table_id)) is not None:
+                    _add_chat(found, *chat)
             return list(tables.values())
 
-        return await self._run(load)
+        try:
+            return await self._run(load)
+        except sqlite3.Error as exc:
+            raise _database_error(self.db_path, exc) from None
 
     async def messages_after(
         self, table_id: str, after_seq: int, seat: int | None
@@ -403,44 +680,122 @@ class Store:
         return self.records_dir / f"{safe}-hand{hand_no:04d}.json"
 
     async def save_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> Path:
-        path = self.record_path(table_id, hand_no)
-        text = dump_record(record)  # what get_record serves: a fetched copy is these bytes
+        """Write a hand record now (mode 0600); OSError if the disk refuses.
 
-        def write() -> None:
-            tmp = path.with_suffix(".tmp")
-            with open(tmp, "wb") as fh:  # bytes: no newline translation on Windows
-                fh.write(text.encode("utf-8"))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
+        The host itself uses :meth:`keep_record`, which never raises for the disk.
+        """
+        path = self.record_path(table_id, hand_no)
+        data = dump_record(record).encode("utf-8")  # what get_record serves, byte for byte
 
         with trio.CancelScope(shield=True):
-            await self._run(write)
+            await self._run(functools.partial(_write_file, path, data))
         return path
 
-    async def load_record(self, table_id: str, hand_no: int) -> dict[str, Any] | None:
+    async def keep_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> bool:
+        """Store a hand record; True once it is on disk, False if it waits in memory.
+
+        Never raises for the disk: a refused write is logged and retried (module docstring).
+        """
         path = self.record_path(table_id, hand_no)
+        self._unwritten[path] = dump_record(record).encode("utf-8")
+        while sum(map(len, self._unwritten.values())) > MAX_UNWRITTEN_BYTES:
+            oldest = next(iter(self._unwritten))
+            if oldest == path:
+                break
+            del self._unwritten[oldest]
+            log.error(
+                "hand record %s dropped from memory (over %d bytes wait for the disk); the "
+                "next start rebuilds it from the journal",
+                oldest, MAX_UNWRITTEN_BYTES,
+            )  # fmt: skip
+        try:
+            return await self.flush_records()
+        finally:
+            if self._unwritten:
+                self._records_due.set()
+
+    async def flush_records(self) -> bool:
+        """Write the records waiting in memory, oldest first; True when none is left."""
+        async with self._flush_lock:
+            written = 0
+            for path, data in list(self._unwritten.items()):
+                try:
+                    with trio.CancelScope(shield=True):
+                        await self._run(functools.partial(_write_file, path, data))
+                except OSError as exc:
+                    if not self._refusing:
+                        self._refusing = True
+                        log.warning(
+                            "cannot write the hand record %s: %s; it is kept in memory, served "
+                            "from there, and written as soon as the disk takes it",
+                            path, exc.strerror or exc,
+                        )  # fmt: skip
+                    else:
+                        log.debug("hand record %s still refused: %s", path, exc)
+                    return False
+                del self._unwritten[path]
+                written += 1
+            if self._refusing:
+                self._refusing = False
+                log.warning("the disk takes hand records again: %d written", written)
+            return True
+
+    async def retry_records(self) -> None:
+        """Write the records the disk refused, with backoff, until cancelled (the host's
+        nursery runs this)."""
+        delay = RECORD_RETRY_FIRST
+        while True:
+            if not self._unwritten:
+                delay = RECORD_RETRY_FIRST
+                await self._records_due.wait()
+                self._records_due = trio.Event()
+                continue
+            await trio.sleep(delay)
+            if not await self.flush_records():
+                delay = min(delay * 2, RECORD_RETRY_MAX)
+
+    def unwritten_records(self) -> list[Path]:
+        """The paths of the records waiting in memory for the disk, oldest first."""
+        return list(self._unwritten)
+
+    async def load_record(self, table_id: str, hand_no: int) -> dict[str, Any] | None:
+        """A stored hand record, or None if there is none.
+
+        Raises:
+            RecordUnreadable: its file cannot be read or is not a JSON object.
+        """
+        path = self.record_path(table_id, hand_no)
+        waiting = self._unwritten.get(path)
+        if waiting is not None:
+            return _read_record(path, waiting)
 
         def read() -> dict[str, Any] | None:
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = path.read_bytes()
             except FileNotFoundError:
                 return None
-            assert isinstance(data, dict)
-            return data
+            except OSError as exc:
+                raise RecordUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
+            return _read_record(path, data)
 
         return await self._run(read)
 
     async def list_records(self, table_id: str) -> list[int]:
+        """The hand numbers of ``table_id`` with a record (on disk or waiting in memory)."""
         prefix = self.record_path(table_id, 0).name.split("-hand")[0] + "-hand"
 
+        def hand(p: Path) -> int | None:
+            if not (p.name.startswith(prefix) and p.name.endswith(".json")):
+                return None
+            try:
+                return int(p.stem.rsplit("-hand", 1)[1])
+            except ValueError:
+                return None
+
+        waiting = list(self._unwritten)
+
         def scan() -> list[int]:
-            out = []
-            for p in self.records_dir.glob(prefix + "*.json"):
-                try:
-                    out.append(int(p.stem.rsplit("-hand", 1)[1]))
-                except ValueError:
-                    continue
-            return sorted(out)
+            paths = [*self.records_dir.glob(prefix + "*.json"), *waiting]
+            return sorted({n for n in map(hand, paths) if n is not None})
 
         return await self._run(scan)

@@ -6,7 +6,9 @@ flags, spectators, resume tokens, chat, and the timers. Every change runs under 
 lock in three steps: compute (the runner appends the input row and its output rows to a
 batch), *commit* the batch in one sqlite transaction (:mod:`host.store`), then *deliver* it.
 Nothing is sent that is not durable, so a restarted host rebuilds a table by replaying the
-stored inputs (:meth:`Table.restore`) and resumes at the last message it sent.
+stored inputs (:meth:`Table.restore`) and resumes at the last message it sent. A hand record
+is kept before its batch is delivered, but never holds the batch back: one the disk refuses
+waits in the store's memory and is retried (:mod:`host.store`).
 
 Who sees what: each journaled message is public (``None``) or private to one seat; seats get
 public messages and their own, spectators public ones only. After every change each seat gets a
@@ -35,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections import deque
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import trio
@@ -55,7 +58,7 @@ from host.runner import (
     TableError,
     TablePhase,
 )
-from host.store import ChatRow, JournalKind, SeatRow, Store, TableRow
+from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store, TableRow
 from protocol.cards import Card
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import FairnessError
@@ -819,10 +822,18 @@ class Table(GameRunner):
         await self._deliver(batch)
 
     async def _deliver(self, batch: Batch) -> None:
-        """Write the hand records the batch finished, then send its messages and views."""
+        """Keep the hand records the batch finished, then send its messages and views.
+
+        The batch is committed, so its messages go out whatever becomes of the records: a
+        write the disk refuses waits in the store's memory, is served from there and retried
+        (:meth:`host.store.Store.keep_record`); nothing here raises for the disk.
+        """
         records, self.pending_records = self.pending_records, []
         for hand_no, record in records:
-            await self.store.save_record(self.table_id, hand_no, record)
+            try:
+                await self.store.keep_record(self.table_id, hand_no, record)
+            except Exception:  # a bug, not the disk: still, the committed messages go out
+                log.exception("table %s: the record of hand %d is lost", self.table_id, hand_no)
         per_conn: dict[int, tuple[Conn, list[WireMap]]] = {}
         for member in self.members():
             per_conn[id(member)] = (member, [])
@@ -840,7 +851,10 @@ class Table(GameRunner):
         for conn, msgs in per_conn.values():
             if msgs:
                 conn.deliver(msgs)
-        await self._settle_stood_up()
+        try:
+            await self._settle_stood_up()
+        except Exception:  # the seat is freed in memory; the restart replay frees it again
+            log.exception("table %s: storing a freed seat failed", self.table_id)
 
     async def _settle_stood_up(self) -> None:
         """Seats the runner stood up (too many missed deal rounds): the owner's connection
@@ -955,6 +969,9 @@ class Table(GameRunner):
 
     # ------------------------------------------------------------------ restart
 
+    #: the journal :meth:`restore` replayed, until :meth:`after_restore` rebuilds lost records
+    _restored_journal: Sequence[JournalRow] = ()
+
     @classmethod
     def restore(
         cls,
@@ -985,6 +1002,7 @@ class Table(GameRunner):
             if 0 <= s.seat < table.nseats:
                 table.seats[s.seat] = Seat(s.seat, s.name, s.token_hash, bot=s.bot)
         table.replay(row.journal)
+        table._restored_journal = row.journal
         table.chat_log.extend(row.chat)
         ready = meta.get("ready")
         waiting = table.phase in (TablePhase.WAITING, TablePhase.FINISHED)
@@ -1003,12 +1021,26 @@ class Table(GameRunner):
         return table
 
     async def after_restore(self) -> None:
-        """Finish what a restart interrupted: write records; void and redo a half-done round."""
+        """Finish what a restart interrupted: write the records that are not on disk (the last
+        game's from the replay, earlier games' rebuilt from the journal: the host stopped
+        while its disk refused them); void and redo a half-done round.
+
+        A record file that exists is left as it is, readable or not, so a damaged one never
+        keeps the round from being voided (``get_record`` answers ``unavailable`` for it).
+        """
         async with self._lock:
             records, self.pending_records = self.pending_records, []
-            for hand_no, record in records:
-                if await self.store.load_record(self.table_id, hand_no) is None:
-                    await self.store.save_record(self.table_id, hand_no, record)
+            journal, self._restored_journal = self._restored_journal, ()
+            have = set(await self.store.list_records(self.table_id))
+            lost = self.lost_records(journal, have)
+            if lost:
+                log.warning(
+                    "table %s: rebuilt the lost records of hands %s from the journal",
+                    self.table_id, ", ".join(str(h) for h, _ in lost),
+                )  # fmt: skip
+            for hand_no, record in sorted([*lost, *records], key=lambda r: r[0]):
+                if hand_no not in have:
+                    await self.store.keep_record(self.table_id, hand_no, record)
             await self._settle_stood_up()
             if self.phase is not TablePhase.DEALING or self.engine is None:
                 return

@@ -60,6 +60,8 @@ class ErrorCode(enum.StrEnum):
     TIMEOUT = "timeout"
     #: The host is shutting down.
     SHUTTING_DOWN = "shutting_down"
+    #: The host has it but cannot read it: its stored copy (a hand record file) is damaged.
+    UNAVAILABLE = "unavailable"
     #: A bug on the sending side; the message says what.
     INTERNAL = "internal"
 

@@ -364,11 +364,16 @@ async def test_a_handler_that_fails_unexpectedly_gets_an_internal_error_reply(
     autojump_clock: trio.testing.MockClock,
     mock_host: HostInfo,
     connect_memory: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """An unreadable hand record on disk is answered with ``internal``; the connection lives."""
+    """A bug in a handler is answered with ``internal``; the connection lives. (A damaged
+    record file used to be the example; it is answered ``unavailable`` now.)"""
     table = await mock_host.host.create_table("one-card", seats=2)
-    store = mock_host.host.lobby.store
-    store.record_path(table, 1).write_text("{not json", encoding="utf-8")
+
+    async def buggy(table_id: str, hand_no: int) -> str:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(mock_host.host.lobby, "record_text", buggy)
     async with connect_memory(mock_host) as c:
         with pytest.raises(RequestError) as info:
             await c.request(tm.GetRecord(table=table, hand_no=1))
