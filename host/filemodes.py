@@ -14,12 +14,13 @@ tables from being served and protect no one. Nothing is done on Windows (no POSI
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+
+from host.logs import get_logger
 
 __all__ = [
     "PRIVATE_DIR_MODE",
@@ -29,7 +30,7 @@ __all__ = [
     "tighten",
 ]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 #: the mode of every directory the host makes (owner only)
 PRIVATE_DIR_MODE = 0o700

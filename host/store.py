@@ -56,7 +56,6 @@ from __future__ import annotations
 import enum
 import functools
 import json
-import logging
 import os
 import sqlite3
 import sys
@@ -76,6 +75,7 @@ from host.filemodes import (
     private_data_dir,
     tighten,
 )
+from host.logs import get_logger
 from protocol.records import dump_record
 
 if sys.platform != "win32":
@@ -100,7 +100,7 @@ __all__ = [
     "hold_data_dir",
 ]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 DB_FILE = "host.sqlite3"
 RECORDS_DIR = "records"

@@ -285,3 +285,32 @@ async def test_leaving_mid_game_hands_the_seat_to_the_hosts_bot_at_once(
             nursery.cancel_scope.cancel()
     assert table.seats[ann.seat or 0] is None  # freed once the game was over
     assert ann.token is not None and not table.holds_token(ann.token)
+
+
+# --------------------------------------------------------------------------- point 11: heavy
+
+
+def test_a_huge_black_jack_hand_is_judged_without_a_long_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With chain, two decks and jokers, a 50-card hand's state cost 100-460 ms: the "could go
+    out next turn" search ran for each of ~300 offered plays. A hand whose suits split into
+    more stretches than it has queens and jokers to end plays on is settled without one."""
+    from host.games import black_jack_plays as plays
+    from protocol.cards import card
+
+    searched: list[int] = []
+    real = plays._can_finish
+
+    def counting(*args: Any) -> bool:
+        searched.append(1)
+        return bool(real(*args))
+
+    monkeypatch.setattr(plays, "_can_finish", counting)
+    codes = "AS 3S 5S 7S 9S JS KS 2H 4H 6H 8H 10H QH AD 3D 5D 7D 9D JD KD 2C 4C 6C 8C 10C JR"
+    hand = [card(c) for c in codes.split()] * 2  # two decks: every card twice
+    plays._finishable_indices.cache_clear()
+    assert plays._finishable(hand) is False
+    assert searched == []
+    # a hand that can go out still searches, and is found: QH covered by the run 2H 3H 4H
+    assert plays._finishable([card(c) for c in ["QH", "2H", "3H", "4H"]]) is True
