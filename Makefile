@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/endings.py
 	$(BIN)/python bench/fairness.py
 	$(BIN)/python bench/server.py
+	$(BIN)/python bench/attack.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
