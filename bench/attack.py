@@ -38,7 +38,8 @@ import msgpack
 import trio
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, open_client
+from host.bots import BotPlayer
+from net.session import open_session
 from protocol.framing import encode_frame
 from protocol.limits import MAX_REQUEST_BYTES
 from protocol.messages import Hello, Ping
@@ -148,7 +149,7 @@ def attack_process(port: int, kind: str, table: str, seconds: float, count: int)
 
 async def honest(port: int, table_box: list[str], seconds: float, sample: Sample) -> None:
     """A player at a table with one host bot, game after game, and a pinging probe."""
-    async with open_client(await trio.open_tcp_stream("127.0.0.1", port)) as me:
+    async with open_session(await trio.open_tcp_stream("127.0.0.1", port)) as me:
         created = await me.request(tm.CreateTable(game="one-card", seats=2))
         assert isinstance(created, tm.TableCreated)
         table_box.append(created.table)
@@ -175,7 +176,7 @@ async def honest(port: int, table_box: list[str], seconds: float, sample: Sample
                     await real_request(tm.Ready(table=created.table))
 
         probe_stream = await trio.open_tcp_stream("127.0.0.1", port)
-        async with open_client(probe_stream) as probe, trio.open_nursery() as nursery:
+        async with open_session(probe_stream) as probe, trio.open_nursery() as nursery:
             nursery.start_soon(player.play)
             nursery.start_soon(rematch)
             end = trio.current_time() + seconds

@@ -33,8 +33,8 @@ from pathlib import Path
 import trio
 
 import protocol.table_messages as tm
-from client.session import ClientSession, open_session
 from host.server import HostConfig, HostInfo, serve_host
+from net.session import ClientSession, open_session
 from protocol.messages import Ping
 
 #: a game that runs longer than this is reported as stuck (the bench fails loudly)

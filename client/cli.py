@@ -18,7 +18,7 @@ import sys
 import click
 
 from client.render import OutputClosed
-from client.session import leaves
+from net.session import leaves
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "ONECARD"}
 
@@ -30,7 +30,7 @@ COMMANDS: dict[str, str] = {
     "bot": "host.cli:bot_command",
     "play": "client.play_cmd:play_command",
     "join": "client.join_cmd:join_command",
-    "discover": "client.discover:discover_command",
+    "discover": "client.discover_cmd:discover_command",
     "records": "client.records_cmd:records_command",
 }
 

@@ -1,6 +1,6 @@
 """A seat (or spectator) at one table: fair-dealing duties, deal checks, actions, resume.
 
-How it works: a :class:`TableClient` wraps a :class:`client.session.ClientSession` for one
+How it works: a :class:`TableClient` wraps a :class:`net.session.ClientSession` for one
 table. The table loop hands it every push (:meth:`TableClient.handle`); it keeps the table seq
 (``last_seq``, for ``resume``), the seat names, the latest ``state`` and the outcome, and passes
 every ``fair`` push to a :class:`DealChecker`.
@@ -28,7 +28,7 @@ from typing import Any
 
 import protocol.table_messages as tm
 from client.records import save_new
-from client.session import ClientSession, expect_reply
+from net.session import ClientSession, expect_reply
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
     FairnessError,

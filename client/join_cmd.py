@@ -3,11 +3,11 @@
 How it works: :func:`join_command` parses options and calls :func:`run_join`, which
 
 1. finds the host: ``ADDRESS`` (``host[:port]``, ``[v6]:port``) or, without one, the hosts
-   heard on the LAN (:func:`client.discover.browse`), offered as a numbered list;
-2. connects with :func:`client.trust.open_stream`: TLS 1.3, the fingerprint checked against the
+   heard on the LAN (:func:`net.discover.browse`), offered as a numbered list;
+2. connects with :func:`net.trust.open_stream`: TLS 1.3, the fingerprint checked against the
    known_hosts pin before anything is sent (``--insecure``: plain TCP), and shows the
    fingerprint so the players can compare it with the host's screen. A first fingerprint is
-   pinned only after the host's ``welcome`` (:func:`client.trust.host_session`): a TLS server
+   pinned only after the host's ``welcome`` (:func:`net.trust.host_session`): a TLS server
    that is no onecard host is reported as such and never pinned;
 3. takes back a seat held at this host (a resume token in the state directory, kept per host
    and player name: only without ``--name`` or with the same name, never with ``--new``) or
@@ -31,7 +31,6 @@ import trio
 
 import protocol.table_messages as tm
 from client.choices import clip
-from client.discover import browse
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
 from client.options import connection_options, table_id
@@ -44,28 +43,16 @@ from client.play_cmd import (
     run_sync,
     want_ascii,
 )
-from client.session import (
-    ClientSession,
-    Disconnected,
-    RequestError,
-    SavedSeat,
-    TokenStore,
-    expect_reply,
-)
 from client.table_loop import Quit, run_table
-from client.trust import (
-    Connected,
-    HostKeyChanged,
-    KnownHosts,
-    TrustError,
-    host_session,
-    open_stream,
-)
+from client.tokens import SavedSeat, TokenStore
+from net.address import Address, split_address
+from net.discover import browse
+from net.session import ClientSession, Disconnected, RequestError, expect_reply
+from net.trust import Connected, HostKeyChanged, KnownHosts, TrustError, host_session, open_stream
 from protocol.errors import LocalProtocolError
 
-__all__ = ["DEFAULT_PORT", "join_command", "run_join", "split_address"]
+__all__ = ["join_command", "run_join"]
 
-DEFAULT_PORT = 7531
 #: seats a new table may have (``--seats`` and the lobby's ``c``); host bots go up to one less
 SEATS_RANGE = (2, 10)
 #: the lobby's create command, as its errors name it
@@ -76,27 +63,6 @@ LOBBY_HELP = (
     f"{SEATS_RANGE[1]}; BOTS fill seats; KEY=VALUE sets a table option, as --option: "
     "black-jack 3 1 jokers=2), r to list the tables again, ? for this help, q to quit."
 )
-
-
-def split_address(address: str) -> tuple[str, int]:
-    """``host[:port]`` (or ``[v6]:port``) as (host, port).
-
-    >>> split_address("den.local"), split_address("10.0.0.2:7000"), split_address("[::1]:9")
-    (('den.local', 7531), ('10.0.0.2', 7000), ('::1', 9))
-    """
-    text = address.strip()
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        port = rest.removeprefix(":")
-    elif text.count(":") == 1:
-        host, _, port = text.partition(":")
-    else:
-        host, port = text, ""
-    if port and not (port.isdigit() and 0 < int(port) < 65536):
-        raise click.BadParameter(f"bad port in {address!r}", param_hint="ADDRESS")
-    if not host:
-        raise click.BadParameter(f"no host in {address!r}", param_hint="ADDRESS")
-    return host, int(port) if port else DEFAULT_PORT
 
 
 async def _readline() -> str | None:
@@ -576,7 +542,7 @@ def _check_combination(
 
 
 @click.command("join", short_help="Join a host on the LAN (discovers hosts without ADDRESS).")
-@click.argument("address", required=False)
+@click.argument("address", required=False, type=Address())
 @connection_options
 @click.option("--table", default=None, callback=table_id,
               help="Join (or with --watch, watch) this table id.")  # fmt: skip
@@ -640,8 +606,6 @@ def join_command(
     saved seat for later (a second seat of the same name is saved beside it: --table TABLE
     takes that one back).
     """
-    if address is not None:
-        split_address(address)  # a bad address is a usage error before anything runs
     _check_combination(table=table, watch=watch, create=create, seats=seats, bots=bots,
                        option_pairs=option_pairs)  # fmt: skip
     run_sync(

@@ -3,7 +3,7 @@
 How it works: :func:`connection_options` applies ``--insecure`` and ``--known-hosts`` to a
 command, so both commands spell, default and document them the same way; the command receives
 ``insecure: bool`` and ``known_hosts: Path | None`` (``None``: the user config dir's file,
-:func:`client.trust.default_known_hosts`). :func:`table_id` is the click callback that checks a
+:func:`net.trust.default_known_hosts`). :func:`table_id` is the click callback that checks a
 table id before anything connects.
 """
 

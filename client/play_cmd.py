@@ -49,13 +49,11 @@ import click
 import platformdirs
 import trio
 
-from client.discover import lan_addresses
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
 from client.render import GAME_TITLES, make_console
-from client.session import Disconnected, RequestError, default_state_dir, open_session
 from client.table_loop import Frontend, Quit, leaves, run_table
-from client.trust import TrustError, open_stream
+from client.tokens import default_state_dir
 from host.identity import (
     CERT_FILE,
     KEY_FILE,
@@ -66,6 +64,10 @@ from host.identity import (
 )
 from host.server import DEFAULT_TURN_TIMER, HostConfig, HostInfo, serve_host
 from host.store import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirError
+from net.address import DEFAULT_PORT
+from net.discover import lan_addresses
+from net.session import Disconnected, RequestError, open_session
+from net.trust import TrustError, open_stream
 from protocol.errors import ProtocolError
 from protocol.text import safe_text
 
@@ -84,7 +86,7 @@ __all__ = [
 
 GAME_CHOICES = ("one-card", "one", "black-jack")
 #: the port a LAN game listens on (the host's default)
-LAN_PORT = 7531
+LAN_PORT = DEFAULT_PORT
 #: under a persistent host data directory: one directory per ``play`` session
 SESSIONS_DIR = "play-sessions"
 #: the identity files a session directory links to

@@ -29,12 +29,7 @@ from typing import Any
 import trio
 
 import protocol.table_messages as tm
-from client.session import (
-    REPLY_TIMEOUT,
-    ClientSession,
-    Disconnected,
-    RequestError,
-)
+from net.session import REPLY_TIMEOUT, ClientSession, Disconnected, RequestError
 from protocol.fairness import key_fingerprint
 from protocol.records import MAX_RECORD_BYTES, verify_record
 

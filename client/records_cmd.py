@@ -22,12 +22,13 @@ from pathlib import Path
 import click
 
 import protocol.table_messages as tm
-from client.join_cmd import split_address
 from client.options import connection_options, table_id
 from client.play_cmd import run_sync
 from client.records import RecordResult, fetch_and_save
-from client.session import default_state_dir, expect_reply
-from client.trust import KnownHosts, host_session, open_stream
+from client.tokens import default_state_dir
+from net.address import Address, split_address
+from net.session import expect_reply
+from net.trust import KnownHosts, host_session, open_stream
 from protocol.text import safe_text
 
 __all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "records_listed", "run_records"]
@@ -96,7 +97,7 @@ class NotFetched(click.ClickException):
 
 
 @click.command("records", short_help="Fetch a table's hand records from a host and check them.")
-@click.argument("address")
+@click.argument("address", type=Address())
 @click.argument("table", callback=table_id)
 @click.argument("hands", metavar="[HAND]...", nargs=-1, type=click.IntRange(min=1))
 @click.option(
@@ -128,7 +129,6 @@ def records_command(
     a check, 2 if none failed but some could not be fetched (no such table or hand, no
     connection, the host refused).
     """
-    split_address(address)  # a bad address is a usage error before anything runs
     try:
         results: list[RecordResult] = run_sync(
             run_records,

@@ -47,14 +47,8 @@ import trio
 import protocol.table_messages as tm
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.records import fetch_and_save
-from client.session import (
-    ClientSession,
-    Disconnected,
-    RequestError,
-    leaves,
-    open_session,
-)
-from client.trust import HostKeyChanged, TrustError
+from net.session import ClientSession, Disconnected, RequestError, leaves, open_session
+from net.trust import HostKeyChanged, TrustError
 from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.messages import Error, Message
 

@@ -1,11 +1,11 @@
 """Bots: ordinary protocol clients that play from their own view, and ``onecard bot``.
 
 How it works: a bot talks to the host through the one protocol client,
-:class:`client.session.ClientSession` (handshake, heartbeat, replies matched to requests by
-``id``, pushes in a bounded channel), over any ``trio.abc.Stream``: loopback TCP/TLS for
-``onecard bot``, a socket pair for bots the host runs in-process. :func:`open_client` opens one
-with the bots' software name; ``ProtocolClient``, ``RequestError`` and ``first_leaf`` are the
-client's names, kept here for host code. :class:`BotPlayer` consumes the pushes: it answers the
+:class:`net.session.ClientSession` (handshake, heartbeat, replies matched to requests by
+``id``, pushes in a bounded channel), opened with the bots' ``software`` name over any
+``trio.abc.Stream``: TCP/TLS for ``onecard bot`` (:func:`net.trust.open_stream`, pinning the
+first certificate seen for its reconnects), a socket pair for bots the host runs in-process.
+:class:`BotPlayer` consumes the pushes: it answers the
 fair-dealing round like any client (a :class:`protocol.fairness.HandVerifier` per hand: commit
 after HAND_COMMIT, reveal only after a verified LOCK, check every DRAW/CARD and the revealed
 secret), and on each ``state`` in which it may act picks an action with :mod:`host.policy` after
@@ -23,48 +23,30 @@ from __future__ import annotations
 
 import random
 import secrets
-import ssl
 from collections.abc import Callable, Mapping
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any
 
 import trio
 
 import protocol.table_messages as tm
-from client.session import ClientSession, Disconnected, RequestError, first_leaf, open_session
 from host import policy
 from host.games.base import describe_outcome
-from host.identity import format_fingerprint
 from host.logs import get_logger
+from net.retry import RECONNECT
+from net.session import ClientSession, Disconnected, RequestError, first_leaf, open_session
+from net.trust import HostKeyChanged, TrustError, open_stream
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
 from protocol.fairness import FairnessError, HandReport, HandVerifier, SignedMessage, field_b32
 from protocol.messages import Message
+from protocol.version import software
 
-__all__ = [
-    "BOT_SOFTWARE",
-    "BotOutcome",
-    "BotPlayer",
-    "BotRefused",
-    "ProtocolClient",
-    "RequestError",
-    "TableFinished",
-    "connect_stream",
-    "first_leaf",
-    "open_client",
-    "run_bots",
-]
+__all__ = ["BOT_SOFTWARE", "BotOutcome", "BotPlayer", "BotRefused", "TableFinished", "run_bots"]
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: the ``software`` a bot sends in ``hello``
-BOT_SOFTWARE = "onecard-bot/0.1.0"
-#: how often a bot that lost its connection tries to resume, and the pause between tries
-RECONNECT_TRIES = 20
-RECONNECT_PAUSE = 1.0
-
-#: the bots' name for the shared protocol client
-ProtocolClient: TypeAlias = ClientSession
+BOT_SOFTWARE = software("bot")
 
 
 class BotRefused(RequestError):
@@ -89,22 +71,12 @@ class BotOutcome:
         return describe_outcome(self.outcome, self.names)
 
 
-def open_client(
-    stream: trio.abc.Stream, *, software: str = BOT_SOFTWARE, keep: bool = False
-) -> AbstractAsyncContextManager[ClientSession]:
-    """:func:`client.session.open_session` as a bot: handshake, then reader and heartbeat.
-
-    ``keep`` keeps every received message in ``client.received`` (tests and audits use it).
-    """
-    return open_session(stream, software=software, keep=keep)
-
-
 class BotPlayer:
-    """Plays one seat from the pushes of a :class:`ProtocolClient`."""
+    """Plays one seat from the pushes of a :class:`ClientSession`."""
 
     def __init__(
         self,
-        client: ProtocolClient,
+        client: ClientSession,
         *,
         table_id: str,
         kind: str = "heuristic",
@@ -296,29 +268,6 @@ def _check_finished(
         notice(f"table {table_id} has finished; the bots wait for its players to start a rematch")
 
 
-async def connect_stream(
-    address: str, port: int, *, insecure: bool, fingerprint: str | None = None
-) -> trio.abc.Stream:
-    """Open a TCP (or TLS 1.3, trust on first use / pinned) stream to a host."""
-    if insecure:
-        return await trio.open_tcp_stream(address, port)
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
-    stream = await trio.open_ssl_over_tcp_stream(address, port, ssl_context=ctx)
-    await stream.do_handshake()
-    der = stream.getpeercert(binary_form=True)
-    seen = format_fingerprint(der or b"")
-    if fingerprint is not None and seen.lower() != fingerprint.lower():
-        await trio.aclose_forcefully(stream)
-        raise LocalProtocolError(
-            f"host fingerprint {seen} does not match the expected {fingerprint}",
-            code=ErrorCode.FAIRNESS,
-        )
-    return stream
-
-
 async def _one_bot(
     address: str,
     port: int,
@@ -333,14 +282,16 @@ async def _one_bot(
 ) -> BotOutcome:
     token: str | None = None
     last_seq = 0
-    for attempt in range(RECONNECT_TRIES):
+    pauses = RECONNECT.pauses()
+    for attempt in range(1 + RECONNECT.tries):
         try:
-            stream = await connect_stream(address, port, insecure=insecure, fingerprint=fingerprint)
-            if isinstance(stream, trio.SSLStream) and fingerprint is None:
-                # trust on first use, then pinned: a reconnect (which sends our resume
-                # token) only goes to the host we first saw
-                fingerprint = format_fingerprint(stream.getpeercert(binary_form=True) or b"")
-            async with open_client(stream) as client:
+            connected = await open_stream(
+                address, port, insecure=insecure, expect=fingerprint, remember=False
+            )
+            # trust on first use, then pinned: a reconnect (which sends our resume token)
+            # only goes to the host we first saw
+            fingerprint = fingerprint or connected.fingerprint
+            async with open_session(connected.stream, software=BOT_SOFTWARE) as client:
                 bot = BotPlayer(client, table_id=table_id, kind=kind, think=think)
                 bot.last_seq = last_seq
                 if token is None:
@@ -357,14 +308,16 @@ async def _one_bot(
             exc = first_leaf(raised)
             if isinstance(exc, RequestError):
                 raise BotRefused(exc.error) from None  # the host said no: retrying will not help
+            if isinstance(exc, HostKeyChanged):
+                raise exc from None  # never resume at a host that is not the one we joined
             # Disconnected (a lost or refused connection) is a trio.BrokenResourceError
-            retry = (OSError, trio.BrokenResourceError, trio.TooSlowError, RemoteProtocolError)
+            retry = (TrustError, trio.BrokenResourceError, trio.TooSlowError, RemoteProtocolError)
             if not isinstance(exc, retry):
                 raise
             log.info("bot %s: connection failed (%s); retrying", name, exc)
         if token is None and attempt > 2:
             break
-        await trio.sleep(RECONNECT_PAUSE)
+        await trio.sleep(next(pauses, RECONNECT.cap))
     raise LocalProtocolError(f"bot {name} lost the host", code=ErrorCode.TIMEOUT)
 
 
@@ -390,12 +343,17 @@ async def run_bots(
     Raises:
         BotRefused: the host refused (no such table, full, bad game); a :class:`RequestError`.
         TableFinished: the table has finished and nobody but bots sits there.
-        LocalProtocolError: a fingerprint mismatch or a lost host.
+        HostKeyChanged: the host's certificate is not ``fingerprint``.
+        TrustError: the host cannot be reached.
+        LocalProtocolError: the host was lost.
     """
     if table_id is None and create is None:
         raise ValueError("give a table id or a game to create")
-    stream = await connect_stream(address, port, insecure=insecure, fingerprint=fingerprint)
-    async with open_client(stream) as client:
+    connected = await open_stream(
+        address, port, insecure=insecure, expect=fingerprint, remember=False
+    )
+    fingerprint = fingerprint or connected.fingerprint  # every bot then expects the same host
+    async with open_session(connected.stream, software=BOT_SOFTWARE) as client:
         try:
             if create is not None:
                 reply = await client.request(tm.CreateTable(game=create, seats=seats or count))

@@ -31,11 +31,10 @@ import click
 import platformdirs
 import trio
 
-from host.bots import RequestError, TableFinished, first_leaf, run_bots
+from host.bots import TableFinished, run_bots
 from host.identity import IdentityError, IdentityUnreadable
 from host.logs import SafeText
 from host.server import (
-    DEFAULT_PORT,
     DEFAULT_TURN_TIMER,
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_PER_ADDRESS,
@@ -44,6 +43,9 @@ from host.server import (
     serve_host,
 )
 from host.store import DataDirDamaged, DataDirError
+from net.address import DEFAULT_PORT, Address, join_target, split_address
+from net.session import RequestError, first_leaf
+from net.trust import HostKeyChanged, TrustError
 from protocol.errors import ProtocolError
 from protocol.text import safe_text
 
@@ -192,29 +194,15 @@ def host_command(
         if isinstance(exc, IdentityError | DataDirError | ValueError):
             raise click.ClickException(str(exc)) from None
         if isinstance(exc, OSError):
-            where = f"port {port}" if bind is None else _join_address(bind, port)
+            where = f"port {port}" if bind is None else join_target(bind, port)
             raise click.ClickException(f"cannot listen on {where}: {exc.strerror or exc}") from None
         if exc is not raised and isinstance(exc, Exception):
             raise exc from None  # a bug: its own traceback, not trio's groups around it
         raise
 
 
-def _join_address(host: str, port: int) -> str:
-    """``host:port``, with an IPv6 address in brackets."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
-def _split_address(address: str) -> tuple[str, int]:
-    host, sep, port = address.rpartition(":")
-    if not sep:
-        return address, DEFAULT_PORT
-    if not port.isdigit():
-        raise click.BadParameter(f"bad port in {address!r}", param_hint="ADDRESS")
-    return host.strip("[]"), int(port)
-
-
 @click.command("bot", short_help="Run bots against a host.")
-@click.argument("address")
+@click.argument("address", type=Address())
 @click.option("--count", default=1, show_default=True, type=BOT_COUNT, help="Number of bots.")
 @click.option("--table", "table_id", default=None, help="Join this table id.")
 @click.option("--create", default=None, help="Create a table of this game (e.g. one-card).")
@@ -259,7 +247,7 @@ def bot_command(
     """Connect bots to the host at ADDRESS[:PORT]; exits 0 when their game is over."""
     if (table_id is None) == (create is None):
         raise click.UsageError("give exactly one of --table ID or --create GAME")
-    host, port = _split_address(address)
+    host, port = split_address(address)
     try:
         outcomes = trio.run(
             lambda: run_bots(
@@ -284,8 +272,11 @@ def bot_command(
             raise click.ClickException(safe_text(str(exc))) from None
         if isinstance(exc, ProtocolError):
             raise click.ClickException(safe_text(exc.message)) from None
-        if isinstance(exc, OSError):
-            raise click.ClickException(f"cannot reach {address}: {exc.strerror or exc}") from None
+        if isinstance(exc, HostKeyChanged):
+            raise click.ClickException(safe_text(str(exc))) from None
+        if isinstance(exc, TrustError | OSError):  # no host there, or no TLS handshake
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise click.ClickException(f"cannot reach {address}: {reason}") from None
         raise
     if outcomes:
         click.echo(safe_text(f"game over: {outcomes[0].line()}"))  # the host's seat names

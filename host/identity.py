@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.x509.oid import NameOID
 
 from host.filemodes import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tighten
+from net.trust import format_fingerprint
 
 if sys.platform != "win32":
     import fcntl
@@ -45,7 +46,6 @@ __all__ = [
     "HostIdentity",
     "IdentityError",
     "IdentityUnreadable",
-    "format_fingerprint",
     "load_or_create_identity",
 ]
 
@@ -64,12 +64,6 @@ class IdentityError(Exception):
 
 class IdentityUnreadable(IdentityError):
     """An identity file exists but cannot be read or is not what it should be."""
-
-
-def format_fingerprint(der: bytes) -> str:
-    """``SHA256:ab:cd:...`` for a DER certificate (the form players compare aloud)."""
-    digest = hashlib.sha256(der).hexdigest()
-    return "SHA256:" + ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,18 +45,21 @@ from typing import Any
 import trio
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, RequestError, first_leaf, open_client
+from host.bots import BotPlayer
 from host.identity import HostIdentity, load_or_create_identity
 from host.lobby import HOSTED_BOT_PREFIX, Lobby
 from host.logs import get_logger
 from host.session import CLOSE_FLUSH_TIMEOUT, Session, server_closing
 from host.store import Store, hold_data_dir
 from host.table import ROUND_TIMEOUT, Table, TableError
+from net.address import DEFAULT_PORT
+from net.session import RequestError, first_leaf, open_session
 from protocol.errors import ErrorCode
 from protocol.fairness import key_fingerprint
 from protocol.framing import encode_frame
 from protocol.limits import HANDSHAKE_TIMEOUT_S, MAX_NAME_LEN
 from protocol.messages import Error
+from protocol.version import software
 
 __all__ = [
     "DEFAULT_PORT",
@@ -72,7 +75,6 @@ __all__ = [
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: the port ``onecard host`` listens on by default
-DEFAULT_PORT = 7531
 #: concurrent connections a host accepts (its in-process bots not counted)
 MAX_CONNECTIONS = 64
 #: concurrent connections a host accepts from one IP address (loopback not counted): room for
@@ -102,7 +104,7 @@ class HostConfig:
     #: seconds per turn (a table may ask for its own, or none), None: no timer
     turn_timer: float | None = DEFAULT_TURN_TIMER
     grace: float = 60.0  #: seconds a disconnected seat is waited for before a bot plays for it
-    #: announce the host on the LAN (client.discover), if available; never on a loopback bind
+    #: announce the host on the LAN (net.discover), if available; never on a loopback bind
     advertise: bool = True
     max_connections: int = MAX_CONNECTIONS
     max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
@@ -302,7 +304,7 @@ class Host:
     ) -> None:
         started = False
         try:
-            async with open_client(stream, software="onecard-host-bot/0.1.0") as client:
+            async with open_session(stream, software=software("host-bot")) as client:
                 bot = BotPlayer(
                     client, table_id=table_id, kind=kind, stay=True, think=self.config.bot_think
                 )
@@ -434,9 +436,9 @@ def _loopback_only(addresses: Sequence[tuple[str, int]]) -> bool:
 
 
 async def _advertise(info: HostInfo, name: str) -> None:
-    """Hook for LAN discovery: ``client.discover.advertise_host(info, name)`` if it exists."""
+    """Hook for LAN discovery: ``net.discover.advertise_host(info, name)`` if it exists."""
     try:
-        module = importlib.import_module("client.discover")
+        module = importlib.import_module("net.discover")
     except ImportError:
         return
     advertise = getattr(module, "advertise_host", None)

@@ -1,4 +1,4 @@
-"""Suite-wide settings: Hypothesis profiles.
+"""Suite-wide settings (Hypothesis profiles) and the fixtures several test folders share.
 
 The default profile (``onecard``) makes every property test deterministic and free of wall-clock
 limits, so the suite gives the same verdict on a fast laptop and on a loaded two-core CI machine:
@@ -14,11 +14,25 @@ limits, so the suite gives the same verdict on a fast laptop and on a loaded two
 does not set its own number, and the example database in ``.hypothesis/`` so that a failure it
 finds is replayed on the next run. A test's own ``@settings`` wins over the profile for the
 fields it names.
+
+Shared fixtures: ``start_host`` runs :func:`host.server.serve_host` in the test's nursery (port
+0, 127.0.0.1, a temporary data directory, bots with no thinking time); ``serve_tls`` starts a
+TLS server with a fresh host identity around any handler.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
 from hypothesis import HealthCheck, settings
+
+from host.identity import load_or_create_identity
+from host.server import HostConfig, HostInfo, serve_host
 
 settings.register_profile(
     "onecard",
@@ -35,3 +49,41 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("onecard")
+
+#: an async handler of one accepted TLS stream (``serve_tls``)
+TlsHandler = Callable[[trio.SSLStream[trio.SocketStream]], Awaitable[None]]
+StartHost = Callable[..., Awaitable[HostInfo]]
+
+
+@pytest.fixture
+def start_host(nursery: trio.Nursery, tmp_path: Path) -> StartHost:
+    async def start(**overrides: Any) -> HostInfo:
+        fields: dict[str, Any] = {
+            "data_dir": tmp_path / "host",
+            "bind": "127.0.0.1",
+            "port": 0,
+            "advertise": False,
+            "bot_think": 0.0,
+            **overrides,
+        }
+        info: HostInfo = await nursery.start(serve_host, HostConfig(**fields))
+        return info
+
+    return start
+
+
+@pytest.fixture
+def serve_tls(nursery: trio.Nursery, tmp_path: Path) -> Callable[[TlsHandler], Awaitable[int]]:
+    """Start a TLS server on loopback with a fresh host identity; return its port."""
+
+    async def serve(handler: TlsHandler) -> int:
+        identity = load_or_create_identity(tmp_path / "tls-server")
+        listeners = await nursery.start(
+            functools.partial(
+                trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(),
+                host="127.0.0.1",
+            )
+        )  # fmt: skip
+        return int(listeners[0].transport_listener.socket.getsockname()[1])
+
+    return serve

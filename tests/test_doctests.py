@@ -10,12 +10,12 @@ import pytest
 
 MODULES = [
     "client.choices",
-    "client.discover",
+    "net.discover",
     "client.frontends",
     "client.join_cmd",
     "client.render",
-    "client.session",
-    "client.trust",
+    "net.session",
+    "net.trust",
     "host.games.black_jack",
     "host.games.one_card",
     "host.session",
@@ -24,6 +24,9 @@ MODULES = [
     "protocol.limits",
     "protocol.messages",
     "protocol.text",
+    "protocol.version",
+    "net.address",
+    "net.retry",
 ]
 
 
@@ -38,7 +41,7 @@ def test_every_module_with_examples_is_listed() -> None:
     root = Path(__file__).resolve().parents[1]
     found = {
         ".".join(p.relative_to(root).with_suffix("").parts)
-        for package in ("client", "host", "protocol")
+        for package in ("client", "host", "net", "protocol")
         for p in (root / package).rglob("*.py")
         if ">>> " in p.read_text("utf-8")
     }

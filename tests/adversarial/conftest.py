@@ -45,12 +45,12 @@ from click.testing import CliRunner, Result
 
 import protocol.table_messages as tm
 from host import cli
-from host.bots import ProtocolClient, open_client
 from host.games import find_game
 from host.identity import load_or_create_identity
 from host.runner import Batch, GameRunner, Seat, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import RECORDS_DIR, JournalKind, JournalRow, SeatRow, Store
+from net.session import ClientSession, open_session
 from protocol.cards import parse_card
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
@@ -358,12 +358,12 @@ class Lab:
         return info
 
     @asynccontextmanager
-    async def connect(self, info: HostInfo) -> AsyncIterator[ProtocolClient]:
+    async def connect(self, info: HostInfo) -> AsyncIterator[ClientSession]:
         """A client of ``info`` over an in-memory stream (mock-clock safe), keeping all it
         receives in ``client.received``."""
         client_end, host_end = trio.testing.memory_stream_pair()
         self._nursery.start_soon(info.host.handle, host_end)
-        async with open_client(client_end, keep=True) as client:
+        async with open_session(client_end, keep=True) as client:
             yield client
 
     def cli(self) -> Result:

@@ -22,10 +22,10 @@ import trio.testing
 from click.testing import Result
 
 import protocol.table_messages as tm
-from host.bots import RequestError
 from host.identity import KEY_FILE, SIGNING_KEY_FILE, load_or_create_identity
 from host.runner import TablePhase
 from host.store import DB_FILE, RECORDS_DIR
+from net.session import RequestError
 from protocol.messages import Ping, Pong
 from protocol.records import verify_record
 

@@ -18,8 +18,9 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, ProtocolClient
+from host.bots import BotPlayer
 from host.store import SeatRow, Store
+from net.session import ClientSession
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
 from protocol.messages import Error
@@ -28,12 +29,12 @@ from protocol.records import verify_record
 Lab = Any  # tests/adversarial/conftest.py (test modules cannot import it)
 
 
-async def record_text(client: ProtocolClient, table: str, hand: int) -> str:
+async def record_text(client: ClientSession, table: str, hand: int) -> str:
     parts = await client.request_all(tm.GetRecord(table=table, hand_no=hand))
     return "".join(p.text for p in parts if isinstance(p, tm.RecordPart))
 
 
-def hand_ends(client: ProtocolClient) -> list[int]:
+def hand_ends(client: ClientSession) -> list[int]:
     assert client.received is not None
     return [
         m.hand_no

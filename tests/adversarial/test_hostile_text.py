@@ -20,14 +20,15 @@ from rich.console import Console
 from rich.text import Text
 
 import protocol.table_messages as tm
-from client import discover
-from client.discover import HostAd, run_discover
+from client import discover_cmd as discover
+from client.discover_cmd import run_discover
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.frontends import HumanUI, JsonUI
 from client.play_cmd import ClientError
 from client.records_cmd import run_records
 from client.render import make_console
 from client.verify_cmd import verify_command
+from net.discover import HostAd
 from protocol.cards import parse_card
 from protocol.connection import Connection, Role
 from protocol.framing import NEED_DATA

@@ -25,7 +25,8 @@ import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, ProtocolClient, open_client
+from host.bots import BotPlayer
+from net.session import ClientSession, open_session
 from protocol.fairness import SignedMessage
 from protocol.records import verify_record
 
@@ -66,7 +67,7 @@ async def connect(port: int) -> trio.SocketStream:
                 await trio.sleep(0.05)
 
 
-async def until_phase(spectator: ProtocolClient, table: str, phase: str) -> None:
+async def until_phase(spectator: ClientSession, table: str, phase: str) -> None:
     """Watch ``table`` until it reaches ``phase``: ``commit`` (a round opened), ``reveal``
     (commitments locked), ``playing`` (a few cards played) or ``over``; the spectator must
     already watch (a spectator gets no backlog of what it missed)."""
@@ -99,7 +100,7 @@ async def until_phase(spectator: ProtocolClient, table: str, phase: str) -> None
 async def play_on(port: int, table: str, token: str, *, bots: int = 0) -> dict[str, object]:
     """Ann takes her seat at ``table`` back (seats ``bots`` host bots) and plays it to the end;
     the outcome."""
-    async with open_client(await connect(port)) as me:
+    async with open_session(await connect(port)) as me:
         player = BotPlayer(me, table_id=table, think=0.01)
         await player.resume(token)
         for _ in range(bots):
@@ -117,8 +118,8 @@ async def test_a_host_killed_in_every_phase_loses_nothing(tmp_path: Path) -> Non
     for phase in ("waiting", "commit", "reveal", "playing", "over"):
         with host_process(data_dir, port) as host:
             async with (
-                open_client(await connect(port)) as me,
-                open_client(await connect(port)) as spectator,
+                open_session(await connect(port)) as me,
+                open_session(await connect(port)) as spectator,
             ):
                 created = await me.request(
                     tm.CreateTable(game="one-card", seats=3, options={"attack_cap": 2})
@@ -141,7 +142,7 @@ async def test_a_host_killed_in_every_phase_loses_nothing(tmp_path: Path) -> Non
                     host.wait(timeout=10)
                     nursery.cancel_scope.cancel()
     with host_process(data_dir, port) as host:
-        async with open_client(await connect(port)) as c:
+        async with open_session(await connect(port)) as c:
             for table, (phase, token) in seats.items():
                 if phase != "over":
                     # waiting: ann said ready before the kill, and the bots come only now

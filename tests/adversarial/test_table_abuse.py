@@ -29,13 +29,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
 from host import lobby as lobby_module
-from host.bots import BotPlayer, ProtocolClient, open_client
+from host.bots import BotPlayer
 from host.games import find_game
 from host.lobby import Lobby
 from host.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import Store
 from host.table import TABLE_CHAT_BURST, Table, TableError
+from net.session import ClientSession, open_session
 from protocol.errors import ErrorCode
 
 
@@ -204,10 +205,10 @@ async def test_list_tables_shows_only_what_is_committed(
 @pytest.fixture
 def connect_memory(nursery: trio.Nursery) -> Any:
     @asynccontextmanager
-    async def connect(info: HostInfo) -> AsyncIterator[ProtocolClient]:
+    async def connect(info: HostInfo) -> AsyncIterator[ClientSession]:
         client_end, host_end = trio.testing.memory_stream_pair()
         nursery.start_soon(info.host.handle, host_end)
-        async with open_client(client_end) as client:
+        async with open_session(client_end) as client:
             yield client
 
     return connect

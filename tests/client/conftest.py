@@ -10,7 +10,6 @@ environment for client subprocesses whose known_hosts file and state directory l
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
@@ -22,10 +21,9 @@ import pytest
 import trio
 
 import protocol.table_messages as tm
-from client.session import open_session
-from client.trust import open_stream
-from host.identity import load_or_create_identity
-from host.server import HostConfig, HostInfo, serve_host
+from host.server import HostInfo
+from net.session import open_session
+from net.trust import open_stream
 
 ONECARD = [sys.executable, "-m", "client"]
 
@@ -44,23 +42,6 @@ def client_env(tmp_path: Path) -> dict[str, str]:
     env["PYTHONUTF8"] = "1"
     env.pop("FORCE_COLOR", None)
     return env
-
-
-@pytest.fixture
-def start_host(nursery: trio.Nursery, tmp_path: Path) -> StartHost:
-    async def start(**overrides: Any) -> HostInfo:
-        fields: dict[str, Any] = {
-            "data_dir": tmp_path / "host",
-            "bind": "127.0.0.1",
-            "port": 0,
-            "advertise": False,
-            "bot_think": 0.0,
-            **overrides,
-        }
-        info: HostInfo = await nursery.start(serve_host, HostConfig(**fields))
-        return info
-
-    return start
 
 
 class JsonClient:
@@ -242,23 +223,6 @@ async def played(start_host: Callable[..., Awaitable[HostInfo]]) -> tuple[HostIn
 
 #: a TLS connection handler for :func:`serve_tls`
 TlsHandler = Callable[[trio.SSLStream[trio.SocketStream]], Awaitable[None]]
-
-
-@pytest.fixture
-def serve_tls(nursery: trio.Nursery, tmp_path: Path) -> Callable[[TlsHandler], Awaitable[int]]:
-    """Start a TLS server on loopback with a fresh host identity; return its port."""
-
-    async def serve(handler: TlsHandler) -> int:
-        identity = load_or_create_identity(tmp_path / "tls-server")
-        listeners = await nursery.start(
-            functools.partial(
-                trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(),
-                host="127.0.0.1",
-            )
-        )  # fmt: skip
-        return int(listeners[0].transport_listener.socket.getsockname()[1])
-
-    return serve
 
 
 @pytest.fixture

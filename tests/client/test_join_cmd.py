@@ -18,8 +18,9 @@ import protocol.table_messages as tm
 from client import join_cmd
 from client.frontends import HumanUI, JsonUI
 from client.join_cmd import join_command
-from client.session import Disconnected, RequestError, SavedSeat, TokenStore
 from client.table_loop import Quit
+from client.tokens import SavedSeat, TokenStore
+from net.session import Disconnected, RequestError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
@@ -388,7 +389,7 @@ async def test_a_discovered_host_is_tried_at_each_address_in_turn(
     start_host: Callable[..., Awaitable[Any]], tmp_path: Path
 ) -> None:
     """Issue 20: a host advertises every LAN address; one that does not answer is skipped."""
-    from client.trust import KnownHosts, TrustError
+    from net.trust import KnownHosts, TrustError
 
     info = await start_host()
     out = io.StringIO()

@@ -23,15 +23,10 @@ from client.records import (
     fetch_record_text,
     record_path,
 )
-from client.session import (
-    ClientSession,
-    Disconnected,
-    RequestError,
-    open_session,
-)
-from client.trust import open_stream
 from client.verify_cmd import verify_files
 from host.server import HostInfo
+from net.session import ClientSession, Disconnected, RequestError, open_session
+from net.trust import open_stream
 from protocol.errors import ErrorCode
 from protocol.fairness import key_fingerprint
 from protocol.messages import Error, Message

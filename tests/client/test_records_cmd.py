@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from client.cli import cli
 from client.records_cmd import run_records
-from client.session import Disconnected
 from host.server import HostInfo
+from net.session import Disconnected
 
 Run = Callable[..., Awaitable[tuple[int, str, str]]]
 

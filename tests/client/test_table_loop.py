@@ -20,9 +20,9 @@ import trio.testing
 import protocol.table_messages as tm
 from client import table_loop
 from client.fairplay import FairNotice, TableClient
-from client.session import Disconnected, RequestError, leaves
 from client.table_loop import Quit, run_table
-from client.trust import HostKeyChanged
+from net.session import Disconnected, RequestError, leaves
+from net.trust import HostKeyChanged
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 

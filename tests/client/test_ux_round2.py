@@ -22,8 +22,8 @@ from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
 from client.frontends import HumanUI, JsonUI
 from client.records_cmd import records_listed
 from client.render import describe_event, make_console
-from client.session import RequestError
 from client.table_loop import run_table
+from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 

@@ -17,11 +17,11 @@ import pytest
 import trio
 import trio.testing
 
-from host.bots import ProtocolClient, open_client
 from host.server import HostConfig, HostInfo, serve_host
+from net.session import ClientSession, open_session
 from protocol.fairness import SignedMessage
 
-Connect = Callable[..., AbstractAsyncContextManager[ProtocolClient]]
+Connect = Callable[..., AbstractAsyncContextManager[ClientSession]]
 
 
 @pytest.fixture
@@ -66,9 +66,9 @@ def connect(host: HostInfo) -> Connect:
     """``async with connect() as client``: a handshaken client over loopback TCP."""
 
     @asynccontextmanager
-    async def _connect(*, keep: bool = True) -> AsyncIterator[ProtocolClient]:
+    async def _connect(*, keep: bool = True) -> AsyncIterator[ClientSession]:
         stream = await trio.open_tcp_stream("127.0.0.1", host.port)
-        async with open_client(stream, keep=keep) as client:
+        async with open_session(stream, keep=keep) as client:
             yield client
 
     return _connect
@@ -79,10 +79,10 @@ def connect_memory(nursery: trio.Nursery) -> Callable[..., Any]:
     """``connect_memory(info)``: a client over an in-memory stream (mock-clock safe)."""
 
     @asynccontextmanager
-    async def _connect(info: HostInfo, *, keep: bool = True) -> AsyncIterator[ProtocolClient]:
+    async def _connect(info: HostInfo, *, keep: bool = True) -> AsyncIterator[ClientSession]:
         client_end, host_end = trio.testing.memory_stream_pair()
         nursery.start_soon(info.host.handle, host_end)
-        async with open_client(client_end, keep=keep) as client:
+        async with open_session(client_end, keep=keep) as client:
             yield client
 
     return _connect

@@ -1,7 +1,7 @@
 """host/bots.py: bots speak through the shared protocol client, and ``onecard bot`` refusals.
 
 The game-playing side of :class:`host.bots.BotPlayer` is exercised by the server, session and
-restart tests; these check what bots.py itself adds on top of :mod:`client.session`.
+restart tests; these check what bots.py itself adds on top of :mod:`net.session`.
 """
 
 from __future__ import annotations
@@ -13,30 +13,15 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from client.session import ClientSession, Disconnected, first_leaf
-from host.bots import (
-    BOT_SOFTWARE,
-    BotOutcome,
-    BotPlayer,
-    BotRefused,
-    ProtocolClient,
-    RequestError,
-    TableFinished,
-    open_client,
-    run_bots,
-)
+from host.bots import BOT_SOFTWARE, BotOutcome, BotPlayer, BotRefused, TableFinished, run_bots
 from host.server import HostInfo
+from net.session import Disconnected, RequestError, first_leaf, open_session
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Hello, ServerClosing, Welcome
 
 
-def test_the_bots_client_is_the_shared_client() -> None:
-    assert ProtocolClient is ClientSession
-    assert issubclass(BotRefused, RequestError)
-
-
-async def test_open_client_says_hello_as_a_bot(autojump_clock: trio.testing.MockClock) -> None:
+async def test_a_bot_session_says_hello_as_a_bot(autojump_clock: trio.testing.MockClock) -> None:
     client_end, host_end = trio.testing.memory_stream_pair()
     host = Connection(role=Role.HOST)
     welcome = Welcome(
@@ -51,7 +36,7 @@ async def test_open_client_says_hello_as_a_bot(autojump_clock: trio.testing.Mock
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(accept)
-        async with open_client(client_end, keep=True) as client:
+        async with open_session(client_end, keep=True, software=BOT_SOFTWARE) as client:
             assert client.welcome == welcome
             assert client.received == [welcome]
 

@@ -11,14 +11,15 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, ProtocolClient, RequestError
+from host.bots import BotPlayer
 from host.server import HostInfo
+from net.session import ClientSession, RequestError
 from protocol.cards import ALL_CARDS, card
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.messages import Message, message_from_wire
 
 
-async def wait_for(client: ProtocolClient, predicate: Any, limit: float = 600) -> Message:
+async def wait_for(client: ClientSession, predicate: Any, limit: float = 600) -> Message:
     assert client.received is not None
     seen = 0
     with trio.fail_after(limit):

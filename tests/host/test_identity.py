@@ -13,7 +13,6 @@ import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.bots import connect_stream, open_client
 from host.identity import (
     CERT_FILE,
     KEY_FILE,
@@ -22,7 +21,8 @@ from host.identity import (
     load_or_create_identity,
 )
 from host.server import HostConfig, HostInfo, serve_host
-from protocol.errors import LocalProtocolError
+from net.session import open_session
+from net.trust import HostKeyChanged, open_stream
 
 FINGERPRINT = re.compile(r"SHA256(:[0-9a-f]{2}){32}")
 
@@ -54,18 +54,17 @@ async def test_tls_host_serves_tls13_with_its_pinned_fingerprint(
     config = HostConfig(data_dir=tmp_path, bind="127.0.0.1", port=0, advertise=False)
     info: HostInfo = await nursery.start(serve_host, config)
     assert info.tls
-    stream = await connect_stream(
-        "127.0.0.1", info.port, insecure=False, fingerprint=info.fingerprint
-    )
+    connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint, remember=False)
+    stream = connected.stream
     assert isinstance(stream, trio.SSLStream)
     assert stream.version() == "TLSv1.3"
-    async with open_client(stream) as client:
+    async with open_session(stream) as client:
         assert client.welcome is not None
         assert client.welcome.fingerprint == load_or_create_identity(tmp_path).spki_fingerprint
         assert isinstance(await client.request(tm.ListTables()), tm.Tables)
     wrong = "SHA256:" + ":".join(["00"] * 32)
-    with pytest.raises(LocalProtocolError, match="does not match"):
-        await connect_stream("127.0.0.1", info.port, insecure=False, fingerprint=wrong)
+    with pytest.raises(HostKeyChanged, match="does not match"):
+        await open_stream("127.0.0.1", info.port, expect=wrong, remember=False)
 
 
 def test_first_starts_at_once_agree_on_one_identity(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import RequestError
 from host.server import HostInfo
+from net.session import RequestError
 from protocol.errors import ErrorCode
 
 

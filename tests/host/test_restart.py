@@ -19,13 +19,14 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, ProtocolClient, RequestError, open_client
+from host.bots import BotPlayer
 from host.games import find_game
 from host.identity import load_or_create_identity
 from host.runner import MAX_MISSED_ROUNDS, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import JournalKind, JournalRow, Store
 from host.table import CHAT_BACKLOG, Table
+from net.session import ClientSession, RequestError, open_session
 from protocol.cards import DECK_54
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
@@ -70,7 +71,7 @@ async def connect(port: int) -> trio.SocketStream:
                 await trio.sleep(0.05)
 
 
-async def watch_until(client: ProtocolClient, table: str, *, events: int | None) -> int:
+async def watch_until(client: ClientSession, table: str, *, events: int | None) -> int:
     """Watch ``table``; return after ``events`` card events (or at game over: -1)."""
     await client.request(tm.Watch(table=table))
     seen = 0
@@ -92,7 +93,7 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path
     data_dir = tmp_path / "data"
     port = free_port()
     with host_process(data_dir, port) as first:
-        async with open_client(await connect(port)) as c:
+        async with open_session(await connect(port)) as c:
             # attack_cap: no endless attacks. A default game often runs to the 1,000-turn
             # limit: with the bots' 0.02 s of thinking per turn that took ~28 s of the 60 s
             # bound here, too long for a slower machine.
@@ -107,7 +108,7 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path
             first.send_signal(signal.SIGKILL)
             first.wait(timeout=10)
     with host_process(data_dir, port) as second:
-        async with open_client(await connect(port)) as c:
+        async with open_session(await connect(port)) as c:
             assert await watch_until(c, table, events=None) == -1
             listing = await c.request(tm.ListRecords(table=table))
             assert isinstance(listing, tm.Records) and listing.hands
@@ -149,7 +150,7 @@ async def test_a_restarted_host_keeps_tokens_tables_and_hand_numbers(
     )
     first: HostInfo = await nursery.start(serve_host, config)
     table = await first.host.create_table("black-jack", seats=2)
-    async with open_client(await trio.open_tcp_stream("127.0.0.1", first.port)) as c:
+    async with open_session(await trio.open_tcp_stream("127.0.0.1", first.port)) as c:
         player = BotPlayer(c, table_id=table, stay=True)
         await player.join("hal")
         await first.host.add_bots(table, 1)
@@ -166,7 +167,7 @@ async def test_a_restarted_host_keeps_tokens_tables_and_hand_numbers(
     restored = second.host.lobby.table(table)
     assert restored.fair_hand_no == hands_before
     assert restored.summary()["phase"] == "finished"
-    async with open_client(await trio.open_tcp_stream("127.0.0.1", second.port)) as c:
+    async with open_session(await trio.open_tcp_stream("127.0.0.1", second.port)) as c:
         again = BotPlayer(c, table_id=table, stay=True)
         assert player.token is not None
         await again.resume(player.token)

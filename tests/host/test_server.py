@@ -18,10 +18,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
 from host import server
-from host.bots import BotPlayer, ProtocolClient, RequestError
+from host.bots import BotPlayer
 from host.games import find_game
 from host.policy import heuristic_choice
 from host.server import HostConfig, HostInfo, serve_host
+from net.session import ClientSession, RequestError
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage, sign_message
@@ -31,7 +32,7 @@ from protocol.records import verify_record
 GAMES = [("one-card", 3), ("one", 2), ("black-jack", 3)]
 
 
-async def until_game_over(client: ProtocolClient, limit: float = 60) -> tm.GameOver:
+async def until_game_over(client: ClientSession, limit: float = 60) -> tm.GameOver:
     with trio.fail_after(limit):
         async for push in client.pushes:
             if isinstance(push, tm.GameOver):
@@ -39,7 +40,7 @@ async def until_game_over(client: ProtocolClient, limit: float = 60) -> tm.GameO
     raise AssertionError("the connection ended before the game did")
 
 
-async def fetch_records(client: ProtocolClient, table: str) -> list[dict[str, Any]]:
+async def fetch_records(client: ClientSession, table: str) -> list[dict[str, Any]]:
     listing = await client.request(tm.ListRecords(table=table))
     assert isinstance(listing, tm.Records)
     out = []
@@ -174,7 +175,7 @@ async def test_no_message_carries_another_seats_hidden_card(
                 assert not leaked, f"{player.name} saw {leaked} in {msg}"
 
 
-async def polite(client: ProtocolClient, msg: Message) -> Message:
+async def polite(client: ClientSession, msg: Message) -> Message:
     """A request, retried while the host says we are over its rate limit."""
     while True:
         try:
@@ -450,7 +451,7 @@ async def test_a_bot_takes_a_bad_host_key_in_hand_commit_as_a_fairness_alert(
     """A host (any host: bots also play remote ones) cannot crash a bot with a bad HAND_COMMIT."""
     body = {"seq": 0} if host_pk is None else {"seq": 0, "host_pk": host_pk}
     bad = sign_message(Ed25519PrivateKey.generate(), "hand_commit", body)
-    bot = BotPlayer(cast(ProtocolClient, None), table_id="t1")  # the client is not reached
+    bot = BotPlayer(cast(ClientSession, None), table_id="t1")  # the client is not reached
     await bot._on_fair(tm.FairPush(table="t1", seq=1, hand_no=1, msg=bad.to_wire()))
     assert bot.fair_alerts and bot.verifier is None and bot.host_pk is None
 

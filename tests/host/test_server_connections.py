@@ -17,7 +17,6 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import ProtocolClient, open_client
 from host.cli import BOT_COUNT
 from host.server import (
     MAX_CONNECTIONS,
@@ -28,6 +27,7 @@ from host.server import (
     _capped_address,
     serve_host,
 )
+from net.session import ClientSession, open_session
 from protocol.framing import NEED_DATA, FrameDecoder
 from protocol.limits import HANDSHAKE_TIMEOUT_S
 
@@ -64,8 +64,8 @@ def _from(info: HostInfo, nursery: trio.Nursery, address: str | None) -> trio.ab
 @asynccontextmanager
 async def _client(
     info: HostInfo, nursery: trio.Nursery, address: str | None
-) -> AsyncIterator[ProtocolClient]:
-    async with open_client(_from(info, nursery, address)) as client:
+) -> AsyncIterator[ClientSession]:
+    async with open_session(_from(info, nursery, address)) as client:
         yield client
 
 
@@ -228,9 +228,9 @@ async def test_tcp_peers_are_counted_by_their_address(
 
     with trio.fail_after(60):
         async with (
-            open_client(await connect("127.0.0.2")) as a,
-            open_client(await connect("127.0.0.2")) as b,
-            open_client(await connect("127.0.0.1")) as c,
+            open_session(await connect("127.0.0.2")) as a,
+            open_session(await connect("127.0.0.2")) as b,
+            open_session(await connect("127.0.0.1")) as c,
         ):
             for client in (a, b, c):
                 assert isinstance(await client.request(tm.ListTables()), tm.Tables)

@@ -14,11 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer, ProtocolClient, RequestError
+from host.bots import BotPlayer
 from host.runner import MAX_MISSED_ROUNDS
 from host.server import HostConfig, HostInfo, serve_host
 from host.session import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
 from host.table import Table
+from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
@@ -27,7 +28,7 @@ from protocol.messages import Error, Hello, Message, Ping, Pong, ServerClosing
 from protocol.records import verify_record
 
 
-async def wait_for(client: ProtocolClient, predicate: Any, limit: float = 600) -> Message:
+async def wait_for(client: ClientSession, predicate: Any, limit: float = 600) -> Message:
     """The first received message (already or later) matching ``predicate``."""
     assert client.received is not None
     seen = 0
@@ -551,7 +552,7 @@ async def test_a_seat_that_keeps_missing_deal_rounds_is_stood_up_and_the_game_go
         assert refused.value.code is ErrorCode.NOT_FOUND
 
 
-def after(client: ProtocolClient, first: Message) -> list[Message]:
+def after(client: ClientSession, first: Message) -> list[Message]:
     assert client.received is not None
     return client.received[client.received.index(first) + 1 :]
 

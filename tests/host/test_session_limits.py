@@ -10,9 +10,9 @@ import trio.testing
 
 import protocol.table_messages as tm
 from host import session
-from host.bots import RequestError
 from host.server import HostInfo
 from host.session import OUTGOING_QUEUE, RATE_BURST
+from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
 from protocol.limits import IDLE_TIMEOUT_S

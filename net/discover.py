@@ -6,7 +6,8 @@ when no asyncio loop is running, so from trio every blocking zeroconf call goes 
 calls (``onecard host`` unless ``--no-advertise``; ``onecard play --lan``): it registers one
 service instance named after the host, with the TXT record of :func:`encode_txt`, and removes it
 again when cancelled. :func:`browse` listens for a few seconds and resolves every instance it
-hears of; ``onecard discover`` prints them and ``onecard join`` without an address offers them.
+hears of; ``onecard discover`` (:mod:`client.discover_cmd`) prints them and ``onecard join``
+without an address offers them.
 A host advertises every non-loopback address it listens on (:func:`lan_addresses`: with a
 wildcard listener, every interface's address, so a LAN with no default route works), and
 ``join`` tries a discovered host's addresses in turn.
@@ -15,7 +16,7 @@ TXT record (RFC 6763 section 6; the version key first, all small): ``txtvers=1``
 (the protocol version), ``name`` (the host's display name), ``fp`` (the first 16 hex digits of
 the TLS certificate's SHA-256 fingerprint) and ``port``. mDNS is unauthenticated, so ``fp`` is
 only a hint for people comparing screens; trust still comes from the pinned fingerprint
-(:mod:`client.trust`). Multicast may be blocked (Wi-Fi client isolation, CI): then nothing is
+(:mod:`net.trust`). Multicast may be blocked (Wi-Fi client isolation, CI): then nothing is
 found and ``join HOST[:PORT]`` still works. Anyone on the LAN can advertise, so the names and
 addresses heard are shown made safe (:func:`protocol.text.safe_text`; ``--json``:
 :func:`protocol.text.safe_json`), never raw.
@@ -25,16 +26,14 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import json
 import logging
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-import click
 import trio
 
-from protocol.text import safe_json, safe_text
+from net.address import join_target
 
 __all__ = [
     "SERVICE_TYPE",
@@ -42,7 +41,6 @@ __all__ = [
     "advertise_host",
     "browse",
     "decode_txt",
-    "discover_command",
     "encode_txt",
     "fingerprint_prefix",
     "lan_addresses",
@@ -115,12 +113,6 @@ class HostAd:
         ['10.0.0.2:7531', '[fe80::1%eth0]:7531']
         """
         return [join_target(a, self.port) for a in self.candidates]
-
-
-def join_target(address: str, port: int) -> str:
-    """``host:port``, with IPv6 addresses in brackets."""
-    host = f"[{address}]" if ":" in address else address
-    return f"{host}:{port}"
 
 
 def fingerprint_prefix(fingerprint: str) -> str:
@@ -357,43 +349,3 @@ async def browse(timeout: float = 2.0, *, interfaces: list[str] | None = None) -
         OSError: no network interface could be used for mDNS.
     """
     return await trio.to_thread.run_sync(_browse_blocking, timeout, interfaces)
-
-
-async def run_discover(*, timeout: float, json_mode: bool) -> int:
-    """Print the advertised hosts; return how many were found."""
-    hosts = await browse(timeout)
-    if json_mode:
-        for ad in hosts:
-            row = {**asdict(ad), "addresses": list(ad.candidates), "targets": ad.targets}
-            click.echo(safe_json(json.dumps({**row, "target": ad.target}, ensure_ascii=False)))
-        return len(hosts)
-    if not hosts:
-        click.echo(
-            f"No onecard hosts heard within {timeout:g} s. Multicast may be blocked on this "
-            "network: join by address instead (onecard join HOST[:PORT])."
-        )
-        return 0
-    width = max(len(safe_text(ad.name)) for ad in hosts)
-    for ad in hosts:
-        name, target = safe_text(ad.name), safe_text(ad.target)
-        click.echo(f"{name:<{width}}  {target:<21}  fingerprint {ad.fingerprint}")
-        for other in ad.targets[1:]:
-            click.echo(f"{'':<{width}}  {safe_text(other):<21}  (also)")
-    return len(hosts)
-
-
-@click.command("discover", short_help="List onecard hosts advertised on the LAN.")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(0.2, 60),
-    default=2.0,
-    show_default=True,
-    help="Seconds to listen for announcements.",
-)
-@click.option("--json", "json_mode", is_flag=True, help="One JSON object per host.")
-def discover_command(*, timeout: float, json_mode: bool) -> None:
-    """List hosts advertising _onecard._tcp on the LAN (mDNS/zeroconf)."""
-    try:
-        trio.run(functools.partial(run_discover, timeout=timeout, json_mode=json_mode))
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen for hosts: {exc.strerror or exc}") from None

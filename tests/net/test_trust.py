@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from client.trust import HostKeyChanged, KnownHosts, TrustError, format_fingerprint, open_stream
+from net.trust import HostKeyChanged, KnownHosts, TrustError, format_fingerprint, open_stream
 
 Serve = Callable[[Callable[[trio.SSLStream[trio.SocketStream]], Awaitable[None]]], Awaitable[int]]
 

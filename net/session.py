@@ -1,10 +1,10 @@
-"""The protocol client library: handshake, requests by ``id``, pushes, heartbeat, tokens.
+"""The protocol client library: handshake, requests by ``id``, pushes, heartbeat.
 
 One client serves every program that talks to a host: the terminal and JSON clients and the bots
 (``host.bots`` plays through it, over TCP/TLS or an in-process socket pair).
 
-How it works: :func:`open_session` takes an open stream (for people, from
-:func:`client.trust.open_stream`, which has already checked the host's pin), sends ``hello``,
+How it works: :func:`open_session` takes an open stream (from :func:`net.trust.open_stream`,
+which has already checked the host's pin, or an in-process pair), sends ``hello``,
 waits ``WELCOME_TIMEOUT`` for ``welcome`` and then runs two tasks while the caller uses the
 :class:`ClientSession`:
 
@@ -23,29 +23,22 @@ When the stream ends (EOF, silence, a protocol error, a fatal ``error``, ``bye``
 later send, raise :class:`Disconnected` (a :class:`trio.BrokenResourceError`, so code written
 against plain trio streams sees a broken connection). A refused request raises
 :class:`RequestError`; no reply within ``REPLY_TIMEOUT`` raises :class:`trio.TooSlowError`.
-
-:class:`TokenStore` keeps resume tokens (``joined.token``) in a JSON file under
-``platformdirs.user_state_dir("onecard")`` (``ONECARD_STATE_DIR`` overrides it), keyed by host
-address, so ``onecard join`` can take a seat back after a crash or a lost connection.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import logging
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-import platformdirs
 import trio
 
 import protocol.table_messages as tm
+from net.retry import RATE_LIMITED
 from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role, State
 from protocol.errors import ErrorCode, ProtocolError, RemoteProtocolError
 from protocol.framing import NEED_DATA
@@ -53,19 +46,16 @@ from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_
 from protocol.messages import Bye, Error, Hello, Message, Ping, ServerClosing, Welcome
 from protocol.records import MAX_RECORD_BYTES
 from protocol.text import safe_text
+from protocol.version import software
 
 __all__ = [
     "PUSH_QUEUE",
     "REPLY_TIMEOUT",
     "SOFTWARE",
-    "STATE_DIR_ENV",
     "WELCOME_TIMEOUT",
     "ClientSession",
     "Disconnected",
     "RequestError",
-    "SavedSeat",
-    "TokenStore",
-    "default_state_dir",
     "expect_reply",
     "first_leaf",
     "leaves",
@@ -76,17 +66,13 @@ log = logging.getLogger(__name__)
 
 R = TypeVar("R", bound=Message)
 
-SOFTWARE = "onecard-cli/0.1.0"
+SOFTWARE = software("cli")
 #: seconds to wait for the reply to a request
 REPLY_TIMEOUT = 30.0
-#: pauses before resending a request the host refused as ``rate_limited`` (None: give up)
-RATE_LIMIT_PAUSES: tuple[float | None, ...] = (0.2, 0.5, 1.0, 2.0, None)
 #: seconds to wait for ``welcome`` after ``hello``
 WELCOME_TIMEOUT = 15.0
 #: pushes buffered before the reader waits for the consumer
 PUSH_QUEUE = 512
-#: environment variable naming the directory for resume tokens and hand proofs
-STATE_DIR_ENV = "ONECARD_STATE_DIR"
 
 
 class RequestError(Exception):
@@ -181,18 +167,18 @@ class ClientSession:
 
         With ``resend``, a request the host refuses as ``rate_limited`` ("slow down": it was
         dropped unread) is sent again, unchanged but for its ``id``, after each pause of
-        :data:`RATE_LIMIT_PAUSES`; the last refusal is raised. ``timeout`` applies to each
+        :data:`net.retry.RATE_LIMITED`; the last refusal is raised. ``timeout`` applies to each
         attempt. (Chat passes ``resend=False``: a line over the chat limit is the user's to
         send again, not ours to deliver late.)
         """
-        for pause in RATE_LIMIT_PAUSES if resend else (None,):
+        for pause in RATE_LIMITED.pauses() if resend else ():
             try:
                 return await self._request_once(msg, timeout=timeout)
             except RequestError as exc:
-                if exc.code is not ErrorCode.RATE_LIMITED or pause is None:
+                if exc.code is not ErrorCode.RATE_LIMITED:
                     raise
             await trio.sleep(pause)
-        raise AssertionError("RATE_LIMIT_PAUSES ends with None")  # pragma: no cover
+        return await self._request_once(msg, timeout=timeout)  # the last try: its refusal goes up
 
     async def _request_once(self, msg: Message, *, timeout: float) -> list[Message]:
         mid = next(self._ids)
@@ -409,81 +395,6 @@ def first_leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
-
-
-# --------------------------------------------------------------------------- resume tokens
-
-
-def default_state_dir() -> Path:
-    """Where tokens and hand proofs live: ``$ONECARD_STATE_DIR`` or the user state dir."""
-    env = os.environ.get(STATE_DIR_ENV)
-    if env:
-        return Path(env)
-    return Path(platformdirs.user_state_dir("onecard"))
-
-
-@dataclass(frozen=True, slots=True)
-class SavedSeat:
-    """A seat that can be resumed: where, which table, and the secret token."""
-
-    host: str
-    table: str
-    name: str
-    seat: int
-    token: str
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-class TokenStore:
-    """Resume tokens by host address in ``tokens.json`` (mode 0600: a token is a seat key)."""
-
-    def __init__(self, directory: Path | None = None) -> None:
-        self.directory = directory if directory is not None else default_state_dir()
-        self.path = self.directory / "tokens.json"
-
-    def _load(self) -> dict[str, dict[str, Any]]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _save(self, data: dict[str, dict[str, Any]]) -> None:
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1, sort_keys=True)
-        except OSError:
-            pass  # resuming is a convenience; never fail a game over it
-
-    def get(self, host: str) -> SavedSeat | None:
-        """The seat saved for ``host`` (``address:port``), if any."""
-        item = self._load().get(host)
-        if not isinstance(item, dict):
-            return None
-        try:
-            return SavedSeat(
-                host=host,
-                table=str(item["table"]),
-                name=str(item["name"]),
-                seat=int(item["seat"]),
-                token=str(item["token"]),
-            )
-        except (KeyError, TypeError, ValueError):
-            return None
-
-    def put(self, saved: SavedSeat) -> None:
-        data = self._load()
-        data[saved.host] = saved.to_json()
-        self._save(data)
-
-    def forget(self, host: str) -> None:
-        data = self._load()
-        if data.pop(host, None) is not None:
-            self._save(data)
 
 
 def is_gone(exc: RequestError) -> bool:

@@ -1,4 +1,4 @@
-"""Transport security for clients: TLS 1.3 to a self-signed host, pinned on first use.
+"""Transport security for clients and bots: TLS 1.3 to a self-signed host, pinned on first use.
 
 How it works (``spec/PROTOCOL.md`` 2.1, like SSH ``known_hosts``): :func:`open_stream` opens
 TCP, then TLS 1.3 with certificate checks off (the host's certificate is self-signed), finishes
@@ -8,7 +8,10 @@ the :class:`KnownHosts` file: no pin means first use (the pin is stored and the 
 so players can compare it aloud); a different pin raises :class:`HostKeyChanged` with an
 SSH-style warning and closes the connection. ``insecure=True`` is plain TCP for debugging.
 ``onecard join`` opens with ``pin=False`` and calls :meth:`Connected.confirm` only after the
-host's ``welcome``, so a TLS server that is not a onecard host is never pinned.
+host's ``welcome``, so a TLS server that is not a onecard host is never pinned. Bots
+(``onecard bot``) keep no file: they open with ``remember=False``, trust the first certificate
+they see and pass its fingerprint as ``expect`` when they reconnect, so a resume token only
+ever goes to the host it came from.
 
 The known_hosts file is plain text, one ``host:port SHA256:ab:cd:...`` line per host, under
 ``platformdirs.user_config_dir("onecard")``; ``ONECARD_KNOWN_HOSTS`` or an explicit path
@@ -28,7 +31,7 @@ from pathlib import Path
 import platformdirs
 import trio
 
-from client.session import ClientSession, Disconnected, open_session
+from net.session import ClientSession, Disconnected, open_session
 
 __all__ = [
     "DEAL_KEY_SUFFIX",
@@ -57,8 +60,14 @@ class TrustError(Exception):
 class HostKeyChanged(TrustError):
     """The host presented a certificate other than the pinned one."""
 
-    def __init__(self, key: str, pinned: str, seen: str, path: Path) -> None:
+    def __init__(self, key: str, pinned: str, seen: str, path: Path | None) -> None:
         self.key, self.pinned, self.seen, self.path = key, pinned, seen, path
+        if path is None:  # no known_hosts file: a fingerprint the caller expected
+            super().__init__(
+                f"the host at {key} presents the fingerprint {seen}, which does not match the "
+                f"expected {pinned}: refusing to connect (another host, or someone in between)"
+            )
+            return
         super().__init__(
             "WARNING: THE HOST IDENTIFICATION OF "
             f"{key} HAS CHANGED! Someone could be eavesdropping on you right now "
@@ -196,6 +205,7 @@ async def open_stream(
     known_hosts: KnownHosts | None = None,
     expect: str | None = None,
     pin: bool = True,
+    remember: bool = True,
 ) -> Connected:
     """Connect to a host and check its identity before anything else is sent.
 
@@ -208,6 +218,8 @@ async def open_stream(
         pin: store a first-use pin at once. ``False`` leaves it to :meth:`Connected.confirm`,
             for callers that first check the peer speaks the protocol (a TLS server that is no
             onecard host is then never pinned).
+        remember: ``False``: read and write no known_hosts file at all (bots): without
+            ``expect`` any certificate is taken, and the caller keeps its fingerprint.
 
     Raises:
         HostKeyChanged: the certificate differs from the pin (or from ``expect``).
@@ -231,6 +243,11 @@ async def open_stream(
         )
         raise TrustError(f"cannot connect to {key}: {reason or 'TLS failed'}{hint}") from None
     seen = format_fingerprint(stream.getpeercert(binary_form=True) or b"")
+    if not remember:
+        if expect is not None and expect.lower() != seen.lower():
+            await trio.aclose_forcefully(stream)
+            raise HostKeyChanged(key, expect, seen, None)
+        return Connected(stream, seen, expect is None, key)
     store = known_hosts if known_hosts is not None else KnownHosts()
     pinned = expect if expect is not None else store.get(key)
     if pinned is not None and pinned.lower() != seen.lower():
@@ -244,7 +261,7 @@ async def open_stream(
 
 @asynccontextmanager
 async def host_session(connected: Connected, *, insecure: bool) -> AsyncIterator[ClientSession]:
-    """:func:`client.session.open_session`, pinning a first-use fingerprint only after a valid
+    """:func:`net.session.open_session`, pinning a first-use fingerprint only after a valid
     ``welcome``.
 
     A peer that fails the handshake is reported as what it most likely is: no onecard host

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from client.discover import HostAd, advertise_host, browse, decode_txt, encode_txt, lan_addresses
+from net.discover import HostAd, advertise_host, browse, decode_txt, encode_txt, lan_addresses
 
 FP = "SHA256:" + ":".join(["5d", "91", "cd", "5c", "f1", "c8", "0a", "b6", "61"] + ["00"] * 23)
 
@@ -65,7 +65,7 @@ def test_discover_command_lists_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
 
     from click.testing import CliRunner
 
-    from client import discover
+    from client import discover_cmd as discover
     from client.cli import cli
 
     ads = [HostAd("Ann's table", "10.0.0.2", 7531, "5d91cd5cf1c80ab6", "1")]
@@ -111,7 +111,7 @@ def test_discover_shows_every_address_of_a_host(monkeypatch: pytest.MonkeyPatch)
 
     from click.testing import CliRunner
 
-    from client import discover
+    from client import discover_cmd as discover
     from client.cli import cli
 
     ad = HostAd("Den", "10.77.0.1", 7531, "", "1", ("10.77.0.1", "fe80::1%veth1"))

@@ -17,7 +17,7 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from client.session import (
+from net.session import (
     PUSH_QUEUE,
     WELCOME_TIMEOUT,
     ClientSession,
@@ -151,7 +151,7 @@ async def test_a_multi_part_reply_out_of_line_ends_at_once(
 async def test_a_multi_part_reply_stops_at_the_record_size_limit(
     autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("client.session.MAX_RECORD_BYTES", 7)  # each part's text is 3 bytes
+    monkeypatch.setattr("net.session.MAX_RECORD_BYTES", 7)  # each part's text is 3 bytes
     async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
         nursery.start_soon(host.answer, *(part(i, 5) for i in range(5)))
         got = await session.request_all(tm.GetRecord(table="t1", hand_no=1))
