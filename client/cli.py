@@ -19,12 +19,13 @@ import click
 
 from client.render import OutputClosed
 from net.session import leaves
+from protocol.exit_codes import EPILOG
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "ONECARD"}
 
 #: command name -> "module:attribute" of a click.Command
 COMMANDS: dict[str, str] = {
-    "replay": "client.replay_cmd:replay_command",
+    "replay": "host.replay_cmd:replay_command",
     "verify": "client.verify_cmd:verify_command",
     "host": "host.cli:host_command",
     "bot": "host.cli:bot_command",
@@ -35,7 +36,7 @@ COMMANDS: dict[str, str] = {
 }
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+@click.group(context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
 @click.version_option(package_name="onecard", prog_name="onecard")
 def cli() -> None:
     """Host and play One Card, ONE and Black Jack on a LAN, with verifiably fair deals."""

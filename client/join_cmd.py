@@ -31,10 +31,7 @@ import trio
 
 import protocol.table_messages as tm
 from client.choices import clip
-from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
-from client.options import connection_options, table_id
-from client.play_cmd import (
+from client.commands import (
     ClientError,
     common_options,
     default_name,
@@ -43,6 +40,9 @@ from client.play_cmd import (
     run_sync,
     want_ascii,
 )
+from client.fairplay import TableClient
+from client.frontends import HumanUI, JsonUI
+from client.options import connection_options, table_id
 from client.table_loop import Quit, run_table
 from client.tokens import SavedSeat, TokenStore
 from net.address import Address, split_address

@@ -7,8 +7,9 @@ connects like ``onecard join`` (TLS pinned in known_hosts, ``--insecure`` for pl
 unless ``--out`` says otherwise) and prints one line per hand. When ``onecard join`` has pinned
 the host's deal-signing key, every record must be signed by it. Exit status as ``onecard
 verify``: 0 every record valid (a correctly voided hand counts), 1 some record failed a check or
-was not a record at all, 2 none failed but some hand could not be fetched or saved (a table
-the host does not know, or no connection at all, is 2 as well: nothing could be fetched).
+was not a record at all, 69 (``ExitCode.UNAVAILABLE``) none failed but some hand could not be
+fetched or saved (a table the host does not know, or no connection at all, is 69 as well:
+nothing could be fetched).
 Each line is made safe to show (:func:`protocol.text.safe_text`): it may quote the host's
 refusal or a field of its record; ``--json`` escapes everything outside ASCII anyway.
 """
@@ -22,19 +23,17 @@ from pathlib import Path
 import click
 
 import protocol.table_messages as tm
+from client.commands import run_sync
 from client.options import connection_options, table_id
-from client.play_cmd import run_sync
 from client.records import RecordResult, fetch_and_save
 from client.tokens import default_state_dir
 from net.address import Address, split_address
 from net.session import expect_reply
 from net.trust import KnownHosts, host_session, open_stream
+from protocol.exit_codes import ExitCode
 from protocol.text import safe_text
 
-__all__ = ["EXIT_INVALID", "EXIT_UNAVAILABLE", "records_command", "records_listed", "run_records"]
-
-EXIT_INVALID = 1
-EXIT_UNAVAILABLE = 2
+__all__ = ["records_command", "records_listed", "run_records"]
 #: a table id as the protocol allows it (spec/PROTOCOL.md 3.1)
 
 
@@ -91,9 +90,9 @@ async def run_records(
 
 
 class NotFetched(click.ClickException):
-    """Nothing could be fetched: exit status 2, as for a hand that could not be fetched."""
+    """Nothing could be fetched: exit status 69, as for a hand that could not be fetched."""
 
-    exit_code = EXIT_UNAVAILABLE
+    exit_code = ExitCode.UNAVAILABLE
 
 
 @click.command("records", short_help="Fetch a table's hand records from a host and check them.")
@@ -126,7 +125,7 @@ def records_command(
     Without HAND, every hand the host keeps a record of is fetched. Each record is checked as
     `onecard verify` does (and against the host's deal key when it is pinned), saved as
     TABLE-handN-record.json and reported in one line. Exits 0 if all are valid, 1 if any failed
-    a check, 2 if none failed but some could not be fetched (no such table or hand, no
+    a check, 69 if none failed but some could not be fetched (no such table or hand, no
     connection, the host refused).
     """
     try:
@@ -139,9 +138,9 @@ def records_command(
         raise NotFetched(safe_text(exc.message)) from None
     ctx = click.get_current_context()
     if any(r.status in ("invalid", "unreadable") for r in results):
-        ctx.exit(EXIT_INVALID)
+        ctx.exit(ExitCode.FAILED)
     if any(r.status == "unavailable" for r in results):
-        ctx.exit(EXIT_UNAVAILABLE)
+        ctx.exit(ExitCode.UNAVAILABLE)
 
 
 def records_listed(hands: Sequence[int]) -> str:

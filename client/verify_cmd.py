@@ -5,9 +5,9 @@ How it works: each file is read with :func:`protocol.records.load_record` and ch
 and card of the hand from the host's revealed secret. Nothing here talks to the network. A file
 that cannot be read or is not JSON gets a one-line reason, never a traceback. Exit status: 0 when
 every record is valid (a correctly voided hand counts as valid), 1 when any record fails a check,
-2 when none failed but some file could not be read. A verdict may quote a field of the record,
-which its host wrote: each line is made safe to show (:func:`protocol.text.safe_text`), and
-``--json`` escapes everything outside ASCII.
+65 (``ExitCode.DATA``) when none failed but some file could not be read. A verdict may quote a
+field of the record, which its host wrote: each line is made safe to show
+(:func:`protocol.text.safe_text`), and ``--json`` escapes everything outside ASCII.
 """
 
 from __future__ import annotations
@@ -19,13 +19,11 @@ from typing import Any
 
 import click
 
+from protocol.exit_codes import ExitCode
 from protocol.records import RecordError, load_record, verify_record
 from protocol.text import safe_text
 
-__all__ = ["EXIT_INVALID", "EXIT_UNREADABLE", "verify_command", "verify_files"]
-
-EXIT_INVALID = 1
-EXIT_UNREADABLE = 2
+__all__ = ["verify_command", "verify_files"]
 
 
 def _unreadable(path: Path, reason: str) -> dict[str, Any]:
@@ -75,7 +73,7 @@ def verify_command(files: tuple[Path, ...], as_json: bool, thorough: bool) -> No
     """Verify hand records (the JSON files the host keeps per hand).
 
     Prints one line per FILE: its verdict, or the first check that failed (which message,
-    signature, position or card). Exits 0 if all are valid, 1 if any failed a check, 2 if
+    signature, position or card). Exits 0 if all are valid, 1 if any failed a check, 65 if
     none failed but some could not be read.
     """
     results = verify_files(list(files), thorough=thorough)
@@ -87,6 +85,6 @@ def verify_command(files: tuple[Path, ...], as_json: bool, thorough: bool) -> No
             click.echo(safe_text(f"{r['file']}: {tag}{r['message']}"))
     ctx = click.get_current_context()
     if any(r["status"] == "invalid" for r in results):
-        ctx.exit(EXIT_INVALID)
+        ctx.exit(ExitCode.FAILED)
     if any(r["status"] == "unreadable" for r in results):
-        ctx.exit(EXIT_UNREADABLE)
+        ctx.exit(ExitCode.DATA)

@@ -12,12 +12,12 @@ groups (``serve_host`` runs in a nursery, and ``nursery.start`` wraps what its t
 :func:`host.bots.first_leaf` unwraps them, and anything unexpected is re-raised as itself, not
 as a group.
 
-``onecard host`` exits with status 0 after Ctrl-C or SIGTERM; 1 when it cannot start (the port
-is taken, the data directory is in use, cannot be made or written); 2 for bad options (click);
-:data:`EXIT_DAMAGED_DATA` (65, ``EX_DATAERR``) when a file in the data directory is damaged or
-unreadable: the database, a key file, a ``records`` path that is not a directory, an empty
-database beside hand records. The message names the file and what to do; starting again will
-not help until someone does, so a supervisor should not restart on it (systemd:
+``onecard host`` exits (:mod:`protocol.exit_codes`) with 0 after Ctrl-C or SIGTERM; 1 when it
+cannot start (the port is taken, the data directory is in use, cannot be made or written); 2
+for bad options (click); 65 (``DATA``, ``EX_DATAERR``) when a file in the data directory is
+damaged or unreadable: the database, a key file, a ``records`` path that is not a directory,
+an empty database beside hand records. The message names the file and what to do; starting
+again will not help until someone does, so a supervisor should not restart on it (systemd:
 ``RestartPreventExitStatus=65``).
 """
 
@@ -47,21 +47,20 @@ from net.address import DEFAULT_PORT, Address, join_target, split_address
 from net.session import RequestError, first_leaf
 from net.trust import HostKeyChanged, TrustError
 from protocol.errors import ProtocolError
+from protocol.exit_codes import ExitCode
 from protocol.text import safe_text
 
-__all__ = ["EXIT_DAMAGED_DATA", "bot_command", "host_command", "run_host"]
+__all__ = ["bot_command", "host_command", "run_host"]
 
 APP_NAME = "onecard"
 #: ``onecard bot --count``: bots one command runs
 BOT_COUNT = click.IntRange(1, 16)
-#: ``onecard host``'s exit status for a damaged or unreadable file in the data directory
-EXIT_DAMAGED_DATA = 65
 
 
 class DamagedDataError(click.ClickException):
-    """A damaged data-directory file: one line, exit status :data:`EXIT_DAMAGED_DATA`."""
+    """A damaged data-directory file: one line, exit status :attr:`ExitCode.DATA`."""
 
-    exit_code = EXIT_DAMAGED_DATA
+    exit_code = ExitCode.DATA
 
 
 def default_data_dir() -> Path:

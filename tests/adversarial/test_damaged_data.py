@@ -39,9 +39,9 @@ def one_clean_line(result: Result, *words: str) -> str:
     assert len(lines) == 1 and lines[0].startswith("Error: "), (result.output, result.exception)
     for word in words:
         assert word in lines[0], (word, lines[0])
-    from host.cli import EXIT_DAMAGED_DATA  # here: the module imports on the code before it
+    from protocol.exit_codes import ExitCode
 
-    assert result.exit_code == EXIT_DAMAGED_DATA, (result.exit_code, result.output)
+    assert result.exit_code == ExitCode.DATA, (result.exit_code, result.output)
     return lines[0]
 
 

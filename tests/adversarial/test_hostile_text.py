@@ -21,10 +21,10 @@ from rich.text import Text
 
 import protocol.table_messages as tm
 from client import discover_cmd as discover
+from client.commands import ClientError
 from client.discover_cmd import run_discover
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.frontends import HumanUI, JsonUI
-from client.play_cmd import ClientError
 from client.records_cmd import run_records
 from client.render import make_console
 from client.verify_cmd import verify_command

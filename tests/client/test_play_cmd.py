@@ -4,10 +4,7 @@ errors are one line, every command and option has help."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -17,16 +14,10 @@ import trio
 from click.testing import CliRunner
 
 from client.cli import cli
-from client.play_cmd import (
-    ClientError,
-    end_session_dir,
-    new_session_dir,
-    parse_options,
-    play_command,
-    sweep_sessions,
-)
+from client.commands import parse_options
+from client.play_cmd import play_command
 from host.games import find_game
-from host.identity import load_or_create_identity
+from protocol.exit_codes import ExitCode
 
 GAMES = ["one-card", "black-jack", "one"]
 
@@ -63,19 +54,25 @@ def test_watch_json_ends_with_the_outcome(runner: CliRunner) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "message", "status"),
     [
-        (["play", "--option", "nosuch=1", "--delay", "0"], "unknown option 'nosuch'"),
-        (["play", "--game", "one", "--bots", "5", "--delay", "0"], "ONE takes 2-4 players"),
-        (["play", "--option", "novalue"], "is not KEY=VALUE"),
-        (["play", "--watch", "--lan"], "do not go together"),
-        (["join", "127.0.0.1:1", "--insecure", "--table", "x"], "cannot connect to 127.0.0.1:1"),
-        (["join", "host:notaport"], "bad port"),
+        (["play", "--option", "nosuch=1", "--delay", "0"], "unknown option 'nosuch'",
+         ExitCode.USAGE),
+        (["play", "--game", "one", "--bots", "5", "--delay", "0"], "ONE takes 2-4 players",
+         ExitCode.USAGE),
+        (["play", "--option", "novalue"], "is not KEY=VALUE", ExitCode.USAGE),
+        (["play", "--watch", "--lan"], "do not go together", ExitCode.USAGE),
+        (["join", "127.0.0.1:1", "--insecure", "--table", "x"], "cannot connect to 127.0.0.1:1",
+         ExitCode.UNAVAILABLE),
+        (["join", "host:notaport"], "bad port", ExitCode.USAGE),
     ],
-)
-def test_errors_are_one_clear_line(args: list[str], message: str, runner: CliRunner) -> None:
+)  # fmt: skip
+def test_errors_are_one_clear_line(
+    args: list[str], message: str, status: int, runner: CliRunner
+) -> None:
+    """One line, and the status says what kind of failure it was (protocol/exit_codes.py)."""
     result = runner.invoke(cli, args)
-    assert result.exit_code in (1, 2)
+    assert result.exit_code == status, result.output
     assert message in result.output
     assert "Traceback" not in result.output
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
@@ -95,67 +92,6 @@ def test_every_option_has_help(command: str, runner: CliRunner) -> None:
 
 def test_parse_options() -> None:
     assert parse_options(("jokers=2", " ranking = on")) == {"jokers": "2", "ranking": "on"}
-
-
-def test_each_session_gets_a_fresh_directory_sharing_the_identity(tmp_path: Path) -> None:
-    base = tmp_path / "data"
-    first, second = new_session_dir(base, name="Ann's table"), new_session_dir(base)
-    assert first != second and first.parent == second.parent == base / "play-sessions"
-    shared = load_or_create_identity(base)
-    for session in (first, second):
-        assert load_or_create_identity(session).fingerprint == shared.fingerprint
-        assert not (session / "host.sqlite3").exists()  # no tables of anyone else
-
-
-def test_a_finished_session_keeps_only_its_records(tmp_path: Path) -> None:
-    base = tmp_path / "data"
-    with_records, without = new_session_dir(base), new_session_dir(base)
-    for session in (with_records, without):
-        load_or_create_identity(session)  # as the session's host does: leaves its lock file
-        (session / "host.sqlite3").write_bytes(b"journal")
-        (session / "host.sqlite3-wal").write_bytes(b"wal")
-        (session / "records").mkdir()
-    (with_records / "records" / "t1-hand0001.json").write_text("{}")
-    assert end_session_dir(with_records) == with_records / "records"
-    assert [p.name for p in with_records.iterdir()] == ["records"]
-    assert end_session_dir(without) is None and not without.exists()
-    assert (base / "host-key.pem").exists() and (base / "signing-key.pem").exists()
-
-
-def test_sessions_left_by_a_dead_play_are_tidied_by_the_next(tmp_path: Path) -> None:
-    """A play that crashed leaves its journal (with the deal secrets) and key links: the next
-    session tidies them, keeping the records; live sessions are left alone."""
-    base = tmp_path / "data"
-    crashed, orphan, mine, live = (new_session_dir(base) for _ in range(4))
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
-    (crashed / "owner.pid").write_text(gone.stdout)  # a process that has exited
-    (orphan / "owner.pid").unlink()  # from before owners were written
-    (live / "owner.pid").write_text(f"{os.getppid()}\n")
-    for session in (crashed, orphan, mine, live):
-        (session / "host.sqlite3").write_bytes(b"journal")
-        (session / "records").mkdir()
-        (session / "records" / "t1-hand1.json").write_text("{}")
-    assert sorted(sweep_sessions(base / "play-sessions")) == sorted([crashed, orphan])
-    for session in (crashed, orphan):
-        assert [p.name for p in session.iterdir()] == ["records"]
-    for session in (mine, live):
-        assert (session / "host.sqlite3").exists() and (session / "host-key.pem").exists()
-    new_session_dir(base)  # a new session sweeps too, and leaves the others as they are
-    assert (live / "host.sqlite3").exists()
-
-
-def test_an_unreadable_identity_is_one_line(tmp_path: Path) -> None:
-    base = tmp_path / "data"
-    base.mkdir()
-    (base / "host-cert.pem").write_text("not a certificate")
-    (base / "host-key.pem").write_text("not a key")
-    with pytest.raises(ClientError, match="cannot read the TLS identity"):
-        new_session_dir(base)
-    blocked = tmp_path / "file"
-    blocked.write_text("")
-    with pytest.raises(ClientError, match="cannot prepare the host data directory"):
-        new_session_dir(blocked / "data")
 
 
 def test_the_option_example_in_play_help_is_valid_for_its_game() -> None:

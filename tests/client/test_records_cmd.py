@@ -17,6 +17,7 @@ from client.cli import cli
 from client.records_cmd import run_records
 from host.server import HostInfo
 from net.session import Disconnected
+from protocol.exit_codes import ExitCode
 
 Run = Callable[..., Awaitable[tuple[int, str, str]]]
 
@@ -69,7 +70,7 @@ async def test_list_one_hand_and_a_missing_hand(
 
     code, stdout, _ = await onecard("records", address, table, "1", "9999")  # default: proofs dir
     saved = tmp_path / "state" / "proofs" / f"{table}-hand1-record.json"
-    assert code == 2  # none invalid, one not fetched
+    assert code == ExitCode.UNAVAILABLE  # none invalid, one not fetched
     assert stdout.splitlines() == [
         f"record saved: {saved} (valid)",
         f"record of hand 9999 not saved: the host offers no record of it: no record of hand 9999 "
@@ -135,26 +136,26 @@ async def test_an_unknown_table_is_one_line(
 ) -> None:
     info = await start_host()
     code, stdout, stderr = await onecard("records", f"127.0.0.1:{info.port}", "nosuch")
-    assert code == 2 and stdout == ""  # could not be fetched, as the help says; not "invalid"
+    assert code == ExitCode.UNAVAILABLE and stdout == ""  # not fetched, as the help says
     assert stderr.splitlines()[-1] == "Error: the host refused: no table 'nosuch' (not_found)"
     assert "Traceback" not in stderr
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "message", "status"),
     [
-        (["records", "127.0.0.1:1", "bad/id"], "is not a table id"),
-        (["records", "127.0.0.1:1", "t1", "0"], "0 is not in the range x>=1"),
-        (["records", "host:notaport", "t1"], "bad port"),
-        (["records", "127.0.0.1:1", "t1"], "cannot connect to 127.0.0.1:1"),
+        (["records", "127.0.0.1:1", "bad/id"], "is not a table id", ExitCode.USAGE),
+        (["records", "127.0.0.1:1", "t1", "0"], "0 is not in the range x>=1", ExitCode.USAGE),
+        (["records", "host:notaport", "t1"], "bad port", ExitCode.USAGE),
+        (["records", "127.0.0.1:1", "t1"], "cannot connect to 127.0.0.1:1", ExitCode.UNAVAILABLE),
     ],
 )
 def test_bad_arguments_are_one_clear_line(
-    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    args: list[str], message: str, status: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ONECARD_KNOWN_HOSTS", str(tmp_path / "known_hosts"))
     result = CliRunner().invoke(cli, args)
-    assert result.exit_code == 2  # a usage error, or nothing could be fetched
+    assert result.exit_code == status  # a usage error (2), or nothing could be fetched (69)
     assert message in result.output and "Traceback" not in result.output
 
 

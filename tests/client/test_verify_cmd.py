@@ -11,8 +11,9 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from client.cli import cli
-from client.verify_cmd import EXIT_INVALID, EXIT_UNREADABLE, verify_command
+from client.verify_cmd import verify_command
 from protocol.cards import DECK_54
+from protocol.exit_codes import ExitCode
 from protocol.fairness import HandDealer, SecretLedger
 from protocol.records import build_record, dump_record
 
@@ -54,7 +55,7 @@ def test_tampered_records_name_first_failure(tmp_path: Path) -> None:
     f = _write_cases(tmp_path)
     args = [str(f[n]) for n in ("valid", "card_changed", "bad_signature", "position_skipped")]
     res = CliRunner().invoke(verify_command, args)
-    assert res.exit_code == EXIT_INVALID
+    assert res.exit_code == ExitCode.FAILED
     lines = res.output.splitlines()
     assert len(lines) == 4 and "Traceback" not in res.output
     assert ": valid: " in lines[0]
@@ -69,7 +70,7 @@ def test_thorough_gives_the_same_verdicts(tmp_path: Path) -> None:
     args = [str(f[n]) for n in ("valid", "card_changed", "bad_signature", "position_skipped")]
     fast = CliRunner().invoke(verify_command, args)
     full = CliRunner().invoke(verify_command, ["--thorough", *args])
-    assert full.exit_code == fast.exit_code == EXIT_INVALID
+    assert full.exit_code == fast.exit_code == ExitCode.FAILED
     assert full.output == fast.output
     assert "--thorough" in CliRunner().invoke(verify_command, ["--help"]).output
 
@@ -78,7 +79,7 @@ def test_garbage_and_missing_files(tmp_path: Path) -> None:
     f = _write_cases(tmp_path)
     missing = tmp_path / "nope.json"
     res = CliRunner().invoke(verify_command, [str(f["garbage"]), str(missing), str(f["valid"])])
-    assert res.exit_code == EXIT_UNREADABLE
+    assert res.exit_code == ExitCode.DATA
     assert res.exception is None or isinstance(res.exception, SystemExit)
     lines = res.output.splitlines()
     assert lines[0] == f"{f['garbage']}: unreadable: not JSON (Expecting value at line 1)"
@@ -88,14 +89,14 @@ def test_garbage_and_missing_files(tmp_path: Path) -> None:
 
 def test_directory_is_unreadable_not_a_crash(tmp_path: Path) -> None:
     res = CliRunner().invoke(verify_command, [str(tmp_path)])
-    assert res.exit_code == EXIT_UNREADABLE
+    assert res.exit_code == ExitCode.DATA
     assert res.output.startswith(f"{tmp_path}: unreadable: cannot read")
 
 
 def test_json_output(tmp_path: Path) -> None:
     f = _write_cases(tmp_path)
     res = CliRunner().invoke(verify_command, ["--json", str(f["valid"]), str(f["card_changed"])])
-    assert res.exit_code == EXIT_INVALID
+    assert res.exit_code == ExitCode.FAILED
     out = json.loads(res.output)
     assert [r["status"] for r in out] == ["valid", "invalid"]
     assert out[0]["fingerprint"] == "bee6-ba62-11bf-fd71" and out[0]["hand_no"] == 1
@@ -127,7 +128,7 @@ def test_reused_secret_across_files_is_invalid(tmp_path: Path) -> None:
     other = tmp_path / "other.json"
     _other_hand_same_secret(other)
     res = CliRunner().invoke(verify_command, [str(f["valid"]), str(copy), str(other)])
-    assert res.exit_code == EXIT_INVALID
+    assert res.exit_code == ExitCode.FAILED
     lines = res.output.splitlines()
     assert ": valid: " in lines[1]  # the same hand twice is not a reuse
     assert lines[2] == f"{other}: INVALID: host secret S was already used by {f['valid']}"

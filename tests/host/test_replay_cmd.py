@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from client.cli import cli
-from client.replay_cmd import replay_command
 from host import scenario
+from host.replay_cmd import replay_command
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "one-card"
 

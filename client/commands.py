@@ -1,0 +1,187 @@
+"""What the client's commands share: one-line errors with their exit status, options, running.
+
+How it works: every client command (``play``, ``join``, ``records``, ``verify``) parses its
+options with click and hands a plain async function to :func:`run_sync`, which runs it with
+``trio.run``, turns Ctrl-C into exit status 130 and a failure reaching or talking to a host into
+one :class:`ClientError` line (:func:`host_error`), each with its status from
+:mod:`protocol.exit_codes`. :func:`common_options` are the options ``play`` and ``join`` share;
+:func:`make_ui` picks the front end (rich text for people, NDJSON for scripts).
+"""
+
+from __future__ import annotations
+
+import getpass
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from client.frontends import HumanUI, JsonUI
+from client.render import make_console
+from client.table_loop import Quit, leaves
+from net.session import Disconnected, RequestError
+from net.trust import HostKeyChanged, TrustError
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.exit_codes import ExitCode
+from protocol.text import safe_text
+
+__all__ = [
+    "ClientError",
+    "HostUnavailable",
+    "common_options",
+    "default_name",
+    "host_error",
+    "make_ui",
+    "parse_options",
+    "run_sync",
+    "want_ascii",
+]
+
+
+class ClientError(click.ClickException):
+    """A failure the user should see as one line (exit status ``FAILED``).
+
+    The message often quotes the host (a refusal, why it closed the connection), so it is made
+    safe to show (:func:`protocol.text.safe_text`): one line, nothing the terminal acts on.
+    """
+
+    exit_code = ExitCode.FAILED
+
+    def __init__(self, message: str) -> None:
+        super().__init__(safe_text(message))
+
+
+class HostUnavailable(ClientError):
+    """The host could not be reached or lost, or has no such table or hand (``UNAVAILABLE``:
+    trying again later may help)."""
+
+    exit_code = ExitCode.UNAVAILABLE
+
+
+def default_name() -> str:
+    """The login name, capitalised, as the default player name."""
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = ""
+    name = "".join(ch for ch in name if ch.isprintable())[:32]
+    return name.capitalize() or "Player"
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``KEY=VALUE`` strings as a dict; the host validates the values."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def want_ascii(flag: bool) -> bool:
+    """ASCII cards when asked, or when stdout cannot encode the suit symbols."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return flag or encoding not in ("utf8", "utf_8")
+
+
+def make_ui(*, json_mode: bool, ascii_only: bool, command: str = "play") -> HumanUI | JsonUI:
+    """The front end: NDJSON for scripts, rich text for people (``command``, ``play`` or
+    ``join``, words the question asked before leaving a game)."""
+    if json_mode:
+        return JsonUI()
+    return HumanUI(make_console(ascii_only=ascii_only), ascii_only=ascii_only, command=command)
+
+
+def host_error(exc: BaseException) -> ClientError | None:
+    """The one-line error (and exit status) for a failure while reaching or talking to a
+    host, if it is one: an unreachable host or a lost connection is ``UNAVAILABLE``, a changed
+    certificate or a refusal ``FAILED`` (a refused option ``USAGE``: it was the command line)."""
+    if isinstance(exc, HostKeyChanged):
+        return ClientError(str(exc))
+    if isinstance(exc, TrustError | Disconnected):
+        return HostUnavailable(str(exc))
+    if isinstance(exc, RequestError):
+        kind = HostUnavailable if exc.code is ErrorCode.NOT_FOUND else ClientError
+        return kind(f"the host refused: {exc}")
+    if isinstance(exc, ProtocolError):
+        return ClientError(exc.message)
+    if isinstance(exc, OSError):
+        return HostUnavailable(f"network error: {exc.strerror or exc}")
+    return None
+
+
+def common_options(func: Any) -> Any:
+    """Options shared by ``play`` and ``join``."""
+    for option in reversed(
+        [
+            click.option("--name", default=None, help="Your player name (default: login name)."),
+            click.option("--ascii", "ascii_only", is_flag=True, help="Cards as 7S/QH, no symbols."),
+            click.option(
+                "--json", "json_mode", is_flag=True,
+                help="One JSON object per event on stdout, one JSON command per line on stdin "
+                "(spec/CLIENT-JSON.md).",
+            ),
+            click.option(
+                "--rematch", is_flag=True,
+                help="With --json: after a game, ask to play again (a rematch event; answer "
+                '{"cmd": "rematch"}) instead of ending. People at a terminal are always asked.',
+            ),
+            click.option(
+                "--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                envvar="ONECARD_STATE_DIR",
+                help="Where resume tokens and deal proofs are kept (default: user state dir).",
+            ),
+        ]
+    ):  # fmt: skip
+        func = option(func)
+    return func
+
+
+async def _interruptible(func: Any, kwargs: dict[str, Any]) -> Any:
+    """Run ``func``; Ctrl-C (SIGINT) raises KeyboardInterrupt here, wherever the game is."""
+    result: Any = None
+
+    async def main() -> None:
+        nonlocal result
+        result = await func(**kwargs)
+        nursery.cancel_scope.cancel()
+
+    async def interrupt() -> None:
+        with trio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                raise KeyboardInterrupt
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(interrupt)
+        nursery.start_soon(main)
+    return result
+
+
+def run_sync(func: Any, **kwargs: Any) -> Any:
+    """``trio.run`` a plain async function; errors become one line with their exit status
+    (:class:`protocol.exit_codes.ExitCode`), Ctrl-C exits with 130.
+
+    Trio nurseries wrap exceptions in groups; the first meaningful one inside is reported.
+    """
+    try:
+        return trio.run(_interruptible, func, kwargs)
+    except BaseException as exc:
+        found_all = leaves(exc)
+        for kind in (KeyboardInterrupt, Quit, click.ClickException):
+            found = next((leaf for leaf in found_all if isinstance(leaf, kind)), None)
+            if isinstance(found, KeyboardInterrupt):
+                click.echo("", err=True)
+                sys.exit(ExitCode.INTERRUPTED)
+            if isinstance(found, Quit):
+                return None
+            if isinstance(found, click.ClickException):
+                raise found from None
+        for leaf in found_all:
+            mapped = host_error(leaf)
+            if mapped is not None:
+                raise mapped from None
+        raise
