@@ -22,7 +22,6 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from client.commands import (
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
 from client.options import connection_options, table_id
+from client.stdin import read_line
 from client.table_loop import Quit, run_table
 from client.tokens import SavedSeat, TokenStore
 from net.address import Address, split_address
@@ -65,11 +65,6 @@ LOBBY_HELP = (
 )
 
 
-async def _readline() -> str | None:
-    line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-    return line.rstrip("\r\n") if line else None
-
-
 async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[list[str], int]:
     """A host heard on the LAN: its addresses (to try in turn) and port."""
     ui.info(f"Looking for hosts on the LAN ({timeout:g} s)...", kind="discovering")
@@ -90,7 +85,7 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[list[str], i
     while True:
         if isinstance(ui, HumanUI):
             ui.prompt(f"Host 1-{len(hosts)} (q to quit): ")
-        line = await _readline()
+        line = await read_line()
         if line is None or line.strip().lower() == "q":
             raise Quit
         if line.strip().isdigit() and 1 <= int(line) <= len(hosts):
@@ -115,7 +110,7 @@ async def _read_lobby_line(session: ClientSession) -> str | None:
 
         async def read() -> None:
             nonlocal line
-            line = await _readline()
+            line = await read_line()
             nursery.cancel_scope.cancel()
 
         async def watch_close() -> None:

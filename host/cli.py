@@ -32,6 +32,7 @@ import platformdirs
 import trio
 
 from host.bots import TableFinished, run_bots
+from host.datadir import DataDirDamaged, DataDirError
 from host.identity import IdentityError, IdentityUnreadable
 from host.logs import SafeText
 from host.server import (
@@ -42,7 +43,6 @@ from host.server import (
     HostInfo,
     serve_host,
 )
-from host.store import DataDirDamaged, DataDirError
 from net.address import DEFAULT_PORT, Address, join_target, split_address
 from net.session import RequestError, first_leaf
 from net.trust import HostKeyChanged, TrustError

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import trio
 
+from host.datadir import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirError
 from host.identity import (
     CERT_FILE,
     KEY_FILE,
@@ -37,7 +38,6 @@ from host.identity import (
     load_or_create_identity,
 )
 from host.server import DEFAULT_TURN_TIMER, HostConfig, HostInfo, serve_host
-from host.store import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirError
 from net.address import DEFAULT_PORT
 
 __all__ = [

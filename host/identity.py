@@ -20,7 +20,6 @@ import datetime
 import hashlib
 import os
 import ssl
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -32,11 +31,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.x509.oid import NameOID
 
+from host.datadir import IDENTITY_LOCK_FILE, locked
 from host.filemodes import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tighten
 from net.trust import format_fingerprint
-
-if sys.platform != "win32":
-    import fcntl
 
 __all__ = [
     "CERT_FILE",
@@ -52,8 +49,8 @@ __all__ = [
 CERT_FILE = "host-cert.pem"
 KEY_FILE = "host-key.pem"
 SIGNING_KEY_FILE = "signing-key.pem"
-#: held (flock) while the identity is read or created, so two first starts do not race
-LOCK_FILE = ".identity.lock"
+#: held while the identity is read or created, so two first starts do not race
+LOCK_FILE = IDENTITY_LOCK_FILE
 #: how long the self-signed certificate is valid
 CERT_LIFETIME = datetime.timedelta(days=20 * 365)
 
@@ -133,19 +130,11 @@ def _identity_lock(data_dir: Path) -> Iterator[None]:
 
     Two hosts (or ``onecard play`` sessions) starting at once on a new data dir would otherwise
     each create a certificate, TLS key and signing key, and could end with one's certificate
-    beside the other's key. ``flock`` is released by the OS if the process dies. Where there
-    is no ``fcntl`` (Windows) nothing is locked.
+    beside the other's key (:func:`host.datadir.locked`: released by the OS if the process
+    dies; on POSIX and Windows alike).
     """
-    if sys.platform == "win32":  # pragma: no cover - no flock
+    with locked(data_dir / LOCK_FILE):
         yield
-        return
-    fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def _create_tls(cert_path: Path, key_path: Path, name: str) -> None:

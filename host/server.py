@@ -46,11 +46,12 @@ import trio
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer
+from host.datadir import hold_data_dir
 from host.identity import HostIdentity, load_or_create_identity
 from host.lobby import HOSTED_BOT_PREFIX, Lobby
 from host.logs import get_logger
 from host.session import CLOSE_FLUSH_TIMEOUT, Session, server_closing
-from host.store import Store, hold_data_dir
+from host.store import Store
 from host.table import ROUND_TIMEOUT, Table, TableError
 from net.address import DEFAULT_PORT
 from net.session import RequestError, first_leaf, open_session

@@ -17,11 +17,9 @@ arrive) so a client that resumes or a spectator who returns sees the recent chat
 
 Resume tokens are never stored, only their SHA-256.
 
-One host at a time: :func:`hold_data_dir` takes an exclusive ``flock`` on ``.host.lock`` in the
-data directory for the host's whole lifetime (the OS drops it if the process dies), so a second
-host started on the same directory is refused (:class:`DataDirInUse`) instead of replaying the
-same tables and writing the same journal rows. It is a different file from the identity's
-short-lived lock, so the two never wait on each other.
+One host at a time: the server holds the data directory with
+:func:`host.datadir.hold_data_dir` for its whole lifetime, so a second host started on the same
+directory is refused instead of replaying the same tables and writing the same journal rows.
 
 Private files: the journal's ``open`` rows hold each hand's secret S (with the public reveals,
 the whole deck), so the data directory and the ``records`` directory are 0700 and the database
@@ -59,8 +57,8 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -68,44 +66,30 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
+from host.datadir import DB_FILE, RECORDS_DIR, DataDirDamaged, DataDirError
 from host.filemodes import (
-    PRIVATE_DIR_MODE,
     PRIVATE_FILE_MODE,
     make_private_dir,
-    private_data_dir,
     tighten,
 )
 from host.logs import get_logger
 from protocol.records import dump_record
 
-if sys.platform != "win32":
-    import fcntl
-
 __all__ = [
-    "DB_FILE",
-    "HOST_LOCK_FILE",
     "MAX_UNWRITTEN_BYTES",
     "RECORD_RETRY_FIRST",
     "RECORD_RETRY_MAX",
     "ChatRow",
-    "DataDirDamaged",
-    "DataDirError",
-    "DataDirInUse",
     "JournalKind",
     "JournalRow",
     "RecordUnreadable",
     "SeatRow",
     "Store",
     "TableRow",
-    "hold_data_dir",
 ]
 
 log = get_logger(__name__)
 
-DB_FILE = "host.sqlite3"
-RECORDS_DIR = "records"
-#: held (flock) by the host serving from the data directory, for as long as it runs
-HOST_LOCK_FILE = ".host.lock"
 #: the files sqlite keeps beside the database in WAL mode
 DB_SIDE_SUFFIXES = ("-wal", "-shm")
 #: seconds before the first retry of hand records the disk refused
@@ -280,20 +264,6 @@ def _add_chat(row: TableRow, n: object, seq: object, line: object) -> None:
         log.warning("table %s: chat line %r unreadable, skipped (%s)", row.table_id, n, _why(exc))
 
 
-class DataDirError(Exception):
-    """The data directory cannot be held or used: it cannot be created, locked or written,
-    or is in use."""
-
-
-class DataDirInUse(DataDirError):
-    """Another host (process) already serves from this data directory."""
-
-
-class DataDirDamaged(DataDirError):
-    """A file in the data directory is damaged or not what the host keeps there; the message
-    names it and what to do. Starting again will not help until someone does."""
-
-
 class RecordUnreadable(Exception):
     """A hand record file exists but cannot be read (damaged, or not a record)."""
 
@@ -310,51 +280,6 @@ def _database_error(path: Path, exc: sqlite3.Error) -> DataDirError:
         f"the database {path} is damaged ({exc}): restore it from a backup, or move it and "
         f"its -wal and -shm files aside to start with no tables (the hand records stay)"
     )
-
-
-@contextmanager
-def hold_data_dir(data_dir: Path) -> Iterator[None]:
-    """Hold ``data_dir`` for this host until the block ends (see the module docstring).
-
-    The directory, its files and its records are made private, or tightened, first (one
-    WARNING line if anything was open to other users: :mod:`host.filemodes`). The lock file
-    records the holder's process id for the error message. Where there is no ``fcntl``
-    (Windows) nothing is locked.
-
-    Raises:
-        DataDirInUse: another host holds the directory.
-        DataDirError: the directory or its lock file cannot be created, or cannot be locked
-            (some network file systems).
-    """
-    if sys.platform == "win32":  # pragma: no cover - no flock
-        yield
-        return
-    try:
-        data_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
-        private_data_dir(data_dir, [RECORDS_DIR])  # before anything is written there
-        fd = os.open(data_dir / HOST_LOCK_FILE, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
-    except OSError as exc:
-        raise DataDirError(f"cannot use data dir {data_dir}: {exc.strerror or exc}") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-            pid = f" (pid {holder})" if holder.isdigit() else ""
-            raise DataDirInUse(f"data dir {data_dir} is in use by another host{pid}") from None
-        except OSError as exc:
-            raise DataDirError(f"cannot lock data dir {data_dir}: {exc.strerror or exc}") from None
-        with suppress(OSError):  # the pid only words the refusal: a full disk must not stop us
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-        try:
-            yield
-        finally:
-            with suppress(OSError):
-                os.ftruncate(fd, 0)
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
 
 
 def _write_file(path: Path, data: bytes) -> None:

@@ -45,11 +45,12 @@ from click.testing import CliRunner, Result
 
 import protocol.table_messages as tm
 from host import cli
+from host.datadir import RECORDS_DIR
 from host.games import find_game
 from host.identity import load_or_create_identity
 from host.runner import Batch, GameRunner, Seat, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
-from host.store import RECORDS_DIR, JournalKind, JournalRow, SeatRow, Store
+from host.store import JournalKind, JournalRow, SeatRow, Store
 from net.session import ClientSession, open_session
 from protocol.cards import parse_card
 from protocol.connection import Connection, Role

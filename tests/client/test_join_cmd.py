@@ -92,7 +92,7 @@ def _script(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
         await trio.lowlevel.checkpoint()
         return queue.pop(0) if queue else None
 
-    monkeypatch.setattr(join_cmd, "_readline", readline)
+    monkeypatch.setattr(join_cmd, "read_line", readline)
 
 
 #: seconds a scripted exchange with a real host may take before the test fails
@@ -191,7 +191,7 @@ async def test_lobby_notices_the_host_closing_while_waiting_for_input(
     async def never() -> str | None:
         await trio.sleep_forever()
 
-    monkeypatch.setattr(join_cmd, "_readline", never)
+    monkeypatch.setattr(join_cmd, "read_line", never)
 
     async def close_soon() -> None:
         await trio.sleep(1)

@@ -7,17 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from host.store import (
-    DB_FILE,
-    ChatRow,
-    DataDirError,
-    DataDirInUse,
-    JournalKind,
-    JournalRow,
-    SeatRow,
-    Store,
-    hold_data_dir,
-)
+from host.datadir import DB_FILE
+from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
 
 
 async def test_journal_round_trips_and_filters_messages_by_audience(tmp_path: Path) -> None:
@@ -108,21 +99,3 @@ async def test_chat_keeps_the_last_lines_per_table_and_goes_with_the_table(tmp_p
         assert fresh.chat == []
     finally:
         await store.close()
-
-
-def test_hold_data_dir_is_exclusive_and_released(tmp_path: Path) -> None:
-    refused = pytest.raises(DataDirInUse, match=r"in use by another host \(pid \d+\)")
-    with hold_data_dir(tmp_path), refused, hold_data_dir(tmp_path):
-        pass
-    with hold_data_dir(tmp_path):  # free again
-        pass
-
-
-def test_a_data_dir_that_cannot_be_made_is_a_data_dir_error(tmp_path: Path) -> None:
-    """Before, the OSError reached `onecard host` as "cannot listen on ...: Not a directory"."""
-    (tmp_path / "file").write_text("not a directory")
-    with (
-        pytest.raises(DataDirError, match=r"cannot use data dir .*file/d"),
-        hold_data_dir(tmp_path / "file" / "d"),
-    ):
-        pass
