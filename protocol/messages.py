@@ -18,9 +18,10 @@ for a card code). Unknown map keys are ignored (forward compatibility: a newer p
 optional fields). Absent optional fields take their default. Never subclass a concrete message.
 
 Adding a message type: define it here or in a ``protocol/`` module imported at the bottom of this
-one (like :mod:`protocol.table_messages`), so the registry is complete wherever it is used (a
-test checks), then regenerate the spec with ``python -m protocol --write-spec``. A custom
-:class:`Kind` also needs ``examples()`` for the property tests. For example::
+one (like :mod:`protocol.table_messages`, which imports :mod:`protocol.lobby_messages` in turn),
+so the registry is complete wherever it is used (a test checks), then regenerate the spec with
+``python -m protocol --write-spec``. A custom :class:`Kind` also needs ``examples()`` for the
+property tests. For example::
 
     @register
     @dataclass(frozen=True, kw_only=True)
@@ -452,6 +453,7 @@ def spec_table(types: Mapping[str, type[Message]] | None = None) -> str:
 
 # --------------------------------------------------------------------------- application types
 
-# Lobby, play, reconnect, chat and fairness-wrapper messages live in their own module; importing
-# it here registers them, so every user of the registry (and the spec table) sees them.
+# Lobby, play, reconnect, chat and fairness-wrapper messages live in their own modules; importing
+# table_messages here (it imports lobby_messages first) registers them, so every user of the
+# registry (and the spec table) sees them.
 from protocol import table_messages as _table_messages  # noqa: E402, F401
