@@ -6,9 +6,10 @@ How it works (after h11 ``_events.py``):
   by the sender, int or str) and ``re`` (on a reply: the ``id`` of the message it answers).
   :class:`Message` holds the envelope; each subclass adds its fields.
 * Each field is declared with :func:`wire`, naming a :class:`Kind` (``Int``, ``Str``,
-  ``ListOf``, ``CardKind`` ...). A kind coerces a value (wire form or Python form) to its Python
-  form and validates it, renders it back to the wire and describes itself for the spec. So one
-  declaration drives construction, decoding, encoding, the spec table and test strategies.
+  ``ListOf``, ``CardKind`` ...; defined in :mod:`protocol.kinds`, re-exported here). A kind
+  coerces a value (wire form or Python form) to its Python form and validates it, renders it
+  back to the wire and describes itself for the spec. So one declaration drives construction,
+  decoding, encoding, the spec table and test strategies.
 * ``@register`` adds a class to :data:`MESSAGE_TYPES`, the single registry.
   :func:`message_from_wire` decodes a map with it; ``Message.to_wire`` encodes.
 
@@ -17,9 +18,10 @@ for a card code). Unknown map keys are ignored (forward compatibility: a newer p
 optional fields). Absent optional fields take their default. Never subclass a concrete message.
 
 Adding a message type: define it here or in a ``protocol/`` module imported at the bottom of this
-one (like :mod:`protocol.table_messages`), so the registry is complete wherever it is used (a
-test checks), then regenerate the spec with ``python -m protocol --write-spec``. A custom
-:class:`Kind` also needs ``examples()`` for the property tests. For example::
+one (like :mod:`protocol.table_messages`, which imports :mod:`protocol.lobby_messages` in turn),
+so the registry is complete wherever it is used (a test checks), then regenerate the spec with
+``python -m protocol --write-spec``. A custom :class:`Kind` also needs ``examples()`` for the
+property tests. For example::
 
     @register
     @dataclass(frozen=True, kw_only=True)
@@ -34,7 +36,6 @@ test checks), then regenerate the spec with ``python -m protocol --write-spec``.
 
 from __future__ import annotations
 
-import abc
 import dataclasses
 import enum
 import re
@@ -42,14 +43,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from protocol.cards import Card, parse_card
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError
-from protocol.framing import WireDict, check_tree
+from protocol.framing import WireDict
+from protocol.kinds import (
+    AnyMap,
+    Bool,
+    Bytes,
+    CardKind,
+    EnumKind,
+    Int,
+    Kind,
+    ListOf,
+    MapOf,
+    MessageId,
+    MessageIdKind,
+    Nullable,
+    Str,
+    bad_field,
+)
 from protocol.limits import (
-    MAX_ID_LEN,
-    MAX_LIST_FIELD_LEN,
-    MAX_MAP_LEN,
-    MAX_MESSAGE_ID,
     MAX_NAME_LEN,
     MAX_RETRY_AFTER_S,
     MAX_SOFTWARE_LEN,
@@ -91,262 +103,6 @@ __all__ = [
     "spec_table",
     "wire",
 ]
-
-MessageId = int | str
-"""A message ``id``: an int in 0..2^53-1 or a non-empty str of at most 64 code points."""
-
-
-def _bad(path: str, problem: str, code: ErrorCode = ErrorCode.BAD_FIELD) -> LocalProtocolError:
-    return LocalProtocolError(f"field {path!r}: {problem}", code=code)
-
-
-def _type_name(value: object) -> str:
-    return "nil" if value is None else type(value).__name__
-
-
-# --------------------------------------------------------------------------- kinds
-
-
-class Kind(abc.ABC):
-    """How one field looks on the wire: coerce/validate, encode, describe."""
-
-    @abc.abstractmethod
-    def coerce(self, value: object, path: str) -> Any:
-        """Return the Python form of ``value`` (wire or Python form), or raise bad_field."""
-
-    def to_wire(self, value: Any) -> Any:
-        """The wire form of a valid Python value (identity unless overridden)."""
-        return value
-
-    @abc.abstractmethod
-    def describe(self) -> str:
-        """A short type description for the spec table, e.g. ``int 1..65535``."""
-
-    def examples(self) -> tuple[Any, ...]:
-        """A few valid Python values. Tests draw from them for kinds they do not know, so a
-        custom kind (defined outside this module) should override this."""
-        raise NotImplementedError(f"{type(self).__name__}.examples() is not implemented")
-
-
-@dataclass(frozen=True)
-class Int(Kind):
-    """An integer in ``min_value..max_value`` (bool is not an int on the wire)."""
-
-    min_value: int = 0
-    max_value: int = MAX_MESSAGE_ID
-
-    def coerce(self, value: object, path: str) -> int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise _bad(path, f"expected int, got {_type_name(value)}")
-        if not self.min_value <= value <= self.max_value:
-            raise _bad(path, f"{value} is outside {self.min_value}..{self.max_value}")
-        return value
-
-    def describe(self) -> str:
-        return f"int {self.min_value}..{self.max_value}"
-
-
-@dataclass(frozen=True)
-class Bool(Kind):
-    """``true`` or ``false``."""
-
-    def coerce(self, value: object, path: str) -> bool:
-        if not isinstance(value, bool):
-            raise _bad(path, f"expected bool, got {_type_name(value)}")
-        return value
-
-    def describe(self) -> str:
-        return "bool"
-
-
-@dataclass(frozen=True)
-class Str(Kind):
-    """A str of ``min_len..max_len`` code points; ``printable`` forbids control characters."""
-
-    min_len: int = 0
-    max_len: int = MAX_TEXT_LEN
-    pattern: str | None = None
-    printable: bool = False
-
-    def coerce(self, value: object, path: str) -> str:
-        if not isinstance(value, str):
-            raise _bad(path, f"expected str, got {_type_name(value)}")
-        if not self.min_len <= len(value) <= self.max_len:
-            raise _bad(path, f"length {len(value)} is outside {self.min_len}..{self.max_len}")
-        if self.printable and not value.isprintable():
-            raise _bad(path, "contains control or non-printable characters")
-        if self.pattern is not None and re.fullmatch(self.pattern, value) is None:
-            raise _bad(path, f"{value!r} does not match {self.pattern!r}")
-        return value
-
-    def describe(self) -> str:
-        text = f"str {self.min_len}..{self.max_len}"
-        if self.printable:
-            text += " printable"
-        if self.pattern is not None:
-            text += f" `{self.pattern}`"
-        return text
-
-
-@dataclass(frozen=True)
-class Bytes(Kind):
-    """A msgpack bin of ``min_len..max_len`` bytes (hashes, nonces, signatures only)."""
-
-    min_len: int = 0
-    max_len: int = 64
-
-    def coerce(self, value: object, path: str) -> bytes:
-        if not isinstance(value, bytes | bytearray):
-            raise _bad(path, f"expected bin, got {_type_name(value)}")
-        if not self.min_len <= len(value) <= self.max_len:
-            raise _bad(path, f"length {len(value)} is outside {self.min_len}..{self.max_len}")
-        return bytes(value)
-
-    def describe(self) -> str:
-        if self.min_len == self.max_len:
-            return f"bin[{self.min_len}]"
-        return f"bin {self.min_len}..{self.max_len}"
-
-
-@dataclass(frozen=True)
-class EnumKind(Kind):
-    """A str naming a member of a ``StrEnum``; ``fallback`` (if set) replaces unknown values."""
-
-    enum_type: type[enum.StrEnum]
-    fallback: enum.StrEnum | None = None
-
-    def coerce(self, value: object, path: str) -> enum.StrEnum:
-        if isinstance(value, self.enum_type):
-            return value
-        if not isinstance(value, str):
-            raise _bad(path, f"expected str, got {_type_name(value)}")
-        try:
-            return self.enum_type(value)
-        except ValueError:
-            if self.fallback is not None:
-                return self.fallback
-            choices = [m.value for m in self.enum_type]
-            raise _bad(path, f"{value!r} is not one of {choices}") from None
-
-    def to_wire(self, value: Any) -> str:
-        return str(value.value)
-
-    def describe(self) -> str:
-        return f"str ({self.enum_type.__name__})"
-
-
-@dataclass(frozen=True)
-class CardKind(Kind):
-    """A card code such as ``"10H"``, ``"QS"``, ``"JB"``; Python form :class:`Card`."""
-
-    def coerce(self, value: object, path: str) -> Card:
-        if isinstance(value, Card):
-            return value
-        try:
-            return parse_card(value)
-        except LocalProtocolError as err:
-            raise _bad(path, err.message, err.code) from err
-
-    def to_wire(self, value: Any) -> str:
-        return str(value.code)
-
-    def describe(self) -> str:
-        return "card"
-
-
-@dataclass(frozen=True)
-class Nullable(Kind):
-    """``nil`` or a value of ``inner``; Python form ``None`` or the inner form."""
-
-    inner: Kind
-
-    def coerce(self, value: object, path: str) -> Any:
-        return None if value is None else self.inner.coerce(value, path)
-
-    def to_wire(self, value: Any) -> Any:
-        return None if value is None else self.inner.to_wire(value)
-
-    def describe(self) -> str:
-        return f"{self.inner.describe()} or nil"
-
-
-@dataclass(frozen=True)
-class ListOf(Kind):
-    """An array of ``item`` values, ``min_len..max_len`` long; Python form a tuple."""
-
-    item: Kind
-    min_len: int = 0
-    max_len: int = MAX_LIST_FIELD_LEN
-
-    def coerce(self, value: object, path: str) -> tuple[Any, ...]:
-        if not isinstance(value, list | tuple):
-            raise _bad(path, f"expected array, got {_type_name(value)}")
-        if not self.min_len <= len(value) <= self.max_len:
-            raise _bad(path, f"length {len(value)} is outside {self.min_len}..{self.max_len}")
-        return tuple(self.item.coerce(v, f"{path}[{i}]") for i, v in enumerate(value))
-
-    def to_wire(self, value: Any) -> list[Any]:
-        return [self.item.to_wire(v) for v in value]
-
-    def describe(self) -> str:
-        return f"array of ({self.item.describe()}), {self.min_len}..{self.max_len} items"
-
-
-@dataclass(frozen=True)
-class MapOf(Kind):
-    """A map from ``key`` strings to ``value`` values; Python form a new dict."""
-
-    key: Str
-    value: Kind
-    max_len: int = MAX_MAP_LEN
-
-    def coerce(self, value: object, path: str) -> dict[str, Any]:
-        if not isinstance(value, Mapping):
-            raise _bad(path, f"expected map, got {_type_name(value)}")
-        if len(value) > self.max_len:
-            raise _bad(path, f"{len(value)} entries; at most {self.max_len}")
-        return {
-            self.key.coerce(k, f"{path} key"): self.value.coerce(v, f"{path}.{k}")
-            for k, v in value.items()
-        }
-
-    def to_wire(self, value: Any) -> dict[str, Any]:
-        return {k: self.value.to_wire(v) for k, v in value.items()}
-
-    def describe(self) -> str:
-        return f"map ({self.key.describe()}) to ({self.value.describe()})"
-
-
-@dataclass(frozen=True)
-class AnyMap(Kind):
-    """A free-form map of protocol values (str keys; nil, bool, int, str, bin, array, map)."""
-
-    def coerce(self, value: object, path: str) -> dict[str, Any]:
-        if not isinstance(value, Mapping):
-            raise _bad(path, f"expected map, got {_type_name(value)}")
-        copy = dict(value)
-        try:
-            check_tree(copy)
-        except LocalProtocolError as err:
-            raise _bad(path, err.message) from err
-        return copy
-
-    def describe(self) -> str:
-        return "map"
-
-
-@dataclass(frozen=True)
-class MessageIdKind(Kind):
-    """The envelope ``id``/``re``: int 0..2^53-1 or str of 1..64 code points."""
-
-    def coerce(self, value: object, path: str) -> MessageId:
-        if isinstance(value, str):
-            return Str(min_len=1, max_len=MAX_ID_LEN).coerce(value, path)
-        return Int(0, MAX_MESSAGE_ID).coerce(value, path)
-
-    def describe(self) -> str:
-        return f"int 0..2^53-1 or str 1..{MAX_ID_LEN}"
-
 
 # --------------------------------------------------------------------------- fields
 
@@ -515,7 +271,7 @@ def message_from_wire(data: Mapping[str, Any]) -> Message:
     """
     type_name = data.get("type")
     if not isinstance(type_name, str):
-        raise _bad("type", "missing" if type_name is None else "expected str")
+        raise bad_field("type", "missing" if type_name is None else "expected str")
     cls = MESSAGE_TYPES.get(type_name)
     if cls is None:
         raise LocalProtocolError(
@@ -529,7 +285,7 @@ def message_from_wire(data: Mapping[str, Any]) -> Message:
         if name in data:
             kwargs[name] = data[name]
         elif field_required(cls, name):
-            raise _bad(name, f"missing from {type_name!r}")
+            raise bad_field(name, f"missing from {type_name!r}")
     return cls(**kwargs)
 
 
@@ -697,6 +453,7 @@ def spec_table(types: Mapping[str, type[Message]] | None = None) -> str:
 
 # --------------------------------------------------------------------------- application types
 
-# Lobby, play, reconnect, chat and fairness-wrapper messages live in their own module; importing
-# it here registers them, so every user of the registry (and the spec table) sees them.
+# Lobby, play, reconnect, chat and fairness-wrapper messages live in their own modules; importing
+# table_messages here (it imports lobby_messages first) registers them, so every user of the
+# registry (and the spec table) sees them.
 from protocol import table_messages as _table_messages  # noqa: E402, F401

@@ -1,4 +1,6 @@
-"""Lobby, play, reconnect, chat and fair-dealing wrapper messages (``spec/PROTOCOL.md`` 3-6).
+"""Play, fair-dealing wrapper, reconnect and chat messages (``spec/PROTOCOL.md`` 4-6), and the
+one place to reach every table message: the lobby messages (section 3) of
+:mod:`protocol.lobby_messages` are re-exported here.
 
 How it works: each message is a registered frozen dataclass like the core ones in
 :mod:`protocol.messages`, so the same registry decodes, encodes, validates and documents them.
@@ -6,7 +8,9 @@ Requests from a client carry an ``id``; the host answers each with exactly one r
 ``re`` (the reply type named in the request's docstring, or ``error``). Pushes from the host
 (``table_info``, ``state``, ``event``, ``fair``, ``game_start``, ``game_over``, ``chat_line``)
 carry no ``re``. Messages about a table carry its id in ``table``; messages the host journals
-carry the table's ``seq`` (increasing, with gaps), which a client keeps to resume.
+carry the table's ``seq`` (increasing, with gaps), which a client keeps to resume. The lobby
+module is imported before anything here is registered, so the registry lists the types in the
+order of the spec's sections.
 
 Game-specific maps (views, actions, events, outcomes, options) are free-form maps here; their
 contents are specified per game in ``spec/RULES.md`` and by the engines' ``to_wire``.
@@ -20,6 +24,29 @@ from typing import Any, ClassVar
 from protocol.cards import Card
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.limits import MAX_CHAT_LEN, MAX_NAME_LEN
+from protocol.lobby_messages import (
+    C2H,
+    H2C,
+    SEAT,
+    TABLE_ID,
+    AddBot,
+    BotAdded,
+    CreateTable,
+    Games,
+    Join,
+    Joined,
+    Leave,
+    Left,
+    ListGames,
+    ListTables,
+    Ok,
+    Ready,
+    TableCreated,
+    TableInfo,
+    Tables,
+    Watch,
+    Watching,
+)
 from protocol.messages import (
     AnyMap,
     Bool,
@@ -76,13 +103,7 @@ __all__ = [
     "Watching",
 ]
 
-C2H = Direction.CLIENT_TO_HOST
-H2C = Direction.HOST_TO_CLIENT
-
-_TABLE_ID = Str(min_len=1, max_len=64, pattern="[A-Za-z0-9_-]+")
-_NAME = Str(min_len=1, max_len=MAX_NAME_LEN, printable=True)
 _SEQ = Int(0, 2**53 - 1)
-_SEAT = Int(0, 255)
 #: longest chunk of record JSON text in one ``record_part``
 RECORD_CHUNK_CHARS = 6000
 
@@ -115,234 +136,6 @@ class SignedKind(Kind):
         return (["hand_commit", b"\x80", bytes(64)], ["card", b"\x81\xa1a\x01", bytes(range(64))])
 
 
-# --------------------------------------------------------------------------- lobby
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class ListGames(Message):
-    """Asks which games the host runs; answered by `games`."""
-
-    TYPE: ClassVar[str] = "list_games"
-    DIRECTION: ClassVar[Direction] = C2H
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Games(Message):
-    """The games the host runs: name, title, seat range and table options of each."""
-
-    TYPE: ClassVar[str] = "games"
-    DIRECTION: ClassVar[Direction] = H2C
-    games: tuple[dict[str, Any], ...] = wire(
-        ListOf(AnyMap(), max_len=16),
-        "`{name, title, min_seats, max_seats, options: [{name, default, help, choices?, min?, "
-        "max?}]}` per game",
-    )
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class ListTables(Message):
-    """Asks for the tables on the host; answered by `tables`."""
-
-    TYPE: ClassVar[str] = "list_tables"
-    DIRECTION: ClassVar[Direction] = C2H
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Tables(Message):
-    """Every table on the host, each as in `table_info`."""
-
-    TYPE: ClassVar[str] = "tables"
-    DIRECTION: ClassVar[Direction] = H2C
-    tables: tuple[dict[str, Any], ...] = wire(
-        ListOf(AnyMap(), max_len=256), "table summaries (fields as `table_info`)"
-    )
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class CreateTable(Message):
-    """Creates a table; answered by `table_created` (the creator is not seated: send `join`)."""
-
-    TYPE: ClassVar[str] = "create_table"
-    DIRECTION: ClassVar[Direction] = C2H
-    game: str = wire(Str(min_len=1, max_len=32), "game name from `games`, e.g. `one-card`")
-    seats: int = wire(Int(1, 16), "number of seats (within the game's range)")
-    options: dict[str, Any] = wire(
-        AnyMap(),
-        "table options by name (bool, int or str; strings like `on`/`20` accepted)",
-        default=None,
-    )
-    name: str | None = wire(Nullable(_NAME), "display name of the table", default=None)
-    turn_timer: int | None = wire(
-        Nullable(Int(0, 3600)), "seconds per turn; 0: no timer; nil: the host default", default=None
-    )
-
-    def __post_init__(self) -> None:
-        raw: object = self.options
-        if raw is None:
-            object.__setattr__(self, "options", {})
-        super().__post_init__()
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class TableCreated(Message):
-    """Reply to `create_table`: the new table's summary (as `table_info`)."""
-
-    TYPE: ClassVar[str] = "table_created"
-    DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "the new table's id")
-    info: dict[str, Any] = wire(AnyMap(), "the table summary (fields as `table_info`)")
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class TableInfo(Message):
-    """Pushed to everyone at a table (seated or watching) when its seating or phase changes."""
-
-    TYPE: ClassVar[str] = "table_info"
-    DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
-    name: str = wire(Str(max_len=64), "display name")
-    game: str = wire(Str(max_len=32), "game name")
-    options: dict[str, Any] = wire(AnyMap(), "every option with its value")
-    seats: tuple[dict[str, Any] | None, ...] = wire(
-        ListOf(Nullable(AnyMap()), max_len=16),
-        "per seat nil (empty) or `{seat, name, bot, connected, ready, substitute}`",
-    )
-    phase: str = wire(Str(max_len=16), "`waiting`, `dealing`, `playing` or `finished`")
-    game_no: int = wire(Int(), "games started at this table so far")
-    spectators: int = wire(Int(), "number of spectators")
-    turn_timer: int | None = wire(Nullable(Int()), "seconds per turn, nil: no timer")
-    voids: int = wire(Int(), "deal rounds voided at this table (missed reveals)")
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Join(Message):
-    """Takes a seat at a waiting (or finished) table; answered by `joined`."""
-
-    TYPE: ClassVar[str] = "join"
-    DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
-    name: str = wire(_NAME, "player name, unique at the table (case-insensitive)")
-    seat: int | None = wire(Nullable(_SEAT), "seat wanted; nil: the first free one", default=None)
-    bot: str | None = wire(
-        Nullable(Str(max_len=MAX_NAME_LEN, printable=True)),
-        "set by bot clients (shown to others in `table_info`; always ready)",
-        default=None,
-    )
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Joined(Message):
-    """Reply to `join`: the seat and the resume token (keep it secret; the host keeps a hash)."""
-
-    TYPE: ClassVar[str] = "joined"
-    DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
-    seat: int = wire(_SEAT, "your seat number")
-    token: str = wire(Str(min_len=16, max_len=128), "resume token for `resume`")
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Leave(Message):
-    """Gives up a seat (during a game the host's bot takes it over) or stops watching; answered
-    by `left`."""
-
-    TYPE: ClassVar[str] = "leave"
-    DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Left(Message):
-    """Reply to `leave`."""
-
-    TYPE: ClassVar[str] = "left"
-    DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Watch(Message):
-    """Watches a table as a spectator (public information only); answered by `watching`."""
-
-    TYPE: ClassVar[str] = "watch"
-    DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
-    name: str = wire(
-        Str(max_len=MAX_NAME_LEN, printable=True),
-        "the spectator's name in chat (may be a seated player's); empty: `spectator`",
-        default="",
-    )
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Watching(Message):
-    """Reply to `watch`; a `table_info`, the recent chat and (during a game) a `state` follow."""
-
-    TYPE: ClassVar[str] = "watching"
-    DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class AddBot(Message):
-    """Seats a host-run bot in an empty seat; answered by `bot_added`."""
-
-    TYPE: ClassVar[str] = "add_bot"
-    DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
-    kind: str = wire(Str(max_len=16, pattern="random|heuristic"), "bot policy", default="heuristic")
-    seat: int | None = wire(Nullable(_SEAT), "seat; nil: the first free one", default=None)
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class BotAdded(Message):
-    """Reply to `add_bot`: the bot's seat and name."""
-
-    TYPE: ClassVar[str] = "bot_added"
-    DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
-    seat: int = wire(_SEAT, "the bot's seat")
-    name: str = wire(_NAME, "the bot's name")
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Ready(Message):
-    """Marks the sender's seat (un)ready; the game starts when every seat is taken and ready.
-
-    After a game ends, `ready` again is the rematch. Answered by `ok`.
-    """
-
-    TYPE: ClassVar[str] = "ready"
-    DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
-    ready: bool = wire(Bool(), "true: ready to start", default=True)
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Ok(Message):
-    """Reply to a request that needs no other answer (`ready`, `chat`, `fair_commit`, ...)."""
-
-    TYPE: ClassVar[str] = "ok"
-    DIRECTION: ClassVar[Direction] = H2C
-
-
 # --------------------------------------------------------------------------- play
 
 
@@ -353,7 +146,7 @@ class GameStart(Message):
 
     TYPE: ClassVar[str] = "game_start"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     seq: int = wire(_SEQ, "table seq")
     game_no: int = wire(Int(1), "game number at this table")
     game: str = wire(Str(max_len=32), "game name")
@@ -367,16 +160,16 @@ class StatePush(Message):
 
     TYPE: ClassVar[str] = "state"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     seq: int = wire(_SEQ, "table seq of the last journaled message before this view")
     game_no: int = wire(Int(), "game number")
     phase: str = wire(Str(max_len=16), "table phase (`dealing`: a fair-deal round is open)")
-    seat: int | None = wire(Nullable(_SEAT), "the seat this view is for; nil: spectator")
+    seat: int | None = wire(Nullable(SEAT), "the seat this view is for; nil: spectator")
     view: dict[str, Any] = wire(AnyMap(), "the game's view for this seat (per game)")
     legal: tuple[dict[str, Any], ...] = wire(
         ListOf(AnyMap(), max_len=1024), "legal actions of this seat now, in wire form"
     )
-    to_act: tuple[int, ...] = wire(ListOf(_SEAT, max_len=16), "seats whose turn it is")
+    to_act: tuple[int, ...] = wire(ListOf(SEAT, max_len=16), "seats whose turn it is")
     turn_ms: int | None = wire(
         Nullable(Int()), "milliseconds left on the turn timer; nil: no timer running"
     )
@@ -389,7 +182,7 @@ class Act(Message):
 
     TYPE: ClassVar[str] = "act"
     DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     seq: int = wire(Int(1), "client action seq: 1, 2, ... within a game")
     action: dict[str, Any] = wire(AnyMap(), "the action in wire form (one of `state.legal`)")
 
@@ -401,7 +194,7 @@ class Ack(Message):
 
     TYPE: ClassVar[str] = "ack"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     seq: int = wire(Int(1), "the client action seq acknowledged")
     duplicate: bool = wire(Bool(), "true: already applied earlier; nothing changed")
 
@@ -416,7 +209,7 @@ class Explain(Message):
 
     TYPE: ClassVar[str] = "explain"
     DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     card: Card = wire(CardKind(), "the card asked about, e.g. `QS`")
 
 
@@ -427,7 +220,7 @@ class Explained(Message):
 
     TYPE: ClassVar[str] = "explained"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     card: Card = wire(CardKind(), "the card asked about")
     reason: str = wire(
         Str(max_len=1000), 'why no legal move plays the card now; "": a legal move does'
@@ -449,7 +242,7 @@ class EventPush(Message):
 
     TYPE: ClassVar[str] = "event"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     seq: int = wire(_SEQ, "table seq")
     event: dict[str, Any] = wire(
         AnyMap(), "`{kind, ...}` from the engine; host kinds `timeout`, `substitute`, `stood_up`"
@@ -463,7 +256,7 @@ class GameOver(Message):
 
     TYPE: ClassVar[str] = "game_over"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     seq: int = wire(_SEQ, "table seq")
     game_no: int = wire(Int(1), "game number")
     outcome: dict[str, Any] = wire(AnyMap(), "`{termination, winners, ranking, scores}`")
@@ -479,12 +272,12 @@ class FairPush(Message):
 
     TYPE: ClassVar[str] = "fair"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     seq: int = wire(_SEQ, "table seq")
     hand_no: int = wire(Int(1), "fairness hand number (ctx hand_no)")
     msg: list[Any] = wire(SignedKind(), "the signed message, verify before decoding")
     host_seats: tuple[int, ...] = wire(
-        ListOf(_SEAT, max_len=16),
+        ListOf(SEAT, max_len=16),
         "on `hand_commit`: seats whose entropy the host contributes this hand (sitting out "
         "after a missed reveal, or played by the host); they send no commit or reveal",
         default=(),
@@ -498,7 +291,7 @@ class FairCommit(Message):
 
     TYPE: ClassVar[str] = "fair_commit"
     DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     hand_no: int = wire(Int(1), "hand_no of the HAND_COMMIT")
     c: bytes = wire(Bytes(32, 32), 'c_i = H(enc(L"player-commit", ctx, pid, r_i))')
 
@@ -510,7 +303,7 @@ class FairReveal(Message):
 
     TYPE: ClassVar[str] = "fair_reveal"
     DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     hand_no: int = wire(Int(1), "hand_no of the LOCK")
     r: bytes = wire(Bytes(32, 32), "the 32-byte r_i")
 
@@ -522,7 +315,7 @@ class ListRecords(Message):
 
     TYPE: ClassVar[str] = "list_records"
     DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
 
 
 @register
@@ -532,7 +325,7 @@ class Records(Message):
 
     TYPE: ClassVar[str] = "records"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     hands: tuple[int, ...] = wire(ListOf(Int(1), max_len=4096), "hand numbers")
 
 
@@ -543,7 +336,7 @@ class GetRecord(Message):
 
     TYPE: ClassVar[str] = "get_record"
     DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     hand_no: int = wire(Int(1), "fairness hand number")
 
 
@@ -554,7 +347,7 @@ class RecordPart(Message):
 
     TYPE: ClassVar[str] = "record_part"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     hand_no: int = wire(Int(1), "fairness hand number")
     part: int = wire(Int(0, 65535), "this chunk's index")
     parts: int = wire(Int(1, 65536), "number of chunks")
@@ -582,8 +375,8 @@ class Resumed(Message):
 
     TYPE: ClassVar[str] = "resumed"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
-    seat: int = wire(_SEAT, "your seat")
+    table: str = wire(TABLE_ID, "table id")
+    seat: int = wire(SEAT, "your seat")
     name: str = wire(Str(max_len=MAX_NAME_LEN), "your name")
     seq: int = wire(_SEQ, "the table's current seq")
     act_seq: int = wire(
@@ -601,7 +394,7 @@ class ChatSay(Message):
 
     TYPE: ClassVar[str] = "chat"
     DIRECTION: ClassVar[Direction] = C2H
-    table: str = wire(_TABLE_ID, "table id")
+    table: str = wire(TABLE_ID, "table id")
     text: str = wire(Str(min_len=1, max_len=MAX_CHAT_LEN, printable=True), "the line")
 
 
@@ -612,8 +405,8 @@ class ChatLine(Message):
 
     TYPE: ClassVar[str] = "chat_line"
     DIRECTION: ClassVar[Direction] = H2C
-    table: str = wire(_TABLE_ID, "table id")
-    seat: int | None = wire(Nullable(_SEAT), "sender's seat; nil: a spectator")
+    table: str = wire(TABLE_ID, "table id")
+    seat: int | None = wire(Nullable(SEAT), "sender's seat; nil: a spectator")
     name: str = wire(Str(max_len=MAX_NAME_LEN), "sender's name")
     text: str = wire(Str(max_len=MAX_CHAT_LEN), "the line")
     n: int = wire(Int(0), "the line's number at this table: 1, 2, ... (0: not numbered)", default=0)

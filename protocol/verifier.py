@@ -6,7 +6,9 @@ place in the state table :data:`_NEXT`, its ``seq`` and its ``prev`` link to the
 HAND_COMMIT is checked against what the client expects; a seated client commits after it and
 reveals only after a LOCK holding its commitment. DRAWs must take the next unused position of
 the current stream, and every card learnt (private CARD, face-up DRAW, or shown later through
-:meth:`HandVerifier.note_shown`) is compared with the derived order once HAND_END opens ``S``.
+:meth:`HandVerifier.note_shown`) is compared with the derived order once HAND_END opens ``S``:
+those stream checks are :class:`~protocol.stream_checks.StreamChecks`, which the verifier feeds
+the DRAW, CARD, RESHUFFLE and HAND_END bodies it has decoded; the record-level checks are here.
 
 A sans-I/O state machine; every failure is a :class:`~protocol.cardfair.FairnessError` and
 :meth:`HandVerifier.bundle` is the evidence to keep. The host side is :mod:`protocol.dealer`;
@@ -35,7 +37,6 @@ from protocol.cardfair import (
     PositionError,
     SeatSecret,
     SignedMessage,
-    Stream,
     card_code,
     choose_dealer,
     deck_key,
@@ -51,10 +52,10 @@ from protocol.cardfair import (
     mix,
     player_commitment,
     private_next,
-    shuffle,
     transcript_next,
 )
-from protocol.cards import Card, parse_card
+from protocol.cards import Card
+from protocol.stream_checks import StreamChecks
 
 __all__ = ["HandReport", "HandVerifier"]
 
@@ -93,15 +94,6 @@ class HandReport:
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.transcript)
-
-
-@dataclass(slots=True)
-class _Draw:
-    seq: int
-    stream: int
-    pos: int
-    to: int | None
-    card: Card | None  # known to this verifier (public, or own private card)
 
 
 class HandVerifier:
@@ -188,13 +180,7 @@ class HandVerifier:
         self._revealed = False
         self.dealer: int | None = None
         self._dealer_seats = 0
-        self._recycled: dict[int, list[Card]] = {}
-        self._current = -1
-        self._used: dict[int, int] = {}
-        self._draws: dict[int, _Draw] = {}
-        self._drawn_at: dict[tuple[int, int], _Draw] = {}  # (stream, pos) -> its DRAW
-        self._cards_seen: dict[int, Card] = {}  # seq of DRAW -> private card received
-        self._shown: dict[tuple[int, int], Card] = {}  # (stream, pos) -> card the game showed
+        self._streams = StreamChecks()  # DRAW / CARD / RESHUFFLE positions and cards learnt
         self.report: HandReport | None = None
         #: every message whose signature verified, in order: the evidence of 7.12
         self.messages: list[SignedMessage] = []
@@ -404,111 +390,32 @@ class HandVerifier:
             raise BadMessageError("DEALER field 'dealer' is not a seat")
         self._dealer_seats = n
 
-    def _stream_size(self, stream: int) -> int:
-        assert self.context is not None
-        return len(self.context.deck) if stream == 0 else len(self._recycled[stream])
-
     def _on_draw(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
         assert self.context is not None
-        n = msg.name
-        s, p = field_int(body, "stream", n), field_int(body, "pos", n)
-        to = field_seat(body, "to", n, len(self.context.pids))
-        if self._current < 0:
-            self._current = 0
-            self._used[0] = 0
-        if s != self._current:
-            raise PositionError(
-                f"draw at stream {s} position {p}, but the current stream is {self._current}"
-            )
-        expected = self._used[s]
-        if p != expected:
-            what = "skips" if p > expected else "repeats"
-            raise PositionError(
-                f"draw at stream {s} position {p} {what}: next unused position is {expected}"
-            )
-        if p >= self._stream_size(s):
-            raise PositionError(
-                f"draw at stream {s} position {p}: the stream has {self._stream_size(s)} cards"
-            )
-        if "card" not in body:
-            raise BadMessageError("DRAW lacks field 'card'")
-        code = body["card"]
-        c = None if code is None else exact_card(code, f"DRAW stream {s} position {p}")
-        self._used[s] = p + 1
-        d = self._draws[self._seq] = _Draw(self._seq, s, p, to, c)
-        self._drawn_at[s, p] = d
+        self._streams.on_draw(self._seq, msg.name, body, self.context)
 
     def _on_card(self, msg: SignedMessage, body: Mapping[str, Any]) -> Card:
-        n = msg.name
-        seq = field_int(body, "seq", n)
-        d = self._draws.get(seq)
-        if d is None:
-            raise PositionError(f"CARD seq {seq} matches no DRAW")
-        s, p = field_int(body, "stream", n), field_int(body, "pos", n)
-        assert self.context is not None
-        to = field_seat(body, "to", n, len(self.context.pids))
-        if to is None:
-            raise BadMessageError("CARD field 'to' must be a seat")
-        if (s, p, to) != (d.stream, d.pos, d.to):
-            raise PositionError(
-                f"CARD for stream {s} position {p} to seat {to} does not match DRAW seq {seq} "
-                f"(stream {d.stream} position {d.pos} to seat {d.to})"
-            )
-        if d.card is not None:
-            raise PositionError(f"CARD for a face-up draw (seq {seq})")
-        if not self.auditor:
-            assert self.context is not None
-            if self.pid is None or self.context.pids[to] != self.pid:
-                raise PositionError(f"CARD seq {seq} is addressed to seat {to}, not to us")
-        if seq in self._cards_seen:
-            raise PositionError(f"a second CARD for DRAW seq {seq}")
-        c = exact_card(body.get("card"), f"CARD stream {s} position {p}")
-        assert self.context is not None
-        if c.code not in self.context.deck:
-            raise CardMismatchError(f"card at stream {s} position {p} is {c}, not in the deck")
-        self._cards_seen[seq] = c
-        return c
+        return self._streams.on_card(
+            msg.name, body, self.context, auditor=self.auditor, pid=self.pid
+        )
 
     def _on_reshuffle(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
         assert self.context is not None
-        s = field_int(body, "stream", msg.name)
-        if s != self._current + 1:
-            raise PositionError(f"RESHUFFLE on stream {s}, expected {self._current + 1}")
-        codes = field_list(body, "cards", msg.name)
-        cards = [exact_card(code, f"RESHUFFLE {s} cards[{i}]") for i, code in enumerate(codes)]
-        if not cards:
-            raise BadMessageError(f"RESHUFFLE {s} recycles no cards")
-        if [c.index for c in cards] != sorted(c.index for c in cards):
-            raise BadMessageError(f"RESHUFFLE {s} cards are not sorted by canonical index")
-        pool = list(self.context.deck)
-        for c in cards:
-            if c.code not in pool:
-                raise CardMismatchError(f"RESHUFFLE {s} recycles {c} more often than the deck has")
-            pool.remove(c.code)
-        self._recycled[s] = cards
-        self._current = s
-        self._used[s] = 0
+        self._streams.on_reshuffle(msg.name, body, self.context)
 
     def check_recycled(self, stream: int, expected: Sequence[Card]) -> None:
         """Compare a RESHUFFLE's list with the discards the client rebuilt from public plays."""
-        got = self._recycled.get(stream)
-        want = sorted(expected, key=lambda c: c.index)
-        if got is None or [c.code for c in got] != [c.code for c in want]:
-            raise CardMismatchError(f"RESHUFFLE {stream} does not recycle the discard pile")
+        self._streams.check_recycled(stream, expected)
 
     def drawn(self, stream: int, position: int) -> bool:
         """Whether a DRAW for ``(stream, position)`` was received (see :meth:`note_shown`)."""
-        return (stream, position) in self._drawn_at
+        return self._streams.drawn(stream, position)
 
     def unshown_table_cards(self) -> list[tuple[int, int]]:
         """The ``(stream, pos)`` of cards dealt face down to the table (a DRAW to nobody with
         no card, like ONE's centre card) that no game event has shown (:meth:`note_shown`).
         A host must show each before HAND_END (PROTOCOL.md 7.9), so a client checks it."""
-        return [
-            (d.stream, d.pos)
-            for d in self._draws.values()
-            if d.to is None and d.card is None and (d.stream, d.pos) not in self._shown
-        ]
+        return self._streams.unshown_table_cards()
 
     def note_shown(self, stream: int, position: int, card: Card) -> None:
         """Note a card the game showed later for a drawn ``(stream, position)``.
@@ -517,16 +424,7 @@ class HandVerifier:
         an opponent plays when the game names its position. It is compared with the derived
         card at HAND_END like the cards of CARD and face-up DRAW messages.
         """
-        d = self._drawn_at.get((stream, position))
-        if d is None:
-            raise PositionError(f"stream {stream} position {position} was never drawn")
-        known = d.card or self._cards_seen.get(d.seq)
-        earlier = self._shown.get((stream, position)) or known
-        if earlier is not None and earlier is not card:
-            raise CardMismatchError(
-                f"card at stream {stream} position {position} is shown as {card}, but was {earlier}"
-            )
-        self._shown[stream, position] = card
+        self._streams.note_shown(stream, position, card)
 
     def bundle(self) -> dict[str, Any]:
         """A proof bundle: a minimal hand record of every verified message received so far.
@@ -569,49 +467,17 @@ class HandVerifier:
         ctx = self.context
         assert ctx is not None
         secret = self._open_secret(body, msg.name)
-        used_list = field_list(body, "used", msg.name)
-        used = {}
-        for item in used_list:
-            ok = isinstance(item, list) and len(item) == 2
-            if not ok or not all(isinstance(x, int) and not isinstance(x, bool) for x in item):
-                raise BadMessageError("HAND_END field 'used' must hold [stream, count] pairs")
-            used[item[0]] = item[1]
-        for st in sorted(set(used) | set(self._used)):
-            claimed, seen = used.get(st, 0), self._used.get(st, 0)
-            if claimed != seen:
-                raise PositionError(
-                    f"HAND_END says stream {st} used {claimed} positions, the DRAWs used {seen}"
-                )
+        self._streams.check_used(msg.name, body)
         rs = [self._reveals[p] for p in ctx.pids]
         key = deck_key(secret, ctx.digest, mix(ctx.digest, rs))
-        orders = self._derive(key)
+        orders = self._streams.derive(key, ctx.deck)
         if self.dealer is not None:
             derived = choose_dealer(key, self._dealer_seats)
             if derived != self.dealer:
                 raise CardMismatchError(f"dealer is seat {self.dealer}, derived seat {derived}")
-        checked = 0
-        known: set[tuple[int, int]] = set()
-        for seq, d in self._draws.items():
-            c = d.card if d.card is not None else self._cards_seen.get(seq)
-            if c is None:
-                continue
-            known.add((d.stream, d.pos))
-            want = orders[d.stream][d.pos]
-            if c is not want:
-                raise CardMismatchError(
-                    f"card at stream {d.stream} position {d.pos} is {c}, derived {want}"
-                )
-            checked += 1
-        for (st, pos), c in self._shown.items():
-            if c is not orders[st][pos]:
-                raise CardMismatchError(
-                    f"card at stream {st} position {pos} is {c}, derived {orders[st][pos]}"
-                )
-            checked += (st, pos) not in known
+        checked = self._streams.compare(orders)
         if self.auditor and self.complete:
-            for seq, d in self._draws.items():
-                if d.card is None and d.to is not None and seq not in self._cards_seen:
-                    raise PositionError(f"no CARD for the private DRAW seq {seq}")
+            self._streams.check_every_card_received()
         self._check_private(body, msg.name)
         if "outcome" not in body:
             raise BadMessageError("HAND_END lacks field 'outcome'")
@@ -621,13 +487,6 @@ class HandVerifier:
         return HandReport(
             ctx.hand_no, False, b"", checked, self.dealer, (), orders, secret, outcome
         )
-
-    def _derive(self, key: bytes) -> dict[int, list[Card]]:
-        assert self.context is not None
-        orders = {0: shuffle(Stream(key, 0), [parse_card(c) for c in self.context.deck])}
-        for s, cards in self._recycled.items():
-            orders[s] = shuffle(Stream(key, s), cards)
-        return orders
 
     def _on_void(self, msg: SignedMessage, body: Mapping[str, Any]) -> HandReport:
         ctx = self.context

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from host.games.base import Action, Event, Game, Outcome, RulesError
@@ -134,7 +134,6 @@ def playout(
     game = game_cls(seats=seats, options=options, dealer=dealer)
     deck = Counter(game.all_cards()) if check else None
     steps = chance = 0
-    randrange, random_ = rng.randrange, rng.random
 
     def act(seat: int, action: Action) -> None:
         events = game.apply(seat, action)
@@ -153,41 +152,57 @@ def playout(
         if game.outcome() is not None:
             break
         to_act = game.to_act()
-        if out_of_turn and random_() < out_of_turn:
-            seat = randrange(seats)
+        if out_of_turn and rng.random() < out_of_turn:
+            seat = rng.randrange(seats)
             if seat not in to_act:
                 actions = game.legal_actions(seat)
-                if actions:
-                    if chooser is not None:
-                        act(seat, chooser(game, seat, actions, rng))
-                    else:
-                        act(seat, actions[randrange(len(actions))])
+                if actions:  # offered as they come: pass_rate is for seats in turn
+                    act(seat, _pick(game, seat, actions, rng, pass_rate=None, chooser=chooser))
                     steps += 1
                 continue
-        if not to_act:
-            raise InvariantError(f"{game_cls.name}: no seat may act, no chance, no outcome")
-        seat = to_act[0] if len(to_act) == 1 else to_act[randrange(len(to_act))]
-        actions = game.legal_actions(seat)
-        if not actions:
-            raise InvariantError(f"{game_cls.name}: seat {seat} is to act with no legal action")
-        n = len(actions)
-        if chooser is not None:
-            action = chooser(game, seat, actions, rng)
-        elif pass_rate is not None and n > 1:
-            default = game.default_action(seat)
-            if default is not None and random_() < pass_rate:
-                action = default
-            else:
-                action = actions[randrange(n)]
-                if action == default:  # pick again among the others (if any)
-                    others = [a for a in actions if a != default]
-                    if others:
-                        action = others[randrange(len(others))]
-        else:
-            action = actions[randrange(n)]
-        act(seat, action)
+        seat, actions = _in_turn(game, game_cls.name, to_act, rng)
+        act(seat, _pick(game, seat, actions, rng, pass_rate=pass_rate, chooser=chooser))
         steps += 1
     return PlayoutResult(game, game.outcome(), steps, chance)
+
+
+def _in_turn(
+    game: Game, name: str, to_act: Sequence[int], rng: random.Random
+) -> tuple[int, list[Action]]:
+    """A random seat of ``to_act`` and its legal actions; an engine with none breaks its rules."""
+    if not to_act:
+        raise InvariantError(f"{name}: no seat may act, no chance, no outcome")
+    seat = to_act[0] if len(to_act) == 1 else to_act[rng.randrange(len(to_act))]
+    actions = game.legal_actions(seat)
+    if not actions:
+        raise InvariantError(f"{name}: seat {seat} is to act with no legal action")
+    return seat, actions
+
+
+def _pick(
+    game: Game,
+    seat: int,
+    actions: list[Action],
+    rng: random.Random,
+    *,
+    pass_rate: float | None,
+    chooser: Chooser | None,
+) -> Action:
+    """The action ``seat`` takes among ``actions`` (see :func:`playout`'s ``pass_rate``)."""
+    if chooser is not None:
+        return chooser(game, seat, actions, rng)
+    n = len(actions)
+    if pass_rate is None or n <= 1:
+        return actions[rng.randrange(n)]
+    default = game.default_action(seat)
+    if default is not None and rng.random() < pass_rate:
+        return default
+    action = actions[rng.randrange(n)]
+    if action == default:  # pick again among the others (if any)
+        others = [a for a in actions if a != default]
+        if others:
+            action = others[rng.randrange(len(others))]
+    return action
 
 
 def check_invariants(game: Game, deck: Counter[Card]) -> None:
