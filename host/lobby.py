@@ -23,12 +23,14 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from host import table_restore
 from host.games import GAMES, find_game
 from host.games.base import OptionError, WireMap
 from host.logs import get_logger
 from host.runner import ReplayError, Seat
+from host.seating import HOSTED_BOT_PREFIX, Conn
 from host.store import RecordUnreadable, Store, TableRow
-from host.table import HOSTED_BOT_PREFIX, Conn, Table, TableError
+from host.table import Table, TableError
 from protocol.errors import ErrorCode
 from protocol.records import dump_record
 
@@ -204,7 +206,7 @@ class Lobby:
                 continue
             await self._start(table)
             try:
-                await table.after_restore()
+                await table_restore.finish_restore(table)
             except Exception:  # the table is served as replayed; its journal stays the truth
                 log.exception("table %s: finishing its restart failed", row.table_id)
             log.info(
@@ -227,7 +229,7 @@ class Lobby:
         if why is None:
             try:
                 game_cls = find_game(str(row.meta["game"]))
-                return Table.restore(
+                return table_restore.restore_table(
                     row,
                     game_cls=game_cls,
                     store=self.store,

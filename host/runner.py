@@ -5,7 +5,8 @@ deal round with a fresh secret, a seat's commitment or reveal, a void (``FAIR``)
 (``ACTION``). :meth:`GameRunner._input` applies one input to the engine and the deal
 (:mod:`host.dealing`) and appends to a :class:`Batch` the input row followed by every output
 row: chance outcomes and the messages to send, each public or private to one seat. The caller
-(:class:`host.table.Table`) commits the batch to sqlite, then delivers it.
+(:class:`host.table.Table`) commits the batch to sqlite, then delivers it. The runner does no
+I/O and has no clock of its own: the table gives it ``now`` for the deadlines it sets.
 
 Rules:
 
@@ -29,21 +30,31 @@ replayed alone into a scratch runner, which signs the same messages again.
 
 from __future__ import annotations
 
-import enum
 import itertools
 import secrets
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.dealing import Deal
 from host.games.base import ChanceKind, Event, Game, WireMap, describe_outcome
 from host.logs import get_logger
-from host.store import JournalKind, JournalRow
-from protocol.errors import ErrorCode, LocalProtocolError
+from host.seat import (
+    AWAY_AFTER_TIMEOUTS,
+    AWAY_TURN_S,
+    MAX_MISSED_ROUNDS,
+    ROUND_TIMEOUT,
+    VOID_TIMEOUT,
+    Batch,
+    EngineFailure,
+    ReplayError,
+    Seat,
+    TableError,
+    TablePhase,
+)
+from host.store import JournalKind, JournalRow, TableRow
+from protocol.errors import ErrorCode
 from protocol.fairness import SecretLedger, SignedMessage
 
 __all__ = [
@@ -61,91 +72,6 @@ __all__ = [
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
-#: seconds a seat has to send its fair-dealing commitment, and again its reveal
-ROUND_TIMEOUT = 20.0
-#: deal rounds in a row a seat may leave unanswered (no commit or no reveal in time) before the
-#: host stands it up: the seat loses its owner (its resume token stops working), the host plays
-#: it to the end of the game and then frees it. Rounds it sits out do not count either way; a
-#: reveal it sends takes half a miss off (``Seat.misses`` counts halves), so a seat that
-#: alternates a miss and an answer is still stood up, at its third miss, while one that misses
-#: now and then is not.
-MAX_MISSED_ROUNDS = 2
-#: turns in a row the turn timer played for a seat (its player did not act in time) after which
-#: its turns get only ``AWAY_TURN_S`` seconds, until it acts again itself
-AWAY_AFTER_TIMEOUTS = 2
-#: seconds per turn of a seat that let its timer run out ``AWAY_AFTER_TIMEOUTS`` times in a row
-AWAY_TURN_S = 10.0
-#: the ``void`` reason of a round a seat left unanswered in time (the only kind that counts)
-VOID_TIMEOUT = "timeout"
-
-
-class TableError(LocalProtocolError):
-    """A lobby or play request the table refuses; carries the wire error code."""
-
-
-class EngineFailure(TableError):
-    """The engine failed part-way through a change: the game in memory must be rebuilt."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, code=ErrorCode.INTERNAL)
-
-
-class ReplayError(Exception):
-    """A stored journal row cannot be replayed; the message names the row and why."""
-
-
-class TablePhase(enum.Enum):
-    WAITING = "waiting"  #: seats are filling up or not everyone is ready
-    DEALING = "dealing"  #: a commit-reveal round is in progress
-    PLAYING = "playing"  #: seats act
-    FINISHED = "finished"  #: the game is over; ``ready`` (rematch) starts another
-
-
-@dataclass(slots=True)
-class Seat:
-    index: int
-    name: str
-    token_hash: bytes | None
-    #: a label for seats taken by bot clients (they are always ready); None for players
-    bot: str | None = None
-    conn: Any = None  #: the seat's connection (a ``host.table.Conn``), None while away
-    ready: bool = False
-    #: the highest client action seq accepted from this seat in the current game
-    last_cseq: int = 0
-    disconnected_at: float | None = None
-    #: the host plays for this seat (grace period over) until it returns
-    substitute: bool = False
-    #: missed a commit/reveal: the host contributes this seat's entropy in the next round
-    sit_out: bool = False
-    last_action: WireMap | None = None
-    #: deal rounds this seat was asked to answer and did not, in halves: +2 a miss, -1 a reveal
-    #: (see MAX_MISSED_ROUNDS)
-    misses: int = 0
-    #: deal rounds this seat left unanswered (for the log and the ``stood_up`` event)
-    missed: int = 0
-    #: turns in a row the turn timer played for this seat (see AWAY_AFTER_TIMEOUTS)
-    timeouts: int = 0
-    #: stood up after too many missed rounds: no owner, the host plays it until the game ends
-    stood_up: bool = False
-
-    def summary(self) -> WireMap:
-        return {
-            "seat": self.index,
-            "name": self.name,
-            "bot": self.bot,
-            "connected": self.conn is not None,
-            "ready": self.ready,
-            "substitute": self.substitute,
-        }
-
-
-@dataclass(slots=True)
-class Batch:
-    """Journal rows and the messages to deliver once they are committed."""
-
-    rows: list[JournalRow] = field(default_factory=list)
-    out: list[tuple[int | None, WireMap]] = field(default_factory=list)
-
 
 class GameRunner:
     """A table's game: engine, deal and journal numbering. See the module docstring."""
@@ -160,6 +86,7 @@ class GameRunner:
         signing_key: Ed25519PrivateKey,
         turn_timer: float | None,
         round_timeout: float,
+        now: Callable[[], float],
     ) -> None:
         if not game_cls.min_seats <= seats <= game_cls.max_seats:
             raise TableError(
@@ -174,6 +101,9 @@ class GameRunner:
         self.signing_key = signing_key
         self.turn_timer = turn_timer
         self.round_timeout = round_timeout
+        #: the table's clock (seconds): a deadline is ``now() + seconds``; the runner has none
+        #: of its own, so it runs anywhere (a test passes ``lambda: 0.0``)
+        self.now = now
         self.seats: list[Seat | None] = [None] * seats
         self._replaying = False  # no event logs while a stored journal is re-run
         self._reset_game_state()
@@ -195,16 +125,10 @@ class GameRunner:
         self._needs_open = False
         self._ledger = SecretLedger()  # secrets used by this runner's deals (never twice)
 
-    def _poke(self) -> None:
-        """Hook: something changed that the timers may care about."""
-
     def _log(self, text: str, *args: object) -> None:
         """One INFO line about this table, unless a stored journal is being re-run."""
         if not getattr(self, "_replaying", False):
             log.info("table %s: " + text, self.table_id, *args)
-
-    def _send_summary(self) -> None:
-        """Hook: seating or phase changed."""
 
     def replay(self, journal: Sequence[JournalRow]) -> None:
         """Rebuild the last game of a stored journal by re-running its inputs."""
@@ -269,6 +193,7 @@ class GameRunner:
                 signing_key=self.signing_key,
                 turn_timer=None,
                 round_timeout=self.round_timeout,
+                now=self.now,
             )
             try:
                 scratch.replay(journal[begin:end])
@@ -495,7 +420,7 @@ class GameRunner:
                 s.sit_out = False
         self.phase = TablePhase.DEALING
         self.turn_deadline = None
-        self.round_deadline = trio.current_time() + self.round_timeout
+        self.round_deadline = self.now() + self.round_timeout
         self._signed(batch, [(None, m) for m in self.deal.opening()], host_seats=sorted(host_r))
         self._round_progress(batch)
 
@@ -504,7 +429,7 @@ class GameRunner:
         assert deal is not None
         msgs = deal.progress()
         if msgs:
-            self.round_deadline = trio.current_time() + self.round_timeout
+            self.round_deadline = self.now() + self.round_timeout
             self._signed(batch, [(None, m) for m in msgs])
         if deal.keyed:
             self.round_deadline = None
@@ -585,11 +510,8 @@ class GameRunner:
         elif self.phase is TablePhase.PLAYING:
             seconds = self.turn_seconds()
             self.turn_deadline = (
-                None
-                if seconds is None or not self.engine.to_act()
-                else trio.current_time() + seconds
+                None if seconds is None or not self.engine.to_act() else self.now() + seconds
             )
-        self._poke()
 
     def _end_hand(self, batch: Batch) -> None:
         deal = self.deal
@@ -599,7 +521,62 @@ class GameRunner:
         self._signed(batch, [(None, deal.end(None if outcome is None else outcome.to_wire()))])
         self.pending_records.append((deal.hand_no, deal.record(self.table_id)))
 
-    def _seat(self, index: int) -> Seat:
+    def seat(self, index: int) -> Seat:
+        """The seat at ``index``, which must be taken."""
         s = self.seats[index]
         assert s is not None
         return s
+
+    # ------------------------------------------------------------------ for the table
+
+    def feed(self, batch: Batch, kind: JournalKind, payload: WireMap) -> None:
+        """One live input, then the ``open`` of any deal round it calls for (with a fresh
+        secret: live inputs only; a replay reads the journal's)."""
+        self._input(batch, kind, payload)
+        while self._needs_open:
+            self._needs_open = False
+            self._input(batch, JournalKind.FAIR, self._open_payload())
+
+    def reopen(self, batch: Batch) -> None:
+        """Open the deal round a restart interrupted after its deal was answered."""
+        self._needs_open = True
+        while self._needs_open:
+            self._needs_open = False
+            self._input(batch, JournalKind.FAIR, self._open_payload())
+
+    def next_game(self) -> WireMap:
+        """The ``GAME`` input that starts the next game with the seats as they are."""
+        names = [self.seat(i).name for i in range(self.nseats)]
+        misses = {str(s.index): s.misses for s in self.seats if s is not None and s.misses}
+        return {
+            "game_no": self.game_no + 1,
+            "names": names,
+            "fair_hand_no": self.fair_hand_no,
+            "voids": self.voids,
+            "misses": misses,
+        }
+
+    def reload(self, row: TableRow | None) -> None:
+        """Rebuild the game from the stored journal (the truth), after a live input failed
+        half-way; the seats stay, with what the replay decides about them again."""
+        self._reset_game_state()
+        stored = {r.seat: r for r in row.seats} if row is not None else {}
+        for s in self.seats:
+            if s is not None:
+                s.last_cseq, s.sit_out, s.last_action = 0, False, None
+                if s.stood_up:  # the replay says again whether it stands up
+                    s.stood_up = s.substitute = False
+                    kept = stored.get(s.index)
+                    s.token_hash = None if kept is None else kept.token_hash
+        if row is not None:
+            self.replay(row.journal)
+        self.pending_records = []
+        self.restart_timers()
+
+    def restart_timers(self) -> None:
+        """The deadlines of the round or turn in progress, counted from now (after a replay)."""
+        self.round_deadline = None
+        if self.phase is TablePhase.DEALING:
+            self.round_deadline = self.now() + self.round_timeout
+        seconds = self.turn_seconds() if self.phase is TablePhase.PLAYING else None
+        self.turn_deadline = None if seconds is None else self.now() + seconds

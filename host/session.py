@@ -43,7 +43,7 @@ import protocol.table_messages as tm
 from host.games.base import RulesError, WireMap
 from host.logs import get_logger
 from host.ratelimit import TokenBucket
-from host.table import spectator_name
+from host.seating import spectator_name
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.framing import NEED_DATA

@@ -428,7 +428,7 @@ class HalfDealtTable:
         key = load_or_create_identity(data_dir).signing_key  # what the restarted host signs with
         self.runner = GameRunner(
             table_id=table_id, game_cls=find_game("one"), seats=3, options=META["options"],
-            signing_key=key, turn_timer=None, round_timeout=20.0,
+            signing_key=key, turn_timer=None, round_timeout=20.0, now=trio.current_time,
         )  # fmt: skip
         self.runner.seats[0] = Seat(0, "p0", None, sit_out=True)
         self.runner.seats[1] = Seat(1, "p1", b"\x01" * 32)

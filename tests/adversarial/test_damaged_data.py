@@ -188,7 +188,7 @@ async def test_a_damaged_record_does_not_keep_a_restart_from_voiding_the_hand_in
     path.write_bytes(b"\x00" * 100)  # hand 2: a finished hand of the game in progress
     info = await lab.start()
     table = info.host.lobby.table(stored.table_id)
-    assert table.voids == 2  # hand 1 (timeout) and hand 3: "host restarted"
+    assert table.runner.voids == 2  # hand 1 (timeout) and hand 3: "host restarted"
     assert table.fair_hand_no == 4 and table.phase is TablePhase.DEALING
     assert table.deal is not None and table.deal.hand_no == 4
     assert path.read_bytes() == b"\x00" * 100  # left as found

@@ -30,12 +30,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 import protocol.table_messages as tm
 from host import lobby as lobby_module
 from host.bots import BotPlayer
+from host.chat import TABLE_CHAT_BURST
 from host.games import find_game
 from host.lobby import Lobby
 from host.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import Store
-from host.table import TABLE_CHAT_BURST, Table, TableError
+from host.table import Table, TableError
+from host.table_restore import restore_table
 from net.session import ClientSession, open_session
 from protocol.errors import ErrorCode
 
@@ -108,7 +110,7 @@ async def test_ready_survives_a_host_restart(lobby: Lobby, store: Store) -> None
     await table.join(bob, "bob")
     await table.set_ready(ann, True)
     (row,) = await store.load_tables()
-    restored = Table.restore(
+    restored = restore_table(
         row, game_cls=find_game("one-card"), store=store,
         signing_key=Ed25519PrivateKey.generate(), grace=60.0,
     )  # fmt: skip

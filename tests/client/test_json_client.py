@@ -119,7 +119,7 @@ async def test_a_spectator_watches_again_after_a_dropped_connection(
     monkeypatch.setattr(Table, "watch", watch)
 
     async def drop_and_hold_the_game() -> None:
-        async with info.host.lobby.table(table)._lock:
+        async with info.host.lobby.table(table).lock:
             for session in list(info.host.sessions):
                 if session.peer != "in-process bot":
                     session._cancel.cancel()  # the host drops the spectator's connection

@@ -23,7 +23,7 @@ async def test_a_resume_is_not_held_up_by_another_tables_busy_lock(
     async with connect_memory(mock_host) as a:
         joined = await a.request(tm.Join(table=mine_id, name="ann"))
         assert isinstance(joined, tm.Joined)
-    await busy._lock.acquire()  # e.g. a slow store write at the other table
+    await busy.lock.acquire()  # e.g. a slow store write at the other table
     try:
         async with connect_memory(mock_host) as b:
             start = trio.current_time()
@@ -32,7 +32,7 @@ async def test_a_resume_is_not_held_up_by_another_tables_busy_lock(
             assert (resumed.table, resumed.seat) == (mine_id, joined.seat)
             assert trio.current_time() - start < 1.0
     finally:
-        busy._lock.release()
+        busy.lock.release()
 
 
 async def test_an_unknown_token_is_not_found(

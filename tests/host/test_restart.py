@@ -19,13 +19,16 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
+from host import table_restore
 from host.bots import BotPlayer
+from host.chat import CHAT_BACKLOG
 from host.games import find_game
 from host.identity import load_or_create_identity
 from host.runner import MAX_MISSED_ROUNDS, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import JournalKind, JournalRow, Store
-from host.table import CHAT_BACKLOG, Table
+from host.table import Table
+from host.table_restore import restore_table
 from net.session import ClientSession, RequestError, open_session
 from protocol.cards import DECK_54
 from protocol.errors import ErrorCode
@@ -127,7 +130,7 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path
     try:
         (row,) = await store.load_tables()
         identity = load_or_create_identity(data_dir)
-        restored = Table.restore(
+        restored = restore_table(
             row,
             game_cls=find_game("one-card"),
             store=store,
@@ -212,14 +215,14 @@ async def test_a_table_whose_restart_work_fails_does_not_stop_the_host(
     await store.put_table("tbad", 1, meta)
     await store.put_table("tgood", 2, meta)
     await store.close()
-    finish = Table.after_restore
+    finish = table_restore.finish_restore
 
-    async def failing(self: Table) -> None:
-        if self.table_id == "tbad":
+    async def failing(table: Table) -> None:
+        if table.table_id == "tbad":
             raise OSError("no space left on device")
-        await finish(self)
+        await finish(table)
 
-    monkeypatch.setattr(Table, "after_restore", failing)
+    monkeypatch.setattr(table_restore, "finish_restore", failing)
     config = HostConfig(data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False)
     info: HostInfo = await nursery.start(serve_host, config)
     assert {"tbad", "tgood"} <= set(info.host.lobby.tables)

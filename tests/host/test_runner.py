@@ -13,6 +13,7 @@ from typing import Any
 
 import msgpack
 import pytest
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import find_game
@@ -27,7 +28,7 @@ def new_runner(
 ) -> GameRunner:
     runner = GameRunner(
         table_id="t-replay", game_cls=find_game(game), seats=seats, options=options or {},
-        signing_key=key, turn_timer=None, round_timeout=20.0,
+        signing_key=key, turn_timer=None, round_timeout=20.0, now=trio.current_time,
     )  # fmt: skip
     for i in range(seats):
         runner.seats[i] = Seat(i, f"p{i}", None, sit_out=True)  # the host plays every seat
@@ -128,6 +129,7 @@ class _Table:
         self.runner = GameRunner(
             table_id="t-misses", game_cls=find_game("one"), seats=2, options={"target": 1000},
             signing_key=Ed25519PrivateKey.generate(), turn_timer=None, round_timeout=20.0,
+            now=trio.current_time,
         )  # fmt: skip
         self.runner.seats[0] = Seat(0, "p0", None, sit_out=True)
         self.runner.seats[1] = Seat(1, "p1", b"\x01" * 32)

@@ -18,7 +18,7 @@ from host.bots import BotPlayer
 from host.runner import MAX_MISSED_ROUNDS
 from host.server import HostConfig, HostInfo, serve_host
 from host.session import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
-from host.table import Table
+from host.table_timers import Timers
 from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage
@@ -391,13 +391,13 @@ async def test_a_crashing_timer_step_backs_off_without_holding_the_table_lock(
     table_id = await mock_host.host.create_table("one-card", seats=2)
     table = mock_host.host.lobby.table(table_id)
 
-    async def crash(self: Table) -> None:
+    async def crash(self: Timers) -> None:
         raise RuntimeError("an engine bug")
 
-    monkeypatch.setattr(Table, "_tick", crash)
+    monkeypatch.setattr(Timers, "_tick", crash)
     async with connect_memory(mock_host) as c:
         await c.request(tm.Watch(table=table_id))
-        table._poke()
+        table.clock.poke()
         await trio.testing.wait_all_tasks_blocked()  # the timer step crashed and backs off
         start = trio.current_time()
         await c.request(tm.ChatSay(table=table_id, text="still here"))
@@ -414,7 +414,7 @@ async def test_a_seat_whose_table_is_locked_past_the_close_limit_is_still_detach
     keep pointing at the dead connection, or a table without a turn timer waits forever."""
     table_id = await mock_host.host.create_table("one-card", seats=2)
     table = mock_host.host.lobby.table(table_id)
-    table.turn_timer = None
+    table.runner.turn_timer = None
     async with connect_memory(mock_host) as a:
         stayer = BotPlayer(a, table_id=table_id)
         await stayer.join("ann")
@@ -431,12 +431,12 @@ async def test_a_seat_whose_table_is_locked_past_the_close_limit_is_still_detach
             seat = table.seats[leaver.seat]
             assert seat is not None and seat.conn is not None
             dead = seat.conn
-            await table._lock.acquire()  # a slow store write, say
+            await table.lock.acquire()  # a slow store write, say
         with trio.fail_after(60):
             while not dead.closed:
                 await trio.sleep(0.5)
         await trio.sleep(3 * CLOSE_FLUSH_TIMEOUT)  # the closing session gave up on the lock
-        table._lock.release()
+        table.lock.release()
         await trio.testing.wait_all_tasks_blocked()
         assert seat.conn is None and seat.disconnected_at is not None
         gone = leaver.seat
@@ -587,7 +587,7 @@ async def test_a_returning_spectator_gets_what_a_fresh_one_gets_chat_included(
 ) -> None:
     table_id = await mock_host.host.create_table("one-card", seats=2)
     table = mock_host.host.lobby.table(table_id)
-    table.turn_timer = None
+    table.runner.turn_timer = None
     async with connect_memory(mock_host) as a:
         player = BotPlayer(a, table_id=table_id, acts=False)  # the game waits for ann
         await player.join("ann")
@@ -650,7 +650,7 @@ async def test_a_resume_skips_chat_said_before_the_last_push_the_client_had(
 ) -> None:
     table_id = await mock_host.host.create_table("one-card", seats=2)
     table = mock_host.host.lobby.table(table_id)
-    table.turn_timer = None
+    table.runner.turn_timer = None
     async with connect_memory(mock_host) as a:
         player = BotPlayer(a, table_id=table_id, acts=False)
         await player.join("ann")
@@ -723,7 +723,7 @@ async def test_a_connection_that_closes_while_waiting_to_join_keeps_no_seat(
     table_id = await mock_host.host.create_table("one-card", seats=2)
     table = mock_host.host.lobby.table(table_id)
     async with connect_memory(mock_host) as a:
-        await table._lock.acquire()
+        await table.lock.acquire()
 
         async def join_then_give_up() -> None:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
@@ -735,7 +735,7 @@ async def test_a_connection_that_closes_while_waiting_to_join_keeps_no_seat(
             await a.stream.aclose()  # ann gives up while the table is busy
             nursery.cancel_scope.cancel()
         await trio.sleep(3 * CLOSE_FLUSH_TIMEOUT)  # the host has seen the connection close
-        table._lock.release()
+        table.lock.release()
         await trio.testing.wait_all_tasks_blocked()
         assert all(s is None or s.conn is None for s in table.seats)
         await trio.sleep(mock_host.host.lobby.grace + 1)

@@ -16,8 +16,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import find_game
 from host.runner import VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
+from host.seating import hash_token, spectator_name
 from host.store import JournalKind, JournalRow, SeatRow, Store, TableRow
-from host.table import Table, TableError, hash_token, spectator_name
+from host.table import Table, TableError
+from host.table_restore import finish_restore, restore_table
 
 
 class FakeConn:
@@ -101,6 +103,7 @@ async def test_a_restart_does_not_stand_up_whoever_took_a_stood_up_seat() -> Non
         signing_key=key,
         turn_timer=None,
         round_timeout=20.0,
+        now=trio.current_time,
     )
     runner.seats[0] = Seat(0, "p0", b"\0" * 32, sit_out=True)
     runner.seats[1] = Seat(1, "bob", hash_token("bob-token"))
@@ -142,10 +145,10 @@ async def test_a_restart_does_not_stand_up_whoever_took_a_stood_up_seat() -> Non
             seats=[SeatRow(0, "p0", b"\0" * 32, "host:basic"), carol],
             journal=journal,
         )
-        table = Table.restore(
+        table = restore_table(
             row, game_cls=find_game("one-card"), store=store, signing_key=key, grace=10.0
         )
-        await table.after_restore()
+        await finish_restore(table)
         seat = table.seats[1]
         assert seat is not None and seat.name == "carol"
         assert not seat.stood_up and seat.misses == 0 and table.holds_token("carol-token")

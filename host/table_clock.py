@@ -1,0 +1,97 @@
+"""A table's clock: when its timers fall due and what is due then.
+
+How it works: a :class:`TableClock` knows the table's grace period and, from the seats and the
+game runner's deadlines, computes the next moment anything is due (:meth:`TableClock.next_due`):
+a deal round's deadline, the turn timer, the end of a dropped player's grace period during a
+game (the host then plays for the seat) or between games (the seat is then freed). The table's
+timer task sleeps until then or until :meth:`TableClock.poke` wakes it after a change. The clock
+also remembers since when no game runs (:meth:`TableClock.mark`): the grace for freeing a seat
+counts from then, and a table with only bots that has done nothing for ``IDLE_TABLE_S`` may be
+dropped for a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import trio
+
+from host.runner import Seat
+
+__all__ = ["IDLE_TABLE_S", "TableClock"]
+
+#: seconds a waiting table holding only bots (and no one watching) is kept before it counts as
+#: idle and may be dropped to make room for a new table
+IDLE_TABLE_S = 600.0
+
+
+class TableClock:
+    """The timers of one table; see the module docstring."""
+
+    def __init__(self, grace: float, now: Callable[[], float] = trio.current_time) -> None:
+        self.grace = grace
+        self.now = now
+        #: when the table last stopped running a game (None: a game runs, or no tick yet)
+        self.idle_since: float | None = None
+        self._wake = trio.Event()
+
+    def poke(self) -> None:
+        """Something changed that a timer may care about: the timer task looks again."""
+        self._wake.set()
+
+    async def wait(self, until: float) -> None:
+        """Sleep until ``until`` or a :meth:`poke`, whichever comes first."""
+        with trio.move_on_at(until):
+            await self._wake.wait()
+        self._wake = trio.Event()
+
+    def mark(self, *, running: bool) -> None:
+        """Note whether a game runs now (the first idle moment starts the idle time)."""
+        if running:
+            self.idle_since = None
+        elif self.idle_since is None:
+            self.idle_since = self.now()
+
+    def away_since(self, seat: Seat) -> float:
+        """Since when a seat has been away *while no game runs* (the grace for freeing it)."""
+        assert seat.disconnected_at is not None
+        idle = self.now() if self.idle_since is None else self.idle_since
+        return max(seat.disconnected_at, idle)
+
+    def next_due(
+        self, seats: Sequence[Seat | None], deadlines: Sequence[float | None], *, running: bool
+    ) -> float:
+        """The next moment a timer falls due (``inf``: none)."""
+        times = [t for t in deadlines if t is not None]
+        for s in seats:
+            if s is None or s.disconnected_at is None:
+                continue
+            if running and not s.substitute:  # the host plays for it after the grace period
+                times.append(s.disconnected_at + self.grace)
+            elif not running and s.bot is None:  # no game: it is freed after the grace period
+                times.append(self.away_since(s) + self.grace)
+        return min(times, default=float("inf"))
+
+    def to_free(self, seats: Sequence[Seat | None]) -> list[Seat]:
+        """No game running: the players' seats away for the whole grace period."""
+        now = self.now()
+        return [
+            s
+            for s in seats
+            if s is not None and s.bot is None and s.disconnected_at is not None
+            and now >= self.away_since(s) + self.grace
+        ]  # fmt: skip
+
+    def to_substitute(self, seats: Sequence[Seat | None]) -> list[Seat]:
+        """A game running: the seats away for the grace period the host does not yet play."""
+        now = self.now()
+        return [
+            s
+            for s in seats
+            if s is not None and s.disconnected_at is not None and not s.substitute
+            and now >= s.disconnected_at + self.grace
+        ]  # fmt: skip
+
+    def idle_for(self, seconds: float) -> bool:
+        """Whether no game has run for ``seconds`` (as far as the timer task has seen)."""
+        return self.idle_since is not None and self.now() - self.idle_since >= seconds
