@@ -225,6 +225,32 @@ class SeatBook:
                 self.away(s)
         return changed
 
+    def settle_stood_up(self, *, running: bool) -> tuple[bool, list[int]]:
+        """Seats the runner stood up (too many missed deal rounds): the owner's connection
+        becomes a spectator at once, and once no game runs (not ``running``) the seat is
+        emptied. Whether anything changed, and the seats emptied (to delete from the store).
+
+        The stored seat row keeps its token hash until then; the replayed journal stands the
+        seat up again (and forgets the token) after a restart, so it is never resumable."""
+        changed, freed = False, []
+        for s in list(self.seats):
+            if s is None or not s.stood_up:
+                continue
+            if s.conn is not None:
+                conn, s.conn = s.conn, None
+                if not conn.closed:
+                    self.spectators[conn] = s.name
+                    log.info(
+                        "table %s: %s started watching (stood up) [%s]",
+                        self.table_id, s.name, getattr(conn, "peer", "?"),
+                    )  # fmt: skip
+                changed = True
+            if not running:
+                self.seats[s.index] = None
+                freed.append(s.index)
+                changed = True
+        return changed, freed
+
     # ------------------------------------------------------------------ ready
 
     def ready_to_start(self) -> bool:

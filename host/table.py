@@ -56,6 +56,7 @@ from host.seating import HOSTED_BOT_PREFIX, Conn, SeatBook, check_name, hash_tok
 from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
 from host.table_clock import IDLE_TABLE_S, TableClock
 from host.table_timers import Timers
+from host.table_views import fan_out, state_message
 from protocol.cards import Card
 from protocol.errors import ErrorCode
 
@@ -536,23 +537,9 @@ class Table:
                 await self.store.keep_record(self.table_id, hand_no, record)
             except Exception:  # a bug, not the disk: still, the committed messages go out
                 log.exception("table %s: the record of hand %d is lost", self.table_id, hand_no)
-        per_conn: dict[int, tuple[Conn, list[WireMap]]] = {}
-        for member in self.members():
-            per_conn[id(member)] = (member, [])
         ack, self._ack = self._ack, None
-        if ack is not None and id(ack[0]) in per_conn:
-            per_conn[id(ack[0])][1].append(ack[1])
-        for to, msg in batch.out:
-            for member in self.book.audience(to):
-                per_conn[id(member)][1].append(msg)
-        for s in self.seats:
-            if s is not None and s.conn is not None:
-                per_conn[id(s.conn)][1].extend(self.view_msgs(s.index))
-        for spectator in self.spectators:
-            per_conn[id(spectator)][1].extend(self.view_msgs(None))
-        for conn, msgs in per_conn.values():
-            if msgs:
-                conn.deliver(msgs)
+        for conn, msgs in fan_out(self.book, batch.out, ack, self.view_msgs):
+            conn.deliver(msgs)
         self.clock.poke()  # a turn or a round may have begun: the timers look again
         try:
             await self.settle_stood_up()
@@ -560,29 +547,10 @@ class Table:
             log.exception("table %s: storing a freed seat failed", self.table_id)
 
     async def settle_stood_up(self) -> None:
-        """Seats the runner stood up (too many missed deal rounds): the owner's connection
-        becomes a spectator at once, and once no game runs the seat is freed for someone else.
-
-        The stored seat row keeps its token hash until then; the replayed journal stands the
-        seat up again (and forgets the token) after a restart, so it is never resumable."""
-        changed = False
-        running = self.phase in RUNNING
-        for s in list(self.seats):
-            if s is None or not s.stood_up:
-                continue
-            if s.conn is not None:
-                conn, s.conn = s.conn, None
-                if not conn.closed:
-                    self.spectators[conn] = s.name
-                    log.info(
-                        "table %s: %s started watching (stood up) [%s]",
-                        self.table_id, s.name, getattr(conn, "peer", "?"),
-                    )  # fmt: skip
-                changed = True
-            if not running:
-                self.seats[s.index] = None
-                await self.store.delete_seat(self.table_id, s.index)
-                changed = True
+        """Seats the runner stood up: see :meth:`host.seating.SeatBook.settle_stood_up`."""
+        changed, freed = self.book.settle_stood_up(running=self.phase in RUNNING)
+        for index in freed:
+            await self.store.delete_seat(self.table_id, index)
         if changed:
             self.send_summary()
 
@@ -593,26 +561,7 @@ class Table:
             member.deliver([msg])
 
     def view_msgs(self, seat: int | None) -> list[WireMap]:
-        engine = self.engine
-        if engine is None:
-            return []
-        playing = self.phase is TablePhase.PLAYING
-        view = engine.view(seat)
-        legal: list[Any] = []
-        if seat is not None and playing:
-            # every game's view already lists the seat's legal actions (VIEW_CORE_KEYS): reuse
-            # that list rather than enumerate them twice (Black Jack's can take milliseconds)
-            listed = view.get("legal")
-            legal = listed if isinstance(listed, list) else [
-                a.to_wire() for a in engine.legal_actions(seat)
-            ]  # fmt: skip
-        deadline = self.runner.turn_deadline
-        turn_ms = None if deadline is None else max(0, int((deadline - self.clock.now()) * 1000))
-        return [
-            {"type": "state", "table": self.table_id, "seq": self.seq, "game_no": self.game_no,
-             "phase": self.phase.value, "seat": seat, "view": view, "legal": legal,
-             "to_act": list(engine.to_act()) if playing else [], "turn_ms": turn_ms}
-        ]  # fmt: skip
+        return state_message(self.runner, seat)
 
     # ------------------------------------------------------------------ helpers
 
