@@ -27,9 +27,10 @@ from host import table_restore
 from host.games import GAMES, find_game
 from host.games.base import OptionError, WireMap
 from host.logs import get_logger
+from host.record_files import RecordUnreadable
 from host.runner import ReplayError, Seat
 from host.seating import HOSTED_BOT_PREFIX, Conn
-from host.store import RecordUnreadable, Store, TableRow
+from host.store import Store, TableRow
 from host.table import Table, TableError
 from protocol.errors import ErrorCode
 from protocol.records import dump_record
@@ -110,7 +111,7 @@ class Lobby:
                 (``unavailable``: the host logs which file).
         """
         try:
-            record = await self.store.load_record(table_id, hand_no)
+            record = await self.store.records.load_record(table_id, hand_no)
         except RecordUnreadable as exc:
             log.warning(
                 "table %s: get_record of hand %d: %s (while the table is kept, deleting the "

@@ -510,7 +510,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                     await host._accept_loop(listeners, nursery)
 
             nursery.start_soon(accept)
-            nursery.start_soon(store.retry_records)
+            nursery.start_soon(store.records.retry_records)
             for table, seat in bots:
                 nursery.start_soon(host.respawn_bot, table, seat)
             if advertise:

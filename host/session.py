@@ -496,7 +496,7 @@ class Session:
 
     async def _on_list_records(self, msg: tm.ListRecords) -> None:
         table = self.lobby.table(msg.table)
-        hands = await self.lobby.store.list_records(table.table_id)
+        hands = await self.lobby.store.records.list_records(table.table_id)
         self._reply(msg, tm.Records(table=table.table_id, hands=tuple(hands)))
 
     async def _on_get_record(self, msg: tm.GetRecord) -> None:

@@ -35,30 +35,20 @@ exits with status 65 then, since restarting will not help. A journal, settings o
 that cannot be decoded (bad msgpack, an unknown ``kind``) damages only its table: the
 :class:`TableRow` comes back with ``damaged`` saying which row, and the lobby leaves that
 table out while the rest are served; an unreadable chat line is skipped. A record file that
-cannot be read raises :class:`RecordUnreadable` (``get_record`` answers ``unavailable``).
+cannot be read raises :class:`host.record_files.RecordUnreadable` (``get_record`` answers
+``unavailable``).
 
-Hand records and a full disk: :meth:`Store.keep_record` never raises for a write the disk
-refuses (``ENOSPC``, ``EIO``, ...): the record's text stays in memory, where
-:meth:`load_record` and :meth:`list_records` find it (so a client that asks after
-``hand_end`` gets it all the same), and is written by the next :meth:`keep_record` or by
-:meth:`retry_records`, a task that retries with backoff from ``RECORD_RETRY_FIRST`` up to
-``RECORD_RETRY_MAX`` seconds. One WARNING says when the disk starts refusing and one when it
-takes the records again. Nothing is lost if the host stops first: every record is rebuilt
-from the journal, which holds the hand's inputs, by the next start
-(:meth:`host.table.Table.after_restore`); that is also what becomes of the oldest records
-should more than ``MAX_UNWRITTEN_BYTES`` wait in memory (they are dropped from it, logged).
+Hand records are files beside the database, one per hand (:mod:`host.record_files`:
+``Store.records``), written through the same worker thread; a disk that refuses them never
+stops a game.
 """
 
 from __future__ import annotations
 
 import enum
-import functools
-import json
 import os
 import sqlite3
-import sys
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -73,16 +63,12 @@ from host.filemodes import (
     tighten,
 )
 from host.logs import get_logger
-from protocol.records import dump_record
+from host.record_files import RecordFiles
 
 __all__ = [
-    "MAX_UNWRITTEN_BYTES",
-    "RECORD_RETRY_FIRST",
-    "RECORD_RETRY_MAX",
     "ChatRow",
     "JournalKind",
     "JournalRow",
-    "RecordUnreadable",
     "SeatRow",
     "Store",
     "TableRow",
@@ -92,14 +78,6 @@ log = get_logger(__name__)
 
 #: the files sqlite keeps beside the database in WAL mode
 DB_SIDE_SUFFIXES = ("-wal", "-shm")
-#: seconds before the first retry of hand records the disk refused
-RECORD_RETRY_FIRST = 1.0
-#: the longest wait between two retries (the wait doubles after each refusal)
-RECORD_RETRY_MAX = 60.0
-#: bytes of hand records kept in memory for a disk that refuses them; past this the oldest are
-#: dropped from memory (the next start rebuilds them from the journal)
-MAX_UNWRITTEN_BYTES = 32 * 1024 * 1024
-
 _T = TypeVar("_T")
 
 _SCHEMA = """
@@ -264,10 +242,6 @@ def _add_chat(row: TableRow, n: object, seq: object, line: object) -> None:
         log.warning("table %s: chat line %r unreadable, skipped (%s)", row.table_id, n, _why(exc))
 
 
-class RecordUnreadable(Exception):
-    """A hand record file exists but cannot be read (damaged, or not a record)."""
-
-
 def _database_error(path: Path, exc: sqlite3.Error) -> DataDirError:
     """The start-up error for a database sqlite refused (one line)."""
     exc = type(exc)(" ".join(str(exc).split()))
@@ -282,34 +256,6 @@ def _database_error(path: Path, exc: sqlite3.Error) -> DataDirError:
     )
 
 
-def _write_file(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole (a synced temporary file renamed over it), mode 0600."""
-    tmp = path.with_suffix(".tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
-        with os.fdopen(fd, "wb") as fh:  # bytes: no newline translation on Windows
-            if sys.platform != "win32":
-                os.fchmod(fh.fileno(), PRIVATE_FILE_MODE)  # a stale .tmp kept its old mode
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _read_record(path: Path, data: bytes) -> dict[str, Any]:
-    try:
-        obj = json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError) as exc:
-        raise RecordUnreadable(f"{path} is not a hand record: not JSON ({exc})") from None
-    if not isinstance(obj, dict):
-        raise RecordUnreadable(f"{path} is not a hand record: its top level is not an object")
-    return obj
-
-
 class Store:
     """The host's sqlite database plus the directory of hand records."""
 
@@ -321,13 +267,8 @@ class Store:
         self.db_path = data_dir / DB_FILE
         self._limiter = trio.CapacityLimiter(1)
         self._db: sqlite3.Connection | None = None
-        #: hand records the disk refused, by path: served from here, retried until written
-        self._unwritten: dict[Path, bytes] = {}
-        #: the disk refused the last record write (one WARNING until it takes one again)
-        self._refusing = False
-        self._flush_lock = trio.Lock()
-        #: set when records are left unwritten (wakes :meth:`retry_records`)
-        self._records_due = trio.Event()
+        #: the hand record files (:mod:`host.record_files`), written through the same thread
+        self.records = RecordFiles(self.records_dir, self._run)
 
     # -- lifecycle
 
@@ -338,7 +279,7 @@ class Store:
             raise DataDirError(
                 f"cannot use data dir {self.data_dir}: {exc.strerror or exc}"
             ) from None
-        self._open_records_dir()
+        self.records.open_dir()
         path = self.db_path
         existed = path.exists()
         sides = [path.with_name(path.name + s) for s in DB_SIDE_SUFFIXES]
@@ -374,19 +315,6 @@ class Store:
             raise
         tighten(sides)
         self._db = db
-
-    def _open_records_dir(self) -> None:
-        records = self.records_dir
-        if (records.exists() or records.is_symlink()) and not records.is_dir():
-            raise DataDirDamaged(
-                f"{records} is not a directory: the host keeps its hand records there; move "
-                "it aside (an empty directory is made at the next start)"
-            )
-        try:
-            make_private_dir(records)
-            tighten(sorted(p for p in records.iterdir() if p.is_file()))
-        except OSError as exc:
-            raise DataDirError(f"cannot use {records}: {exc.strerror or exc}") from None
 
     def _empty_database(self) -> None:
         """The database file existed but holds nothing: fresh, or were its tables lost?
@@ -425,13 +353,7 @@ class Store:
                 self._db = None
 
         with trio.CancelScope(shield=True):
-            if self._unwritten and not await self.flush_records():
-                log.error(
-                    "%d hand record(s) never reached the disk (%s); the next start rebuilds "
-                    "them from the journal",
-                    len(self._unwritten),
-                    ", ".join(p.name for p in self._unwritten),
-                )
+            await self.records.close()
             await self._run(close_sync)
 
     async def _run(self, fn: Callable[[], _T]) -> _T:
@@ -597,130 +519,3 @@ class Store:
             return [JournalRow(s, JournalKind.MESSAGE, st, _unpack(p)) for s, st, p in rows]
 
         return await self._run(load)
-
-    # -- hand records (JSON files in the fairness record format)
-
-    def record_path(self, table_id: str, hand_no: int) -> Path:
-        safe = "".join(ch for ch in table_id if ch.isalnum() or ch in "-_")
-        return self.records_dir / f"{safe}-hand{hand_no:04d}.json"
-
-    async def save_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> Path:
-        """Write a hand record now (mode 0600); OSError if the disk refuses.
-
-        The host itself uses :meth:`keep_record`, which never raises for the disk.
-        """
-        path = self.record_path(table_id, hand_no)
-        data = dump_record(record).encode("utf-8")  # what get_record serves, byte for byte
-
-        with trio.CancelScope(shield=True):
-            await self._run(functools.partial(_write_file, path, data))
-        return path
-
-    async def keep_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> bool:
-        """Store a hand record; True once it is on disk, False if it waits in memory.
-
-        Never raises for the disk: a refused write is logged and retried (module docstring).
-        """
-        path = self.record_path(table_id, hand_no)
-        self._unwritten[path] = dump_record(record).encode("utf-8")
-        while sum(map(len, self._unwritten.values())) > MAX_UNWRITTEN_BYTES:
-            oldest = next(iter(self._unwritten))
-            if oldest == path:
-                break
-            del self._unwritten[oldest]
-            log.error(
-                "hand record %s dropped from memory (over %d bytes wait for the disk); the "
-                "next start rebuilds it from the journal",
-                oldest, MAX_UNWRITTEN_BYTES,
-            )  # fmt: skip
-        try:
-            return await self.flush_records()
-        finally:
-            if self._unwritten:
-                self._records_due.set()
-
-    async def flush_records(self) -> bool:
-        """Write the records waiting in memory, oldest first; True when none is left."""
-        async with self._flush_lock:
-            written = 0
-            for path, data in list(self._unwritten.items()):
-                try:
-                    with trio.CancelScope(shield=True):
-                        await self._run(functools.partial(_write_file, path, data))
-                except OSError as exc:
-                    if not self._refusing:
-                        self._refusing = True
-                        log.warning(
-                            "cannot write the hand record %s: %s; it is kept in memory, served "
-                            "from there, and written as soon as the disk takes it",
-                            path, exc.strerror or exc,
-                        )  # fmt: skip
-                    else:
-                        log.debug("hand record %s still refused: %s", path, exc)
-                    return False
-                del self._unwritten[path]
-                written += 1
-            if self._refusing:
-                self._refusing = False
-                log.warning("the disk takes hand records again: %d written", written)
-            return True
-
-    async def retry_records(self) -> None:
-        """Write the records the disk refused, with backoff, until cancelled (the host's
-        nursery runs this)."""
-        delay = RECORD_RETRY_FIRST
-        while True:
-            if not self._unwritten:
-                delay = RECORD_RETRY_FIRST
-                await self._records_due.wait()
-                self._records_due = trio.Event()
-                continue
-            await trio.sleep(delay)
-            if not await self.flush_records():
-                delay = min(delay * 2, RECORD_RETRY_MAX)
-
-    def unwritten_records(self) -> list[Path]:
-        """The paths of the records waiting in memory for the disk, oldest first."""
-        return list(self._unwritten)
-
-    async def load_record(self, table_id: str, hand_no: int) -> dict[str, Any] | None:
-        """A stored hand record, or None if there is none.
-
-        Raises:
-            RecordUnreadable: its file cannot be read or is not a JSON object.
-        """
-        path = self.record_path(table_id, hand_no)
-        waiting = self._unwritten.get(path)
-        if waiting is not None:
-            return _read_record(path, waiting)
-
-        def read() -> dict[str, Any] | None:
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
-                return None
-            except OSError as exc:
-                raise RecordUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
-            return _read_record(path, data)
-
-        return await self._run(read)
-
-    async def list_records(self, table_id: str) -> list[int]:
-        """The hand numbers of ``table_id`` with a record (on disk or waiting in memory)."""
-        prefix = self.record_path(table_id, 0).name.split("-hand")[0] + "-hand"
-
-        def hand(p: Path) -> int | None:
-            if not (p.name.startswith(prefix) and p.name.endswith(".json")):
-                return None
-            try:
-                return int(p.stem.rsplit("-hand", 1)[1])
-            except ValueError:
-                return None
-
-        waiting = list(self._unwritten)
-
-        def scan() -> list[int]:
-            paths = [*self.records_dir.glob(prefix + "*.json"), *waiting]
-            return sorted({n for n in map(hand, paths) if n is not None})
-
-        return await self._run(scan)

@@ -534,7 +534,7 @@ class Table:
         records, self.runner.pending_records = self.runner.pending_records, []
         for hand_no, record in records:
             try:
-                await self.store.keep_record(self.table_id, hand_no, record)
+                await self.store.records.keep_record(self.table_id, hand_no, record)
             except Exception:  # a bug, not the disk: still, the committed messages go out
                 log.exception("table %s: the record of hand %d is lost", self.table_id, hand_no)
         ack, self._ack = self._ack, None

@@ -73,7 +73,7 @@ async def finish_restore(table: Table) -> None:
     async with table.lock:
         records, runner.pending_records = runner.pending_records, []
         journal, table.replayed = table.replayed, ()
-        have = set(await table.store.list_records(table.table_id))
+        have = set(await table.store.records.list_records(table.table_id))
         lost = runner.lost_records(journal, have)
         if lost:
             log.warning(
@@ -82,7 +82,7 @@ async def finish_restore(table: Table) -> None:
             )  # fmt: skip
         for hand_no, record in sorted([*lost, *records], key=lambda r: r[0]):
             if hand_no not in have:
-                await table.store.keep_record(table.table_id, hand_no, record)
+                await table.store.records.keep_record(table.table_id, hand_no, record)
         await table.settle_stood_up()
         if runner.phase is not TablePhase.DEALING or runner.engine is None:
             return

@@ -492,6 +492,6 @@ class HalfDealtTable:
                 await store.put_seat(self.table_id, SeatRow(s.index, s.name, s.token_hash, None))
             await store.append(self.table_id, self.journal)
             for hand_no, record in self.records.items():
-                await store.save_record(self.table_id, hand_no, record)
+                await store.records.save_record(self.table_id, hand_no, record)
         finally:
             await store.close()

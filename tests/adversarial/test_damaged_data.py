@@ -169,7 +169,7 @@ async def test_a_damaged_record_file_answers_unavailable_and_the_connection_live
 ) -> None:
     info = await lab.start()
     table = await info.host.create_table("one-card", seats=2)
-    path = info.host.lobby.store.record_path(table, 1)
+    path = info.host.lobby.store.records.record_path(table, 1)
     path.write_text('{"format": "onecard-hand-record/1", "mess', encoding="utf-8")
     async with lab.connect(info) as c:
         with pytest.raises(RequestError) as refused:

@@ -60,7 +60,7 @@ async def play_games(players: list[BotPlayer], games: int) -> None:
 async def test_a_refused_record_write_still_delivers_the_hand_and_is_written_later(
     autojump_clock: trio.testing.MockClock, lab: Lab, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="host.store")
+    caplog.set_level(logging.WARNING, logger="host.record_files")
     info = await lab.start()
     table = await info.host.create_table("one-card", seats=2)
     lab.disk_full(True)
@@ -80,20 +80,20 @@ async def test_a_refused_record_write_still_delivers_the_hand_and_is_written_lat
         assert hands
         store = info.host.lobby.store
         # not on disk, yet listed and served, from memory, as the text that will be written
-        assert not store.record_path(table, hands[-1]).exists()
+        assert not store.records.record_path(table, hands[-1]).exists()
         listing = await a.request(tm.ListRecords(table=table))
         assert isinstance(listing, tm.Records) and set(hands) <= set(listing.hands)
         served = {hand: await record_text(a, table, hand) for hand in hands}
         lab.disk_full(False)
-        from host.store import RECORD_RETRY_MAX  # here: the module imports on the code before
+        from host.record_files import RECORD_RETRY_MAX  # here: imported after the code it tests
 
         await trio.sleep(RECORD_RETRY_MAX)  # the background retry, on the mock clock
     for hand, text in served.items():
-        path = store.record_path(table, hand)
+        path = store.records.record_path(table, hand)
         assert path.read_bytes() == text.encode("utf-8")
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert store.unwritten_records() == []
-    said = [r.getMessage() for r in caplog.records if r.name == "host.store"]
+    assert store.records.unwritten_records() == []
+    said = [r.getMessage() for r in caplog.records if r.name == "host.record_files"]
     assert len([m for m in said if m.startswith("cannot write the hand record")]) == 1
     assert len([m for m in said if m.startswith("the disk takes hand records again")]) == 1
 
@@ -115,13 +115,13 @@ async def test_records_the_disk_refused_until_the_host_stopped_are_rebuilt_at_th
     assert len(served) >= 2
     await info.host.shutdown()
     assert "never reached the disk" in caplog.text
-    assert not any(info.host.lobby.store.record_path(table, h).exists() for h in served)
+    assert not any(info.host.lobby.store.records.record_path(table, h).exists() for h in served)
     lab.disk_full(False)
     again = await lab.start()
     store = again.host.lobby.store
     for hand, text in served.items():
-        assert store.record_path(table, hand).read_bytes() == text.encode("utf-8")
-        assert verify_record(await store.load_record(table, hand) or {}).ok
+        assert store.records.record_path(table, hand).read_bytes() == text.encode("utf-8")
+        assert verify_record(await store.records.load_record(table, hand) or {}).ok
     assert "rebuilt the lost records of hands" in caplog.text
 
 
@@ -159,22 +159,24 @@ async def test_records_waiting_for_the_disk_are_bounded_in_memory(
 ) -> None:
     """Past the bound the oldest waiting record is dropped from memory (the next start
     rebuilds it from the journal), never the one just finished."""
-    from host import store as store_module
+    from host import record_files
 
-    monkeypatch.setattr(store_module, "MAX_UNWRITTEN_BYTES", 250)
+    monkeypatch.setattr(record_files, "MAX_UNWRITTEN_BYTES", 250)
     store = Store(lab.data_dir, in_thread=False)
     await store.open()
     lab.disk_full(True)
     try:
         for hand in (1, 2, 3):
-            assert not await store.keep_record("t1", hand, {"hand_no": hand, "pad": "x" * 90})
-        assert [p.name for p in store.unwritten_records()] == [
+            assert not await store.records.keep_record(
+                "t1", hand, {"hand_no": hand, "pad": "x" * 90}
+            )
+        assert [p.name for p in store.records.unwritten_records()] == [
             "t1-hand0002.json",
             "t1-hand0003.json",
         ]
-        assert await store.list_records("t1") == [2, 3]
+        assert await store.records.list_records("t1") == [2, 3]
         assert "t1-hand0001.json dropped from memory" in caplog.text
     finally:
         lab.disk_full(False)
         await store.close()
-    assert await Store(lab.data_dir).list_records("t1") == [2, 3]  # written at close
+    assert await Store(lab.data_dir).records.list_records("t1") == [2, 3]  # written at close

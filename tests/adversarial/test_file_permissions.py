@@ -50,7 +50,7 @@ async def test_a_new_data_dir_and_everything_in_it_is_private_whatever_the_umask
     info = await lab.start()
     table = await info.host.create_table("one-card", seats=2)
     store = info.host.lobby.store
-    await store.save_record(table, 1, {"hand_no": 1})
+    await store.records.save_record(table, 1, {"hand_no": 1})
     live = modes(data_dir)  # the host runs: sqlite's -wal and -shm are there
     assert {f"{DB_FILE}-wal", f"{DB_FILE}-shm", *FILES} <= set(live)
     assert live == {name: 0o700 if name in (".", RECORDS_DIR) else 0o600 for name in live}, live
@@ -66,7 +66,7 @@ async def test_a_data_dir_open_to_other_users_is_tightened_with_one_line(
     data_dir = lab.data_dir
     first = await lab.start()
     table = await first.host.create_table("one-card", seats=2)
-    await first.host.lobby.store.save_record(table, 1, {"hand_no": 1})
+    await first.host.lobby.store.records.save_record(table, 1, {"hand_no": 1})
     await first.host.shutdown()
     (data_dir / f"{DB_FILE}-wal").write_bytes(b"")  # as a crash leaves it
     for path in [data_dir, *data_dir.rglob("*")]:  # as an older host, or cp -r, left them

@@ -289,7 +289,7 @@ async def test_a_hand_the_host_keeps_no_record_of_is_reported(
     async def no_record(table_id: str, hand_no: int) -> None:
         return None
 
-    store.load_record = no_record  # the host answers get_record with not_found
+    store.records.load_record = no_record  # the host answers get_record with not_found
     client = await json_client(
         "join", f"127.0.0.1:{info.port}", "--create", "black-jack", "--bots", "1", "--name", "Di"
     )

@@ -60,7 +60,7 @@ async def test_every_hand_record_is_fetched_saved_verbatim_and_verifies(
             result.path == record_path(out, table, hand) == out / f"{table}-hand{hand}-record.json"
         )
         assert result.line() == f"record saved: {result.path} (valid)"
-        kept = info.host.lobby.store.record_path(table, hand)
+        kept = info.host.lobby.store.records.record_path(table, hand)
         assert json.loads(result.path.read_text("utf-8")) == json.loads(kept.read_text("utf-8"))
         assert result.fingerprint is not None and result.fingerprint in result.message
         assert result.to_json()["file"] == str(result.path)
@@ -121,7 +121,7 @@ async def test_a_tampered_record_is_saved_as_evidence_and_flagged(
     played: tuple[HostInfo, str], tmp_path: Path
 ) -> None:
     info, table = played
-    path = info.host.lobby.store.record_path(table, 1)
+    path = info.host.lobby.store.records.record_path(table, 1)
     record = json.loads(path.read_text("utf-8"))
     record["secret"] = "00" * 32  # a plain field that disagrees with what was signed
     path.write_text(json.dumps(record), "utf-8")

@@ -26,12 +26,12 @@ async def test_a_fetched_record_is_the_stored_file_byte_for_byte(
 ) -> None:
     table = await mock_host.host.create_table("one-card", seats=2)
     store = mock_host.host.lobby.store
-    path = await store.save_record(table, 1, {**RECORD, "table_id": table})
+    path = await store.records.save_record(table, 1, {**RECORD, "table_id": table})
     stored = path.read_bytes()
     assert stored.endswith(b"}\n") and b"\r" not in stored
     # a record written by an older host, without the trailing newline
     old = {**RECORD, "hand_no": 2, "table_id": table}
-    store.record_path(table, 2).write_bytes(dump_record(old).rstrip("\n").encode("utf-8"))
+    store.records.record_path(table, 2).write_bytes(dump_record(old).rstrip("\n").encode("utf-8"))
     async with connect_memory(mock_host) as client:
         assert (await fetch(client, table, 1)).encode("utf-8") == stored
         assert await fetch(client, table, 2) == dump_record(old)

@@ -298,7 +298,7 @@ async def test_a_missed_reveal_voids_the_deal_and_the_seat_sits_out_the_next(
             withholder, lambda m: isinstance(m, tm.FairPush) and m.msg[0] == "reveals"
         )
         assert dealt.seq > again.seq
-        record = await mock_host.host.lobby.store.load_record(table, void.hand_no)
+        record = await mock_host.host.lobby.store.records.load_record(table, void.hand_no)
         assert record is not None and record["voided"]
         assert verify_record(record).ok
         assert mock_host.host.lobby.table(table).summary()["voids"] == 1

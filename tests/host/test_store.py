@@ -39,10 +39,10 @@ async def test_journal_round_trips_and_filters_messages_by_audience(tmp_path: Pa
         await store.delete_seat("t1", 1)
         (row,) = await store.load_tables()
         assert [s.name for s in row.seats] == ["ann"]
-        await store.save_record("t1", 2, {"hand_no": 2})
-        assert await store.list_records("t1") == [2]
-        assert await store.load_record("t1", 2) == {"hand_no": 2}
-        assert await store.load_record("t1", 3) is None
+        await store.records.save_record("t1", 2, {"hand_no": 2})
+        assert await store.records.list_records("t1") == [2]
+        assert await store.records.load_record("t1", 2) == {"hand_no": 2}
+        assert await store.records.load_record("t1", 3) is None
     finally:
         await store.close()
     db = sqlite3.connect(tmp_path / DB_FILE)
