@@ -21,15 +21,13 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 import trio
 
-import protocol.table_messages as tm
-from client.choices import clip
 from client.commands import (
     ClientError,
     common_options,
@@ -41,28 +39,17 @@ from client.commands import (
 )
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
+from client.lobby import SEATS_RANGE, create_table, run_lobby, too_many_bots
 from client.options import connection_options, table_id
 from client.stdin import read_line
 from client.table_loop import Quit, run_table
 from client.tokens import SavedSeat, TokenStore
 from net.address import Address, split_address
 from net.discover import browse
-from net.session import ClientSession, Disconnected, RequestError, expect_reply
+from net.session import ClientSession, RequestError
 from net.trust import Connected, HostKeyChanged, KnownHosts, TrustError, host_session, open_stream
-from protocol.errors import LocalProtocolError
 
 __all__ = ["join_command", "run_join"]
-
-#: seats a new table may have (``--seats`` and the lobby's ``c``); host bots go up to one less
-SEATS_RANGE = (2, 10)
-#: the lobby's create command, as its errors name it
-CREATE_USAGE = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
-LOBBY_HELP = (
-    f"Type a table number to join it, w NUMBER to watch, {CREATE_USAGE} to create a "
-    f"table and sit down (games: one-card, one, black-jack; SEATS {SEATS_RANGE[0]}-"
-    f"{SEATS_RANGE[1]}; BOTS fill seats; KEY=VALUE sets a table option, as --option: "
-    "black-jack 3 1 jokers=2), r to list the tables again, ? for this help, q to quit."
-)
 
 
 async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[list[str], int]:
@@ -92,231 +79,6 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[list[str], i
             ad = hosts[int(line) - 1]
             return list(ad.candidates), ad.port
         ui.info(f"type a number from 1 to {len(hosts)}")
-
-
-def _describe_table(i: int, t: dict[str, Any]) -> str:
-    seats = t.get("seats") or []
-    taken = [s["name"] for s in seats if s]
-    who = f" ({', '.join(taken)})" if taken else ""
-    return f"  {i}) {t.get('table')}  {t.get('game')}  {len(taken)}/{len(seats)} seats  " + (
-        f"{t.get('phase')}{who}"
-    )
-
-
-async def _read_lobby_line(session: ClientSession) -> str | None:
-    """The next input line, or :class:`Disconnected` as soon as the host closes meanwhile."""
-    line: str | None = None
-    async with trio.open_nursery() as nursery:
-
-        async def read() -> None:
-            nonlocal line
-            line = await read_line()
-            nursery.cancel_scope.cancel()
-
-        async def watch_close() -> None:
-            await session.closed.wait()
-            nursery.cancel_scope.cancel()
-
-        nursery.start_soon(read)
-        nursery.start_soon(watch_close)
-    if line is None and session.closed.is_set():
-        raise Disconnected(session.closed_reason or "the host closed the connection")
-    return line
-
-
-async def _lobby(
-    session: ClientSession,
-    tc_args: dict[str, Any],
-    ui: HumanUI | JsonUI,
-    *,
-    name: str,
-) -> tuple[TableClient, bool]:
-    """Ask what to do until a table is joined or watched; return it and whether we sat down.
-
-    People see the tables and the help once, then again on ``r`` (list) and ``?`` (help) and
-    after the host refuses something; a typo only gets its own message. ``--json`` scripts get
-    a ``tables`` event after every command.
-    """
-    try:
-        return await _lobby_loop(session, tc_args, ui, name=name)
-    except Disconnected as exc:
-        raise Disconnected(session.closed_reason or str(exc)) from None
-
-
-async def _lobby_loop(
-    session: ClientSession,
-    tc_args: dict[str, Any],
-    ui: HumanUI | JsonUI,
-    *,
-    name: str,
-) -> tuple[TableClient, bool]:
-    json_mode = isinstance(ui, JsonUI)
-    show_tables = show_help = True
-    tables: list[dict[str, Any]] = []
-    while True:
-        if show_tables:
-            reply = expect_reply(await session.request(tm.ListTables()), tm.Tables)
-            tables = [dict(t) for t in reply.tables]
-            if isinstance(ui, JsonUI):
-                ui.emit({"type": "tables", "tables": tables})
-            else:
-                ui.info("Tables:" if tables else "No tables yet.")
-                for i, t in enumerate(tables, 1):
-                    ui.info(_describe_table(i, t))
-        if isinstance(ui, HumanUI):
-            if show_help:
-                ui.info(LOBBY_HELP)
-            ui.prompt("Lobby> ")
-        show_tables, show_help = json_mode, False
-        line = await _read_lobby_line(session)
-        if line is None:
-            raise Quit
-        try:
-            verb, arg, extra = _parse_lobby(line, tables, json_mode=json_mode)
-        except ValueError as exc:
-            if str(exc):
-                ui.info(str(exc), kind="error")
-            else:  # an empty message means "list again"
-                show_tables = True
-            continue
-        try:
-            if verb == "quit":
-                raise Quit
-            if verb == "help":
-                show_help = True
-                continue
-            if verb == "create":
-                arg = await _create(
-                    session, arg, int(extra.get("seats", 2)), extra.get("options") or {},
-                    bots=int(extra.get("bots", 0)),
-                )  # fmt: skip
-                verb = "join"
-            if verb in ("join", "watch"):
-                tc = TableClient(session, table_id=arg, name=name, **tc_args)
-                if verb == "watch":
-                    tc.name = tc.checker.pid = None
-                    await tc.watch(name)
-                    return tc, False
-                await tc.join()
-                return tc, True
-        except RequestError as exc:
-            ui.info(f"the host refused: {exc}", kind="error")
-            show_tables = True
-        except LocalProtocolError as exc:  # a request we could not even build
-            ui.info(f"not sent: {exc.message}", kind="error")
-
-
-async def _create(
-    session: ClientSession, game: str, seats: int, options: dict[str, Any], *, bots: int
-) -> str:
-    """Create a table and seat ``bots`` host bots in it (we take a seat next); return its id."""
-    created = await session.request(tm.CreateTable(game=game, seats=seats, options=options))
-    assert isinstance(created, tm.TableCreated)
-    for _ in range(min(bots, seats - 1)):
-        await session.request(tm.AddBot(table=created.table))
-    return created.table
-
-
-def _count(cmd: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
-    """``cmd[key]`` as a whole number within ``low..high`` (``ValueError`` says what is wrong)."""
-    value = cmd.get(key, default)  # a JSON integer ("1", a string, is refused)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{key} must be a whole number from {low} to {high}")
-    if not low <= value <= high:
-        raise ValueError(f"{key} must be from {low} to {high}, not {value}")
-    return value
-
-
-def _too_many_bots(seats: int, bots: int) -> str:
-    """Why ``bots`` do not fit at a new table of ``seats`` (you take a seat too)."""
-    return (
-        f"{bots} bots do not fit at a table of {seats} seats: at most {seats - 1} "
-        "(you take a seat too)"
-    )
-
-
-def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
-    """The checked ``seats``, ``bots`` and ``options`` of a create command (as ``--seats``...)."""
-    seats = _count(cmd, "seats", 2, *SEATS_RANGE)
-    bots = _count(cmd, "bots", 0, 0, SEATS_RANGE[1] - 1)
-    if bots > seats - 1:
-        raise ValueError(_too_many_bots(seats, bots))
-    options = cmd.get("options") or {}
-    if not isinstance(options, dict):
-        raise ValueError("options must be an object of KEY: VALUE")
-    return {"seats": seats, "bots": bots, "options": options}
-
-
-def _parse_lobby(
-    line: str, tables: list[dict[str, Any]], *, json_mode: bool
-) -> tuple[str, str, dict[str, Any]]:
-    """A lobby command as (verb, table or game, extra); ``ValueError`` explains a bad one.
-
-    >>> _parse_lobby("c one 3 1", [], json_mode=False)
-    ('create', 'one', {'seats': 3, 'bots': 1, 'options': {}})
-    >>> _parse_lobby("c black-jack 3 jokers=2 decks=2", [], json_mode=False)
-    ('create', 'black-jack', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
-    >>> _parse_lobby("5", [{"table": "t1"}], json_mode=False)
-    Traceback (most recent call last):
-    ValueError: no table 5 (tables are numbered 1-1)
-    """
-    if json_mode:
-        try:
-            cmd = json.loads(line)
-        except ValueError as exc:
-            raise ValueError(f"not JSON: {exc}") from None
-        if not isinstance(cmd, dict):
-            raise ValueError("a command is a JSON object")
-        verb = cmd.get("cmd")
-        if "cmd" not in cmd:
-            raise ValueError(
-                'missing "cmd": lobby commands are join/watch {table}, create {game, seats, '
-                "bots, options}, list, quit"
-            )
-        if verb == "quit":
-            return "quit", "", {}
-        if verb == "list":
-            raise ValueError("")  # just list again
-        if verb in ("join", "watch") and isinstance(cmd.get("table"), str):
-            return str(verb), str(cmd["table"]), {}
-        if verb == "create" and isinstance(cmd.get("game"), str):
-            return "create", str(cmd["game"]), _create_extra(cmd)
-        raise ValueError(
-            "lobby commands: join/watch {table}, create {game, seats, bots, options}, list, quit"
-        )
-    words = line.split()
-    if not words or words[0].lower() == "r":
-        raise ValueError("")
-    head = words[0].lower()
-    if head == "q":
-        return "quit", "", {}
-    if head in ("?", "h", "help"):
-        return "help", "", {}
-    if head == "c" and len(words) >= 2:
-        rest = words[2:]
-        numbers: list[int] = []
-        while rest and len(numbers) < 2 and rest[0].isdigit():
-            numbers.append(int(rest.pop(0)))
-        if any("=" not in word for word in rest):
-            raise ValueError(
-                f"{CREATE_USAGE}: SEATS and BOTS are numbers, then table options as KEY=VALUE"
-            )
-        try:
-            options = parse_options(tuple(rest))  # as join --option
-        except click.BadParameter as exc:
-            raise ValueError(f"{CREATE_USAGE}: {exc.message}") from None
-        extra: dict[str, Any] = dict(zip(("seats", "bots"), numbers, strict=False))
-        return "create", words[1], _create_extra({**extra, "options": options})
-    watch = head == "w"
-    rest = words[1:] if watch else words
-    if len(rest) == 1 and rest[0].isdigit():
-        number = rest[0]
-        if 1 <= int(number) <= len(tables):
-            return ("watch" if watch else "join"), str(tables[int(number) - 1]["table"]), {}
-        if not tables:
-            raise ValueError(f"no table {number}: there are no tables yet (c GAME creates one)")
-        raise ValueError(f"no table {number} (tables are numbered 1-{len(tables)})")
-    raise ValueError(f"not understood: {clip(line.strip())!r} (? for help)")
 
 
 async def _connect_first(
@@ -386,62 +148,12 @@ async def run_join(
         # pin: a certificate pinned afresh drops the deal key of the host it replaced)
         fair_key = pins.deal_key(key)
         tc_args: dict[str, Any] = {"proofs_dir": tokens.directory / "proofs", "host_pk": fair_key}
-        if connected.fingerprint is None:
-            ui.info(f"Connected to {key} WITHOUT encryption (--insecure)", kind="connected",
-                    tls=False)  # fmt: skip
-        else:
-            note = " (first connection: pinned; compare it with the host's screen)"
-            ui.info(
-                f"Connected to {key}, TLS 1.3, fingerprint {connected.fingerprint}"
-                + (note if connected.first_use else ""),
-                kind="connected",
-                fingerprint=connected.fingerprint,
-                first_use=connected.first_use,
-                tls=True,
-            )
+        _say_connected(ui, connected, key)
         welcome = session.welcome
         ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")
-        tc: TableClient | None = None
-        saved = None if new else _saved_seat(tokens, key, asked_name, table)
-        if saved is not None and not watch and table in (None, saved.table) and create is None:
-            tc = TableClient(session, table_id=saved.table, name=saved.name, **tc_args)
-            try:
-                await tc.resume(saved.token)
-                ui.info(f"Resumed your seat {tc.seat} at table {saved.table} as {tc.name}",
-                        kind="resumed", table=saved.table, seat=tc.seat)  # fmt: skip
-            except RequestError:
-                tokens.forget(saved.host)
-                tc = None
-        slot = saved.host if tc is not None and saved is not None else None
-        held = tokens.get(key) if tc is None and not new else None
-        if held is not None and held.name != name and isinstance(ui, HumanUI):
-            ui.info(f"(a seat of {held.name} at table {held.table} is saved for this host: "
-                    f"join --name {held.name} takes it back)")  # fmt: skip
-        seated = tc is not None
-        if tc is None:
-            if create is not None:
-                table = await _create(session, create, seats, options or {}, bots=bots)
-            if table is not None:
-                tc = TableClient(session, table_id=table, name=None if watch else name, **tc_args)
-                if watch:
-                    await tc.watch(name)
-                else:
-                    await tc.join()
-                seated = not watch
-            else:
-                tc, seated = await _lobby(session, tc_args, ui, name=name)
-            if seated:
-                assert tc.token is not None and tc.seat is not None and tc.name is not None
-                slot = _seat_slot(tokens, key, tc.name, tc.table_id)
-                tokens.put(SavedSeat(slot, tc.table_id, tc.name, tc.seat, tc.token))
-                if slot.endswith(f" at {tc.table_id}") and isinstance(ui, HumanUI):
-                    ui.info(f"(your other seat stays saved too: join --table {tc.table_id} "
-                            "takes this one back, join alone the other)")  # fmt: skip
-                ui.info(f"Seated at table {tc.table_id}, seat {tc.seat}, as {tc.name}; ready",
-                        kind="seated", table=tc.table_id, seat=tc.seat)  # fmt: skip
-                await tc.ready()
-            else:
-                ui.info(f"Watching table {tc.table_id}", kind="watching", table=tc.table_id)
+        want = _Want(name=name, asked_name=asked_name, table=table, watch=watch, create=create,
+                     seats=seats, bots=bots, options=options or {}, new=new)  # fmt: skip
+        tc, seated, slot = await _take_seat(session, ui, tokens, key, tc_args=tc_args, want=want)
         try:
             outcome = await run_table(
                 tc,
@@ -464,42 +176,92 @@ async def run_join(
     return outcome
 
 
-def _saved_seat(
-    tokens: TokenStore, key: str, name: str | None, table: str | None = None
-) -> SavedSeat | None:
-    """The seat to take back at ``key``: the one saved there when no ``--name`` was given,
-    else only a seat saved under that very name (another player's seat is left alone); with
-    ``table``, only a seat at that table (one saved apart for it included)."""
-    slots = [key] if name is None else [key, _named_slot(key, name)]
-    if table is not None:
-        slots += [f"{slot} at {table}" for slot in slots]
-    for slot in slots:
-        saved = tokens.get(slot)
-        if saved is None or (name is not None and saved.name != name):
-            continue
-        if table is None or saved.table == table:
-            return saved
-    return None
+def _say_connected(ui: HumanUI | JsonUI, connected: Connected, key: str) -> None:
+    """How we are connected: the fingerprint to compare with the host's screen, or no TLS."""
+    if connected.fingerprint is None:
+        ui.info(f"Connected to {key} WITHOUT encryption (--insecure)", kind="connected",
+                tls=False)  # fmt: skip
+        return
+    note = " (first connection: pinned; compare it with the host's screen)"
+    ui.info(
+        f"Connected to {key}, TLS 1.3, fingerprint {connected.fingerprint}"
+        + (note if connected.first_use else ""),
+        kind="connected",
+        fingerprint=connected.fingerprint,
+        first_use=connected.first_use,
+        tls=True,
+    )
 
 
-def _named_slot(key: str, name: str) -> str:
-    """The token store entry of a second player from this state directory at ``key``."""
-    return f"{key} as {name}"  # a host:port has no spaces
+@dataclass(frozen=True)
+class _Want:
+    """What the command line asked for: a name, a table, to watch or create one."""
+
+    name: str
+    asked_name: str | None
+    table: str | None
+    watch: bool
+    create: str | None
+    seats: int
+    bots: int
+    options: dict[str, Any]
+    new: bool
 
 
-def _seat_slot(tokens: TokenStore, key: str, name: str, table: str) -> str:
-    """Where to save a new seat of ``name`` at ``table``: the host's own entry unless it holds
-    someone else's seat, which must stay resumable (``join --name THEM``); and apart, under
-    ``... at TABLE``, when that entry holds this player's seat at another table (``--new``,
-    ``--create``, ``--table``), which stays resumable too."""
-    held = tokens.get(key)
-    slot = key
-    if held is not None and held.name != name:
-        slot = _named_slot(key, name)
-        held = tokens.get(slot)
-    if held is not None and held.table != table:
-        return f"{slot} at {table}"
-    return slot
+async def _take_seat(
+    session: ClientSession,
+    ui: HumanUI | JsonUI,
+    tokens: TokenStore,
+    key: str,
+    *,
+    tc_args: dict[str, Any],
+    want: _Want,
+) -> tuple[TableClient, bool, str | None]:
+    """Resume a saved seat, or join, watch or create a table (the lobby when the command line
+    did not say which); return the table, whether we sat down, and the token entry kept."""
+    tc: TableClient | None = None
+    saved = None if want.new else tokens.saved_seat(key, want.asked_name, want.table)
+    if (
+        saved is not None
+        and not want.watch
+        and want.create is None
+        and (want.table in (None, saved.table))
+    ):
+        tc = TableClient(session, table_id=saved.table, name=saved.name, **tc_args)
+        try:
+            await tc.resume(saved.token)
+            ui.info(f"Resumed your seat {tc.seat} at table {saved.table} as {tc.name}",
+                    kind="resumed", table=saved.table, seat=tc.seat)  # fmt: skip
+            return tc, True, saved.host
+        except RequestError:
+            tokens.forget(saved.host)
+    held = tokens.get(key) if not want.new else None
+    if held is not None and held.name != want.name and isinstance(ui, HumanUI):
+        ui.info(f"(a seat of {held.name} at table {held.table} is saved for this host: "
+                f"join --name {held.name} takes it back)")  # fmt: skip
+    table = want.table
+    if want.create is not None:
+        table = await create_table(session, want.create, want.seats, want.options, bots=want.bots)
+    if table is None:
+        tc, seated = await run_lobby(session, tc_args, ui, name=want.name)
+    else:
+        tc = TableClient(session, table_id=table, name=None if want.watch else want.name,
+                         **tc_args)  # fmt: skip
+        seated = not want.watch
+        await (tc.watch(want.name) if want.watch else tc.join())
+    if not seated:
+        ui.info(f"Watching table {tc.table_id}", kind="watching", table=tc.table_id)
+        return tc, False, None
+    assert tc.token is not None and tc.seat is not None and tc.name is not None
+    slot = tokens.seat_slot(key, tc.name, tc.table_id)
+    tokens.put(SavedSeat(slot, tc.table_id, tc.name, tc.seat, tc.token))
+    if slot.endswith(f" at {tc.table_id}") and isinstance(ui, HumanUI):
+        ui.info(f"(your other seat stays saved too: join --table {tc.table_id} "
+                "takes this one back, join alone the other)")  # fmt: skip
+    ui.info(f"Seated at table {tc.table_id}, seat {tc.seat}, as {tc.name}; ready",
+            kind="seated", table=tc.table_id, seat=tc.seat)  # fmt: skip
+    await tc.ready()
+    return tc, True, slot
 
 
 def _check_combination(
@@ -531,7 +293,7 @@ def _check_combination(
     elif table is not None:
         raise click.UsageError("--create makes a new table; --table joins one: give only one")
     elif bots > seats - 1:
-        raise click.UsageError(_too_many_bots(seats, bots))
+        raise click.UsageError(too_many_bots(seats, bots))
     if watch and table is None and create is None:
         raise click.UsageError("--watch needs --table TABLE (the table id to watch)")
 

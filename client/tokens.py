@@ -4,7 +4,10 @@ How it works: :class:`TokenStore` keeps one :class:`SavedSeat` per host address 
 or a slot named for a table) in ``tokens.json`` under the user state directory
 (:func:`default_state_dir`: ``$ONECARD_STATE_DIR`` or ``platformdirs.user_state_dir``), written
 with mode 0600 since a token is a key to the seat. Reading never fails: a missing or damaged file
-is an empty store (resuming is a convenience; a game is never lost over it).
+is an empty store (resuming is a convenience; a game is never lost over it). One state
+directory may hold several players' seats at one host (``HOST as NAME``) and one player's seats
+at several tables (``HOST at TABLE``): :meth:`TokenStore.saved_seat` and
+:meth:`TokenStore.seat_slot` decide which entry is whose.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 
 import platformdirs
 
-__all__ = ["STATE_DIR_ENV", "SavedSeat", "TokenStore", "default_state_dir"]
+__all__ = ["STATE_DIR_ENV", "SavedSeat", "TokenStore", "default_state_dir", "named_slot"]
 
 #: environment variable naming the state directory (tokens and hand proofs)
 STATE_DIR_ENV = "ONECARD_STATE_DIR"
@@ -94,3 +97,39 @@ class TokenStore:
         data = self._load()
         if data.pop(host, None) is not None:
             self._save(data)
+
+    # -- which entry a player's seat is kept under
+
+    def saved_seat(self, key: str, name: str | None, table: str | None = None) -> SavedSeat | None:
+        """The seat to take back at ``key``: the one saved there when no ``--name`` was given,
+        else only a seat saved under that very name (another player's seat is left alone);
+        with ``table``, only a seat at that table (one saved apart for it included)."""
+        slots = [key] if name is None else [key, named_slot(key, name)]
+        if table is not None:
+            slots += [f"{slot} at {table}" for slot in slots]
+        for slot in slots:
+            saved = self.get(slot)
+            if saved is None or (name is not None and saved.name != name):
+                continue
+            if table is None or saved.table == table:
+                return saved
+        return None
+
+    def seat_slot(self, key: str, name: str, table: str) -> str:
+        """Where to save a new seat of ``name`` at ``table``: the host's own entry unless it
+        holds someone else's seat, which must stay resumable (``join --name THEM``); and apart,
+        under ``... at TABLE``, when that entry holds this player's seat at another table
+        (``--new``, ``--create``, ``--table``), which stays resumable too."""
+        held = self.get(key)
+        slot = key
+        if held is not None and held.name != name:
+            slot = named_slot(key, name)
+            held = self.get(slot)
+        if held is not None and held.table != table:
+            return f"{slot} at {table}"
+        return slot
+
+
+def named_slot(key: str, name: str) -> str:
+    """The token store entry of a second player from this state directory at ``key``."""
+    return f"{key} as {name}"  # a host:port has no spaces

@@ -12,7 +12,7 @@ MODULES = [
     "client.choices",
     "net.discover",
     "client.frontends",
-    "client.join_cmd",
+    "client.lobby",
     "client.render",
     "net.session",
     "net.trust",

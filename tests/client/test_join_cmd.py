@@ -1,4 +1,4 @@
-"""client/join_cmd.py: option checks, the lobby, resuming a saved seat and pinning, without a
+"""client/join_cmd.py: option checks, resuming a saved seat and pinning, without a
 terminal (CliRunner, or the lobby driven with a fake session and scripted input)."""
 
 from __future__ import annotations
@@ -12,17 +12,12 @@ from typing import Any
 import pytest
 import trio
 from click.testing import CliRunner
-from rich.console import Console
 
-import protocol.table_messages as tm
-from client import join_cmd
-from client.frontends import HumanUI, JsonUI
+from client import join_cmd, lobby
+from client.frontends import JsonUI
 from client.join_cmd import join_command
 from client.table_loop import Quit
-from client.tokens import SavedSeat, TokenStore
-from net.session import Disconnected, RequestError
-from protocol.errors import ErrorCode
-from protocol.messages import Error, Message
+from net.session import Disconnected
 
 
 @pytest.mark.parametrize(
@@ -64,159 +59,10 @@ def test_valid_combinations_reach_run_join(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(calls) == 4 and calls[3]["seats"] == 3
 
 
-class _FakeSession:
-    """Enough of a ClientSession for the lobby: a fixed table list, refusals for creates."""
-
-    def __init__(self, tables: list[dict[str, Any]]) -> None:
-        self.tables = tables
-        self.closed = trio.Event()
-        self.closed_reason = ""
-        self.requests: list[Message] = []
-
-    async def request(self, msg: Message) -> Message:
-        self.requests.append(msg)
-        if isinstance(msg, tm.ListTables):
-            return tm.Tables(tables=tuple(self.tables))
-        raise RequestError(Error(code=ErrorCode.BAD_FIELD, message="unknown game", fatal=False))
-
-
-def _human() -> tuple[HumanUI, io.StringIO]:
-    out = io.StringIO()
-    return HumanUI(Console(file=out, width=400, color_system=None)), out
-
-
-def _script(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
-    queue = list(lines)
-
-    async def readline() -> str | None:
-        await trio.lowlevel.checkpoint()
-        return queue.pop(0) if queue else None
-
-    monkeypatch.setattr(join_cmd, "read_line", readline)
-
-
 #: seconds a scripted exchange with a real host may take before the test fails
 GAME_TIMEOUT = 60
 
 TABLE = {"table": "t1", "game": "one", "phase": "waiting", "seats": [None, None]}
-
-
-async def test_lobby_typos_are_reported_and_the_lobby_goes_on(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    session = _FakeSession([TABLE])
-    ui, out = _human()
-    _script(monkeypatch, ["c one-card 99", "5", "w 7", "zap", "c poker", "?", "q"])
-    with pytest.raises(Quit):
-        await join_cmd._lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
-    text = out.getvalue()
-    assert "seats must be from 2 to 10, not 99" in text
-    assert "no table 5 (tables are numbered 1-1)" in text
-    assert "no table 7 (tables are numbered 1-1)" in text
-    assert "not understood: 'zap' (? for help)" in text
-    assert "the host refused: unknown game (bad_field)" in text
-    assert text.count(join_cmd.LOBBY_HELP) == 2  # at the start and on "?"
-    lists = [m for m in session.requests if isinstance(m, tm.ListTables)]
-    assert len(lists) == 2  # at the start and after the refusal, not after every typo
-
-
-async def test_watching_from_the_lobby_sends_the_name_chat_shows(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Before, ``watch`` carried no name and a spectator's chat read "spectator: hi"."""
-    session = _FakeSession([TABLE])
-    ui, _ = _human()
-    _script(monkeypatch, ["w 1", "q"])
-    with pytest.raises(Quit):
-        await join_cmd._lobby(session, {}, ui, name="Sam")  # type: ignore[arg-type]
-    assert [m for m in session.requests if isinstance(m, tm.Watch)] == [
-        tm.Watch(table="t1", name="Sam")
-    ]
-
-
-async def test_lobby_create_takes_table_options_as_join_option_does(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Before, ``c black-jack 3 1 jokers=2`` was refused: SEATS and BOTS are numbers."""
-    session = _FakeSession([])
-    ui, out = _human()
-    lines = [
-        "c black-jack 3 1 jokers=2 decks=2",
-        "c one jokers",
-        "c one 3 =2",
-        "c one-card x=1",
-        "q",
-    ]
-    _script(monkeypatch, lines)
-    with pytest.raises(Quit):
-        await join_cmd._lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
-    creates = [m for m in session.requests if isinstance(m, tm.CreateTable)]
-    assert creates == [
-        tm.CreateTable(game="black-jack", seats=3, options={"jokers": "2", "decks": "2"}),
-        tm.CreateTable(game="one-card", seats=2, options={"x": "1"}),
-    ]
-    text = out.getvalue()
-    usage = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
-    assert f"{usage}: SEATS and BOTS are numbers, then table options as KEY=VALUE" in text
-    assert f"{usage}: '=2' is not KEY=VALUE" in text
-    assert "KEY=VALUE sets a table option" in join_cmd.LOBBY_HELP
-
-
-async def test_lobby_json_commands_that_cannot_be_built_are_reported(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    session = _FakeSession([])
-    out = io.StringIO()
-    lines = [
-        json.dumps({"cmd": "join", "table": "bad id!"}),
-        json.dumps({"cmd": "create", "game": "one", "seats": "x"}),
-        json.dumps({"cmd": "quit"}),
-    ]
-    _script(monkeypatch, lines)
-    with pytest.raises(Quit):
-        await join_cmd._lobby(session, {}, JsonUI(out), name="Ann")  # type: ignore[arg-type]
-    events = [json.loads(line) for line in out.getvalue().splitlines()]
-    errors = [e["message"] for e in events if e["type"] == "error"]
-    assert len(errors) == 2 and "table" in errors[0]
-    assert errors[1] == "seats must be a whole number from 2 to 10"
-    assert [e["type"] for e in events].count("tables") == 3  # scripts get one per command
-
-
-async def test_lobby_notices_the_host_closing_while_waiting_for_input(
-    monkeypatch: pytest.MonkeyPatch, autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
-) -> None:
-    session = _FakeSession([])
-    ui, _ = _human()
-
-    async def never() -> str | None:
-        await trio.sleep_forever()
-
-    monkeypatch.setattr(join_cmd, "read_line", never)
-
-    async def close_soon() -> None:
-        await trio.sleep(1)
-        session.closed_reason = "the host is shutting down"  # as ClientSession words it
-        session.closed.set()
-
-    nursery.start_soon(close_soon)
-    with pytest.raises(Disconnected, match=r"^the host is shutting down$"):
-        await join_cmd._lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
-
-
-def test_saved_seats_are_kept_per_player(tmp_path: Path) -> None:
-    tokens = TokenStore(tmp_path)
-    key = "den:7531"
-    tokens.put(SavedSeat(key, "t1", "dave", 0, "secret-d"))
-    assert join_cmd._saved_seat(tokens, key, None) == tokens.get(key)  # no --name: resume
-    assert join_cmd._saved_seat(tokens, key, "dave") == tokens.get(key)
-    assert join_cmd._saved_seat(tokens, key, "erin") is None  # someone else: a new player
-    slot = join_cmd._seat_slot(tokens, key, "erin", "t1")
-    assert slot != key and join_cmd._seat_slot(tokens, key, "dave", "t1") == key
-    tokens.put(SavedSeat(slot, "t1", "erin", 1, "secret-e"))
-    erin = join_cmd._saved_seat(tokens, key, "erin")
-    assert erin is not None and erin.token == "secret-e"
-    dave = tokens.get(key)
-    assert dave is not None and dave.token == "secret-d"  # untouched
 
 
 def test_new_flag_is_offered_and_reaches_run_join(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -296,7 +142,11 @@ async def test_a_onecard_host_is_pinned_after_its_welcome(
 ) -> None:
     info = await start_host()
     known = tmp_path / "known_hosts"
-    _script(monkeypatch, [])  # the lobby reads end of input: quit
+
+    async def end_of_input() -> None:
+        await trio.lowlevel.checkpoint()
+
+    monkeypatch.setattr(lobby, "read_line", end_of_input)  # the lobby reads it: quit
 
     with pytest.raises(Quit):
         await join_cmd.run_join(
@@ -304,27 +154,6 @@ async def test_a_onecard_host_is_pinned_after_its_welcome(
             state_dir=tmp_path / "state", json_mode=True,
         )  # fmt: skip
     assert known.read_text() == f"127.0.0.1:{info.port} {info.fingerprint}\n"
-
-
-def test_a_second_seat_of_the_same_player_is_saved_beside_the_first(tmp_path: Path) -> None:
-    """join --new / --create / --table OTHER under the same (default) name: before, the new
-    seat overwrote the saved one, which could then never be taken back."""
-    tokens = TokenStore(tmp_path)
-    key = "den:7531"
-    tokens.put(SavedSeat(key, "t1", "dave", 0, "secret-1"))
-    slot = join_cmd._seat_slot(tokens, key, "dave", "t2")
-    assert slot == f"{key} at t2"
-    tokens.put(SavedSeat(slot, "t2", "dave", 1, "secret-2"))
-    first = join_cmd._saved_seat(tokens, key, None)
-    assert first is not None and first.token == "secret-1"  # join alone: the first seat
-    second = join_cmd._saved_seat(tokens, key, "dave", "t2")
-    assert second is not None and second.token == "secret-2"  # join --table t2: this one
-    assert join_cmd._saved_seat(tokens, key, None, "t2") == second
-    assert join_cmd._saved_seat(tokens, key, "dave", "t3") is None
-    # erin's second seat goes beside her first one, dave's stay where they are
-    tokens.put(SavedSeat(join_cmd._seat_slot(tokens, key, "erin", "t1"), "t1", "erin", 2, "e1"))
-    assert join_cmd._seat_slot(tokens, key, "erin", "t2") == f"{key} as erin at t2"
-    assert join_cmd._seat_slot(tokens, key, "erin", "t1") == f"{key} as erin"
 
 
 async def test_join_asks_for_a_rematch_and_says_whom_it_waits_for(

@@ -19,7 +19,8 @@ from client import join_cmd
 from client.cli import cli
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
-from client.join_cmd import _parse_lobby, join_command
+from client.join_cmd import join_command
+from client.lobby import parse_lobby
 from client.render import make_console
 from client.table_loop import Frontend, Quit, run_table
 from protocol.messages import Message
@@ -194,20 +195,20 @@ def test_a_long_line_not_understood_is_echoed_cut_short() -> None:
     said = _said(ui, tc, "z" * 5000, out)
     assert f"not understood: '{'z' * 40}...'" in said and len(said) < 200
     with pytest.raises(ValueError, match=r"^not understood: 'yyy.{37}\.\.\.' \(\? for help\)$"):
-        _parse_lobby("y" * 5000, [], json_mode=False)
+        parse_lobby("y" * 5000, [], json_mode=False)
 
 
 def test_the_lobby_refuses_more_bots_than_seats_and_bots_as_strings() -> None:
     """Before, "c one 3 9" seated 2 bots without a word, and "bots": "1" was taken."""
     with pytest.raises(ValueError, match=r"9 bots do not fit at a table of 3 seats: at most 2"):
-        _parse_lobby("c one 3 9", [], json_mode=False)
+        parse_lobby("c one 3 9", [], json_mode=False)
     create = '{"cmd": "create", "game": "one", "seats": 3, "bots": %s}'
-    assert _parse_lobby(create % "2", [], json_mode=True)[2]["bots"] == 2
+    assert parse_lobby(create % "2", [], json_mode=True)[2]["bots"] == 2
     for bad in ('"1"', "1.0", "true"):
         with pytest.raises(ValueError, match="bots must be a whole number"):
-            _parse_lobby(create % bad, [], json_mode=True)
+            parse_lobby(create % bad, [], json_mode=True)
     with pytest.raises(ValueError, match=r'^missing "cmd"'):
-        _parse_lobby('{"nocmd": 1}', [], json_mode=True)
+        parse_lobby('{"nocmd": 1}', [], json_mode=True)
 
 
 def test_join_create_refuses_more_bots_than_seats(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""client/session.py: the one protocol client (people's clients and bots alike).
+"""net/session.py: the one protocol client (people's clients and bots alike).
 
 The routing tests drive the client against a scripted host: the host end of an in-memory stream
 run by hand through the sans-I/O :class:`protocol.connection.Connection`, on the mock clock.

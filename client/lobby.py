@@ -1,0 +1,275 @@
+"""The lobby of ``onecard join``: list a host's tables, then join, watch or create one.
+
+How it works: :func:`run_lobby` lists the tables and reads commands until one is joined or
+watched. People type a table number, ``w NUMBER``, ``c GAME [SEATS] [BOTS] [KEY=VALUE ...]``,
+``r``, ``?`` or ``q``; ``--json`` scripts send one JSON object per line
+(``{"cmd": "join", "table": ...}``, ``create``, ``watch``, ``list``, ``quit``) and get a
+``tables`` event after each. :func:`parse_lobby` turns a line into a command without I/O, so a
+typo only gets its own message; the host's refusals are shown and the lobby goes on. The host
+closing while we wait for input ends the lobby at once with :class:`net.session.Disconnected`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+import trio
+
+import protocol.table_messages as tm
+from client.choices import clip
+from client.commands import parse_options
+from client.fairplay import TableClient
+from client.frontends import HumanUI, JsonUI
+from client.stdin import read_line
+from client.table_loop import Quit
+from net.session import ClientSession, Disconnected, RequestError, expect_reply
+from protocol.errors import LocalProtocolError
+
+__all__ = [
+    "CREATE_USAGE",
+    "LOBBY_HELP",
+    "SEATS_RANGE",
+    "create_table",
+    "describe_table",
+    "parse_lobby",
+    "run_lobby",
+    "too_many_bots",
+]
+
+#: seats a new table may have (``--seats`` and the lobby's ``c``); host bots go up to one less
+SEATS_RANGE = (2, 10)
+#: the lobby's create command, as its errors name it
+CREATE_USAGE = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
+LOBBY_HELP = (
+    f"Type a table number to join it, w NUMBER to watch, {CREATE_USAGE} to create a "
+    f"table and sit down (games: one-card, one, black-jack; SEATS {SEATS_RANGE[0]}-"
+    f"{SEATS_RANGE[1]}; BOTS fill seats; KEY=VALUE sets a table option, as --option: "
+    "black-jack 3 1 jokers=2), r to list the tables again, ? for this help, q to quit."
+)
+
+
+def describe_table(i: int, t: dict[str, Any]) -> str:
+    seats = t.get("seats") or []
+    taken = [s["name"] for s in seats if s]
+    who = f" ({', '.join(taken)})" if taken else ""
+    return f"  {i}) {t.get('table')}  {t.get('game')}  {len(taken)}/{len(seats)} seats  " + (
+        f"{t.get('phase')}{who}"
+    )
+
+
+async def _read_lobby_line(session: ClientSession) -> str | None:
+    """The next input line, or :class:`Disconnected` as soon as the host closes meanwhile."""
+    line: str | None = None
+    async with trio.open_nursery() as nursery:
+
+        async def read() -> None:
+            nonlocal line
+            line = await read_line()
+            nursery.cancel_scope.cancel()
+
+        async def watch_close() -> None:
+            await session.closed.wait()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(read)
+        nursery.start_soon(watch_close)
+    if line is None and session.closed.is_set():
+        raise Disconnected(session.closed_reason or "the host closed the connection")
+    return line
+
+
+async def run_lobby(
+    session: ClientSession,
+    tc_args: dict[str, Any],
+    ui: HumanUI | JsonUI,
+    *,
+    name: str,
+) -> tuple[TableClient, bool]:
+    """Ask what to do until a table is joined or watched; return it and whether we sat down.
+
+    People see the tables and the help once, then again on ``r`` (list) and ``?`` (help) and
+    after the host refuses something; a typo only gets its own message. ``--json`` scripts get
+    a ``tables`` event after every command.
+    """
+    try:
+        return await _lobby_loop(session, tc_args, ui, name=name)
+    except Disconnected as exc:
+        raise Disconnected(session.closed_reason or str(exc)) from None
+
+
+async def _lobby_loop(
+    session: ClientSession,
+    tc_args: dict[str, Any],
+    ui: HumanUI | JsonUI,
+    *,
+    name: str,
+) -> tuple[TableClient, bool]:
+    json_mode = isinstance(ui, JsonUI)
+    show_tables = show_help = True
+    tables: list[dict[str, Any]] = []
+    while True:
+        if show_tables:
+            reply = expect_reply(await session.request(tm.ListTables()), tm.Tables)
+            tables = [dict(t) for t in reply.tables]
+            if isinstance(ui, JsonUI):
+                ui.emit({"type": "tables", "tables": tables})
+            else:
+                ui.info("Tables:" if tables else "No tables yet.")
+                for i, t in enumerate(tables, 1):
+                    ui.info(describe_table(i, t))
+        if isinstance(ui, HumanUI):
+            if show_help:
+                ui.info(LOBBY_HELP)
+            ui.prompt("Lobby> ")
+        show_tables, show_help = json_mode, False
+        line = await _read_lobby_line(session)
+        if line is None:
+            raise Quit
+        try:
+            verb, arg, extra = parse_lobby(line, tables, json_mode=json_mode)
+        except ValueError as exc:
+            if str(exc):
+                ui.info(str(exc), kind="error")
+            else:  # an empty message means "list again"
+                show_tables = True
+            continue
+        try:
+            if verb == "quit":
+                raise Quit
+            if verb == "help":
+                show_help = True
+                continue
+            if verb == "create":
+                arg = await create_table(
+                    session, arg, int(extra.get("seats", 2)), extra.get("options") or {},
+                    bots=int(extra.get("bots", 0)),
+                )  # fmt: skip
+                verb = "join"
+            if verb in ("join", "watch"):
+                tc = TableClient(session, table_id=arg, name=name, **tc_args)
+                if verb == "watch":
+                    tc.name = tc.checker.pid = None
+                    await tc.watch(name)
+                    return tc, False
+                await tc.join()
+                return tc, True
+        except RequestError as exc:
+            ui.info(f"the host refused: {exc}", kind="error")
+            show_tables = True
+        except LocalProtocolError as exc:  # a request we could not even build
+            ui.info(f"not sent: {exc.message}", kind="error")
+
+
+async def create_table(
+    session: ClientSession, game: str, seats: int, options: dict[str, Any], *, bots: int
+) -> str:
+    """Create a table and seat ``bots`` host bots in it (we take a seat next); return its id."""
+    created = await session.request(tm.CreateTable(game=game, seats=seats, options=options))
+    assert isinstance(created, tm.TableCreated)
+    for _ in range(min(bots, seats - 1)):
+        await session.request(tm.AddBot(table=created.table))
+    return created.table
+
+
+def _count(cmd: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
+    """``cmd[key]`` as a whole number within ``low..high`` (``ValueError`` says what is wrong)."""
+    value = cmd.get(key, default)  # a JSON integer ("1", a string, is refused)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} must be a whole number from {low} to {high}")
+    if not low <= value <= high:
+        raise ValueError(f"{key} must be from {low} to {high}, not {value}")
+    return value
+
+
+def too_many_bots(seats: int, bots: int) -> str:
+    """Why ``bots`` do not fit at a new table of ``seats`` (you take a seat too)."""
+    return (
+        f"{bots} bots do not fit at a table of {seats} seats: at most {seats - 1} "
+        "(you take a seat too)"
+    )
+
+
+def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
+    """The checked ``seats``, ``bots`` and ``options`` of a create command (as ``--seats``...)."""
+    seats = _count(cmd, "seats", 2, *SEATS_RANGE)
+    bots = _count(cmd, "bots", 0, 0, SEATS_RANGE[1] - 1)
+    if bots > seats - 1:
+        raise ValueError(too_many_bots(seats, bots))
+    options = cmd.get("options") or {}
+    if not isinstance(options, dict):
+        raise ValueError("options must be an object of KEY: VALUE")
+    return {"seats": seats, "bots": bots, "options": options}
+
+
+def parse_lobby(
+    line: str, tables: list[dict[str, Any]], *, json_mode: bool
+) -> tuple[str, str, dict[str, Any]]:
+    """A lobby command as (verb, table or game, extra); ``ValueError`` explains a bad one.
+
+    >>> parse_lobby("c one 3 1", [], json_mode=False)
+    ('create', 'one', {'seats': 3, 'bots': 1, 'options': {}})
+    >>> parse_lobby("c black-jack 3 jokers=2 decks=2", [], json_mode=False)
+    ('create', 'black-jack', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
+    >>> parse_lobby("5", [{"table": "t1"}], json_mode=False)
+    Traceback (most recent call last):
+    ValueError: no table 5 (tables are numbered 1-1)
+    """
+    if json_mode:
+        try:
+            cmd = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"not JSON: {exc}") from None
+        if not isinstance(cmd, dict):
+            raise ValueError("a command is a JSON object")
+        verb = cmd.get("cmd")
+        if "cmd" not in cmd:
+            raise ValueError(
+                'missing "cmd": lobby commands are join/watch {table}, create {game, seats, '
+                "bots, options}, list, quit"
+            )
+        if verb == "quit":
+            return "quit", "", {}
+        if verb == "list":
+            raise ValueError("")  # just list again
+        if verb in ("join", "watch") and isinstance(cmd.get("table"), str):
+            return str(verb), str(cmd["table"]), {}
+        if verb == "create" and isinstance(cmd.get("game"), str):
+            return "create", str(cmd["game"]), _create_extra(cmd)
+        raise ValueError(
+            "lobby commands: join/watch {table}, create {game, seats, bots, options}, list, quit"
+        )
+    words = line.split()
+    if not words or words[0].lower() == "r":
+        raise ValueError("")
+    head = words[0].lower()
+    if head == "q":
+        return "quit", "", {}
+    if head in ("?", "h", "help"):
+        return "help", "", {}
+    if head == "c" and len(words) >= 2:
+        rest = words[2:]
+        numbers: list[int] = []
+        while rest and len(numbers) < 2 and rest[0].isdigit():
+            numbers.append(int(rest.pop(0)))
+        if any("=" not in word for word in rest):
+            raise ValueError(
+                f"{CREATE_USAGE}: SEATS and BOTS are numbers, then table options as KEY=VALUE"
+            )
+        try:
+            options = parse_options(tuple(rest))  # as join --option
+        except click.BadParameter as exc:
+            raise ValueError(f"{CREATE_USAGE}: {exc.message}") from None
+        extra: dict[str, Any] = dict(zip(("seats", "bots"), numbers, strict=False))
+        return "create", words[1], _create_extra({**extra, "options": options})
+    watch = head == "w"
+    rest = words[1:] if watch else words
+    if len(rest) == 1 and rest[0].isdigit():
+        number = rest[0]
+        if 1 <= int(number) <= len(tables):
+            return ("watch" if watch else "join"), str(tables[int(number) - 1]["table"]), {}
+        if not tables:
+            raise ValueError(f"no table {number}: there are no tables yet (c GAME creates one)")
+        raise ValueError(f"no table {number} (tables are numbered 1-{len(tables)})")
+    raise ValueError(f"not understood: {clip(line.strip())!r} (? for help)")

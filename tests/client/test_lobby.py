@@ -1,0 +1,155 @@
+"""client/lobby.py: the lobby driven with a fake session and scripted input: typos, refusals,
+create with options, JSON commands and the host closing meanwhile."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+import trio
+from rich.console import Console
+
+import protocol.table_messages as tm
+from client import lobby
+from client.frontends import HumanUI, JsonUI
+from client.table_loop import Quit
+from net.session import Disconnected, RequestError
+from protocol.errors import ErrorCode
+from protocol.messages import Error, Message
+
+TABLE = {"table": "t1", "game": "one", "phase": "waiting", "seats": [None, None]}
+
+
+class _FakeSession:
+    """Enough of a ClientSession for the lobby: a fixed table list, refusals for creates."""
+
+    def __init__(self, tables: list[dict[str, Any]]) -> None:
+        self.tables = tables
+        self.closed = trio.Event()
+        self.closed_reason = ""
+        self.requests: list[Message] = []
+
+    async def request(self, msg: Message) -> Message:
+        self.requests.append(msg)
+        if isinstance(msg, tm.ListTables):
+            return tm.Tables(tables=tuple(self.tables))
+        raise RequestError(Error(code=ErrorCode.BAD_FIELD, message="unknown game", fatal=False))
+
+
+def _human() -> tuple[HumanUI, io.StringIO]:
+    out = io.StringIO()
+    return HumanUI(Console(file=out, width=400, color_system=None)), out
+
+
+def _script(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
+    queue = list(lines)
+
+    async def readline() -> str | None:
+        await trio.lowlevel.checkpoint()
+        return queue.pop(0) if queue else None
+
+    monkeypatch.setattr(lobby, "read_line", readline)
+
+
+async def test_lobby_typos_are_reported_and_the_lobby_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session = _FakeSession([TABLE])
+    ui, out = _human()
+    _script(monkeypatch, ["c one-card 99", "5", "w 7", "zap", "c poker", "?", "q"])
+    with pytest.raises(Quit):
+        await lobby.run_lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
+    text = out.getvalue()
+    assert "seats must be from 2 to 10, not 99" in text
+    assert "no table 5 (tables are numbered 1-1)" in text
+    assert "no table 7 (tables are numbered 1-1)" in text
+    assert "not understood: 'zap' (? for help)" in text
+    assert "the host refused: unknown game (bad_field)" in text
+    assert text.count(lobby.LOBBY_HELP) == 2  # at the start and on "?"
+    lists = [m for m in session.requests if isinstance(m, tm.ListTables)]
+    assert len(lists) == 2  # at the start and after the refusal, not after every typo
+
+
+async def test_watching_from_the_lobby_sends_the_name_chat_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, ``watch`` carried no name and a spectator's chat read "spectator: hi"."""
+    session = _FakeSession([TABLE])
+    ui, _ = _human()
+    _script(monkeypatch, ["w 1", "q"])
+    with pytest.raises(Quit):
+        await lobby.run_lobby(session, {}, ui, name="Sam")  # type: ignore[arg-type]
+    assert [m for m in session.requests if isinstance(m, tm.Watch)] == [
+        tm.Watch(table="t1", name="Sam")
+    ]
+
+
+async def test_lobby_create_takes_table_options_as_join_option_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, ``c black-jack 3 1 jokers=2`` was refused: SEATS and BOTS are numbers."""
+    session = _FakeSession([])
+    ui, out = _human()
+    lines = [
+        "c black-jack 3 1 jokers=2 decks=2",
+        "c one jokers",
+        "c one 3 =2",
+        "c one-card x=1",
+        "q",
+    ]
+    _script(monkeypatch, lines)
+    with pytest.raises(Quit):
+        await lobby.run_lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
+    creates = [m for m in session.requests if isinstance(m, tm.CreateTable)]
+    assert creates == [
+        tm.CreateTable(game="black-jack", seats=3, options={"jokers": "2", "decks": "2"}),
+        tm.CreateTable(game="one-card", seats=2, options={"x": "1"}),
+    ]
+    text = out.getvalue()
+    usage = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
+    assert f"{usage}: SEATS and BOTS are numbers, then table options as KEY=VALUE" in text
+    assert f"{usage}: '=2' is not KEY=VALUE" in text
+    assert "KEY=VALUE sets a table option" in lobby.LOBBY_HELP
+
+
+async def test_lobby_json_commands_that_cannot_be_built_are_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session = _FakeSession([])
+    out = io.StringIO()
+    lines = [
+        json.dumps({"cmd": "join", "table": "bad id!"}),
+        json.dumps({"cmd": "create", "game": "one", "seats": "x"}),
+        json.dumps({"cmd": "quit"}),
+    ]
+    _script(monkeypatch, lines)
+    with pytest.raises(Quit):
+        await lobby.run_lobby(session, {}, JsonUI(out), name="Ann")  # type: ignore[arg-type]
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    errors = [e["message"] for e in events if e["type"] == "error"]
+    assert len(errors) == 2 and "table" in errors[0]
+    assert errors[1] == "seats must be a whole number from 2 to 10"
+    assert [e["type"] for e in events].count("tables") == 3  # scripts get one per command
+
+
+async def test_lobby_notices_the_host_closing_while_waiting_for_input(
+    monkeypatch: pytest.MonkeyPatch, autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+) -> None:
+    session = _FakeSession([])
+    ui, _ = _human()
+
+    async def never() -> str | None:
+        await trio.sleep_forever()
+
+    monkeypatch.setattr(lobby, "read_line", never)
+
+    async def close_soon() -> None:
+        await trio.sleep(1)
+        session.closed_reason = "the host is shutting down"  # as ClientSession words it
+        session.closed.set()
+
+    nursery.start_soon(close_soon)
+    with pytest.raises(Disconnected, match=r"^the host is shutting down$"):
+        await lobby.run_lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
