@@ -47,6 +47,7 @@ from client.choices import (
     clip,
     normalise_card,
 )
+from client.commands import Act, AddBot, Chat, Command, Explain, Leave, chat_problem
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.render import (
     OutputClosed,
@@ -56,8 +57,6 @@ from client.render import (
     render_outcome,
     render_table,
 )
-from client.table_loop import Quit
-from protocol.limits import MAX_CHAT_LEN
 from protocol.messages import Error, Message
 from protocol.text import safe_json, safe_text
 
@@ -67,7 +66,6 @@ __all__ = [
     "HumanUI",
     "JsonUI",
     "Presence",
-    "chat_problem",
     "common_prefix",
     "grid",
     "help_text",
@@ -275,21 +273,6 @@ class Presence:
                     self.said_dropped.add(who)
             out.append(change)
         return out
-
-
-def chat_problem(text: str) -> str | None:
-    """Why ``text`` cannot be sent as a chat line (the protocol's limits), or None if it can.
-
-    >>> chat_problem("hi"), chat_problem(" "), chat_problem("x" * 501)
-    (None, 'nothing to say', 'chat not sent: too long (501 characters, at most 500)')
-    """
-    if not text.strip():
-        return "nothing to say"
-    if len(text) > MAX_CHAT_LEN:
-        return f"chat not sent: too long ({len(text)} characters, at most {MAX_CHAT_LEN})"
-    if not text.isprintable():
-        return "chat not sent: it contains control characters"
-    return None
 
 
 class DealNumbers:
@@ -577,23 +560,23 @@ class HumanUI:
 
     # ------------------------------------------------------------------ input
 
-    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
+    def on_line(self, tc: TableClient, line: str) -> Command | None:
         """What the typed ``line`` asks for; any question still standing is asked again."""
         self._prompt_open = False  # Enter was pressed: the cursor is on a fresh line
         wanted = self._on_line(tc, line)
-        if isinstance(wanted, dict):
+        if isinstance(wanted, Act):
             self._asking = None  # answered: the host's reply decides what comes next
-        elif not (isinstance(wanted, str) and wanted.startswith(("chat:", "explain:", "bot:"))):
+        elif wanted is None:
             self._reprompt()  # (after chat or a question, once the host has answered)
         return wanted
 
-    def _on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
+    def _on_line(self, tc: TableClient, line: str) -> Command | None:
         text = line.strip()
         low = text.lower()
         if self._quitting:
             self._quitting = False
             if low in ("y", "yes"):
-                raise Quit(give_up=True)  # a bot takes the seat at once
+                return Leave(give_up=True)  # a bot takes the seat at once
             self._asking = "Your move: " if tc.my_turn and self._pending is None else None
             if self._pending is not None:
                 self._asking = f"Option 1-{len(self._pending.actions)} (x to cancel): "
@@ -602,10 +585,10 @@ class HumanUI:
         if self._blunder is not None:
             return self._answer_blunder(tc, low)
         if low == "b" and tc.seat is not None and tc.outcome is not None:
-            return "bot:"  # between games: ask the host to seat a bot in an empty seat
+            return AddBot()  # between games: ask the host to seat a bot in an empty seat
         if low in ("q", "quit", "exit"):
             if tc.seat is None or tc.outcome is not None or tc.state is None:
-                raise Quit  # watching, or no game under way: nothing to lose
+                return Leave()  # watching, or no game under way: nothing to lose
             self._quitting = True  # a stray "q" must not throw a game away
             self.prompt(self.leave_question, again=self.leave_question)  # the only question
             return None
@@ -619,7 +602,7 @@ class HumanUI:
             if problem is not None:
                 self.say(problem, style="yellow")
                 return None
-            return "chat:" + said
+            return Chat(said)
         if low in ("t", "table"):
             if tc.state is not None:
                 if tc.my_turn:
@@ -645,7 +628,7 @@ class HumanUI:
             held = self._held(tc, text)  # a card we hold but may not play: ask the host why
             return None if held is None else self._ask_why(tc, held)
         if len(found.actions) == 1:
-            return found.actions[0]
+            return Act(found.actions[0])
         self._pending = found
         self.say(Text("Choose: ").append_text(found.label))
         labels = found.options(ascii_only=self.ascii_only)
@@ -670,9 +653,9 @@ class HumanUI:
         hand = tc.state.view.get("hand") if tc.state is not None else None
         return code if code is not None and isinstance(hand, list) and code in hand else None
 
-    def _ask_why(self, tc: TableClient, card: str) -> str:
+    def _ask_why(self, tc: TableClient, card: str) -> Explain:
         self._explain_seq = tc.state.seq if tc.state is not None else -1
-        return "explain:" + card
+        return Explain(card)
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         card = reply.card.code
@@ -692,7 +675,7 @@ class HumanUI:
             return
         self._reprompt()
 
-    def _answer_blunder(self, tc: TableClient, low: str) -> dict[str, Any] | None:
+    def _answer_blunder(self, tc: TableClient, low: str) -> Act | None:
         assert self._blunder is not None
         (card, action, _), self._blunder = self._blunder, None
         self._asking = "Your move: " if tc.my_turn and self._pending is None else None
@@ -702,9 +685,9 @@ class HumanUI:
         if self._held(tc, card) is None:  # played or taken since the question
             self.say(f"you no longer hold {card}", style="yellow")
             return None
-        return action
+        return Act(action)
 
-    def _answer(self, tc: TableClient, text: str) -> dict[str, Any] | None:
+    def _answer(self, tc: TableClient, text: str) -> Act | None:
         choice = self._pending
         assert choice is not None
         if text.lower() in ("x", ""):
@@ -714,7 +697,7 @@ class HumanUI:
             return None
         if text.isdigit() and 1 <= int(text) <= len(choice.actions):
             self._pending = None
-            return choice.actions[int(text) - 1]
+            return Act(choice.actions[int(text) - 1])
         self.say(f"type a number from 1 to {len(choice.actions)}, or x to cancel", style="yellow")
         return None
 
@@ -803,7 +786,7 @@ class JsonUI:
             self._key_shown = True
             self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})
 
-    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
+    def on_line(self, tc: TableClient, line: str) -> Command | None:
         if not line.strip():
             return None
         try:
@@ -819,7 +802,7 @@ class JsonUI:
             return None
         name = cmd.get("cmd")
         if name in ("quit", "leave"):
-            raise Quit(give_up=name == "leave")
+            return Leave(give_up=name == "leave")
         if name == "chat":
             text = cmd.get("text")
             if not isinstance(text, str):
@@ -829,7 +812,7 @@ class JsonUI:
             if problem is not None:
                 self.emit({"type": "error", "message": problem})
                 return None
-            return "chat:" + text
+            return Chat(text)
         if name == "state":
             if tc.state is not None:
                 self.on_push(tc, tc.state, [])
@@ -837,27 +820,27 @@ class JsonUI:
         if name == "act":
             return self._action(tc, cmd)
         if name == "add_bot":
-            return "bot:"
+            return AddBot()
         if name == "explain":
             card = cmd.get("card")
             code = normalise_card(card) if isinstance(card, str) else None
             if code is None:
                 self.emit({"type": "error", "message": "explain needs a 'card' code, like \"QS\""})
                 return None
-            return "explain:" + code
+            return Explain(code)
         problem = 'missing "cmd"' if "cmd" not in cmd else f"unknown command {name!r}"
         if len(problem) > ECHO_LIMIT + 20:
             problem = f"unknown command {clip(str(name))!r}"
         self.emit({"type": "error", "message": f"{problem} (act, explain, chat, state, quit)"})
         return None
 
-    def _action(self, tc: TableClient, cmd: dict[str, Any]) -> dict[str, Any] | None:
+    def _action(self, tc: TableClient, cmd: dict[str, Any]) -> Act | None:
         action, index = cmd.get("action"), cmd.get("index")
         if isinstance(action, dict):
-            return action
+            return Act(action)
         legal = list(tc.state.legal) if tc.state is not None else []
         if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal):
-            return dict(legal[index])
+            return Act(dict(legal[index]))
         if action is not None:
             problem = "'action' must be a JSON object (a map from 'legal')"
         elif not legal:

@@ -34,7 +34,6 @@ and reports it in one line. A ``game_over`` waits for those fetches (at most
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
@@ -45,6 +44,7 @@ from typing import Any, Protocol
 import trio
 
 import protocol.table_messages as tm
+from client.commands import Act, AddBot, Chat, Command, Explain, Leave, rematch_answer
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.records import fetch_and_save
 from client.session import (
@@ -83,12 +83,10 @@ Reconnect = Callable[[], Awaitable[trio.abc.Stream]]
 
 
 class Quit(Exception):
-    """The user asked to leave. ``give_up``: during a game, hand the seat to the host's bot at
-    once (``leave``); otherwise the seat waits for a resume (the grace period) as after a drop."""
+    """The user asked to leave before a table was reached (the lobby, the list of hosts)."""
 
-    def __init__(self, *, give_up: bool = False) -> None:
+    def __init__(self) -> None:
         super().__init__("quit")
-        self.give_up = give_up
 
 
 class Frontend(Protocol):
@@ -96,10 +94,9 @@ class Frontend(Protocol):
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None: ...
 
-    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
-        """An action to send, a chat text prefixed ``"chat:"``, a card code prefixed
-        ``"explain:"`` (ask the host why it cannot be played), ``"bot:"`` (between games: seat
-        a host bot in an empty seat), or None. Raise Quit to leave."""
+    def on_line(self, tc: TableClient, line: str) -> Command | None:
+        """What the typed ``line`` asks the loop for (:mod:`client.commands`), or None when
+        the front end answered it by itself (help, a typing mistake, a follow-up question)."""
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         """The host's answer to ``explain``."""
@@ -216,27 +213,6 @@ def waiting_for(info: tm.TableInfo | None, seat: int | None) -> list[str]:
     return who
 
 
-def _rematch_answer(line: str) -> bool | None:
-    """A line typed at "Play again?": True (``y``, or ``{"cmd": "rematch"}`` from --json),
-    None for a line the front end handles while the question stays (``say ...``, ``?``,
-    ``t``, ``b`` to seat a bot; any other --json command: ``chat``, ``add_bot``, ...), False
-    for anything else (the default: leave; ``{"cmd": "quit"}`` too)."""
-    text = line.strip()
-    if text.startswith("{"):
-        try:
-            cmd = json.loads(text)
-        except ValueError:
-            return False
-        verb = cmd.get("cmd") if isinstance(cmd, dict) else None
-        return True if verb == "rematch" else False if verb in ("quit", None) else None
-    low = text.lower()
-    if low in ("y", "yes"):
-        return True
-    if low in ("?", "h", "help", "t", "b") or low == "say" or low.startswith("say "):
-        return None  # help, the table, chat, a bot: answered, and the question stays
-    return False
-
-
 async def run_table(
     tc: TableClient,
     ui: Frontend,
@@ -326,18 +302,14 @@ async def run_table(
                 ui.info(f"{bot.name} (a bot) takes seat {bot.seat}", kind="bot_added",
                         seat=bot.seat, name=bot.name)  # fmt: skip
 
-        def side(wanted: object) -> bool:
-            """Start what a line asked for besides a move (chat, a question, a bot); whether it
-            was one."""
-            if isinstance(wanted, str) and wanted.startswith("chat:"):
-                nursery.start_soon(chat, wanted.removeprefix("chat:"))
-            elif isinstance(wanted, str) and wanted.startswith("explain:"):
-                nursery.start_soon(explain, wanted.removeprefix("explain:"))
-            elif wanted == "bot:":
+        def side(wanted: Command | None) -> None:
+            """Start what a line asked for besides a move (chat, a question, a bot)."""
+            if isinstance(wanted, Chat):
+                nursery.start_soon(chat, wanted.text)
+            elif isinstance(wanted, Explain):
+                nursery.start_soon(explain, wanted.card)
+            elif isinstance(wanted, AddBot):
                 nursery.start_soon(add_bot)
-            else:
-                return False
-            return True
 
         async def chat(text: str) -> None:
             try:
@@ -395,11 +367,10 @@ async def run_table(
                         asking = True
                         ui.info("Play again? [y/N]", kind="rematch")
                 elif item.kind == "line" and asking:
-                    answer = _rematch_answer(item.value)
+                    answer = rematch_answer(item.value)
                     if answer is None:  # a chat line (or --json command): the question stays
-                        try:
-                            wanted = ui.on_line(tc, item.value)
-                        except Quit:
+                        wanted = ui.on_line(tc, item.value)
+                        if isinstance(wanted, Leave):
                             ui.end(tc, "you left the table")
                             return tc.outcome
                         side(wanted)
@@ -410,20 +381,19 @@ async def run_table(
                     rematch = True
                     nursery.start_soon(ready_again)
                 elif item.kind == "line":
-                    try:
-                        wanted = ui.on_line(tc, item.value)
-                    except Quit as quit:
+                    wanted = ui.on_line(tc, item.value)
+                    if isinstance(wanted, Leave):
                         phase = tc.state.phase if tc.state is not None else ""
                         playing = tc.seat is not None and phase in ("dealing", "playing")
-                        left_mid_game = playing and quit.give_up
+                        left_mid_game = playing and wanted.give_up
                         ui.end(tc, "you left the table")
                         return tc.outcome  # None during a game; after one, its outcome
-                    if isinstance(wanted, dict):
+                    if isinstance(wanted, Act):
                         if acting.locked():
                             ui.info("still waiting for the host to answer your last move",
                                     kind="busy")  # fmt: skip
                         else:
-                            nursery.start_soon(act, wanted)
+                            nursery.start_soon(act, wanted.action)
                     else:
                         side(wanted)
                 elif item.kind == "eof":

@@ -10,6 +10,7 @@ import pytest
 
 MODULES = [
     "client.choices",
+    "client.commands",
     "client.discover",
     "client.frontends",
     "client.join_cmd",

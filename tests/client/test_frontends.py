@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 import protocol.table_messages as tm
+from client.commands import Act, Chat, Explain, Leave
 from client.fairplay import TableClient
 from client.frontends import HumanUI, JsonUI
 from client.render import OutputClosed, make_console
-from client.table_loop import Quit
 from host.games import find_game
 
 
@@ -58,7 +58,7 @@ def test_a_wild_suit_choice_is_asked_as_numbered_options() -> None:
     asked = out.getvalue()
     assert "1) play 7♠ naming ♠ spades" in asked and "4) play 7♠ naming ♣ clubs" in asked
     assert ui.on_line(tc, "9") is None and "type a number from 1 to 4" in out.getvalue()
-    assert ui.on_line(tc, "2") == {"type": "play", "cards": ["7S"], "suit": "H"}
+    assert ui.on_line(tc, "2") == Act({"type": "play", "cards": ["7S"], "suit": "H"})
 
 
 def test_the_one_card_call_is_one_key_when_it_matters() -> None:
@@ -68,7 +68,7 @@ def test_the_one_card_call_is_one_key_when_it_matters() -> None:
     ui.on_push(tc, _state(tc, view, [{"type": "call"}], [2]), [])
     assert 'Press c + Enter to call "One Card!"' in out.getvalue()
     assert "Your move" not in out.getvalue()  # not our turn: no table redraw
-    assert ui.on_line(tc, "c") == {"type": "call"}
+    assert ui.on_line(tc, "c") == Act({"type": "call"})
     ui.on_push(tc, _state(tc, VIEW, [], [2]), [])  # the window closed
     assert "Nothing to do right now (waiting for Cy)" in _said(ui, tc, "1", out)
 
@@ -91,7 +91,7 @@ def test_joker_declarations_and_runs_are_offered_by_the_host_list() -> None:
     ui.on_line(tc, "x")
     ui.on_line(tc, "1")
     assert 'play 6♦ and say "last card"' in out.getvalue()
-    assert ui.on_line(tc, "2") == {"type": "play", "cards": ["6D"], "say": "last_card"}
+    assert ui.on_line(tc, "2") == Act({"type": "play", "cards": ["6D"], "say": "last_card"})
 
 
 @pytest.mark.parametrize(
@@ -110,16 +110,15 @@ def test_bad_entries_say_what_was_wrong(typed: str, said: str) -> None:
     tc = _tc()
     ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
     asked = ui.on_line(tc, typed)  # a held card that is no move also asks the host why
-    assert asked == ("explain:9H" if typed == "9H" else None)
+    assert asked == (Explain("9H") if typed == "9H" else None)
     assert said in out.getvalue()
 
 
 def test_quit_and_chat() -> None:
     ui, _ = _human()
     tc = _tc()
-    assert ui.on_line(tc, "say hello all") == "chat:hello all"
-    with pytest.raises(Quit):
-        ui.on_line(tc, "q")
+    assert ui.on_line(tc, "say hello all") == Chat("hello all")
+    assert ui.on_line(tc, "q") == Leave()
 
 
 def test_q_in_the_middle_of_a_game_asks_first() -> None:
@@ -131,16 +130,13 @@ def test_q_in_the_middle_of_a_game_asks_first() -> None:
     assert "Leave in the middle of the game?" in out.getvalue()
     assert ui.on_line(tc, "n") is None and "staying at the table" in out.getvalue()
     assert ui.on_line(tc, "q") is None
-    with pytest.raises(Quit):
-        ui.on_line(tc, "y")
+    assert ui.on_line(tc, "y") == Leave(give_up=True)
     tc.outcome = {"termination": "went_out", "winners": [0]}  # the game is over: at once
-    with pytest.raises(Quit):
-        ui.on_line(tc, "q")
+    assert ui.on_line(tc, "q") == Leave()
     watcher = _tc()
     watcher.seat = None
     _state(watcher, VIEW, [], [0])
-    with pytest.raises(Quit):
-        ui.on_line(watcher, "quit")
+    assert ui.on_line(watcher, "quit") == Leave()
 
 
 def _said(ui: HumanUI, tc: TableClient, typed: str, out: io.StringIO) -> str:
@@ -160,15 +156,15 @@ def test_json_commands_and_events() -> None:
     assert first["type"] == "state" and first["my_turn"] is True and first["legal"][0] == SEVENS[0]
     assert second["type"] == "event" and second["seq"] == 6 and second["text"] == "Ann plays QH"
     assert second["event"] == {"kind": "play", "seat": 0, "cards": ["QH"]}
-    assert ui.on_line(tc, '{"cmd": "act", "index": 4}') == {"type": "draw"}
-    assert ui.on_line(tc, '{"cmd": "act", "action": {"type": "call"}}') == {"type": "call"}
-    assert ui.on_line(tc, '{"cmd": "chat", "text": "hi"}') == "chat:hi"
+    assert ui.on_line(tc, '{"cmd": "act", "index": 4}') == Act({"type": "draw"})
+    assert ui.on_line(tc, '{"cmd": "act", "action": {"type": "call"}}') == Act({"type": "call"})
+    assert ui.on_line(tc, '{"cmd": "chat", "text": "hi"}') == Chat("hi")
     for bad in ("nope", "[1]", '{"cmd": "act", "index": 9}', '{"cmd": "dance"}'):
         assert ui.on_line(tc, bad) is None
     errors = [json.loads(line) for line in out.getvalue().splitlines()][2:]
     assert [e["type"] for e in errors] == ["error"] * 4
-    with pytest.raises(Quit):
-        ui.on_line(tc, '{"cmd": "quit"}')
+    assert ui.on_line(tc, '{"cmd": "quit"}') == Leave()
+    assert ui.on_line(tc, '{"cmd": "leave"}') == Leave(give_up=True)
 
 
 @pytest.mark.parametrize(
@@ -248,7 +244,7 @@ def test_the_move_prompt_is_asked_again_after_other_lines() -> None:
     assert _said(ui, tc, "9", out).endswith("or x to cancel\nOption 1-4 (x to cancel): ")
     assert _said(ui, tc, "x", out) == "cancelled; pick another move\nYour move: "
     before = len(out.getvalue())
-    assert ui.on_line(tc, "d") == {"type": "draw"}  # answered: no prompt until the host says
+    assert ui.on_line(tc, "d") == Act({"type": "draw"})  # answered: no prompt until the host says
     ui.info("hand 1 record: valid")
     assert out.getvalue()[before:] == "hand 1 record: valid\n"
 
@@ -453,4 +449,4 @@ def test_a_leave_question_lapses_when_the_game_ends_before_the_answer() -> None:
     assert "you are still at the table" in out.getvalue()
     tc.outcome = None
     ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [1]), [])
-    assert ui.on_line(tc, "d") == {"type": "draw"}  # a move again, not an answer
+    assert ui.on_line(tc, "d") == Act({"type": "draw"})  # a move again, not an answer

@@ -19,9 +19,10 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
+from client.commands import Act, Chat, Leave
 from client.fairplay import FairNotice, TableClient
 from client.session import Disconnected, RequestError, leaves
-from client.table_loop import Quit, run_table
+from client.table_loop import run_table
 from client.trust import HostKeyChanged
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
@@ -244,7 +245,7 @@ async def test_a_line_the_protocol_forbids_is_reported_and_the_loop_goes_on(
     """Before, the message's own validation error (a chat line over 500 characters, an empty
     one, an action map msgpack cannot carry) escaped the loop and ended the client."""
     table = _Sender()
-    ui = _Typist({"long": "chat:" + "x" * 600, "empty": "chat:", "float": {"type": 1.5}})
+    ui = _Typist({"long": Chat("x" * 600), "empty": Chat(""), "float": Act({"type": 1.5})})
     result: list[Any] = []
 
     with trio.fail_after(10):
@@ -293,12 +294,7 @@ class _Leaver(_Typist):
     """A front end where ``q`` leaves (as HumanUI's between games) and ``say gg`` chats."""
 
     def __init__(self) -> None:
-        super().__init__({"say gg": "chat:gg"})
-
-    def on_line(self, tc: object, line: str) -> Any:  # type: ignore[override]
-        if line == "q":
-            raise Quit
-        return super().on_line(tc, line)
+        super().__init__({"say gg": Chat("gg"), "q": Leave()})
 
 
 async def test_a_yes_says_whom_the_rematch_waits_for_and_q_leaves_with_the_outcome(
@@ -358,17 +354,6 @@ async def test_end_of_input_while_waiting_for_a_rematch_leaves_with_the_outcome(
                 await trio.sleep(0.01)
             stdin.type("")
     assert result == [OUTCOME] and ui.said[-1] == "end end of input"
-
-
-def test_help_or_the_table_at_play_again_keeps_the_question() -> None:
-    """Before, "?" or "t" typed at "Play again?" left the table."""
-    from client.table_loop import _rematch_answer
-
-    assert [_rematch_answer(x) for x in ("y", "YES", '{"cmd": "rematch"}')] == [True] * 3
-    assert [_rematch_answer(x) for x in ("?", "t", "help", "say hi", '{"cmd": "chat"}')] == [
-        None
-    ] * 5
-    assert [_rematch_answer(x) for x in ("n", "", "q", '{"cmd": "quit"}', "{bad")] == [False] * 5
 
 
 async def test_no_rematch_is_offered_to_a_player_the_host_stood_up(stdin: _Stdin) -> None:

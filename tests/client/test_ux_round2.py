@@ -18,6 +18,7 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
+from client.commands import AddBot
 from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
 from client.frontends import HumanUI, JsonUI
 from client.records_cmd import records_listed
@@ -133,10 +134,10 @@ def test_a_seat_freed_after_a_no_says_who_left() -> None:
 def test_b_and_add_bot_ask_for_a_bot_between_games() -> None:
     tc = _tc()
     ui, _ = _human()
-    assert ui.on_line(tc, "b") != "bot:"  # during a game "b" is no bot
+    assert ui.on_line(tc, "b") != AddBot()  # during a game "b" is no bot
     tc.outcome = dict(OUTCOME)
-    assert ui.on_line(tc, "b") == "bot:"
-    assert JsonUI(io.StringIO()).on_line(tc, '{"cmd": "add_bot"}') == "bot:"
+    assert ui.on_line(tc, "b") == AddBot()
+    assert JsonUI(io.StringIO()).on_line(tc, '{"cmd": "add_bot"}') == AddBot()
 
 
 class _Stdin:
@@ -206,7 +207,7 @@ class _UI:
         pass
 
     def on_line(self, tc: object, line: str) -> Any:
-        return "bot:" if line == "b" else None
+        return AddBot() if line == "b" else None
 
     def info(self, text: str, **fields: Any) -> None:
         self.said.append(text)
