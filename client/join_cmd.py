@@ -33,7 +33,8 @@ import protocol.table_messages as tm
 from client.choices import clip
 from client.discover import browse
 from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.options import connection_options, table_id
 from client.play_cmd import (
     ClientError,

@@ -51,7 +51,8 @@ import trio
 
 from client.discover import lan_addresses
 from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.render import GAME_TITLES, make_console
 from client.session import Disconnected, RequestError, default_state_dir, open_session
 from client.table_loop import Frontend, Quit, leaves, run_table

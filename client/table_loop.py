@@ -6,7 +6,7 @@ into one inbox channel; the stdin *reader* (:func:`read_lines`, one thread call 
 into the same inbox. The loop takes one item at a time, so everything happens in order:
 
 * a push goes to :meth:`TableClient.handle` (fair-dealing duties and deal checks), then to the
-  front end (:class:`client.frontends.HumanUI` or :class:`client.frontends.JsonUI`);
+  front end (:class:`client.human_ui.HumanUI` or :class:`client.json_ui.JsonUI`);
 * a line goes to the front end, which may answer with an action to send; actions are sent from
   a separate task so that a slow reply never stops the pushes from being read.
 

@@ -23,7 +23,8 @@ import protocol.table_messages as tm
 from client import discover
 from client.discover import HostAd, run_discover
 from client.fairplay import FairKind, FairNotice, TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.play_cmd import ClientError
 from client.records_cmd import run_records
 from client.render import make_console

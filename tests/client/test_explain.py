@@ -17,7 +17,8 @@ import protocol.table_messages as tm
 from client import table_loop
 from client.commands import Act, Explain
 from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.render import make_console
 from protocol.cards import parse_card
 

@@ -16,8 +16,9 @@ from rich.console import Console
 
 import protocol.table_messages as tm
 from client import join_cmd
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
 from client.join_cmd import join_command
+from client.json_ui import JsonUI
 from client.session import Disconnected, RequestError, SavedSeat, TokenStore
 from client.table_loop import Quit
 from protocol.errors import ErrorCode

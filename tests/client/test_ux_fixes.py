@@ -19,8 +19,9 @@ from client import join_cmd
 from client.cli import cli
 from client.commands import Act, Chat, Explain, Leave
 from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
 from client.join_cmd import _parse_lobby, join_command
+from client.json_ui import JsonUI
 from client.render import make_console
 from client.table_loop import Frontend, run_table
 from protocol.messages import Message

@@ -20,7 +20,8 @@ import protocol.table_messages as tm
 from client import table_loop
 from client.commands import AddBot
 from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.records_cmd import records_listed
 from client.render import describe_event, make_console
 from client.session import RequestError
