@@ -30,7 +30,17 @@ from rich.text import Text
 
 import protocol.table_messages as tm
 from client.choices import GAME_HELP, Choice, Menu, build_menu, normalise_card
-from client.commands import Act, AddBot, Chat, Command, Explain, Leave, chat_problem
+from client.commands import (
+    Act,
+    AddBot,
+    Chat,
+    Command,
+    Explain,
+    Leave,
+    Rematch,
+    chat_problem,
+    rematch_answer,
+)
 from client.fairplay import FairKind, FairNotice, TableClient
 from client.render import (
     OutputClosed,
@@ -362,8 +372,13 @@ class HumanUI:
 
     # ------------------------------------------------------------------ input
 
-    def on_line(self, tc: TableClient, line: str) -> Command | None:
-        """What the typed ``line`` asks for; any question still standing is asked again."""
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
+        """What the typed ``line`` asks for; any question still standing is asked again.
+        While "Play again?" stands (``rematch_asked``) a line is first read as its answer."""
+        if rematch_asked:
+            answer = rematch_answer(line)
+            if answer is not None:
+                return Rematch(answer)
         self._prompt_open = False  # Enter was pressed: the cursor is on a fresh line
         wanted = self._on_line(tc, line)
         if isinstance(wanted, Act):

@@ -24,7 +24,17 @@ from typing import IO, Any
 
 import protocol.table_messages as tm
 from client.choices import ECHO_LIMIT, clip, normalise_card
-from client.commands import Act, AddBot, Chat, Command, Explain, Leave, chat_problem
+from client.commands import (
+    Act,
+    AddBot,
+    Chat,
+    Command,
+    Explain,
+    Leave,
+    Rematch,
+    chat_problem,
+    rematch_answer,
+)
 from client.fairplay import FairNotice, TableClient
 from client.render import OutputClosed, describe_event, render_outcome
 from client.tracking import CardsLeft, DealNumbers, Presence
@@ -101,7 +111,15 @@ class JsonUI:
             self._key_shown = True
             self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})
 
-    def on_line(self, tc: TableClient, line: str) -> Command | None:
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
+        """The command a JSON line asks for, or None (an ``error`` object says what was
+        wrong). While "Play again?" stands (``rematch_asked``) a line is first read as its
+        answer: ``{"cmd": "rematch"}`` plays again, ``{"cmd": "quit"}`` or a line that is no
+        command leaves, any other command is read as usual."""
+        if rematch_asked:
+            answer = rematch_answer(line)
+            if answer is not None:
+                return Rematch(answer)
         if not line.strip():
             return None
         try:

@@ -154,7 +154,7 @@ class _AskingUI:
     def __init__(self) -> None:
         self.answers: list[tm.Explained] = []
 
-    def on_line(self, tc: object, line: str) -> Explain:
+    def on_line(self, tc: object, line: str, **_: Any) -> Explain:
         return Explain(line)
 
     def on_explained(self, tc: object, reply: tm.Explained) -> None:

@@ -18,7 +18,7 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.commands import AddBot
+from client.commands import AddBot, Command, Rematch, rematch_answer
 from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
@@ -207,7 +207,10 @@ class _UI:
     def on_push(self, tc: object, push: Message, notices: list[FairNotice]) -> None:
         pass
 
-    def on_line(self, tc: object, line: str) -> Any:
+    def on_line(self, tc: object, line: str, *, rematch_asked: bool = False) -> Command | None:
+        answer = rematch_answer(line) if rematch_asked else None
+        if answer is not None:
+            return Rematch(answer)
         return AddBot() if line == "b" else None
 
     def info(self, text: str, **fields: Any) -> None:
