@@ -446,6 +446,11 @@ class HumanUI:
             return None if held is None else self._ask_why(tc, held)
         if len(found.actions) == 1:
             return Act(found.actions[0])
+        self._ask_choice(found)
+        return None
+
+    def _ask_choice(self, found: Choice) -> None:
+        """Ask which of the actions one choice stands for (a follow-up question)."""
         self._pending = found
         self.say(Text("Choose: ").append_text(found.label))
         labels = found.options(ascii_only=self.ascii_only)
@@ -461,7 +466,6 @@ class HumanUI:
             self.say(grid(items, self.console.width, rows), soft_wrap=True)
         question = f"Option 1-{len(found.actions)} (x to cancel): "
         self.prompt(question, again=question)
-        return None
 
     @staticmethod
     def _held(tc: TableClient, text: str) -> str | None:
