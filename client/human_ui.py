@@ -11,7 +11,7 @@ leaves it says so (:mod:`client.tracking`).
 
 Input is one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), ``?``
 or ``q``. What concerns only the screen (help, the table, a follow-up question, a typing
-mistake) is answered here; the rest goes to the loop as a command (:mod:`client.commands`).
+mistake) is answered here; the rest goes to the loop as a command (:mod:`client.intents`).
 A question stays asked (printed again after any other line) until it is answered or no longer
 stands, so the player never faces a silent screen.
 
@@ -30,7 +30,8 @@ from rich.text import Text
 
 import protocol.table_messages as tm
 from client.choices import GAME_HELP, Choice, Menu, build_menu, normalise_card
-from client.commands import (
+from client.fairplay import FairKind, FairNotice, TableClient
+from client.intents import (
     Act,
     AddBot,
     Chat,
@@ -41,7 +42,6 @@ from client.commands import (
     chat_problem,
     rematch_answer,
 )
-from client.fairplay import FairKind, FairNotice, TableClient
 from client.render import (
     OutputClosed,
     describe_action,

@@ -7,7 +7,7 @@ which are summarised as ``fairness`` verdicts, with a few additions: ``my_turn``
 with its ``kind`` as the object's ``type``), and a ``presence`` object when another seat drops,
 comes back or leaves (:mod:`client.tracking`). A bare ``ok`` (the host's answer to the
 client's own fair-dealing messages) is not printed. It reads one JSON command per line and
-hands the loop the matching command (:mod:`client.commands`), or prints an ``error`` object.
+hands the loop the matching command (:mod:`client.intents`), or prints an ``error`` object.
 The format is specified in ``spec/CLIENT-JSON.md``.
 
 Every line goes through :func:`protocol.text.safe_json`, so a control or format character in a
@@ -24,7 +24,8 @@ from typing import IO, Any
 
 import protocol.table_messages as tm
 from client.choices import ECHO_LIMIT, clip, normalise_card
-from client.commands import (
+from client.fairplay import FairNotice, TableClient
+from client.intents import (
     Act,
     AddBot,
     Chat,
@@ -35,7 +36,6 @@ from client.commands import (
     chat_problem,
     rematch_answer,
 )
-from client.fairplay import FairNotice, TableClient
 from client.render import OutputClosed, describe_event, render_outcome
 from client.tracking import CardsLeft, DealNumbers, Presence
 from protocol.messages import Message

@@ -6,7 +6,7 @@ tested without trio or a terminal; :func:`client.table_loop.run_table` turns wha
 events and performs the effects.
 
 Events: :class:`Pushed` (a host push, after ``TableClient.handle`` took it, with its fairness
-notices), :class:`Typed` (a command a front end read from a line, :mod:`client.commands`),
+notices), :class:`Typed` (a command a front end read from a line, :mod:`client.intents`),
 :class:`InputEnded`, :class:`Closed`, :class:`Reconnected` and :class:`ReconnectFailed` (the
 connection), :class:`Answered` and :class:`Failed` (what became of a request the machine asked
 for) and :class:`RecordFetched`.
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import protocol.table_messages as tm
-from client.commands import Command
 from client.fairplay import FairNotice
+from client.intents import Command
 from client.records import RecordResult
 from protocol.messages import Message
 

@@ -11,7 +11,7 @@ one item at a time, so everything happens in order:
   deal checks), then to the machine;
 * a line goes to the front end (:class:`client.human_ui.HumanUI` or
   :class:`client.json_ui.JsonUI`), which answers by itself what concerns only its screen and
-  may hand back a command (:mod:`client.commands`) for the machine;
+  may hand back a command (:mod:`client.intents`) for the machine;
 * the end of input, and the end of the session in use, go to the machine too.
 
 The driver performs the effects the machine answers with, in order: it calls the front end,
@@ -45,8 +45,8 @@ from typing import Any, Protocol
 import trio
 
 import protocol.table_messages as tm
-from client.commands import Command
 from client.fairplay import FairNotice, TableClient
+from client.intents import Command
 from client.records import fetch_and_save
 from client.session import (
     ClientSession,
@@ -127,10 +127,10 @@ class Frontend(Protocol):
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None: ...
 
     def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
-        """What the typed ``line`` asks the loop for (:mod:`client.commands`), or None when
+        """What the typed ``line`` asks the loop for (:mod:`client.intents`), or None when
         the front end answered it by itself (help, a typing mistake, a follow-up question).
         With ``rematch_asked`` ("Play again? [y/N]" stands) a line that answers it is a
-        :class:`client.commands.Rematch` (:func:`client.commands.rematch_answer`)."""
+        :class:`client.intents.Rematch` (:func:`client.intents.rematch_answer`)."""
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         """The host's answer to ``explain``."""

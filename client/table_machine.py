@@ -18,8 +18,8 @@ Answers to requests never end the loop.
 from __future__ import annotations
 
 import protocol.table_messages as tm
-from client.commands import Act, AddBot, Chat, Command, Explain, Leave, Rematch
 from client.fairplay import FairKind, FairNotice, TableClient
+from client.intents import Act, AddBot, Chat, Command, Explain, Leave, Rematch
 from client.table_events import (
     Answered,
     AwaitRecords,

@@ -10,7 +10,7 @@ import pytest
 
 MODULES = [
     "client.choices",
-    "client.commands",
+    "client.intents",
     "client.discover",
     "client.human_ui",
     "client.join_cmd",

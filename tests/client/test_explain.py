@@ -15,9 +15,9 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.commands import Act, Explain
 from client.fairplay import TableClient
 from client.human_ui import HumanUI
+from client.intents import Act, Explain
 from client.json_ui import JsonUI
 from client.render import make_console
 from protocol.cards import parse_card

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 import protocol.table_messages as tm
-from client.commands import Act, Chat, Explain, Leave
 from client.fairplay import TableClient
 from client.human_ui import HumanUI
+from client.intents import Act, Chat, Explain, Leave
 from client.json_ui import JsonUI
 from client.render import OutputClosed, make_console
 

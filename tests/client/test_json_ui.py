@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import protocol.table_messages as tm
-from client.commands import Act, Chat, Leave
 from client.fairplay import TableClient
+from client.intents import Act, Chat, Leave
 from client.json_ui import JsonUI
 from client.render import OutputClosed
 from host.games import find_game

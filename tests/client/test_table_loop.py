@@ -20,8 +20,8 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.commands import Act, Chat, Command, Leave, Rematch, rematch_answer
 from client.fairplay import DealChecker, FairNotice, TableClient
+from client.intents import Act, Chat, Command, Leave, Rematch, rematch_answer
 from client.records import RecordResult
 from client.session import Disconnected, RequestError, leaves
 from client.table_loop import run_table

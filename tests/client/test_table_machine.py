@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import protocol.table_messages as tm
-from client.commands import Act, AddBot, Chat, Explain, Leave, Rematch
 from client.fairplay import FairKind, FairNotice, TableClient
+from client.intents import Act, AddBot, Chat, Explain, Leave, Rematch
 from client.records import RecordResult
 from client.table_events import (
     Answered,

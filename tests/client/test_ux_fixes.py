@@ -17,9 +17,9 @@ from rich.console import Console
 import protocol.table_messages as tm
 from client import join_cmd
 from client.cli import cli
-from client.commands import Act, Chat, Explain, Leave
 from client.fairplay import TableClient
 from client.human_ui import HumanUI
+from client.intents import Act, Chat, Explain, Leave
 from client.join_cmd import _parse_lobby, join_command
 from client.json_ui import JsonUI
 from client.render import make_console

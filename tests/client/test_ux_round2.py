@@ -18,9 +18,9 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.commands import AddBot, Command, Rematch, rematch_answer
 from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
 from client.human_ui import HumanUI
+from client.intents import AddBot, Command, Rematch, rematch_answer
 from client.json_ui import JsonUI
 from client.records_cmd import records_listed
 from client.render import describe_event, make_console

@@ -1,4 +1,4 @@
-"""client/commands.py: the typed commands and the checks both front ends share."""
+"""client/intents.py: the typed commands and the checks both front ends share."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from client.commands import Act, AddBot, Chat, Explain, Leave, Rematch, chat_problem, rematch_answer
+from client.intents import Act, AddBot, Chat, Explain, Leave, Rematch, chat_problem, rematch_answer
 
 
 def test_help_or_the_table_at_play_again_keeps_the_question() -> None:
