@@ -19,7 +19,8 @@ from typing import Any
 import click
 import trio
 
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.render import make_console
 from client.table_loop import Quit, leaves
 from net.session import Disconnected, RequestError

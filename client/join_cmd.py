@@ -38,7 +38,8 @@ from client.commands import (
     want_ascii,
 )
 from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.lobby import SEATS_RANGE, create_table, run_lobby, too_many_bots
 from client.options import connection_options, table_id
 from client.stdin import read_line

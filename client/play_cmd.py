@@ -53,7 +53,8 @@ from client.commands import (
     want_ascii,
 )
 from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.render import GAME_TITLES
 from client.stdin import read_line
 from client.table_loop import Frontend, run_table

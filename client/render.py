@@ -222,7 +222,7 @@ def hand_label(hand_no: object, game_no: int = 1) -> str:
     """A hand as the game counts it: ``Hand 3``, or ``Game 2, hand 1`` after a rematch.
 
     The fairness verdicts and hand records number every hand dealt at the table instead
-    (``table hand 4``): see :mod:`client.frontends`.
+    (``table hand 4``): see :mod:`client.human_ui`.
 
     >>> hand_label(3), hand_label(1, game_no=2)
     ('Hand 3', 'Game 2, hand 1')

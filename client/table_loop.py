@@ -1,29 +1,30 @@
 """The table loop: pushes and typed lines in, log lines, tables, prompts and actions out.
 
-How it works: :func:`run_table` owns one nursery. A *feeder* task copies the session's pushes
-into one inbox channel; the stdin *reader* (:func:`read_lines`, one thread call per line,
-``abandon_on_cancel=True`` so the program can end while a read is blocked) copies typed lines
-into the same inbox. The loop takes one item at a time, so everything happens in order:
+How it works: :func:`run_table` is a thin trio driver around :class:`TableMachine`
+(:mod:`client.table_machine`), which makes every decision without I/O. The driver owns one
+nursery. A *feeder* task copies the session's pushes into one inbox channel; the stdin
+*reader* (:func:`read_lines`, one thread call per line, ``abandon_on_cancel=True`` so the
+program can end while a read is blocked) copies typed lines into the same inbox. The loop takes
+one item at a time, so everything happens in order:
 
-* a push goes to :meth:`TableClient.handle` (fair-dealing duties and deal checks), then to the
-  front end (:class:`client.frontends.HumanUI` or :class:`client.frontends.JsonUI`);
-* a line goes to the front end, which may answer with an action to send; actions are sent from
-  a separate task so that a slow reply never stops the pushes from being read.
+* a push from the session in use goes to :meth:`TableClient.handle` (fair-dealing duties and
+  deal checks), then to the machine;
+* a line goes to the front end (:class:`client.human_ui.HumanUI` or
+  :class:`client.json_ui.JsonUI`), which answers by itself what concerns only its screen and
+  may hand back a command (:mod:`client.intents`) for the machine;
+* the end of input, and the end of the session in use, go to the machine too.
 
-When the connection drops before the game is over and we hold a resume token, the loop
+The driver performs the effects the machine answers with, in order: it calls the front end,
+sends each request from a task of its own (so that a slow reply never stops the pushes from
+being read; the answer goes straight back to the machine), fetches hand records, reconnects,
+and returns when the machine says the loop is over.
+
+When the connection drops before the game is over and we hold a resume token, the driver
 reconnects with a growing pause (:data:`RECONNECT_PAUSES`), sends ``resume`` with the last
 table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
 that straddles the disconnect is still verified. A spectator reconnects the same way and sends
 ``watch`` again (:meth:`TableClient.rewatch`, under its chat name); with no backlog for
-spectators, the hand in progress is left to its record. Nor does a spectator get a
-``game_over`` it missed by watching again after the game ended: the ``state`` of the
-finished game stands for it.
-The loop ends after ``game_over`` (and the fairness verdict before it; with ``offer_rematch``,
-after a "Play again?" answered other than ``y``), when the user quits, or when the host goes
-away for good. After a ``y`` the next game starts only when every seat is ready again, so
-until then each ``table_info`` that changes who is missing says so ("Waiting for Bob (gone),
-seat 2 (empty) to play again"; :func:`waiting_for`), and ``q`` or the end of input leaves;
-a chat line typed at the question is said and the question stays.
+spectators, the hand in progress is left to its record.
 
 With ``records_dir``, every signed ``hand_end`` or ``void`` also starts a task that fetches the
 host's complete record of that hand (:func:`client.records.fetch_and_save`: checked against the
@@ -34,7 +35,6 @@ and reports it in one line. A ``game_over`` waits for those fetches (at most
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
@@ -45,12 +45,52 @@ from typing import Any, Protocol
 import trio
 
 import protocol.table_messages as tm
-from client.fairplay import FairKind, FairNotice, TableClient
+from client import stdin
+from client.fairplay import FairNotice, TableClient
+from client.intents import Command
 from client.records import fetch_and_save
-from net.session import ClientSession, Disconnected, RequestError, leaves, open_session
+from client.table_events import (
+    Answered,
+    AwaitRecords,
+    Closed,
+    Effect,
+    Event,
+    Failed,
+    Failure,
+    FetchRecord,
+    Finish,
+    InputEnded,
+    Pushed,
+    Reconnect,
+    Reconnected,
+    ReconnectFailed,
+    RecordFetched,
+    Replay,
+    Request,
+    SendAct,
+    SendAddBot,
+    SendChat,
+    SendExplain,
+    SendReady,
+    ShowActed,
+    ShowEnd,
+    ShowExplained,
+    ShowInfo,
+    ShowPush,
+    ShowRefused,
+    Typed,
+)
+from client.table_machine import TableMachine
+from net.session import (
+    ClientSession,
+    Disconnected,
+    RequestError,
+    leaves,
+    open_session,
+)
 from net.trust import HostKeyChanged, TrustError
-from protocol.errors import LocalProtocolError, ProtocolError, RemoteProtocolError
-from protocol.messages import Error, Message
+from protocol.errors import ProtocolError, RemoteProtocolError
+from protocol.messages import Message
 
 __all__ = [
     "RECONNECT_PAUSES",
@@ -60,7 +100,6 @@ __all__ = [
     "leaves",
     "read_lines",
     "run_table",
-    "waiting_for",
 ]
 
 #: pauses in seconds between reconnection attempts
@@ -73,16 +112,14 @@ RECORD_WAIT = 30.0
 LEAVE_WAIT = 5.0
 
 #: opens a fresh stream to the same host, its pin checked (the loop runs the session on it)
-Reconnect = Callable[[], Awaitable[trio.abc.Stream]]
+OpenStream = Callable[[], Awaitable[trio.abc.Stream]]
 
 
 class Quit(Exception):
-    """The user asked to leave. ``give_up``: during a game, hand the seat to the host's bot at
-    once (``leave``); otherwise the seat waits for a resume (the grace period) as after a drop."""
+    """The user asked to leave before a table was reached (the lobby, the list of hosts)."""
 
-    def __init__(self, *, give_up: bool = False) -> None:
+    def __init__(self) -> None:
         super().__init__("quit")
-        self.give_up = give_up
 
 
 class Frontend(Protocol):
@@ -90,10 +127,11 @@ class Frontend(Protocol):
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None: ...
 
-    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
-        """An action to send, a chat text prefixed ``"chat:"``, a card code prefixed
-        ``"explain:"`` (ask the host why it cannot be played), ``"bot:"`` (between games: seat
-        a host bot in an empty seat), or None. Raise Quit to leave."""
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
+        """What the typed ``line`` asks the loop for (:mod:`client.intents`), or None when
+        the front end answered it by itself (help, a typing mistake, a follow-up question).
+        With ``rematch_asked`` ("Play again? [y/N]" stands) a line that answers it is a
+        :class:`client.intents.Rematch` (:func:`client.intents.rematch_answer`)."""
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         """The host's answer to ``explain``."""
@@ -109,126 +147,25 @@ class Frontend(Protocol):
 
 @dataclass(slots=True)
 class _Item:
-    kind: str  # "push", "line", "eof", "closed", "missed_end"
+    kind: str  # "push", "line", "eof", "closed"
     value: Any = None
     session: ClientSession | None = None
 
 
 async def read_lines(send: trio.MemorySendChannel[_Item]) -> None:
-    """Read stdin one line at a time in a worker thread; EOF ends the stream of lines."""
+    """Read stdin one line at a time (:mod:`client.stdin`); the end of input ends the stream."""
     async with send:
-        while True:
-            line = await trio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
-            if not line:
-                await send.send(_Item("eof"))
-                return
-            await send.send(_Item("line", line.rstrip("\r\n")))
+
+        async def deliver(line: str | None) -> None:
+            await send.send(_Item("eof") if line is None else _Item("line", line))
+
+        await stdin.read_lines(deliver)
 
 
 async def _feed(session: ClientSession, send: trio.MemorySendChannel[_Item]) -> None:
     async for push in session.pushes:
         await send.send(_Item("push", push, session))
-        missed = _game_over_from_state(push)
-        if missed is not None:  # the loop uses it only if it has not seen this game end
-            await send.send(_Item("missed_end", missed, session))
     await send.send(_Item("closed", session.closed_reason, session))
-
-
-def _game_over_from_state(push: Message) -> tm.GameOver | None:
-    """The ``game_over`` a spectator's ``state`` of a finished game stands for, or None.
-
-    A spectator gets no journaled backlog (PROTOCOL.md 5): one that watches again after a drop
-    during which the game it watched ended learns the end only from the ``state`` (phase
-    ``finished``, the view's ``outcome``), and would wait for ever for a ``game_over`` that is
-    never sent. The loop uses it only for a game it saw in progress: a spectator that comes
-    to a table between games watches on for the next one.
-    """
-    if not isinstance(push, tm.StatePush) or push.seat is not None or push.phase != "finished":
-        return None
-    outcome = push.view.get("outcome")
-    if not isinstance(outcome, dict) or push.game_no < 1:
-        return None
-    return tm.GameOver(table=push.table, seq=push.seq, game_no=push.game_no, outcome=outcome)
-
-
-class _RecordFetches:
-    """Fetch the host's record of each hand that ends, once, in the loop's nursery."""
-
-    def __init__(
-        self, tc: TableClient, ui: Frontend, directory: Path, nursery: trio.Nursery
-    ) -> None:
-        self.tc, self.ui, self.directory, self.nursery = tc, ui, directory, nursery
-        self.started: set[int] = set()
-        self.running = 0
-        self.idle = trio.Event()
-        self.idle.set()
-
-    def hand_ended(self, push: tm.FairPush, notices: list[FairNotice]) -> None:
-        if push.msg[0] not in ("hand_end", "void") or push.hand_no in self.started:
-            return
-        self.started.add(push.hand_no)
-        done = (FairKind.VERIFIED, FairKind.VOID)
-        transcript = next(
-            (n.fingerprint for n in notices if n.hand_no == push.hand_no and n.kind in done), None
-        )
-        self.running += 1
-        self.idle = trio.Event()
-        self.nursery.start_soon(self._fetch, push.hand_no, transcript)
-
-    async def _fetch(self, hand_no: int, transcript: str | None) -> None:
-        tc = self.tc
-        try:
-            result = await fetch_and_save(
-                tc.session, tc.table_id, hand_no, self.directory,
-                host_pk=tc.checker.host_pk, transcript=transcript,
-            )  # fmt: skip
-            self.ui.info(result.line(), kind="record", **result.to_json())
-        finally:
-            self.running -= 1
-            if self.running == 0:
-                self.idle.set()
-
-    async def wait(self) -> None:
-        with trio.move_on_after(RECORD_WAIT):
-            await self.idle.wait()
-
-
-def waiting_for(info: tm.TableInfo | None, seat: int | None) -> list[str]:
-    """Who a finished table still waits for before a rematch starts, our own ``seat`` aside:
-    each seat not ready, by name (``Bob (gone)`` if its player left), or ``seat 2 (empty)``
-    (numbered as in "Seated at table T, seat 0")."""
-    if info is None:
-        return []
-    who = []
-    for i, s in enumerate(info.seats):
-        if i == seat or (s is not None and (s.get("ready") or s.get("bot"))):
-            continue  # (a bot is ready whenever the people are: PROTOCOL.md 3.1)
-        if s is None:
-            who.append(f"seat {i} (empty)")
-        else:
-            who.append(str(s.get("name")) + ("" if s.get("connected", True) else " (gone)"))
-    return who
-
-
-def _rematch_answer(line: str) -> bool | None:
-    """A line typed at "Play again?": True (``y``, or ``{"cmd": "rematch"}`` from --json),
-    None for a line the front end handles while the question stays (``say ...``, ``?``,
-    ``t``, ``b`` to seat a bot; any other --json command: ``chat``, ``add_bot``, ...), False
-    for anything else (the default: leave; ``{"cmd": "quit"}`` too)."""
-    text = line.strip()
-    if text.startswith("{"):
-        try:
-            cmd = json.loads(text)
-        except ValueError:
-            return False
-        verb = cmd.get("cmd") if isinstance(cmd, dict) else None
-        return True if verb == "rematch" else False if verb in ("quit", None) else None
-    low = text.lower()
-    if low in ("y", "yes"):
-        return True
-    if low in ("?", "h", "help", "t", "b") or low == "say" or low.startswith("say "):
-        return None  # help, the table, chat, a bot: answered, and the question stays
-    return False
 
 
 async def run_table(
@@ -236,7 +173,7 @@ async def run_table(
     ui: Frontend,
     *,
     read_input: bool = True,
-    reconnect: Reconnect | None = None,
+    reconnect: OpenStream | None = None,
     until_game_over: bool = True,
     offer_rematch: bool = False,
     records_dir: Path | None = None,
@@ -262,185 +199,172 @@ async def run_table(
             waiting for a rematch see the seat free at once; a refusal (a rematch started
             meanwhile) or a drop changes nothing.
     """
+    machine = TableMachine(
+        tc, until_game_over=until_game_over, offer_rematch=offer_rematch,
+        records=records_dir is not None, can_reconnect=reconnect is not None,
+        leave_when_done=leave_when_done,
+    )  # fmt: skip
     send, inbox = trio.open_memory_channel[_Item](INBOX)
-    acting = trio.Lock()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(_feed, tc.session, send.clone())
+        driver = _Driver(
+            tc, ui, machine, nursery=nursery, inbox=send, reconnect=reconnect,
+            records_dir=records_dir,
+        )  # fmt: skip
+        driver.follow(tc.session)
         if read_input:
             nursery.start_soon(read_lines, send.clone())
-        records = None if records_dir is None else _RecordFetches(tc, ui, records_dir, nursery)
-
-        async def act(action: dict[str, Any]) -> None:
-            async with acting:
-                try:
-                    await tc.act(action)  # resent after a pause if the host says "slow down"
-                except RequestError as exc:
-                    ui.on_refused(tc, action, str(exc))
-                except (Disconnected, trio.TooSlowError):
-                    ui.on_refused(tc, action, "the connection dropped before the host answered")
-                except LocalProtocolError as exc:  # not a valid message: nothing was sent
-                    ui.info(f"action not sent: {exc.message}", kind="error")
-                else:
-                    ui.on_acted(tc, action)
-
-        asking = False  # "Play again?" is waiting for its answer
-        left_mid_game = False  # q during a game: the seat is handed to the host's bot
-        rematch = False  # answered "y": waiting for the other seats to be ready
-        waiting_said: list[str] = []  # whom the last "Waiting for" line named
-        followed = 0  # the last game we saw in progress
-
-        async def ready_again() -> None:
-            nonlocal asking, rematch
-            try:
-                await tc.ready()
-            except (RequestError, Disconnected, trio.TooSlowError) as exc:
-                ui.info(f"rematch refused: {exc}", kind="error")
-                if tc.outcome is not None:  # still after the game (the ready may have landed)
-                    asking, rematch = True, False  # ask again; no "waiting for" lines meanwhile
-                    ui.info("Play again? [y/N]", kind="rematch")
-
-        async def explain(card: str) -> None:
-            try:
-                reply = await tc.explain(card)
-            except (RequestError, Disconnected, trio.TooSlowError) as exc:
-                ui.info(f"could not ask the host about {card}: {exc}", kind="error")
-            except ProtocolError as exc:  # a card code we cannot send, or a wrong reply
-                ui.info(f"could not ask the host about {card}: {exc.message}", kind="error")
-            else:
-                ui.on_explained(tc, reply)
-
-        async def add_bot() -> None:
-            try:
-                bot = await tc.add_bot()
-            except (RequestError, Disconnected, trio.TooSlowError) as exc:
-                ui.info(f"no bot seated: {exc}", kind="error")
-            except ProtocolError as exc:
-                ui.info(f"no bot seated: {exc.message}", kind="error")
-            else:
-                ui.info(f"{bot.name} (a bot) takes seat {bot.seat}", kind="bot_added",
-                        seat=bot.seat, name=bot.name)  # fmt: skip
-
-        def side(wanted: object) -> bool:
-            """Start what a line asked for besides a move (chat, a question, a bot); whether it
-            was one."""
-            if isinstance(wanted, str) and wanted.startswith("chat:"):
-                nursery.start_soon(chat, wanted.removeprefix("chat:"))
-            elif isinstance(wanted, str) and wanted.startswith("explain:"):
-                nursery.start_soon(explain, wanted.removeprefix("explain:"))
-            elif wanted == "bot:":
-                nursery.start_soon(add_bot)
-            else:
-                return False
-            return True
-
-        async def chat(text: str) -> None:
-            try:
-                await tc.chat(text)
-            except (RequestError, Disconnected, trio.TooSlowError) as exc:
-                ui.info(f"chat not sent: {exc}", kind="error")
-            except LocalProtocolError as exc:  # a line the protocol forbids: nothing was sent
-                ui.info(f"chat not sent: {exc.message}", kind="error")
-
         try:
-            async for received in inbox:
-                item = received
-                if item.kind == "missed_end":  # a spectator's finished state: see _feed
-                    if (
-                        tc.outcome is not None  # its game_over came
-                        or item.session is not tc.session
-                        or item.value.game_no != followed  # a game we never watched being played
-                    ):
-                        continue
-                    item = _Item("push", item.value, item.session)
-                if item.kind == "push":
-                    if item.session is not tc.session:
-                        continue  # a late push from a session we replaced
-                    push = item.value
-                    if isinstance(push, tm.ChatLine) and not tc.new_chat(push):
-                        continue  # a backlog line already shown (resume, watching again)
-                    notices = await _handle(tc, push)
-                    if isinstance(push, tm.StatePush) and push.phase != "finished":
-                        followed = push.game_no
-                    if push.TYPE == "game_start":
-                        asking = False  # a new game: lines are moves again, not the answer
-                        rematch, waiting_said = False, []
-                    if records is not None and isinstance(push, tm.FairPush):
-                        records.hand_ended(push, notices)
-                    if records is not None and _is_game_over(push):
-                        await records.wait()
-                    ui.on_push(tc, push, notices)
-                    if rematch and isinstance(push, tm.TableInfo) and push.phase == "finished":
-                        who = waiting_for(push, tc.seat)
-                        if who and who != waiting_said:
-                            bot = "b + Enter seats a bot, " if None in push.seats else ""
-                            ui.info(
-                                f"Waiting for {', '.join(who)} to play again ({bot}q leaves)",
-                                kind="waiting",
-                                waiting_for=who,
-                            )
-                        waiting_said = who
-                    if not until_game_over and tc.seat is None and _is_game_over(push):
-                        ui.info(f"Still watching table {tc.table_id}: its next game shows "
-                                "here (q + Enter to stop)", kind="watching_on")  # fmt: skip
-                    if until_game_over and tc.outcome is not None and _is_game_over(push):
-                        ui.end(tc, "game over")
-                        if not offer_rematch or tc.seat is None:  # (stood up: no seat to ready)
-                            return tc.outcome
-                        asking = True
-                        ui.info("Play again? [y/N]", kind="rematch")
-                elif item.kind == "line" and asking:
-                    answer = _rematch_answer(item.value)
-                    if answer is None:  # a chat line (or --json command): the question stays
-                        try:
-                            wanted = ui.on_line(tc, item.value)
-                        except Quit:
-                            ui.end(tc, "you left the table")
-                            return tc.outcome
-                        side(wanted)
-                        continue
-                    asking = False
-                    if not answer:
-                        return tc.outcome
-                    rematch = True
-                    nursery.start_soon(ready_again)
-                elif item.kind == "line":
-                    try:
-                        wanted = ui.on_line(tc, item.value)
-                    except Quit as quit:
-                        phase = tc.state.phase if tc.state is not None else ""
-                        playing = tc.seat is not None and phase in ("dealing", "playing")
-                        left_mid_game = playing and quit.give_up
-                        ui.end(tc, "you left the table")
-                        return tc.outcome  # None during a game; after one, its outcome
-                    if isinstance(wanted, dict):
-                        if acting.locked():
-                            ui.info("still waiting for the host to answer your last move",
-                                    kind="busy")  # fmt: skip
-                        else:
-                            nursery.start_soon(act, wanted)
-                    else:
-                        side(wanted)
-                elif item.kind == "eof":
-                    if asking:
-                        return tc.outcome
-                    if tc.seat is not None or _stdin_is_terminal():  # Ctrl-D stops watching
-                        ui.end(tc, "end of input")
-                        return tc.outcome  # None during a game; after one, its outcome
-                elif item.kind == "closed" and item.session is tc.session:
-                    fresh = await _reconnect(tc, ui, reconnect, str(item.value), nursery)
-                    if fresh is None:
-                        ui.end(tc, f"disconnected: {item.value}")
-                        return None
-                    nursery.start_soon(_feed, fresh, send.clone())
+            async for item in inbox:
+                done = await driver.take(item)
+                if done is not None:
+                    return done.outcome  # None during a game; after one, its outcome
         finally:
-            after_game = leave_when_done and tc.outcome is not None
-            if tc.seat is not None and (after_game or left_mid_game):
+            if machine.leaves_seat():
                 # mid-game the host's bot takes the seat at once (the others are not kept
                 # waiting out a grace period for a player who is not coming back)
                 with trio.move_on_after(LEAVE_WAIT), suppress(RequestError, Disconnected):
                     await tc.session.request(tm.Leave(table=tc.table_id))
             nursery.cancel_scope.cancel()
     return tc.outcome
+
+
+class _Driver:
+    """Feeds the machine what happens and performs what it answers (see the module
+    docstring); background tasks run in the loop's nursery."""
+
+    def __init__(
+        self,
+        tc: TableClient,
+        ui: Frontend,
+        machine: TableMachine,
+        *,
+        nursery: trio.Nursery,
+        inbox: trio.MemorySendChannel[_Item],
+        reconnect: OpenStream | None,
+        records_dir: Path | None,
+    ) -> None:
+        self.tc, self.ui, self.machine, self.nursery = tc, ui, machine, nursery
+        self.inbox, self.reconnect, self.records_dir = inbox, reconnect, records_dir
+        self.fetching = 0  #: hand records being fetched
+        self.idle = trio.Event()  #: set while no record is being fetched
+        self.idle.set()
+
+    def follow(self, session: ClientSession) -> None:
+        """Copy ``session``'s pushes (and then its end) into the inbox."""
+        self.nursery.start_soon(_feed, session, self.inbox.clone())
+
+    async def take(self, item: _Item) -> Finish | None:
+        """One inbox item; the machine's :class:`Finish` when the loop is over."""
+        tc = self.tc
+        if item.kind == "line":
+            command = self.ui.on_line(tc, item.value, rematch_asked=self.machine.asking)
+            return None if command is None else await self.feed(Typed(command))
+        if item.kind == "eof":
+            return await self.feed(InputEnded(terminal=_stdin_is_terminal()))
+        if item.session is not tc.session:
+            return None  # a late push (or end) from a session we replaced
+        if item.kind == "closed":
+            old = tc.session
+            for_good = old.ended_by_host and old.retry_after is None
+            return await self.feed(Closed(str(item.value), for_good=for_good))
+        return await self.pushed(item.value)
+
+    async def pushed(self, push: Message) -> Finish | None:
+        try:
+            notices = await self.tc.handle(push)
+        except Disconnected:
+            notices = []  # a commit or reveal could not be sent; the feeder reports the drop
+        return await self.feed(Pushed(push, notices))
+
+    async def feed(self, event: Event) -> Finish | None:
+        """Hand the machine one event and perform its effects in order."""
+        for effect in self.machine.handle(event):
+            done = await self.perform(effect)
+            if done is not None:
+                return done
+        return None
+
+    async def perform(self, effect: Effect) -> Finish | None:
+        tc, ui = self.tc, self.ui
+        match effect:
+            case ShowPush(push, notices):
+                ui.on_push(tc, push, notices)
+            case ShowInfo(text, kind, fields):
+                ui.info(text, kind=kind, **fields)
+            case ShowActed(action):
+                ui.on_acted(tc, action)
+            case ShowRefused(action, error):
+                ui.on_refused(tc, action, error)
+            case ShowExplained(reply):
+                ui.on_explained(tc, reply)
+            case ShowEnd(reason):
+                ui.end(tc, reason)
+            case SendAct() | SendChat() | SendExplain() | SendAddBot() | SendReady():
+                self.nursery.start_soon(self.request, effect)
+            case FetchRecord(hand_no, transcript):
+                self.fetching += 1
+                self.idle = trio.Event()
+                self.nursery.start_soon(self.fetch, hand_no, transcript)
+            case AwaitRecords():
+                with trio.move_on_after(RECORD_WAIT):
+                    await self.idle.wait()
+            case Reconnect():
+                return await self.reconnected()
+            case Replay(push):
+                return await self.pushed(push)
+            case Finish():
+                return effect
+        return None
+
+    async def request(self, request: Request) -> None:
+        """Send one request and tell the machine what became of it."""
+        tc = self.tc
+        reply: Message | None = None
+        try:
+            match request:
+                case SendAct(action):
+                    await tc.act(action)  # resent after a pause if the host says "slow down"
+                case SendChat(text):
+                    await tc.chat(text)
+                case SendExplain(card):
+                    reply = await tc.explain(card)
+                case SendAddBot():
+                    reply = await tc.add_bot()
+                case SendReady():
+                    await tc.ready()
+        except RequestError as exc:
+            await self.feed(Failed(request, str(exc), Failure.REFUSED))
+        except (Disconnected, trio.TooSlowError) as exc:
+            await self.feed(Failed(request, str(exc), Failure.DROPPED))
+        except ProtocolError as exc:  # a message we cannot send, or a reply not the one due
+            await self.feed(Failed(request, exc.message, Failure.INVALID))
+        else:
+            await self.feed(Answered(request, reply))
+
+    async def fetch(self, hand_no: int, transcript: str | None) -> None:
+        """Fetch, check and save the host's record of one hand; report it."""
+        tc = self.tc
+        assert self.records_dir is not None
+        try:
+            result = await fetch_and_save(
+                tc.session, tc.table_id, hand_no, self.records_dir,
+                host_pk=tc.checker.host_pk, transcript=transcript,
+            )  # fmt: skip
+            await self.feed(RecordFetched(result))
+        finally:
+            self.fetching -= 1
+            if self.fetching == 0:
+                self.idle.set()
+
+    async def reconnected(self) -> Finish | None:
+        """Reconnect, then follow the new session (or report why not)."""
+        assert self.reconnect is not None
+        found = await _reconnect(self.tc, self.ui, self.reconnect, self.nursery)
+        if isinstance(found, str):
+            return await self.feed(ReconnectFailed(found))
+        done = await self.feed(Reconnected())
+        self.follow(found)
+        return done
 
 
 def _stdin_is_terminal() -> bool:
@@ -452,17 +376,6 @@ def _stdin_is_terminal() -> bool:
         return False
 
 
-def _is_game_over(push: Message) -> bool:
-    return push.TYPE == "game_over"
-
-
-async def _handle(tc: TableClient, push: Message) -> list[FairNotice]:
-    try:
-        return await tc.handle(push)
-    except Disconnected:
-        return []  # a commit or reveal could not be sent; the feeder reports the drop
-
-
 async def _hold_session(
     stream: trio.abc.Stream, *, task_status: trio.TaskStatus[ClientSession]
 ) -> None:
@@ -472,19 +385,11 @@ async def _hold_session(
 
 
 async def _reconnect(
-    tc: TableClient,
-    ui: Frontend,
-    reconnect: Reconnect | None,
-    reason: str,
-    nursery: trio.Nursery,
-) -> ClientSession | None:
-    """A fresh session with our seat resumed (or, for a spectator, watching again), or None
-    when that is impossible."""
+    tc: TableClient, ui: Frontend, reconnect: OpenStream, nursery: trio.Nursery
+) -> ClientSession | str:
+    """A fresh session with our seat resumed (or, for a spectator, watching again), or the
+    line that says why there is none."""
     old = tc.session
-    gone_for_good = old.ended_by_host and old.retry_after is None
-    if reconnect is None or (tc.token is None and not tc.watching) or gone_for_good:
-        return None
-    ui.info(f"connection lost ({reason}); reconnecting", kind="disconnected")
     pauses = list(RECONNECT_PAUSES)
     if old.retry_after is not None:
         pauses.insert(0, float(old.retry_after))
@@ -512,30 +417,14 @@ async def _reconnect(
                 await tc.rewatch()
         except RequestError as exc:
             what = "give the seat back" if tc.token is not None else "let us watch again"
-            ui.info(f"the host refused to {what}: {exc}", kind="error")
-            return None
+            return f"the host refused to {what}: {exc}"
         except RemoteProtocolError as exc:  # it answered with something else: give up on it
-            ui.info(f"the host broke the protocol: {exc.message}", kind="error")
-            return None
+            return f"the host broke the protocol: {exc.message}"
         except (Disconnected, trio.TooSlowError) as exc:
             last = str(exc)
             continue
-        if tc.token is not None:
-            ui.info(f"reconnected: seat {tc.seat} resumed as {tc.name}", kind="reconnected")
-        else:
-            ui.info(
-                f"reconnected: watching table {tc.table_id} again (the hand in progress is "
-                "checked from its record)",
-                kind="reconnected",
-            )
         return session
-    ui.info(f"giving up reconnecting ({last or 'no answer'})", kind="error")
-    return None
+    return f"giving up reconnecting ({last or 'no answer'})"
 
 
 _RETRYABLE = (OSError, Disconnected, trio.TooSlowError, TrustError)
-
-
-def error_line(err: Error) -> str:
-    """One line for a non-fatal ``error`` push."""
-    return f"host error: {err.message} ({err.code.value})"

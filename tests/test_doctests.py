@@ -10,10 +10,12 @@ import pytest
 
 MODULES = [
     "client.choices",
-    "net.discover",
-    "client.frontends",
+    "client.intents",
+    "client.human_ui",
     "client.lobby",
     "client.render",
+    "client.tracking",
+    "net.discover",
     "net.session",
     "net.trust",
     "host.games.black_jack",

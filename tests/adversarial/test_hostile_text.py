@@ -24,7 +24,8 @@ from client import discover_cmd as discover
 from client.commands import ClientError
 from client.discover_cmd import run_discover
 from client.fairplay import FairKind, FairNotice, TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.records_cmd import run_records
 from client.render import make_console
 from client.verify_cmd import verify_command

@@ -14,8 +14,8 @@ import trio
 from click.testing import CliRunner
 
 from client import join_cmd, lobby
-from client.frontends import JsonUI
 from client.join_cmd import join_command
+from client.json_ui import JsonUI
 from client.table_loop import Quit
 from net.session import Disconnected
 

@@ -13,7 +13,8 @@ from rich.console import Console
 
 import protocol.table_messages as tm
 from client import lobby
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.json_ui import JsonUI
 from client.table_loop import Quit
 from net.session import Disconnected, RequestError
 from protocol.errors import ErrorCode

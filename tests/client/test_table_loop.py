@@ -1,8 +1,9 @@
-"""client/table_loop.py: the loop between pushes, typed lines and the front end.
+"""client/table_loop.py: the trio driver between pushes, typed lines and the front end.
 
-These tests drive :func:`run_table` with a fake table client and a scripted stdin, so that
-the loop's own decisions (the rematch prompt, what a refusal leads to) are tested apart from
-any host.
+These tests drive :func:`run_table` with a fake table client and a scripted stdin (a real
+reader thread, real tasks), so that the loop's behaviour (the rematch prompt, what a refusal
+leads to, leaving, reconnecting) is tested apart from any host. The decisions themselves are
+tested event by event, without trio, in ``test_table_machine.py``.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.fairplay import FairNotice, TableClient
-from client.table_loop import Quit, run_table
+from client.fairplay import DealChecker, FairNotice, TableClient
+from client.intents import Act, Chat, Command, Leave, Rematch, rematch_answer
+from client.records import RecordResult
+from client.table_loop import run_table
 from net.session import Disconnected, RequestError, leaves
 from net.trust import HostKeyChanged
 from protocol.errors import ErrorCode
@@ -91,8 +94,16 @@ class _UI:
     def on_push(self, tc: object, push: Message, notices: list[FairNotice]) -> None:
         self.said.append(f"push {push.TYPE}")
 
-    def on_line(self, tc: object, line: str) -> None:
+    def on_line(self, tc: object, line: str, *, rematch_asked: bool = False) -> Command | None:
+        """As the real front ends: at "Play again?" a line is first read as the answer."""
+        answer = rematch_answer(line) if rematch_asked else None
+        if answer is not None:
+            return Rematch(answer)
         self.said.append(f"line {line}")
+        return self.command(line)
+
+    def command(self, line: str) -> Command | None:
+        return None
 
     def on_refused(self, tc: object, action: dict[str, Any], error: str) -> None:
         raise AssertionError("no actions in these tests")
@@ -224,13 +235,12 @@ class _Sender(_Table):
 class _Typist(_UI):
     """A front end that turns each typed line into what the test scripted for it."""
 
-    def __init__(self, wanted: dict[str, Any]) -> None:
+    def __init__(self, wanted: dict[str, Command]) -> None:
         super().__init__()
         self.wanted = wanted
         self.handled = trio.Event()
 
-    def on_line(self, tc: object, line: str) -> Any:  # type: ignore[override]
-        self.said.append(f"line {line}")
+    def command(self, line: str) -> Command | None:
         return self.wanted[line]
 
     def info(self, text: str, **fields: Any) -> None:
@@ -244,7 +254,7 @@ async def test_a_line_the_protocol_forbids_is_reported_and_the_loop_goes_on(
     """Before, the message's own validation error (a chat line over 500 characters, an empty
     one, an action map msgpack cannot carry) escaped the loop and ended the client."""
     table = _Sender()
-    ui = _Typist({"long": "chat:" + "x" * 600, "empty": "chat:", "float": {"type": 1.5}})
+    ui = _Typist({"long": Chat("x" * 600), "empty": Chat(""), "float": Act({"type": 1.5})})
     result: list[Any] = []
 
     with trio.fail_after(10):
@@ -293,12 +303,7 @@ class _Leaver(_Typist):
     """A front end where ``q`` leaves (as HumanUI's between games) and ``say gg`` chats."""
 
     def __init__(self) -> None:
-        super().__init__({"say gg": "chat:gg"})
-
-    def on_line(self, tc: object, line: str) -> Any:  # type: ignore[override]
-        if line == "q":
-            raise Quit
-        return super().on_line(tc, line)
+        super().__init__({"say gg": Chat("gg"), "q": Leave()})
 
 
 async def test_a_yes_says_whom_the_rematch_waits_for_and_q_leaves_with_the_outcome(
@@ -358,17 +363,6 @@ async def test_end_of_input_while_waiting_for_a_rematch_leaves_with_the_outcome(
                 await trio.sleep(0.01)
             stdin.type("")
     assert result == [OUTCOME] and ui.said[-1] == "end end of input"
-
-
-def test_help_or_the_table_at_play_again_keeps_the_question() -> None:
-    """Before, "?" or "t" typed at "Play again?" left the table."""
-    from client.table_loop import _rematch_answer
-
-    assert [_rematch_answer(x) for x in ("y", "YES", '{"cmd": "rematch"}')] == [True] * 3
-    assert [_rematch_answer(x) for x in ("?", "t", "help", "say hi", '{"cmd": "chat"}')] == [
-        None
-    ] * 5
-    assert [_rematch_answer(x) for x in ("n", "", "q", '{"cmd": "quit"}', "{bad")] == [False] * 5
 
 
 async def test_no_rematch_is_offered_to_a_player_the_host_stood_up(stdin: _Stdin) -> None:
@@ -502,8 +496,54 @@ async def test_a_changed_host_key_on_reconnect_fails_the_command(
     assert changed in leaves(caught.value)
 
 
-def test_a_rematch_does_not_wait_for_host_bots() -> None:
-    """Bots are ready whenever the people are; the line named them ("Waiting for Bot-1")."""
-    bot = {**_seat(1, "Bot-1", ready=False), "bot": "host:heuristic"}
-    info = _info(_seat(0, "Ann", ready=True), bot, None)
-    assert table_loop.waiting_for(info, 0) == ["seat 2 (empty)"]
+async def test_a_game_over_waits_for_the_records_being_fetched(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each record's line comes before the outcome: the fetch, a task of its own, reports to
+    the machine while the loop waits (a machine that took the game's end for the loop's end
+    dropped the report)."""
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    table.checker = DealChecker(table_id="t1", pid=None)  # type: ignore[attr-defined]
+    release = trio.Event()
+
+    async def fetch(session: object, table_id: str, hand_no: int, directory: Path,
+                    **_: Any) -> RecordResult:  # fmt: skip
+        await release.wait()
+        return RecordResult(table_id, hand_no, "valid", "valid", path=directory / "r.json")
+
+    monkeypatch.setattr(table_loop, "fetch_and_save", fetch)
+    result: list[Any] = []
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+
+            async def loop() -> None:
+                tc = cast(TableClient, table)
+                result.append(await run_table(tc, ui, read_input=False, records_dir=tmp_path))
+
+            nursery.start_soon(loop)
+            end = tm.FairPush(table="t1", seq=5, hand_no=1, msg=["hand_end", b"b", b"s" * 64])
+            await table.session.push_send.send(end)
+            await _game_over(table, 1)
+            await trio.testing.wait_all_tasks_blocked()
+            assert ui.said == ["push fair"]  # the outcome waits for the record
+            release.set()
+    assert result == [OUTCOME]
+    assert ui.said == [
+        "push fair", f"record saved: {tmp_path / 'r.json'} (valid)", "push game_over",
+        "end game over",
+    ]  # fmt: skip
+
+
+async def test_a_late_push_from_a_replaced_session_is_not_shown() -> None:
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    old = table.session
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            loop = functools.partial(run_table, read_input=False)
+            nursery.start_soon(loop, cast(TableClient, table), ui)
+            await trio.testing.wait_all_tasks_blocked()
+            table.session = _Session()  # (as a reconnect does)
+            await old.push_send.send(tm.ChatLine(table="t1", seat=1, name="Bob", text="late"))
+            await trio.testing.wait_all_tasks_blocked()
+            nursery.cancel_scope.cancel()
+    assert ui.said == []

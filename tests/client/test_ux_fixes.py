@@ -18,11 +18,13 @@ import protocol.table_messages as tm
 from client import join_cmd
 from client.cli import cli
 from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.intents import Act, Chat, Explain, Leave
 from client.join_cmd import join_command
+from client.json_ui import JsonUI
 from client.lobby import parse_lobby
 from client.render import make_console
-from client.table_loop import Frontend, Quit, run_table
+from client.table_loop import Frontend, run_table
 from protocol.messages import Message
 
 
@@ -80,8 +82,7 @@ def test_the_leave_question_is_the_only_prompt_until_answered(command: str, word
     assert out.getvalue().endswith("[chat] Ann: hm\n" + ui.leave_question)
     assert _said(ui, tc, "n", out).endswith("staying at the table\nYour move: ")
     assert ui.on_line(tc, "q") is None
-    with pytest.raises(Quit):
-        ui.on_line(tc, "y")
+    assert ui.on_line(tc, "y") == Leave(give_up=True)
 
 
 def test_q_stops_watching_and_the_banner_names_the_game(
@@ -151,7 +152,7 @@ def test_a_choice_can_be_typed_as_a_word_of_its_label(typed: str, switch: bool) 
     ui, _ = _human()
     tc = _tc()
     ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
-    assert ui.on_line(tc, typed) == {"type": "downtown", "switch": switch}
+    assert ui.on_line(tc, typed) == Act({"type": "downtown", "switch": switch})
 
 
 def test_help_mentions_the_words_of_the_moves_on_offer() -> None:
@@ -178,12 +179,12 @@ def test_a_card_that_is_no_move_says_what_is_on_offer() -> None:
     view = {"game": "one", "hand": ["9S", "KH"], "phase": "auction", "hand_counts": [2, 2, 2]}
     bids = [{"type": "bid", "value": v} for v in range(7, 16)]
     ui.on_push(tc, _state(tc, view, [*bids, {"type": "pass"}], [1]), [])
-    assert ui.on_line(tc, "9S") == "explain:9S"  # and the host is asked why (test_explain)
+    assert ui.on_line(tc, "9S") == Explain("9S")  # and the host is asked why (test_explain)
     said = out.getvalue()
     assert "9S is not one of your moves now: bids 7-15 or p pass" in said
     assert "numbered card" not in said
     ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
-    assert ui.on_line(tc, "KH") == "explain:KH"
+    assert ui.on_line(tc, "KH") == Explain("KH")
     assert "KH is not one of your moves now: 1 uptown or 2 downtown" in out.getvalue()
 
 
@@ -235,10 +236,10 @@ def test_our_own_chat_line_is_followed_by_the_prompt_not_preceded() -> None:
     tc = _tc()
     ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [1]), [])
     before = len(out.getvalue())
-    assert ui.on_line(tc, "say hi") == "chat:hi"
+    assert ui.on_line(tc, "say hi") == Chat("hi")
     ui.on_push(tc, tm.ChatLine(table="t1", seat=1, name="Bob", text="hi"), [])
     assert out.getvalue()[before:] == "[chat] Bob: hi\nYour move: "
-    assert ui.on_line(tc, "say no") == "chat:no"
+    assert ui.on_line(tc, "say no") == Chat("no")
     ui.info("chat not sent: slow down", kind="error")  # refused: the prompt comes back too
     assert out.getvalue().endswith("chat not sent: slow down\nYour move: ")
 
@@ -275,4 +276,4 @@ def test_a_long_list_of_options_is_shown_in_columns_that_fit_the_screen() -> Non
     assert "Each option: play Joker(R) with the joker as ..." in shown
     assert "1) A♠" in shown and "55) A♦" in shown
     assert shown.endswith("Option 1-55 (x to cancel): ")
-    assert ui.on_line(tc, "55") == legal[54]
+    assert ui.on_line(tc, "55") == Act(legal[54])

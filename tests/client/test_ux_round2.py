@@ -19,7 +19,9 @@ import trio.testing
 import protocol.table_messages as tm
 from client import table_loop
 from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.intents import AddBot, Command, Rematch, rematch_answer
+from client.json_ui import JsonUI
 from client.records_cmd import records_listed
 from client.render import describe_event, make_console
 from client.table_loop import run_table
@@ -133,10 +135,10 @@ def test_a_seat_freed_after_a_no_says_who_left() -> None:
 def test_b_and_add_bot_ask_for_a_bot_between_games() -> None:
     tc = _tc()
     ui, _ = _human()
-    assert ui.on_line(tc, "b") != "bot:"  # during a game "b" is no bot
+    assert ui.on_line(tc, "b") != AddBot()  # during a game "b" is no bot
     tc.outcome = dict(OUTCOME)
-    assert ui.on_line(tc, "b") == "bot:"
-    assert JsonUI(io.StringIO()).on_line(tc, '{"cmd": "add_bot"}') == "bot:"
+    assert ui.on_line(tc, "b") == AddBot()
+    assert JsonUI(io.StringIO()).on_line(tc, '{"cmd": "add_bot"}') == AddBot()
 
 
 class _Stdin:
@@ -205,8 +207,11 @@ class _UI:
     def on_push(self, tc: object, push: Message, notices: list[FairNotice]) -> None:
         pass
 
-    def on_line(self, tc: object, line: str) -> Any:
-        return "bot:" if line == "b" else None
+    def on_line(self, tc: object, line: str, *, rematch_asked: bool = False) -> Command | None:
+        answer = rematch_answer(line) if rematch_asked else None
+        if answer is not None:
+            return Rematch(answer)
+        return AddBot() if line == "b" else None
 
     def info(self, text: str, **fields: Any) -> None:
         self.said.append(text)

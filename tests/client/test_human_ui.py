@@ -1,24 +1,20 @@
-"""The front ends on their own, fed host states directly: the wild suit choice, the One Card
-call, joker declarations, bad entries, and the JSON command channel."""
+"""client/human_ui.py on its own, fed host states directly: the wild suit choice, the One Card
+call, joker declarations, bad entries, chat, leaving, and the prompts."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
-import os
-import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import protocol.table_messages as tm
 from client.fairplay import TableClient
-from client.frontends import HumanUI, JsonUI
+from client.human_ui import HumanUI
+from client.intents import Act, Chat, Explain, Leave
+from client.json_ui import JsonUI
 from client.render import OutputClosed, make_console
-from client.table_loop import Quit
-from host.games import find_game
 
 
 def _tc(seat: int = 1) -> TableClient:
@@ -44,6 +40,8 @@ def _human() -> tuple[HumanUI, io.StringIO]:
 
 
 SEVENS = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
+
+
 VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D",
         "hand_counts": [5, 3, 4], "direction": "clockwise", "stock": 20}  # fmt: skip
 
@@ -58,7 +56,7 @@ def test_a_wild_suit_choice_is_asked_as_numbered_options() -> None:
     asked = out.getvalue()
     assert "1) play 7♠ naming ♠ spades" in asked and "4) play 7♠ naming ♣ clubs" in asked
     assert ui.on_line(tc, "9") is None and "type a number from 1 to 4" in out.getvalue()
-    assert ui.on_line(tc, "2") == {"type": "play", "cards": ["7S"], "suit": "H"}
+    assert ui.on_line(tc, "2") == Act({"type": "play", "cards": ["7S"], "suit": "H"})
 
 
 def test_the_one_card_call_is_one_key_when_it_matters() -> None:
@@ -68,7 +66,7 @@ def test_the_one_card_call_is_one_key_when_it_matters() -> None:
     ui.on_push(tc, _state(tc, view, [{"type": "call"}], [2]), [])
     assert 'Press c + Enter to call "One Card!"' in out.getvalue()
     assert "Your move" not in out.getvalue()  # not our turn: no table redraw
-    assert ui.on_line(tc, "c") == {"type": "call"}
+    assert ui.on_line(tc, "c") == Act({"type": "call"})
     ui.on_push(tc, _state(tc, VIEW, [], [2]), [])  # the window closed
     assert "Nothing to do right now (waiting for Cy)" in _said(ui, tc, "1", out)
 
@@ -91,7 +89,7 @@ def test_joker_declarations_and_runs_are_offered_by_the_host_list() -> None:
     ui.on_line(tc, "x")
     ui.on_line(tc, "1")
     assert 'play 6♦ and say "last card"' in out.getvalue()
-    assert ui.on_line(tc, "2") == {"type": "play", "cards": ["6D"], "say": "last_card"}
+    assert ui.on_line(tc, "2") == Act({"type": "play", "cards": ["6D"], "say": "last_card"})
 
 
 @pytest.mark.parametrize(
@@ -110,16 +108,15 @@ def test_bad_entries_say_what_was_wrong(typed: str, said: str) -> None:
     tc = _tc()
     ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
     asked = ui.on_line(tc, typed)  # a held card that is no move also asks the host why
-    assert asked == ("explain:9H" if typed == "9H" else None)
+    assert asked == (Explain("9H") if typed == "9H" else None)
     assert said in out.getvalue()
 
 
 def test_quit_and_chat() -> None:
     ui, _ = _human()
     tc = _tc()
-    assert ui.on_line(tc, "say hello all") == "chat:hello all"
-    with pytest.raises(Quit):
-        ui.on_line(tc, "q")
+    assert ui.on_line(tc, "say hello all") == Chat("hello all")
+    assert ui.on_line(tc, "q") == Leave()
 
 
 def test_q_in_the_middle_of_a_game_asks_first() -> None:
@@ -131,44 +128,19 @@ def test_q_in_the_middle_of_a_game_asks_first() -> None:
     assert "Leave in the middle of the game?" in out.getvalue()
     assert ui.on_line(tc, "n") is None and "staying at the table" in out.getvalue()
     assert ui.on_line(tc, "q") is None
-    with pytest.raises(Quit):
-        ui.on_line(tc, "y")
+    assert ui.on_line(tc, "y") == Leave(give_up=True)
     tc.outcome = {"termination": "went_out", "winners": [0]}  # the game is over: at once
-    with pytest.raises(Quit):
-        ui.on_line(tc, "q")
+    assert ui.on_line(tc, "q") == Leave()
     watcher = _tc()
     watcher.seat = None
     _state(watcher, VIEW, [], [0])
-    with pytest.raises(Quit):
-        ui.on_line(watcher, "quit")
+    assert ui.on_line(watcher, "quit") == Leave()
 
 
 def _said(ui: HumanUI, tc: TableClient, typed: str, out: io.StringIO) -> str:
     before = len(out.getvalue())
     assert ui.on_line(tc, typed) is None
     return out.getvalue()[before:]
-
-
-def test_json_commands_and_events() -> None:
-    out = io.StringIO()
-    ui, tc = JsonUI(out), _tc()
-    state = _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1])
-    ui.on_push(tc, state, [])
-    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0,
-                                                         "cards": ["QH"]}), [])  # fmt: skip
-    first, second = (json.loads(line) for line in out.getvalue().splitlines())
-    assert first["type"] == "state" and first["my_turn"] is True and first["legal"][0] == SEVENS[0]
-    assert second["type"] == "event" and second["seq"] == 6 and second["text"] == "Ann plays QH"
-    assert second["event"] == {"kind": "play", "seat": 0, "cards": ["QH"]}
-    assert ui.on_line(tc, '{"cmd": "act", "index": 4}') == {"type": "draw"}
-    assert ui.on_line(tc, '{"cmd": "act", "action": {"type": "call"}}') == {"type": "call"}
-    assert ui.on_line(tc, '{"cmd": "chat", "text": "hi"}') == "chat:hi"
-    for bad in ("nope", "[1]", '{"cmd": "act", "index": 9}', '{"cmd": "dance"}'):
-        assert ui.on_line(tc, bad) is None
-    errors = [json.loads(line) for line in out.getvalue().splitlines()][2:]
-    assert [e["type"] for e in errors] == ["error"] * 4
-    with pytest.raises(Quit):
-        ui.on_line(tc, '{"cmd": "quit"}')
 
 
 @pytest.mark.parametrize(
@@ -186,25 +158,6 @@ def test_a_chat_line_the_protocol_forbids_is_not_sent(typed: str, said: str) -> 
     assert said in _said(ui, _tc(), typed, out)
 
 
-@pytest.mark.parametrize(
-    ("line", "said"),
-    [
-        ('{"cmd": "chat", "text": ""}', "nothing to say"),
-        ('{"cmd": "chat", "text": "' + "x" * 501 + '"}', "too long (501 characters, at most 500)"),
-        ('{"cmd": "chat", "text": "a\\u0007"}', "it contains control characters"),
-        ('{"cmd": "chat", "text": 7}', "chat needs a 'text' string"),
-        ('{"cmd": "chat"}', "chat needs a 'text' string"),
-        ("[" * 100_000, "not JSON: nested too deeply"),
-    ],
-)
-def test_json_commands_the_protocol_forbids_are_errors(line: str, said: str) -> None:
-    out = io.StringIO()
-    ui, tc = JsonUI(out), _tc()
-    assert ui.on_line(tc, line) is None
-    error = json.loads(out.getvalue())
-    assert error["type"] == "error" and said in error["message"]
-
-
 class _ClosedPipe(io.StringIO):
     """An output whose reader has gone away."""
 
@@ -215,12 +168,9 @@ class _ClosedPipe(io.StringIO):
         raise BrokenPipeError(32, "Broken pipe")
 
 
-def test_a_closed_output_is_not_a_network_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_closed_terminal_is_not_a_network_error() -> None:
     """Before, the BrokenPipeError (an OSError) reached ``play``, which reported
     "network error: Broken pipe"."""
-    monkeypatch.setattr(os, "dup2", lambda *args: None)  # never touch the test's own stdout
-    with pytest.raises(OutputClosed):
-        JsonUI(_ClosedPipe()).info("Watching", kind="watching")
     ui = HumanUI(make_console(file=_ClosedPipe()))
     with pytest.raises(OutputClosed):
         ui.prompt("Your move: ")
@@ -248,7 +198,7 @@ def test_the_move_prompt_is_asked_again_after_other_lines() -> None:
     assert _said(ui, tc, "9", out).endswith("or x to cancel\nOption 1-4 (x to cancel): ")
     assert _said(ui, tc, "x", out) == "cancelled; pick another move\nYour move: "
     before = len(out.getvalue())
-    assert ui.on_line(tc, "d") == {"type": "draw"}  # answered: no prompt until the host says
+    assert ui.on_line(tc, "d") == Act({"type": "draw"})  # answered: no prompt until the host says
     ui.info("hand 1 record: valid")
     assert out.getvalue()[before:] == "hand 1 record: valid\n"
 
@@ -298,85 +248,6 @@ def test_only_a_person_is_told_which_keys_to_type_once_seated() -> None:
 
 
 @pytest.mark.parametrize(
-    ("cmd", "legal", "said"),
-    [
-        ({"index": 0}, [], "no legal moves now: not your turn"),
-        ({}, [], "no legal moves now: not your turn"),
-        ({"index": 5}, [{"type": "draw"}], "'index' must be a whole number from 0 to 0, not 5"),
-        ({"index": "0"}, [{"type": "draw"}], "from 0 to 0, not '0'"),
-        ({"index": True}, [{"type": "draw"}], "from 0 to 0, not True"),
-        ({}, [{"type": "draw"}, {"type": "pass"}], "act needs 'action' or 'index' (0 to 1)"),
-        ({"action": "draw"}, [{"type": "draw"}], "'action' must be a JSON object"),
-    ],
-)
-def test_a_json_act_that_names_no_move_says_why(
-    cmd: dict[str, Any], legal: list[dict[str, Any]], said: str
-) -> None:
-    """Before: "act needs 'action' or an 'index' below 0" when there were no legal moves."""
-    out = io.StringIO()
-    ui, tc = JsonUI(out), _tc()
-    _state(tc, VIEW, legal, [1] if legal else [2])
-    assert ui.on_line(tc, json.dumps({"cmd": "act", **cmd})) is None
-    error = json.loads(out.getvalue())
-    assert error["type"] == "error" and said in error["message"]
-
-
-def test_the_json_specs_create_examples_are_real_tables() -> None:
-    """Before, spec/CLIENT-JSON.md created a One Card table with Black Jack's ``jokers``."""
-    spec = (Path(__file__).parents[2] / "spec" / "CLIENT-JSON.md").read_text(encoding="utf-8")
-    examples = re.findall(r'`(\{"cmd": "create".*?\})`', spec, flags=re.DOTALL)
-    assert examples
-    for example in examples:
-        cmd = json.loads(example.replace("\n", " "))
-        engine = find_game(cmd["game"])
-        engine.validate_options(cmd.get("options", {}))  # raises on an unknown option
-        assert engine.min_seats <= cmd["seats"] <= engine.max_seats
-
-
-def test_a_bare_ok_is_not_printed_as_a_json_object() -> None:
-    """Before, the host's ``ok`` to the client's own fair_commit and fair_reveal (no ``re``)
-    appeared as ``{"type": "ok"}`` about twice per hand, matching nothing the script sent."""
-    out = io.StringIO()
-    ui, tc = JsonUI(out), _tc()
-    ui.on_push(tc, tm.Ok(), [])
-    assert out.getvalue() == ""
-    spec = (Path(__file__).parents[2] / "spec" / "CLIENT-JSON.md").read_text(encoding="utf-8")
-    assert "`ok` has no `re`) are not printed" in spec
-    assert "`play` says `One Card: Ann at seat 0 of 2`, `join` says `Seated at table" in spec
-
-
-def _info(phase: str, *connected: bool) -> tm.TableInfo:
-    names = ["Ann", "Bob", "Cy"]
-    seats = tuple(
-        {"seat": i, "name": names[i], "bot": None, "connected": c, "ready": True}
-        for i, c in enumerate(connected)
-    )
-    return tm.TableInfo(table="t1", name="t1", game="one", options={}, seats=seats, phase=phase,
-                        game_no=1, spectators=0, turn_timer=None, voids=0)  # fmt: skip
-
-
-def test_players_are_told_when_another_seat_drops_or_comes_back() -> None:
-    """Before, a seat's connection dying (kill -9) or resuming showed nothing to the others."""
-    ui, out = _human()
-    tc = _tc()
-    ui.on_push(tc, _info("playing", True, True, True), [])
-    ui.on_push(tc, _info("playing", False, True, True), [])
-    assert "Ann dropped (the host plays for Ann after the grace period)" in out.getvalue()
-    ui.on_push(tc, _info("playing", True, False, True), [])  # our own flag is not news
-    assert "Ann is back" in out.getvalue() and "Bob" not in out.getvalue()
-    ui.on_push(tc, _info("finished", True, True, False), [])
-    assert "Cy dropped (the seat is freed if Cy is not back" in out.getvalue()
-    lines = io.StringIO()
-    js = JsonUI(lines)
-    js.on_push(tc, _info("playing", True, True, True), [])
-    js.on_push(tc, _info("playing", True, True, False), [])
-    presence = json.loads(lines.getvalue().splitlines()[-1])
-    said = "Cy dropped (the host plays for Cy after the grace period)"
-    assert presence == {"type": "presence", "seat": 2, "name": "Cy", "connected": False,
-                        "left": False, "message": said}  # fmt: skip
-
-
-@pytest.mark.parametrize(
     ("game", "said"),
     [
         ("black-jack", "a card that can start a run (6D 7D 8D) asks how far to go, a joker"),
@@ -393,52 +264,6 @@ def test_help_describes_the_moves_of_the_game_at_hand(game: str, said: str) -> N
     assert said in _said(ui, tc, "?", out)
 
 
-def test_the_outcome_of_a_shedding_game_shows_the_cards_left() -> None:
-    """Before, a Black Jack game ended with just "Bot-2 wins!" (its outcome names only the
-    winner); the last state before it is followed by the winning play."""
-    ui, out = _human()
-    tc = _tc()
-    view = {**VIEW, "game": "black-jack", "hand_counts": [1, 3, 4]}
-    ui.on_push(tc, _state(tc, view, [], [0]), [])
-    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event={"kind": "draw", "seat": 2, "count": 2}),
-               [])  # fmt: skip
-    ui.on_push(tc, tm.EventPush(table="t1", seq=7, event={"kind": "play", "seat": 0,
-                                                         "cards": ["AC"]}), [])  # fmt: skip
-    outcome = {"termination": "went_out", "winners": [0], "ranking": None, "scores": None}
-    ui.on_push(tc, tm.GameOver(table="t1", seq=8, game_no=1, outcome=outcome), [])
-    assert "Ann wins! Cards left: Ann 0, Bob 3, Cy 6\n" in out.getvalue()
-
-
-def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line() -> None:
-    """Before, game 2 said "Hand 1: Bob deals" and then "hand 2: deal verified" (the table's
-    count of hands), which read as two different hands."""
-    from client.fairplay import FairKind, FairNotice
-
-    ui, out = _human()
-    tc = _tc()
-    tc.game_no, tc.checker.hand_no = 2, 2  # game 2's first hand is the table's second
-    ui.on_push(tc, tm.GameStart(table="t1", seq=1, game_no=2, game="one", names=("A", "B")), [])
-    deal = tm.EventPush(table="t1", seq=2, event={"kind": "deal", "hand_no": 1, "dealer": 1})
-    ui.on_push(tc, deal, [])
-    verdict = FairNotice(FairKind.VERIFIED, 2, "deal verified: 24 cards checked")
-    ui.on_push(tc, tm.EventPush(table="t1", seq=3, event={"kind": "turn"}), [verdict])
-    text = out.getvalue()
-    assert "Game 2, hand 1: Bob deals" in text
-    assert "table hand 2 (game 2, hand 1): deal verified: 24 cards checked" in text
-    view = {"game": "one", "hand_no": 1, "target": 30, "hand_counts": [8, 8]}
-    tc.seat = 0
-    tc.state = dataclasses.replace(_state(tc, view, [], [1]), game_no=2)
-    ui.on_line(tc, "t")
-    assert "Game 2, hand 1   target 30" in out.getvalue()
-    lines = io.StringIO()
-    js = JsonUI(lines)
-    js.on_push(tc, deal, [])
-    js.on_push(tc, tm.EventPush(table="t1", seq=3, event={"kind": "turn"}), [verdict])
-    objs = [json.loads(line) for line in lines.getvalue().splitlines()]
-    assert objs[0]["text"] == "Game 2, hand 1: Bob deals"
-    assert objs[-1]["hand_no"] == 2 and objs[-1]["game_no"] == 2 and objs[-1]["game_hand_no"] == 1
-
-
 def test_a_leave_question_lapses_when_the_game_ends_before_the_answer() -> None:
     """Before, the question outlived its game: "y" went to "Play again?" and the next game's
     first move was swallowed as "staying at the table"."""
@@ -453,4 +278,4 @@ def test_a_leave_question_lapses_when_the_game_ends_before_the_answer() -> None:
     assert "you are still at the table" in out.getvalue()
     tc.outcome = None
     ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [1]), [])
-    assert ui.on_line(tc, "d") == {"type": "draw"}  # a move again, not an answer
+    assert ui.on_line(tc, "d") == Act({"type": "draw"})  # a move again, not an answer

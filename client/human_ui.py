@@ -1,53 +1,47 @@
-"""The two front ends of the table loop: a person at a terminal, and a script speaking NDJSON.
+"""The terminal front end of the table loop: log lines, the table, numbered moves, questions.
 
-How it works: both implement :class:`client.table_loop.Frontend`. Neither knows any rules.
-
-:class:`HumanUI` prints a log line per event ("Bob plays 7♠"), redraws the table with the
-numbered moves just before it is our turn (and again when the legal moves change), offers the
+How it works: :class:`HumanUI` implements :class:`client.table_loop.Frontend` and knows no
+rules. It prints a log line per event ("Bob plays 7♠"), redraws the table with the numbered
+moves just before it is our turn (and again when the legal moves change), offers the
 out-of-turn calls ("One Card!", "last card") as one letter when the host lists them, asks a
 numbered follow-up question when one card stands for several legal actions (a suit to name, a
 run's length, a joker's identity), and prints the fairness verdict after every hand, naming it
-by its table hand number with the game and hand it was (:class:`DealNumbers`). When a
-``table_info`` shows another seat's ``connected`` flag changed since the last one, it says so
-("Bob dropped ...", "Bob is back", "Cat left the table"; :func:`presence_changes`), and
-:class:`JsonUI` emits a ``presence`` object; after our own reconnect the next ``table_info`` is
-taken quietly as the new baseline (:class:`Presence`). Input is
-one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), ``?`` or ``q``.
+by its table hand number with the game and hand it was. When another seat drops, comes back or
+leaves it says so (:mod:`client.tracking`).
 
-:class:`JsonUI` writes one JSON object per line for every push (the message's own wire map,
-minus the signed ``fair`` messages, which are summarised as ``fairness`` verdicts) and reads one
-JSON command per line; the format is specified in ``spec/CLIENT-JSON.md``. A bare ``ok`` (the
-host's answer to the client's own fair-dealing messages) is not printed.
+Input is one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), ``?``
+or ``q``. What concerns only the screen (help, the table, a follow-up question, a typing
+mistake) is answered here; the rest goes to the loop as a command (:mod:`client.intents`).
+A question stays asked (printed again after any other line) until it is answered or no longer
+stands, so the player never faces a silent screen.
 
-Host text reaches neither front end raw. :class:`HumanUI` passes every string from the host
-(names, chat, error messages, reasons, verdicts, the lines of :meth:`HumanUI.info`) through
-:func:`protocol.text.safe_text`, as :mod:`client.render` does for events, tables and outcomes;
-:class:`JsonUI` writes every line through :func:`protocol.text.safe_json`, so a control or
-format character in a value is a ``\\u`` escape in the JSON text and the exact value once parsed;
-the lines it words for people (``message``, ``text``, ``reason``) are made safe like the text
-front end's, so each stays one line.
+Host text never reaches the terminal raw: every string from the host (names, chat, error
+messages, reasons, verdicts, the lines of :meth:`HumanUI.info`) goes through
+:func:`protocol.text.safe_text`, as :mod:`client.render` does for events, tables and outcomes.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from typing import IO, Any
+from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 import protocol.table_messages as tm
-from client.choices import (
-    ECHO_LIMIT,
-    GAME_HELP,
-    Choice,
-    Menu,
-    build_menu,
-    clip,
-    normalise_card,
-)
+from client.choices import GAME_HELP, Choice, Menu, build_menu, normalise_card
 from client.fairplay import FairKind, FairNotice, TableClient
+from client.intents import (
+    Act,
+    AddBot,
+    Chat,
+    Command,
+    Explain,
+    Leave,
+    Rematch,
+    chat_problem,
+    rematch_answer,
+)
 from client.render import (
     OutputClosed,
     describe_action,
@@ -56,23 +50,11 @@ from client.render import (
     render_outcome,
     render_table,
 )
-from client.table_loop import Quit
-from protocol.limits import MAX_CHAT_LEN
+from client.tracking import CardsLeft, DealNumbers, Presence
 from protocol.messages import Error, Message
-from protocol.text import safe_json, safe_text
+from protocol.text import safe_text
 
-__all__ = [
-    "CardsLeft",
-    "DealNumbers",
-    "HumanUI",
-    "JsonUI",
-    "Presence",
-    "chat_problem",
-    "common_prefix",
-    "grid",
-    "help_text",
-    "presence_changes",
-]
+__all__ = ["HumanUI", "common_prefix", "grid", "help_text"]
 
 #: the commands that are always there, for the help line
 COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help, q leave."
@@ -179,193 +161,6 @@ def common_prefix(labels: list[Text]) -> int:
     if shared == min(len(w) for w in words):  # a label all shared: keep its last word
         shared -= 1
     return sum(len(w) + 1 for w in words[0][:shared])
-
-
-def presence_changes(
-    before: tm.TableInfo | None, after: tm.TableInfo, me: int | None
-) -> list[tuple[int, str, bool, str]]:
-    """Seats (other than ``me``) whose connection dropped or came back between two
-    ``table_info`` pushes, as ``(seat, name, connected, line)``.
-
-    >>> def info(connected: bool) -> tm.TableInfo:
-    ...     seat = {"seat": 1, "name": "Bob", "connected": connected}
-    ...     return tm.TableInfo(table="t1", name="t", game="one", options={}, phase="playing",
-    ...                         seats=(None, seat), game_no=1, spectators=0, turn_timer=None,
-    ...                         voids=0)
-    >>> presence_changes(info(True), info(False), 0)[0][3]
-    'Bob dropped (the host plays for Bob after the grace period)'
-    >>> presence_changes(info(False), info(True), 0)[0][3], presence_changes(None, info(False), 0)
-    ('Bob is back', [])
-    >>> import dataclasses
-    >>> presence_changes(info(True), dataclasses.replace(info(True), seats=(None, None)), 0)
-    [(1, 'Bob', False, 'Bob left the table')]
-    """
-    if before is None or before.table != after.table:
-        return []
-    playing = after.phase in ("dealing", "playing")
-    out = []
-    for seat, (old, new) in enumerate(zip(before.seats, after.seats, strict=False)):
-        if seat == me or old is None:
-            continue
-        if new is None:  # the seat was freed: its player left (or never came back)
-            name = str(old.get("name"))
-            out.append((seat, name, False, f"{name} left the table"))
-            continue
-        if old.get("name") != new.get("name"):
-            continue
-        was, now = old.get("connected") is not False, new.get("connected") is not False
-        if was == now:
-            continue
-        name = str(new.get("name"))
-        if now:
-            line = f"{name} is back"
-        elif playing:
-            line = f"{name} dropped (the host plays for {name} after the grace period)"
-        else:
-            line = (
-                f"{name} dropped (the seat is freed if {name} is not back within the grace period)"
-            )
-        out.append((seat, name, now, line))
-    return out
-
-
-class Presence:
-    """Who dropped and came back, from one ``table_info`` to the next (:func:`presence_changes`),
-    quiet across our own reconnect: after a host restart every client reconnects, and the
-    first ``table_info`` would call each player not yet back "dropped", then "back". After
-    :meth:`reconnected` the next ``table_info`` is the new baseline: it only says "X is back"
-    for a player already said to have dropped, and players missing from it are not said to be
-    back when they return; drops after it are said as usual."""
-
-    def __init__(self) -> None:
-        self.info: tm.TableInfo | None = None  #: the last table_info
-        self.said_dropped: set[tuple[int, str]] = set()  #: drops said and not yet back
-        self.unsaid: set[tuple[int, str]] = set()  #: missing at a quiet baseline
-        self.quiet = False  #: the next table_info is a baseline after our reconnect
-
-    def reconnected(self) -> None:
-        self.quiet = True
-
-    def see(self, info: tm.TableInfo, me: int | None) -> list[tuple[int, str, bool, str]]:
-        """The changes to tell, as :func:`presence_changes` gives them."""
-        before, self.info = self.info, info
-        changes = presence_changes(before, info, me)
-        if self.quiet and before is not None and before.table == info.table:
-            self.quiet = False
-            told = [c for c in changes if c[2] and (c[0], c[1]) in self.said_dropped]
-            for seat, held in enumerate(info.seats):
-                if held is not None and held.get("connected") is False:
-                    who = (seat, str(held.get("name")))
-                    if who not in self.said_dropped:
-                        self.unsaid.add(who)
-            changes = told
-        out = []
-        for change in changes:
-            who = (change[0], change[1])
-            if change[2]:  # back
-                if who in self.unsaid:
-                    self.unsaid.discard(who)
-                    continue
-                self.said_dropped.discard(who)
-            else:
-                self.unsaid.discard(who)
-                if info.seats[change[0]] is None:  # left: nobody to say is back
-                    self.said_dropped.discard(who)
-                else:
-                    self.said_dropped.add(who)
-            out.append(change)
-        return out
-
-
-def chat_problem(text: str) -> str | None:
-    """Why ``text`` cannot be sent as a chat line (the protocol's limits), or None if it can.
-
-    >>> chat_problem("hi"), chat_problem(" "), chat_problem("x" * 501)
-    (None, 'nothing to say', 'chat not sent: too long (501 characters, at most 500)')
-    """
-    if not text.strip():
-        return "nothing to say"
-    if len(text) > MAX_CHAT_LEN:
-        return f"chat not sent: too long ({len(text)} characters, at most {MAX_CHAT_LEN})"
-    if not text.isprintable():
-        return "chat not sent: it contains control characters"
-    return None
-
-
-class DealNumbers:
-    """Which game and hand each table hand is: the fair-dealing messages, the verdicts and the
-    hand records number every hand dealt at the table (``table hand 4``), the game's own lines
-    count hands within a game (``Game 2, hand 1``). A game's ``deal`` event comes after its
-    HAND_COMMIT, so the hand being checked then is the one dealt."""
-
-    def __init__(self) -> None:
-        self.games: dict[int, tuple[int, int]] = {}
-
-    def see(self, tc: TableClient, push: Message) -> None:
-        if isinstance(push, tm.EventPush) and push.event.get("kind") == "deal":
-            hand = push.event.get("hand_no", 1)
-            table_hand = tc.checker.hand_no
-            if table_hand and isinstance(hand, int):
-                self.games.setdefault(table_hand, (tc.game_no or 1, hand))
-
-    def label(self, table_hand: int) -> str:
-        """``table hand 4 (game 2, hand 1)``; the game and hand are left out when they say
-        nothing more (game 1, the same number) or are not known."""
-        game = self.games.get(table_hand)
-        if game is None or game == (1, table_hand):
-            return f"table hand {table_hand}"
-        return f"table hand {table_hand} (game {game[0]}, hand {game[1]})"
-
-
-class CardsLeft:
-    """Cards each seat holds, for the outcome: the last ``state``'s ``hand_counts`` moved on by
-    the public ``play`` and ``draw`` events since (the game's last ``state`` comes after its
-    ``game_over``). Counting only, no rules: the host's counts replace ours at every state."""
-
-    def __init__(self) -> None:
-        self.counts: list[int] | None = None
-        self.seq = 0  #: the table seq counted up to (a state shown again is older)
-        self.bankrupt: set[int] = set()  #: One Card seats that went bankrupt this game
-
-    @property
-    def shown(self) -> list[int] | None:
-        """The counts for :func:`client.render.render_outcome` (-1: went bankrupt)."""
-        if self.counts is None:
-            return None
-        return [-1 if seat in self.bankrupt else n for seat, n in enumerate(self.counts)]
-
-    def see(self, push: Message) -> None:
-        seq = getattr(push, "seq", None)
-        if isinstance(seq, int):
-            if seq < self.seq:
-                return
-            self.seq = seq
-        if isinstance(push, tm.GameStart):
-            self.counts = None
-            self.bankrupt = set()
-        elif isinstance(push, tm.StatePush):
-            counts = push.view.get("hand_counts")
-            ok = isinstance(counts, list) and all(isinstance(n, int) for n in counts)
-            self.counts = list(counts) if ok and isinstance(counts, list) else None
-            bankrupt = push.view.get("bankrupt")
-            if isinstance(bankrupt, list):
-                self.bankrupt = {s for s in bankrupt if isinstance(s, int)}
-        elif isinstance(push, tm.EventPush) and self.counts is not None:
-            event, counts = push.event, self.counts
-            seat = event.get("seat")
-            if not isinstance(seat, int) or not 0 <= seat < len(counts):
-                return
-            if event.get("kind") == "play":
-                played = event.get("cards")
-                counts[seat] = max(
-                    0, counts[seat] - (len(played) if isinstance(played, list) else 1)
-                )
-            elif event.get("kind") == "draw" and "cards" not in event:  # the public one
-                count = event.get("count")
-                counts[seat] += count if isinstance(count, int) else 1
-            elif event.get("kind") == "bankrupt":  # One Card: the whole hand goes
-                counts[seat] = 0
-                self.bankrupt.add(seat)
 
 
 class HumanUI:
@@ -577,23 +372,28 @@ class HumanUI:
 
     # ------------------------------------------------------------------ input
 
-    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
-        """What the typed ``line`` asks for; any question still standing is asked again."""
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
+        """What the typed ``line`` asks for; any question still standing is asked again.
+        While "Play again?" stands (``rematch_asked``) a line is first read as its answer."""
+        if rematch_asked:
+            answer = rematch_answer(line)
+            if answer is not None:
+                return Rematch(answer)
         self._prompt_open = False  # Enter was pressed: the cursor is on a fresh line
         wanted = self._on_line(tc, line)
-        if isinstance(wanted, dict):
+        if isinstance(wanted, Act):
             self._asking = None  # answered: the host's reply decides what comes next
-        elif not (isinstance(wanted, str) and wanted.startswith(("chat:", "explain:", "bot:"))):
+        elif wanted is None:
             self._reprompt()  # (after chat or a question, once the host has answered)
         return wanted
 
-    def _on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
+    def _on_line(self, tc: TableClient, line: str) -> Command | None:
         text = line.strip()
         low = text.lower()
         if self._quitting:
             self._quitting = False
             if low in ("y", "yes"):
-                raise Quit(give_up=True)  # a bot takes the seat at once
+                return Leave(give_up=True)  # a bot takes the seat at once
             self._asking = "Your move: " if tc.my_turn and self._pending is None else None
             if self._pending is not None:
                 self._asking = f"Option 1-{len(self._pending.actions)} (x to cancel): "
@@ -602,10 +402,10 @@ class HumanUI:
         if self._blunder is not None:
             return self._answer_blunder(tc, low)
         if low == "b" and tc.seat is not None and tc.outcome is not None:
-            return "bot:"  # between games: ask the host to seat a bot in an empty seat
+            return AddBot()  # between games: ask the host to seat a bot in an empty seat
         if low in ("q", "quit", "exit"):
             if tc.seat is None or tc.outcome is not None or tc.state is None:
-                raise Quit  # watching, or no game under way: nothing to lose
+                return Leave()  # watching, or no game under way: nothing to lose
             self._quitting = True  # a stray "q" must not throw a game away
             self.prompt(self.leave_question, again=self.leave_question)  # the only question
             return None
@@ -619,7 +419,7 @@ class HumanUI:
             if problem is not None:
                 self.say(problem, style="yellow")
                 return None
-            return "chat:" + said
+            return Chat(said)
         if low in ("t", "table"):
             if tc.state is not None:
                 if tc.my_turn:
@@ -645,7 +445,12 @@ class HumanUI:
             held = self._held(tc, text)  # a card we hold but may not play: ask the host why
             return None if held is None else self._ask_why(tc, held)
         if len(found.actions) == 1:
-            return found.actions[0]
+            return Act(found.actions[0])
+        self._ask_choice(found)
+        return None
+
+    def _ask_choice(self, found: Choice) -> None:
+        """Ask which of the actions one choice stands for (a follow-up question)."""
         self._pending = found
         self.say(Text("Choose: ").append_text(found.label))
         labels = found.options(ascii_only=self.ascii_only)
@@ -661,7 +466,6 @@ class HumanUI:
             self.say(grid(items, self.console.width, rows), soft_wrap=True)
         question = f"Option 1-{len(found.actions)} (x to cancel): "
         self.prompt(question, again=question)
-        return None
 
     @staticmethod
     def _held(tc: TableClient, text: str) -> str | None:
@@ -670,9 +474,9 @@ class HumanUI:
         hand = tc.state.view.get("hand") if tc.state is not None else None
         return code if code is not None and isinstance(hand, list) and code in hand else None
 
-    def _ask_why(self, tc: TableClient, card: str) -> str:
+    def _ask_why(self, tc: TableClient, card: str) -> Explain:
         self._explain_seq = tc.state.seq if tc.state is not None else -1
-        return "explain:" + card
+        return Explain(card)
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         card = reply.card.code
@@ -692,7 +496,7 @@ class HumanUI:
             return
         self._reprompt()
 
-    def _answer_blunder(self, tc: TableClient, low: str) -> dict[str, Any] | None:
+    def _answer_blunder(self, tc: TableClient, low: str) -> Act | None:
         assert self._blunder is not None
         (card, action, _), self._blunder = self._blunder, None
         self._asking = "Your move: " if tc.my_turn and self._pending is None else None
@@ -702,9 +506,9 @@ class HumanUI:
         if self._held(tc, card) is None:  # played or taken since the question
             self.say(f"you no longer hold {card}", style="yellow")
             return None
-        return action
+        return Act(action)
 
-    def _answer(self, tc: TableClient, text: str) -> dict[str, Any] | None:
+    def _answer(self, tc: TableClient, text: str) -> Act | None:
         choice = self._pending
         assert choice is not None
         if text.lower() in ("x", ""):
@@ -714,7 +518,7 @@ class HumanUI:
             return None
         if text.isdigit() and 1 <= int(text) <= len(choice.actions):
             self._pending = None
-            return choice.actions[int(text) - 1]
+            return Act(choice.actions[int(text) - 1])
         self.say(f"type a number from 1 to {len(choice.actions)}, or x to cancel", style="yellow")
         return None
 
@@ -734,151 +538,3 @@ class HumanUI:
         self._asking = None
         if reason != "game over":
             self.say(safe_text(reason), style="dim")  # "disconnected: " + the host's words
-
-
-def _bytes_hex(value: object) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).hex()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-class JsonUI:
-    """NDJSON front end (``--json``); see ``spec/CLIENT-JSON.md``."""
-
-    def __init__(self, out: IO[str] | None = None) -> None:
-        self.out = out
-        self._key_shown = False
-        self.presence = Presence()  # who is connected, quiet across our own reconnect
-        self.cards_left = CardsLeft()
-        self.deals = DealNumbers()
-
-    def emit(self, obj: dict[str, Any]) -> None:
-        stream = self.out if self.out is not None else sys.stdout
-        try:
-            line = json.dumps(obj, default=_bytes_hex, ensure_ascii=False)
-            stream.write(safe_json(line) + "\n")
-            stream.flush()
-        except BrokenPipeError:  # the script reading us is gone; not a network error
-            raise OutputClosed("the output was closed") from None
-
-    def info(self, text: str, **fields: Any) -> None:
-        kind = str(fields.pop("kind", "info"))
-        if kind == "reconnected":
-            self.presence.reconnected()
-        if isinstance(fields.get("message"), str):  # a record's verdict, say
-            fields["message"] = safe_text(fields["message"])
-        self.emit({"type": kind, "message": safe_text(text), **fields})
-
-    def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
-        self.cards_left.see(push)
-        self.deals.see(tc, push)
-        # an ``ok`` reaching the loop answers a message sent without an ``id`` (the client's
-        # own fair_commit and fair_reveal): it answers nothing the script asked, so it is dropped
-        if not isinstance(push, tm.FairPush | tm.Ok):
-            obj = dict(push.to_wire())
-            obj.pop("token", None)  # a resume token is a seat key: never print it
-            if isinstance(push, tm.EventPush):
-                line = describe_event(
-                    push.event, tc.name_of, me=tc.seat, ascii_only=True, game_no=tc.game_no
-                )
-                obj["text"] = None if line is None else line.plain
-            elif isinstance(push, tm.StatePush):
-                obj["my_turn"] = tc.my_turn
-            elif isinstance(push, tm.GameOver):
-                obj["text"] = render_outcome(push.outcome, tc.names, self.cards_left.shown).plain
-            self.emit(obj)
-        if isinstance(push, tm.TableInfo):
-            for seat, name, back, said in self.presence.see(push, tc.seat):
-                left = seat < len(push.seats) and push.seats[seat] is None
-                self.emit(
-                    {"type": "presence", "seat": seat, "name": name, "connected": back,
-                     "left": left, "message": safe_text(said)}
-                )  # fmt: skip
-        for notice in notices:
-            game = self.deals.games.get(notice.hand_no)
-            where = {} if game is None else {"game_no": game[0], "game_hand_no": game[1]}
-            verdict = {**notice.to_json(), "message": safe_text(notice.message)}
-            self.emit({"type": "fairness", **verdict, **where})
-        if not self._key_shown and tc.checker.key_fingerprint is not None:
-            self._key_shown = True
-            self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})
-
-    def on_line(self, tc: TableClient, line: str) -> dict[str, Any] | str | None:
-        if not line.strip():
-            return None
-        try:
-            cmd = json.loads(line)
-        except ValueError as exc:
-            self.emit({"type": "error", "message": f"not JSON: {exc}"})
-            return None
-        except RecursionError:
-            self.emit({"type": "error", "message": "not JSON: nested too deeply"})
-            return None
-        if not isinstance(cmd, dict):
-            self.emit({"type": "error", "message": "a command is a JSON object"})
-            return None
-        name = cmd.get("cmd")
-        if name in ("quit", "leave"):
-            raise Quit(give_up=name == "leave")
-        if name == "chat":
-            text = cmd.get("text")
-            if not isinstance(text, str):
-                self.emit({"type": "error", "message": "chat needs a 'text' string"})
-                return None
-            problem = chat_problem(text)
-            if problem is not None:
-                self.emit({"type": "error", "message": problem})
-                return None
-            return "chat:" + text
-        if name == "state":
-            if tc.state is not None:
-                self.on_push(tc, tc.state, [])
-            return None
-        if name == "act":
-            return self._action(tc, cmd)
-        if name == "add_bot":
-            return "bot:"
-        if name == "explain":
-            card = cmd.get("card")
-            code = normalise_card(card) if isinstance(card, str) else None
-            if code is None:
-                self.emit({"type": "error", "message": "explain needs a 'card' code, like \"QS\""})
-                return None
-            return "explain:" + code
-        problem = 'missing "cmd"' if "cmd" not in cmd else f"unknown command {name!r}"
-        if len(problem) > ECHO_LIMIT + 20:
-            problem = f"unknown command {clip(str(name))!r}"
-        self.emit({"type": "error", "message": f"{problem} (act, explain, chat, state, quit)"})
-        return None
-
-    def _action(self, tc: TableClient, cmd: dict[str, Any]) -> dict[str, Any] | None:
-        action, index = cmd.get("action"), cmd.get("index")
-        if isinstance(action, dict):
-            return action
-        legal = list(tc.state.legal) if tc.state is not None else []
-        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal):
-            return dict(legal[index])
-        if action is not None:
-            problem = "'action' must be a JSON object (a map from 'legal')"
-        elif not legal:
-            problem = "no legal moves now: not your turn"
-        elif index is None:
-            problem = f"act needs 'action' or 'index' (0 to {len(legal) - 1})"
-        else:
-            problem = f"'index' must be a whole number from 0 to {len(legal) - 1}, not {index!r}"
-        self.emit({"type": "error", "message": problem})
-        return None
-
-    def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
-        obj = dict(reply.to_wire())
-        obj.pop("re", None)
-        self.emit(obj)
-
-    def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
-        self.emit({"type": "refused", "action": action, "message": safe_text(error)})
-
-    def on_acted(self, tc: TableClient, action: dict[str, Any]) -> None:
-        self.emit({"type": "acted", "action": action})
-
-    def end(self, tc: TableClient, reason: str) -> None:
-        self.emit({"type": "end", "reason": safe_text(reason), "outcome": tc.outcome})
