@@ -18,6 +18,7 @@ MODULES = [
     "client.trust",
     "host.games.black_jack.moves",
     "host.games.one_card.engine",
+    "host.games.presentation",
     "host.session",
     "protocol.connection",
     "protocol.framing",

@@ -30,6 +30,8 @@ from host.games.base import (
     Termination,
     WireMap,
 )
+from host.games.black_jack.presentation import BOT, PRESENTATION
+from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import Card, Suit, deck_for
 
 __all__ = ["TURN_LIMIT", "BlackJackState", "Phase"]
@@ -51,6 +53,8 @@ class BlackJackState(Game):
 
     name: ClassVar[str] = "black-jack"
     title: ClassVar[str] = "Black Jack"
+    presentation: ClassVar[Presentation] = PRESENTATION
+    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 10
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (

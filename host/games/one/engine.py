@@ -49,6 +49,8 @@ from host.games.one.moves import (
     Play,
     parse_one_action,
 )
+from host.games.one.presentation import BOT, PRESENTATION
+from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import DECK_ONE, Card, Rank, Suit, format_cards
 
 __all__ = [
@@ -125,6 +127,8 @@ class One(Game):
 
     name: ClassVar[str] = "one"
     title: ClassVar[str] = "ONE"
+    presentation: ClassVar[Presentation] = PRESENTATION
+    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 4
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (

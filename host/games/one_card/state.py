@@ -36,6 +36,8 @@ from host.games.base import (
     Termination,
     WireMap,
 )
+from host.games.one_card.presentation import BOT, PRESENTATION
+from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import DECK_54, Card, Suit
 
 __all__ = ["DIRECTIONS", "TURN_LIMIT", "OneCardState", "Phase"]
@@ -64,6 +66,8 @@ class OneCardState(Game):
 
     name: ClassVar[str] = "one-card"
     title: ClassVar[str] = "One Card"
+    presentation: ClassVar[Presentation] = PRESENTATION
+    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 8
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
