@@ -164,9 +164,12 @@ class BotFeatures:
       two cards;
     * ``wild``: cards that play on anything, kept for when nothing else plays;
     * ``extra_turn``: cards that give their player another turn (worth playing early);
-    * ``tricks``: a trick-taking game: lead the strongest card, follow with the weakest, by
-      ``trick_order`` (rank to strength); ``bid_strength``: what each rank held is worth when
-      bidding (a bid is made when the hand is worth the lowest bid).
+    * ``trick_order``: a trick-taking game: lead the strongest card, follow with the weakest,
+      by this strength of each rank (empty: a shedding game);
+    * ``bid``: the action type of a bid (an int ``value``); ``bid_strength``: what each rank
+      held is worth, the lowest bid is made when the hand is worth it, else a passive action;
+    * ``switch``: the action type of a yes/no choice (a bool ``switch``), taken when the hand
+      holds more cards of the ranks ``switch_for`` than of ``stay_for`` (ONE's downtown).
     """
 
     calls: frozenset[str] = frozenset()
@@ -175,9 +178,12 @@ class BotFeatures:
     attack_early: bool = False
     wild: frozenset[Card] = frozenset()
     extra_turn: frozenset[Card] = frozenset()
-    tricks: bool = False
     trick_order: Mapping[Rank, int] = field(default_factory=dict)
+    bid: str = ""
     bid_strength: Mapping[Rank, float] = field(default_factory=dict)
+    switch: str = ""
+    switch_for: frozenset[Rank] = frozenset()
+    stay_for: frozenset[Rank] = frozenset()
 
 
 GENERIC_BOT = BotFeatures()

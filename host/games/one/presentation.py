@@ -65,7 +65,6 @@ PRESENTATION = Presentation(
 
 BOT = BotFeatures(
     passive=frozenset({"pass"}),
-    tricks=True,
     trick_order={
         Rank.NINE: 0,
         Rank.TEN: 1,
@@ -76,5 +75,10 @@ BOT = BotFeatures(
         Rank.JOKER: 6,
     },
     # points held (K, Q, J one each, the joker three) plus the tricks high cards should win
+    bid="bid",
     bid_strength={Rank.ACE: 0.5, Rank.KING: 1.5, Rank.QUEEN: 1.0, Rank.JACK: 1.0, Rank.JOKER: 4.0},
+    # downtown (9 high) when the hand has more nines and tens than aces and kings
+    switch="downtown",
+    switch_for=frozenset({Rank.NINE, Rank.TEN}),
+    stay_for=frozenset({Rank.ACE, Rank.KING}),
 )

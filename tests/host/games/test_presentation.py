@@ -111,6 +111,7 @@ def test_every_action_type_is_worded_and_keys_calls_and_bot_features_name_real_o
     assert set(text.actions) == types
     assert set(text.keys) <= types and text.calls <= types
     assert game.bot.calls == text.calls and game.bot.passive <= types
+    assert {t for t in (game.bot.bid, game.bot.switch) if t} <= types
     letters = [key.letter for key in text.keys.values()]
     assert len(letters) == len(set(letters)) and not set(letters) & set(text.absent_keys)
 
