@@ -137,8 +137,8 @@ class Games(Message):
     games: tuple[dict[str, Any], ...] = wire(
         ListOf(AnyMap(), max_len=16),
         "`{name, title, min_seats, max_seats, options: [{name, default, help, choices?, min?, "
-        "max?}], help?, keys?, absent_keys?, calls?, events?, actions?, words?}` per game "
-        "(section 3.5)",
+        "max?}], help?, layout?, keys?, absent_keys?, calls?, events?, actions?, words?}` per "
+        "game (section 3.5)",
     )
 
 

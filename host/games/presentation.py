@@ -124,10 +124,13 @@ class Presentation:
     use, which this game never offers, to what typing one says instead. ``events`` and
     ``actions`` map event kinds and action types to templates; ``words`` maps wire values
     (``last_card``) to words (``last card``) for the ``word`` format. ``calls`` lists the
-    action types that are announcements a seat may make out of its turn.
+    action types that are announcements a seat may make out of its turn. ``layout`` says how a
+    client draws the table: ``shedding`` (a pile to match) or ``tricks`` (trump, the auction,
+    the trick on the table).
     """
 
     help: str = ""
+    layout: str = ""
     keys: Mapping[str, Key] = field(default_factory=dict)
     absent_keys: Mapping[str, str] = field(default_factory=dict)
     calls: frozenset[str] = frozenset()
@@ -140,6 +143,7 @@ class Presentation:
         host adds the wording of its own event kinds (:func:`host.games.game_entry`)."""
         return {
             "help": self.help,
+            "layout": self.layout,
             "keys": {t: {"key": k.letter, "none": k.unavailable} for t, k in self.keys.items()},
             "absent_keys": dict(self.absent_keys),
             "calls": sorted(self.calls),

@@ -23,6 +23,7 @@ PRESENTATION = Presentation(
         'd draws (or takes the pick-up); say "last card" when you could finish next turn: '
         "pick the play marked so, or l after your turn (going out undeclared costs two cards)"
     ),
+    layout="shedding",
     keys={
         "draw": Key("d", "you cannot draw now"),
         "declare": Key("l", 'no "last card" to declare now'),

@@ -20,6 +20,7 @@ PRESENTATION = Presentation(
         "ONE: in the auction type your bid (the number is the bid) or p to pass; the winner's "
         "first lead sets trump (not with the joker); in the tricks follow suit if you can"
     ),
+    layout="tricks",
     keys={"pass": Key("p", "you cannot pass now")},
     absent_keys={"c": "ONE has no calls to make", "l": "ONE has no declarations to make"},
     events={

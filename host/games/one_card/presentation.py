@@ -22,6 +22,7 @@ PRESENTATION = Presentation(
         "d draws (against an attack: the whole attack, unless you answer with an attack card); "
         'c calls "One Card!" when a player is down to one card (the first call counts)'
     ),
+    layout="shedding",
     keys={
         "draw": Key("d", "you cannot draw now"),
         "call": Key("c", "no One Card call to make now"),
