@@ -48,15 +48,9 @@ from client.choices import (
     normalise_card,
 )
 from client.fairplay import FairKind, FairNotice, TableClient
-from client.render import (
-    OutputClosed,
-    describe_action,
-    describe_event,
-    name_seats,
-    render_outcome,
-    render_table,
-)
+from client.render import OutputClosed, name_seats, render_outcome, render_table
 from client.table_loop import Quit
+from client.wording import describe_action, describe_event
 from protocol.limits import MAX_CHAT_LEN
 from protocol.messages import Error, Message
 from protocol.text import safe_json, safe_text

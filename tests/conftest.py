@@ -1,4 +1,4 @@
-"""Suite-wide settings: Hypothesis profiles.
+"""Suite-wide settings: Hypothesis profiles, and what the client knows of the host's games.
 
 The default profile (``onecard``) makes every property test deterministic and free of wall-clock
 limits, so the suite gives the same verdict on a fast laptop and on a loaded two-core CI machine:
@@ -14,11 +14,33 @@ limits, so the suite gives the same verdict on a fast laptop and on a loaded two
 does not set its own number, and the example database in ``.hypothesis/`` so that a failure it
 finds is replayed on the next run. A test's own ``@settings`` wins over the profile for the
 fields it names.
+
+Every test starts with the client's catalogue (:data:`client.catalogue.CATALOGUE`) holding what
+this host says of its games in its ``games`` reply, as a client that asked ``list_games`` does,
+so client code tested without a host words events, titles and letters as it would at a table;
+a test of the generic wording clears it (``CATALOGUE.forget()``), and the next test starts
+afresh.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import HealthCheck, settings
+
+from client.catalogue import CATALOGUE, Catalogue
+from host.games import game_entries
+
+_HOST_SAYS = Catalogue(game_entries()).games
+
+
+@pytest.fixture(autouse=True)
+def _client_knows_the_hosts_games() -> Iterator[None]:
+    CATALOGUE.games, CATALOGUE.learned = dict(_HOST_SAYS), True
+    yield
+    CATALOGUE.games, CATALOGUE.learned = dict(_HOST_SAYS), True
+
 
 settings.register_profile(
     "onecard",

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 MODULES = [
+    "client.catalogue",
     "client.choices",
     "client.discover",
     "client.frontends",
@@ -16,6 +17,7 @@ MODULES = [
     "client.render",
     "client.session",
     "client.trust",
+    "client.wording",
     "host.games.black_jack.moves",
     "host.games.one_card.engine",
     "host.games.presentation",

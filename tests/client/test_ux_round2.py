@@ -21,9 +21,10 @@ from client import table_loop
 from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
 from client.frontends import HumanUI, JsonUI
 from client.records_cmd import records_listed
-from client.render import describe_event, make_console
+from client.render import make_console
 from client.session import RequestError
 from client.table_loop import run_table
+from client.wording import describe_event
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
