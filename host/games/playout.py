@@ -155,13 +155,10 @@ def playout(
         to_act = game.to_act()
         if out_of_turn and random_() < out_of_turn:
             seat = randrange(seats)
-            if seat not in to_act:
+            if seat not in to_act:  # a call or a blunder, when the seat has one
                 actions = game.legal_actions(seat)
                 if actions:
-                    if chooser is not None:
-                        act(seat, chooser(game, seat, actions, rng))
-                    else:
-                        act(seat, actions[randrange(len(actions))])
+                    act(seat, _choose(game, seat, actions, rng, pass_rate=None, chooser=chooser))
                     steps += 1
                 continue
         if not to_act:
@@ -170,24 +167,36 @@ def playout(
         actions = game.legal_actions(seat)
         if not actions:
             raise InvariantError(f"{game_cls.name}: seat {seat} is to act with no legal action")
-        n = len(actions)
-        if chooser is not None:
-            action = chooser(game, seat, actions, rng)
-        elif pass_rate is not None and n > 1:
-            default = game.default_action(seat)
-            if default is not None and random_() < pass_rate:
-                action = default
-            else:
-                action = actions[randrange(n)]
-                if action == default:  # pick again among the others (if any)
-                    others = [a for a in actions if a != default]
-                    if others:
-                        action = others[randrange(len(others))]
-        else:
-            action = actions[randrange(n)]
-        act(seat, action)
+        act(seat, _choose(game, seat, actions, rng, pass_rate=pass_rate, chooser=chooser))
         steps += 1
     return PlayoutResult(game, game.outcome(), steps, chance)
+
+
+def _choose(
+    game: Game,
+    seat: int,
+    actions: list[Action],
+    rng: random.Random,
+    *,
+    pass_rate: float | None,
+    chooser: Chooser | None,
+) -> Action:
+    """The chooser's pick, else a uniform one; with ``pass_rate``, the seat's default action
+    that often and another action otherwise (see :func:`playout`)."""
+    n = len(actions)
+    if chooser is not None:
+        return chooser(game, seat, actions, rng)
+    if pass_rate is None or n == 1:
+        return actions[rng.randrange(n)]
+    default = game.default_action(seat)
+    if default is not None and rng.random() < pass_rate:
+        return default
+    action = actions[rng.randrange(n)]
+    if action == default:  # pick again among the others (if any)
+        others = [a for a in actions if a != default]
+        if others:
+            action = others[rng.randrange(len(others))]
+    return action
 
 
 def check_invariants(game: Game, deck: Counter[Card]) -> None:
