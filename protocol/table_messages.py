@@ -136,9 +136,8 @@ class Games(Message):
     DIRECTION: ClassVar[Direction] = H2C
     games: tuple[dict[str, Any], ...] = wire(
         ListOf(AnyMap(), max_len=16),
-        "`{name, title, min_seats, max_seats, options: [{name, default, help, choices?, min?, "
-        "max?}], help?, layout?, keys?, absent_keys?, calls?, events?, actions?, words?}` per "
-        "game (section 3.5)",
+        "`{name, title, min_seats, max_seats, options, help?, layout?, keys?, absent_keys?, "
+        "calls?, events?, actions?, words?}` per game (options: 3.2; the rest: 3.5)",
     )
 
 
