@@ -52,7 +52,7 @@ PASSIVE_TYPES = frozenset().union(*(find_game(name).bot.passive for name in game
 _UNKNOWN = BotFeatures(calls=CALL_TYPES, passive=PASSIVE_TYPES)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _features_of(game: str) -> BotFeatures:
     try:
         return find_game(game).bot
