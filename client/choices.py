@@ -6,21 +6,24 @@ whole truth. :func:`build_menu` groups those actions for a person:
 * actions that put down a card (``{"type": "play", "cards": [...]}`` or ``"card": ...``) are
   grouped by their first card; those cards get numbers 1, 2, ... in the order of the hand, and
   the hand's other cards are shown dimmed without a number;
-* the other actions get a letter when they have a well-known one (``d`` draw, ``c`` the
-  "One Card!" call, ``p`` pass, ``l`` "last card"); a bid is keyed by its own value (``9) bid
-  9``), so the number a bidder types is the bid, never a menu position; the rest continue the
-  numbering (the downtown question). A number is never both a position and a value: cards
-  are numbered by position, but a card typed by itself needs its suit (``9H``).
+* the other actions get the letter the host gives their type in this game (One Card's ``d``
+  draw and ``c`` "One Card!", ONE's ``p`` pass: ``keys`` of the ``games`` reply, kept in
+  :data:`client.catalogue.CATALOGUE`); a bid is keyed by its own value (``9) bid 9``), so the
+  number a bidder types is the bid, never a menu position; the rest continue the numbering
+  (the downtown question). A number is never both a position and a value: cards are numbered
+  by position, but a card typed by itself needs its suit (``9H``).
 
 A choice holding several actions (a seven with a suit to name, a run of several lengths, a
 joker's declarations, an ace's suit) asks a follow-up question with numbered options: see
 :meth:`Choice.options`. :meth:`Menu.resolve` accepts a number, a letter, a card code (``7S``,
 ``7♠``, ``10h``) or a word found in one move's label only (``uptown`` for ``1) stay uptown``)
-and answers with the choice or with one line saying what was wrong.
-:data:`GAME_HELP` says per game, in a line, what a player can type (for the ``?`` help).
-Whatever the host's lists hold is shown made safe (:func:`protocol.text.safe_text`: card codes
-and actions through :mod:`client.render`, bids and counts here); the actions themselves are
-sent back as the host listed them.
+and answers with the choice or with one line saying what was wrong; a letter with no move now
+gets the host's line for it (``you cannot draw now``, ``ONE has no calls to make``). Labels are
+worded by :mod:`client.wording`, and :data:`GAME_HELP` gives each game's ``?`` help line, both
+from what the host said. Whatever the host's lists hold is shown made safe
+(:func:`protocol.text.safe_text`: card codes through :mod:`client.render`, actions through
+:mod:`client.wording`, bids and counts here); the actions themselves are sent back as the host
+listed them.
 """
 
 from __future__ import annotations
@@ -32,47 +35,15 @@ from typing import Any
 
 from rich.text import Text
 
-from client.render import SUIT_SYMBOLS, card_text, describe_action
+from client.catalogue import CATALOGUE, Catalogue
+from client.render import SUIT_SYMBOLS, card_text
+from client.wording import describe_action
 from protocol.text import safe_text
 
 __all__ = ["GAME_HELP", "Choice", "Menu", "build_menu", "clip", "flow", "normalise_card"]
 
-#: letter shortcuts for non-card actions, by action type
-LETTERS = {"draw": "d", "call": "c", "pass": "p", "declare": "l"}
-#: what a letter shortcut typed when the host does not offer its action is told
-NOT_NOW = {
-    "d": "you cannot draw now",
-    "c": "no One Card call to make now",
-    "p": "you cannot pass now",
-    "l": 'no "last card" to declare now',
-}
-#: per game, what a letter whose move that game never has is told instead of :data:`NOT_NOW`
-NOT_IN_GAME = {
-    "black-jack": {
-        "c": 'Black Jack has no "One Card!" call: its declaration is "last card", made by '
-        'picking a play marked "and say last card", or with l after your turn',
-    },
-    "one": {"c": "ONE has no calls to make", "l": "ONE has no declarations to make"},
-    "one-card": {"l": 'One Card has no "last card" declaration: c calls "One Card!"'},
-}
-#: what a player can type in each game, for the ``?`` help (words only: the host decides)
-GAME_HELP = {
-    "one-card": (
-        "One Card: play a card of the top card's suit or rank; a seven asks which suit to name; "
-        "d draws (against an attack: the whole attack, unless you answer with an attack card); "
-        'c calls "One Card!" when a player is down to one card (the first call counts)'
-    ),
-    "black-jack": (
-        "Black Jack: play a card of the top card's suit or rank; a card that can start a run "
-        "(6D 7D 8D) asks how far to go, a joker what it stands for, an ace which suit to name; "
-        'd draws (or takes the pick-up); say "last card" when you could finish next turn: '
-        "pick the play marked so, or l after your turn (going out undeclared costs two cards)"
-    ),
-    "one": (
-        "ONE: in the auction type your bid (the number is the bid) or p to pass; the winner's "
-        "first lead sets trump (not with the joker); in the tricks follow suit if you can"
-    ),
-}
+GAME_HELP = CATALOGUE.helps
+"""Each game's ``?`` help line as the host gave it (a live view of the catalogue)."""
 _SYMBOL_TO_LETTER = {v: k for k, v in SUIT_SYMBOLS.items()}
 _RANKS = frozenset({"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"})
 
@@ -85,10 +56,15 @@ class Choice:
     label: Text
     actions: list[dict[str, Any]]
     card: str | None = None
+    game: str = ""  #: the view's game, for wording only
+    catalogue: Catalogue = field(default=CATALOGUE, repr=False, compare=False)
 
     def options(self, *, ascii_only: bool = False) -> list[Text]:
         """Labels of the follow-up options when this choice holds several actions."""
-        return [describe_action(a, ascii_only=ascii_only) for a in self.actions]
+        return [
+            describe_action(a, ascii_only=ascii_only, game=self.game, catalogue=self.catalogue)
+            for a in self.actions
+        ]
 
 
 @dataclass(slots=True)
@@ -98,6 +74,7 @@ class Menu:
     choices: list[Choice]
     hand: list[str] = field(default_factory=list)
     game: str = ""  #: the view's game, for wording only
+    catalogue: Catalogue = field(default=CATALOGUE, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return bool(self.choices)
@@ -108,14 +85,17 @@ class Menu:
     def resolve(self, text: str) -> Choice | str:
         """The choice the user meant by ``text``, or an error line to show.
 
+        >>> house = Catalogue([{"name": "g", "actions": {"draw": "draw"}, "keys": {
+        ...     "draw": {"key": "d", "none": "you cannot draw now"},
+        ...     "call": {"key": "c", "none": "no call to make now"}}}])
         >>> m = build_menu({"hand": ["7S", "9H"]}, [{"type": "play", "cards": ["9H"]},
-        ...                                          {"type": "draw"}])
+        ...                                          {"type": "draw"}], catalogue=house)
         >>> m.resolve("1").key, m.resolve("9h").key, m.resolve("d").key
         ('1', '1', 'd')
         >>> m.resolve("7S")
         '7S is not one of your moves now: a numbered card or d draw'
         >>> m.resolve("c")
-        'no One Card call to make now'
+        'no call to make now'
         """
         raw = text.strip()
         if not raw:
@@ -124,8 +104,9 @@ class Menu:
         found = self.by_key(key) or self.by_word(key)
         if found is not None:
             return found
-        if key in NOT_NOW:
-            return NOT_IN_GAME.get(self.game, {}).get(key, NOT_NOW[key])
+        not_now = self.catalogue.refusal(self.game, key)
+        if not_now is not None:
+            return not_now
         if key.startswith("b"):
             value = key.removeprefix("bid").removeprefix("b").strip()
             for c in self.choices:
@@ -154,8 +135,10 @@ class Menu:
         """The one move (not a card) whose label has the word ``typed`` (``uptown`` for ``2)
         stay uptown``), or its whole label; None when no move or several have it.
 
+        >>> house = Catalogue([{"name": "g", "actions": {"downtown": {"if": {"true": "switch"},
+        ...     "then": "switch to downtown (9 high)", "else": "stay uptown"}}}])
         >>> m = build_menu({}, [{"type": "downtown", "switch": False},
-        ...                     {"type": "downtown", "switch": True}])
+        ...                     {"type": "downtown", "switch": True}], catalogue=house)
         >>> m.by_word("Downtown").key, m.by_word("uptown").key, m.by_word("to") is None
         ('2', '1', False)
         """
@@ -171,8 +154,10 @@ class Menu:
     def words(self) -> list[str]:
         """A word that picks each numbered move that is not a card, for the help line.
 
+        >>> house = Catalogue([{"name": "g", "actions": {"downtown": {"if": {"true": "switch"},
+        ...     "then": "switch to downtown (9 high)", "else": "stay uptown"}}}])
         >>> build_menu({}, [{"type": "downtown", "switch": False},
-        ...                 {"type": "downtown", "switch": True}]).words()
+        ...                 {"type": "downtown", "switch": True}], catalogue=house).words()
         ['uptown', 'downtown']
         """
         out = []
@@ -191,8 +176,10 @@ class Menu:
     def offer(self) -> str:
         """What is on offer, in a few words, from the moves only (no rules).
 
+        >>> house = Catalogue([{"name": "g", "keys": {"pass": {"key": "p"}},
+        ...                     "actions": {"bid": "bid {value}", "pass": "pass"}}])
         >>> build_menu({"hand": ["9S"]}, [{"type": "bid", "value": 7}, {"type": "bid",
-        ...            "value": 8}, {"type": "pass"}]).offer()
+        ...            "value": 8}, {"type": "pass"}], catalogue=house).offer()
         'bids 7-8 or p pass'
         """
         parts = []
@@ -217,17 +204,22 @@ class Menu:
     def letters(self) -> list[str]:
         """The lettered moves on offer, as ``"d draw"``, for the help line.
 
-        >>> build_menu({}, [{"type": "draw"}, {"type": "call"}]).letters()
-        ['d draw', 'c call "One Card!"']
+        >>> house = Catalogue([{"name": "g", "actions": {"draw": "draw", "call": "call"},
+        ...     "keys": {"draw": {"key": "d"}, "call": {"key": "c"}}}])
+        >>> build_menu({}, [{"type": "draw"}, {"type": "call"}], catalogue=house).letters()
+        ['d draw', 'c call']
         """
-        return [f"{c.key} {c.label.plain}" for c in self.choices if c.key in NOT_NOW]
+        letters = self.catalogue.letters()
+        return [f"{c.key} {c.label.plain}" for c in self.choices if c.key in letters]
 
     def render(self, *, ascii_only: bool = False, width: int | None = None) -> Text:
         """The hand (legal cards numbered, others dimmed) and the other moves; in ``width``
         columns, a line breaks between two items, never inside one.
 
+        >>> house = Catalogue([{"name": "g", "actions": {"downtown": {"if": {"true": "switch"},
+        ...     "then": "switch to downtown (9 high)", "else": "stay uptown"}}}])
         >>> m = build_menu({"hand": ["7S", "9H"]}, [{"type": "downtown", "switch": False},
-        ...                                         {"type": "downtown", "switch": True}])
+        ...                 {"type": "downtown", "switch": True}], catalogue=house)
         >>> print(m.render(ascii_only=True, width=24).plain, end="")
         Your hand: 7S  9H
         Moves: 1) stay uptown
@@ -342,9 +334,16 @@ def _first_card(action: Mapping[str, Any]) -> str | None:
 
 
 def build_menu(
-    view: Mapping[str, Any], legal: Sequence[Mapping[str, Any]], *, ascii_only: bool = False
+    view: Mapping[str, Any],
+    legal: Sequence[Mapping[str, Any]],
+    *,
+    ascii_only: bool = False,
+    catalogue: Catalogue | None = None,
 ) -> Menu:
-    """Group ``legal`` into numbered and lettered choices (see the module docstring)."""
+    """Group ``legal`` into numbered and lettered choices (see the module docstring); the
+    letters and labels are the host's, from ``catalogue`` (by default, what the host said)."""
+    catalogue = CATALOGUE if catalogue is None else catalogue
+    game = str(view.get("game") or "")
     hand_raw = view.get("hand")
     hand = [str(c) for c in hand_raw] if isinstance(hand_raw, list) else []
     by_card: dict[str, list[dict[str, Any]]] = {}
@@ -356,7 +355,7 @@ def build_menu(
             by_card.setdefault(card, []).append(a)
             continue
         kind = str(a.get("type"))
-        group = kind if kind in LETTERS else f"{kind}:{len(others)}"
+        group = kind if catalogue.key(game, kind) else f"{kind}:{len(others)}"
         others.setdefault(group, []).append(a)
     choices: list[Choice] = []
     order = [c for c in hand if c in by_card] + [c for c in by_card if c not in hand]
@@ -366,21 +365,21 @@ def build_menu(
             continue
         seen.add(code)
         label = card_text(code, ascii_only=ascii_only)
-        choices.append(Choice(str(len(choices) + 1), label, by_card[code], card=code))
-    number = len(choices)
+        number = str(len(choices) + 1)
+        choices.append(Choice(number, label, by_card[code], code, game, catalogue))
+    count = len(choices)
     for group, actions in others.items():
         kind = group.partition(":")[0]
-        if kind in LETTERS:
-            key = LETTERS[kind]
+        letter = catalogue.key(game, kind)
+        if letter:
+            key = letter
         elif kind == "bid" and not by_card:  # no card numbers to collide with
             key = safe_text(str(actions[0].get("value")))  # typed, and shown
         else:
-            number += 1
-            key = str(number)
-        label = describe_action(actions[0], ascii_only=ascii_only)
-        if kind == "draw" and view.get("damage"):
-            label = Text(f"draw {safe_text(str(view['damage']))} (take the attack)")
-        elif kind == "draw" and view.get("pending"):
-            label = Text(f"draw {safe_text(str(view['pending']))} (take the pick-up)")
-        choices.append(Choice(key, label, actions))
-    return Menu(choices, hand, str(view.get("game") or ""))
+            count += 1
+            key = str(count)
+        label = describe_action(
+            actions[0], ascii_only=ascii_only, view=view, game=game, catalogue=catalogue
+        )
+        choices.append(Choice(key, label, actions, None, game, catalogue))
+    return Menu(choices, hand, game, catalogue)

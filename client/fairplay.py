@@ -26,9 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import trio
+
 import protocol.table_messages as tm
+from client.catalogue import CATALOGUE
 from client.records import save_new
-from net.session import ClientSession, expect_reply
+from net.session import ClientSession, RequestError, expect_reply
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
     FairnessError,
@@ -363,6 +366,7 @@ class TableClient:
             tm.Joined,
         )
         self.seat, self.token = reply.seat, reply.token
+        await self._learn_games()
         return reply.seat
 
     async def watch(self, name: str = "") -> None:
@@ -370,6 +374,7 @@ class TableClient:
         says "spectator")."""
         await self.session.request(tm.Watch(table=self.table_id, name=name))
         self.watching, self.watch_name = True, name
+        await self._learn_games()
 
     async def rewatch(self) -> None:
         """Watch again (under the same name) on a fresh session after a drop.
@@ -391,6 +396,20 @@ class TableClient:
         if self.checker.fresh:  # a new process: hands in the backlog are audited, not joined
             self.checker.replay_until = reply.seq
         self.act_seq = reply.act_seq
+        await self._learn_games()
+
+    async def _learn_games(self) -> None:
+        """Ask the host how its games read (``list_games``: titles, help, letters, wording;
+        :mod:`client.catalogue`) unless this process already knows: a command talks to one
+        host. A refusal or a drop leaves the generic wording; the table loop sees a drop."""
+        if CATALOGUE.learned:
+            return
+        try:
+            reply = await self.session.request(tm.ListGames())
+        except (RequestError, trio.BrokenResourceError, trio.TooSlowError):
+            return
+        if isinstance(reply, tm.Games):
+            CATALOGUE.learn(reply.games)
 
     async def ready(self, ready: bool = True) -> None:
         await self.session.request(tm.Ready(table=self.table_id, ready=ready))

@@ -42,15 +42,9 @@ from client.intents import (
     chat_problem,
     rematch_answer,
 )
-from client.render import (
-    OutputClosed,
-    describe_action,
-    describe_event,
-    name_seats,
-    render_outcome,
-    render_table,
-)
+from client.render import OutputClosed, name_seats, render_outcome, render_table
 from client.tracking import CardsLeft, DealNumbers, Presence
+from client.wording import describe_action, describe_event
 from protocol.messages import Error, Message
 from protocol.text import safe_text
 

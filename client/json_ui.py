@@ -36,8 +36,9 @@ from client.intents import (
     chat_problem,
     rematch_answer,
 )
-from client.render import OutputClosed, describe_event, render_outcome
+from client.render import OutputClosed, render_outcome
 from client.tracking import CardsLeft, DealNumbers, Presence
+from client.wording import describe_event
 from protocol.messages import Message
 from protocol.text import safe_json, safe_text
 

@@ -1,7 +1,7 @@
-"""Rendering with rich: cards, the table as this seat sees it, event log lines, outcomes.
+"""Rendering with rich: cards, the table as this seat sees it, outcomes.
 
 How it works: everything here is a pure function from what the host sent (a game's ``view``,
-an ``event`` map, an outcome) plus the seat names to a rich :class:`~rich.text.Text`, so it is
+an outcome) plus the seat names to a rich :class:`~rich.text.Text`, so it is
 easy to snapshot (``Console(record=True, width=80)``) and never decides anything about the
 rules. Cards are wire codes (``7S``, ``10H``, ``JR``) shown as ``7♠``; hearts and diamonds are
 red, spades and clubs use the terminal's default foreground (never hard-coded black), and with
@@ -11,18 +11,20 @@ red, spades and clubs use the terminal's default foreground (never hard-coded bl
 console raises :class:`OutputClosed` instead of rich's ``SystemExit`` (which trio would wrap
 in a group and print as a traceback); ``client.cli.main`` ends the program quietly on it.
 
-Host text is never shown raw: every string these functions take from the host (names, event
-and view fields, reasons, actions) goes through :func:`protocol.text.safe_text` first
-(:func:`host_data` for whole maps), so an ESC sequence, a bidi override or a newline in it is
-shown escaped (``\\x1b``), never acted on by the terminal; rich markup in it is never parsed
-(``markup=False``, and text goes into :class:`~rich.text.Text` as plain text). The console of
+Host text is never shown raw: every string these functions take from the host (names, view
+fields, reasons) goes through :func:`protocol.text.safe_text` first (:func:`host_data` for whole
+maps), so an ESC sequence, a bidi override or a newline in it is shown escaped (``\\x1b``),
+never acted on by the terminal; rich markup in it is never parsed (``markup=False``, and text
+goes into :class:`~rich.text.Text` as plain text). The console of
 :func:`make_console` escapes, as a last line of defence, any control character that still
 reaches it other than the line breaks it lays out itself.
 
-Per game: :func:`render_table` draws the header, the pile, what is pending, every seat (hand
-size, turn, dealer, calls) and the scores for ONE; the hand with its numbered legal moves is
-drawn by :mod:`client.choices`. :func:`describe_event` turns one event into a log line such
-as "Bob plays 7♠", or None for events that only matter to the table display.
+No game is named here: :func:`render_table` draws the header with the title the host gave
+(:data:`client.catalogue.CATALOGUE`), then the table in the layout the host gave: a
+trick-taking table (trump, auction, the trick, points taken) or a shedding table (the pile, what
+is pending; a host that says neither: tricks when the view has a ``trick`` or an ``auction``),
+and every seat (hand size, turn, dealer, calls, scores); the hand with its numbered legal moves
+is drawn by :mod:`client.choices`, and events and actions are worded by :mod:`client.wording`.
 """
 
 from __future__ import annotations
@@ -35,19 +37,20 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from client.catalogue import CATALOGUE, host_data
 from protocol.text import safe_text
 
 __all__ = [
     "GAME_TITLES",
     "SUIT_NAMES",
+    "Names",
     "OutputClosed",
     "card_text",
     "cards_text",
-    "describe_action",
-    "describe_event",
     "hand_label",
     "host_data",
     "make_console",
+    "name_seats",
     "render_outcome",
     "render_table",
     "suit_text",
@@ -56,7 +59,8 @@ __all__ = [
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RED = "red"
-GAME_TITLES = {"one-card": "One Card", "black-jack": "Black Jack", "one": "ONE"}
+GAME_TITLES = CATALOGUE.titles
+"""Each game's title as the host gave it (a live view of :data:`client.catalogue.CATALOGUE`)."""
 
 Names = Callable[[object], str]
 
@@ -100,22 +104,6 @@ def make_console(*, ascii_only: bool = False, file: IO[str] | None = None) -> Co
         soft_wrap=True,  # long lines (fingerprints) wrap in the terminal, not mid-token
         safe_box=ascii_only,
     )
-
-
-def host_data(value: Any) -> Any:
-    r"""``value`` from the host with every string in it, keys included, made safe to show
-    (:func:`protocol.text.safe_text`); maps and lists are copied, other values kept.
-
-    >>> host_data({"kind": "chat", "text": ["hi\x1b[2K"], "n": 3})
-    {'kind': 'chat', 'text': ['hi\\x1b[2K'], 'n': 3}
-    """
-    if isinstance(value, str):
-        return safe_text(value)
-    if isinstance(value, Mapping):
-        return {host_data(k): host_data(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [host_data(v) for v in value]
-    return value
 
 
 def _safe_names(names: Names) -> Names:
@@ -168,53 +156,6 @@ def suit_text(suit: object, *, ascii_only: bool = False, named: bool = False) ->
     return Text(label, style=RED if s in ("H", "D") else "")
 
 
-# --------------------------------------------------------------------------- actions
-
-
-def describe_action(action: Mapping[str, Any], *, ascii_only: bool = False) -> Text:
-    """A legal action in words: ``7♠ naming ♥ hearts``, ``draw``, ``bid 9`` ...
-
-    >>> describe_action({"type": "play", "cards": ["7S"], "suit": "H"}, ascii_only=True).plain
-    'play 7S naming H hearts'
-    """
-    action = host_data(action)
-    kind = action.get("type")
-    out = Text()
-    if kind == "play":
-        cards = action.get("cards")
-        played = cards if isinstance(cards, list) else [action.get("card")]
-        out.append("play ")
-        out.append_text(cards_text(played, ascii_only=ascii_only))
-        declare = action.get("declare")
-        if isinstance(declare, list) and declare:
-            out.append(" with the joker as ")
-            out.append_text(cards_text(declare, ascii_only=ascii_only, sep=", "))
-        if action.get("suit") is not None:
-            out.append(" leading " if "card" in action else " naming ")
-            out.append_text(suit_text(action["suit"], ascii_only=ascii_only, named=True))
-    elif kind == "draw":
-        out.append("draw")
-    elif kind == "call":
-        out.append('call "One Card!"')
-    elif kind == "declare":
-        out.append(f'declare "{_say(action.get("what"))}"')
-    elif kind == "bid":
-        out.append(f"bid {action.get('value')}")
-    elif kind == "pass":
-        out.append("pass")
-    elif kind == "downtown":
-        out.append("switch to downtown (9 high)" if action.get("switch") else "stay uptown")
-    else:
-        out.append(" ".join(f"{k}={v}" for k, v in action.items()))
-    if kind in ("play", "draw") and action.get("say"):
-        out.append(f' and say "{_say(action["say"])}"')
-    return out
-
-
-def _say(what: object) -> str:
-    return "last card" if what == "last_card" else str(what)
-
-
 # --------------------------------------------------------------------------- events
 
 
@@ -256,195 +197,6 @@ def name_seats(text: str, names: Names, me: int | None = None) -> str:
     return _SEAT.sub(one, text)
 
 
-def describe_event(
-    event: Mapping[str, Any],
-    names: Names,
-    *,
-    me: int | None = None,
-    ascii_only: bool = False,
-    game_no: int = 1,
-) -> Text | None:
-    """One log line for an event, or None when the table display already shows it.
-
-    ``game_no`` (the table's game, from 1) words the deal line after a rematch."""
-    event, names = host_data(event), _safe_names(names)
-    kind = event.get("kind")
-    seat = event.get("seat")
-    who = names(seat)
-
-    def cards(key: str = "cards") -> Text:
-        value = event.get(key)
-        return cards_text(value if isinstance(value, list) else [value], ascii_only=ascii_only)
-
-    def line(*parts: str | Text) -> Text:
-        out = Text()
-        for part in parts:
-            out.append_text(part if isinstance(part, Text) else Text(part))
-        return out
-
-    if kind == "play":
-        out = line(who, " plays ", _played(event, ascii_only))
-        if event.get("suit") is not None:
-            out.append_text(line(" and names ", suit_text(event["suit"], ascii_only=ascii_only)))
-        for key, text in (("damage", "attack now {} cards"), ("pending", "pick-up now {}")):
-            if event.get(key):
-                out.append(f" ({text.format(event[key])})")
-        if event.get("cancelled"):
-            out.append(" (the pick-up is cancelled)")
-        if event.get("penalty"):
-            out.append(" (a weaker answer: one penalty card)")
-        return out
-    if kind in ("draw", "drawn"):
-        verb = " is dealt " if event.get("reason") == "deal" else " draws "
-        if "cards" in event:
-            return line(names(me) if seat is None else who, verb, cards(), _reason(event))
-        if seat == me:
-            return None  # our own draw: the private event with the cards follows
-        n = int(event.get("count", 1))
-        return line(who, f"{verb}{n} card{'s' if n != 1 else ''}", _reason(event))
-    if kind in ("dealt", "hand"):
-        return line(names(me), " is dealt ", cards())
-    if kind == "deal":
-        dealer = names(event.get("dealer"))
-        hand = ""
-        if "hand_no" in event and kind == "deal":
-            hand = hand_label(event["hand_no"], game_no) + ": "
-        return line(hand, dealer, " deals")
-    if kind == "turn_up":
-        return line("Turned up: ", cards("cards" if "cards" in event else "card"))
-    if kind == "start":
-        return line(names(event.get("first")), f" starts; play goes {event.get('direction')}")
-    if kind == "call_window":
-        return line(names(event.get("holder")), " has one card left!")
-    if kind == "call":
-        holder, victim = event.get("holder"), event.get("penalized")
-        if seat == holder:
-            return line(who, ' calls "One Card!"; ', names(victim), " draws a penalty card")
-        return line(who, " catches ", names(holder), ' with one card: "One Card!"; ',
-                    names(victim), " draws a penalty card")  # fmt: skip
-    if kind == "reshuffle":  # all discards but the top card become the new stock
-        shuffled = event.get("count")
-        many = shuffled != 1
-        return Text(
-            f"{shuffled} discarded card{'s' if many else ''} {'are' if many else 'is'} shuffled "
-            "into a new stock"
-        )
-    if kind == "forgiven":  # owed cards that neither the stock nor the discards can supply
-        owed = event.get("count")
-        empty = ": the stock is empty and no discards are left to shuffle"
-        if owed == 1 and event.get("reason", "draw") == "draw":
-            return line(who, " draws nothing", empty)
-        plural = "" if owed == 1 else "s"
-        return line(who, f" is let off {owed} card{plural}", _reason(event), empty)
-    if kind == "out":
-        return line(who, f" is out (place {event.get('place')})")
-    if kind == "bankrupt":  # One Card: the hand goes under the top discard, face up
-        held = event.get("count")
-        why = " and cannot pay" if event.get("reason") == "cannot_pay" else ""
-        place = f" (place {event['place']})" if event.get("place") else ""
-        return line(who, f" is bankrupt with {held} card{'s' if held != 1 else ''}{why}", place,
-                    ": out of the game, the cards go under the top discard")  # fmt: skip
-    if kind == "declare":
-        return line(who, f' declares "{_say(event.get("what"))}"')
-    if kind == "skip":
-        return line(who, " misses a turn")
-    if kind == "reverse":
-        return Text(f"Play now goes {event.get('direction')}")
-    if kind == "cover":
-        return line(who, " must cover the queen")
-    if kind == "undeclared":
-        return line(who, f" went out without declaring: picks up {event.get('penalty', 2)}")
-    if kind == "blunder":
-        reason = name_seats(str(event.get("reason")), names, me)
-        return line(who, " blunders with ", cards(), f": {reason}")
-    if kind == "bid":
-        return line(who, f" bids {event.get('value')}")
-    if kind == "pass":
-        return line(who, " passes")
-    if kind == "auction_end":
-        if event.get("no_trump"):
-            return line("Everyone passed: no trump; ", names(event.get("leader")), " leads")
-        return line(names(event.get("bidder")), f" wins the auction with {event.get('bid')}")
-    if kind == "trump":
-        return line("Trump is ", suit_text(event.get("suit"), ascii_only=ascii_only, named=True))
-    if kind == "trick":
-        return line(names(event.get("winner")), f" takes the trick ({_pts(event.get('points'))})")
-    if kind == "downtown_offer":
-        return line(who, " may switch the ranking to downtown")
-    if kind == "downtown":
-        return line(who, " switches to downtown" if event.get("switch") else " stays uptown")
-    if kind == "centre":
-        return line("The centre card ", cards("card"), " goes to ", who)
-    if kind == "hand_end":
-        return _hand_end(event, names)
-    if kind in ("timeout", "substitute"):
-        action = event.get("action")
-        what = describe_action(action, ascii_only=ascii_only) if isinstance(action, dict) else ""
-        why = " ran out of time" if kind == "timeout" else " is away"
-        return line(who, why, "; the host plays: ", what)
-    if kind == "left":  # a player left mid-game: the host's bot plays the seat to the end
-        return line(who, " left; a bot plays ", who, " to the end of the game")
-    if kind == "stood_up":
-        missed = event.get("misses")
-        rounds = f" {missed} deal rounds in a row" if isinstance(missed, int) else " deal rounds"
-        return line(who, " missed", rounds, " and is stood up: the host plays the seat to the end")
-    if kind in ("turn", "game_over", "match_end"):
-        return None
-    rest = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("kind", "to"))
-    return Text(f"{kind}: {rest}".strip())
-
-
-def _reason(event: Mapping[str, Any]) -> str:
-    reason = event.get("reason")
-    if reason in (None, "draw", "deal"):
-        return ""
-    return {"attack": " (the attack)", "pickup": " (the pick-up)", "call": " (penalty)"}.get(
-        str(reason), f" ({reason})"
-    )
-
-
-def _pts(points: object) -> str:
-    """``1 pt``, ``3 pts``."""
-    return f"{points} pt" if points == 1 else f"{points} pts"
-
-
-def _played(event: Mapping[str, Any], ascii_only: bool) -> Text:
-    """The cards of a play, each joker followed by what it stands for: ``JR (as 4D) 5D``."""
-    played = event.get("cards")
-    codes = [str(c) for c in played] if isinstance(played, list) else [str(event.get("card"))]
-    declared = event.get("declare")
-    stand_ins = iter(declared if isinstance(declared, list) else [])
-    out = Text()
-    for i, code in enumerate(codes):
-        if i:
-            out.append(" ")
-        out.append_text(card_text(code, ascii_only=ascii_only))
-        if code in ("JR", "JB"):
-            as_card = next(stand_ins, None)
-            if as_card is not None:
-                out.append(" (as ")
-                out.append_text(card_text(str(as_card), ascii_only=ascii_only))
-                out.append(")")
-    return out
-
-
-def _hand_end(event: Mapping[str, Any], names: Names) -> Text:
-    out = Text("Hand over")
-    bidder = event.get("bidder")
-    if bidder is not None:
-        made = "made" if event.get("made") else "missed"
-        out.append(f": {names(bidder)} {made} the bid of {event.get('bid')}")
-    elif "bidder" in event:
-        out.append(": no one bid")
-    points = event.get("points")
-    if isinstance(points, list):
-        out.append(". Points taken: " + ", ".join(f"{names(i)} {p}" for i, p in enumerate(points)))
-    scores = event.get("scores")
-    if isinstance(scores, list):
-        out.append(". Scores: " + ", ".join(f"{names(i)} {s}" for i, s in enumerate(scores)))
-    return out
-
-
 # --------------------------------------------------------------------------- the table
 
 
@@ -459,23 +211,26 @@ def render_table(
     width: int | None = None,
 ) -> Text:
     """The table as ``me`` sees it (no hand: :mod:`client.choices` draws it with the moves);
-    ``game_no`` (the table's game, from 1) words ONE's hand after a rematch; the rule at the
-    top fits in ``width`` columns (the terminal's).
+    ``game_no`` (the table's game, from 1) words a trick game's hand after a rematch; the rule
+    at the top fits in ``width`` columns (the terminal's).
 
-    >>> top = render_table({"game": "one-card"}, [], me=None, width=30).plain.splitlines()[0]
-    >>> len(top), top[:14]
-    (30, '── One Card ──')
+    >>> top = render_table({"game": "snap"}, [], me=None, width=30).plain.splitlines()[0]
+    >>> len(top), top[:10]
+    (30, '── snap ──')
     """
     view, names = host_data(view), _safe_name_list(names)
     game = str(view.get("game", ""))
     out = Text()
-    title = GAME_TITLES.get(game, game)
+    title = CATALOGUE.title(game)
     rule = "-" if ascii_only else "─"
     out.append(f"{rule * 2} {title} ", style="bold")
     length = 40 - len(title) if width is None else min(40, width) - 4 - len(title)
     out.append(rule * max(2, length) + "\n")
-    if game == "one":
-        _one_table(out, view, names, ascii_only=ascii_only, me=me, game_no=game_no)
+    layout = CATALOGUE.layout(game) or (
+        "tricks" if isinstance(view.get("trick") or view.get("auction"), dict) else "shedding"
+    )
+    if layout == "tricks":
+        _trick_table(out, view, names, ascii_only=ascii_only, me=me, game_no=game_no)
     else:
         _shedding_table(out, view, ascii_only)
     out.append_text(_seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only))
@@ -506,7 +261,7 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
         out.append("The queen must be covered\n", style="bold")
 
 
-def _one_table(
+def _trick_table(
     out: Text,
     view: Mapping[str, Any],
     names: Sequence[str],
@@ -590,7 +345,8 @@ def _seats(
             tags.append("bankrupt")
         if isinstance(declared, list) and seat < len(declared) and declared[seat]:
             said = declared[seat]  # Black Jack's view has a flag; a word is shown as said
-            tags.append("declared" if said is True else f'said "{_say(said)}"')
+            word = CATALOGUE.word(str(said), str(view.get("game", "")))
+            tags.append("declared" if said is True else f'said "{word}"')
         if isinstance(window, dict) and window.get("holder") == seat:
             tags.append("ONE CARD!")
         if tags:

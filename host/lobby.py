@@ -24,7 +24,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host import table_restore
-from host.games import GAMES, find_game
+from host.games import find_game, game_entries
 from host.games.base import OptionError, WireMap
 from host.logs import get_logger
 from host.record_files import RecordUnreadable
@@ -77,22 +77,7 @@ class Lobby:
     # ------------------------------------------------------------------ queries
 
     def games(self) -> list[WireMap]:
-        out = []
-        for name in GAMES:
-            try:
-                cls = find_game(name)
-            except OptionError:
-                continue
-            out.append(
-                {
-                    "name": cls.name,
-                    "title": cls.title,
-                    "min_seats": cls.min_seats,
-                    "max_seats": cls.max_seats,
-                    "options": [spec.to_wire() for spec in cls.OPTIONS],
-                }
-            )
-        return out
+        return game_entries()
 
     def table_summaries(self) -> list[WireMap]:
         return [t.public_summary() for t in self.tables.values()]

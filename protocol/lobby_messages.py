@@ -80,14 +80,14 @@ class ListGames(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class Games(Message):
-    """The games the host runs: name, title, seat range and table options of each."""
+    """The games the host runs: name, title, seat range, table options and wording of each."""
 
     TYPE: ClassVar[str] = "games"
     DIRECTION: ClassVar[Direction] = H2C
     games: tuple[dict[str, Any], ...] = wire(
         ListOf(AnyMap(), max_len=16),
-        "`{name, title, min_seats, max_seats, options: [{name, default, help, choices?, min?, "
-        "max?}]}` per game",
+        "`{name, title, min_seats, max_seats, options, help?, layout?, keys?, absent_keys?, "
+        "calls?, events?, actions?, words?}` per game (options: 3.2; the rest: 3.5)",
     )
 
 

@@ -1,4 +1,5 @@
-"""Suite-wide settings (Hypothesis profiles) and the fixtures several test folders share.
+"""Suite-wide settings (Hypothesis profiles), what the client knows of the host's games, and the
+fixtures several test folders share.
 
 The default profile (``onecard``) makes every property test deterministic and free of wall-clock
 limits, so the suite gives the same verdict on a fast laptop and on a loaded two-core CI machine:
@@ -15,6 +16,12 @@ does not set its own number, and the example database in ``.hypothesis/`` so tha
 finds is replayed on the next run. A test's own ``@settings`` wins over the profile for the
 fields it names.
 
+Every test starts with the client's catalogue (:data:`client.catalogue.CATALOGUE`) holding what
+this host says of its games in its ``games`` reply, as a client that asked ``list_games`` does,
+so client code tested without a host words events, titles and letters as it would at a table;
+a test of the generic wording clears it (``CATALOGUE.forget()``), and the next test starts
+afresh.
+
 Shared fixtures: ``start_host`` runs :func:`host.server.serve_host` in the test's nursery (port
 0, 127.0.0.1, a temporary data directory, bots with no thinking time); ``serve_tls`` starts a
 TLS server with a fresh host identity around any handler.
@@ -23,7 +30,7 @@ TLS server with a fresh host identity around any handler.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +38,20 @@ import pytest
 import trio
 from hypothesis import HealthCheck, settings
 
+from client.catalogue import CATALOGUE, Catalogue
+from host.games import game_entries
 from host.identity import load_or_create_identity
 from host.server import HostConfig, HostInfo, serve_host
+
+_HOST_SAYS = Catalogue(game_entries()).games
+
+
+@pytest.fixture(autouse=True)
+def _client_knows_the_hosts_games() -> Iterator[None]:
+    CATALOGUE.games, CATALOGUE.learned = dict(_HOST_SAYS), True
+    yield
+    CATALOGUE.games, CATALOGUE.learned = dict(_HOST_SAYS), True
+
 
 settings.register_profile(
     "onecard",

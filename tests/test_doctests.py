@@ -9,17 +9,20 @@ from pathlib import Path
 import pytest
 
 MODULES = [
+    "client.catalogue",
     "client.choices",
     "client.intents",
     "client.human_ui",
     "client.lobby",
     "client.render",
     "client.tracking",
+    "client.wording",
     "net.discover",
     "net.session",
     "net.trust",
-    "host.games.black_jack",
-    "host.games.one_card",
+    "host.games.black_jack.moves",
+    "host.games.one_card.engine",
+    "host.games.presentation",
     "host.session",
     "protocol.connection",
     "protocol.framing",

@@ -1,16 +1,20 @@
 """Game engines, registered by name (like python-chess's ``VARIANTS`` / ``find_variant``).
 
-Each engine lives in its own module and is imported on first use, so a broken or slow import of
+Each engine lives in its own package and is imported on first use, so a broken or slow import of
 one game never affects the others. ``GAMES`` maps the wire name to ``"module:Class"``.
+:func:`game_entry` is what the host says about one game in its ``games`` reply: name, title,
+seats, options and the game's presentation (help, letters, wording), plus the wording of the
+host's own event kinds (``spec/PROTOCOL.md`` sections 3.2 and 3.5).
 """
 
 from __future__ import annotations
 
 import importlib
 
-from host.games.base import Game, OptionError
+from host.games.base import Game, OptionError, WireMap
+from host.games.wording import HOST_EVENTS
 
-__all__ = ["GAMES", "find_game", "game_names"]
+__all__ = ["GAMES", "find_game", "game_entries", "game_entry", "game_names"]
 
 GAMES: dict[str, str] = {
     "one-card": "host.games.one_card:OneCard",
@@ -46,3 +50,22 @@ def find_game(name: str) -> type[Game]:
     cls = getattr(module, attr)
     assert isinstance(cls, type) and issubclass(cls, Game)
     return cls
+
+
+def game_entry(cls: type[Game]) -> WireMap:
+    """One game as the ``games`` reply describes it (``spec/PROTOCOL.md`` 3.2 and 3.5)."""
+    text = cls.presentation.to_wire()
+    text["events"] = {**text["events"], **HOST_EVENTS}
+    return {
+        "name": cls.name,
+        "title": cls.title,
+        "min_seats": cls.min_seats,
+        "max_seats": cls.max_seats,
+        "options": [spec.to_wire() for spec in cls.OPTIONS],
+        **text,
+    }
+
+
+def game_entries() -> list[WireMap]:
+    """:func:`game_entry` of every game whose engine can be imported, in registry order."""
+    return [game_entry(find_game(name)) for name in game_names()]

@@ -114,6 +114,7 @@ async def test_wild_suit_and_one_card_call_through_a_terminal(
     """A scripted host (the real protocol, fixed states) offers a seven and then a call window:
     the terminal asks for the suit as numbered options and offers the call as one key."""
     import protocol.table_messages as tm
+    from host.games import game_entries
     from protocol.connection import Connection, Role
     from protocol.framing import NEED_DATA
     from protocol.messages import Message, Welcome
@@ -146,6 +147,9 @@ async def test_wild_suit_and_one_card_call_through_a_terminal(
                            fingerprint="sha256:" + "0" * 64, limits={}))  # fmt: skip
         join = await recv()
         await send(tm.Joined(re=join.id, table="t1", seat=1, token="t" * 20))
+        asked = await recv()  # the client asks how the host's games read, once
+        assert isinstance(asked, tm.ListGames)
+        await send(tm.Games(re=asked.id, games=tuple(game_entries())))
         ready = await recv()
         await send(tm.Ok(re=ready.id))
         await send(tm.GameStart(table="t1", seq=1, game_no=1, game="one-card",

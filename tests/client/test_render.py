@@ -17,12 +17,12 @@ from client.choices import build_menu
 from client.render import (
     OutputClosed,
     card_text,
-    describe_event,
     make_console,
     render_outcome,
     render_table,
     suit_text,
 )
+from client.wording import describe_event
 from host.games import find_game
 
 DATA = Path(__file__).parent.parent / "data" / "render"

@@ -23,8 +23,9 @@ from client.human_ui import HumanUI
 from client.intents import AddBot, Command, Rematch, rematch_answer
 from client.json_ui import JsonUI
 from client.records_cmd import records_listed
-from client.render import describe_event, make_console
+from client.render import make_console
 from client.table_loop import run_table
+from client.wording import describe_event
 from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
-from host.policy import choose, heuristic_choice, random_choice
+from host import policy
+from host.games import find_game, game_names
+from host.policy import (
+    CALL_TYPES,
+    PASSIVE_TYPES,
+    choose,
+    features,
+    heuristic_choice,
+    random_choice,
+)
 
 
 def test_no_legal_action_means_no_choice() -> None:
@@ -81,3 +92,28 @@ def test_black_jack_plays_announce_the_last_card() -> None:
         {"type": "play", "cards": ["5H"], "say": "last_card"},
     ]
     assert heuristic_choice(view, legal) == {"type": "play", "cards": ["5H"], "say": "last_card"}
+
+
+def test_what_a_bot_knows_of_a_game_is_the_games_own_declaration() -> None:
+    """Before, the policy tested game names and listed call types no engine has ("one_card",
+    "knock", "pick_up", "cover_draw")."""
+    source = Path(policy.__file__).read_text("utf-8")
+    assert not re.search(r'"(one-card|black-jack|one)"', source)
+    for name in game_names():
+        assert features({"game": name}) is find_game(name).bot
+    assert {"call", "declare"} == CALL_TYPES and {"draw", "pass"} == PASSIVE_TYPES
+
+
+def test_a_game_the_host_does_not_run_is_played_without_card_knowledge() -> None:
+    view = {"game": "snap", "seat": 0, "hand": ["2H", "7S"], "hand_counts": [2, 1]}
+    legal = [{"type": "draw"}, {"type": "call"}, {"type": "play", "cards": ["2H"]}]
+    assert heuristic_choice(view, legal) == {"type": "call"}  # every game's calls still count
+    assert heuristic_choice(view, legal, last={"type": "call"}) == legal[2]
+    assert features(view).attack == frozenset() and features({}).passive == PASSIVE_TYPES
+
+
+def test_one_switches_downtown_with_more_nines_and_tens_than_aces_and_kings() -> None:
+    legal = [{"type": "downtown", "switch": False}, {"type": "downtown", "switch": True}]
+    low = {"game": "one", "hand": ["9S", "10S", "9H", "AS"]}
+    assert heuristic_choice(low, legal) == legal[1]
+    assert heuristic_choice({**low, "hand": ["9S", "AS", "KH"]}, legal) == legal[0]

@@ -1,4 +1,4 @@
-"""Tests for host/games/black_jack.py: Black Jack, the British shedding game.
+"""Tests for host/games/black_jack/: Black Jack, the British shedding game.
 
 The rules themselves are shown by the golden scenarios in ``tests/data/black-jack/*.json`` (one
 file per rule, ruling or option, run by :func:`test_scenario`). The unit tests here cover what a
@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from host.games import black_jack, find_game
+from host.games import find_game
 from host.games.base import (
     Action,
     ChanceError,
@@ -47,6 +47,7 @@ from host.games.black_jack import (
     Phase,
     Play,
 )
+from host.games.black_jack import engine as black_jack_engine
 from host.games.playout import garbage_wire, playout, view_leaks
 from host.scenario import load_scenario, run_scenario
 from protocol.cards import ALL_CARDS, Card, Rank, Suit, card, deck_for
@@ -630,7 +631,7 @@ def test_every_play_check_accepts_is_offered(
     event(
         "pending" if game.pending and not game.covering else "cover" if game.covering else "plain"
     )
-    with mock.patch.object(black_jack, "PLAY_LIMIT", 10**6):
+    with mock.patch.object(black_jack_engine, "PLAY_LIMIT", 10**6):
         every = offered_plays(game, seat)
     accepted = brute_force_plays(game, seat)
     assert len({(a.cards, a.suit, a.declare) for a in every}) == len(every)  # no play twice

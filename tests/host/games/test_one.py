@@ -1,4 +1,4 @@
-"""Tests for host/games/one.py: ONE, the trick-taking game, played as a whole match.
+"""Tests for host/games/one/: ONE, the trick-taking game, played as a whole match.
 
 Hands are dealt from scripted orders built by :func:`order_for`, so each test names the cards
 every seat holds. :func:`moves` applies a short script (``"p 9 QS JR:H down"``) for whichever

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.games import find_game, one_card
+from host.games import find_game
 from host.games.base import (
     ChanceKind,
     IllegalAction,
@@ -22,6 +22,7 @@ from host.games.base import (
     Termination,
 )
 from host.games.one_card import CALL, DRAW, Call, Draw, OneCard, Play
+from host.games.one_card import engine as one_card_engine
 from host.games.playout import check_invariants, garbage_wire, playout, probe, view_leaks
 from protocol.cards import DECK_54, Suit, card
 
@@ -529,7 +530,7 @@ def test_going_out_wins_the_game() -> None:
 def test_turn_limit_stops_the_game_and_the_fewest_cards_win(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(one_card, "TURN_LIMIT", 3)
+    monkeypatch.setattr(one_card_engine, "TURN_LIMIT", 3)
     game = new_game(TWO, "5H")
     game.apply(1, DRAW)
     game.apply(0, DRAW)
@@ -714,7 +715,5 @@ def test_rejected_actions_change_nothing() -> None:
 def test_docstring_examples() -> None:
     import doctest
 
-    from host.games import one_card
-
-    result = doctest.testmod(one_card)
+    result = doctest.testmod(one_card_engine)
     assert result.attempted >= 5 and result.failed == 0

@@ -12,7 +12,7 @@ fair deal; the deal passes left each hand. The phases (:class:`Phase`) are::
 
 Positions 0..23 of the shuffled deck go one at a time clockwise from the dealer's left; position
 24 is the centre card, hidden from every seat and from spectators until the last trick is taken.
-Seats act with four frozen actions (wire forms in :func:`One.parse_action`): :class:`Bid`,
+Seats act with four frozen actions (wire forms in :mod:`host.games.one.moves`): :class:`Bid`,
 :class:`Pass`, :class:`Play` (a no-trump joker lead also names the suit to follow) and
 :class:`DowntownChoice`. :meth:`One.view` alone decides what a seat may see. The rules and every
 ruling, with reasons, are in ``spec/RULES.md`` section ONE.
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from host.games.base import (
@@ -39,17 +38,20 @@ from host.games.base import (
     Outcome,
     Termination,
     WireMap,
-    parse_wire_card,
 )
-from protocol.cards import (
-    DECK_ONE,
-    JOKER_RED,
-    Card,
-    CardCodeError,
-    Rank,
-    Suit,
-    format_cards,
+from host.games.one.moves import (
+    DECK_SET,
+    JOKER,
+    PASS,
+    Bid,
+    DowntownChoice,
+    Pass,
+    Play,
+    parse_one_action,
 )
+from host.games.one.presentation import BOT, PRESENTATION
+from host.games.presentation import BotFeatures, Presentation
+from protocol.cards import DECK_ONE, Card, Rank, Suit, format_cards
 
 __all__ = [
     "JOKER",
@@ -76,9 +78,6 @@ CENTRE_POSITION = 24
 _POINTS = {Rank.KING: 1, Rank.QUEEN: 1, Rank.JACK: 1, Rank.JOKER: 3}
 #: uptown strength within a suit: 9 lowest, ace highest (downtown reverses it)
 _UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
-_DECK_SET = frozenset(DECK_ONE)
-#: the deck's only joker (cards are interned, so identity is the cheapest test)
-JOKER = JOKER_RED
 
 
 #: ONE's name for :class:`~host.games.base.ChanceError`: no deal pending, not a permutation,
@@ -112,62 +111,15 @@ class Ranking(enum.Enum):
     DOWNTOWN = "downtown"  #: 9 10 J Q K A
 
 
-# --------------------------------------------------------------------------- actions
+# --------------------------------------------------------------------------- the game
 
 
-@dataclass(frozen=True, slots=True)
-class Bid(Action):
-    """``{"type": "bid", "value": 9}``: bid a number of points (higher than the last bid)."""
-
-    value: int
-
-    def to_wire(self) -> WireMap:
-        return {"type": "bid", "value": self.value}
-
-
-@dataclass(frozen=True, slots=True)
-class Pass(Action):
-    """``{"type": "pass"}``: drop out of the auction for the rest of the hand."""
-
-    def to_wire(self) -> WireMap:
-        return {"type": "pass"}
-
-
-@dataclass(frozen=True, slots=True)
-class Play(Action):
-    """``{"type": "play", "card": "QS"}``; a no-trump joker lead adds ``"suit": "H"``."""
-
-    card: Card
-    suit: Suit | None = None
-
-    def to_wire(self) -> WireMap:
-        out: WireMap = {"type": "play", "card": self.card.code}
-        if self.suit is not None:
-            out["suit"] = self.suit.value
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class DowntownChoice(Action):
-    """``{"type": "downtown", "switch": true}``: the joker's capturer picks the ranking."""
-
-    switch: bool
-
-    def to_wire(self) -> WireMap:
-        return {"type": "downtown", "switch": self.switch}
-
-
-_PASS = Pass()
 _SUIT_WORDS = {
     Suit.SPADES: "spades",
     Suit.HEARTS: "hearts",
     Suit.DIAMONDS: "diamonds",
     Suit.CLUBS: "clubs",
 }
-_FIELDS = {"bid": {"value"}, "pass": set(), "play": {"card", "suit"}, "downtown": {"switch"}}
-
-
-# --------------------------------------------------------------------------- the game
 
 
 class One(Game):
@@ -175,6 +127,8 @@ class One(Game):
 
     name: ClassVar[str] = "one"
     title: ClassVar[str] = "ONE"
+    presentation: ClassVar[Presentation] = PRESENTATION
+    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 4
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
@@ -251,7 +205,7 @@ class One(Game):
         request = self.chance_request()
         if request is None:
             raise DealError("no deal is pending")
-        if len(order) != len(DECK_ONE) or set(order) != _DECK_SET:
+        if len(order) != len(DECK_ONE) or set(order) != DECK_SET:
             raise DealError("the deal is not a permutation of the deck")
         if request.choose_dealer:
             if dealer is None or not 0 <= dealer < self.seats:
@@ -302,7 +256,7 @@ class One(Game):
             return []
         if self.phase is Phase.AUCTION:
             low = self.min_bid if self.high is None else self.high + 1
-            return [_PASS, *(Bid(v) for v in range(low, MAX_BID + 1))]
+            return [PASS, *(Bid(v) for v in range(low, MAX_BID + 1))]
         if self.phase is Phase.DOWNTOWN:
             return [DowntownChoice(False), DowntownChoice(True)]
         out: list[Action] = []
@@ -314,49 +268,7 @@ class One(Game):
         return out
 
     def parse_action(self, wire: object) -> Action:
-        """Turn a wire map into an action.
-
-        Wire forms: ``{"type": "bid", "value": 6..15}``, ``{"type": "pass"}``,
-        ``{"type": "play", "card": "QS"}`` (``"suit": "S"|"H"|"D"|"C"`` only with ``"JR"``, and
-        required when the joker leads a no-trump trick), ``{"type": "downtown", "switch": bool}``.
-
-        Raises:
-            InvalidAction: not a map, unknown type, missing or unknown field, wrong field type,
-                a card that is not a card of the ONE deck, or a suit on a card not the joker.
-            InvalidCard: a card code that does not parse (``bad_card``).
-        """
-        if not isinstance(wire, Mapping):
-            raise InvalidAction(f"an action must be a map, not {type(wire).__name__}")
-        kind = wire.get("type")
-        if not isinstance(kind, str) or kind not in _FIELDS:
-            raise InvalidAction(
-                f"unknown action type {kind!r} (expected bid, pass, play, downtown)"
-            )
-        extra = sorted(str(k) for k in wire if k != "type" and k not in _FIELDS[kind])
-        if extra:
-            raise InvalidAction(f"unknown field {extra[0]!r} in a {kind} action")
-        if kind == "pass":
-            return _PASS
-        if kind == "bid":
-            value = wire.get("value")
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidAction(f"a bid's value must be a whole number, not {value!r}")
-            return Bid(value)
-        if kind == "downtown":
-            switch = wire.get("switch")
-            if not isinstance(switch, bool):
-                raise InvalidAction(f"downtown's switch must be true or false, not {switch!r}")
-            return DowntownChoice(switch)
-        c = parse_wire_card(wire.get("card"), "card")
-        try:
-            suit = None if wire.get("suit") is None else Suit.parse(wire.get("suit"))
-        except CardCodeError as exc:
-            raise InvalidAction(exc.message) from None
-        if c not in _DECK_SET:
-            raise InvalidAction(f"{c.code} is not a card of the ONE deck")
-        if suit is not None and c is not JOKER:
-            raise InvalidAction("only the joker's play names a suit")
-        return Play(c, suit)
+        return parse_one_action(wire)
 
     def check(self, seat: int, action: Action) -> None:
         """Raise unless ``apply`` would accept ``action`` from ``seat``.
@@ -409,7 +321,7 @@ class One(Game):
             raise IllegalAction("only the joker leading a no-trump trick names a suit")
 
     def _single_plays(self, card: Card) -> list[Action]:
-        return [Play(card)] if card in _DECK_SET else []
+        return [Play(card)] if card in DECK_SET else []
 
     def _why_not(self, seat: int, action: Action) -> tuple[str, bool]:
         """The reason in words a player reads (``check`` keeps its terse messages)."""

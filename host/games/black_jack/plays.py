@@ -1,6 +1,6 @@
 """Black Jack play shapes: runs, chains and the "could go out this turn" search.
 
-How it works: the engine (:mod:`host.games.black_jack`) checks a play's shape with
+How it works: the engine (:mod:`host.games.black_jack.engine`) checks a play's shape with
 :func:`_is_run` and :func:`_is_chain`, and lists candidate plays with the generators
 :func:`_runs` (depth-first, jokers filling any place) and :func:`_chains` (breadth-first,
 shortest first), which yield ``(cards as put down, cards as they act)`` pairs so a joker's
@@ -230,7 +230,7 @@ def _chains(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Itera
     Breadth-first from the starts: each card matches the previous one's identity by rank or
     suit; a joker is tried as every identity that does. Runs are left out (:func:`_runs`
     lists them). The caller stops reading at
-    :data:`host.games.black_jack.PLAY_LIMIT`, so a long level is never built
+    :data:`host.games.black_jack.engine.PLAY_LIMIT`, so a long level is never built
     in full.
     """
     kinds = sorted(counts, key=lambda c: c.index)

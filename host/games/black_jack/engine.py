@@ -1,0 +1,367 @@
+"""Black Jack, the British shedding game (``black-jack``): rules engine.
+
+How it works: one :class:`BlackJack` object is one hand: the table and its bookkeeping (deal,
+stock, owed cards, the end, views) are :class:`~host.games.black_jack.state.BlackJackState`'s,
+and this class adds the turns. A play is checked in two layers: shape (cards held, one
+declaration per joker, a suit exactly when the last card acts as an ace) raises
+:class:`InvalidAction`; the rules (turn, matching, runs, counters) give a reason string. With
+``blunders`` on, a play that breaks the rules or comes out of turn passes :meth:`check` and
+:meth:`apply` penalises it (two cards, taken back); with it off, :meth:`check` raises.
+:meth:`legal_actions` lists every legal play (generated lazily: singles, then runs, then chains,
+up to :data:`PLAY_LIMIT`; the shapes are :mod:`host.games.black_jack.plays`'). The actions and
+their wire forms are :mod:`host.games.black_jack.moves`'; refusals are worded by
+:mod:`host.games.black_jack.explain`. The rules and rulings are in ``spec/RULES.md``, section
+Black Jack.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from host.games.base import (
+    Action,
+    Event,
+    IllegalAction,
+    InvalidAction,
+    NotYourTurn,
+    RulesError,
+    Termination,
+    WireMap,
+)
+from host.games.black_jack.explain import SUIT_NAMES, WAIT, no_declare_reason
+from host.games.black_jack.moves import (
+    MAX_PLAY,
+    Declaration,
+    Declare,
+    Draw,
+    Play,
+    parse_black_jack_action,
+)
+from host.games.black_jack.plays import (
+    _NATURAL,
+    BLUNDER_CARDS,
+    _chains,
+    _finishable,
+    _is_black_jack,
+    _is_chain,
+    _is_run,
+    _runs,
+    _Seq,
+    blunder_cost,
+    single_forms,
+)
+from host.games.black_jack.state import TURN_LIMIT, BlackJackState, Phase
+from protocol.cards import Card, Rank, Suit
+
+__all__ = ["PLAY_LIMIT", "TURN_LIMIT", "BlackJack", "Phase"]
+
+_SUITS = tuple(Suit)
+
+PLAY_LIMIT = 300
+"""The most plays :meth:`BlackJack.legal_actions` lists. Runs and chains filled by jokers grow
+combinatorially (a chain may reorder its cards, a joker may stand for any card that links); the
+list keeps its order (singles, runs, other chains shortest first) and stops before the play that
+would pass this many, so a ``state`` message stays well inside the protocol's frame and list
+limits. A legal play left out is still accepted when sent."""
+
+
+class BlackJack(BlackJackState):
+    """One hand of Black Jack; see the module docstring and ``spec/RULES.md``."""
+
+    def to_act(self) -> tuple[int, ...]:
+        return (self.current,) if self.phase is Phase.PLAYING else ()
+
+    def parse_action(self, wire: object) -> Action:
+        return parse_black_jack_action(wire)
+
+    def check(self, seat: int, action: Action) -> None:
+        self._judge(seat, action)
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        blunder = self._judge(seat, action)
+        events: list[Event] = []
+        if isinstance(action, Declare):
+            self.declared[seat] = True
+            events.append(Event("declare", {"seat": seat, "what": action.what.value}))
+            return events
+        if blunder is not None:
+            assert isinstance(action, Play)
+            return self._blunder(seat, action, blunder, events)
+        self._close_window(seat)
+        if isinstance(action, Draw):
+            self._said |= action.say is not None
+            nothing = not self.stock and len(self.discards) <= 1
+            self._dry = self._dry + 1 if nothing else 0
+            if self.covering:
+                owed, reason = 1, "queen"
+            elif self.pending:
+                owed, reason, self.pending = self.pending, "pickup", 0
+            else:
+                owed, reason = 1, "draw"
+            self._owed.append((seat, owed, reason))
+            self._end_turn(seat, events)
+            return self._settle(events)
+        assert isinstance(action, Play)
+        self._play(seat, action, events)
+        return self._settle(events)
+
+    def _single_plays(self, card: Card) -> list[Action]:
+        return [Play((card,), s, d) for s, d in single_forms(card)]
+
+    def _why_not(self, seat: int, action: Action) -> tuple[str, bool]:
+        try:
+            blunder = self._judge(seat, action)
+        except RulesError as exc:
+            return exc.message, False
+        if blunder is None:
+            return "", False
+        pickup = 0 if self.covering else self.pending
+        cost = blunder_cost(in_turn=seat == self.current, pickup=pickup)
+        if seat != self.current:
+            blunder = f"out of turn: it is seat {self.current}'s turn"
+        return f"{blunder}; playing it anyway is a blunder: {cost}", True
+
+    def _judge(self, seat: int, action: Action) -> str | None:
+        """Raise unless ``action`` may be applied; for a blunder, return why it is one."""
+        if self.phase is not Phase.PLAYING:
+            raise NotYourTurn(WAIT[self.phase.value])
+        if not 0 <= seat < self.seats:
+            raise NotYourTurn(f"there is no seat {seat}")
+        if isinstance(action, Declare):
+            if self.window != seat:
+                raise IllegalAction(no_declare_reason(seat, self._closed_by[seat], self.current))
+            if self.declared[seat]:
+                raise IllegalAction("you have already declared for this turn")
+            return None
+        if isinstance(action, Draw):
+            if seat != self.current:
+                raise NotYourTurn(f"it is seat {self.current}'s turn")
+            if self.options["must_play_if_able"] and self._has_play(seat):
+                raise IllegalAction("you may not draw while you can play (must_play_if_able)")
+            return None
+        if not isinstance(action, Play):
+            raise InvalidAction(f"not a Black Jack action: {action!r}")
+        acting = self._shape(seat, action)
+        if seat != self.current:
+            if not self.options["blunders"]:
+                raise NotYourTurn(f"it is seat {self.current}'s turn")
+            return f"played out of turn (seat {self.current} is to act)"
+        error = self._rule_error(seat, acting)
+        if error is not None and not self.options["blunders"]:
+            raise IllegalAction(error)
+        return error
+
+    def _shape(self, seat: int, play: Play) -> list[Card]:
+        """The cards as they act (jokers replaced); raise :class:`InvalidAction` on bad shape."""
+        if not play.cards or len(play.cards) > MAX_PLAY:
+            raise InvalidAction("a play puts down 1 to 30 cards")
+        missing = Counter(play.cards) - Counter(self.hands[seat])
+        if missing:
+            raise InvalidAction(f"seat {seat} does not hold {next(iter(missing)).code}")
+        jokers = sum(c.is_joker for c in play.cards)
+        if len(play.declare) != jokers or any(c.is_joker for c in play.declare):
+            raise InvalidAction("declare one non-joker card for each joker played, in order")
+        names = iter(play.declare)
+        acting = [next(names) if c.is_joker else c for c in play.cards]
+        if (acting[-1].rank is Rank.ACE) != (play.suit is not None):
+            raise InvalidAction("name a suit exactly when the last card acts as an ace")
+        return acting
+
+    def _matches(self, c: Card) -> bool:
+        top = self._top_as
+        assert top is not None
+        if self.options["aces_anytime"] and c.rank is Rank.ACE:
+            return True
+        return c.rank is top.rank or c.suit is (self._named or top.suit)
+
+    def _rule_error(self, seat: int, acting: Sequence[Card]) -> str | None:
+        """Why the seat to act may not play ``acting`` now, or ``None`` if it may."""
+        left = len(self.hands[seat]) - len(acting)
+        first = acting[0]
+        if self.pending and not self.covering:
+            if len(acting) != 1:
+                return f"against a pick-up of {self.pending} only a single counter may be played"
+            if first.rank not in (Rank.TWO, Rank.JACK):
+                return f"{first.code} does not counter a pick-up (a 2 or a jack)"
+            return None
+        if not self.covering and not self._matches(first):
+            top = self._top_as
+            assert top is not None
+            if self._named is not None:
+                named = SUIT_NAMES[self._named]
+                why = f"neither the rank of {top.code} nor the suit named with it ({named})"
+            else:
+                why = f"neither the rank nor the suit of {top.code}"
+            if self.discards[-1].is_joker:
+                why += f" (the joker on top stands for {top.code})"
+            return f"{first.code} matches {why}"
+        if len(acting) > 1 and not _is_run(acting):
+            if not (self.options["chain"] and _is_chain(acting)):
+                return "several cards must form a run in one suit"
+            if left == 0:
+                return "a chain may not finish the hand"
+        if left == 0 and acting[-1].rank is Rank.QUEEN:
+            return "a queen cannot be the last card out"
+        return None
+
+    def _has_play(self, seat: int) -> bool:
+        return any(isinstance(a, Play) for a in self._plays(seat, first_only=True))
+
+    def _play(self, seat: int, play: Play, events: list[Event]) -> None:
+        acting = self._shape(seat, play)
+        hand = self.hands[seat]
+        for c in play.cards:
+            hand.remove(c)
+        self.discards.extend(play.cards)
+        self._dry = 0
+        self._said |= play.say is not None
+        last = acting[-1]
+        data: WireMap = {"seat": seat, **play.to_wire()}
+        del data["type"]
+        data.pop("say", None)
+        if (
+            self.pending
+            and not self.covering
+            and last.rank is Rank.JACK
+            and not _is_black_jack(last)
+        ):
+            data["cancelled"] = self.pending
+            self.pending = 0
+        else:
+            self.pending += sum(
+                2 if c.rank is Rank.TWO else self._bjp if _is_black_jack(c) else 0 for c in acting
+            )
+        self._top_as, self._named = last, play.suit
+        data["pending"] = self.pending
+        events.append(Event("play", data))
+        if play.say is not None:
+            events.append(Event("declare", {"seat": seat, "what": play.say.value}))
+        undeclared = False
+        if not hand:
+            if self.declared[seat]:
+                events.append(Event("out", {"seat": seat, "place": len(self.finished) + 1}))
+                self.finished.append(seat)
+                self.active[seat] = False
+                if not self.options["ranking"]:
+                    self._finish(Termination.WENT_OUT, events)
+                    return
+                if sum(self.active) == 1:
+                    self._finish(Termination.RANKED, events)
+                    return
+            else:
+                undeclared = True
+                events.append(Event("undeclared", {"seat": seat, "penalty": 2}))
+        if last.rank is Rank.QUEEN:
+            self.covering = True
+            events.append(Event("cover", {"seat": seat}))
+            return
+        if last.rank is Rank.KING and sum(self.active) > 2:
+            self.direction = -self.direction
+            events.append(Event("reverse", {"direction": self._direction_name()}))
+        self._end_turn(seat, events, skip=last.rank is Rank.EIGHT)
+        if undeclared:
+            self._owed.append((seat, 2, "undeclared"))
+
+    def _blunder(self, seat: int, play: Play, reason: str, events: list[Event]) -> list[Event]:
+        in_turn = seat == self.current
+        cards = [c.code for c in play.cards]
+        events.append(
+            Event("blunder", {"seat": seat, "cards": cards, "reason": reason, "in_turn": in_turn})
+        )
+        self._owed.append((seat, BLUNDER_CARDS, "blunder"))
+        if in_turn:
+            self._close_window(seat)
+            if self.pending and not self.covering:
+                self._owed.append((seat, self.pending, "pickup"))
+                self.pending = 0
+            self._dry = 0
+            self._end_turn(seat, events)
+        return self._settle(events)
+
+    def _close_window(self, actor: int) -> None:
+        """A turn action by ``actor`` ends the declaration window of the last turn."""
+        if self.window is not None:
+            self._closed_by[self.window] = actor
+        self.window = None
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Draw (when allowed), a declaration in the seat's window, then every legal play.
+
+        Plays come in a stable order: every single card (held cards in canonical order, then
+        each joker as each identity it may take), then every run of two or more (from each legal
+        first card, the same order; upwards then downwards; in each place the held card first,
+        then each joker standing for it; all prefixes), then with ``chain`` every other chain,
+        shortest first. An ace as last card comes once per suit. Equal plays come once (a
+        second deck's twin cards are one choice). At most :data:`PLAY_LIMIT` plays are listed.
+        A play after which the hand could finish carries ``say`` (``check`` takes any ``say``).
+        Blunders are never offered: they are mistakes that :meth:`check` accepts so that
+        :meth:`apply` can penalise them.
+        """
+        if self.phase is not Phase.PLAYING or not 0 <= seat < self.seats:
+            return []
+        out: list[Action] = []
+        hand = self.hands[seat]
+        if seat == self.current:
+            plays = self._plays(seat, first_only=False)
+            if not (self.options["must_play_if_able"] and plays):
+                out.append(Draw())
+        else:
+            plays = []
+        if self.window == seat and not self.declared[seat] and _finishable(hand):
+            out.append(Declare(Declaration.LAST_CARD if len(hand) == 1 else Declaration.CARDS))
+        return out + plays
+
+    def _plays(self, seat: int, *, first_only: bool) -> list[Action]:
+        """The plays offered to ``seat`` (see :meth:`legal_actions`); one if ``first_only``."""
+        hand = self.hands[seat]
+        counts = Counter(hand)
+        held = sorted(counts, key=lambda c: c.index)
+        attacked = self.pending and not self.covering
+        allowed = self._counter if attacked else self._may_start
+        starts = [(c, c) for c in held if not c.is_joker and allowed(c)]
+        jokers = [c for c in held if c.is_joker]
+        if jokers:  # each joker as each identity that may start
+            names = [n for n in _NATURAL if allowed(n)]
+            starts += [(j, n) for j in jokers for n in names]
+        seqs: Iterable[_Seq] = (((c,), (a,)) for c, a in starts)
+        if not attacked:
+            seqs = itertools.chain(seqs, _runs(starts, counts))
+            if self.options["chain"]:
+                seqs = itertools.chain(seqs, _chains(starts, counts))
+        out: list[Action] = []
+        for cards, acting in seqs:
+            if self._rule_error(seat, acting) is not None:
+                continue
+            declare = tuple(a for c, a in zip(cards, acting, strict=True) if c.is_joker)
+            suits: Sequence[Suit | None] = _SUITS if acting[-1].rank is Rank.ACE else (None,)
+            if first_only:
+                return [Play(cards, suits[0], declare)]
+            if len(out) + len(suits) > PLAY_LIMIT:
+                break
+            say = None
+            if len(hand) > len(cards):
+                rest = list(hand)
+                for c in cards:
+                    rest.remove(c)
+                if _finishable(rest):
+                    say = (
+                        Declaration.LAST_CARD if len(cards) + 1 == len(hand) else Declaration.CARDS
+                    )
+            out.extend(Play(cards, s, declare, say) for s in suits)
+        return out
+
+    def _counter(self, c: Card) -> bool:
+        return c.rank is Rank.TWO or c.rank is Rank.JACK
+
+    def _may_start(self, c: Card) -> bool:
+        return self.covering or self._matches(c)
+
+    def default_action(self, seat: int) -> Action | None:
+        """The draw for the seat to act (a forced play under ``must_play_if_able``)."""
+        playing = self.phase is Phase.PLAYING and seat == self.current
+        if playing and not self.options["must_play_if_able"]:
+            return Draw()
+        legal = self.legal_actions(seat)
+        return legal[0] if legal else None

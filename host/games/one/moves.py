@@ -1,0 +1,121 @@
+"""ONE's actions and their wire forms.
+
+How it works: :class:`Bid`, :class:`Pass`, :class:`Play` (a no-trump joker lead also names the
+suit to follow) and :class:`DowntownChoice` are frozen value objects; :func:`parse_one_action`
+turns a wire map into one, raising :class:`InvalidAction` for a malformed map (a card code that
+does not parse: :class:`~host.games.base.InvalidCard`). The rules are in ``spec/RULES.md``,
+section ONE; the engine is :mod:`host.games.one.engine`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from host.games.base import Action, InvalidAction, WireMap, parse_wire_card
+from protocol.cards import DECK_ONE, JOKER_RED, Card, CardCodeError, Suit
+
+__all__ = [
+    "DECK_SET",
+    "JOKER",
+    "PASS",
+    "Bid",
+    "DowntownChoice",
+    "Pass",
+    "Play",
+    "parse_one_action",
+]
+
+DECK_SET = frozenset(DECK_ONE)
+#: the deck's only joker (cards are interned, so identity is the cheapest test)
+JOKER = JOKER_RED
+
+
+@dataclass(frozen=True, slots=True)
+class Bid(Action):
+    """``{"type": "bid", "value": 9}``: bid a number of points (higher than the last bid)."""
+
+    value: int
+
+    def to_wire(self) -> WireMap:
+        return {"type": "bid", "value": self.value}
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Action):
+    """``{"type": "pass"}``: drop out of the auction for the rest of the hand."""
+
+    def to_wire(self) -> WireMap:
+        return {"type": "pass"}
+
+
+@dataclass(frozen=True, slots=True)
+class Play(Action):
+    """``{"type": "play", "card": "QS"}``; a no-trump joker lead adds ``"suit": "H"``."""
+
+    card: Card
+    suit: Suit | None = None
+
+    def to_wire(self) -> WireMap:
+        out: WireMap = {"type": "play", "card": self.card.code}
+        if self.suit is not None:
+            out["suit"] = self.suit.value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class DowntownChoice(Action):
+    """``{"type": "downtown", "switch": true}``: the joker's capturer picks the ranking."""
+
+    switch: bool
+
+    def to_wire(self) -> WireMap:
+        return {"type": "downtown", "switch": self.switch}
+
+
+PASS = Pass()
+_FIELDS = {"bid": {"value"}, "pass": set(), "play": {"card", "suit"}, "downtown": {"switch"}}
+
+
+def parse_one_action(wire: object) -> Action:
+    """Turn a wire map into an action.
+
+    Wire forms: ``{"type": "bid", "value": 6..15}``, ``{"type": "pass"}``,
+    ``{"type": "play", "card": "QS"}`` (``"suit": "S"|"H"|"D"|"C"`` only with ``"JR"``, and
+    required when the joker leads a no-trump trick), ``{"type": "downtown", "switch": bool}``.
+
+    Raises:
+        InvalidAction: not a map, unknown type, missing or unknown field, wrong field type,
+            a card that is not a card of the ONE deck, or a suit on a card not the joker.
+        InvalidCard: a card code that does not parse (``bad_card``).
+    """
+    if not isinstance(wire, Mapping):
+        raise InvalidAction(f"an action must be a map, not {type(wire).__name__}")
+    kind = wire.get("type")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise InvalidAction(f"unknown action type {kind!r} (expected bid, pass, play, downtown)")
+    extra = sorted(str(k) for k in wire if k != "type" and k not in _FIELDS[kind])
+    if extra:
+        raise InvalidAction(f"unknown field {extra[0]!r} in a {kind} action")
+    if kind == "pass":
+        return PASS
+    if kind == "bid":
+        value = wire.get("value")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidAction(f"a bid's value must be a whole number, not {value!r}")
+        return Bid(value)
+    if kind == "downtown":
+        switch = wire.get("switch")
+        if not isinstance(switch, bool):
+            raise InvalidAction(f"downtown's switch must be true or false, not {switch!r}")
+        return DowntownChoice(switch)
+    c = parse_wire_card(wire.get("card"), "card")
+    try:
+        suit = None if wire.get("suit") is None else Suit.parse(wire.get("suit"))
+    except CardCodeError as exc:
+        raise InvalidAction(exc.message) from None
+    if c not in DECK_SET:
+        raise InvalidAction(f"{c.code} is not a card of the ONE deck")
+    if suit is not None and c is not JOKER:
+        raise InvalidAction("only the joker's play names a suit")
+    return Play(c, suit)

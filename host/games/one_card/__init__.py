@@ -1,0 +1,31 @@
+"""One Card (``one-card``), the Korean shedding game of the Crazy Eights family.
+
+How it works: the game is split by concern, each module with one job:
+
+* :mod:`~host.games.one_card.moves`: the actions, their wire forms and which cards play on which;
+* :mod:`~host.games.one_card.state`: the table (deal, stock, owed cards, bankruptcy, the end,
+  every view);
+* :mod:`~host.games.one_card.engine`: :class:`OneCard`, the state machine the host runs (the
+  turns, on top of the table);
+* :mod:`~host.games.one_card.explain`: how refusals and ``explain`` answers are worded.
+
+The rules are in ``spec/RULES.md``, section One Card. The registry (:mod:`host.games`) finds the
+engine here as ``host.games.one_card:OneCard``.
+"""
+
+from __future__ import annotations
+
+from host.games.one_card.engine import TURN_LIMIT, OneCard, Phase
+from host.games.one_card.moves import CALL, DRAW, Call, Draw, Play, parse_one_card_action
+
+__all__ = [
+    "CALL",
+    "DRAW",
+    "TURN_LIMIT",
+    "Call",
+    "Draw",
+    "OneCard",
+    "Phase",
+    "Play",
+    "parse_one_card_action",
+]

@@ -1,0 +1,122 @@
+"""Wording shared by several games, and the wording of the host's own event kinds.
+
+How it works: an event kind or action type that several games have (``play``, ``draw``,
+``deal``, ``turn_up``, ...) is worded once here and each game's presentation picks what it uses,
+so a kind reads the same in every game of this host: a client that does not know which game an
+event came from may word it from any game's entry (``spec/PROTOCOL.md`` section 3.5; a test
+checks it). The kinds the host itself pushes during a game (``timeout``, ``substitute``,
+``left``, ``stood_up``: :data:`HOST_EVENTS`) are added to every game's entry by
+:func:`host.games.game_entry`. Templates are built with the helpers of
+:mod:`host.games.presentation`.
+"""
+
+from __future__ import annotations
+
+from host.games.presentation import Template, cases, has, is_, mine, truthy, when
+
+__all__ = ["DRAW_ACTION", "EVENTS", "HOST_EVENTS", "NO_LINE", "PLAY_ACTION", "SAY", "shared"]
+
+NO_LINE: Template = None
+"""An event the table display already shows (``turn``, ``game_over``): no log line."""
+
+#: why cards were drawn, after the count: "(the attack)"; nothing for a plain draw or the deal
+_REASON = when(
+    is_(reason=[None, "draw", "deal"]),
+    "",
+    cases(
+        "reason",
+        {"attack": " (the attack)", "pickup": " (the pick-up)", "call": " (penalty)"},
+        " ({reason})",
+    ),
+)
+_DRAW_VERB = when(is_(reason="deal"), " is dealt ", " draws ")
+_EMPTY_STOCK = ": the stock is empty and no discards are left to shuffle"
+
+SAY: Template = when(truthy("say"), ' and say "{say:word}"')
+"""A declaration made with a play or a draw (Black Jack's ``say``)."""
+
+#: the wording of every event kind several games share
+EVENTS: dict[str, Template] = {
+    "deal": [when(has("hand_no"), "{hand_no:hand}: "), "{dealer:name} deals"],
+    "turn_up": ["Turned up: ", when(has("cards"), "{cards:cards}", "{card:cards}")],
+    "play": [
+        "{seat:name} plays ",
+        when(has("cards"), "{cards:played}", "{card:played}"),
+        when(has("suit"), " and names {suit:suit}"),
+        when(truthy("damage"), " (attack now {damage} cards)"),
+        when(truthy("pending"), " (pick-up now {pending})"),
+        when(truthy("cancelled"), " (the pick-up is cancelled)"),
+        when(truthy("penalty"), " (a weaker answer: one penalty card)"),
+    ],
+    # a draw with its cards (our own) names them; another seat's names the count, and our own
+    # public draw says nothing (the private one with the cards follows)
+    "draw": when(
+        has("cards"),
+        [when(has("seat"), "{seat:name}", "{me:name}"), _DRAW_VERB, "{cards:cards}", _REASON],
+        when(
+            mine("seat"),
+            None,
+            [
+                "{seat:name}",
+                _DRAW_VERB,
+                when(is_(count=[1, None]), "1 card", "{count} cards"),
+                _REASON,
+            ],
+        ),
+    ),
+    # all discards but the top card become the new stock
+    "reshuffle": when(
+        is_(count=1),
+        "1 discarded card is shuffled into a new stock",
+        "{count} discarded cards are shuffled into a new stock",
+    ),
+    # owed cards that neither the stock nor the discards can supply
+    "forgiven": when(
+        is_(count=1, reason=["draw", None]),
+        ["{seat:name} draws nothing", _EMPTY_STOCK],
+        [
+            "{seat:name} is let off ",
+            when(is_(count=1), "1 card", "{count} cards"),
+            _REASON,
+            _EMPTY_STOCK,
+        ],
+    ),
+    "out": "{seat:name} is out (place {place})",
+    "turn": NO_LINE,
+    "game_over": NO_LINE,
+}
+EVENTS["drawn"] = EVENTS["draw"]  # One Card's private draw: the cards, without a seat
+
+PLAY_ACTION: Template = [
+    "play ",
+    when(has("cards"), "{cards:cards}", "{card:cards}"),
+    when(truthy("declare"), " with the joker as {declare:card_list}"),
+    when(has("suit"), [when(has("card"), " leading ", " naming "), "{suit:suit_name}"]),
+    SAY,
+]
+"""A play: its cards, each joker's identity, the suit it names or leads, a declaration."""
+
+DRAW_ACTION: Template = when(
+    truthy("view.damage"),
+    "draw {view.damage} (take the attack)",
+    when(truthy("view.pending"), "draw {view.pending} (take the pick-up)", ["draw", SAY]),
+)
+"""A draw; as a move on offer it says what it takes when an attack or a pick-up is pending."""
+
+#: the kinds the host pushes itself during any game (spec/PROTOCOL.md sections 4 and 5)
+HOST_EVENTS: dict[str, Template] = {
+    "timeout": "{seat:name} ran out of time; the host plays: {action:action}",
+    "substitute": "{seat:name} is away; the host plays: {action:action}",
+    # a player left mid-game: the host's bot plays the seat to the end
+    "left": "{seat:name} left; a bot plays {seat:name} to the end of the game",
+    "stood_up": [
+        "{seat:name} missed",
+        when(has("misses"), " {misses} deal rounds in a row", " deal rounds"),
+        " and is stood up: the host plays the seat to the end",
+    ],
+}
+
+
+def shared(*kinds: str) -> dict[str, Template]:
+    """The shared wording of these event kinds (a game lists the ones its engine emits)."""
+    return {kind: EVENTS[kind] for kind in kinds}

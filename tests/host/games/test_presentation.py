@@ -1,0 +1,174 @@
+"""Each game's presentation and bot features: complete, well formed, consistent across games.
+
+The event kinds and action types of a game are read from its package's source (every
+``Event("kind", ...)`` and every ``{"type": ...}`` wire map), so a kind an engine starts to emit
+without wording, or wording for a kind no engine emits, fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from host.games import find_game, game_entries, game_entry, game_names
+from host.games.base import Game
+from host.games.presentation import FORMATS, GENERIC, Presentation, cases, is_, when
+from host.games.wording import EVENTS, HOST_EVENTS
+from protocol.framing import decode_body, encode_frame
+from protocol.messages import message_from_wire
+from protocol.table_messages import Games
+
+CONDITIONS = {"has", "true", "false", "is", "same", "mine"}
+PLACEHOLDER = re.compile(r"(?<!\{)\{([^{}]*)\}(?!\})")
+
+
+def _package(game: type[Game]) -> Path:
+    module = importlib.import_module(game.__module__)
+    return Path(module.__file__ or "").parent
+
+
+def _source_trees(game: type[Game]) -> list[ast.AST]:
+    return [ast.parse(p.read_text("utf-8")) for p in sorted(_package(game).glob("*.py"))]
+
+
+def emitted_kinds(game: type[Game]) -> set[str]:
+    """The first argument of every ``Event(...)`` call in the game's package."""
+    kinds = set()
+    for tree in _source_trees(game):
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "Event"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                kinds.add(str(node.args[0].value))
+    return kinds
+
+
+def action_types(game: type[Game]) -> set[str]:
+    """Every ``"type"`` of a wire map literal in the game's package (its actions' wire forms)."""
+    types = set()
+    for tree in _source_trees(game):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    is_type = isinstance(key, ast.Constant) and key.value == "type"
+                    if is_type and isinstance(value, ast.Constant):
+                        types.add(str(value.value))
+    return types
+
+
+GAMES = [find_game(name) for name in game_names()]
+
+
+def _templates(template: Any) -> list[Any]:
+    """Every template inside ``template`` (itself included)."""
+    out = [template]
+    if isinstance(template, list):
+        for part in template:
+            out += _templates(part)
+    elif isinstance(template, dict):
+        out += _templates(template["then"]) + _templates(template.get("else", ""))
+    return out
+
+
+def _check_template(template: Any) -> None:
+    for part in _templates(template):
+        if part is None or isinstance(part, list):
+            continue
+        if isinstance(part, dict):
+            assert set(part) <= {"if", "then", "else"} and "if" in part and "then" in part
+            assert part["if"] and set(part["if"]) <= CONDITIONS, part["if"]
+            continue
+        assert isinstance(part, str)
+        for placeholder in PLACEHOLDER.findall(part):
+            name, _, fmt = placeholder.partition(":")
+            assert re.fullmatch(r"[a-z_]+(\.[a-z_]+)?", name), placeholder
+            assert not fmt or fmt in FORMATS, placeholder
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_every_event_kind_the_engine_emits_is_worded_and_no_other(game: type[Game]) -> None:
+    """Before, the client worded kinds by a 31-branch function and the bots looked for call
+    types ("one_card", "knock", "pick_up") that no engine has."""
+    assert game.presentation is not GENERIC
+    assert set(game.presentation.events) == emitted_kinds(game)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_every_action_type_is_worded_and_keys_calls_and_bot_features_name_real_ones(
+    game: type[Game],
+) -> None:
+    types = action_types(game)
+    text = game.presentation
+    assert set(text.actions) == types
+    assert set(text.keys) <= types and text.calls <= types
+    assert game.bot.calls == text.calls and game.bot.passive <= types
+    assert {t for t in (game.bot.bid, game.bot.switch) if t} <= types
+    letters = [key.letter for key in text.keys.values()]
+    assert len(letters) == len(set(letters)) and not set(letters) & set(text.absent_keys)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+def test_templates_use_only_known_conditions_and_formats(game: type[Game]) -> None:
+    entry = game_entry(game)
+    for template in [*entry["events"].values(), *entry["actions"].values()]:
+        _check_template(template)
+
+
+def test_a_kind_two_games_share_is_worded_the_same_in_both() -> None:
+    """So a client that does not know which game an event came from may word it from any."""
+    seen: dict[str, Any] = {}
+    for entry in game_entries():
+        for table in ("events", "actions"):
+            for kind, template in entry[table].items():
+                assert seen.setdefault(f"{table}:{kind}", template) == template, (entry, kind)
+
+
+def test_every_game_entry_carries_the_host_kinds_and_the_shared_words() -> None:
+    for entry in game_entries():
+        for kind, template in HOST_EVENTS.items():
+            assert entry["events"][kind] == template
+        shared = set(entry["events"]) & set(EVENTS)
+        assert all(entry["events"][k] == EVENTS[k] for k in shared)
+
+
+def test_the_games_reply_fits_a_frame_and_says_the_old_fields_as_before() -> None:
+    entries = game_entries()
+    frame = encode_frame(Games(games=tuple(entries), re=1).to_wire())
+    assert len(frame) < 32 * 1024  # half the frame limit: room for more games
+    assert message_from_wire(decode_body(frame[4:])) == Games(games=tuple(entries), re=1)
+    one_card = entries[0]
+    assert (one_card["name"], one_card["title"], one_card["min_seats"]) == (
+        "one-card",
+        "One Card",
+        2,
+    )
+    assert one_card["keys"]["draw"] == {"key": "d", "none": "you cannot draw now"}
+
+
+def test_a_game_that_declares_nothing_is_described_generically() -> None:
+    class Bare(find_game("one-card")):  # type: ignore[misc]
+        name = "bare"
+        presentation = Presentation()
+
+    entry = game_entry(Bare)
+    assert entry["help"] == "" and entry["keys"] == {} and entry["events"] == HOST_EVENTS
+
+
+def test_template_helpers_build_plain_data() -> None:
+    assert when(is_(count=1), "1 card", "{count} cards") == {
+        "if": {"is": {"count": 1}},
+        "then": "1 card",
+        "else": "{count} cards",
+    }
+    assert cases("r", {"a": "A", "b": "B"}, "?") == when(
+        is_(r="a"), "A", when(is_(r="b"), "B", "?")
+    )
