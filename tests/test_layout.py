@@ -109,12 +109,6 @@ def test_no_module_or_function_is_too_big() -> None:
     assert size_violations() == []
 
 
-if __name__ == "__main__":
-    found = import_violations() + size_violations()
-    print("\n".join(found) or "layout ok")
-    sys.exit(1 if found else 0)
-
-
 def test_the_checks_catch_what_they_forbid(tmp_path: Path) -> None:
     """The rules above pass only if they can fail: a tree that breaks each of them."""
     sources = {
