@@ -19,7 +19,7 @@ import click
 
 from client.render import OutputClosed
 from net.session import leaves
-from protocol.exit_codes import EPILOG
+from protocol.exit_codes import EPILOG, ExitCode
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "ONECARD"}
 
@@ -76,4 +76,4 @@ def output_closed() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):  # no real stdout (a test's capture): nothing to redirect
         pass
-    sys.exit(1)
+    sys.exit(ExitCode.FAILED)

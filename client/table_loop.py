@@ -20,7 +20,7 @@ being read; the answer goes straight back to the machine), fetches hand records,
 and returns when the machine says the loop is over.
 
 When the connection drops before the game is over and we hold a resume token, the driver
-reconnects with a growing pause (:data:`RECONNECT_PAUSES`), sends ``resume`` with the last
+reconnects with a growing pause (:data:`net.retry.RECONNECT`), sends ``resume`` with the last
 table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
 that straddles the disconnect is still verified. A spectator reconnects the same way and sends
 ``watch`` again (:meth:`TableClient.rewatch`, under its chat name); with no backlog for
@@ -81,6 +81,7 @@ from client.table_events import (
     Typed,
 )
 from client.table_machine import TableMachine
+from net.retry import RECONNECT
 from net.session import (
     ClientSession,
     Disconnected,
@@ -93,7 +94,6 @@ from protocol.errors import ProtocolError, RemoteProtocolError
 from protocol.messages import Message
 
 __all__ = [
-    "RECONNECT_PAUSES",
     "RECORD_WAIT",
     "Frontend",
     "Quit",
@@ -102,8 +102,6 @@ __all__ = [
     "run_table",
 ]
 
-#: pauses in seconds between reconnection attempts
-RECONNECT_PAUSES = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0)
 #: inbox capacity (pushes and lines waiting for the loop)
 INBOX = 64
 #: seconds ``game_over`` waits for the hand records still being fetched
@@ -390,11 +388,8 @@ async def _reconnect(
     """A fresh session with our seat resumed (or, for a spectator, watching again), or the
     line that says why there is none."""
     old = tc.session
-    pauses = list(RECONNECT_PAUSES)
-    if old.retry_after is not None:
-        pauses.insert(0, float(old.retry_after))
     last = ""
-    for pause in pauses:
+    for pause in RECONNECT.pauses(asked=old.retry_after):
         await trio.sleep(pause)
         try:
             stream = await reconnect()

@@ -55,6 +55,7 @@ from protocol.limits import (
     wire_limits,
 )
 from protocol.messages import Error, Hello, Message, Ping, ServerClosing, Welcome, message_from_wire
+from protocol.version import software
 
 if TYPE_CHECKING:
     from host.lobby import Lobby
@@ -92,7 +93,7 @@ CPU_FREE_SECONDS = 0.0005
 #: the deal and bench an honest player who had just chatted): per second, and the burst
 FAIR_RESERVE_PER_SECOND = 1.0
 FAIR_RESERVE_BURST = 4.0
-SOFTWARE = "onecard-host/0.1.0"
+SOFTWARE = software("host")
 _FAIR = (tm.FairCommit, tm.FairReveal)
 
 

@@ -24,6 +24,7 @@ from client.fairplay import DealChecker, FairNotice, TableClient
 from client.intents import Act, Chat, Command, Leave, Rematch, rematch_answer
 from client.records import RecordResult
 from client.table_loop import run_table
+from net.retry import Backoff
 from net.session import Disconnected, RequestError, leaves
 from net.trust import HostKeyChanged
 from protocol.errors import ErrorCode
@@ -479,7 +480,7 @@ async def test_a_changed_host_key_on_reconnect_fails_the_command(
 ) -> None:
     """Before, the warning went by as an info line and the client exited 0 saying the host
     was shutting down; now the command fails with the warning, as a fresh join does."""
-    monkeypatch.setattr(table_loop, "RECONNECT_PAUSES", (0.0,))
+    monkeypatch.setattr(table_loop, "RECONNECT", Backoff(0.0, 1.0, 0.0, 1))
     table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
     table.token, table.watching = "k" * 43, False  # type: ignore[attr-defined]
     table.session.ended_by_host, table.session.retry_after = True, 5  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ from client.records_cmd import records_listed
 from client.render import make_console
 from client.table_loop import run_table
 from client.wording import describe_event
+from net.retry import Backoff
 from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
@@ -278,7 +279,7 @@ async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
 ) -> None:
     """Before, after a host restart every client said "Bob dropped ..." then "Bob is back" for
     every other player, though only the host had gone."""
-    monkeypatch.setattr(table_loop, "RECONNECT_PAUSES", (0.0,))
+    monkeypatch.setattr(table_loop, "RECONNECT", Backoff(0.0, 1.0, 0.0, 1))
     fresh = _Session()
     fresh.ended_by_host, fresh.retry_after = False, None  # type: ignore[attr-defined]
 
