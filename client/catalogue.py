@@ -1,7 +1,7 @@
 """What the host says about its games: titles, help, letters and wording, from its ``games``.
 
 How it works: the client holds no table per game. It asks the host ``list_games`` once
-(:meth:`client.fairplay.TableClient.join`, ``watch`` and ``resume`` do, while nothing has been
+(:meth:`client.table_client.TableClient.join`, ``watch`` and ``resume`` do, while nothing has been
 learned yet: a command talks to one host) and keeps the answer in :data:`CATALOGUE`, one
 :class:`GameText` per game, every string in it made safe to show
 (:func:`host_data`). :mod:`client.render` takes the titles from it,

@@ -30,7 +30,7 @@ from rich.text import Text
 
 import protocol.table_messages as tm
 from client.choices import GAME_HELP, Choice, Menu, build_menu, normalise_card
-from client.fairplay import FairKind, FairNotice, TableClient
+from client.fairplay import FairKind, FairNotice
 from client.intents import (
     Act,
     AddBot,
@@ -43,6 +43,7 @@ from client.intents import (
     rematch_answer,
 )
 from client.render import OutputClosed, name_seats, render_outcome, render_table
+from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
 from client.wording import describe_action, describe_event
 from protocol.messages import Error, Message

@@ -37,12 +37,12 @@ from client.commands import (
     run_sync,
     want_ascii,
 )
-from client.fairplay import TableClient
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.lobby import SEATS_RANGE, create_table, run_lobby, too_many_bots
 from client.options import connection_options, table_id
 from client.stdin import read_line
+from client.table_client import TableClient
 from client.table_loop import Quit, run_table
 from client.tokens import SavedSeat, TokenStore
 from net.address import Address, split_address

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import protocol.table_messages as tm
 from client.choices import ECHO_LIMIT, clip, normalise_card
-from client.fairplay import FairNotice, TableClient
+from client.fairplay import FairNotice
 from client.intents import (
     Act,
     AddBot,
@@ -37,6 +37,7 @@ from client.intents import (
     rematch_answer,
 )
 from client.render import OutputClosed, render_outcome
+from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
 from client.wording import describe_event
 from protocol.messages import Message

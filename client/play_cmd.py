@@ -52,11 +52,11 @@ from client.commands import (
     run_sync,
     want_ascii,
 )
-from client.fairplay import TableClient
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.render import GAME_TITLES
 from client.stdin import read_line
+from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
 from client.tokens import default_state_dir
 from host.embedded import EmbeddedError, HostInfo, Setup, embedded_host, records_dir

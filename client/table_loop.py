@@ -46,9 +46,10 @@ import trio
 
 import protocol.table_messages as tm
 from client import stdin
-from client.fairplay import FairNotice, TableClient
+from client.fairplay import FairNotice
 from client.intents import Command
 from client.records import fetch_and_save
+from client.table_client import TableClient
 from client.table_events import (
     Answered,
     AwaitRecords,

@@ -4,7 +4,7 @@ How it works: a :class:`TableMachine` follows one table for :func:`client.table_
 which owns every socket, task, clock and screen. The driver hands :meth:`TableMachine.handle`
 one event at a time and performs the effects it returns, in order (both are listed in
 :mod:`client.table_events`). Nothing here awaits, sleeps, reads or writes; the machine reads
-the :class:`~client.fairplay.TableClient` (seat, outcome, latest state, token), which the
+the :class:`~client.table_client.TableClient` (seat, outcome, latest state, token), which the
 driver keeps up to date.
 
 What it decides: one action in flight at a time (another is ``busy``); after ``game_over``
@@ -18,8 +18,9 @@ Answers to requests never end the loop.
 from __future__ import annotations
 
 import protocol.table_messages as tm
-from client.fairplay import FairKind, FairNotice, TableClient
+from client.fairplay import FairKind, FairNotice
 from client.intents import Act, AddBot, Chat, Command, Explain, Leave, Rematch
+from client.table_client import TableClient
 from client.table_events import (
     Answered,
     AwaitRecords,

@@ -16,7 +16,7 @@ rules:
 from __future__ import annotations
 
 import protocol.table_messages as tm
-from client.fairplay import TableClient
+from client.table_client import TableClient
 from protocol.messages import Message
 
 __all__ = ["CardsLeft", "DealNumbers", "Presence", "presence_changes"]

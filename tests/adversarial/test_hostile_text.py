@@ -23,11 +23,12 @@ import protocol.table_messages as tm
 from client import discover_cmd as discover
 from client.commands import ClientError
 from client.discover_cmd import run_discover
-from client.fairplay import FairKind, FairNotice, TableClient
+from client.fairplay import FairKind, FairNotice
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.records_cmd import run_records
 from client.render import make_console
+from client.table_client import TableClient
 from client.verify_cmd import verify_command
 from net.discover import HostAd
 from protocol.cards import parse_card

@@ -10,7 +10,7 @@ import pytest
 
 import protocol.table_messages as tm
 from client.catalogue import CATALOGUE, MISSING, Catalogue, GameText
-from client.fairplay import TableClient
+from client.table_client import TableClient
 from host.games import game_entries
 from net.session import RequestError, open_session
 from net.trust import open_stream

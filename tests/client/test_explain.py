@@ -15,11 +15,11 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.fairplay import TableClient
 from client.human_ui import HumanUI
 from client.intents import Act, Explain
 from client.json_ui import JsonUI
 from client.render import make_console
+from client.table_client import TableClient
 from protocol.cards import parse_card
 
 VIEW = {"game": "black-jack", "hand": ["QS", "9H", "KC"], "top": "10C", "suit": "C",

@@ -8,14 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from client.fairplay import DealChecker, FairKind, TableClient
+from client.fairplay import DealChecker, FairKind
+from client.table_client import TableClient
 from host.games.base import ChanceKind, ChanceRequest
 from protocol.cards import DECK_52
-from protocol.errors import LocalProtocolError
 from protocol.fairness import HandDealer, SeatSecret, SignedMessage, key_fingerprint, sign_message
 from protocol.messages import Message
 from protocol.records import verify_record
@@ -202,49 +201,6 @@ def test_two_clients_sharing_a_proofs_dir_keep_both_bundles(tmp_path: Path) -> N
     ann_proof, bob_proof = t.notices[0].proof, notices[0].proof
     assert ann_proof is not None and bob_proof is not None and ann_proof != bob_proof
     assert json.loads(ann_proof.read_text()) != json.loads(bob_proof.read_text())
-
-
-async def test_a_seat_the_host_stands_up_becomes_a_spectator() -> None:
-    """Its token is dead: a later drop must be followed by watching again, not a resume."""
-    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
-    tc.seat, tc.token = 1, "secret-token"
-    other = {"kind": "stood_up", "seat": 0, "name": "Bob", "misses": 2}
-    assert await tc.handle(tm.EventPush(table="t1", seq=5, event=other)) == []
-    assert (tc.seat, tc.token, tc.watching) == (1, "secret-token", False)
-    ours = {"kind": "stood_up", "seat": 1, "name": "Ann", "misses": 2}
-    assert await tc.handle(tm.EventPush(table="t1", seq=6, event=ours)) == []
-    assert (tc.seat, tc.token, tc.watching) == (None, None, True)
-
-
-async def test_an_action_that_cannot_be_sent_uses_up_no_seq() -> None:
-    """The act message is built before the seq moves on: a bad action map raises before any
-    request and the next good action still gets the next seq."""
-
-    class Session:
-        def __init__(self) -> None:
-            self.sent: list[Any] = []
-
-        async def request(self, msg: Any) -> Any:
-            self.sent.append(msg)
-            return msg
-
-    session = Session()
-    tc = TableClient(session, table_id="t1", name="Ann")  # type: ignore[arg-type]
-    with pytest.raises(LocalProtocolError):
-        await tc.act({"type": 1.5})
-    assert tc.act_seq == 0 and session.sent == []
-    await tc.act({"type": "draw"})
-    assert [m.seq for m in session.sent] == [1]
-
-
-def test_a_chat_line_already_shown_is_told_apart_by_its_number() -> None:
-    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
-
-    def line(n: int) -> tm.ChatLine:
-        return tm.ChatLine(table="t1", seat=0, name="Ann", text=f"line {n}", n=n)
-
-    assert [tc.new_chat(line(n)) for n in (1, 2, 1, 2, 3)] == [True, True, False, False, True]
-    assert tc.new_chat(line(0)) and tc.new_chat(line(0))  # unnumbered: always shown
 
 
 def _centre(card: str, position: int) -> tm.EventPush:

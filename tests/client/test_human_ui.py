@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 import protocol.table_messages as tm
-from client.fairplay import TableClient
 from client.human_ui import HumanUI
 from client.intents import Act, Chat, Explain, Leave
 from client.json_ui import JsonUI
 from client.render import OutputClosed, make_console
+from client.table_client import TableClient
 
 
 def _tc(seat: int = 1) -> TableClient:

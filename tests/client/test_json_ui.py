@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 import protocol.table_messages as tm
-from client.fairplay import TableClient
 from client.intents import Act, Chat, Leave
 from client.json_ui import JsonUI
 from client.render import OutputClosed
+from client.table_client import TableClient
 from host.games import find_game
 
 

@@ -20,9 +20,10 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.fairplay import DealChecker, FairNotice, TableClient
+from client.fairplay import DealChecker, FairNotice
 from client.intents import Act, Chat, Command, Leave, Rematch, rematch_answer
 from client.records import RecordResult
+from client.table_client import TableClient
 from client.table_loop import run_table
 from net.retry import Backoff
 from net.session import Disconnected, RequestError, leaves

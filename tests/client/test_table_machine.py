@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import protocol.table_messages as tm
-from client.fairplay import FairKind, FairNotice, TableClient
+from client.fairplay import FairKind, FairNotice
 from client.intents import Act, AddBot, Chat, Explain, Leave, Rematch
 from client.records import RecordResult
+from client.table_client import TableClient
 from client.table_events import (
     Answered,
     AwaitRecords,

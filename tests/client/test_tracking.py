@@ -9,10 +9,10 @@ import json
 from typing import Any
 
 import protocol.table_messages as tm
-from client.fairplay import TableClient
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.render import make_console
+from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
 
 

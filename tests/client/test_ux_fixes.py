@@ -17,13 +17,13 @@ from rich.console import Console
 import protocol.table_messages as tm
 from client import join_cmd
 from client.cli import cli
-from client.fairplay import TableClient
 from client.human_ui import HumanUI
 from client.intents import Act, Chat, Explain, Leave
 from client.join_cmd import join_command
 from client.json_ui import JsonUI
 from client.lobby import parse_lobby
 from client.render import make_console
+from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
 from protocol.messages import Message
 

@@ -18,12 +18,13 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.fairplay import DealChecker, FairKind, FairNotice, TableClient
+from client.fairplay import DealChecker, FairKind, FairNotice
 from client.human_ui import HumanUI
 from client.intents import AddBot, Command, Rematch, rematch_answer
 from client.json_ui import JsonUI
 from client.records_cmd import records_listed
 from client.render import make_console
+from client.table_client import TableClient
 from client.table_loop import run_table
 from client.wording import describe_event
 from net.retry import Backoff
