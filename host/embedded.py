@@ -6,11 +6,11 @@ fingerprint, and the :class:`host.server.Host` to create tables and seat bots) a
 host down when the block ends. Alone (``onecard play``) the host binds loopback on a free port,
 in a throw-away data directory, with no turn timer; on the LAN (``--lan``) it binds every
 interface on the default port and advertises itself, with the host's default turn timer, and
-its data lives in a fresh session directory (:func:`new_session_dir`) under a persistent base
+its data lives in a fresh play directory (:func:`new_play_dir`) under a persistent base
 whose identity (certificate, deal key) every session shares, so the fingerprint friends pinned
-stays the same. A session directory is tidied when its game ends (:func:`end_session_dir`: the
+stays the same. A play directory is tidied when its game ends (:func:`end_play_dir`: the
 journal goes, the hand records stay) and one left by a crashed ``play`` is tidied by the next
-(:func:`sweep_sessions`). Every failure to start is one :class:`EmbeddedError` line. The client
+(:func:`sweep_play_dirs`). Every failure to start is one :class:`EmbeddedError` line. The client
 imports nothing else from ``host/`` (a test in ``tests/test_layout.py`` keeps it so).
 """
 
@@ -45,17 +45,17 @@ __all__ = [
     "HostInfo",
     "Setup",
     "embedded_host",
-    "end_session_dir",
-    "new_session_dir",
+    "end_play_dir",
+    "new_play_dir",
     "records_dir",
-    "sweep_sessions",
+    "sweep_play_dirs",
 ]
 
 #: under a persistent host data directory: one directory per ``play`` session
-SESSIONS_DIR = "play-sessions"
-#: the identity files a session directory links to
+PLAY_DIRS = "play-sessions"
+#: the identity files a play directory links to
 IDENTITY_FILES = (CERT_FILE, KEY_FILE, SIGNING_KEY_FILE)
-#: in a session directory: the process id of the ``play`` that owns it
+#: in a play directory: the process id of the ``play`` that owns it
 OWNER_FILE = "owner.pid"
 #: seconds the host gets to shut down politely when the game is over
 SHUTDOWN_WAIT = 5.0
@@ -78,7 +78,7 @@ class Setup:
 
 @asynccontextmanager
 async def embedded_host(setup: Setup, *, base: Path) -> AsyncIterator[tuple[HostInfo, Path | None]]:
-    """Run a host for ``setup`` until the block ends; yield it and its session directory (None
+    """Run a host for ``setup`` until the block ends; yield it and its play directory (None
     for a throw-away host). ``base`` is the persistent data directory (the user data dir when
     ``setup.data_dir`` is None and the host is on the LAN).
 
@@ -89,8 +89,8 @@ async def embedded_host(setup: Setup, *, base: Path) -> AsyncIterator[tuple[Host
         session: Path | None = None
         if setup.data_dir is None and not setup.lan:
             host_dir = Path(tmp)
-        else:  # persistent keys, a fresh directory for this session's tables and records
-            host_dir = session = new_session_dir(setup.data_dir or base, name=setup.name)
+        else:  # persistent keys, a fresh directory for this game's tables and records
+            host_dir = session = new_play_dir(setup.data_dir or base, name=setup.name)
         config = HostConfig(
             data_dir=host_dir,
             bind=None if setup.lan else "127.0.0.1",
@@ -120,15 +120,15 @@ async def embedded_host(setup: Setup, *, base: Path) -> AsyncIterator[tuple[Host
                     nursery.cancel_scope.cancel()
         finally:
             if session is not None:
-                end_session_dir(session)
+                end_play_dir(session)
 
 
 def records_dir(session: Path) -> Path:
-    """Where a session directory keeps its hand records."""
+    """Where a play directory keeps its hand records."""
     return session / RECORDS_DIR
 
 
-def new_session_dir(base: Path, *, name: str = "onecard host") -> Path:
+def new_play_dir(base: Path, *, name: str = "onecard host") -> Path:
     """A fresh host data directory for one ``play`` session, sharing ``base``'s identity.
 
     The identity is created in ``base`` first if it is missing (``name`` goes into a new
@@ -140,9 +140,9 @@ def new_session_dir(base: Path, *, name: str = "onecard host") -> Path:
     """
     try:
         load_or_create_identity(base, name=name)
-        root = base / SESSIONS_DIR
+        root = base / PLAY_DIRS
         root.mkdir(parents=True, exist_ok=True)
-        sweep_sessions(root)
+        sweep_play_dirs(root)
         session = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=root))
     except IdentityError as exc:
         raise EmbeddedError(str(exc)) from None
@@ -167,19 +167,19 @@ def _copy_private(src: Path, dst: Path) -> None:
         out.write(src.read_bytes())
 
 
-def sweep_sessions(root: Path) -> list[Path]:
-    """Tidy the session directories whose ``play`` died without tidying (a crash, a kill).
+def sweep_play_dirs(root: Path) -> list[Path]:
+    """Tidy the play directories whose ``play`` died without tidying (a crash, a kill).
 
     A directory is left alone while the process named in its ``owner.pid`` runs (or when that
     cannot be told); one whose owner is gone is tidied like a finished session
-    (:func:`end_session_dir`: the journal and key files go, hand records stay). Returns the
+    (:func:`end_play_dir`: the journal and key files go, hand records stay). Returns the
     directories tidied. Never raises.
     """
     tidied = []
     with suppress(OSError):
         for session in root.iterdir():
             if session.is_dir() and not _owner_alive(session / OWNER_FILE):
-                end_session_dir(session)
+                end_play_dir(session)
                 tidied.append(session)
     return tidied
 
@@ -202,8 +202,8 @@ def _owner_alive(path: Path) -> bool:
     return True
 
 
-def end_session_dir(session: Path) -> Path | None:
-    """Tidy a finished session directory; return its ``records/`` if any record was kept.
+def end_play_dir(session: Path) -> Path | None:
+    """Tidy a finished play directory; return its ``records/`` if any record was kept.
 
     The journal database and the identity links (or copies) go; the hand records stay. A
     session without records is removed entirely. Nothing here raises: a leftover is harmless.

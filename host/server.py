@@ -21,13 +21,14 @@ cancel scope, separate from the nursery that holds the connection handlers, the 
 tasks and the in-process bots, so shutdown first stops accepting, then sends every connection
 ``server_closing`` and lets the writers flush, then cancels the rest. Each handler bounds the
 TLS handshake with ``HANDSHAKE_TIMEOUT_S``, takes a slot of the connection cap and one of its
-address's cap (over either, the client gets a fatal ``full`` error before its ``hello``), runs a
-:class:`host.session.Session`, and always closes the stream in ``finally``; no exception from one
-connection can reach the host, nor one from reconnecting a restored table's bots (a full disk:
-:meth:`Host.respawn_bot`). The nursery also runs the store's retries of hand records the disk
-refused (:meth:`host.store.Store.retry_records`). The per-address cap keeps one machine from
-taking every slot (and so locking out players who come back to ``resume`` their seats);
-loopback peers and the host's own in-process bots are exempt (see :func:`_capped_address`).
+address's cap (over either, the client gets a fatal ``full`` error before its ``hello``), runs
+a :class:`host.connection.ClientConnection`, and always closes the stream in ``finally``; no
+exception from one connection can reach the host, nor one from reconnecting a restored table's
+bots (a full disk: :meth:`Host.respawn_bot`). The nursery also runs the store's retries of hand
+records the disk refused (:meth:`host.record_files.RecordFiles.retry_records`). The
+per-address cap keeps one machine from taking every slot (and so locking out players who come
+back to ``resume`` their seats); loopback peers and the host's own in-process bots are exempt
+(see :func:`_capped_address`).
 """
 
 from __future__ import annotations
@@ -46,11 +47,11 @@ import trio
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer
+from host.connection import CLOSE_FLUSH_TIMEOUT, ClientConnection, server_closing
 from host.datadir import hold_data_dir
 from host.identity import HostIdentity, load_or_create_identity
 from host.lobby import HOSTED_BOT_PREFIX, Lobby
 from host.logs import get_logger
-from host.session import CLOSE_FLUSH_TIMEOUT, Session, server_closing
 from host.store import Store
 from host.table import ROUND_TIMEOUT, Table, TableError
 from net.address import DEFAULT_PORT
@@ -136,7 +137,7 @@ class Host:
         self.config = config
         self.identity = identity
         self.lobby = lobby
-        self.sessions: set[Session] = set()
+        self.connections: set[ClientConnection] = set()
         self._slots = trio.Semaphore(config.max_connections)
         self._refusing = trio.Semaphore(MAX_REFUSING)
         #: open connections per capped address (see :func:`_capped_address`); no zero counts
@@ -238,12 +239,12 @@ class Host:
                 await stream.do_handshake()
 
     async def _serve(self, stream: trio.abc.Stream, peer: str, *, trusted: bool) -> None:
-        session = Session(stream, self.lobby, peer=peer, trusted=trusted)
-        self.sessions.add(session)
+        session = ClientConnection(stream, self.lobby, peer=peer, trusted=trusted)
+        self.connections.add(session)
         try:
             await session.run()
         finally:
-            self.sessions.discard(session)
+            self.connections.discard(session)
 
     async def _refuse(self, stream: trio.abc.Stream, message: str) -> None:
         """Over a connection cap: one fatal ``full`` error frame (no ``re``), then close.
@@ -519,10 +520,10 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
             await host._shutdown.wait()
             accept_scope.cancel()
             closing = server_closing(RETRY_AFTER_S, "the host is shutting down")
-            for session in list(host.sessions):
+            for session in list(host.connections):
                 session.close_politely(closing)
             with trio.move_on_after(SHUTDOWN_GRACE):
-                while any(not s.closed for s in host.sessions if s.peer != "in-process bot"):
+                while any(not s.closed for s in host.connections if s.peer != "in-process bot"):
                     await trio.sleep(0.05)
             nursery.cancel_scope.cancel()
     finally:

@@ -23,7 +23,7 @@ MODULES = [
     "host.games.black_jack.moves",
     "host.games.one_card.engine",
     "host.games.presentation",
-    "host.session",
+    "host.connection",
     "protocol.connection",
     "protocol.framing",
     "protocol.limits",

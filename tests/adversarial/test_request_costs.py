@@ -19,7 +19,7 @@ import pytest
 import trio
 import trio.testing
 
-from host import session as session_module
+from host import connection as connection_module
 from host.server import HostConfig, HostInfo, serve_host
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
@@ -107,7 +107,7 @@ class SlowClock:
 
 @pytest.fixture
 def costly_frames(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(session_module, "time", SlowClock())
+    monkeypatch.setattr(connection_module, "time", SlowClock())
     yield
 
 
@@ -152,12 +152,12 @@ async def test_fair_messages_count_against_the_rate_limit(
         with trio.fail_after(30):
             replies = await raw.read(flood)
         codes = [f.get("code") for f in replies]
-        served = int(session_module.RATE_BURST + session_module.FAIR_RESERVE_BURST)
+        served = int(connection_module.RATE_BURST + connection_module.FAIR_RESERVE_BURST)
         assert codes[:served] == [ErrorCode.BAD_STATE.value] * served  # answered: no such table
         # after the burst: refused, each refusal pausing the reader for one token's time, so
         # the flood is served no faster than the rate plus the reserve allow
         later = codes[served:].count(ErrorCode.BAD_STATE.value)
-        rate = session_module.RATE_PER_SECOND + session_module.FAIR_RESERVE_PER_SECOND
+        rate = connection_module.RATE_PER_SECOND + connection_module.FAIR_RESERVE_PER_SECOND
         assert later <= trio.current_time() * rate + 1
         assert ErrorCode.RATE_LIMITED.value in codes[served:]
         nursery.cancel_scope.cancel()

@@ -72,7 +72,7 @@ async def test_join_resumes_after_a_dropped_connection(
             acted += 1
         if acted >= 2 and not dropped:
             dropped = True
-            for session in list(info.host.sessions):
+            for session in list(info.host.connections):
                 if session.peer != "in-process bot":
                     session._cancel.cancel()  # the host drops the player's connection
 
@@ -120,7 +120,7 @@ async def test_a_spectator_watches_again_after_a_dropped_connection(
 
     async def drop_and_hold_the_game() -> None:
         async with info.host.lobby.table(table).lock:
-            for session in list(info.host.sessions):
+            for session in list(info.host.connections):
                 if session.peer != "in-process bot":
                     session._cancel.cancel()  # the host drops the spectator's connection
             await rewatched.wait()

@@ -229,7 +229,7 @@ async def test_a_dropped_connection_resumes_in_the_terminal(
         await info.host.add_bots(table, 1)
         while driver.moves < 2:
             await trio.sleep(0.05)
-        for session in list(info.host.sessions):
+        for session in list(info.host.connections):
             if session.peer != "in-process bot":
                 session._cancel.cancel()  # the host drops the player's connection
 

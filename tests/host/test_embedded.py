@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from host.embedded import EmbeddedError, end_session_dir, new_session_dir, sweep_sessions
+from host.embedded import EmbeddedError, end_play_dir, new_play_dir, sweep_play_dirs
 from host.identity import load_or_create_identity
 
 
 def test_each_session_gets_a_fresh_directory_sharing_the_identity(tmp_path: Path) -> None:
     base = tmp_path / "data"
-    first, second = new_session_dir(base, name="Ann's table"), new_session_dir(base)
+    first, second = new_play_dir(base, name="Ann's table"), new_play_dir(base)
     assert first != second and first.parent == second.parent == base / "play-sessions"
     shared = load_or_create_identity(base)
     for session in (first, second):
@@ -25,16 +25,16 @@ def test_each_session_gets_a_fresh_directory_sharing_the_identity(tmp_path: Path
 
 def test_a_finished_session_keeps_only_its_records(tmp_path: Path) -> None:
     base = tmp_path / "data"
-    with_records, without = new_session_dir(base), new_session_dir(base)
+    with_records, without = new_play_dir(base), new_play_dir(base)
     for session in (with_records, without):
         load_or_create_identity(session)  # as the session's host does: leaves its lock file
         (session / "host.sqlite3").write_bytes(b"journal")
         (session / "host.sqlite3-wal").write_bytes(b"wal")
         (session / "records").mkdir()
     (with_records / "records" / "t1-hand0001.json").write_text("{}")
-    assert end_session_dir(with_records) == with_records / "records"
+    assert end_play_dir(with_records) == with_records / "records"
     assert [p.name for p in with_records.iterdir()] == ["records"]
-    assert end_session_dir(without) is None and not without.exists()
+    assert end_play_dir(without) is None and not without.exists()
     assert (base / "host-key.pem").exists() and (base / "signing-key.pem").exists()
 
 
@@ -42,7 +42,7 @@ def test_sessions_left_by_a_dead_play_are_tidied_by_the_next(tmp_path: Path) -> 
     """A play that crashed leaves its journal (with the deal secrets) and key links: the next
     session tidies them, keeping the records; live sessions are left alone."""
     base = tmp_path / "data"
-    crashed, orphan, mine, live = (new_session_dir(base) for _ in range(4))
+    crashed, orphan, mine, live = (new_play_dir(base) for _ in range(4))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)  # fmt: skip
     (crashed / "owner.pid").write_text(gone.stdout)  # a process that has exited
@@ -52,12 +52,12 @@ def test_sessions_left_by_a_dead_play_are_tidied_by_the_next(tmp_path: Path) -> 
         (session / "host.sqlite3").write_bytes(b"journal")
         (session / "records").mkdir()
         (session / "records" / "t1-hand1.json").write_text("{}")
-    assert sorted(sweep_sessions(base / "play-sessions")) == sorted([crashed, orphan])
+    assert sorted(sweep_play_dirs(base / "play-sessions")) == sorted([crashed, orphan])
     for session in (crashed, orphan):
         assert [p.name for p in session.iterdir()] == ["records"]
     for session in (mine, live):
         assert (session / "host.sqlite3").exists() and (session / "host-key.pem").exists()
-    new_session_dir(base)  # a new session sweeps too, and leaves the others as they are
+    new_play_dir(base)  # a new session sweeps too, and leaves the others as they are
     assert (live / "host.sqlite3").exists()
 
 
@@ -67,8 +67,8 @@ def test_an_unreadable_identity_is_one_line(tmp_path: Path) -> None:
     (base / "host-cert.pem").write_text("not a certificate")
     (base / "host-key.pem").write_text("not a key")
     with pytest.raises(EmbeddedError, match="cannot read the TLS identity"):
-        new_session_dir(base)
+        new_play_dir(base)
     blocked = tmp_path / "file"
     blocked.write_text("")
     with pytest.raises(EmbeddedError, match="cannot prepare the host data directory"):
-        new_session_dir(blocked / "data")
+        new_play_dir(blocked / "data")

@@ -234,7 +234,7 @@ async def test_tcp_peers_are_counted_by_their_address(
         ):
             for client in (a, b, c):
                 assert isinstance(await client.request(tm.ListTables()), tm.Tables)
-            peers = sorted(s.peer for s in info.host.sessions)
+            peers = sorted(s.peer for s in info.host.connections)
             assert [p.split(",")[0] for p in peers] == ["('127.0.0.1'", *["('127.0.0.2'"] * 2]
             assert not info.host.per_address
             assert sorted(capped) == ["127.0.0.1", "127.0.0.2", "127.0.0.2"]

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer
+from host.connection import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
 from host.runner import MAX_MISSED_ROUNDS
 from host.server import HostConfig, HostInfo, serve_host
-from host.session import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
 from host.table_timers import Timers
 from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
@@ -229,7 +229,7 @@ async def test_a_client_that_stops_reading_is_disconnected_not_buffered(
         with trio.fail_after(60):
             while stalled in lobby_table.spectators:
                 await trio.sleep(0.1)
-        assert stalled not in mock_host.host.sessions
+        assert stalled not in mock_host.host.connections
         nursery.cancel_scope.cancel()
 
 

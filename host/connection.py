@@ -1,6 +1,6 @@
 """One client connection on the host: handshake, reader, bounded writer, dispatch.
 
-How it works (after trio-websocket's ``_handle_connection``): :meth:`Session.run` owns a
+How it works (after trio-websocket's ``_handle_connection``): :meth:`ClientConnection.run` owns a
 nursery holding the writer task; the reader runs in the handler's own task.
 
 * Handshake: the first frame must be ``hello`` within ``HANDSHAKE_TIMEOUT_S``; the host answers
@@ -24,7 +24,7 @@ nursery holding the writer task; the reader runs in the handler's own task.
   resume), never buffered without bound: there is no room left to tell it why, so the spec
   (section 2.8) says so instead. Each write has its own ``SEND_TIMEOUT``.
 * Errors: a recoverable error (unknown type, bad field, illegal move, rate limit) is answered
-  with a non-fatal ``error`` and the session goes on, and so is a handler's unexpected
+  with a non-fatal ``error`` and the connection goes on, and so is a handler's unexpected
   exception (a host bug), as ``internal``; a broken stream or a fatal error closes
   the connection after a last ``error``. Whatever happens, ``finally`` tells the tables the
   connection went away (synchronously, without waiting for a table's lock, so a seat never
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from host.lobby import Lobby
     from host.table import Table
 
-__all__ = ["OUTGOING_QUEUE", "SEND_TIMEOUT", "Session", "TokenBucket"]
+__all__ = ["OUTGOING_QUEUE", "SEND_TIMEOUT", "ClientConnection", "TokenBucket"]
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
@@ -111,7 +111,7 @@ def _closing_reason(msg: WireMap) -> str:
 
 
 class _Close(Exception):
-    """Internal: end the session after sending ``msg`` (if any)."""
+    """Internal: end the connection after sending ``msg`` (if any)."""
 
     def __init__(self, msg: WireMap | None, reason: str = "") -> None:
         super().__init__("close")
@@ -121,7 +121,7 @@ class _Close(Exception):
         self.reason = reason or "closed"
 
 
-class Session:
+class ClientConnection:
     """A connected client. Implements :class:`host.table.Conn`."""
 
     def __init__(
@@ -254,7 +254,7 @@ class Session:
             self._cancel.cancel()
         finally:
             self._writer_done.set()
-            if self._closing:  # the last message is out: end the session
+            if self._closing:  # the last message is out: end the connection
                 self._cancel.cancel()
 
     def _encode(self, item: WireMap) -> bytes:
@@ -387,7 +387,7 @@ class Session:
             code = exc.code if isinstance(exc.code, ErrorCode) else ErrorCode.INTERNAL
             self.deliver([self._error(code, exc.message, re=msg.id)])
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
-            raise  # the connection itself failed: end the session
+            raise  # the connection itself failed: end it
         except Exception:  # a host bug (or unreadable data on disk): answer, keep serving
             log.exception("%s: %s failed", self.peer, msg.TYPE)
             text = f"the host failed to handle {msg.TYPE!r}"

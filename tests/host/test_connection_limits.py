@@ -1,4 +1,4 @@
-"""The session's reader under load: bursts, trickled frames and a client's own fatal error."""
+"""The connection's reader under load: bursts, trickled frames and a client's own fatal error."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host import session
+from host import connection
+from host.connection import OUTGOING_QUEUE, RATE_BURST
 from host.server import HostInfo
-from host.session import OUTGOING_QUEUE, RATE_BURST
 from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
@@ -49,7 +49,7 @@ async def test_a_burst_of_requests_in_one_write_is_answered_not_disconnected(
     answer: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(session, "CPU_FREE_SECONDS", 1.0)  # count messages only, not CPU
+    monkeypatch.setattr(connection, "CPU_FREE_SECONDS", 1.0)  # count messages only, not CPU
     # More requests in one read than the outgoing queue holds: the reader used to answer them
     # all without letting the writer run, overflowed the queue and dropped a client that reads.
     burst = 2 * OUTGOING_QUEUE + 10
@@ -144,7 +144,7 @@ async def test_a_leave_refused_as_not_found_forgets_the_table(
     async with connect_memory(mock_host) as c:
         joined = await c.request(tm.Join(table=table_id, name="Ann"))
         assert isinstance(joined, tm.Joined)
-        (session,) = [s for s in mock_host.host.sessions if table_id in s.tables]
+        (session,) = [s for s in mock_host.host.connections if table_id in s.tables]
         table.seats[joined.seat] = None  # the seat was freed behind the session's back
         with pytest.raises(RequestError) as refused:
             await c.request(tm.Leave(table=table_id))
