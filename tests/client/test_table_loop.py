@@ -481,10 +481,11 @@ async def test_a_game_over_seen_live_is_not_repeated_by_the_finished_state() -> 
 
 
 async def test_a_changed_host_key_on_reconnect_fails_the_command(
-    stdin: _Stdin, monkeypatch: pytest.MonkeyPatch
+    autojump_clock: trio.testing.MockClock, stdin: _Stdin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Before, the warning went by as an info line and the client exited 0 saying the host
-    was shutting down; now the command fails with the warning, as a fresh join does."""
+    was shutting down; now the command fails with the warning, as a fresh join does. (On the
+    mock clock: the host's retry_after of 5 s is waited before reconnecting.)"""
     monkeypatch.setattr(table_loop, "RECONNECT_PAUSES", (0.0,))
     table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
     table.token, table.watching = "k" * 43, False  # type: ignore[attr-defined]
@@ -500,6 +501,7 @@ async def test_a_changed_host_key_on_reconnect_fails_the_command(
             nursery.start_soon(loop, cast(TableClient, table), ui)
             await table.session.push_send.aclose()  # the connection drops
     assert changed in leaves(caught.value)
+    assert trio.current_time() >= 5  # reconnected only after the host's retry_after
 
 
 def test_a_rematch_does_not_wait_for_host_bots() -> None:
