@@ -21,7 +21,7 @@ import protocol.table_messages as tm
 from client import table_loop
 from client.fairplay import FairNotice, TableClient
 from client.session import Disconnected, RequestError, leaves
-from client.table_loop import Quit, run_table
+from client.table_loop import Frontend, Quit, run_table
 from client.trust import HostKeyChanged
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
@@ -509,3 +509,44 @@ def test_a_rematch_does_not_wait_for_host_bots() -> None:
     bot = {**_seat(1, "Bot-1", ready=False), "bot": "host:heuristic"}
     info = _info(_seat(0, "Ann", ready=True), bot, None)
     assert table_loop.waiting_for(info, 0) == ["seat 2 (empty)"]
+
+
+class _Terminal:
+    """A terminal's stdin at its end of input (Ctrl-D)."""
+
+    def readline(self) -> str:
+        return ""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class _Watched:
+    def __init__(self) -> None:
+        self.push_send, self.pushes = trio.open_memory_channel[Message](8)
+        self.closed = trio.Event()
+        self.closed_reason = ""
+
+
+class _Spectator:
+    def __init__(self) -> None:
+        self.session = _Watched()
+        self.table_id, self.seat, self.outcome = "t1", None, None
+
+
+class _Ends:
+    def __init__(self) -> None:
+        self.ended: list[str] = []
+
+    def end(self, tc: object, reason: str) -> None:
+        self.ended.append(reason)
+
+
+async def test_the_end_of_a_terminals_input_stops_watching(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    ui = _Ends()
+    with trio.fail_after(30):  # a loop that watched on would hang here
+        result = await run_table(cast(TableClient, _Spectator()), cast(Frontend, ui))
+    assert result is None and ui.ended == ["end of input"]
