@@ -57,7 +57,7 @@ def host_process(data_dir: Path) -> Iterator[HostProcess]:
     cmd = [
         sys.executable, "-c", "from client.cli import main; main()", "host",
         "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir),
-        "--insecure", "--no-advertise", "--bot-think", "0.02",
+        "--insecure", "--no-advertise", "--bot-think", "0.01",
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
