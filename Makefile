@@ -16,7 +16,7 @@ play: $(STAMP)
 	$(BIN)/onecard play
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

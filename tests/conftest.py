@@ -1,5 +1,5 @@
-"""Suite-wide settings (Hypothesis profiles), what the client knows of the host's games, and the
-fixtures several test folders share.
+"""Suite-wide settings (Hypothesis profiles), a check that mock clocks are not ignored, what the
+client knows of the host's games, and the fixtures several test folders share.
 
 The default profile (``onecard``) makes every property test deterministic and free of wall-clock
 limits, so the suite gives the same verdict on a fast laptop and on a loaded two-core CI machine:
@@ -30,6 +30,7 @@ TLS server with a fresh host identity around any handler.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,24 @@ def serve_tls(nursery: trio.Nursery, tmp_path: Path) -> Callable[[TlsHandler], A
         return int(listeners[0].transport_listener.socket.getsockname()[1])
 
     return serve
+
+
+#: pytest-trio's clock fixtures. It runs a test on the clock the *test function* takes as an
+#: argument; a clock that only a fixture requests is ignored, and the test sleeps in real time
+#: (a 60 s grace period really took 61 s).
+CLOCK_FIXTURES = frozenset({"autojump_clock", "mock_clock"})
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Fail a test that gets a mock clock through a fixture (or ``usefixtures``) only."""
+    if not isinstance(item, pytest.Function):
+        return
+    own = set(inspect.signature(item.function).parameters)
+    ignored = sorted((CLOCK_FIXTURES & set(item.fixturenames)) - own)
+    if ignored:
+        pytest.fail(
+            f"{', '.join(ignored)} is requested by a fixture of this test but not by the test "
+            "function itself, so pytest-trio runs it on the real clock: add it to the test's "
+            "arguments",
+            pytrace=False,
+        )

@@ -13,12 +13,13 @@ and the player's ``ready`` from before the first kill must have survived it.
 from __future__ import annotations
 
 import json
+import re
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,26 +37,39 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 WAIT = 60
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+@dataclass(frozen=True)
+class HostProcess:
+    proc: subprocess.Popen[str]
+    port: int
+
+
+def listening_port(proc: subprocess.Popen[str]) -> int:
+    """The port ``onecard host`` says it listens on (its first line)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if m := re.search(r"listening on 127\.0\.0\.1:(\d+)", line):
+            return int(m.group(1))
+    raise AssertionError(f"the host exited ({proc.wait(timeout=10)}) before listening")
 
 
 @contextmanager
-def host_process(data_dir: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
+def host_process(data_dir: Path) -> Iterator[HostProcess]:
+    """``onecard host`` on ``data_dir``, on a port it picks itself (port 0) and prints: a port
+    picked here and handed over could be taken by another test meanwhile, and was free again
+    whenever the host was down between two starts."""
     cmd = [
-        sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", str(port),
-        "--data-dir", str(data_dir), "--insecure", "--no-advertise", "--bot-think", "0.05",
+        sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", "0",
+        "--data-dir", str(data_dir), "--insecure", "--no-advertise", "--bot-think", "0.01",
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        yield proc
+        yield HostProcess(proc, listening_port(proc))
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait(timeout=10)
+        assert proc.stdout is not None
+        proc.stdout.close()
 
 
 async def connect(port: int) -> trio.SocketStream:
@@ -74,14 +88,6 @@ async def until_phase(spectator: ClientSession, table: str, phase: str) -> None:
     played = 0
     with trio.fail_after(WAIT):
         async for push in spectator.pushes:
-            print(
-                "PUSH",
-                phase,
-                type(push).__name__,
-                getattr(push, "phase", ""),
-                SignedMessage.from_wire(push.msg).type if isinstance(push, tm.FairPush) else "",
-                push.event.get("kind") if isinstance(push, tm.EventPush) else "",
-            )
             if isinstance(push, tm.FairPush):
                 kind = SignedMessage.from_wire(push.msg).type
                 if (phase, kind) in (("commit", "hand_commit"), ("reveal", "lock")):
@@ -113,13 +119,12 @@ async def play_on(port: int, table: str, token: str, *, bots: int = 0) -> dict[s
 
 async def test_a_host_killed_in_every_phase_loses_nothing(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    port = free_port()
     seats: dict[str, tuple[str, str]] = {}  # table -> (phase it was killed in, ann's token)
     for phase in ("waiting", "commit", "reveal", "playing", "over"):
-        with host_process(data_dir, port) as host:
+        with host_process(data_dir) as host:
             async with (
-                open_session(await connect(port)) as me,
-                open_session(await connect(port)) as spectator,
+                open_session(await connect(host.port)) as me,
+                open_session(await connect(host.port)) as spectator,
             ):
                 created = await me.request(
                     tm.CreateTable(game="one-card", seats=3, options={"attack_cap": 2})
@@ -138,16 +143,16 @@ async def test_a_host_killed_in_every_phase_loses_nothing(tmp_path: Path) -> Non
                         for _ in range(2):
                             await me.request(tm.AddBot(table=table))
                         await until_phase(spectator, table, phase)
-                    host.send_signal(signal.SIGKILL)
-                    host.wait(timeout=10)
+                    host.proc.send_signal(signal.SIGKILL)
+                    host.proc.wait(timeout=10)
                     nursery.cancel_scope.cancel()
-    with host_process(data_dir, port) as host:
-        async with open_session(await connect(port)) as c:
+    with host_process(data_dir) as host:
+        async with open_session(await connect(host.port)) as c:
             for table, (phase, token) in seats.items():
                 if phase != "over":
                     # waiting: ann said ready before the kill, and the bots come only now
                     bots = 2 if phase == "waiting" else 0
-                    outcome = await play_on(port, table, token, bots=bots)
+                    outcome = await play_on(host.port, table, token, bots=bots)
                     assert outcome["winners"], (phase, outcome)
             for table, (phase, _) in seats.items():
                 listing = await c.request(tm.ListRecords(table=table))
@@ -165,5 +170,5 @@ async def test_a_host_killed_in_every_phase_loses_nothing(tmp_path: Path) -> Non
             assert {t["table"]: t["phase"] for t in tables.tables} == dict.fromkeys(
                 seats, "finished"
             )
-        host.send_signal(signal.SIGTERM)
-        assert host.wait(timeout=20) == 0
+        host.proc.send_signal(signal.SIGTERM)
+        assert host.proc.wait(timeout=20) == 0

@@ -72,6 +72,8 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 async def lobby(
     autojump_clock: trio.testing.MockClock, store: Store, nursery: trio.Nursery
 ) -> Lobby:
+    """A lobby whose timers run on the mock clock: each test takes ``autojump_clock`` too, since
+    pytest-trio uses only the clock the test function asks for (``tests/conftest.py`` checks)."""
     return Lobby(
         store=store, signing_key=Ed25519PrivateKey.generate(), host_name="test",
         key_fingerprint="x", turn_timer=None, grace=60.0, round_timeout=20.0, nursery=nursery,
@@ -88,6 +90,7 @@ async def drop(table: Table, conn: FakeConn) -> None:
 
 
 async def test_ready_survives_a_drop_and_the_game_starts_when_the_player_is_back(
+    autojump_clock: trio.testing.MockClock,
     lobby: Lobby,
 ) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
@@ -103,7 +106,9 @@ async def test_ready_survives_a_drop_and_the_game_starts_when_the_player_is_back
     assert table.phase is TablePhase.DEALING  # she is back, still ready: it starts
 
 
-async def test_ready_survives_a_host_restart(lobby: Lobby, store: Store) -> None:
+async def test_ready_survives_a_host_restart(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, store: Store
+) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
     ann, bob = FakeConn(), FakeConn()
     await table.join(ann, "ann")
@@ -122,7 +127,7 @@ async def test_ready_survives_a_host_restart(lobby: Lobby, store: Store) -> None
 
 
 async def test_a_table_whose_player_blipped_is_not_dropped_for_a_new_one(
-    lobby: Lobby, monkeypatch: pytest.MonkeyPatch
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(lobby_module, "MAX_TABLES", 3)
     tables = [await lobby.create_table(game="one-card", seats=2) for _ in range(3)]
@@ -137,7 +142,7 @@ async def test_a_table_whose_player_blipped_is_not_dropped_for_a_new_one(
 
 
 async def test_watching_a_table_does_not_keep_it_from_being_dropped(
-    lobby: Lobby, monkeypatch: pytest.MonkeyPatch
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One connection watching every table used to block all table creation."""
     monkeypatch.setattr(lobby_module, "MAX_TABLES", 3)
@@ -152,7 +157,9 @@ async def test_watching_a_table_does_not_keep_it_from_being_dropped(
 # --------------------------------------------------------------------------- point 11: chat
 
 
-async def test_a_crowd_of_chatters_is_limited_per_table(lobby: Lobby) -> None:
+async def test_a_crowd_of_chatters_is_limited_per_table(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
     crowd = [FakeConn() for _ in range(20)]
     said = refused = 0
@@ -174,7 +181,10 @@ async def test_a_crowd_of_chatters_is_limited_per_table(lobby: Lobby) -> None:
 
 
 async def test_list_tables_shows_only_what_is_committed(
-    lobby: Lobby, store: Store, monkeypatch: pytest.MonkeyPatch
+    autojump_clock: trio.testing.MockClock,
+    lobby: Lobby,
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
     ann, bob = FakeConn(), FakeConn()

@@ -310,3 +310,13 @@ async def test_a_card_shown_after_the_hands_end_is_still_checked(tmp_path: Path)
         else:
             (notice,) = notices
             assert notice.kind is FairKind.FAILED and "after the hand's end" in notice.message
+
+
+def test_cards_checked_says_they_are_the_cards_this_client_saw() -> None:
+    """Before: "deal verified: 64 cards checked" here, 83 there, 239 in the record."""
+    checker = DealChecker(table_id="t1", pid=None)
+    report = type("R", (), {"voided": False, "hand_no": 1, "cards_checked": 64,
+                            "fingerprint": "ab"})()  # fmt: skip
+    notice = checker._finish(report)  # type: ignore[arg-type]
+    assert notice.message == "deal verified: 64 cards you saw checked"
+    assert notice.to_json()["cards_checked"] == 64

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import protocol.table_messages as tm
+from client.fairplay import FairKind, FairNotice
 from client.human_ui import HumanUI
 from client.intents import Act, Chat, Explain, Leave
 from client.json_ui import JsonUI
@@ -279,3 +281,14 @@ def test_a_leave_question_lapses_when_the_game_ends_before_the_answer() -> None:
     tc.outcome = None
     ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [1]), [])
     assert ui.on_line(tc, "d") == Act({"type": "draw"})  # a move again, not an answer
+
+
+def test_the_verdict_line_says_where_the_proof_is_saved() -> None:
+    """Before, only the record's path was ever shown; the proof bundle's never."""
+    ui, out = _human()
+    proof = Path("/state/proofs/t1-hand2.json")
+    verdict = FairNotice(FairKind.VERIFIED, 2, "deal verified: 9 cards you saw checked",
+                         "56b6-a629", 9, proof)  # fmt: skip
+    ui._fair(verdict)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].endswith(f"· proof {proof}")

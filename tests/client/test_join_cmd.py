@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from client import join_cmd, lobby
 from client.join_cmd import join_command
 from client.json_ui import JsonUI
+from client.lobby import parse_lobby
 from client.table_loop import Quit
 from net.session import Disconnected
 
@@ -234,3 +235,29 @@ async def test_a_discovered_host_is_tried_at_each_address_in_turn(
     assert f"cannot connect to 127.0.0.2:{info.port}" in retried[0]["message"]
     with pytest.raises(TrustError, match=f"127.0.0.3:{info.port}"):
         await join_cmd._connect_first(["127.0.0.3"], info.port, ui, insecure=False, pins=pins)
+
+
+def test_a_long_lobby_line_not_understood_is_echoed_cut_short() -> None:
+    """Before, a 5000-character garbage line came back whole (at a move too: test_move_prompt)."""
+    with pytest.raises(ValueError, match=r"^not understood: 'yyy.{37}\.\.\.' \(\? for help\)$"):
+        parse_lobby("y" * 5000, [], json_mode=False)
+
+
+def test_the_lobby_refuses_more_bots_than_seats_and_bots_as_strings() -> None:
+    """Before, "c one 3 9" seated 2 bots without a word, and "bots": "1" was taken."""
+    with pytest.raises(ValueError, match=r"9 bots do not fit at a table of 3 seats: at most 2"):
+        parse_lobby("c one 3 9", [], json_mode=False)
+    create = '{"cmd": "create", "game": "one", "seats": 3, "bots": %s}'
+    assert parse_lobby(create % "2", [], json_mode=True)[2]["bots"] == 2
+    for bad in ('"1"', "1.0", "true"):
+        with pytest.raises(ValueError, match="bots must be a whole number"):
+            parse_lobby(create % bad, [], json_mode=True)
+    with pytest.raises(ValueError, match=r'^missing "cmd"'):
+        parse_lobby('{"nocmd": 1}', [], json_mode=True)
+
+
+def test_join_create_refuses_more_bots_than_seats(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(join_cmd, "run_sync", lambda *a, **k: pytest.fail("must not connect"))
+    args = ["127.0.0.1:9", "--create", "one", "--seats", "3", "--bots", "5"]
+    result = CliRunner().invoke(join_command, args)
+    assert result.exit_code == 2 and "at most 2" in result.output

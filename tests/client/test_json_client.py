@@ -312,9 +312,11 @@ async def test_play_lan_lobby_shows_only_its_own_table_and_keeps_the_records(
     old_table = await earlier.host.create_table("one-card", seats=2)
     await earlier.host.shutdown()
 
+    # --rematch: the host's session stays until the friend has fetched its records (a host
+    # that ended at game over cut off the friend's fetch on a loaded machine)
     host = await json_client(
         "play", "--lan", "--port", "0", "--game", "black-jack", "--bots", "1", "--delay", "0",
-        "--name", "Ann", "--data-dir", str(data),
+        "--name", "Ann", "--data-dir", str(data), "--rematch",
     )  # fmt: skip
     lines: list[dict[str, Any]] = []
     while (line := await host.next()) is not None and line["type"] != "hosting":
@@ -345,6 +347,9 @@ async def test_play_lan_lobby_shows_only_its_own_table_and_keeps_the_records(
         nursery.start_soon(friend_plays)
         end = await host.play_to_end()
     assert end is not None and end["reason"] == "game over"
+    with trio.fail_after(60):
+        assert await friend.process.wait() == 0  # after its records: game_over waits for them
+    await host.send({"cmd": "quit"})  # no rematch: the session ends
     for client in (host, friend):
         records = [x for x in client.lines if x["type"] == "record"]
         assert records and all(r["status"] == "valid" for r in records)

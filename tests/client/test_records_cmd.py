@@ -14,7 +14,7 @@ import trio
 from click.testing import CliRunner
 
 from client.cli import cli
-from client.records_cmd import run_records
+from client.records_cmd import records_listed, run_records
 from host.server import HostInfo
 from net.session import Disconnected
 from protocol.exit_codes import ExitCode
@@ -181,3 +181,11 @@ async def test_a_tls_server_that_is_no_onecard_host_is_not_pinned(
             out=tmp_path / "out",
         )  # fmt: skip
     assert not known.exists() or str(tls_http_server) not in known.read_text()
+
+
+def test_records_list_counts_and_names_the_hands() -> None:
+    """Before: "table t713814: 1"."""
+    assert records_listed([1]) == "1 hand record (hand 1)"
+    assert records_listed([1, 2, 3]) == "3 hand records (hands 1-3)"
+    assert records_listed([2, 5]) == "2 hand records (hands 2, 5)"
+    assert records_listed([]) == "no hand records yet"

@@ -254,3 +254,27 @@ def test_the_one_bidder_is_told_the_first_lead_sets_trump() -> None:
     assert "the suit of the card you lead now is trump" in _table_text(view)
     assert "you lead now" not in _table_text(view, me=1)
     assert "you lead now" not in _table_text({**view, "trump": "S"})
+
+
+def _line(event: dict[str, Any]) -> str:
+    text = describe_event(event, _name, me=0)
+    assert text is not None
+    return text.plain
+
+
+def test_a_reshuffle_of_one_card_and_a_dry_draw_read_right() -> None:
+    """Before: "The discards (1 cards) are shuffled" and "Cy is spared 1: nothing left to
+    draw" for a plain draw from an empty stock."""
+    assert _line({"kind": "reshuffle", "stream": 1, "count": 1}) == (
+        "1 discarded card is shuffled into a new stock"
+    )
+    assert _line({"kind": "reshuffle", "stream": 2, "count": 12}) == (
+        "12 discarded cards are shuffled into a new stock"
+    )
+    assert _line({"kind": "forgiven", "seat": 2, "count": 1, "reason": "draw"}) == (
+        "Cy draws nothing: the stock is empty and no discards are left to shuffle"
+    )
+    assert _line({"kind": "forgiven", "seat": 1, "count": 3, "reason": "attack"}) == (
+        "Bob is let off 3 cards (the attack): the stock is empty and no discards are left to "
+        "shuffle"
+    )

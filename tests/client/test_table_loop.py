@@ -19,12 +19,12 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from client import table_loop
+from client import table_loop, table_machine
 from client.fairplay import DealChecker, FairNotice
 from client.intents import Act, Chat, Command, Leave, Rematch, rematch_answer
 from client.records import RecordResult
 from client.table_client import TableClient
-from client.table_loop import run_table
+from client.table_loop import Frontend, run_table
 from net.retry import Backoff
 from net.session import Disconnected, RequestError, leaves
 from net.trust import HostKeyChanged
@@ -477,10 +477,11 @@ async def test_a_game_over_seen_live_is_not_repeated_by_the_finished_state() -> 
 
 
 async def test_a_changed_host_key_on_reconnect_fails_the_command(
-    stdin: _Stdin, monkeypatch: pytest.MonkeyPatch
+    autojump_clock: trio.testing.MockClock, stdin: _Stdin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Before, the warning went by as an info line and the client exited 0 saying the host
-    was shutting down; now the command fails with the warning, as a fresh join does."""
+    was shutting down; now the command fails with the warning, as a fresh join does. (On the
+    mock clock: the host's retry_after of 5 s is waited before reconnecting.)"""
     monkeypatch.setattr(table_loop, "RECONNECT", Backoff(0.0, 1.0, 0.0, 1))
     table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
     table.token, table.watching = "k" * 43, False  # type: ignore[attr-defined]
@@ -496,6 +497,7 @@ async def test_a_changed_host_key_on_reconnect_fails_the_command(
             nursery.start_soon(loop, cast(TableClient, table), ui)
             await table.session.push_send.aclose()  # the connection drops
     assert changed in leaves(caught.value)
+    assert trio.current_time() >= 5  # reconnected only after the host's retry_after
 
 
 async def test_a_game_over_waits_for_the_records_being_fetched(
@@ -549,3 +551,51 @@ async def test_a_late_push_from_a_replaced_session_is_not_shown() -> None:
             await trio.testing.wait_all_tasks_blocked()
             nursery.cancel_scope.cancel()
     assert ui.said == []
+
+
+def test_a_rematch_does_not_wait_for_host_bots() -> None:
+    """Bots are ready whenever the people are; the line named them ("Waiting for Bot-1")."""
+    bot = {**_seat(1, "Bot-1", ready=False), "bot": "host:heuristic"}
+    info = _info(_seat(0, "Ann", ready=True), bot, None)
+    assert table_machine.waiting_for(info, 0) == ["seat 2 (empty)"]
+
+
+class _Terminal:
+    """A terminal's stdin at its end of input (Ctrl-D)."""
+
+    def readline(self) -> str:
+        return ""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class _Watched:
+    def __init__(self) -> None:
+        self.push_send, self.pushes = trio.open_memory_channel[Message](8)
+        self.closed = trio.Event()
+        self.closed_reason = ""
+
+
+class _Spectator:
+    def __init__(self) -> None:
+        self.session = _Watched()
+        self.table_id, self.seat, self.outcome = "t1", None, None
+
+
+class _Ends:
+    def __init__(self) -> None:
+        self.ended: list[str] = []
+
+    def end(self, tc: object, reason: str) -> None:
+        self.ended.append(reason)
+
+
+async def test_the_end_of_a_terminals_input_stops_watching(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    ui = _Ends()
+    with trio.fail_after(30):  # a loop that watched on would hang here
+        result = await run_table(cast(TableClient, _Spectator()), cast(Frontend, ui))
+    assert result is None and ui.ended == ["end of input"]

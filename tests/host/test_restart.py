@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
-import socket
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,23 +39,33 @@ from protocol.records import verify_record
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+@dataclass(frozen=True)
+class HostProcess:
+    proc: subprocess.Popen[str]
+    port: int
+
+
+def listening_port(proc: subprocess.Popen[str]) -> int:
+    """The port ``onecard host`` says it listens on (its first line)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if m := re.search(r"listening on 127\.0\.0\.1:(\d+)", line):
+            return int(m.group(1))
+    raise AssertionError(f"the host exited ({proc.wait(timeout=10)}) before listening")
 
 
 @contextmanager
-def host_process(data_dir: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
+def host_process(data_dir: Path) -> Iterator[HostProcess]:
+    """``onecard host`` on ``data_dir``, on a port it picks itself (port 0) and prints: a port
+    picked here and handed over could be taken by another test before the host binds it."""
     cmd = [
         sys.executable, "-c", "from client.cli import main; main()", "host",
-        "--bind", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir),
-        "--insecure", "--no-advertise", "--bot-think", "0.02",
+        "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir),
+        "--insecure", "--no-advertise", "--bot-think", "0.01",
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        yield proc
+        yield HostProcess(proc, listening_port(proc))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -94,9 +104,8 @@ async def watch_until(client: ClientSession, table: str, *, events: int | None) 
 
 async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    port = free_port()
-    with host_process(data_dir, port) as first:
-        async with open_session(await connect(port)) as c:
+    with host_process(data_dir) as first:
+        async with open_session(await connect(first.port)) as c:
             # attack_cap: no endless attacks. A default game often runs to the 1,000-turn
             # limit: with the bots' 0.02 s of thinking per turn that took ~28 s of the 60 s
             # bound here, too long for a slower machine.
@@ -108,10 +117,10 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path
             for _ in range(3):
                 await c.request(tm.AddBot(table=table))
             assert await watch_until(c, table, events=6) == 6
-            first.send_signal(signal.SIGKILL)
-            first.wait(timeout=10)
-    with host_process(data_dir, port) as second:
-        async with open_session(await connect(port)) as c:
+            first.proc.send_signal(signal.SIGKILL)
+            first.proc.wait(timeout=10)
+    with host_process(data_dir) as second:
+        async with open_session(await connect(second.port)) as c:
             assert await watch_until(c, table, events=None) == -1
             listing = await c.request(tm.ListRecords(table=table))
             assert isinstance(listing, tm.Records) and listing.hands
@@ -122,8 +131,8 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path
                 verdicts.append(verify_record(json.loads(text)))
             assert all(v.ok for v in verdicts), [v.message for v in verdicts]
             assert any(not v.voided for v in verdicts)
-        second.send_signal(signal.SIGTERM)
-        assert second.wait(timeout=20) == 0
+        second.proc.send_signal(signal.SIGTERM)
+        assert second.proc.wait(timeout=20) == 0
     # rebuilt offline from the journal: every card of the deck is still in the game, once
     store = Store(data_dir)
     await store.open()

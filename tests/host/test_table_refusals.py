@@ -49,6 +49,8 @@ class FakeConn:
 async def lobby(
     autojump_clock: trio.testing.MockClock, tmp_path: Path, nursery: trio.Nursery
 ) -> AsyncIterator[Lobby]:
+    """A lobby whose timers run on the mock clock: each test takes ``autojump_clock`` too, since
+    pytest-trio uses only the clock the test function asks for (``tests/conftest.py`` checks)."""
     store = Store(tmp_path, in_thread=False)
     await store.open()
     lobby = Lobby(
@@ -79,7 +81,9 @@ async def _refused(code: ErrorCode, call: Any) -> str:
 # --------------------------------------------------------------------------- add_bot
 
 
-async def test_a_stranger_may_not_add_bots_to_a_table(lobby: Lobby) -> None:
+async def test_a_stranger_may_not_add_bots_to_a_table(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     """Bots count as ready: a stranger adding them could fill a waiting table and start it."""
     ann, stranger, watcher = FakeConn(), FakeConn(), FakeConn()
     table = await lobby.create_table(game="one-card", seats=3, creator=ann)
@@ -94,7 +98,9 @@ async def test_a_stranger_may_not_add_bots_to_a_table(lobby: Lobby) -> None:
     assert table.phase is TablePhase.WAITING
 
 
-async def test_the_creator_adds_bots_before_sitting_down(lobby: Lobby) -> None:
+async def test_the_creator_adds_bots_before_sitting_down(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     """What ``onecard join --create`` does: create, add bots, then join."""
     ann = FakeConn()
     table = await lobby.create_table(game="one-card", seats=3, creator=ann)
@@ -105,7 +111,9 @@ async def test_the_creator_adds_bots_before_sitting_down(lobby: Lobby) -> None:
     assert (await lobby.add_bot(table.table_id, kind="random", seat=None, by=ann))[0] == 2
 
 
-async def test_a_seated_player_adds_bots_at_a_table_someone_else_created(lobby: Lobby) -> None:
+async def test_a_seated_player_adds_bots_at_a_table_someone_else_created(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     table = await lobby.create_table(game="black-jack", seats=3)  # by the host: no creator
     assert table.creator is None
     bea = FakeConn()
@@ -116,12 +124,16 @@ async def test_a_seated_player_adds_bots_at_a_table_someone_else_created(lobby: 
     assert (await lobby.add_bot(table.table_id, kind="random", seat=None, by=bea))[0] == 1
 
 
-async def test_the_host_itself_may_always_add_bots(lobby: Lobby) -> None:
+async def test_the_host_itself_may_always_add_bots(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     table = await lobby.create_table(game="one", seats=2, creator=FakeConn())
     assert (await lobby.add_bot(table.table_id, kind="random", seat=None))[0] == 0
 
 
-async def test_a_creator_that_disconnected_loses_the_right_to_add_bots(lobby: Lobby) -> None:
+async def test_a_creator_that_disconnected_loses_the_right_to_add_bots(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     """Nothing is kept of a gone connection; a new one must sit down first."""
     ann = FakeConn()
     table = await lobby.create_table(game="one-card", seats=2, creator=ann)
@@ -136,7 +148,9 @@ async def test_a_creator_that_disconnected_loses_the_right_to_add_bots(lobby: Lo
 # --------------------------------------------------------------------------- leave
 
 
-async def test_leaving_a_table_one_is_not_at_is_not_found(lobby: Lobby) -> None:
+async def test_leaving_a_table_one_is_not_at_is_not_found(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
     stranger = FakeConn()
     message = await _refused(ErrorCode.NOT_FOUND, table.leave(stranger, re=1))
@@ -144,7 +158,9 @@ async def test_leaving_a_table_one_is_not_at_is_not_found(lobby: Lobby) -> None:
     assert stranger.got == []  # no "left", and no table_info: nothing changed
 
 
-async def test_leaving_twice_leaves_once(lobby: Lobby) -> None:
+async def test_leaving_twice_leaves_once(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
     ann, watcher = FakeConn(), FakeConn()
     await table.join(ann, "ann")
@@ -159,7 +175,9 @@ async def test_leaving_twice_leaves_once(lobby: Lobby) -> None:
         await _refused(ErrorCode.NOT_FOUND, table.leave(who, re=3))
 
 
-async def test_a_player_whose_seat_was_freed_after_a_drop_is_not_found(lobby: Lobby) -> None:
+async def test_a_player_whose_seat_was_freed_after_a_drop_is_not_found(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     """The grace period ran out between games: the seat is free, so the player (back on a
     new connection, without a seat) has nothing to leave."""
     table = await lobby.create_table(game="one-card", seats=2)
@@ -186,7 +204,9 @@ async def _dealing(lobby: Lobby) -> tuple[Table, FakeConn, FakeConn]:
     return table, ann, bea
 
 
-async def test_a_reveal_before_the_lock_is_bad_state(lobby: Lobby) -> None:
+async def test_a_reveal_before_the_lock_is_bad_state(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     """PROTOCOL.md 4.5: a reveal in another phase is ``bad_state``, not ``fairness``."""
     table, ann, _ = await _dealing(lobby)
     assert table.deal is not None
@@ -199,6 +219,7 @@ async def test_a_reveal_before_the_lock_is_bad_state(lobby: Lobby) -> None:
 
 
 async def test_a_commit_after_the_lock_is_bad_state_and_a_wrong_reveal_is_fairness(
+    autojump_clock: trio.testing.MockClock,
     lobby: Lobby,
 ) -> None:
     table, ann, bea = await _dealing(lobby)
@@ -217,6 +238,7 @@ async def test_a_commit_after_the_lock_is_bad_state_and_a_wrong_reveal_is_fairne
 
 
 async def test_a_repeated_commitment_or_reveal_is_answered_without_journaling(
+    autojump_clock: trio.testing.MockClock,
     lobby: Lobby,
 ) -> None:
     """Hardening point 9: an identical commit resent 5,038 times was journaled (a synced disk
@@ -234,7 +256,9 @@ async def test_a_repeated_commitment_or_reveal_is_answered_without_journaling(
         await table.fair_commit(ann, hand_no, secrets.token_bytes(32))
 
 
-async def test_a_human_may_not_claim_a_host_bot_label(lobby: Lobby) -> None:
+async def test_a_human_may_not_claim_a_host_bot_label(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     """Hardening point 12: a player who joined as bot "host:heuristic" had the host's own bot
     seated in its place after a restart, with a new token: the player was locked out."""
     table = await lobby.create_table(game="one-card", seats=2)
@@ -246,7 +270,9 @@ async def test_a_human_may_not_claim_a_host_bot_label(lobby: Lobby) -> None:
     assert table.seats[seat] is not None
 
 
-async def test_no_name_may_pass_for_a_spectator(lobby: Lobby) -> None:
+async def test_no_name_may_pass_for_a_spectator(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
     """Hardening point 13: chat shows a spectator as "NAME (watching)"; a player named
     "Alice (watching)" would pass for one."""
     table = await lobby.create_table(game="one-card", seats=2)

@@ -27,7 +27,9 @@ import spec_client as sc
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "spec" / "vectors"
-ONECARD = ROOT / ".venv" / "bin" / "onecard"
+#: the ``onecard`` command installed beside the Python running the tests (whatever environment
+#: that is: the project's .venv or another one)
+ONECARD = Path(sys.executable).with_name("onecard")
 
 
 def _vec(name: str) -> Any:
