@@ -19,6 +19,7 @@ from host.ratelimit import TokenBucket
 from host.runner import TableError
 from host.store import ChatRow, Store
 from protocol.errors import ErrorCode
+from protocol.framing import Outgoing
 
 __all__ = ["CHAT_BACKLOG", "TABLE_CHAT_BURST", "TABLE_CHAT_PER_SECOND", "ChatLog"]
 
@@ -51,14 +52,9 @@ class ChatLog:
         if not self._rate.take():
             raise TableError("the table's chat is busy: wait a moment", code=ErrorCode.RATE_LIMITED)
         n = self.lines[-1].n + 1 if self.lines else 1
-        msg: WireMap = {
-            "type": "chat_line",
-            "table": self.table_id,
-            "seat": seat,
-            "name": name,
-            "text": text,
-            "n": n,
-        }
+        msg: WireMap = Outgoing(
+            type="chat_line", table=self.table_id, seat=seat, name=name, text=text, n=n
+        )
         line = ChatRow(n, seq, msg)
         self.lines.append(line)
         self._unsaved.append(line)

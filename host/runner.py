@@ -56,6 +56,7 @@ from host.seat import (
 from host.store import JournalKind, JournalRow, TableRow
 from protocol.errors import ErrorCode
 from protocol.fairness import SecretLedger, SignedMessage
+from protocol.framing import Outgoing
 
 __all__ = [
     "MAX_MISSED_ROUNDS",
@@ -445,7 +446,8 @@ class GameRunner:
 
     def _message(self, batch: Batch, msg: WireMap, to: int | None = None) -> None:
         """Journal a message (public, or private to seat ``to``) and queue it for delivery."""
-        full = {**msg, "table": self.table_id, "seq": self.seq + 1}
+        # packed once however many members it goes to (protocol.framing.Outgoing)
+        full = Outgoing({**msg, "table": self.table_id, "seq": self.seq + 1})
         self._row(batch, JournalKind.MESSAGE, full, to)
         batch.out.append((to, full))
 

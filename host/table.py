@@ -59,6 +59,7 @@ from host.table_timers import Timers
 from host.table_views import fan_out, state_message
 from protocol.cards import Card
 from protocol.errors import ErrorCode
+from protocol.framing import Outgoing
 
 __all__ = ["ROUND_TIMEOUT", "Table", "TableError", "TablePhase"]
 
@@ -556,7 +557,7 @@ class Table:
 
     def send_summary(self) -> None:
         self.summary_due = False
-        msg = {"type": "table_info", **self.summary()}
+        msg = Outgoing({"type": "table_info", **self.summary()})
         for member in self.members():
             member.deliver([msg])
 

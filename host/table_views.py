@@ -18,6 +18,7 @@ from host.games.base import WireMap
 from host.runner import GameRunner
 from host.seat import TablePhase
 from host.seating import Conn, SeatBook
+from protocol.framing import Outgoing
 
 __all__ = ["fan_out", "state_message"]
 
@@ -40,9 +41,11 @@ def state_message(runner: GameRunner, seat: int | None) -> list[WireMap]:
     deadline = runner.turn_deadline
     turn_ms = None if deadline is None else max(0, int((deadline - runner.now()) * 1000))
     return [
-        {"type": "state", "table": runner.table_id, "seq": runner.seq, "game_no": runner.game_no,
-         "phase": runner.phase.value, "seat": seat, "view": view, "legal": legal,
-         "to_act": list(engine.to_act()) if playing else [], "turn_ms": turn_ms}
+        Outgoing(
+            type="state", table=runner.table_id, seq=runner.seq, game_no=runner.game_no,
+            phase=runner.phase.value, seat=seat, view=view, legal=legal,
+            to_act=list(engine.to_act()) if playing else [], turn_ms=turn_ms,
+        )
     ]  # fmt: skip
 
 
@@ -64,6 +67,8 @@ def fan_out(
     for s in book.seats:
         if s is not None and s.conn is not None:
             per_conn[id(s.conn)][1].extend(views(s.index))
-    for spectator in book.spectators:
-        per_conn[id(spectator)][1].extend(views(None))
+    if book.spectators:
+        public = views(None)  # the same objects for every spectator: packed once
+        for spectator in book.spectators:
+            per_conn[id(spectator)][1].extend(public)
     return [(conn, msgs) for conn, msgs in per_conn.values() if msgs]

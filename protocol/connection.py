@@ -3,7 +3,11 @@
 How it works: a :class:`Connection` owns a :class:`~protocol.framing.FrameDecoder` and one
 connection state. The transport calls ``receive_data(bytes)`` with what it read, then
 ``next_message()`` until it returns :data:`NEED_DATA`; to send, it calls ``send(msg)`` and
-writes the returned bytes. Both directions drive the same transition table.
+writes the returned bytes. Both directions drive the same transition table. A sender that builds
+its messages as wire maps from values it checked itself (the host) may call ``send_map(map)``
+instead: the same state rules, but the map is packed, not rebuilt as a message object and
+checked again (validation guards what comes in); ``validate_sent=True`` restores the full
+check, which the test suite turns on.
 
 Rules:
 
@@ -31,11 +35,11 @@ Rules:
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
-from typing import Final, Literal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, Literal
 
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
-from protocol.framing import NEED_DATA, FrameDecoder, NeedData, encode_frame
+from protocol.framing import NEED_DATA, FrameDecoder, NeedData, encode_frame, pack_frame
 from protocol.limits import MAX_BUFFERED_BYTES, MAX_FRAME_BYTES, MAX_REQUEST_BYTES
 from protocol.messages import (
     MESSAGE_TYPES,
@@ -164,6 +168,7 @@ class Connection:
         max_frame_bytes: int = MAX_FRAME_BYTES,
         max_request_bytes: int = MAX_REQUEST_BYTES,
         max_buffered_bytes: int = MAX_BUFFERED_BYTES,
+        validate_sent: bool = True,
     ) -> None:
         if not versions:
             raise ValueError("a connection must support at least one version")
@@ -175,6 +180,8 @@ class Connection:
         self.max_frame_bytes = request if role is Role.CLIENT else max_frame_bytes
         receive = request if role is Role.HOST else max_frame_bytes
         self.state = State.AWAIT_HELLO
+        #: ``send_map`` checks each map as ``send`` does (False: it only packs it)
+        self.validate_sent = validate_sent
         #: The negotiated version: set when ``hello`` (host) or ``welcome`` (client) passes.
         self.version: int | None = None
         #: The valid ``id`` of the frame the last ``next_message`` call read, for ``re`` in an
@@ -275,6 +282,26 @@ class Connection:
             self._fail(err)
             raise
         return data
+
+    def send_map(self, wire: Mapping[str, Any]) -> bytes:
+        """Like ``send`` for a message given as its wire map, built by trusted code.
+
+        The state rules apply as for ``send``. The handshake, closing messages and errors (the
+        types the transition table governs) always go through ``send``; any other map is only
+        packed (:func:`~protocol.framing.pack_frame`, once for an
+        :class:`~protocol.framing.Outgoing`) unless ``validate_sent`` is set.
+
+        Raises:
+            LocalProtocolError: as ``send``; ``unknown_type`` for a type that is not registered.
+        """
+        type_name = wire.get("type")
+        if not isinstance(type_name, str) or type_name not in MESSAGE_TYPES:
+            raise LocalProtocolError(f"no message type {type_name!r}", code=ErrorCode.UNKNOWN_TYPE)
+        cls = MESSAGE_TYPES[type_name]
+        if self.validate_sent or type_name in _TABLE_TYPES or self.state is not State.OPEN:
+            return self.send(message_from_wire(dict(wire)))
+        self._check_allowed(type_name, cls.DIRECTION, sending=True)
+        return pack_frame(wire, max_frame_bytes=self.max_frame_bytes)
 
     def error_reply(self, err: ProtocolError) -> Error:
         """The ``error`` message to send after ``next_message``/``receive_data`` raised ``err``.

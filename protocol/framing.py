@@ -3,7 +3,10 @@
 How it works:
 
 * :func:`encode_frame` checks a map against the same rules the decoder enforces (so we never
-  send what a peer must reject), packs it and prefixes the length.
+  send what a peer must reject), packs it and prefixes the length. :func:`pack_frame` only
+  packs: for maps the sender built itself from values it already checked (the host's pushes),
+  where checking again would cost more than the packing. An :class:`Outgoing` map keeps its
+  frame once packed, so one message sent to many peers is packed once.
 * :func:`decode_body` unpacks one frame body with a *fresh* ``msgpack.unpackb`` call (never a
   reused ``Unpacker``, which is unsafe after an error) and explicit limits, then checks what
   msgpack cannot: the top level is a map, every map key is a str and unique, no float, no ext,
@@ -43,10 +46,12 @@ __all__ = [
     "NEED_DATA",
     "FrameDecoder",
     "NeedData",
+    "Outgoing",
     "WireDict",
     "check_tree",
     "decode_body",
     "encode_frame",
+    "pack_frame",
 ]
 
 WireDict = dict[str, Any]
@@ -194,6 +199,48 @@ def encode_frame(obj: Mapping[str, Any], *, max_frame_bytes: int = MAX_FRAME_BYT
             f"frame body of {len(body)} bytes exceeds the limit of {max_frame_bytes}",
         )
     return len(body).to_bytes(FRAME_HEADER_BYTES, "big") + body
+
+
+def pack_frame(obj: Mapping[str, Any], *, max_frame_bytes: int = MAX_FRAME_BYTES) -> bytes:
+    """Pack one map as a frame *without* checking its values: for maps built by trusted code.
+
+    Raises:
+        LocalProtocolError: ``frame_too_large`` if the body would exceed ``max_frame_bytes``;
+            ``malformed`` if msgpack cannot pack a value at all.
+    """
+    if isinstance(obj, Outgoing):
+        return obj.frame(max_frame_bytes)
+    try:
+        body: bytes = msgpack.packb(obj, use_bin_type=True, strict_types=False, datetime=False)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise _error(ErrorCode.MALFORMED, f"cannot encode: {exc}") from exc
+    if len(body) > max_frame_bytes:
+        raise _error(
+            ErrorCode.FRAME_TOO_LARGE,
+            f"frame body of {len(body)} bytes exceeds the limit of {max_frame_bytes}",
+        )
+    return len(body).to_bytes(FRAME_HEADER_BYTES, "big") + body
+
+
+class Outgoing(dict[str, Any]):
+    """A message map that is packed once, the first time it is sent, and never changed after.
+
+    The same object handed to many connections (a public push at a table) is packed by the
+    first and its bytes reused by the rest. Mutating it after it was sent is a bug the frame
+    would hide, so do not: build a new one.
+    """
+
+    __slots__ = ("_frame",)
+
+    def frame(self, max_frame_bytes: int = MAX_FRAME_BYTES) -> bytes:
+        """The frame of this map (packed by :func:`pack_frame` on first use)."""
+        try:
+            return self._frame
+        except AttributeError:
+            pass
+        frame = pack_frame(dict(self), max_frame_bytes=max_frame_bytes)
+        self._frame: bytes = frame
+        return frame
 
 
 def decode_body(body: bytes) -> WireDict:

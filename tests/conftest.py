@@ -25,12 +25,17 @@ afresh.
 Shared fixtures: ``start_host`` runs :func:`host.server.serve_host` in the test's nursery (port
 0, 127.0.0.1, a temporary data directory, bots with no thinking time); ``serve_tls`` starts a
 TLS server with a fresh host identity around any handler.
+
+Every host the suite runs, in-process or as a subprocess, checks each message it sends against
+its schema (``ONECARD_CHECK_SENT``), so a host that built a bad message fails its test instead
+of only packing it.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -40,11 +45,17 @@ import trio
 from hypothesis import HealthCheck, settings
 
 from client.catalogue import CATALOGUE, Catalogue
+from host import connection as host_connection
 from host.games import game_entries
 from host.identity import load_or_create_identity
 from host.server import HostConfig, HostInfo, serve_host
 
 _HOST_SAYS = Catalogue(game_entries()).games
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ["ONECARD_CHECK_SENT"] = "1"  # hosts started as subprocesses inherit it
+    host_connection.CHECK_SENT = True
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
+from host import connection as host_connection
+from host.bots import BotPlayer, run_bots
 from host.connection import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
 from host.runner import MAX_MISSED_ROUNDS
 from host.server import HostConfig, HostInfo, serve_host
@@ -740,3 +741,23 @@ async def test_a_connection_that_closes_while_waiting_to_join_keeps_no_seat(
         assert all(s is None or s.conn is None for s in table.seats)
         await trio.sleep(mock_host.host.lobby.grace + 1)
     assert table.seats == [None, None]
+
+
+@pytest.mark.parametrize("game", ["one-card", "one", "black-jack"])
+async def test_a_host_that_only_packs_what_it_built_plays_games_clients_accept(
+    host: HostInfo, game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside the test suite the host packs its own messages without checking them again
+    (``CHECK_SENT`` off): the bots, whose sessions check every message they receive, still
+    play a whole game and every deal verifies."""
+    monkeypatch.setattr(host_connection, "CHECK_SENT", False)
+    where: dict[str, Any] = {"address": "127.0.0.1", "port": host.port, "insecure": True}
+    with trio.fail_after(120):
+        outcomes = await run_bots(**where, count=2, create=game, think=0)
+    assert len(outcomes) == 2 and all(o.outcome for o in outcomes)
+    (table,) = host.host.lobby.tables
+    records = await host.host.lobby.store.records.list_records(table)
+    assert records
+    for hand in records:
+        record = await host.host.lobby.store.records.load_record(table, hand)
+        assert record is not None and verify_record(record).ok

@@ -456,3 +456,37 @@ class TestStateMachine:
             else:
                 assert expected is not None
                 assert conn.state is (State.CLOSED if fatal_error else expected)
+
+
+def test_send_map_packs_a_trusted_map_under_the_same_state_rules() -> None:
+    pair = ConnectionPair()
+    pair.host.validate_sent = False
+    push = {"type": "chat_line", "table": "t1", "seat": 0, "name": "Ann", "text": "hi", "n": 1}
+    with pytest.raises(LocalProtocolError) as early:  # before the handshake: the full check
+        pair.host.send_map(push)
+    assert early.value.code is ErrorCode.BAD_STATE
+    pair = ConnectionPair()
+    pair.host.validate_sent = False
+    pair.handshake()
+    pair.client.receive_data(pair.host.send_map(push))
+    got = pair.client.next_message()
+    assert isinstance(got, Message)
+    assert {key: got.to_wire()[key] for key in push} == push
+    with pytest.raises(LocalProtocolError) as wrong_side:  # a client's message, from the host
+        pair.host.send_map({"type": "hello", "protocol": PROTOCOL_NAME, "versions": [1]})
+    assert wrong_side.value.code in (ErrorCode.BAD_STATE, ErrorCode.BAD_FIELD)
+    with pytest.raises(LocalProtocolError) as unknown:
+        pair.host.send_map({"type": "no_such_type"})
+    assert unknown.value.code is ErrorCode.UNKNOWN_TYPE
+
+
+def test_send_map_checks_values_only_when_asked() -> None:
+    bad = {"type": "chat_line", "table": "t1", "seat": 0, "name": "Ann", "text": 5, "n": 1}
+    trusting, checking = ConnectionPair(), ConnectionPair()
+    trusting.host.validate_sent = False
+    for pair in (trusting, checking):
+        pair.handshake()
+    trusting.host.send_map(bad)  # packed as built: the host's own maps are not checked again
+    with pytest.raises(LocalProtocolError) as caught:
+        checking.host.send_map(bad)
+    assert caught.value.code is ErrorCode.BAD_FIELD

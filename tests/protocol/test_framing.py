@@ -13,10 +13,12 @@ from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError
 from protocol.framing import (
     NEED_DATA,
     FrameDecoder,
+    Outgoing,
     WireDict,
     check_tree,
     decode_body,
     encode_frame,
+    pack_frame,
 )
 from protocol.limits import (
     FRAME_HEADER_BYTES,
@@ -404,3 +406,31 @@ def test_check_tree_agrees_with_the_reference(tree: object, wrap: int) -> None:
     for _ in range(wrap):  # nest some trees near and past the nesting limit
         tree = [tree]
     assert (_outcome(check_tree, tree) is None) == (_outcome(_reference_check, tree) is None)
+
+
+@given(frame_maps)
+@settings(max_examples=200)
+def test_packing_a_trusted_map_gives_the_frame_the_checked_path_gives(obj: WireDict) -> None:
+    assert pack_frame(obj) == encode_frame(obj)
+    assert Outgoing(obj).frame() == encode_frame(obj)
+
+
+def test_an_outgoing_map_is_packed_once_however_often_it_is_sent() -> None:
+    msg = Outgoing(type="event", table="t1", seq=7, event={"kind": "draw", "seat": 1})
+    first = pack_frame(msg)
+    assert pack_frame(msg) is first and msg.frame() is first
+    assert decode_body(first[FRAME_HEADER_BYTES:]) == dict(msg)
+
+
+def test_packing_does_not_check_values_but_still_bounds_the_frame() -> None:
+    nested: object = 1
+    for _ in range(MAX_NESTING + 2):
+        nested = [nested]
+    deep: WireDict = {"a": nested}
+    pack_frame(deep)  # nested past MAX_NESTING: encode_frame refuses it, pack_frame does not
+    with pytest.raises(LocalProtocolError) as caught:
+        encode_frame(deep)
+    assert caught.value.code is ErrorCode.LIMIT_EXCEEDED
+    with pytest.raises(LocalProtocolError) as too_big:
+        pack_frame({"text": "x" * 100}, max_frame_bytes=50)
+    assert too_big.value.code is ErrorCode.FRAME_TOO_LARGE
