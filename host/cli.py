@@ -34,6 +34,7 @@ import trio
 from host.bots import TableFinished, run_bots
 from host.datadir import DataDirDamaged, DataDirError
 from host.identity import IdentityError, IdentityUnreadable
+from host.lobby import MAX_TABLES
 from host.logs import SafeText
 from host.server import (
     DEFAULT_TURN_TIMER,
@@ -145,6 +146,14 @@ async def run_host(config: HostConfig, *, echo: bool = True) -> None:
     show_default=True,
     help="Connections served at once from one IP address (loopback is not limited).",
 )
+@click.option(
+    "--max-tables",
+    type=click.IntRange(1, 100_000),
+    default=MAX_TABLES,
+    show_default=True,
+    help="Tables kept at once; a new one past this replaces a table nobody uses (game over, "
+    "no player seated) or is refused with error 'full'.",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Log connections and table events to stderr.")
 def host_command(
     *,
@@ -159,6 +168,7 @@ def host_command(
     bot_think: float,
     max_connections: int,
     max_connections_per_address: int,
+    max_tables: int,
     verbose: bool,
 ) -> None:
     """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint.
@@ -183,6 +193,7 @@ def host_command(
         bot_think=bot_think,
         max_connections=max_connections,
         max_connections_per_address=max_connections_per_address,
+        max_tables=max_tables,
     )
     try:
         trio.run(run_host, config)

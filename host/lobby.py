@@ -39,7 +39,8 @@ __all__ = ["HOSTED_BOT_PREFIX", "MAX_TABLES", "BotSpawner", "Lobby"]
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
-#: most tables one host keeps
+#: most tables one host keeps, by default (``onecard host --max-tables``): far more than a LAN
+#: night needs; a table in use is never dropped for a new one (:meth:`host.table.Table.idle`)
 MAX_TABLES = 64
 
 BotSpawner = Callable[[str, str, int | None, str | None], Awaitable[int]]
@@ -60,6 +61,7 @@ class Lobby:
         grace: float,
         round_timeout: float,
         nursery: trio.Nursery,
+        max_tables: int = MAX_TABLES,
     ) -> None:
         self.store = store
         self.signing_key = signing_key
@@ -69,6 +71,7 @@ class Lobby:
         self.grace = grace
         self.round_timeout = round_timeout
         self.nursery = nursery
+        self.max_tables = max_tables
         self.tables: dict[str, Table] = {}
         #: tables left out at start-up (damaged data), by id: why (their ids are not reused)
         self.left_out: dict[str, str] = {}
@@ -135,10 +138,14 @@ class Lobby:
             OptionError: unknown game, unknown option or bad option value (``bad_field``).
             TableError: bad seat count (``bad_field``), host full (``full``).
         """
-        if len(self.tables) >= MAX_TABLES:
+        if len(self.tables) >= self.max_tables:
             await self._drop_an_idle_table()
-        if len(self.tables) >= MAX_TABLES:
-            raise TableError(f"the host has {MAX_TABLES} busy tables", code=ErrorCode.FULL)
+        if len(self.tables) >= self.max_tables:
+            raise TableError(
+                f"the host has {self.max_tables} tables, all in use (its operator can raise "
+                "onecard host --max-tables)",
+                code=ErrorCode.FULL,
+            )
         table_id = "t" + secrets.token_hex(3)
         while table_id in self.tables or table_id in self.left_out:
             table_id = "t" + secrets.token_hex(3)

@@ -50,7 +50,7 @@ from host.bots import BotPlayer
 from host.connection import CLOSE_FLUSH_TIMEOUT, ClientConnection, server_closing
 from host.datadir import hold_data_dir
 from host.identity import HostIdentity, load_or_create_identity
-from host.lobby import HOSTED_BOT_PREFIX, Lobby
+from host.lobby import HOSTED_BOT_PREFIX, MAX_TABLES, Lobby
 from host.logs import get_logger
 from host.store import Store
 from host.table import ROUND_TIMEOUT, Table, TableError
@@ -110,6 +110,7 @@ class HostConfig:
     advertise: bool = True
     max_connections: int = MAX_CONNECTIONS
     max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
+    max_tables: int = MAX_TABLES  #: tables kept at once (in use ones are never dropped)
     round_timeout: float = ROUND_TIMEOUT  #: seconds for each fair-deal commit and reveal
     bot_think: float = 0.5  #: seconds in-process bots wait before acting
     #: run sqlite in a worker thread (False only for tests on trio's mock clock)
@@ -486,6 +487,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                 grace=config.grace,
                 round_timeout=config.round_timeout,
                 nursery=nursery,
+                max_tables=config.max_tables,
             )
             host = Host(config, identity, lobby)
             bots = await lobby.restore()

@@ -54,7 +54,7 @@ from host.runner import (
 )
 from host.seating import HOSTED_BOT_PREFIX, Conn, SeatBook, check_name, hash_token, spectator_name
 from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
-from host.table_clock import IDLE_TABLE_S, TableClock
+from host.table_clock import EMPTY_TABLE_S, TableClock
 from host.table_timers import Timers
 from host.table_views import fan_out, state_message
 from protocol.cards import Card
@@ -216,18 +216,28 @@ class Table:
         self.book.check_bot_request(by)
 
     def idle(self) -> bool:
-        """Whether the table may be dropped to make room for a new one: no game running, no
-        player seated (connected or within the grace period of a drop) and either no bot
-        either, or its game over, or nothing happening for ``IDLE_TABLE_S`` (a table being
-        filled with bots is kept). Spectators do not keep a table: they are only watching."""
+        """Whether the table may be dropped to make room for a new one: nobody uses it.
+
+        Never while a game runs, nor while a player holds a seat (connected, or within the
+        grace period of a drop), nor while seats are being filled: a bot seated at a table
+        whose game has not started, or an empty table whose creator is still connected or
+        whose seats changed less than ``EMPTY_TABLE_S`` ago. A finished table with only bots
+        seated may go: bots cannot start its next game without a player. Spectators do not
+        keep a table: they are only watching.
+        """
         if self.phase in RUNNING:
             return False
         taken = [s for s in self.seats if s is not None]
         if any(s.bot is None for s in taken):
             return False
-        if not taken or self.phase is TablePhase.FINISHED:
+        if self.phase is TablePhase.FINISHED:
             return True
-        return self.clock.idle_for(IDLE_TABLE_S)
+        if taken:
+            return False
+        creator = self.book.creator
+        if creator is not None and not creator.closed:
+            return False
+        return self.clock.untouched_for(EMPTY_TABLE_S)
 
     # ------------------------------------------------------------------ lobby
 
@@ -264,6 +274,7 @@ class Table:
             row = SeatRow(index, name, hash_token(token), bot)
             await self.store.put_seat(self.table_id, row)
             self.book.sit(conn, SeatBook.new_seat(index, name, bot, row.token_hash))
+            self.clock.touch()
             conn.deliver(
                 [{"type": "joined", "table": self.table_id, "seat": index, "token": token,
                   "re": re}]
@@ -310,6 +321,7 @@ class Table:
                     await self.live(JournalKind.SEAT, {"op": "leave", "seat": seat})
                 else:
                     self.seats[seat] = None
+                    self.clock.touch()
                     await self.store.delete_seat(self.table_id, seat)
             conn.deliver([{"type": "left", "table": self.table_id, "re": re}])
             self.send_summary()
@@ -550,6 +562,8 @@ class Table:
     async def settle_stood_up(self) -> None:
         """Seats the runner stood up: see :meth:`host.seating.SeatBook.settle_stood_up`."""
         changed, freed = self.book.settle_stood_up(running=self.phase in RUNNING)
+        if freed:
+            self.clock.touch()
         for index in freed:
             await self.store.delete_seat(self.table_id, index)
         if changed:

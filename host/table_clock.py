@@ -6,8 +6,8 @@ a deal round's deadline, the turn timer, the end of a dropped player's grace per
 game (the host then plays for the seat) or between games (the seat is then freed). The table's
 timer task sleeps until then or until :meth:`TableClock.poke` wakes it after a change. The clock
 also remembers since when no game runs (:meth:`TableClock.mark`): the grace for freeing a seat
-counts from then, and a table with only bots that has done nothing for ``IDLE_TABLE_S`` may be
-dropped for a new one.
+counts from then. It also remembers when the seats last changed (:meth:`TableClock.touch`): an
+empty table whose creator has gone counts as being filled for ``EMPTY_TABLE_S`` after that.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import trio
 
 from host.runner import Seat
 
-__all__ = ["IDLE_TABLE_S", "TableClock"]
+__all__ = ["EMPTY_TABLE_S", "TableClock"]
 
-#: seconds a waiting table holding only bots (and no one watching) is kept before it counts as
-#: idle and may be dropped to make room for a new table
-IDLE_TABLE_S = 600.0
+#: seconds after its seats last changed that an empty table counts as being filled (someone
+#: created it, or its last player left, and others may be on their way): it is not dropped to
+#: make room for a new table before that
+EMPTY_TABLE_S = 60.0
 
 
 class TableClock:
@@ -33,6 +34,8 @@ class TableClock:
         self.now = now
         #: when the table last stopped running a game (None: a game runs, or no tick yet)
         self.idle_since: float | None = None
+        #: when a seat was last taken or given up (or the table made)
+        self.touched = now()
         self._wake = trio.Event()
 
     def poke(self) -> None:
@@ -91,6 +94,14 @@ class TableClock:
             if s is not None and s.disconnected_at is not None and not s.substitute
             and now >= s.disconnected_at + self.grace
         ]  # fmt: skip
+
+    def touch(self) -> None:
+        """A seat was taken or given up."""
+        self.touched = self.now()
+
+    def untouched_for(self, seconds: float) -> bool:
+        """Whether no seat changed for ``seconds``."""
+        return self.now() - self.touched >= seconds
 
     def idle_for(self, seconds: float) -> bool:
         """Whether no game has run for ``seconds`` (as far as the timer task has seen)."""

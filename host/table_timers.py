@@ -132,6 +132,7 @@ class Timers:
         freed = table.clock.to_free(table.seats)
         for s in freed:
             table.seats[s.index] = None
+            table.clock.touch()
             await table.store.delete_seat(table.table_id, s.index)
             log.info(
                 "table %s: seat %d (%s) freed: away %.0f s with no game running",

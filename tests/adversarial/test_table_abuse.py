@@ -28,7 +28,6 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from host import lobby as lobby_module
 from host.bots import BotPlayer
 from host.chat import TABLE_CHAT_BURST
 from host.games import find_game
@@ -37,6 +36,7 @@ from host.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import Store
 from host.table import Table, TableError
+from host.table_clock import EMPTY_TABLE_S
 from host.table_restore import restore_table
 from net.session import ClientSession, open_session
 from protocol.errors import ErrorCode
@@ -127,9 +127,9 @@ async def test_ready_survives_a_host_restart(
 
 
 async def test_a_table_whose_player_blipped_is_not_dropped_for_a_new_one(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby, monkeypatch: pytest.MonkeyPatch
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
 ) -> None:
-    monkeypatch.setattr(lobby_module, "MAX_TABLES", 3)
+    lobby.max_tables = 3
     tables = [await lobby.create_table(game="one-card", seats=2) for _ in range(3)]
     for i, table in enumerate(tables):
         conn = FakeConn()
@@ -142,16 +142,38 @@ async def test_a_table_whose_player_blipped_is_not_dropped_for_a_new_one(
 
 
 async def test_watching_a_table_does_not_keep_it_from_being_dropped(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby, monkeypatch: pytest.MonkeyPatch
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
 ) -> None:
     """One connection watching every table used to block all table creation."""
-    monkeypatch.setattr(lobby_module, "MAX_TABLES", 3)
+    lobby.max_tables = 3
     watcher = FakeConn()
     tables = [await lobby.create_table(game="one-card", seats=2) for _ in range(3)]
     for table in tables:
         await table.watch(watcher, "lurker")
+    await trio.sleep(EMPTY_TABLE_S)  # before that, an empty table counts as being filled
     fresh = await lobby.create_table(game="one-card", seats=2)
     assert fresh.table_id in lobby.tables and tables[0].table_id not in lobby.tables
+
+
+async def test_tables_being_filled_are_never_dropped_for_a_new_one(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    """Before, with 100 tables asked for, tables still being filled with bots were dropped as
+    idle and their bots failed. Now: a bot seated at a table that has not started, or an empty
+    table whose creator is still connected, keeps it however long it takes."""
+    lobby.max_tables = 2
+    creator = FakeConn()
+    filling = await lobby.create_table(game="one-card", seats=3)
+    await filling.join(FakeConn(), "bot-1", bot="remote")
+    kept = await lobby.create_table(game="one", seats=2, creator=creator)
+    await trio.sleep(10 * EMPTY_TABLE_S)
+    with pytest.raises(TableError) as full:
+        await lobby.create_table(game="one-card", seats=2)
+    assert full.value.code is ErrorCode.FULL and "--max-tables" in str(full.value)
+    assert {filling.table_id, kept.table_id} <= set(lobby.tables)
+    creator.closed = True  # the creator left and nobody sat down: room for a new table now
+    fresh = await lobby.create_table(game="one-card", seats=2)
+    assert kept.table_id not in lobby.tables and fresh.table_id in lobby.tables
 
 
 # --------------------------------------------------------------------------- point 11: chat

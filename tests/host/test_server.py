@@ -22,6 +22,7 @@ from host.bots import BotPlayer
 from host.games import find_game
 from host.policy import heuristic_choice
 from host.server import HostConfig, HostInfo, serve_host
+from host.table_clock import EMPTY_TABLE_S
 from net.session import ClientSession, RequestError
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode
@@ -424,10 +425,11 @@ async def test_an_engine_failure_mid_action_restores_the_table_from_its_journal(
 
 
 async def test_a_full_host_makes_room_by_dropping_its_oldest_idle_table(
-    host: HostInfo, connect: Any, monkeypatch: pytest.MonkeyPatch
+    host: HostInfo, connect: Any
 ) -> None:
-    monkeypatch.setattr("host.lobby.MAX_TABLES", 2)
-    idle = await host.host.create_table("one-card", seats=3)  # nobody sat down: idle
+    host.host.lobby.max_tables = 2
+    idle = await host.host.create_table("one-card", seats=3)  # nobody sat down
+    host.host.lobby.table(idle).clock.touched -= EMPTY_TABLE_S  # and nobody came for a minute
     async with connect() as c:
         busy = await host.host.create_table("one-card", seats=2)
         await c.request(tm.Join(table=busy, name="ivy"))
