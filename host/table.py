@@ -216,14 +216,10 @@ class Table:
         self.book.check_bot_request(by)
 
     def idle(self) -> bool:
-        """Whether the table may be dropped to make room for a new one: nobody uses it.
-
-        Never while a game runs, nor while a player holds a seat (connected, or within the
-        grace period of a drop), nor while seats are being filled: a bot seated at a table
-        whose game has not started, or an empty table whose creator is still connected or
-        whose seats changed less than ``EMPTY_TABLE_S`` ago. A finished table with only bots
-        seated may go: bots cannot start its next game without a player. Spectators do not
-        keep a table: they are only watching.
+        """Whether the table may be dropped to make room for a new one (see PROTOCOL.md):
+        never while a game runs, a player holds a seat, or seats are being filled (a bot
+        seated before the game, or an empty table whose creator is connected or whose seats
+        changed under ``EMPTY_TABLE_S`` ago). Finished bots-only tables and spectators don't count.
         """
         if self.phase in RUNNING:
             return False
