@@ -72,6 +72,8 @@ OUTGOING_QUEUE = 64
 READER_PAUSE_AT = OUTGOING_QUEUE // 2
 #: seconds one write to the client may take
 SEND_TIMEOUT = 20.0
+#: messages the writer gathers from its queue into one socket write at most
+COALESCE_MAX_MESSAGES = 256
 #: seconds the writer gets to flush a last message (error, server_closing) before closing
 CLOSE_FLUSH_TIMEOUT = 2.0
 #: messages per second a connection may send on average, and the burst allowed
@@ -245,6 +247,13 @@ class ClientConnection:
                 batch = queued
                 if self._backlog:
                     batch, self._backlog = [*self._backlog, *queued], []
+                # every batch queued meanwhile goes out in the same write: one system call
+                # for a burst of table changes instead of one each
+                while len(batch) < COALESCE_MAX_MESSAGES:
+                    try:
+                        batch = [*batch, *self._receive.receive_nowait()]
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
                 data = bytearray()
                 for item in batch:
                     data += item if isinstance(item, bytes) else self._encode(item)

@@ -150,3 +150,73 @@ async def test_a_leave_refused_as_not_found_forgets_the_table(
             await c.request(tm.Leave(table=table_id))
         assert refused.value.code is ErrorCode.NOT_FOUND
         assert table_id not in session.tables
+
+
+class _GatedStream(trio.abc.Stream):
+    """The host's end of a memory stream whose writes wait while ``gate`` is shut."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+        self.open = trio.Event()
+        self.open.set()
+        self.frames_per_write: list[int] = []
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.open.wait()
+        decoder = FrameDecoder()
+        decoder.receive_data(bytes(data))
+        frames = 0
+        while decoder.next_frame() is not NEED_DATA:
+            frames += 1
+        self.frames_per_write.append(frames)
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_messages_queued_behind_a_slow_write_leave_in_one_write(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+) -> None:
+    table = await mock_host.host.create_table("one-card", seats=2)
+    client_end, host_end = trio.testing.memory_stream_pair()
+    gated = _GatedStream(host_end)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(mock_host.host.handle, gated)
+        hello = Hello(protocol="onecard", versions=(1,), software="gated")
+        await client_end.send_all(encode_frame(hello.to_wire()))
+        await client_end.send_all(encode_frame({"type": "watch", "table": table, "id": 1}))
+        decoder = FrameDecoder()
+        frames: list[dict[str, Any]] = []
+
+        async def read_until(pred: Any) -> None:
+            with trio.fail_after(60):
+                while not pred():
+                    decoder.receive_data(await client_end.receive_some(65536))
+                    while (frame := decoder.next_frame()) is not NEED_DATA:
+                        assert isinstance(frame, dict)
+                        frames.append(frame)
+
+        await read_until(lambda: any(f.get("re") == 1 for f in frames))
+        gated.open = trio.Event()  # the next write hangs: pushes pile up behind it
+        before = len(gated.frames_per_write)
+        changes = 6
+        async with connect_memory(mock_host) as busy:
+            for _ in range(changes // 2):  # each join and leave pushes a table_info
+                await busy.request(tm.Join(table=table, name="fidget"))
+                await busy.request(tm.Leave(table=table))
+                await trio.sleep(0.1)
+        gated.open.set()
+        seen = sum(1 for f in frames if f.get("type") == "table_info")
+        await read_until(lambda: sum(f["type"] == "table_info" for f in frames) >= seen + changes)
+        # the writer took the first push before its write hung; the rest left in one write
+        assert max(gated.frames_per_write[before:]) >= changes - 1, gated.frames_per_write
+        nursery.cancel_scope.cancel()
