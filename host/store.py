@@ -242,6 +242,21 @@ def _add_chat(row: TableRow, n: object, seq: object, line: object) -> None:
         log.warning("table %s: chat line %r unreadable, skipped (%s)", row.table_id, n, _why(exc))
 
 
+@dataclass(eq=False)
+class _PendingAppend:
+    """One caller's journal rows waiting for a group commit (:meth:`Store.append`)."""
+
+    params: list[tuple[str, int, str, int | None, bytes]]
+    done: trio.Event = field(default_factory=trio.Event)
+    error: Exception | None = None
+
+
+def _as_exception(exc: BaseException) -> Exception:
+    if isinstance(exc, Exception):
+        return exc
+    return RuntimeError(f"the journal commit was interrupted: {exc!r}")
+
+
 def _database_error(path: Path, exc: sqlite3.Error) -> DataDirError:
     """The start-up error for a database sqlite refused (one line)."""
     exc = type(exc)(" ".join(str(exc).split()))
@@ -267,6 +282,9 @@ class Store:
         self.db_path = data_dir / DB_FILE
         self._limiter = trio.CapacityLimiter(1)
         self._db: sqlite3.Connection | None = None
+        #: journal appends waiting for the commit in progress (:meth:`append`)
+        self._pending: list[_PendingAppend] = []
+        self._committing = False
         #: the hand record files (:mod:`host.record_files`), written through the same thread
         self.records = RecordFiles(self.records_dir, self._run)
 
@@ -413,22 +431,67 @@ class Store:
         await self._run(delete)
 
     async def append(self, table_id: str, rows: Sequence[JournalRow]) -> None:
-        """Append journal rows in one committed transaction (durable when this returns)."""
+        """Append journal rows in one committed transaction (durable when this returns).
+
+        Group commit: rows that tables append while a commit is in the worker thread wait
+        and then go in together, one transaction and one WAL sync for all of them instead of
+        one each (with hundreds of tables, syncs queued one behind another were most of a
+        move's wait). If that shared transaction fails, each table's rows are committed in
+        their own, so one table's bad rows never fail another's.
+        """
         if not rows:
             return
         params = [(table_id, r.seq, r.kind.value, r.seat, _pack(r.payload)) for r in rows]
-
-        def append() -> None:
-            with self._conn() as db:
-                db.execute("BEGIN")
-                db.executemany(
-                    "INSERT INTO journal(table_id, seq, kind, seat, payload) VALUES (?,?,?,?,?)",
-                    params,
-                )
-
+        mine = _PendingAppend(params)
+        self._pending.append(mine)
         # a cancelled caller must not leave a half-known state: finish the commit
         with trio.CancelScope(shield=True):
-            await self._run(append)
+            if self._committing:
+                await mine.done.wait()
+            else:
+                self._committing = True
+                try:
+                    while self._pending:
+                        group, self._pending = self._pending, []
+                        await self._commit_group(group)
+                finally:
+                    self._committing = False
+        if mine.error is not None:
+            raise mine.error
+
+    async def _commit_group(self, group: list[_PendingAppend]) -> None:
+        def commit(parts: list[_PendingAppend]) -> None:
+            with self._conn() as db:
+                db.execute("BEGIN")
+                for part in parts:
+                    db.executemany(
+                        "INSERT INTO journal(table_id, seq, kind, seat, payload) "
+                        "VALUES (?,?,?,?,?)",
+                        part.params,
+                    )
+
+        def commit_all() -> None:
+            try:
+                commit(group)
+            except sqlite3.Error:
+                if len(group) == 1:
+                    raise
+                for part in group:  # one at a time: only the part at fault fails
+                    try:
+                        commit([part])
+                    except sqlite3.Error as exc:
+                        part.error = exc
+
+        try:
+            await self._run(commit_all)
+        except BaseException as exc:
+            for part in group:
+                part.error = part.error or _as_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            for part in group:
+                part.done.set()
 
     async def append_chat(self, table_id: str, rows: Sequence[ChatRow], *, keep: int) -> None:
         """Add chat lines (in one transaction) and forget the table's lines older than the last

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 
 from host.datadir import DB_FILE
 from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
@@ -97,5 +99,73 @@ async def test_chat_keeps_the_last_lines_per_table_and_goes_with_the_table(tmp_p
         await store.put_table("t1", 2, {"game": "one-card", "seats": 2})
         (fresh,) = await store.load_tables(only="t1")
         assert fresh.chat == []
+    finally:
+        await store.close()
+
+
+def _rows(first: int, count: int) -> list[JournalRow]:
+    return [
+        JournalRow(first + i, JournalKind.MESSAGE, None, {"n": first + i}) for i in range(count)
+    ]
+
+
+async def _append_from_many_tables(
+    store: Store, tables: int, bad: str | None = None
+) -> dict[str, Exception | None]:
+    """Each table appends rows 1-3 at the same moment; table ``bad`` repeats seq 1."""
+    outcome: dict[str, Exception | None] = {}
+
+    async def one(table_id: str) -> None:
+        rows = _rows(1, 3) + (_rows(1, 1) if table_id == bad else [])
+        try:
+            await store.append(table_id, rows)
+            outcome[table_id] = None
+        except sqlite3.Error as exc:
+            outcome[table_id] = exc
+
+    async with trio.open_nursery() as nursery:
+        for n in range(tables):
+            nursery.start_soon(one, f"t{n}")
+    return outcome
+
+
+async def test_appends_made_during_a_commit_share_the_next_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path)
+    await store.open()
+    commits = 0
+    run = store._run
+
+    async def counting_run(fn: Any) -> Any:
+        nonlocal commits
+        commits += 1
+        return await run(fn)
+
+    try:
+        monkeypatch.setattr(store, "_run", counting_run)
+        outcome = await _append_from_many_tables(store, 20)
+        assert outcome == {f"t{n}": None for n in range(20)}
+        # the first caller commits alone; the 19 who came meanwhile go in together
+        assert commits <= 3
+        monkeypatch.setattr(store, "_run", run)
+        for n in range(20):
+            journal = await store.messages_after(f"t{n}", 0, None)
+            assert [r.seq for r in journal] == [1, 2, 3]
+    finally:
+        await store.close()
+
+
+async def test_one_tables_bad_rows_fail_only_that_table_in_a_group_commit(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    await store.open()
+    try:
+        outcome = await _append_from_many_tables(store, 6, bad="t3")
+        assert isinstance(outcome.pop("t3"), sqlite3.IntegrityError)
+        assert outcome == {f"t{n}": None for n in (0, 1, 2, 4, 5)}
+        assert await store.messages_after("t3", 0, None) == []  # its transaction rolled back
+        assert [r.seq for r in await store.messages_after("t4", 0, None)] == [1, 2, 3]
     finally:
         await store.close()
