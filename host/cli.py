@@ -23,6 +23,8 @@ again will not help until someone does, so a supervisor should not restart on it
 
 from __future__ import annotations
 
+import functools
+import gc
 import logging
 import signal
 from pathlib import Path
@@ -68,11 +70,19 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME))
 
 
-async def run_host(config: HostConfig, *, echo: bool = True) -> None:
-    """Serve until SIGINT/SIGTERM, then shut down gracefully."""
+async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = False) -> None:
+    """Serve until SIGINT/SIGTERM, then shut down gracefully.
+
+    ``freeze_gc`` (a host process of its own, not a test) moves everything made before the
+    first client (modules, functions, classes: about 46,000 objects) out of the cyclic garbage
+    collector's sight with :func:`gc.freeze`, so each full collection under load scans only what
+    the tables and connections made (a full pass over the start-up objects alone: 10-13 ms here).
+    """
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             info: HostInfo = await nursery.start(serve_host, config)
+            if freeze_gc:
+                gc.freeze()
             if echo:
                 scheme = "tcp (insecure)" if config.insecure else "tls"
                 for address, port in info.addresses:
@@ -196,7 +206,7 @@ def host_command(
         max_tables=max_tables,
     )
     try:
-        trio.run(run_host, config)
+        trio.run(functools.partial(run_host, config, freeze_gc=True))
     except BaseException as raised:
         exc = first_leaf(raised)
         if isinstance(exc, DataDirDamaged | IdentityUnreadable):

@@ -375,7 +375,9 @@ class Lab:
         Blocking: run it with ``trio.to_thread.run_sync``.
         """
 
-        async def start_and_stop(config: HostConfig, *, echo: bool = True) -> None:
+        async def start_and_stop(
+            config: HostConfig, *, echo: bool = True, freeze_gc: bool = False
+        ) -> None:
             async with trio.open_nursery() as nursery:
                 info: HostInfo = await nursery.start(serve_host, config)
                 await info.host.shutdown()

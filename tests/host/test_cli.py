@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from client.cli import cli
 from host.cli import run_host
+from host.lobby import MAX_TABLES
 from host.server import HostConfig, HostInfo, serve_host
 
 
@@ -34,6 +35,7 @@ def test_host_help_documents_every_option() -> None:
         "--bot-think",
         "--max-connections",
         "--max-connections-per-address",
+        "--max-tables",
     ):
         assert option in result.output
     assert "default: 7531" in result.output
@@ -41,11 +43,12 @@ def test_host_help_documents_every_option() -> None:
 
 def test_host_passes_the_connection_caps_to_its_config(monkeypatch: Any, tmp_path: Path) -> None:
     seen: list[HostConfig] = []
-    monkeypatch.setattr("host.cli.trio.run", lambda _fn, config: seen.append(config))
+    monkeypatch.setattr("host.cli.trio.run", lambda fn: seen.append(fn.args[0]))
     args = ["host", "--data-dir", str(tmp_path), "--max-connections", "9"]
     result = CliRunner().invoke(cli, [*args, "--max-connections-per-address", "3"])
     assert result.exit_code == 0, result.output
     assert (seen[0].max_connections, seen[0].max_connections_per_address) == (9, 3)
+    assert seen[0].max_tables == MAX_TABLES
     result = CliRunner().invoke(cli, [*args, "--max-connections-per-address", "0"])
     assert result.exit_code == 2 and "--max-connections-per-address" in result.output
 
