@@ -70,6 +70,11 @@ __all__ = ["GAME_CHOICES", "play_command", "run_play"]
 GAME_CHOICES = ("one-card", "one", "black-jack")
 
 
+#: seconds the host of a LAN game waits after it for friends to finish and leave
+FRIENDS_LINGER_S = 30.0
+FRIENDS_POLL_S = 0.2
+
+
 def _loopback(info: HostInfo) -> tuple[str, int]:
     """Where this machine reaches the embedded host (IPv4 and IPv6 may differ on port 0)."""
     for address, port in info.addresses:
@@ -217,9 +222,28 @@ async def _play_at(
         await tc.ready()
         # a rematch needs every seat ready again: bots are; friends on the LAN are asked too,
         # and the loop says whom it waits for (one who left leaves an empty seat to join)
-        return await run_table(
+        outcome = await run_table(
             tc, ui, reconnect=reconnect, offer_rematch=rematch, records_dir=proofs
         )
+        if lan:
+            await _let_friends_finish(info, ui)
+        return outcome
+
+
+async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI) -> None:
+    """Keep the host up while friends' clients still fetch the last hand records and leave
+    (ours is the one connection left), at most ``FRIENDS_LINGER_S``: the host closing at once
+    cut their record checks off with "the host is shutting down"."""
+    if len(info.host.connections) <= 1:
+        return
+    ui.info(
+        f"Waiting up to {FRIENDS_LINGER_S:.0f} s for friends to finish before the host stops "
+        "(Ctrl-C stops it now)",
+        kind="lingering",
+    )
+    with trio.move_on_after(FRIENDS_LINGER_S):
+        while len(info.host.connections) > 1:
+            await trio.sleep(FRIENDS_POLL_S)
 
 
 # --------------------------------------------------------------------------- click

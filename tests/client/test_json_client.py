@@ -196,6 +196,9 @@ async def test_lan_game_host_player_and_a_friend(
     assert connected["fingerprint"] == hosting["fingerprint"]
     for client in (host, friend):
         assert any(v["type"] == "fairness" and v["status"] == "verified" for v in client.lines)
+        # the host stays up until the friend has fetched every record, the last one included
+        records = [v for v in client.lines if v["type"] == "record"]
+        assert records and all(v["status"] == "valid" for v in records), records[-1]
         assert await client.process.wait() == 0
 
 
