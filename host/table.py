@@ -52,6 +52,7 @@ from host.runner import (
     TableError,
     TablePhase,
 )
+from host.seat import same_action
 from host.seating import HOSTED_BOT_PREFIX, Conn, SeatBook, check_name, hash_token, spectator_name
 from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
 from host.table_clock import IDLE_TABLE_S, TableClock
@@ -418,13 +419,21 @@ class Table:
     async def act(self, conn: Conn, cseq: int, wire: object, *, re: Any = None) -> bool:
         """Apply a seat's action; False for a duplicate (already applied) ``cseq``.
 
+        Any other ``cseq`` not above the last accepted one gets ``conflict`` (PROTOCOL.md 4.2).
+
         Raises:
             TableError, RulesError: the action is refused (code says why).
         """
         async with self.lock:
             seat = self._require_seat(conn)
             if cseq <= seat.last_cseq:
-                return False
+                if cseq == seat.last_cseq and same_action(self.engine, wire, seat.last_cseq_action):
+                    return False
+                raise TableError(
+                    f"act seq {cseq} was already used for another action; "
+                    f"the next seq is {seat.last_cseq + 1}",
+                    code=ErrorCode.CONFLICT,
+                )
             if self.phase is not TablePhase.PLAYING or self.engine is None:
                 raise TableError(
                     f"no moves now: the table is {self.phase.value}", code=ErrorCode.BAD_STATE
