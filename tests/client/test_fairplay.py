@@ -36,6 +36,10 @@ class _Table:
         self.notices: list[Any] = []
 
     def push(self, msg: SignedMessage, host_seats: tuple[int, ...] = ()) -> list[Any]:
+        if msg.type == "draw":  # a host names where a card goes in an event before its DRAW
+            body = msg.decode()
+            where = {"positions": [[body["stream"], body["pos"]]], "seats": [body["to"]]}
+            self.notices.extend(self.checker.shown({"kind": "draw", **where}))
         self.seq += 1
         push = tm.FairPush(
             table="t1", seq=self.seq, hand_no=1, msg=msg.to_wire(), host_seats=host_seats
@@ -192,6 +196,8 @@ def test_two_clients_sharing_a_proofs_dir_keep_both_bundles(tmp_path: Path) -> N
     t.push(dealt.draw)
     t.push(dealt.private)
     for msg in t.dealer.messages:
+        if msg.type == "draw":
+            bob.shown({"kind": "draw", "positions": [[0, 0]], "seats": [0]})
         if msg.type != "card":
             bob.receive(tm.FairPush(table="t1", seq=1, hand_no=1, msg=msg.to_wire()))
     end = t.dealer.hand_end(None)
