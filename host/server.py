@@ -47,6 +47,7 @@ import trio
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer
+from host.cheats import CheatKind
 from host.connection import CLOSE_FLUSH_TIMEOUT, ClientConnection, server_closing
 from host.datadir import hold_data_dir
 from host.identity import HostIdentity, load_or_create_identity
@@ -112,6 +113,8 @@ class HostConfig:
     max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
     round_timeout: float = ROUND_TIMEOUT  #: seconds for each fair-deal commit and reveal
     bot_think: float = 0.5  #: seconds in-process bots wait before acting
+    #: deal dishonestly on purpose (``--cheat``, for testing clients; host.cheats)
+    cheat: CheatKind | None = None
     #: run sqlite in a worker thread (False only for tests on trio's mock clock)
     store_in_thread: bool = True
 
@@ -486,6 +489,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                 grace=config.grace,
                 round_timeout=config.round_timeout,
                 nursery=nursery,
+                cheat=config.cheat,
             )
             host = Host(config, identity, lobby)
             bots = await lobby.restore()
