@@ -177,6 +177,25 @@ def test_spec_client_plays_a_whole_game(
     _check_probes(result, blunders=game == "black-jack" and options.get("blunders") != "off")
 
 
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [
+        ("one-card", 2, {"attack_cap": 5}),
+        ("one-card", 4, {"attack_cap": 5}),
+        ("black-jack", 3, {}),
+        ("black-jack", 4, {}),
+        ("one", 3, {"target": 5}),
+        ("one", 4, {"target": 5}),
+    ],
+)
+def test_spec_client_plays_every_game_at_two_to_four_seats(
+    host: dict[str, Any], game: str, seats: int, options: dict[str, Any]
+) -> None:
+    """Issue 17: every game at 2-4 seats (with the cases above), every deal verified live and
+    from its record; the live checks of 7.9 include where each card goes and each reshuffle."""
+    _play(host, game, seats, options)
+
+
 @pytest.mark.parametrize("host", [True], indirect=True)
 def test_spec_client_over_tls(host: dict[str, Any]) -> None:
     result = _play(host, "one", 2, {"target": 1, "downtown": "always"})
