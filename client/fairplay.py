@@ -4,7 +4,9 @@ How it works: :class:`DealChecker` runs one :class:`protocol.fairness.HandVerifi
 (section 7 of ``spec/PROTOCOL.md``): it answers HAND_COMMIT with the seat's commitment, reveals
 only after a verified LOCK, checks every DRAW and CARD as it arrives and the revealed secret at
 HAND_END, where it re-derives the whole deck and compares every card it saw. It also checks
-that every card the host's ``state`` puts in our hand was dealt to us by a signed CARD. Any
+that every card the host's ``state`` puts in our hand was dealt to us by a signed CARD, and
+feeds the verifier every game event (:meth:`DealChecker.shown`): where each DRAW's card goes and
+what a RESHUFFLE must recycle are checked against the events' ``seats`` and ``pile``. Any
 failure is kept (the rest of that hand is not verified) and reported at the hand's end exactly
 as the verifier worded it. Each finished hand's signed messages are saved as a proof bundle
 (``proofs/<table>-hand<N>.json`` under the state directory) that ``onecard verify`` can check.
@@ -158,11 +160,9 @@ class DealChecker:
         try:
             body = msg.decode()
             pk = body.get("host_pk")
-            if not isinstance(pk, bytes | bytearray):
+            if not isinstance(pk, bytes | bytearray) or len(pk) != 32:
                 raise FairnessError("HAND_COMMIT carries no host key")
-            if self.host_pk is None:  # trust on first use, then pinned for this session
-                self.host_pk = bytes(pk)
-            elif bytes(pk) != self.host_pk:  # say so, rather than "signature invalid"
+            if self.host_pk is not None and bytes(pk) != self.host_pk:  # not "signature invalid"
                 raise FairnessError(
                     f"the host's deal key changed: it signs with {key_fingerprint(bytes(pk))}, "
                     f"but {key_fingerprint(self.host_pk)} is pinned for this host (if it "
@@ -177,15 +177,19 @@ class DealChecker:
             sitting_out = sitting_out or (seated and push.seq <= self.replay_until)
             self.seated = seated
             self.verifier = HandVerifier(
-                self.host_pk,
+                bytes(pk),
                 pid=self.pid if seated and not sitting_out else None,
                 table_id=self.table_id,
                 last_hand_no=self._last_hand_no,
                 seen_commitments=self._seen_commits,
                 auditor=sitting_out,
                 complete=False,
+                live=True,
             )
+            # 7.6: on first use the key comes from this very body; it is pinned only once the
+            # message's signature verified under it (a forged first HAND_COMMIT pins nothing)
             self.verifier.receive(msg)
+            self.host_pk = bytes(pk)
         except FairnessError as exc:
             self.verifier = None
             return [], self._fail(push.hand_no, exc.message)
@@ -233,6 +237,10 @@ class DealChecker:
         repeat cards received in CARD or face-up DRAW messages)."""
         if self.verifier is None or self.failure is not None:
             return []
+        try:  # where each card goes, what went on the pile: the live checks of 7.9
+            self.verifier.note_event(event)
+        except FairnessError as exc:
+            return self._fail(self.hand_no, exc.message)
         code = event.get("card")
         where = event.get("position")
         if where is None:

@@ -239,6 +239,9 @@ class BotPlayer:
             except RequestError as exc:
                 log.info("bot %s: %s refused: %s", self.name, choice, exc)
                 self._acted_on = -1
+                if exc.code is ErrorCode.CONFLICT:  # our seq was stale: the next one is free
+                    self._changed.set()
+                    continue
                 if choice.get("type") in policy.CALL_TYPES:
                     self._last_action = choice  # a lost call race: normal, do not repeat it
                 else:

@@ -34,6 +34,7 @@ import platformdirs
 import trio
 
 from host.bots import TableFinished, run_bots
+from host.cheats import CheatKind, banner
 from host.datadir import DataDirDamaged, DataDirError
 from host.identity import IdentityError, IdentityUnreadable
 from host.lobby import MAX_TABLES
@@ -164,6 +165,13 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
     help="Tables kept at once; a new one past this replaces a table nobody uses (game over, "
     "no player seated) or is refused with error 'full'.",
 )
+@click.option(
+    "--cheat",
+    type=click.Choice([k.value for k in CheatKind]),
+    default=None,
+    help="Deal DISHONESTLY on purpose, one way, to test that clients catch it "
+    "(PROTOCOL.md 7.15). Never for real games.",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Log connections and table events to stderr.")
 def host_command(
     *,
@@ -179,6 +187,7 @@ def host_command(
     max_connections: int,
     max_connections_per_address: int,
     max_tables: int,
+    cheat: str | None,
     verbose: bool,
 ) -> None:
     """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint.
@@ -191,7 +200,12 @@ def host_command(
     for handler in logging.getLogger().handlers:  # other libraries' records, escaped too
         if not any(isinstance(f, SafeText) for f in handler.filters):
             handler.addFilter(SafeText())
+    cheat_kind = None if cheat is None else CheatKind(cheat)
+    if cheat_kind is not None:  # loudly, on both streams: a cheating host must not pass unseen
+        click.echo(banner(cheat_kind))
+        click.echo(banner(cheat_kind), err=True)
     config = HostConfig(
+        cheat=cheat_kind,
         data_dir=data_dir or default_data_dir(),
         bind=bind,
         port=port,

@@ -23,7 +23,8 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host import table_restore
+from host import cheats, table_restore
+from host.cheats import CheatKind
 from host.games import find_game, game_entries
 from host.games.base import OptionError, WireMap
 from host.logs import get_logger
@@ -62,6 +63,7 @@ class Lobby:
         round_timeout: float,
         nursery: trio.Nursery,
         max_tables: int = MAX_TABLES,
+        cheat: CheatKind | None = None,
     ) -> None:
         self.store = store
         self.signing_key = signing_key
@@ -72,6 +74,8 @@ class Lobby:
         self.round_timeout = round_timeout
         self.nursery = nursery
         self.max_tables = max_tables
+        #: ``onecard host --cheat``: every table deals dishonestly, on purpose (host.cheats)
+        self.cheat = cheat
         self.tables: dict[str, Table] = {}
         #: tables left out at start-up (damaged data), by id: why (their ids are not reused)
         self.left_out: dict[str, str] = {}
@@ -187,6 +191,8 @@ class Lobby:
         await self.store.delete_table(table.table_id)
 
     async def _start(self, table: Table) -> None:
+        if self.cheat is not None:
+            cheats.install(table.runner, self.cheat, self.signing_key)
         self.tables[table.table_id] = table
         await self.nursery.start(table.run)
 

@@ -49,6 +49,7 @@ from host.seat import (
     Batch,
     EngineFailure,
     ReplayError,
+    Rewriter,
     Seat,
     TableError,
     TablePhase,
@@ -107,6 +108,7 @@ class GameRunner:
         self.now = now
         self.seats: list[Seat | None] = [None] * seats
         self._replaying = False  # no event logs while a stored journal is re-run
+        self.cheat: Rewriter | None = None  #: only ``onecard host --cheat`` sets one
         self._reset_game_state()
 
     def _reset_game_state(self) -> None:
@@ -248,6 +250,7 @@ class GameRunner:
             if s is not None:
                 s.ready = False
                 s.last_cseq = 0
+                s.last_cseq_action = None
                 s.last_action = None
                 # a count carried from the game before, unless someone else sits there now
                 # (replayed after a restart, the seat may have changed hands since)
@@ -290,6 +293,7 @@ class GameRunner:
         if s is not None:
             if payload.get("cseq") is not None:
                 s.last_cseq = int(payload["cseq"])
+                s.last_cseq_action = payload["action"]
                 s.timeouts = 0  # its player acted: full turns again
             elif payload.get("note") == "timeout":
                 s.timeouts += 1
@@ -337,7 +341,7 @@ class GameRunner:
             self._signed(batch, [(None, deal.void(missing, str(payload["reason"])))])
             for seat in missing:
                 self._missed(batch, seat, counts=payload["reason"] == VOID_TIMEOUT)
-            self.pending_records.append((deal.hand_no, deal.record(self.table_id)))
+            self.pending_records.append((deal.hand_no, self._record(deal)))
             self.deal = None
             self._needs_open = True
             return
@@ -459,6 +463,8 @@ class GameRunner:
         host_seats: Sequence[int] = (),
     ) -> None:
         assert self.deal is not None
+        if self.cheat is not None:
+            msgs = self.cheat.rewrite(msgs)
         for to, m in msgs:
             msg = {"type": "fair", "hand_no": self.deal.hand_no, "msg": m.to_wire()}
             if host_seats:
@@ -521,7 +527,11 @@ class GameRunner:
             return
         outcome = self.engine.outcome() if self.engine is not None else None
         self._signed(batch, [(None, deal.end(None if outcome is None else outcome.to_wire()))])
-        self.pending_records.append((deal.hand_no, deal.record(self.table_id)))
+        self.pending_records.append((deal.hand_no, self._record(deal)))
+
+    def _record(self, deal: Deal) -> dict[str, Any]:
+        record = deal.record(self.table_id)
+        return record if self.cheat is None else self.cheat.record(record)
 
     def seat(self, index: int) -> Seat:
         """The seat at ``index``, which must be taken."""
@@ -566,6 +576,7 @@ class GameRunner:
         for s in self.seats:
             if s is not None:
                 s.last_cseq, s.sit_out, s.last_action = 0, False, None
+                s.last_cseq_action = None
                 if s.stood_up:  # the replay says again whether it stands up
                     s.stood_up = s.substitute = False
                     kept = stored.get(s.index)

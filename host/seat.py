@@ -12,12 +12,14 @@ with a seat that does not answer.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from host.games.base import WireMap
+from host.games.base import Game, RulesError, WireMap
 from host.store import JournalRow
 from protocol.errors import ErrorCode, LocalProtocolError
+from protocol.fairness import SignedMessage
 
 __all__ = [
     "AWAY_AFTER_TIMEOUTS",
@@ -28,9 +30,11 @@ __all__ = [
     "Batch",
     "EngineFailure",
     "ReplayError",
+    "Rewriter",
     "Seat",
     "TableError",
     "TablePhase",
+    "same_action",
 ]
 
 #: seconds a seat has to send its fair-dealing commitment, and again its reveal
@@ -84,6 +88,8 @@ class Seat:
     ready: bool = False
     #: the highest client action seq accepted from this seat in the current game
     last_cseq: int = 0
+    #: the action accepted under ``last_cseq`` (wire form): a resend of it is a duplicate
+    last_cseq_action: WireMap | None = None
     disconnected_at: float | None = None
     #: the host plays for this seat (grace period over) until it returns
     substitute: bool = False
@@ -99,6 +105,22 @@ class Seat:
     timeouts: int = 0
     #: stood up after too many missed rounds: no owner, the host plays it until the game ends
     stood_up: bool = False
+
+    def repeated(self, engine: Game | None, cseq: int, wire: object) -> bool:
+        """Whether an ``act`` under ``cseq`` was already applied (a resend: a duplicate).
+
+        Raises:
+            TableError: ``conflict``: a used ``cseq`` with another action (PROTOCOL.md 4.2).
+        """
+        if cseq > self.last_cseq:
+            return False
+        if cseq == self.last_cseq and same_action(engine, wire, self.last_cseq_action):
+            return True
+        raise TableError(
+            f"act seq {cseq} was already used for another action; "
+            f"the next seq is {self.last_cseq + 1}",
+            code=ErrorCode.CONFLICT,
+        )
 
     def summary(self) -> WireMap:
         return {
@@ -117,3 +139,25 @@ class Batch:
 
     rows: list[JournalRow] = field(default_factory=list)
     out: list[tuple[int | None, WireMap]] = field(default_factory=list)
+
+
+def same_action(engine: Game | None, wire: object, accepted: WireMap | None) -> bool:
+    """Whether ``wire`` reads as the ``accepted`` action (card codes read forgivingly): a resend
+    of the last accepted ``act`` is a duplicate, another action under its seq a ``conflict``."""
+    if accepted is None or engine is None:
+        return False
+    try:
+        return engine.parse_action(wire).to_wire() == accepted
+    except RulesError:
+        return False
+
+
+class Rewriter(Protocol):
+    """Stands between a table's dealer and the wire: only ``host.cheats`` makes one, for a host
+    run with ``--cheat`` (an honest table has none)."""
+
+    def rewrite(
+        self, msgs: Sequence[tuple[int | None, SignedMessage]]
+    ) -> list[tuple[int | None, SignedMessage]]: ...
+
+    def record(self, record: Mapping[str, Any]) -> dict[str, Any]: ...

@@ -47,6 +47,7 @@ import trio
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer
+from host.cheats import CheatKind
 from host.connection import CLOSE_FLUSH_TIMEOUT, ClientConnection, server_closing
 from host.datadir import hold_data_dir
 from host.identity import HostIdentity, load_or_create_identity
@@ -113,6 +114,8 @@ class HostConfig:
     max_tables: int = MAX_TABLES  #: tables kept at once (in use ones are never dropped)
     round_timeout: float = ROUND_TIMEOUT  #: seconds for each fair-deal commit and reveal
     bot_think: float = 0.5  #: seconds in-process bots wait before acting
+    #: deal dishonestly on purpose (``--cheat``, for testing clients; host.cheats)
+    cheat: CheatKind | None = None
     #: run sqlite in a worker thread (False only for tests on trio's mock clock)
     store_in_thread: bool = True
 
@@ -488,6 +491,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                 round_timeout=config.round_timeout,
                 nursery=nursery,
                 max_tables=config.max_tables,
+                cheat=config.cheat,
             )
             host = Host(config, identity, lobby)
             bots = await lobby.restore()

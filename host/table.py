@@ -425,14 +425,14 @@ class Table:
     # ------------------------------------------------------------------ play
 
     async def act(self, conn: Conn, cseq: int, wire: object, *, re: Any = None) -> bool:
-        """Apply a seat's action; False for a duplicate (already applied) ``cseq``.
+        """Apply a seat's action; False for a duplicate ``cseq`` (see :meth:`Seat.repeated`).
 
         Raises:
             TableError, RulesError: the action is refused (code says why).
         """
         async with self.lock:
             seat = self._require_seat(conn)
-            if cseq <= seat.last_cseq:
+            if seat.repeated(self.engine, cseq, wire):
                 return False
             if self.phase is not TablePhase.PLAYING or self.engine is None:
                 raise TableError(

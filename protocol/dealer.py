@@ -108,6 +108,8 @@ class ChanceLike(Protocol):
     def cards(self) -> tuple[Card, ...]: ...
     @property
     def choose_dealer(self) -> bool: ...
+    @property
+    def kept(self) -> tuple[Card, ...]: ...
 
 
 class _Phase(enum.Enum):
@@ -322,7 +324,7 @@ class HandDealer:
                 dealer, msg = self.choose_dealer()
                 messages.append(msg)
         elif kind == "reshuffle":
-            messages.append(self._reshuffle_message(stream, cards))
+            messages.append(self._reshuffle_message(stream, cards, list(request.kept)))
         else:
             raise FairnessStateError(f"unknown chance kind {kind!r}")
         order = shuffle(Stream(key, stream), cards)
@@ -331,19 +333,19 @@ class HandDealer:
         self._current = stream
         return ChanceAnswer(order, dealer, messages)
 
-    def _reshuffle_message(self, stream: int, cards: list[Card]) -> SignedMessage:
+    def _reshuffle_message(self, stream: int, cards: list[Card], kept: list[Card]) -> SignedMessage:
         if self._current < 0 or stream != self._current + 1:
             raise FairnessStateError(f"reshuffle stream must be {self._current + 1}, not {stream}")
         if [c.index for c in cards] != sorted(c.index for c in cards):
             raise FairnessStateError("recycled cards must be sorted by canonical index")
         if not cards:
             raise FairnessStateError("a reshuffle needs at least one card")
-        extra = Counter(c.code for c in cards) - Counter(self.context.deck)
+        kept = sorted(kept, key=lambda c: c.index)
+        extra = Counter(c.code for c in cards + kept) - Counter(self.context.deck)
         if extra:
             raise ContextError(f"recycled cards not in the deck: {', '.join(sorted(extra))}")
-        return self._public(
-            MessageType.RESHUFFLE, {"stream": stream, "cards": [c.code for c in cards]}
-        )
+        body = {"stream": stream, "cards": [c.code for c in cards], "kept": [c.code for c in kept]}
+        return self._public(MessageType.RESHUFFLE, body)
 
     def order(self, stream: int) -> list[Card]:
         """The derived order of an answered stream (host-internal; never sent)."""

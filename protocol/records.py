@@ -109,6 +109,7 @@ def build_record(
     ``actions`` is the caller's action log, stored as given (JSON-ready values only).
     """
     ctx = dealer.context
+    reveals = dealer.reveals_by_pid
     opts = dict(options or {})
     if ruleset_id(game, opts) != ctx.ruleset_id:
         raise RecordError(
@@ -134,7 +135,8 @@ def build_record(
         "dealer_chosen": dealer.dealer is not None,
         "messages": [[m.type, m.body.hex(), m.sig.hex()] for m in dealer.messages],
         "secret": dealer.secret.hex(),
-        "reveals": [[p, r.hex()] for p, r in dealer.reveals_by_pid.items()],
+        # seat order (the order of pids), whatever order the reveals arrived in (8.1)
+        "reveals": [[p, reveals[p].hex()] for p in ctx.pids if p in reveals],
         "voided": voided,
         "missing": missing,
         "actions": None if actions is None else list(actions),
@@ -356,11 +358,7 @@ def _check_fields(rec: Mapping[str, Any], v: HandVerifier) -> HandReport:
     if "missing" in rec and list(report.missing) != rec["missing"]:
         raise RecordError("record field 'missing' differs from the VOID message")
     _check_reveals(rec, v)
-    if rec.get("dealer_chosen"):
-        if report.dealer is None:
-            raise RecordError("record says the dealer was chosen, but there is no DEALER")
-        if rec.get("dealer") != report.dealer:
-            raise RecordError(f"record dealer {rec.get('dealer')}, DEALER says {report.dealer}")
+    _check_dealer(rec, report, len(ctx.pids))
     if (
         report.outcome is not None
         and rec.get("outcome") is not None
@@ -374,6 +372,24 @@ def _check_fields(rec: Mapping[str, Any], v: HandVerifier) -> HandReport:
             f"record fingerprint {rec['fingerprint']}, transcript gives {report.fingerprint}"
         )
     return report
+
+
+def _check_dealer(rec: Mapping[str, Any], report: HandReport, seats: int) -> None:
+    """8.2 step 4: ``dealer_chosen`` true needs the DEALER message and its seat; false (or
+    absent) needs no DEALER message, and ``dealer`` is then unsigned: a seat or null."""
+    if rec.get("dealer_chosen"):
+        if report.dealer is None:
+            raise RecordError("record says the dealer was chosen, but there is no DEALER")
+        if rec.get("dealer") != report.dealer:
+            raise RecordError(f"record dealer {rec.get('dealer')}, DEALER says {report.dealer}")
+        return
+    if report.dealer is not None and "dealer_chosen" in rec:
+        raise RecordError("record says the dealer was not chosen, but it holds a DEALER")
+    dealer = rec.get("dealer")
+    if dealer is not None and (
+        isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < seats
+    ):
+        raise RecordError(f"record field 'dealer' is {dealer!r}, not a seat or null")
 
 
 def _check_reveals(rec: Mapping[str, Any], v: HandVerifier) -> None:

@@ -8,6 +8,13 @@ private CARD, a card the game showed later through :meth:`StreamChecks.note_show
 recycled lists. Once HAND_END opens ``S``, :meth:`StreamChecks.derive` shuffles every stream
 and :meth:`StreamChecks.compare` checks each card learnt against its derived position.
 
+A *live* client (one that also sees the game's events) checks two things more, with no rules
+code, from data the events carry (PROTOCOL.md 7.9): each DRAW's ``to`` must be where the public
+event that named its position (``positions`` with ``seats``) said it goes
+(:meth:`StreamChecks.announce`), and each RESHUFFLE's ``cards`` plus ``kept`` must be the
+discard pile, every card the events' ``pile`` lists put there since the last reshuffle
+(:meth:`StreamChecks.discard`).
+
 The record-level checks (signatures, the state table, ``seq``/``prev`` chaining, commitments,
 reveals, the dealer, ``private``) stay in :mod:`protocol.verifier`, which hands this object the
 bodies it has decoded, in order, with the hand's :class:`~protocol.cardfair.Context`. Sans-I/O;
@@ -16,6 +23,7 @@ every failure is a :class:`~protocol.cardfair.FairnessError`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,7 +57,10 @@ class _Draw:
 class StreamChecks:
     """Where every DRAW of one hand took its card, and what each card turned out to be."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, live: bool = False) -> None:
+        self.live = live
+        self._announced: dict[tuple[int, int], int | None] = {}  # (stream, pos) -> seat / table
+        self._pile: Counter[str] = Counter()  # the discard pile, from the events' ``pile``
         self._recycled: dict[int, list[Card]] = {}
         self._current = -1
         self._used: dict[int, int] = {}
@@ -82,6 +93,8 @@ class StreamChecks:
             raise PositionError(
                 f"draw at stream {s} position {p}: the stream has {self._stream_size(s, ctx)} cards"
             )
+        if self.live:
+            self._check_announced(s, p, to)
         if "card" not in body:
             raise BadMessageError("DRAW lacks field 'card'")
         code = body["card"]
@@ -89,6 +102,27 @@ class StreamChecks:
         self._used[s] = p + 1
         d = self._draws[seq] = _Draw(seq, s, p, to, c)
         self._drawn_at[s, p] = d
+
+    def _check_announced(self, s: int, p: int, to: int | None) -> None:
+        if (s, p) not in self._announced:
+            raise PositionError(
+                f"draw at stream {s} position {p}: no game event said where that card goes"
+            )
+        said = self._announced[s, p]
+        if said != to:
+            where = "the table" if to is None else f"seat {to}"
+            told = "the table" if said is None else f"seat {said}"
+            raise PositionError(
+                f"draw at stream {s} position {p} goes to {where}, but the game event said {told}"
+            )
+
+    def announce(self, stream: int, position: int, seat: int | None) -> None:
+        """A public game event said where the card at ``(stream, position)`` goes."""
+        self._announced[stream, position] = seat
+
+    def discard(self, cards: Sequence[Card]) -> None:
+        """A public game event put ``cards`` face up on the discard pile."""
+        self._pile.update(c.code for c in cards)
 
     def on_card(
         self,
@@ -141,21 +175,30 @@ class StreamChecks:
             raise BadMessageError(f"RESHUFFLE {s} recycles no cards")
         if [c.index for c in cards] != sorted(c.index for c in cards):
             raise BadMessageError(f"RESHUFFLE {s} cards are not sorted by canonical index")
+        kept = [exact_card(code, f"RESHUFFLE {s} kept") for code in field_list(body, "kept", name)]
+        if [c.index for c in kept] != sorted(c.index for c in kept):
+            raise BadMessageError(f"RESHUFFLE {s} kept cards are not sorted by canonical index")
         pool = list(ctx.deck)
-        for c in cards:
+        for c in cards + kept:
             if c.code not in pool:
-                raise CardMismatchError(f"RESHUFFLE {s} recycles {c} more often than the deck has")
+                raise CardMismatchError(f"RESHUFFLE {s} names {c} more often than the deck has")
             pool.remove(c.code)
+        if self.live:
+            self._check_pile(s, cards, kept)
         self._recycled[s] = cards
         self._current = s
         self._used[s] = 0
 
-    def check_recycled(self, stream: int, expected: Sequence[Card]) -> None:
-        """Compare a RESHUFFLE's list with the discards rebuilt from public plays."""
-        got = self._recycled.get(stream)
-        want = sorted(expected, key=lambda c: c.index)
-        if got is None or [c.code for c in got] != [c.code for c in want]:
-            raise CardMismatchError(f"RESHUFFLE {stream} does not recycle the discard pile")
+    def _check_pile(self, s: int, cards: Sequence[Card], kept: Sequence[Card]) -> None:
+        named = Counter(c.code for c in [*cards, *kept])
+        if named != self._pile:
+            extra = ", ".join(sorted((named - self._pile).elements())) or "none"
+            left = ", ".join(sorted((self._pile - named).elements())) or "none"
+            raise CardMismatchError(
+                f"RESHUFFLE {s} does not recycle the discard pile: it names {extra} that the "
+                f"pile does not hold and leaves out {left}"
+            )
+        self._pile = Counter(c.code for c in kept)
 
     def drawn(self, stream: int, position: int) -> bool:
         """Whether a DRAW for ``(stream, position)`` was received."""
@@ -190,6 +233,8 @@ class StreamChecks:
             ok = isinstance(item, list) and len(item) == 2
             if not ok or not all(isinstance(x, int) and not isinstance(x, bool) for x in item):
                 raise BadMessageError("HAND_END field 'used' must hold [stream, count] pairs")
+            if item[0] in used:
+                raise BadMessageError(f"HAND_END field 'used' lists stream {item[0]} twice")
             used[item[0]] = item[1]
         for st in sorted(set(used) | set(self._used)):
             claimed, seen = used.get(st, 0), self._used.get(st, 0)

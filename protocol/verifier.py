@@ -138,6 +138,7 @@ class HandVerifier:
         phrase: str | None = None,
         seat_secret: SeatSecret | None = None,
         defer_signatures: bool = False,
+        live: bool = False,
     ) -> None:
         if defer_signatures and not auditor:
             raise FairnessStateError("only an auditor of a record may defer signature checks")
@@ -180,7 +181,8 @@ class HandVerifier:
         self._revealed = False
         self.dealer: int | None = None
         self._dealer_seats = 0
-        self._streams = StreamChecks()  # DRAW / CARD / RESHUFFLE positions and cards learnt
+        #: DRAW / CARD / RESHUFFLE positions and cards learnt; ``live``: checked against events
+        self._streams = StreamChecks(live=live)
         self.report: HandReport | None = None
         #: every message whose signature verified, in order: the evidence of 7.12
         self.messages: list[SignedMessage] = []
@@ -403,10 +405,6 @@ class HandVerifier:
         assert self.context is not None
         self._streams.on_reshuffle(msg.name, body, self.context)
 
-    def check_recycled(self, stream: int, expected: Sequence[Card]) -> None:
-        """Compare a RESHUFFLE's list with the discards the client rebuilt from public plays."""
-        self._streams.check_recycled(stream, expected)
-
     def drawn(self, stream: int, position: int) -> bool:
         """Whether a DRAW for ``(stream, position)`` was received (see :meth:`note_shown`)."""
         return self._streams.drawn(stream, position)
@@ -425,6 +423,33 @@ class HandVerifier:
         card at HAND_END like the cards of CARD and face-up DRAW messages.
         """
         self._streams.note_shown(stream, position, card)
+
+    def note_event(self, event: Mapping[str, Any]) -> None:
+        """Take from a public game event what the live checks of 7.9 need, with no rules code:
+        ``positions`` with a parallel ``seats`` (where each card goes: a seat, or None for the
+        table) and ``pile`` (cards it put face up on the discard pile). Raises
+        :class:`BadMessageError` if those fields are malformed. Private events are ignored."""
+        if "to" in event:
+            return
+        positions, seats = event.get("positions"), event.get("seats")
+        if isinstance(seats, list):
+            if not isinstance(positions, list) or len(positions) != len(seats):
+                raise BadMessageError("a game event's 'seats' does not match its 'positions'")
+            n = 0 if self.context is None else len(self.context.pids)
+            for where, seat in zip(positions, seats, strict=True):
+                ok = isinstance(where, list) and len(where) == 2
+                if not ok or not all(isinstance(x, int) and not isinstance(x, bool) for x in where):
+                    raise BadMessageError(f"a game event names position {where!r}")
+                if seat is not None and (
+                    isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
+                ):
+                    raise BadMessageError(f"a game event gives a card to {seat!r}, not a seat")
+                self._streams.announce(where[0], where[1], seat)
+        pile = event.get("pile")
+        if pile is not None:
+            if not isinstance(pile, list):
+                raise BadMessageError("a game event's 'pile' is not a list of cards")
+            self._streams.discard([exact_card(c, "a game event's pile") for c in pile])
 
     def bundle(self) -> dict[str, Any]:
         """A proof bundle: a minimal hand record of every verified message received so far.

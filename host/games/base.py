@@ -250,7 +250,8 @@ class ChanceRequest:
     """What the engine needs from chance before anyone may act.
 
     ``cards`` is in canonical order (for a reshuffle: the recycled discards sorted by canonical
-    index). The answer is a permutation of ``cards``, top of the new stock first. For a ``DEAL``
+    index; ``kept``: what the rules leave on the pile). The answer is a permutation of ``cards``,
+    top of the new stock first. For a ``DEAL``
     with ``choose_dealer`` set (the first hand of a game), the answer also names the dealer,
     drawn from the fairness module's reserved dealer stream.
     """
@@ -260,6 +261,8 @@ class ChanceRequest:
     stream: int  # 0 for a deal, k for the k-th reshuffle of the hand
     cards: tuple[Card, ...]
     choose_dealer: bool = False
+    #: a reshuffle's cards that stay face up on the discard pile (the top card), canonical order
+    kept: tuple[Card, ...] = ()
 
 
 # --------------------------------------------------------------------------- actions, events

@@ -114,7 +114,8 @@ def primitives() -> dict[str, Any]:
         "note": NOTE,
         "encodings": {
             "u32": [{"n": n, "hex": u32(n).hex()} for n in (0, 1, 54, 0xFFFFFFFF)],
-            "u64": [{"n": n, "hex": u64(n).hex()} for n in (0, 1, 258, 0xFFFFFFFFFFFFFFFF)],
+            # u64 inputs as decimal strings: 2^64-1 is no exact JSON number in JavaScript
+            "u64": [{"n": str(n), "hex": u64(n).hex()} for n in (0, 1, 258, 0xFFFFFFFFFFFFFFFF)],
             "enc": [
                 {"fields_utf8": [], "fields_hex": [], "hex": enc().hex()},
                 {"fields_utf8": [""], "hex": enc("").hex()},
@@ -132,6 +133,7 @@ def primitives() -> dict[str, Any]:
                     "deck-key",
                     "stream",
                     "transcript",
+                    "private",
                     "sig",
                     "seat-phrase",
                 )
@@ -268,13 +270,16 @@ def play_hand() -> HandDealer:
     d.draw(0, (dealer + 1) % 3)
     d.draw(0, (dealer + 2) % 3)
     # the discard pile (starter plus four played cards) becomes the stock
-    played = [starter, *ans.order[0:4]]
-    stock1 = d.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 1, tuple(sorted(played)))).order
+    played = [starter, *ans.order[0:4]]  # ans.order[4] stays on the pile, face up
+    kept1 = (ans.order[4],)
+    reshuffle1 = ChanceRequest(ChanceKind.RESHUFFLE, 1, 1, tuple(sorted(played)), kept=kept1)
+    stock1 = d.answer(reshuffle1).order
     d.draw(1, dealer)
     d.draw(1, (dealer + 1) % 3, public=True)  # drawn face up (e.g. a penalty shown)
     d.draw(1, (dealer + 2) % 3)
     played2 = [*stock1[:3], *ans.order[5:8]]
-    d.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 2, tuple(sorted(played2))))
+    kept2 = (ans.order[8],)
+    d.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 2, tuple(sorted(played2)), kept=kept2))
     d.draw(2, dealer)
     d.draw(2, None)  # burned face down
     d.hand_end({"termination": "went_out", "winners": [dealer], "ranking": None, "scores": None})
@@ -517,7 +522,11 @@ def build_all() -> dict[str, str]:
         "shuffles.json": shuffles(),
         "signed.json": signed(),
         "hand_record.json": valid,
-        "tampered_records.json": {"note": NOTE, "cases": tampered(valid)},
+        "tampered_records.json": {
+            "note": NOTE + "; normative per case: failure and message_index; message: the "
+            "reference's wording, informative only (PROTOCOL.md 7.14)",
+            "cases": tampered(valid),
+        },
     }
     return {
         name: dump_record(obj) if name == "hand_record.json" else _dump(name, obj)

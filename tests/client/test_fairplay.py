@@ -36,6 +36,10 @@ class _Table:
         self.notices: list[Any] = []
 
     def push(self, msg: SignedMessage, host_seats: tuple[int, ...] = ()) -> list[Any]:
+        if msg.type == "draw":  # a host names where a card goes in an event before its DRAW
+            body = msg.decode()
+            where = {"positions": [[body["stream"], body["pos"]]], "seats": [body["to"]]}
+            self.notices.extend(self.checker.shown({"kind": "draw", **where}))
         self.seq += 1
         push = tm.FairPush(
             table="t1", seq=self.seq, hand_no=1, msg=msg.to_wire(), host_seats=host_seats
@@ -168,6 +172,22 @@ def test_a_deal_signed_by_another_key_than_the_pinned_one_fails(tmp_path: Path) 
     assert key_fingerprint(other) in notice.message
 
 
+def test_a_first_hand_commit_whose_signature_fails_pins_no_deal_key(tmp_path: Path) -> None:
+    """PROTOCOL.md 7.6 (issue 17, point 5): on first use the key comes from the hand_commit's
+    own body, and is pinned only once that message's signature verified under it."""
+    t = _Table(tmp_path)
+    honest = t.dealer.hand_commit
+    forged = SignedMessage(honest.type, honest.body, honest.sig[:-1] + bytes([honest.sig[-1] ^ 1]))
+    assert t.push(forged) == []
+    (notice,) = t.notices
+    assert notice.kind is FairKind.FAILED and "signature" in notice.message
+    assert t.checker.host_pk is None  # nothing pinned from a message that did not verify
+    t.checker = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "proofs")
+    (commit,) = t.push(honest)
+    assert isinstance(commit, tm.FairCommit)
+    assert t.checker.host_pk == t.sk.public_key().public_bytes_raw()
+
+
 def test_a_hand_we_lost_track_of_ends_without_a_verdict(tmp_path: Path) -> None:
     """A spectator that watched again after a drop missed messages: no false alarm."""
     t = _Table(tmp_path)
@@ -192,6 +212,8 @@ def test_two_clients_sharing_a_proofs_dir_keep_both_bundles(tmp_path: Path) -> N
     t.push(dealt.draw)
     t.push(dealt.private)
     for msg in t.dealer.messages:
+        if msg.type == "draw":
+            bob.shown({"kind": "draw", "positions": [[0, 0]], "seats": [0]})
         if msg.type != "card":
             bob.receive(tm.FairPush(table="t1", seq=1, hand_no=1, msg=msg.to_wire()))
     end = t.dealer.hand_end(None)

@@ -48,7 +48,7 @@ def test_valid_record(tmp_path: Path) -> None:
     lines = res.output.splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"{files['valid']}: valid: table table-1 hand 1, 3 seats")
-    assert "fingerprint bee6-ba62-11bf-fd71" in lines[0]
+    assert "fingerprint 4e94-54aa-72b7-92fb" in lines[0]
 
 
 def test_tampered_records_name_first_failure(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_json_output(tmp_path: Path) -> None:
     assert res.exit_code == ExitCode.FAILED
     out = json.loads(res.output)
     assert [r["status"] for r in out] == ["valid", "invalid"]
-    assert out[0]["fingerprint"] == "bee6-ba62-11bf-fd71" and out[0]["hand_no"] == 1
+    assert out[0]["fingerprint"] == "4e94-54aa-72b7-92fb" and out[0]["hand_no"] == 1
     assert out[1]["failure"] == "CardMismatchError" and out[1]["message_index"] == 49
 
 

@@ -761,3 +761,40 @@ async def test_a_host_that_only_packs_what_it_built_plays_games_clients_accept(
     for hand in records:
         record = await host.host.lobby.store.records.load_record(table, hand)
         assert record is not None and verify_record(record).ok
+
+
+async def test_an_ack_comes_before_the_events_and_the_state_its_action_caused(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    connect_memory: Any,
+    nursery: trio.Nursery,
+) -> None:
+    """PROTOCOL.md 4.2 (issue 17, point 7): a ``state`` is fresh when it arrives after the
+    ``ack``, in the connection's stream order; everything the action caused comes after it."""
+    table = await mock_host.host.create_table("one-card", seats=2, turn_timer=0)
+    async with connect_memory(mock_host) as a, connect_memory(mock_host) as b:
+        players = [BotPlayer(c, table_id=table, acts=False) for c in (a, b)]
+        await players[0].join("ann", as_bot=False)
+        await players[1].join("bob", as_bot=False)
+        for c in (a, b):
+            await c.request(tm.Ready(table=table))
+        for p in players:
+            nursery.start_soon(p.play)
+
+        def a_turn(m: Message) -> bool:
+            return isinstance(m, tm.StatePush) and bool(m.to_act) and m.phase == "playing"
+
+        first = await wait_for(a, a_turn)
+        assert isinstance(first, tm.StatePush)
+        mover = a if first.seat in first.to_act else b
+        turn = await wait_for(mover, lambda m: a_turn(m) and m.seq == first.seq)
+        assert isinstance(turn, tm.StatePush) and turn.seat in turn.to_act
+        ack = await mover.request(tm.Act(table=table, seq=1, action=turn.legal[0]))
+        assert isinstance(ack, tm.Ack) and ack.duplicate is False
+        await wait_for(mover, lambda m: isinstance(m, tm.StatePush) and m.seq > turn.seq)
+        later = after(mover, turn)
+        caused = [
+            i for i, m in enumerate(later)
+            if isinstance(m, tm.EventPush | tm.StatePush) and m.seq > turn.seq
+        ]  # fmt: skip
+        assert caused and later.index(ack) < min(caused)

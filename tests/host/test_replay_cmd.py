@@ -72,7 +72,9 @@ def test_failed_expectation_is_one_line_and_exit_status_1(tmp_path: Path) -> Non
         f"Error: {path}: step 2 (seat 1 "
         '{"type": "play", "cards": ["7S"], "suit": "D"}): seat 1 view.suit: expected "C", got "D"'
     ]
-    assert "   play seat=1 cards=[7S] suit=D" in result.output  # events before the failure
+    assert (
+        "   play seat=1 cards=[7S] pile=[7S] suit=D" in result.output
+    )  # events before the failure
 
 
 def test_illegal_action_stops_the_replay(tmp_path: Path) -> None:

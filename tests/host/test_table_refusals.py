@@ -15,12 +15,13 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from host.games.base import RulesError
 from host.lobby import HOSTED_BOT_PREFIX, Lobby
 from host.runner import TablePhase
 from host.store import Store
 from host.table import Table, TableError
 from protocol.errors import ErrorCode
-from protocol.fairness import FairnessError
+from protocol.fairness import FairnessError, SeatSecret
 
 
 class FakeConn:
@@ -278,3 +279,74 @@ async def test_no_name_may_pass_for_a_spectator(
     table = await lobby.create_table(game="one-card", seats=2)
     await _refused(ErrorCode.BAD_FIELD, table.join(FakeConn(), "Alice (Watching)"))
     await _refused(ErrorCode.BAD_FIELD, table.watch(FakeConn(), "Bob (watching)"))
+
+
+async def test_a_commitment_equal_to_another_seats_is_fairness(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    """PROTOCOL.md 4.5: a copied commitment is refused with ``fairness``; ``bea`` may still send
+    her own."""
+    table, ann, bea = await _dealing(lobby)
+    assert table.deal is not None
+    copied = secrets.token_bytes(32)
+    await table.fair_commit(ann, table.deal.hand_no, copied)
+    with pytest.raises(FairnessError) as refused:
+        await table.fair_commit(bea, table.deal.hand_no, copied)
+    assert refused.value.code is ErrorCode.FAIRNESS
+    assert not table.deal.locked
+
+
+# --------------------------------------------------------------------------- acting
+
+
+async def _playing(lobby: Lobby) -> tuple[Table, dict[int, FakeConn]]:
+    """A two-seat One Card table whose deal round is done: the game is being played."""
+    table, ann, bea = await _dealing(lobby)
+    assert table.deal is not None
+    hand_no, ctx = table.deal.hand_no, table.deal.ctx
+    secrets_ = {c: SeatSecret.new(ctx, name) for c, name in ((ann, "ann"), (bea, "bea"))}
+    for conn, sec in secrets_.items():
+        await table.fair_commit(conn, hand_no, sec.c)
+    for conn, sec in secrets_.items():
+        await table.fair_reveal(conn, hand_no, sec.r)
+    assert table.phase is TablePhase.PLAYING
+    return table, {0: ann, 1: bea}
+
+
+async def test_an_out_of_turn_play_of_a_card_not_held_is_bad_field_not_not_your_turn(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    """PROTOCOL.md 4.2 (issue 17, point 3): a malformed action is refused as such before the
+    turn is considered, so the same mistake gets the same answer whenever it is sent."""
+    table, conns = await _playing(lobby)
+    assert table.engine is not None
+    idle = next(s for s in (0, 1) if s not in table.engine.to_act())
+    view = table.engine.view(idle)
+    held = set(view["hand"])
+    not_held = next(c for c in ("AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S") if c not in held)
+    with pytest.raises(RulesError) as refused:
+        await table.act(conns[idle], 1, {"type": "play", "cards": [not_held]})
+    assert refused.value.code is ErrorCode.BAD_FIELD
+    with pytest.raises(RulesError) as refused:  # a card held, out of turn: not_your_turn
+        await table.act(conns[idle], 1, {"type": "play", "cards": [sorted(held)[0]]})
+    assert refused.value.code is ErrorCode.NOT_YOUR_TURN
+
+
+async def test_a_refused_seq_is_free_and_another_action_under_a_used_seq_is_a_conflict(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    """PROTOCOL.md 4.2 (issue 17, point 6): a refused act uses no seq; a resend of the accepted
+    action is a duplicate; a different action under a used seq is refused with ``conflict``
+    instead of being acknowledged and never applied."""
+    table, conns = await _playing(lobby)
+    assert table.engine is not None
+    seat = table.engine.to_act()[0]
+    with pytest.raises(RulesError):
+        await table.act(conns[seat], 1, {"type": "play", "cards": ["ZZ"]})
+    assert await table.act(conns[seat], 1, {"type": "draw"}) is True  # the seq is reused
+    assert await table.act(conns[seat], 1, {"type": "draw"}) is False  # a resend: duplicate
+    seq = table.seq
+    for used in (1, 0):
+        message = await _refused(ErrorCode.CONFLICT, table.act(conns[seat], used, {"type": "x"}))
+        assert "the next seq is 2" in message
+    assert table.seq == seq  # nothing applied, nothing journaled

@@ -67,6 +67,9 @@ def test_decks() -> None:
     assert deck_for(jokers=1)[-1] is card("JR") and len(deck_for(jokers=1)) == 53
     two = deck_for(jokers=2, decks=2)
     assert len(two) == 108 and two.count(card("AS")) == 2 and two[:2] == [card("AS")] * 2
+    # PROTOCOL.md 7.3 (issue 17, point 10): copies side by side, the jokers too, at the end
+    assert [c.code for c in two[-6:]] == ["KC", "KC", "JB", "JB", "JR", "JR"]
+    assert [c.code for c in deck_for(jokers=1, decks=2)[-3:]] == ["KC", "JR", "JR"]
     with pytest.raises(ValueError):
         deck_for(decks=0)
 

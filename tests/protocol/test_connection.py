@@ -387,6 +387,33 @@ class TestErrors:
         report = host.error_reply(info.value)
         assert report.fatal and report.re == 3
 
+    @pytest.mark.parametrize(
+        ("frame", "code"),
+        [
+            ({"type": "hello", "id": 3, "protocol": "onecard", "versions": list(range(1, 41)),
+              "software": "x"}, ErrorCode.BAD_FIELD),  # 40 versions
+            ({"type": "hello", "id": 3, "protocol": "onecard", "versions": [0], "software": "x"},
+             ErrorCode.BAD_FIELD),
+            ({"type": "hello", "id": 3, "protocol": "onecard", "versions": [1]},
+             ErrorCode.BAD_FIELD),  # no software
+            ({"type": "hello", "id": 3, "protocol": "other", "versions": [1], "software": "x"},
+             ErrorCode.VERSION_MISMATCH),
+            ({"type": "ping", "id": 3}, ErrorCode.BAD_STATE),
+            ({"type": "no_such", "id": 3}, ErrorCode.UNKNOWN_TYPE),
+        ],
+    )  # fmt: skip
+    def test_an_invalid_first_message_gets_a_named_fatal_error(
+        self, frame: dict[str, object], code: ErrorCode
+    ) -> None:
+        """PROTOCOL.md 2.5 (issue 17, point 14): each invalid first message has its code."""
+        host = Connection(role=Role.HOST)
+        host.receive_data(encode_frame(frame))
+        with pytest.raises(RemoteProtocolError) as info:
+            host.next_message()
+        assert info.value.code is code
+        report = host.error_reply(info.value)
+        assert report.fatal and report.re == 3
+
     def test_a_bad_field_in_an_allowed_message_is_skipped(self, app_message: type[Message]) -> None:
         host = pair_in(State.OPEN).host
         host.receive_data(encode_frame({"type": "ping", "id": 4, "x": 1}))

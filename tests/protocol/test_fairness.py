@@ -257,10 +257,7 @@ def test_reshuffle_flow() -> None:
     for m in ans.messages:
         t.broadcast(m)
     assert sorted(ans.order) == list(recycled)
-    for v in t.verifiers.values():
-        v.check_recycled(1, list(reversed(recycled)))
-        with pytest.raises(CardMismatchError):
-            v.check_recycled(1, recycled[:3])
+    assert ans.messages[0].decode()["kept"] == []  # what the rules leave on the pile: none here
     dealt = t.dealer.draw(1, 0)
     t.broadcast(dealt.draw)
     assert dealt.private is not None

@@ -266,3 +266,50 @@ def test_any_flipped_byte_breaks_a_signature(data: st.DataObject) -> None:
     v = verify_record(rec)
     assert (v.ok, v.failure, v.message_index) == (False, "SignatureError", i)
     assert verify_record(rec, thorough=True).message == v.message
+
+
+def test_reveals_are_written_in_seat_order_whatever_order_they_arrived_in() -> None:
+    """PROTOCOL.md 8.1 (issue 17, point 1): a host wrote arrival order; a strict checker
+    following the vector's seat order rejected real records."""
+    d = HandDealer(
+        signing_key=Ed25519PrivateKey.generate(), table_id="t9", hand_no=1,
+        ruleset_id="one?target=200", deck=DECK_ONE, pids=["p", "q", "r"], ledger=SecretLedger(),
+    )  # fmt: skip
+    seats = [SeatSecret.new(d.context.digest, p) for p in ("p", "q", "r")]
+    for s in seats:
+        d.accept_commit(s.pid, s.commit_body(1))
+    d.lock()
+    for s in reversed(seats):  # r, q, p
+        d.accept_reveal(s.pid, s.reveal_body(1))
+    d.reveals()
+    d.void("host stopped")
+    rec = build_record(d, game="one", options={"target": 200})
+    assert [p for p, _ in rec["reveals"]] == ["p", "q", "r"]
+    assert verify_record(rec).ok
+
+
+@pytest.mark.parametrize(
+    ("dealer", "chosen", "message"),
+    [
+        (1, False, None),
+        (None, None, None),
+        (2, False, "record field 'dealer' is 2, not a seat or null"),
+        ("1", False, "record field 'dealer' is '1', not a seat or null"),
+        (1, True, "record says the dealer was chosen, but there is no DEALER"),
+    ],
+)
+def test_a_dealer_not_chosen_by_lot_must_be_a_seat_or_null(
+    dealer: Any, chosen: bool | None, message: str | None
+) -> None:
+    """PROTOCOL.md 8.2 step 4 (issue 17, point 12): with ``dealer_chosen`` false there is no
+    DEALER message to compare with, so ``dealer`` (unsigned) need only be a seat or null."""
+    rec = build_record(_one_hand(), game="one", options={"target": 200}, dealer_seat=1)
+    rec["dealer"] = dealer
+    if chosen is None:
+        rec.pop("dealer_chosen")
+    else:
+        rec["dealer_chosen"] = chosen
+    v = verify_record(rec)
+    assert v.ok is (message is None), v.message
+    if message is not None:
+        assert v.message == message

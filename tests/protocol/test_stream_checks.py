@@ -83,15 +83,12 @@ def test_a_card_before_any_draw_matches_nothing_even_without_a_context() -> None
 def test_reshuffles_open_the_next_stream_over_sorted_deck_cards() -> None:
     checks = dealt(draw(0, 0, None))
     with pytest.raises(PositionError, match="expected 1"):
-        checks.on_reshuffle("RESHUFFLE", {"stream": 2, "cards": ["AS"]}, CTX)
+        checks.on_reshuffle("RESHUFFLE", {"stream": 2, "cards": ["AS"], "kept": []}, CTX)
     with pytest.raises(BadMessageError, match="not sorted"):
-        checks.on_reshuffle("RESHUFFLE", {"stream": 1, "cards": ["2S", "AS"]}, CTX)
+        checks.on_reshuffle("RESHUFFLE", {"stream": 1, "cards": ["2S", "AS"], "kept": []}, CTX)
     with pytest.raises(CardMismatchError, match="more often than the deck has"):
-        checks.on_reshuffle("RESHUFFLE", {"stream": 1, "cards": ["AS", "AS"]}, CTX)
-    checks.on_reshuffle("RESHUFFLE", {"stream": 1, "cards": ["AS", "3S"]}, CTX)
-    checks.check_recycled(1, [card("3S"), card("AS")])
-    with pytest.raises(CardMismatchError, match="does not recycle the discard pile"):
-        checks.check_recycled(1, [card("AS")])
+        checks.on_reshuffle("RESHUFFLE", {"stream": 1, "cards": ["AS", "AS"], "kept": []}, CTX)
+    checks.on_reshuffle("RESHUFFLE", {"stream": 1, "cards": ["AS", "3S"], "kept": []}, CTX)
     checks.on_draw(2, "DRAW", draw(0, 1, None, stream=1), CTX)
     orders = checks.derive(KEY, CTX.deck)
     assert orders[0] == ORDER
@@ -130,3 +127,33 @@ def test_hand_end_used_counts_and_missing_cards() -> None:
         pid=None,
     )
     checks.check_every_card_received()
+
+
+def test_a_live_draw_goes_where_the_game_event_said() -> None:
+    """PROTOCOL.md 7.9 (issue 17, point 4): ``draw.to`` is checked against the ``seats`` of the
+    event that named the position, with no rules code."""
+    checks = StreamChecks(live=True)
+    with pytest.raises(PositionError, match="no game event said where that card goes"):
+        checks.on_draw(0, "DRAW", draw(0, 1, None), CTX)
+    checks.announce(0, 0, 0)
+    with pytest.raises(PositionError, match="goes to seat 1, but the game event said seat 0"):
+        checks.on_draw(0, "DRAW", draw(0, 1, None), CTX)
+    checks.on_draw(0, "DRAW", draw(0, 0, None), CTX)
+
+
+def test_a_live_reshuffle_recycles_the_pile_the_events_built() -> None:
+    """PROTOCOL.md 7.9 (issue 17, point 2): ``cards`` plus ``kept`` must be the discard pile that
+    the events' ``pile`` lists built since the last reshuffle; afterwards the pile is ``kept``."""
+    checks = StreamChecks(live=True)
+    checks.announce(0, 0, None)
+    checks.on_draw(0, "DRAW", draw(0, None, None), CTX)
+    checks.discard([card("3S"), card("AS"), card("2S")])
+    body = {"stream": 1, "cards": ["AS", "3S"], "kept": ["2S"]}
+    with pytest.raises(CardMismatchError, match="leaves out 2S"):
+        checks.on_reshuffle("RESHUFFLE", {**body, "kept": []}, CTX)
+    with pytest.raises(CardMismatchError, match="names 4S that the pile does not hold"):
+        checks.on_reshuffle("RESHUFFLE", {**body, "cards": ["AS", "3S", "4S"]}, CTX)
+    checks.on_reshuffle("RESHUFFLE", body, CTX)
+    checks.discard([card("5S")])
+    with pytest.raises(CardMismatchError, match="leaves out 2S"):  # the kept card is still there
+        checks.on_reshuffle("RESHUFFLE", {"stream": 2, "cards": ["5S"], "kept": []}, CTX)

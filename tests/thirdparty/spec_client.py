@@ -262,6 +262,22 @@ class HandVerifier:
     secret: bytes = b""
     outcome: dict[str, Any] | None = None
     cards_checked: int = 0
+    announced: dict[tuple[int, int], int | None] = field(default_factory=dict)  # 7.9 live
+    pile: list[str] = field(default_factory=list)  # the discard pile, from events' `pile`
+
+    def note_event(self, event: dict[str, Any]) -> None:
+        """7.9, live clients: a public event's `seats` (parallel to `positions`) says where each
+        card goes; its `pile` lists the cards it put face up on the discard pile."""
+        if "to" in event:
+            return  # a private event
+        positions, seats = event.get("positions"), event.get("seats")
+        if isinstance(seats, list):
+            if not isinstance(positions, list) or len(positions) != len(seats):
+                raise FairnessError("event seats do not match its positions")
+            for (s, pos), seat in zip(positions, seats, strict=True):
+                self.announced[(s, pos)] = seat
+        if isinstance(event.get("pile"), list):
+            self.pile.extend(event["pile"])
 
     def feed(self, type_: str, body: bytes, sig: bytes) -> dict[str, Any]:
         if self.result is not None:
@@ -382,6 +398,13 @@ class HandVerifier:
             raise FairnessError(f"draw position {pos} is not the next unused {self.next_pos[s]}")
         if to is not None and not 0 <= to < len(self.pids):
             raise FairnessError("draw to a non-seat")
+        if self.live:
+            if (s, pos) not in self.announced:
+                raise FairnessError(f"draw at [{s}, {pos}]: no game event said where it goes")
+            if self.announced[(s, pos)] != to:
+                raise FairnessError(
+                    f"draw at [{s}, {pos}] to {to}, the game event said {self.announced[(s, pos)]}"
+                )
         assert self.deck is not None
         if card is not None:
             if card not in self.deck:
@@ -416,11 +439,21 @@ class HandVerifier:
             index.get(c, -1) for c in cards
         ):
             raise FairnessError("reshuffle cards empty or not in canonical order")
+        kept = list(m["kept"])
+        if [index.get(c, -1) for c in kept] != sorted(index.get(c, -1) for c in kept):
+            raise FairnessError("reshuffle kept cards not in canonical order")
         pool = list(self.deck)
-        for c in cards:
+        for c in cards + kept:
             if c not in pool:
                 raise FairnessError("reshuffle cards are not a sub-multiset of the deck")
             pool.remove(c)
+        if self.live:
+            if sorted(cards + kept) != sorted(self.pile):
+                raise FairnessError(
+                    f"reshuffle {m['stream']} does not recycle the discard pile: it names "
+                    f"{sorted(cards + kept)}, the pile holds {sorted(self.pile)}"
+                )
+            self.pile = kept
         self.stream = m["stream"]
         self.reshuffles[self.stream] = cards
         self.sizes[self.stream], self.next_pos[self.stream] = len(cards), 0
@@ -1138,6 +1171,7 @@ class SpecClient:
                         raise SpecError(f"blunder event shows {ev} for {blunder_cards}")
                     probes.blunder = ev
                 if current is not None:  # after hand_end: compared at once (7.9)
+                    current.note_event(ev)
                     shown = shown_cards(ev)
                     if shown is not None:
                         current.note_shown(*shown)

@@ -12,11 +12,8 @@ the games also check `explain` (4.2), and the lobby tests the refusals of 2.4, 2
 from __future__ import annotations
 
 import json
-import re
-import subprocess
 import sys
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +21,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import spec_client as sc
+from hosts import running_host
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "spec" / "vectors"
-#: the ``onecard`` command installed beside the Python running the tests (whatever environment
-#: that is: the project's .venv or another one)
-ONECARD = Path(sys.executable).with_name("onecard")
 
 
 def _vec(name: str) -> Any:
@@ -101,39 +96,10 @@ def test_record_vectors() -> None:
             sc.verify_record(case["record"])
 
 
-def _start_host(data_dir: Path, *, tls: bool) -> tuple[subprocess.Popen[str], dict[str, Any]]:
-    """Start `onecard host` and read what it prints: the IPv4 port and both fingerprints."""
-    args = [str(ONECARD), "host", "--port", "0", "--no-advertise", "--bot-think", "0"]
-    args += ["--data-dir", str(data_dir), "--name", "spec-test"] + ([] if tls else ["--insecure"])
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    printed: dict[str, Any] = {}
-    deadline = time.monotonic() + 20
-    assert proc.stdout is not None
-    while len(printed) < (3 if tls else 2) and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if m := re.search(r"listening on 0\.0\.0\.0:(\d+)", line):
-            printed["port"] = int(m.group(1))
-        if m := re.search(r"TLS fingerprint: (\S+)", line):
-            printed["tls"] = m.group(1)
-        if m := re.search(r"fair-dealing key: (\S+)", line):
-            printed["deal_key"] = m.group(1)
-    return proc, printed
-
-
 @pytest.fixture
-def host(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
-    tls = bool(getattr(request, "param", False))
-    proc, printed = _start_host(tmp_path, tls=tls)
-    try:
-        assert "port" in printed, f"the host printed no IPv4 port: {printed}"
-        yield {"addr": "127.0.0.1", "tls_on": tls, **printed}
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
-        if proc.stdout is not None:
-            proc.stdout.close()
+def host(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    with running_host(tmp_path, tls=bool(getattr(request, "param", False))) as info:
+        yield info
 
 
 Recv = Callable[[], dict[str, Any]]
@@ -209,6 +175,25 @@ def test_spec_client_plays_a_whole_game(
     """Whole games, asking `explain` about held cards and sending one `act` with card `ZZ`."""
     result = _play(host, game, seats, options)
     _check_probes(result, blunders=game == "black-jack" and options.get("blunders") != "off")
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [
+        ("one-card", 2, {"attack_cap": 5}),
+        ("one-card", 4, {"attack_cap": 5}),
+        ("black-jack", 3, {}),
+        ("black-jack", 4, {}),
+        ("one", 3, {"target": 5}),
+        ("one", 4, {"target": 5}),
+    ],
+)
+def test_spec_client_plays_every_game_at_two_to_four_seats(
+    host: dict[str, Any], game: str, seats: int, options: dict[str, Any]
+) -> None:
+    """Issue 17: every game at 2-4 seats (with the cases above), every deal verified live and
+    from its record; the live checks of 7.9 include where each card goes and each reshuffle."""
+    _play(host, game, seats, options)
 
 
 @pytest.mark.parametrize("host", [True], indirect=True)

@@ -125,10 +125,12 @@ class BlackJack(BlackJackState):
 
     def _judge(self, seat: int, action: Action) -> str | None:
         """Raise unless ``action`` may be applied; for a blunder, return why it is one."""
-        if self.phase is not Phase.PLAYING:
-            raise NotYourTurn(WAIT[self.phase.value])
         if not 0 <= seat < self.seats:
             raise NotYourTurn(f"there is no seat {seat}")
+        # a malformed play is refused before the turn is considered (PROTOCOL.md 4.2)
+        acting = self._shape(seat, action) if isinstance(action, Play) else []
+        if self.phase is not Phase.PLAYING:
+            raise NotYourTurn(WAIT[self.phase.value])
         if isinstance(action, Declare):
             if self.window != seat:
                 raise IllegalAction(no_declare_reason(seat, self._closed_by[seat], self.current))
@@ -143,7 +145,6 @@ class BlackJack(BlackJackState):
             return None
         if not isinstance(action, Play):
             raise InvalidAction(f"not a Black Jack action: {action!r}")
-        acting = self._shape(seat, action)
         if seat != self.current:
             if not self.options["blunders"]:
                 raise NotYourTurn(f"it is seat {self.current}'s turn")
@@ -221,6 +222,7 @@ class BlackJack(BlackJackState):
         data: WireMap = {"seat": seat, **play.to_wire()}
         del data["type"]
         data.pop("say", None)
+        data["pile"] = [c.code for c in play.cards]  # onto the discard pile (PROTOCOL.md 7.9)
         if (
             self.pending
             and not self.covering

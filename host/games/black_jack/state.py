@@ -107,7 +107,10 @@ class BlackJackState(Game):
             return ChanceRequest(ChanceKind.DEAL, 1, 0, tuple(deck), self.dealer is None)
         if self.phase is Phase.RESHUFFLING:
             recycled = sorted(self.discards[:-1], key=lambda c: c.index)
-            return ChanceRequest(ChanceKind.RESHUFFLE, 1, self.stream + 1, tuple(recycled))
+            kept = (self.discards[-1],)
+            return ChanceRequest(
+                ChanceKind.RESHUFFLE, 1, self.stream + 1, tuple(recycled), kept=kept
+            )
         return None
 
     def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
@@ -141,7 +144,8 @@ class BlackJackState(Game):
         while True:  # turn up the first card; a joker is covered by the next one
             up = self.stock.pop(0)
             self.discards.append(up)
-            events.append(Event("turn_up", {"card": up.code, "positions": [[0, self.position]]}))
+            where = {"positions": [[0, self.position]], "seats": [None], "pile": [up.code]}
+            events.append(Event("turn_up", {"card": up.code, **where}))
             self.position += 1
             if not up.is_joker:
                 break
@@ -204,7 +208,7 @@ class BlackJackState(Game):
     ) -> None:
         positions = [[self.stream, p] for _, p in got]
         base: WireMap = {"seat": seat, "count": len(got), "reason": reason}
-        events.append(Event("draw", {**base, "positions": positions}))
+        events.append(Event("draw", {**base, "positions": positions, "seats": [seat] * len(got)}))
         cards = [c.code for c, _ in got]
         events.append(Event("draw", {**base, "positions": positions, "cards": cards}, to=seat))
 

@@ -233,6 +233,8 @@ class One(Game):
                     "hand_no": self.hand_no,
                     "dealer": d,
                     "positions": [[0, p] for p in range(CENTRE_POSITION + 1)],
+                    # where each position goes: a seat, or the table (PROTOCOL.md 7.9)
+                    "seats": [(d + 1 + p) % n for p in range(CENTRE_POSITION)] + [None],
                     "hands": positions,
                     "centre": [0, CENTRE_POSITION],
                 },
@@ -278,6 +280,13 @@ class One(Game):
             InvalidAction: not an action of ONE, or a card the seat does not hold.
             IllegalAction: against the rules now (bid too low, wrong phase, must follow...).
         """
+        if (
+            isinstance(action, Play)
+            and 0 <= seat < len(self.hands)
+            and action.card not in self.hands[seat]
+        ):
+            # malformed before the turn (PROTOCOL.md 4.2)
+            raise InvalidAction(f"you do not hold {action.card.code}")
         if self.phase is Phase.OVER:
             raise NotYourTurn("the match is over")
         if self.phase is Phase.DEAL:

@@ -110,6 +110,8 @@ class OneCard(OneCardState):
             raise InvalidAction(f"no seat {seat}")
         if self._phase is _OVER:
             raise IllegalAction("the game is over")
+        if isinstance(action, Play):
+            self._check_shape(seat, action)  # malformed before the turn (PROTOCOL.md 4.2)
         if isinstance(action, Call) and self._window is None and self._phase is not _DEAL:
             raise IllegalAction(no_call_reason(seat, self._called, self._closed))
         if self._request is not None or self._phase is _DEAL:
@@ -127,13 +129,6 @@ class OneCard(OneCardState):
         if not isinstance(action, Play):
             raise InvalidAction(f"not a One Card action: {action!r}")
         cards = action.cards
-        if not cards or len(set(cards)) != len(cards):
-            raise InvalidAction("a play needs distinct cards")
-        check_suit_field(cards, action.suit)
-        hand = self._hands[seat]
-        for c in cards:
-            if c not in hand:
-                raise InvalidAction(f"{c.code} is not in your hand")
         if self._phase is _AFTER and any(c not in self._fresh for c in cards):
             raise IllegalAction("after taking an attack, only a card just drawn may be played")
         if len(cards) > 1:
@@ -144,6 +139,17 @@ class OneCard(OneCardState):
         if cards[0] not in self._allowed():
             top = self._discards[-1]
             raise IllegalAction(refusal(cards[0], top, self._suit, self._damage, self._defence))
+
+    def _check_shape(self, seat: int, action: Play) -> None:
+        """A malformed play (repeated cards, a bad suit field, a card not held): ``bad_field``."""
+        cards = action.cards
+        if not cards or len(set(cards)) != len(cards):
+            raise InvalidAction("a play needs distinct cards")
+        check_suit_field(cards, action.suit)
+        hand = self._hands[seat]
+        for c in cards:
+            if c not in hand:
+                raise InvalidAction(f"{c.code} is not in your hand")
 
     def _single_plays(self, card: Card) -> list[Action]:
         return list(PLAYS_OF.get(card, ()))
@@ -205,6 +211,7 @@ class OneCard(OneCardState):
         data: WireMap = {
             "seat": seat,
             "cards": [last.code] if len(cards) == 1 else [c.code for c in cards],
+            "pile": [c.code for c in cards],  # onto the discard pile (PROTOCOL.md 7.9)
         }
         if named is not None:
             data["suit"] = named.value

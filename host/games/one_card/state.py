@@ -219,6 +219,8 @@ class OneCardState(Game):
                 {
                     "cards": [c.code for c in turned],
                     "positions": [[0, p] for p in range(first, self._pos)],
+                    "seats": [None] * len(turned),  # to the table (PROTOCOL.md 7.9)
+                    "pile": [c.code for c in turned],  # onto the discard pile
                 },
             )
         )
@@ -296,6 +298,7 @@ class OneCardState(Game):
             "reason": reason,
             "count": len(hand),
             "cards": [c.code for c in hand],
+            "pile": [c.code for c in hand],  # under the top card (PROTOCOL.md 7.9)
         }
         if self._ranking:
             data["place"] = self.seats - len(self._bankrupt) + 1
@@ -343,7 +346,9 @@ class OneCardState(Game):
                     del self._discards[:-1]
                     self._recycle = recycled
                     stream = self._stream + 1
-                    self._request = ChanceRequest(ChanceKind.RESHUFFLE, 1, stream, tuple(recycled))
+                    self._request = ChanceRequest(
+                        ChanceKind.RESHUFFLE, 1, stream, tuple(recycled), kept=tuple(self._discards)
+                    )
                     events.append(Event("reshuffle", {"stream": stream, "count": len(recycled)}))
                     return
                 events.append(Event("forgiven", {"seat": seat, "count": count, "reason": reason}))
@@ -358,7 +363,16 @@ class OneCardState(Game):
                 self._fresh.extend(cards)
             positions = [[self._stream, p] for p in range(pos, pos + k)]
             events.append(
-                Event("draw", {"seat": seat, "count": k, "reason": reason, "positions": positions})
+                Event(
+                    "draw",
+                    {
+                        "seat": seat,
+                        "count": k,
+                        "reason": reason,
+                        "positions": positions,
+                        "seats": [seat] * k,
+                    },
+                )
             )
             events.append(
                 Event("drawn", {"cards": [c.code for c in cards], "positions": positions}, to=seat)

@@ -1,0 +1,60 @@
+"""Our client (``onecard join --json``, a subprocess) against a host run with ``--cheat KIND``:
+it reports each kind live, as a failed deal check worded by the reference verifier
+(PROTOCOL.md 7.15). A reshuffle needs a long game: One Card with bankruptcy off at four seats
+reshuffles in most games, and that test plays up to five games until one does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from host.cheats import CheatKind
+
+#: what the failed check says for each kind (a part of the message)
+CAUGHT = {
+    CheatKind.SWAPPED_CARD: "never dealt to us",
+    CheatKind.BAD_SIGNATURE: "signature",
+    CheatKind.WRONG_RESHUFFLE: "does not recycle the discard pile",
+    CheatKind.WITHHELD_REVEAL: "out of order (after LOCK)",
+    CheatKind.CHANGED_COMMITMENT: "LOCK carries a host commitment other than HAND_COMMIT's",
+    CheatKind.REPLAYED_MESSAGE: "has seq",
+}
+
+
+async def _first_failure(client: Any) -> dict[str, Any] | None:
+    """Play until the client reports a failed deal check (returned) or the game ends (None)."""
+    failure: dict[str, Any] | None = None
+
+    async def watch(line: dict[str, Any]) -> None:
+        nonlocal failure
+        if line["type"] == "fairness" and line["status"] == "failed" and failure is None:
+            failure = line
+            client.process.kill()
+
+    await client.play_to_end(watch)
+    return failure
+
+
+@pytest.mark.parametrize("kind", list(CheatKind), ids=lambda k: k.value)
+async def test_our_client_catches_every_kind_of_cheating_live(
+    kind: CheatKind,
+    start_host: Callable[..., Awaitable[Any]],
+    json_client: Callable[..., Awaitable[Any]],
+) -> None:
+    info = await start_host(cheat=kind, insecure=True)
+    long_game = ["--seats", "4", "--bots", "3", "--option", "bankrupt_at=0"]
+    args = long_game if kind is CheatKind.WRONG_RESHUFFLE else ["--seats", "2", "--bots", "1"]
+    failure = None
+    for _ in range(5 if kind is CheatKind.WRONG_RESHUFFLE else 1):
+        client = await json_client(
+            "join", f"127.0.0.1:{info.port}", "--insecure", "--create", "one-card", *args,
+            "--name", "Ann", "--new",
+        )  # fmt: skip
+        failure = await _first_failure(client)
+        if failure is not None:
+            break
+    assert failure is not None, f"{kind.value}: no failed check reported"
+    assert CAUGHT[kind] in failure["message"], failure

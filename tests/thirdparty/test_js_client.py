@@ -1,0 +1,97 @@
+"""The JavaScript example client (`examples/js/`, written from spec/ alone, no code shared with
+ours) against a real `onecard host`: it plays every game at 2-4 seats and verifies every deal,
+and it catches every kind of `onecard host --cheat` live (PROTOCOL.md 7.15).
+
+It needs Node.js 20+ (`node`) and the example's one package (`npm ci` in examples/js; `.ci/run`
+does it when `node` is on the machine). Without them these tests skip and say why."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from hosts import running_host
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "js"
+NODE = shutil.which("node")
+
+pytestmark = [
+    pytest.mark.skipif(
+        NODE is None,
+        reason="node not found: the JavaScript example client (examples/js) is not run",
+    ),
+    pytest.mark.skipif(
+        not (EXAMPLE / "node_modules" / "@msgpack" / "msgpack").is_dir(),
+        reason="examples/js has no node_modules: run `npm ci` in examples/js",
+    ),
+]
+
+
+def _node(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(NODE), *args], check=False, cwd=EXAMPLE, capture_output=True, text=True, timeout=120
+    )
+
+
+def _run(port: int, game: str, seats: int, *more: str) -> subprocess.CompletedProcess[str]:
+    """Play one game with the JS client: ``more`` are further arguments (``--option K=V``)."""
+    return _node("client.mjs", f"127.0.0.1:{port}", "--game", game, "--seats", str(seats), *more)
+
+
+def test_the_js_client_reproduces_the_vectors() -> None:
+    done = _node("--test", "test/")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_js_client_over_tls_checks_the_certificate_pin(tmp_path: Path) -> None:
+    with running_host(tmp_path, tls=True) as host:
+        done = _run(host["port"], "one-card", 2, "--tls", "--pin", host["tls"])
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"host certificate {host['tls']}" in done.stdout
+        wrong = "SHA256:" + ":".join(["00"] * 32)
+        done = _run(host["port"], "one-card", 2, "--tls", "--pin", wrong)
+    assert done.returncode == 1 and "is not the pinned" in done.stdout, done.stdout
+
+
+def test_the_js_client_plays_every_game_and_verifies_every_deal(tmp_path: Path) -> None:
+    with running_host(tmp_path) as host:
+        for game in ("one-card", "black-jack", "one"):
+            for seats in (2, 3, 4):
+                done = _run(host["port"], game, seats)
+                assert done.returncode == 0, (game, seats, done.stdout, done.stderr)
+                last = done.stdout.splitlines()[-1]
+                assert "every deal verified" in last and host["deal_key"] in last, last
+                hands = [line for line in done.stdout.splitlines() if line.startswith("hand ")]
+                assert hands and all("deal verified" in line for line in hands), done.stdout
+
+
+#: a part of what the JS client prints for each kind
+CAUGHT = {
+    "swapped-card": "derived",
+    "bad-signature": "signature on draw invalid",
+    "wrong-reshuffle": "does not recycle the discard pile",
+    "withheld-reveal": "out of order (after LOCK)",
+    "changed-commitment": "LOCK carries a host commitment other than HAND_COMMIT's",
+    "replayed-message": "has seq",
+}
+
+
+@pytest.mark.parametrize("kind", list(CAUGHT))
+def test_the_js_client_catches_every_kind_of_cheating_live(tmp_path: Path, kind: str) -> None:
+    long_game = kind == "wrong-reshuffle"  # a reshuffle needs a long game: up to five of them
+    with running_host(tmp_path, extra=["--cheat", kind]) as host:
+        for _ in range(5 if long_game else 1):
+            if long_game:
+                done = _run(host["port"], "one-card", 4, "--option", "bankrupt_at=0")
+            else:
+                done = _run(host["port"], "one-card", 2)
+            if done.returncode != 0:
+                break
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("deal check FAILED: hand ") and CAUGHT[kind] in last, last
