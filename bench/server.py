@@ -7,7 +7,9 @@ and nothing else is counted. ``--procs`` worker processes (bench/loadgen.py) sha
 for each, ``--seats`` bot connections; the first creates the table, all join as bots and play
 with the heuristic policy, thinking ``--think`` seconds a move, answering every fair-deal round
 and checking every deal. Meanwhile a probe connection in this process pings every ``--probe``
-seconds: the round trip a person's client would wait for while the host is busy.
+seconds: the round trip a person's client would wait for while the host is busy. The workers
+run at ``--nice`` 10: on a LAN the players' machines do their work, so here the load yields the
+CPU to the host and the echo server under test.
 
 Two modes. Without ``--duration``: every table plays one game to the end (bots think 0 s by
 default) and the run reports games/s. With ``--duration S``: the connections are all made
@@ -108,6 +110,12 @@ async def _probe(
                 await stop.wait()
 
 
+def _worker(args: argparse.Namespace, *argv: str) -> list[str]:
+    """A load worker's command line, at ``--nice`` (the host plays a LAN server: the players'
+    machines would not take its CPU, so on one machine the load yields to it)."""
+    return ["nice", "-n", str(args.nice), sys.executable, str(BENCH / "loadgen.py"), *argv]
+
+
 async def _workers(cmds: list[list[str]]) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
 
@@ -173,12 +181,12 @@ def run_host(args: argparse.Namespace, data_dir: Path) -> Window:
         for tables in _spread(args.tables, args.procs):
             if not tables:
                 continue
-            cmd = [
-                sys.executable, str(BENCH / "loadgen.py"), "bots", "--port", str(port),
+            cmd = _worker(
+                args, "bots", "--port", str(port),
                 "--game", args.game, "--tables", str(tables), "--seats", str(args.seats),
                 "--think", str(args.think), "--ramp", str(ramp / max(tables, 1)),
                 "--start-at", str(start_at),
-            ]  # fmt: skip
+            )  # fmt: skip
             if until is not None:
                 cmd += ["--until", str(until)]
             cmds.append(cmd)
@@ -201,12 +209,12 @@ def run_echo(args: argparse.Namespace, host: Window) -> Window:
         until = start_at + seconds
         cmds = []
         for n in _spread(connections, args.procs):
-            cmd = [
-                sys.executable, str(BENCH / "loadgen.py"), "echo", "--port", str(port),
+            cmd = _worker(
+                args, "echo", "--port", str(port),
                 "--connections", str(n), "--interval", str(connections / rate),
                 "--frame-bytes", str(frame_bytes), "--ramp", str(ramp / max(n, 1)),
                 "--start-at", str(start_at), "--until", str(until),
-            ]  # fmt: skip
+            )  # fmt: skip
             if n:
                 cmds.append(cmd)
         return trio.run(_measure, proc.pid, port, cmds, start_at, None)
@@ -267,6 +275,9 @@ def main() -> None:
     parser.add_argument("--procs", type=int, default=2, help="load worker processes")
     parser.add_argument("--probe", type=float, default=0.1, help="seconds between probe pings")
     parser.add_argument("--no-echo", action="store_true", help="skip the echo server's run")
+    parser.add_argument(
+        "--nice", type=int, default=10, help="niceness of the load workers (default 10)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="onecard-bench-") as tmp:
         host = run_host(args, Path(tmp) / "host")
