@@ -44,12 +44,14 @@ from host.games.black_jack.plays import (
     BLUNDER_CARDS,
     _chains,
     _finishable,
+    _finishable_without,
     _is_black_jack,
     _is_chain,
     _is_run,
     _runs,
     _Seq,
     blunder_cost,
+    hand_masks,
     single_forms,
 )
 from host.games.black_jack.state import TURN_LIMIT, BlackJackState, Phase
@@ -331,6 +333,7 @@ class BlackJack(BlackJackState):
             if self.options["chain"]:
                 seqs = itertools.chain(seqs, _chains(starts, counts))
         out: list[Action] = []
+        masks: tuple[list[int], int] | None = None  # the hand for the finishing search
         for cards, acting in seqs:
             if self._rule_error(seat, acting) is not None:
                 continue
@@ -342,10 +345,9 @@ class BlackJack(BlackJackState):
                 break
             say = None
             if len(hand) > len(cards):
-                rest = list(hand)
-                for c in cards:
-                    rest.remove(c)
-                if _finishable(rest):
+                if masks is None:
+                    masks = hand_masks(hand)
+                if _finishable_without(*masks, cards):
                     say = (
                         Declaration.LAST_CARD if len(cards) + 1 == len(hand) else Declaration.CARDS
                     )

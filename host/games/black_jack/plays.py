@@ -6,7 +6,10 @@ How it works: the engine (:mod:`host.games.black_jack.engine`) checks a play's s
 shortest first), which yield ``(cards as put down, cards as they act)`` pairs so a joker's
 identity travels with it. :func:`_finishable` answers whether a hand could go out in one turn
 (plays that end on a queen, each covered by the next, the last not ending on one); it is a
-memoised search with a cap on the positions it visits, used to offer bots the declaration.
+memoised search with a cap on the positions it visits, used to offer bots the declaration. The
+search sees a hand as rank masks per suit (:func:`hand_masks`); the engine builds them once per
+list of plays and asks :func:`_finishable_without` for the hand each play would leave, which
+takes the play's cards out of a copy (a few bit operations) rather than rebuilding the hand.
 These are pure functions of cards; they know no table state.
 """
 
@@ -71,7 +74,28 @@ def _finishable(hand: Sequence[Card]) -> bool:
     turn is unknown, so whether the first play matches it is not asked; chains are not tried.
     A search that grows too large (many jokers) answers yes: a needless declaration is free.
     """
-    return _finishable_indices(tuple(sorted(c.index for c in hand)))
+    masks, jokers = hand_masks(hand)
+    return _finishable_masks((*masks,), jokers)
+
+
+def _finishable_without(masks: Sequence[int], jokers: int, cards: Sequence[Card]) -> bool:
+    """:func:`_finishable` of the hand of :func:`hand_masks` ``(masks, jokers)`` less ``cards``.
+
+    The engine asks it for every play it offers (the hand left after the play), so the hand's
+    masks are built once per list and each play only takes its cards out of a copy.
+    """
+    rest = list(masks)
+    for c in cards:
+        i = c.index
+        if i >= _JOKER_INDEX:
+            jokers -= 1
+            continue
+        slot, bit = _SLOT[i]
+        if rest[slot + 1] & bit:
+            rest[slot + 1] &= ~bit
+        else:
+            rest[slot] &= ~bit
+    return _finishable_masks((*rest,), jokers)
 
 
 #: bit ``r`` stands for rank ``r`` (ace 1 .. king 13) in a suit's mask
@@ -82,35 +106,45 @@ _TO_QUEEN = (
     *(sum(1 << r for r in range(low, 13)) for low in range(12, 0, -1)),
 )
 _SUIT_NO = {suit: i for i, suit in enumerate(Suit)}
+#: canonical indices from here on are jokers
+_JOKER_INDEX = 52
+#: per canonical index of a natural card: its suit's slot in the masks, and its rank's bit
+_SLOT = tuple((2 * _SUIT_NO[c.suit], 1 << int(c.rank)) for c in _NATURAL if c.suit is not None)
 
 #: a hand for the search: per suit the ranks held once, and the ranks held twice (two decks)
 _Masks = tuple[int, int, int, int, int, int, int, int]
 
 
-@functools.lru_cache(maxsize=8192)
-def _finishable_indices(indices: tuple[int, ...]) -> bool:
-    """:func:`_finishable` of the hand with these canonical indices (cached: a hot path)."""
-    hand = [ALL_CARDS[i] for i in indices]
-    jokers = sum(c.is_joker for c in hand)
+def hand_masks(hand: Sequence[Card]) -> tuple[list[int], int]:
+    """A hand as the search sees it: per suit the rank masks held once and twice, and jokers."""
     masks = [0] * 8
+    jokers = 0
     for c in hand:
-        if c.is_joker:
+        i = c.index
+        if i >= _JOKER_INDEX:
+            jokers += 1
             continue
-        assert c.suit is not None
-        i, bit = 2 * _SUIT_NO[c.suit], 1 << int(c.rank)
-        masks[i + 1 if masks[i] & bit else i] |= bit
-    queens = sum(bool(m & _QUEEN_BIT) for m in masks)
-    if not hand or len(hand) > 13 * (queens + jokers + 1):
+        slot, bit = _SLOT[i]
+        masks[slot + 1 if masks[slot] & bit else slot] |= bit
+    return masks, jokers
+
+
+@functools.lru_cache(maxsize=8192)
+def _finishable_masks(start: _Masks, jokers: int) -> bool:
+    """:func:`_finishable` of the hand with these masks and jokers (cached: a hot path)."""
+    queens, size, stretches = 0, jokers, 0
+    for i in range(0, 8, 2):
+        once, twice = start[i], start[i + 1]
+        queens += bool(once & _QUEEN_BIT) + bool(twice & _QUEEN_BIT)
+        size += once.bit_count() + twice.bit_count()
+        held = once | twice
+        stretches += (held & ~(held << 1)).bit_count()
+    if not size or size > 13 * (queens + jokers + 1):
         return False
     # each play is a run in one suit, so it covers one stretch of a suit's ranks; each play but
     # the last ends on a queen (one held, or a joker); a joker closes at most one gap
-    stretches = 0
-    for i in range(0, 8, 2):
-        held = masks[i] | masks[i + 1]
-        stretches += (held & ~(held << 1)).bit_count()
     if stretches > queens + jokers + 1:
         return False
-    start: _Masks = (*masks,)  # type: ignore[assignment]
     if not jokers:
         if not queens:
             return _last_play(start, 0)

@@ -491,6 +491,27 @@ def test_offered_play_declares_when_a_joker_fills_the_rest() -> None:
     assert offered and offered[0].say is Declaration.CARDS  # JR 5H 7H: 5H 6H(JR) 7H
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    hand=st.lists(st.sampled_from(deck_for(jokers=2, decks=2)), min_size=1, max_size=14),
+    data=st.data(),
+)
+def test_the_search_after_a_play_is_the_search_of_the_hand_left(
+    hand: list[Card], data: st.DataObject
+) -> None:
+    """The offered plays ask the finishing search with the played cards taken out of the hand's
+    masks: the same answer as building the hand left anew (twin cards of two decks included)."""
+    from host.games.black_jack.plays import _finishable, _finishable_without, hand_masks
+
+    hand = [c for c, n in Counter(hand).items() for _ in range(min(n, 2))]  # two decks at most
+    played = data.draw(st.lists(st.sampled_from(hand), min_size=1, max_size=len(hand)))
+    played = [c for c, n in Counter(played).items() for _ in range(min(n, hand.count(c)))]
+    rest = list(hand)
+    for c in played:
+        rest.remove(c)
+    assert _finishable_without(*hand_masks(hand), played) == _finishable(rest)
+
+
 def test_declare_is_offered_after_a_turn_that_leaves_a_queen_and_its_cover() -> None:
     game, _ = new(2, {0: "3C 4C 5C 6C 7C QH 5D"}, "2C")
     play(game, 0, "3C 4C 5C 6C 7C")  # said nothing with the play
