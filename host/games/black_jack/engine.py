@@ -17,6 +17,7 @@ Black Jack.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -60,6 +61,8 @@ from protocol.cards import Card, Rank, Suit
 __all__ = ["PLAY_LIMIT", "TURN_LIMIT", "BlackJack", "Phase"]
 
 _SUITS = tuple(Suit)
+_JOKER = Rank.JOKER
+_INDEX = operator.attrgetter("index")
 
 PLAY_LIMIT = 300
 """The most plays :meth:`BlackJack.legal_actions` lists. Runs and chains filled by jokers grow
@@ -82,7 +85,7 @@ class BlackJack(BlackJackState):
         self._judge(seat, action)
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        blunder = self._judge(seat, action)
+        acting, blunder = self._judged(seat, action)
         events: list[Event] = []
         if isinstance(action, Declare):
             self.declared[seat] = True
@@ -105,8 +108,8 @@ class BlackJack(BlackJackState):
             self._owed.append((seat, owed, reason))
             self._end_turn(seat, events)
             return self._settle(events)
-        assert isinstance(action, Play)
-        self._play(seat, action, events)
+        assert isinstance(action, Play) and acting is not None
+        self._play(seat, action, acting, events)
         return self._settle(events)
 
     def _single_plays(self, card: Card) -> list[Action]:
@@ -127,6 +130,10 @@ class BlackJack(BlackJackState):
 
     def _judge(self, seat: int, action: Action) -> str | None:
         """Raise unless ``action`` may be applied; for a blunder, return why it is one."""
+        return self._judged(seat, action)[1]
+
+    def _judged(self, seat: int, action: Action) -> tuple[list[Card] | None, str | None]:
+        """:meth:`_judge`, with a play's cards as they act (``None`` for other actions)."""
         if self.phase is not Phase.PLAYING:
             raise NotYourTurn(WAIT[self.phase.value])
         if not 0 <= seat < self.seats:
@@ -136,37 +143,47 @@ class BlackJack(BlackJackState):
                 raise IllegalAction(no_declare_reason(seat, self._closed_by[seat], self.current))
             if self.declared[seat]:
                 raise IllegalAction("you have already declared for this turn")
-            return None
+            return None, None
         if isinstance(action, Draw):
             if seat != self.current:
                 raise NotYourTurn(f"it is seat {self.current}'s turn")
             if self.options["must_play_if_able"] and self._has_play(seat):
                 raise IllegalAction("you may not draw while you can play (must_play_if_able)")
-            return None
+            return None, None
         if not isinstance(action, Play):
             raise InvalidAction(f"not a Black Jack action: {action!r}")
         acting = self._shape(seat, action)
         if seat != self.current:
             if not self.options["blunders"]:
                 raise NotYourTurn(f"it is seat {self.current}'s turn")
-            return f"played out of turn (seat {self.current} is to act)"
+            return acting, f"played out of turn (seat {self.current} is to act)"
         error = self._rule_error(seat, acting)
         if error is not None and not self.options["blunders"]:
             raise IllegalAction(error)
-        return error
+        return acting, error
 
     def _shape(self, seat: int, play: Play) -> list[Card]:
         """The cards as they act (jokers replaced); raise :class:`InvalidAction` on bad shape."""
-        if not play.cards or len(play.cards) > MAX_PLAY:
+        cards, hand = play.cards, self.hands[seat]
+        if not cards or len(cards) > MAX_PLAY:
             raise InvalidAction("a play puts down 1 to 30 cards")
-        missing = Counter(play.cards) - Counter(self.hands[seat])
-        if missing:
+        if len(cards) == 1:
+            held = cards[0] in hand
+            jokers = int(cards[0].rank is _JOKER)
+        else:
+            held = all(cards.count(c) <= hand.count(c) for c in cards)
+            jokers = sum(c.rank is _JOKER for c in cards)
+        if not held:
+            missing = Counter(cards) - Counter(hand)
             raise InvalidAction(f"seat {seat} does not hold {next(iter(missing)).code}")
-        jokers = sum(c.is_joker for c in play.cards)
-        if len(play.declare) != jokers or any(c.is_joker for c in play.declare):
+        declare = play.declare
+        if len(declare) != jokers or (declare and any(c.rank is _JOKER for c in declare)):
             raise InvalidAction("declare one non-joker card for each joker played, in order")
-        names = iter(play.declare)
-        acting = [next(names) if c.is_joker else c for c in play.cards]
+        if jokers:
+            names = iter(play.declare)
+            acting = [next(names) if c.rank is _JOKER else c for c in cards]
+        else:
+            acting = list(cards)
         if (acting[-1].rank is Rank.ACE) != (play.suit is not None):
             raise InvalidAction("name a suit exactly when the last card acts as an ace")
         return acting
@@ -211,8 +228,7 @@ class BlackJack(BlackJackState):
     def _has_play(self, seat: int) -> bool:
         return any(isinstance(a, Play) for a in self._plays(seat, first_only=True))
 
-    def _play(self, seat: int, play: Play, events: list[Event]) -> None:
-        acting = self._shape(seat, play)
+    def _play(self, seat: int, play: Play, acting: list[Card], events: list[Event]) -> None:
         hand = self.hands[seat]
         for c in play.cards:
             hand.remove(c)
