@@ -42,7 +42,9 @@ from host.games.black_jack.moves import (
 )
 from host.games.black_jack.plays import (
     _NATURAL,
+    ANY_CARD,
     BLUNDER_CARDS,
+    COUNTERS,
     _chains,
     _finishable,
     _finishable_without,
@@ -53,6 +55,7 @@ from host.games.black_jack.plays import (
     _Seq,
     blunder_cost,
     hand_masks,
+    matching,
     single_forms,
 )
 from host.games.black_jack.state import TURN_LIMIT, BlackJackState, Phase
@@ -334,14 +337,16 @@ class BlackJack(BlackJackState):
     def _plays(self, seat: int, *, first_only: bool) -> list[Action]:
         """The plays offered to ``seat`` (see :meth:`legal_actions`); one if ``first_only``."""
         hand = self.hands[seat]
-        counts = Counter(hand)
-        held = sorted(counts, key=lambda c: c.index)
+        counts: dict[Card, int] = {}  # in the hand's order, like a Counter, but cheaper
+        for c in hand:
+            counts[c] = counts.get(c, 0) + 1
+        held = sorted(counts, key=_INDEX)
         attacked = self.pending and not self.covering
-        allowed = self._counter if attacked else self._may_start
-        starts = [(c, c) for c in held if not c.is_joker and allowed(c)]
-        jokers = [c for c in held if c.is_joker]
+        allowed = self._starting_cards(attacked=bool(attacked))
+        starts = [(c, c) for c in held if c in allowed]
+        jokers = [c for c in held if c.rank is _JOKER]
         if jokers:  # each joker as each identity that may start
-            names = [n for n in _NATURAL if allowed(n)]
+            names = [n for n in _NATURAL if n in allowed]
             starts += [(j, n) for j in jokers for n in names]
         seqs: Iterable[_Seq] = (((c,), (a,)) for c, a in starts)
         if not attacked:
@@ -351,9 +356,15 @@ class BlackJack(BlackJackState):
         out: list[Action] = []
         masks: tuple[list[int], int] | None = None  # the hand for the finishing search
         for cards, acting in seqs:
-            if self._rule_error(seat, acting) is not None:
+            # each candidate starts on a card that may start and is a run or a chain by
+            # construction: only going out can break a rule (on a queen, or with a chain)
+            if len(cards) == len(hand) and self._rule_error(seat, acting) is not None:
                 continue
-            declare = tuple(a for c, a in zip(cards, acting, strict=True) if c.is_joker)
+            declare = (
+                tuple(a for c, a in zip(cards, acting, strict=True) if c.rank is _JOKER)
+                if jokers
+                else ()
+            )
             suits: Sequence[Suit | None] = _SUITS if acting[-1].rank is Rank.ACE else (None,)
             if first_only:
                 return [Play(cards, suits[0], declare)]
@@ -367,14 +378,21 @@ class BlackJack(BlackJackState):
                     say = (
                         Declaration.LAST_CARD if len(cards) + 1 == len(hand) else Declaration.CARDS
                     )
-            out.extend(Play(cards, s, declare, say) for s in suits)
+            if len(suits) == 1:
+                out.append(Play(cards, None, declare, say))
+            else:
+                out.extend(Play(cards, s, declare, say) for s in suits)
         return out
 
-    def _counter(self, c: Card) -> bool:
-        return c.rank is Rank.TWO or c.rank is Rank.JACK
-
-    def _may_start(self, c: Card) -> bool:
-        return self.covering or self._matches(c)
+    def _starting_cards(self, *, attacked: bool) -> frozenset[Card]:
+        """The natural cards a play may start with now (see :meth:`_rule_error`)."""
+        if attacked:
+            return COUNTERS
+        if self.covering:
+            return ANY_CARD
+        top = self._top_as
+        assert top is not None and top.suit is not None
+        return matching(top, self._named or top.suit, bool(self.options["aces_anytime"]))
 
     def default_action(self, seat: int) -> Action | None:
         """The draw for the seat to act (a forced play under ``must_play_if_able``)."""

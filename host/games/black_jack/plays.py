@@ -16,8 +16,7 @@ These are pure functions of cards; they know no table state.
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
 
 from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit
@@ -25,6 +24,22 @@ from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit
 _NATURAL = ALL_CARDS[:52]
 BLUNDER_CARDS = 2
 """Cards a blunder costs (``spec/RULES.md``, Black Jack, Blunders)."""
+
+
+#: the cards that counter a pick-up (2s and jacks), and every natural card (covering a queen)
+COUNTERS = frozenset(c for c in _NATURAL if c.rank is Rank.TWO or c.rank is Rank.JACK)
+ANY_CARD = frozenset(_NATURAL)
+
+
+@functools.lru_cache(maxsize=1024)
+def matching(top: Card, suit: Suit, aces_anytime: bool) -> frozenset[Card]:
+    """The natural cards that may be played on ``top`` acting in ``suit`` (the suit an ace named,
+    or its own): the same rank or suit, or any ace with ``aces_anytime``. Built once per key."""
+    return frozenset(
+        c
+        for c in _NATURAL
+        if c.rank is top.rank or c.suit is suit or (aces_anytime and c.rank is Rank.ACE)
+    )
 
 
 def single_forms(card: Card) -> list[tuple[Suit | None, tuple[Card, ...]]]:
@@ -82,7 +97,9 @@ def _finishable_without(masks: Sequence[int], jokers: int, cards: Sequence[Card]
     """:func:`_finishable` of the hand of :func:`hand_masks` ``(masks, jokers)`` less ``cards``.
 
     The engine asks it for every play it offers (the hand left after the play), so the hand's
-    masks are built once per list and each play only takes its cards out of a copy.
+    masks are built once per list and each play only takes its cards out of a copy. Most hands
+    left have more stretches of ranks than queens and jokers to end plays on: that first test of
+    :func:`_finishable_masks` is made here, before the cache, since those hands rarely repeat.
     """
     rest = list(masks)
     for c in cards:
@@ -95,6 +112,14 @@ def _finishable_without(masks: Sequence[int], jokers: int, cards: Sequence[Card]
             rest[slot + 1] &= ~bit
         else:
             rest[slot] &= ~bit
+    ends = jokers + 1  # plays that may end where they like: one per joker, and the last
+    for i in range(0, 8, 2):
+        once, twice = rest[i], rest[i + 1]
+        held = once | twice
+        ends -= (held & ~(held << 1)).bit_count()
+        ends += bool(once & _QUEEN_BIT) + bool(twice & _QUEEN_BIT)
+    if ends < 0:
+        return False  # more stretches than queens, jokers and a last play
     return _finishable_masks((*rest,), jokers)
 
 
@@ -215,7 +240,6 @@ def _can_finish(masks: _Masks, jokers: int, seen: dict[object, bool]) -> bool:
     return found
 
 
-_AT = {(c.suit, int(c.rank)): c for c in _NATURAL}
 #: the identities that may follow a card in a chain (same rank or same suit, itself included)
 _LINKED = {c: tuple(d for d in _NATURAL if d.rank is c.rank or d.suit is c.suit) for c in _NATURAL}
 
@@ -223,15 +247,23 @@ _LINKED = {c: tuple(d for d in _NATURAL if d.rank is c.rank or d.suit is c.suit)
 _Seq = tuple[tuple[Card, ...], tuple[Card, ...]]
 
 
-def _runs(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Iterator[_Seq]:
+def _runs(starts: Sequence[tuple[Card, Card]], counts: Mapping[Card, int]) -> Iterator[_Seq]:
     """Every run of two or more cards from each start (held card, identity), up then down.
 
     Depth-first, with all prefixes: in each place the held card of that rank comes first, then
     each joker held as that card, so every way of filling a run from the hand is listed once.
+    ``counts`` is the hand as a multiset (a ``Counter`` or a plain dict, in the hand's order).
     """
-    jokers = [j for j in counts if j.is_joker]
+    jokers = [j for j in counts if j.index >= _JOKER_INDEX]
     for first, acting in starts:
-        left = counts.copy()
+        if not jokers:  # without jokers, a run needs a neighbour of its first card
+            i = acting.index
+            rank = i % 13
+            if (rank == 12 or _NATURAL[i + 1] not in counts) and (
+                rank == 0 or _NATURAL[i - 1] not in counts
+            ):
+                continue
+        left = dict(counts)
         left[first] -= 1
         for step in (1, -1):
             yield from _run_on((first,), (acting,), step, left, jokers)
@@ -241,15 +273,16 @@ def _run_on(
     cards: tuple[Card, ...],
     acting: tuple[Card, ...],
     step: int,
-    left: Counter[Card],
+    left: dict[Card, int],
     jokers: Sequence[Card],
 ) -> Iterator[_Seq]:
-    rank = int(acting[-1].rank) + step
+    last = acting[-1].index  # a natural card: suit * 13 + rank - 1
+    rank = last % 13 + 1 + step
     if not 1 <= rank <= 13:
         return
-    want = _AT[acting[-1].suit, rank]
+    want = _NATURAL[last - last % 13 + rank - 1]  # the same suit, the next rank
     for put in (want, *jokers):
-        if left[put] <= 0:
+        if left.get(put, 0) <= 0:
             continue
         left[put] -= 1
         longer = ((*cards, put), (*acting, want))
@@ -258,7 +291,7 @@ def _run_on(
         left[put] += 1
 
 
-def _chains(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Iterator[_Seq]:
+def _chains(starts: Sequence[tuple[Card, Card]], counts: Mapping[Card, int]) -> Iterator[_Seq]:
     """Every chain of two or more cards that is not a run, shortest first (option ``chain``).
 
     Breadth-first from the starts: each card matches the previous one's identity by rank or
