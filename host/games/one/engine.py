@@ -14,8 +14,10 @@ Positions 0..23 of the shuffled deck go one at a time clockwise from the dealer'
 24 is the centre card, hidden from every seat and from spectators until the last trick is taken.
 Seats act with four frozen actions (wire forms in :mod:`host.games.one.moves`): :class:`Bid`,
 :class:`Pass`, :class:`Play` (a no-trump joker lead also names the suit to follow) and
-:class:`DowntownChoice`. :meth:`One.view` alone decides what a seat may see. The rules and every
-ruling, with reasons, are in ``spec/RULES.md`` section ONE.
+:class:`DowntownChoice`. The seat to act's legal actions are listed once per state and kept
+until the next action or deal; :meth:`One.apply` skips the checks for an action object it offered.
+:meth:`One.view` alone decides what a seat may see. The rules and every ruling, with reasons, are
+in ``spec/RULES.md`` section ONE.
 """
 
 from __future__ import annotations
@@ -40,9 +42,13 @@ from host.games.base import (
     WireMap,
 )
 from host.games.one.moves import (
+    BIDS,
     DECK_SET,
+    DOWNTOWN_CHOICES,
     JOKER,
+    JOKER_LEADS,
     PASS,
+    PLAY_OF,
     Bid,
     DowntownChoice,
     Pass,
@@ -114,12 +120,7 @@ class Ranking(enum.Enum):
 # --------------------------------------------------------------------------- the game
 
 
-_SUIT_WORDS = {
-    Suit.SPADES: "spades",
-    Suit.HEARTS: "hearts",
-    Suit.DIAMONDS: "diamonds",
-    Suit.CLUBS: "clubs",
-}
+_SUIT_WORDS = {s: s.name.lower() for s in Suit}  # spades, hearts, diamonds, clubs
 
 
 class One(Game):
@@ -163,6 +164,8 @@ class One(Game):
 
     def _reset_hand(self) -> None:
         n = self.seats
+        # the seat to act's legal actions until the next apply (a tuple a copy may share)
+        self._legal: tuple[Action, ...] | None = None
         self.hands: list[list[Card]] = [[] for _ in range(n)]
         self.centre: Card | None = None
         self.centre_taken = False
@@ -252,20 +255,31 @@ class One(Game):
         return (self.turn,)
 
     def legal_actions(self, seat: int) -> list[Action]:
+        return list(self._offered(seat))
+
+    def default_action(self, seat: int) -> Action | None:
+        offered = self._offered(seat)
+        return offered[0] if offered else None
+
+    def _offered(self, seat: int) -> tuple[Action, ...]:
+        """:meth:`legal_actions` as a tuple, listed once per state for the seat to act."""
         if self.phase in (Phase.DEAL, Phase.OVER) or seat != self.turn:
-            return []
+            return ()
+        if self._legal is not None:
+            return self._legal
         if self.phase is Phase.AUCTION:
             low = self.min_bid if self.high is None else self.high + 1
-            return [PASS, *(Bid(v) for v in range(low, MAX_BID + 1))]
-        if self.phase is Phase.DOWNTOWN:
-            return [DowntownChoice(False), DowntownChoice(True)]
-        out: list[Action] = []
-        for c in self._playable(seat):
-            if c is JOKER and self.no_trump and not self.trick:
-                out += [Play(c, s) for s in Suit]
-            else:
-                out.append(Play(c))
-        return out
+            self._legal = (PASS, *BIDS[low : MAX_BID + 1])
+        elif self.phase is Phase.DOWNTOWN:
+            self._legal = DOWNTOWN_CHOICES
+        else:
+            leads = self.no_trump and not self.trick  # a joker leading names the suit to follow
+            self._legal = tuple(
+                p
+                for c in self._playable(seat)
+                for p in (JOKER_LEADS if c is JOKER and leads else (PLAY_OF[c],))
+            )
+        return self._legal
 
     def parse_action(self, wire: object) -> Action:
         return parse_one_action(wire)
@@ -342,7 +356,10 @@ class One(Game):
         return f"you must follow suit: {led} were led and you can follow", False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        self.check(seat, action)
+        offered = self._offered(seat) if self._legal is not None else ()
+        if not any(a is action for a in offered):
+            self.check(seat, action)  # an action object we offered is known legal
+        self._legal = None
         if isinstance(action, Bid | Pass):
             return self._apply_call(seat, action)
         if isinstance(action, DowntownChoice):

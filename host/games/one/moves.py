@@ -16,9 +16,13 @@ from host.games.base import Action, InvalidAction, WireMap, parse_wire_card
 from protocol.cards import DECK_ONE, JOKER_RED, Card, CardCodeError, Suit
 
 __all__ = [
+    "BIDS",
     "DECK_SET",
+    "DOWNTOWN_CHOICES",
     "JOKER",
+    "JOKER_LEADS",
     "PASS",
+    "PLAY_OF",
     "Bid",
     "DowntownChoice",
     "Pass",
@@ -74,6 +78,11 @@ class DowntownChoice(Action):
 
 
 PASS = Pass()
+#: the actions the engine offers, built once (value objects: any equal action is accepted too)
+PLAY_OF = {c: Play(c) for c in DECK_ONE}
+JOKER_LEADS = tuple(Play(JOKER, s) for s in Suit)  #: a no-trump joker lead names the suit
+BIDS = tuple(Bid(v) for v in range(16))  #: ``BIDS[v]`` is ``Bid(v)`` (15 is the highest bid)
+DOWNTOWN_CHOICES = (DowntownChoice(False), DowntownChoice(True))
 _FIELDS = {"bid": {"value"}, "pass": set(), "play": {"card", "suit"}, "downtown": {"switch"}}
 
 
