@@ -89,6 +89,7 @@ class BlackJack(BlackJackState):
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         acting, blunder = self._judged(seat, action)
+        self._legal.clear()
         events: list[Event] = []
         if isinstance(action, Declare):
             self.declared[seat] = True
@@ -229,7 +230,10 @@ class BlackJack(BlackJackState):
         return None
 
     def _has_play(self, seat: int) -> bool:
-        return any(isinstance(a, Play) for a in self._plays(seat, first_only=True))
+        listed = self._legal.get(seat)
+        if listed is None:
+            listed = tuple(self._plays(seat, first_only=True))
+        return any(isinstance(a, Play) for a in listed)
 
     def _play(self, seat: int, play: Play, acting: list[Card], events: list[Event]) -> None:
         hand = self.hands[seat]
@@ -316,12 +320,21 @@ class BlackJack(BlackJackState):
         then each joker standing for it; all prefixes), then with ``chain`` every other chain,
         shortest first. An ace as last card comes once per suit. Equal plays come once (a
         second deck's twin cards are one choice). At most :data:`PLAY_LIMIT` plays are listed.
-        A play after which the hand could finish carries ``say`` (``check`` takes any ``say``).
+        A play after which the hand could finish carries ``say`` (``check`` takes any ``say``):
+        the finishing search runs once per offered play, and the list is kept until the next
+        action or chance outcome, so the views, the bot and the timer share one listing.
         Blunders are never offered: they are mistakes that :meth:`check` accepts so that
         :meth:`apply` can penalise them.
         """
         if self.phase is not Phase.PLAYING or not 0 <= seat < self.seats:
             return []
+        listed = self._legal.get(seat)
+        if listed is None:
+            listed = self._legal[seat] = tuple(self._listed(seat))
+        return list(listed)
+
+    def _listed(self, seat: int) -> list[Action]:
+        """:meth:`legal_actions` of a seat, listed anew (once per state: they are kept)."""
         out: list[Action] = []
         hand = self.hands[seat]
         if seat == self.current:

@@ -801,6 +801,49 @@ def check_events(game: Game, seat: int, action: Action, events: list[Event]) -> 
             assert len(e.data["cards"]) == len(e.data["positions"]) == e.data["count"]
 
 
+def check_the_legal_cache(game: BlackJack) -> None:
+    """Every seat's kept list equals one listed anew (on a copy with none kept), and a deep
+    copy lists the same; every seat's list is then kept, for the next step to find stale."""
+    fresh = copy.deepcopy(game)
+    fresh._legal.clear()
+    twin = copy.deepcopy(game)
+    for seat in range(game.seats):
+        legal = game.legal_actions(seat)
+        assert legal == fresh.legal_actions(seat) == twin.legal_actions(seat)
+        assert game.default_action(seat) == fresh.default_action(seat)
+
+
+class CachedBlackJack(BlackJack):
+    """Black Jack checking its kept legal actions after every chance outcome too."""
+
+    def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
+        events = super().apply_chance(order, dealer)
+        check_the_legal_cache(self)
+        return events
+
+
+@settings(FAST, max_examples=25)
+@given(seed=st.integers(0, 2**32), seats=st.integers(2, 5), options=OPTIONS)
+def test_the_legal_actions_kept_are_never_stale(
+    seed: int, seats: int, options: dict[str, object]
+) -> None:
+    """The legal actions (and the finishing search behind their ``say``) are listed once per
+    state and kept (issue 15): after every action, in turn or out of turn (blunders,
+    declarations), and every deal or reshuffle, each seat's list is the one listed anew."""
+    steps: list[int] = []
+
+    def after(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+        assert isinstance(game, BlackJack)
+        check_the_legal_cache(game)
+        steps.append(seat)
+
+    rng = random.Random(seed)
+    result = playout(
+        CachedBlackJack, seats=seats, rng=rng, options=options, on_step=after, max_steps=400
+    )
+    assert len(steps) == result.steps
+
+
 @settings(FAST, max_examples=80)
 @given(seed=st.integers(0, 2**32), seats=st.integers(2, 10), options=OPTIONS)
 def test_random_games_conserve_cards_offer_legal_actions_and_end(
