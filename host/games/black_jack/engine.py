@@ -54,6 +54,7 @@ from host.games.black_jack.plays import (
     _runs,
     _Seq,
     blunder_cost,
+    finishing_slack,
     hand_masks,
     matching,
     single_forms,
@@ -368,6 +369,7 @@ class BlackJack(BlackJackState):
                 seqs = itertools.chain(seqs, _chains(starts, counts))
         out: list[Action] = []
         masks: tuple[list[int], int] | None = None  # the hand for the finishing search
+        slack = 0  # its finishing_slack, once masks are built
         for cards, acting in seqs:
             # each candidate starts on a card that may start and is a run or a chain by
             # construction: only going out can break a rule (on a queen, or with a chain)
@@ -387,7 +389,11 @@ class BlackJack(BlackJackState):
             if len(hand) > len(cards):
                 if masks is None:
                     masks = hand_masks(hand)
-                if _finishable_without(*masks, cards):
+                    slack = finishing_slack(*masks)
+                # most plays leave too many stretches to finish: known without a search
+                if slack + len(cards) - 2 * len(declare) >= 0 and _finishable_without(
+                    *masks, cards
+                ):
                     say = (
                         Declaration.LAST_CARD if len(cards) + 1 == len(hand) else Declaration.CARDS
                     )

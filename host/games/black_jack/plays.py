@@ -112,15 +112,27 @@ def _finishable_without(masks: Sequence[int], jokers: int, cards: Sequence[Card]
             rest[slot + 1] &= ~bit
         else:
             rest[slot] &= ~bit
-    ends = jokers + 1  # plays that may end where they like: one per joker, and the last
-    for i in range(0, 8, 2):
-        once, twice = rest[i], rest[i + 1]
-        held = once | twice
-        ends -= (held & ~(held << 1)).bit_count()
-        ends += bool(once & _QUEEN_BIT) + bool(twice & _QUEEN_BIT)
-    if ends < 0:
+    if finishing_slack(rest, jokers) < 0:
         return False  # more stretches than queens, jokers and a last play
     return _finishable_masks((*rest,), jokers)
+
+
+def finishing_slack(masks: Sequence[int], jokers: int) -> int:
+    """Plays that may end where they like (one per joker, and the last) plus queens held, less
+    the stretches of ranks held in a suit: below zero, the hand cannot finish in one turn.
+
+    Taking a natural card out of a hand raises the slack by at most one (a stretch goes, or a
+    queen goes, or a stretch splits), and taking a joker out lowers it by one; so the hand left
+    by a play of ``n`` natural cards and ``j`` jokers cannot finish when ``slack + n - j < 0``,
+    and the engine skips :func:`_finishable_without` for it.
+    """
+    slack = jokers + 1
+    for i in range(0, 8, 2):
+        once, twice = masks[i], masks[i + 1]
+        held = once | twice
+        slack -= (held & ~(held << 1)).bit_count()
+        slack += bool(once & _QUEEN_BIT) + bool(twice & _QUEEN_BIT)
+    return slack
 
 
 #: bit ``r`` stands for rank ``r`` (ace 1 .. king 13) in a suit's mask

@@ -590,7 +590,9 @@ def test_the_finishing_search_agrees_with_a_plain_search(
     """The fast search (bit masks, the stretch count, the lacking suits, a cache, and the hand
     left by a play taken out of the hand's masks) answers as trying every split into plays does,
     when its cap on positions is lifted; with the cap, a hand that can finish is never missed
-    (past the cap it answers yes: a needless declaration is free)."""
+    (past the cap it answers yes: a needless declaration is free); and the bound the engine
+    checks before searching (the hand's slack, plus one per natural card played, less one per
+    joker) is never below the slack of the hand left."""
     from host.games.black_jack import plays
 
     played = data.draw(st.lists(st.sampled_from(hand), max_size=len(hand)))
@@ -610,6 +612,11 @@ def test_the_finishing_search_agrees_with_a_plain_search(
         plays._finishable_masks.cache_clear()  # no answer found without the cap stays cached
     assert plays._finishable(hand) or not plain_hand
     assert plays._finishable_without(*masks, played) or not plain_rest
+    # the engine's shortcut (no search when the slack says no) never skips a hand that finishes
+    jokers = sum(c.is_joker for c in played)
+    slack_left = plays.finishing_slack(*masks) + len(played) - 2 * jokers
+    assert slack_left >= 0 or not plain_rest
+    assert plays.finishing_slack(*plays.hand_masks(rest)) <= slack_left
 
 
 def test_declare_is_offered_after_a_turn_that_leaves_a_queen_and_its_cover() -> None:
