@@ -14,10 +14,9 @@ Positions 0..23 of the shuffled deck go one at a time clockwise from the dealer'
 24 is the centre card, hidden from every seat and from spectators until the last trick is taken.
 Seats act with four frozen actions (wire forms in :mod:`host.games.one.moves`): :class:`Bid`,
 :class:`Pass`, :class:`Play` (a no-trump joker lead also names the suit to follow) and
-:class:`DowntownChoice`. The seat to act's legal actions are listed once per state and kept
-until the next action or deal; :meth:`One.apply` skips the checks for an action object it offered.
-:meth:`One.view` alone decides what a seat may see. The rules and every ruling, with reasons, are
-in ``spec/RULES.md`` section ONE.
+:class:`DowntownChoice`. The legal actions are listed once per state (kept until the next action
+or deal; an offered object is not checked again). :meth:`One.view` alone decides what a seat may
+see. The rules and every ruling, with reasons, are in ``spec/RULES.md`` section ONE.
 """
 
 from __future__ import annotations
@@ -258,27 +257,27 @@ class One(Game):
         return list(self._offered(seat))
 
     def default_action(self, seat: int) -> Action | None:
-        offered = self._offered(seat)
-        return offered[0] if offered else None
+        return next(iter(self._offered(seat)), None)
 
     def _offered(self, seat: int) -> tuple[Action, ...]:
         """:meth:`legal_actions` as a tuple, listed once per state for the seat to act."""
+        if self._legal is not None and seat == self.turn:
+            return self._legal  # only ever kept for the seat to act, until the next action
         if self.phase in (Phase.DEAL, Phase.OVER) or seat != self.turn:
             return ()
-        if self._legal is not None:
-            return self._legal
         if self.phase is Phase.AUCTION:
             low = self.min_bid if self.high is None else self.high + 1
             self._legal = (PASS, *BIDS[low : MAX_BID + 1])
         elif self.phase is Phase.DOWNTOWN:
             self._legal = DOWNTOWN_CHOICES
         else:
-            leads = self.no_trump and not self.trick  # a joker leading names the suit to follow
-            self._legal = tuple(
-                p
-                for c in self._playable(seat)
-                for p in (JOKER_LEADS if c is JOKER and leads else (PLAY_OF[c],))
-            )
+            playable = self._playable(seat)
+            if self.no_trump and not self.trick and JOKER in playable:  # it names a suit
+                self._legal = tuple(
+                    p for c in playable for p in (JOKER_LEADS if c is JOKER else (PLAY_OF[c],))
+                )
+            else:
+                self._legal = tuple([PLAY_OF[c] for c in playable])
         return self._legal
 
     def parse_action(self, wire: object) -> Action:
@@ -356,9 +355,11 @@ class One(Game):
         return f"you must follow suit: {led} were led and you can follow", False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        offered = self._offered(seat) if self._legal is not None else ()
-        if not any(a is action for a in offered):
-            self.check(seat, action)  # an action object we offered is known legal
+        for a in (self._legal if seat == self.turn else None) or ():
+            if a is action:
+                break  # an action object we offered is known legal
+        else:
+            self.check(seat, action)
         self._legal = None
         if isinstance(action, Bid | Pass):
             return self._apply_call(seat, action)
