@@ -344,7 +344,7 @@ def test_a_huge_black_jack_hand_is_judged_without_a_long_search(
     monkeypatch.setattr(plays, "_can_finish", counting)
     codes = "AS 3S 5S 7S 9S JS KS 2H 4H 6H 8H 10H QH AD 3D 5D 7D 9D JD KD 2C 4C 6C 8C 10C JR"
     hand = [card(c) for c in codes.split()] * 2  # two decks: every card twice
-    plays._finishable_indices.cache_clear()
+    plays._finishable_masks.cache_clear()
     assert plays._finishable(hand) is False
     assert searched == []
     # a hand that can go out still searches, and is found: QH covered by the run 2H 3H 4H

@@ -17,6 +17,7 @@ Black Jack.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -41,15 +42,21 @@ from host.games.black_jack.moves import (
 )
 from host.games.black_jack.plays import (
     _NATURAL,
+    ANY_CARD,
     BLUNDER_CARDS,
+    COUNTERS,
     _chains,
     _finishable,
+    _finishable_without,
     _is_black_jack,
     _is_chain,
     _is_run,
     _runs,
     _Seq,
     blunder_cost,
+    finishing_slack,
+    hand_masks,
+    matching,
     single_forms,
 )
 from host.games.black_jack.state import TURN_LIMIT, BlackJackState, Phase
@@ -58,6 +65,8 @@ from protocol.cards import Card, Rank, Suit
 __all__ = ["PLAY_LIMIT", "TURN_LIMIT", "BlackJack", "Phase"]
 
 _SUITS = tuple(Suit)
+_JOKER = Rank.JOKER
+_INDEX = operator.attrgetter("index")
 
 PLAY_LIMIT = 300
 """The most plays :meth:`BlackJack.legal_actions` lists. Runs and chains filled by jokers grow
@@ -80,7 +89,8 @@ class BlackJack(BlackJackState):
         self._judge(seat, action)
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        blunder = self._judge(seat, action)
+        acting, blunder = self._judged(seat, action)
+        self._legal.clear()
         events: list[Event] = []
         if isinstance(action, Declare):
             self.declared[seat] = True
@@ -103,8 +113,8 @@ class BlackJack(BlackJackState):
             self._owed.append((seat, owed, reason))
             self._end_turn(seat, events)
             return self._settle(events)
-        assert isinstance(action, Play)
-        self._play(seat, action, events)
+        assert isinstance(action, Play) and acting is not None
+        self._play(seat, action, acting, events)
         return self._settle(events)
 
     def _single_plays(self, card: Card) -> list[Action]:
@@ -125,6 +135,10 @@ class BlackJack(BlackJackState):
 
     def _judge(self, seat: int, action: Action) -> str | None:
         """Raise unless ``action`` may be applied; for a blunder, return why it is one."""
+        return self._judged(seat, action)[1]
+
+    def _judged(self, seat: int, action: Action) -> tuple[list[Card] | None, str | None]:
+        """:meth:`_judge`, with a play's cards as they act (``None`` for other actions)."""
         if not 0 <= seat < self.seats:
             raise NotYourTurn(f"there is no seat {seat}")
         # a malformed play is refused before the turn is considered (PROTOCOL.md 4.2)
@@ -136,36 +150,46 @@ class BlackJack(BlackJackState):
                 raise IllegalAction(no_declare_reason(seat, self._closed_by[seat], self.current))
             if self.declared[seat]:
                 raise IllegalAction("you have already declared for this turn")
-            return None
+            return None, None
         if isinstance(action, Draw):
             if seat != self.current:
                 raise NotYourTurn(f"it is seat {self.current}'s turn")
             if self.options["must_play_if_able"] and self._has_play(seat):
                 raise IllegalAction("you may not draw while you can play (must_play_if_able)")
-            return None
+            return None, None
         if not isinstance(action, Play):
             raise InvalidAction(f"not a Black Jack action: {action!r}")
         if seat != self.current:
             if not self.options["blunders"]:
                 raise NotYourTurn(f"it is seat {self.current}'s turn")
-            return f"played out of turn (seat {self.current} is to act)"
+            return acting, f"played out of turn (seat {self.current} is to act)"
         error = self._rule_error(seat, acting)
         if error is not None and not self.options["blunders"]:
             raise IllegalAction(error)
-        return error
+        return acting, error
 
     def _shape(self, seat: int, play: Play) -> list[Card]:
         """The cards as they act (jokers replaced); raise :class:`InvalidAction` on bad shape."""
-        if not play.cards or len(play.cards) > MAX_PLAY:
+        cards, hand = play.cards, self.hands[seat]
+        if not cards or len(cards) > MAX_PLAY:
             raise InvalidAction("a play puts down 1 to 30 cards")
-        missing = Counter(play.cards) - Counter(self.hands[seat])
-        if missing:
+        if len(cards) == 1:
+            held = cards[0] in hand
+            jokers = int(cards[0].rank is _JOKER)
+        else:
+            held = all(cards.count(c) <= hand.count(c) for c in cards)
+            jokers = sum(c.rank is _JOKER for c in cards)
+        if not held:
+            missing = Counter(cards) - Counter(hand)
             raise InvalidAction(f"seat {seat} does not hold {next(iter(missing)).code}")
-        jokers = sum(c.is_joker for c in play.cards)
-        if len(play.declare) != jokers or any(c.is_joker for c in play.declare):
+        declare = play.declare
+        if len(declare) != jokers or (declare and any(c.rank is _JOKER for c in declare)):
             raise InvalidAction("declare one non-joker card for each joker played, in order")
-        names = iter(play.declare)
-        acting = [next(names) if c.is_joker else c for c in play.cards]
+        if jokers:
+            names = iter(play.declare)
+            acting = [next(names) if c.rank is _JOKER else c for c in cards]
+        else:
+            acting = list(cards)
         if (acting[-1].rank is Rank.ACE) != (play.suit is not None):
             raise InvalidAction("name a suit exactly when the last card acts as an ace")
         return acting
@@ -208,10 +232,12 @@ class BlackJack(BlackJackState):
         return None
 
     def _has_play(self, seat: int) -> bool:
-        return any(isinstance(a, Play) for a in self._plays(seat, first_only=True))
+        listed = self._legal.get(seat)
+        if listed is None:
+            listed = tuple(self._plays(seat, first_only=True))
+        return any(isinstance(a, Play) for a in listed)
 
-    def _play(self, seat: int, play: Play, events: list[Event]) -> None:
-        acting = self._shape(seat, play)
+    def _play(self, seat: int, play: Play, acting: list[Card], events: list[Event]) -> None:
         hand = self.hands[seat]
         for c in play.cards:
             hand.remove(c)
@@ -297,12 +323,21 @@ class BlackJack(BlackJackState):
         then each joker standing for it; all prefixes), then with ``chain`` every other chain,
         shortest first. An ace as last card comes once per suit. Equal plays come once (a
         second deck's twin cards are one choice). At most :data:`PLAY_LIMIT` plays are listed.
-        A play after which the hand could finish carries ``say`` (``check`` takes any ``say``).
+        A play after which the hand could finish carries ``say`` (``check`` takes any ``say``):
+        the finishing search runs once per offered play, and the list is kept until the next
+        action or chance outcome, so the views, the bot and the timer share one listing.
         Blunders are never offered: they are mistakes that :meth:`check` accepts so that
         :meth:`apply` can penalise them.
         """
         if self.phase is not Phase.PLAYING or not 0 <= seat < self.seats:
             return []
+        listed = self._legal.get(seat)
+        if listed is None:
+            listed = self._legal[seat] = tuple(self._listed(seat))
+        return list(listed)
+
+    def _listed(self, seat: int) -> list[Action]:
+        """:meth:`legal_actions` of a seat, listed anew (once per state: they are kept)."""
         out: list[Action] = []
         hand = self.hands[seat]
         if seat == self.current:
@@ -318,14 +353,16 @@ class BlackJack(BlackJackState):
     def _plays(self, seat: int, *, first_only: bool) -> list[Action]:
         """The plays offered to ``seat`` (see :meth:`legal_actions`); one if ``first_only``."""
         hand = self.hands[seat]
-        counts = Counter(hand)
-        held = sorted(counts, key=lambda c: c.index)
+        counts: dict[Card, int] = {}  # in the hand's order, like a Counter, but cheaper
+        for c in hand:
+            counts[c] = counts.get(c, 0) + 1
+        held = sorted(counts, key=_INDEX)
         attacked = self.pending and not self.covering
-        allowed = self._counter if attacked else self._may_start
-        starts = [(c, c) for c in held if not c.is_joker and allowed(c)]
-        jokers = [c for c in held if c.is_joker]
+        allowed = self._starting_cards(attacked=bool(attacked))
+        starts = [(c, c) for c in held if c in allowed]
+        jokers = [c for c in held if c.rank is _JOKER]
         if jokers:  # each joker as each identity that may start
-            names = [n for n in _NATURAL if allowed(n)]
+            names = [n for n in _NATURAL if n in allowed]
             starts += [(j, n) for j in jokers for n in names]
         seqs: Iterable[_Seq] = (((c,), (a,)) for c, a in starts)
         if not attacked:
@@ -333,10 +370,18 @@ class BlackJack(BlackJackState):
             if self.options["chain"]:
                 seqs = itertools.chain(seqs, _chains(starts, counts))
         out: list[Action] = []
+        masks: tuple[list[int], int] | None = None  # the hand for the finishing search
+        slack = 0  # its finishing_slack, once masks are built
         for cards, acting in seqs:
-            if self._rule_error(seat, acting) is not None:
+            # each candidate starts on a card that may start and is a run or a chain by
+            # construction: only going out can break a rule (on a queen, or with a chain)
+            if len(cards) == len(hand) and self._rule_error(seat, acting) is not None:
                 continue
-            declare = tuple(a for c, a in zip(cards, acting, strict=True) if c.is_joker)
+            declare = (
+                tuple(a for c, a in zip(cards, acting, strict=True) if c.rank is _JOKER)
+                if jokers
+                else ()
+            )
             suits: Sequence[Suit | None] = _SUITS if acting[-1].rank is Rank.ACE else (None,)
             if first_only:
                 return [Play(cards, suits[0], declare)]
@@ -344,21 +389,31 @@ class BlackJack(BlackJackState):
                 break
             say = None
             if len(hand) > len(cards):
-                rest = list(hand)
-                for c in cards:
-                    rest.remove(c)
-                if _finishable(rest):
+                if masks is None:
+                    masks = hand_masks(hand)
+                    slack = finishing_slack(*masks)
+                # most plays leave too many stretches to finish: known without a search
+                if slack + len(cards) - 2 * len(declare) >= 0 and _finishable_without(
+                    *masks, cards
+                ):
                     say = (
                         Declaration.LAST_CARD if len(cards) + 1 == len(hand) else Declaration.CARDS
                     )
-            out.extend(Play(cards, s, declare, say) for s in suits)
+            if len(suits) == 1:
+                out.append(Play(cards, None, declare, say))
+            else:
+                out.extend(Play(cards, s, declare, say) for s in suits)
         return out
 
-    def _counter(self, c: Card) -> bool:
-        return c.rank is Rank.TWO or c.rank is Rank.JACK
-
-    def _may_start(self, c: Card) -> bool:
-        return self.covering or self._matches(c)
+    def _starting_cards(self, *, attacked: bool) -> frozenset[Card]:
+        """The natural cards a play may start with now (see :meth:`_rule_error`)."""
+        if attacked:
+            return COUNTERS
+        if self.covering:
+            return ANY_CARD
+        top = self._top_as
+        assert top is not None and top.suit is not None
+        return matching(top, self._named or top.suit, bool(self.options["aces_anytime"]))
 
     def default_action(self, seat: int) -> Action | None:
         """The draw for the seat to act (a forced play under ``must_play_if_able``)."""

@@ -6,15 +6,17 @@ How it works: the engine (:mod:`host.games.black_jack.engine`) checks a play's s
 shortest first), which yield ``(cards as put down, cards as they act)`` pairs so a joker's
 identity travels with it. :func:`_finishable` answers whether a hand could go out in one turn
 (plays that end on a queen, each covered by the next, the last not ending on one); it is a
-memoised search with a cap on the positions it visits, used to offer bots the declaration.
+memoised search with a cap on the positions it visits, used to offer bots the declaration. The
+search sees a hand as rank masks per suit (:func:`hand_masks`); the engine builds them once per
+list of plays and asks :func:`_finishable_without` for the hand each play would leave, which
+takes the play's cards out of a copy (a few bit operations) rather than rebuilding the hand.
 These are pure functions of cards; they know no table state.
 """
 
 from __future__ import annotations
 
 import functools
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
 
 from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit
@@ -22,6 +24,22 @@ from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit
 _NATURAL = ALL_CARDS[:52]
 BLUNDER_CARDS = 2
 """Cards a blunder costs (``spec/RULES.md``, Black Jack, Blunders)."""
+
+
+#: the cards that counter a pick-up (2s and jacks), and every natural card (covering a queen)
+COUNTERS = frozenset(c for c in _NATURAL if c.rank is Rank.TWO or c.rank is Rank.JACK)
+ANY_CARD = frozenset(_NATURAL)
+
+
+@functools.lru_cache(maxsize=1024)
+def matching(top: Card, suit: Suit, aces_anytime: bool) -> frozenset[Card]:
+    """The natural cards that may be played on ``top`` acting in ``suit`` (the suit an ace named,
+    or its own): the same rank or suit, or any ace with ``aces_anytime``. Built once per key."""
+    return frozenset(
+        c
+        for c in _NATURAL
+        if c.rank is top.rank or c.suit is suit or (aces_anytime and c.rank is Rank.ACE)
+    )
 
 
 def single_forms(card: Card) -> list[tuple[Suit | None, tuple[Card, ...]]]:
@@ -71,7 +89,50 @@ def _finishable(hand: Sequence[Card]) -> bool:
     turn is unknown, so whether the first play matches it is not asked; chains are not tried.
     A search that grows too large (many jokers) answers yes: a needless declaration is free.
     """
-    return _finishable_indices(tuple(sorted(c.index for c in hand)))
+    masks, jokers = hand_masks(hand)
+    return _finishable_masks((*masks,), jokers)
+
+
+def _finishable_without(masks: Sequence[int], jokers: int, cards: Sequence[Card]) -> bool:
+    """:func:`_finishable` of the hand of :func:`hand_masks` ``(masks, jokers)`` less ``cards``.
+
+    The engine asks it for every play it offers (the hand left after the play), so the hand's
+    masks are built once per list and each play only takes its cards out of a copy. Most hands
+    left have more stretches of ranks than queens and jokers to end plays on: that first test of
+    :func:`_finishable_masks` is made here, before the cache, since those hands rarely repeat.
+    """
+    rest = list(masks)
+    for c in cards:
+        i = c.index
+        if i >= _JOKER_INDEX:
+            jokers -= 1
+            continue
+        slot, bit = _SLOT[i]
+        if rest[slot + 1] & bit:
+            rest[slot + 1] &= ~bit
+        else:
+            rest[slot] &= ~bit
+    if finishing_slack(rest, jokers) < 0:
+        return False  # more stretches than queens, jokers and a last play
+    return _finishable_masks((*rest,), jokers)
+
+
+def finishing_slack(masks: Sequence[int], jokers: int) -> int:
+    """Plays that may end where they like (one per joker, and the last) plus queens held, less
+    the stretches of ranks held in a suit: below zero, the hand cannot finish in one turn.
+
+    Taking a natural card out of a hand raises the slack by at most one (a stretch goes, or a
+    queen goes, or a stretch splits), and taking a joker out lowers it by one; so the hand left
+    by a play of ``n`` natural cards and ``j`` jokers cannot finish when ``slack + n - j < 0``,
+    and the engine skips :func:`_finishable_without` for it.
+    """
+    slack = jokers + 1
+    for i in range(0, 8, 2):
+        once, twice = masks[i], masks[i + 1]
+        held = once | twice
+        slack -= (held & ~(held << 1)).bit_count()
+        slack += bool(once & _QUEEN_BIT) + bool(twice & _QUEEN_BIT)
+    return slack
 
 
 #: bit ``r`` stands for rank ``r`` (ace 1 .. king 13) in a suit's mask
@@ -82,35 +143,45 @@ _TO_QUEEN = (
     *(sum(1 << r for r in range(low, 13)) for low in range(12, 0, -1)),
 )
 _SUIT_NO = {suit: i for i, suit in enumerate(Suit)}
+#: canonical indices from here on are jokers
+_JOKER_INDEX = 52
+#: per canonical index of a natural card: its suit's slot in the masks, and its rank's bit
+_SLOT = tuple((2 * _SUIT_NO[c.suit], 1 << int(c.rank)) for c in _NATURAL if c.suit is not None)
 
 #: a hand for the search: per suit the ranks held once, and the ranks held twice (two decks)
 _Masks = tuple[int, int, int, int, int, int, int, int]
 
 
-@functools.lru_cache(maxsize=8192)
-def _finishable_indices(indices: tuple[int, ...]) -> bool:
-    """:func:`_finishable` of the hand with these canonical indices (cached: a hot path)."""
-    hand = [ALL_CARDS[i] for i in indices]
-    jokers = sum(c.is_joker for c in hand)
+def hand_masks(hand: Sequence[Card]) -> tuple[list[int], int]:
+    """A hand as the search sees it: per suit the rank masks held once and twice, and jokers."""
     masks = [0] * 8
+    jokers = 0
     for c in hand:
-        if c.is_joker:
+        i = c.index
+        if i >= _JOKER_INDEX:
+            jokers += 1
             continue
-        assert c.suit is not None
-        i, bit = 2 * _SUIT_NO[c.suit], 1 << int(c.rank)
-        masks[i + 1 if masks[i] & bit else i] |= bit
-    queens = sum(bool(m & _QUEEN_BIT) for m in masks)
-    if not hand or len(hand) > 13 * (queens + jokers + 1):
+        slot, bit = _SLOT[i]
+        masks[slot + 1 if masks[slot] & bit else slot] |= bit
+    return masks, jokers
+
+
+@functools.lru_cache(maxsize=8192)
+def _finishable_masks(start: _Masks, jokers: int) -> bool:
+    """:func:`_finishable` of the hand with these masks and jokers (cached: a hot path)."""
+    queens, size, stretches = 0, jokers, 0
+    for i in range(0, 8, 2):
+        once, twice = start[i], start[i + 1]
+        queens += bool(once & _QUEEN_BIT) + bool(twice & _QUEEN_BIT)
+        size += once.bit_count() + twice.bit_count()
+        held = once | twice
+        stretches += (held & ~(held << 1)).bit_count()
+    if not size or size > 13 * (queens + jokers + 1):
         return False
     # each play is a run in one suit, so it covers one stretch of a suit's ranks; each play but
     # the last ends on a queen (one held, or a joker); a joker closes at most one gap
-    stretches = 0
-    for i in range(0, 8, 2):
-        held = masks[i] | masks[i + 1]
-        stretches += (held & ~(held << 1)).bit_count()
     if stretches > queens + jokers + 1:
         return False
-    start: _Masks = (*masks,)  # type: ignore[assignment]
     if not jokers:
         if not queens:
             return _last_play(start, 0)
@@ -181,7 +252,6 @@ def _can_finish(masks: _Masks, jokers: int, seen: dict[object, bool]) -> bool:
     return found
 
 
-_AT = {(c.suit, int(c.rank)): c for c in _NATURAL}
 #: the identities that may follow a card in a chain (same rank or same suit, itself included)
 _LINKED = {c: tuple(d for d in _NATURAL if d.rank is c.rank or d.suit is c.suit) for c in _NATURAL}
 
@@ -189,15 +259,23 @@ _LINKED = {c: tuple(d for d in _NATURAL if d.rank is c.rank or d.suit is c.suit)
 _Seq = tuple[tuple[Card, ...], tuple[Card, ...]]
 
 
-def _runs(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Iterator[_Seq]:
+def _runs(starts: Sequence[tuple[Card, Card]], counts: Mapping[Card, int]) -> Iterator[_Seq]:
     """Every run of two or more cards from each start (held card, identity), up then down.
 
     Depth-first, with all prefixes: in each place the held card of that rank comes first, then
     each joker held as that card, so every way of filling a run from the hand is listed once.
+    ``counts`` is the hand as a multiset (a ``Counter`` or a plain dict, in the hand's order).
     """
-    jokers = [j for j in counts if j.is_joker]
+    jokers = [j for j in counts if j.index >= _JOKER_INDEX]
     for first, acting in starts:
-        left = counts.copy()
+        if not jokers:  # without jokers, a run needs a neighbour of its first card
+            i = acting.index
+            rank = i % 13
+            if (rank == 12 or _NATURAL[i + 1] not in counts) and (
+                rank == 0 or _NATURAL[i - 1] not in counts
+            ):
+                continue
+        left = dict(counts)
         left[first] -= 1
         for step in (1, -1):
             yield from _run_on((first,), (acting,), step, left, jokers)
@@ -207,15 +285,16 @@ def _run_on(
     cards: tuple[Card, ...],
     acting: tuple[Card, ...],
     step: int,
-    left: Counter[Card],
+    left: dict[Card, int],
     jokers: Sequence[Card],
 ) -> Iterator[_Seq]:
-    rank = int(acting[-1].rank) + step
+    last = acting[-1].index  # a natural card: suit * 13 + rank - 1
+    rank = last % 13 + 1 + step
     if not 1 <= rank <= 13:
         return
-    want = _AT[acting[-1].suit, rank]
+    want = _NATURAL[last - last % 13 + rank - 1]  # the same suit, the next rank
     for put in (want, *jokers):
-        if left[put] <= 0:
+        if left.get(put, 0) <= 0:
             continue
         left[put] -= 1
         longer = ((*cards, put), (*acting, want))
@@ -224,7 +303,7 @@ def _run_on(
         left[put] += 1
 
 
-def _chains(starts: Sequence[tuple[Card, Card]], counts: Counter[Card]) -> Iterator[_Seq]:
+def _chains(starts: Sequence[tuple[Card, Card]], counts: Mapping[Card, int]) -> Iterator[_Seq]:
     """Every chain of two or more cards that is not a run, shortest first (option ``chain``).
 
     Breadth-first from the starts: each card matches the previous one's identity by rank or

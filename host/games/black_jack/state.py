@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from host.games.base import (
+    Action,
     ChanceError,
     ChanceKind,
     ChanceRequest,
@@ -100,6 +101,8 @@ class BlackJackState(Game):
         self.turns = 0  # turns ended so far (see TURN_LIMIT)
         self._outcome: Outcome | None = None
         self._bjp = int(self.options["black_jack_pickup"])
+        # per seat, its legal actions as listed since the last action or chance outcome
+        self._legal: dict[int, tuple[Action, ...]] = {}
 
     def chance_request(self) -> ChanceRequest | None:
         if self.phase is Phase.DEALING:
@@ -119,6 +122,7 @@ class BlackJackState(Game):
             raise ChanceError("no chance request is pending")
         if Counter(c.index for c in order) != Counter(c.index for c in request.cards):
             raise ChanceError("the chance outcome is not a permutation of the requested cards")
+        self._legal.clear()
         events: list[Event] = []
         self.stock = list(order)
         self.position = 0

@@ -14,13 +14,13 @@ Positions 0..23 of the shuffled deck go one at a time clockwise from the dealer'
 24 is the centre card, hidden from every seat and from spectators until the last trick is taken.
 Seats act with four frozen actions (wire forms in :mod:`host.games.one.moves`): :class:`Bid`,
 :class:`Pass`, :class:`Play` (a no-trump joker lead also names the suit to follow) and
-:class:`DowntownChoice`. :meth:`One.view` alone decides what a seat may see. The rules and every
-ruling, with reasons, are in ``spec/RULES.md`` section ONE.
+:class:`DowntownChoice`. The legal actions are listed once per state (kept until the next action
+or deal; an offered object is not checked again). :meth:`One.view` alone decides what a seat may
+see. The rules and every ruling, with reasons, are in ``spec/RULES.md`` section ONE.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
@@ -40,13 +40,21 @@ from host.games.base import (
     WireMap,
 )
 from host.games.one.moves import (
+    BIDS,
     DECK_SET,
+    DOWNTOWN_CHOICES,
     JOKER,
+    JOKER_LEADS,
     PASS,
+    PLAY_OF,
     Bid,
     DowntownChoice,
+    DowntownRule,
     Pass,
+    Phase,
     Play,
+    Ranking,
+    card_points,
     parse_one_action,
 )
 from host.games.one.presentation import BOT, PRESENTATION
@@ -75,7 +83,6 @@ MIN_BID = {2: 8, 3: 7, 4: 6}
 HAND_SIZE = {2: 12, 3: 8, 4: 6}
 #: stock position of the centre card (the last card of the deck)
 CENTRE_POSITION = 24
-_POINTS = {Rank.KING: 1, Rank.QUEEN: 1, Rank.JACK: 1, Rank.JOKER: 3}
 #: uptown strength within a suit: 9 lowest, ace highest (downtown reverses it)
 _UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
 
@@ -85,41 +92,10 @@ _UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4,
 DealError = ChanceError
 
 
-def card_points(c: Card) -> int:
-    """Points a captured card is worth: K, Q, J one each, the joker three, the rest nothing."""
-    return _POINTS.get(c.rank, 0)
-
-
-class Phase(enum.Enum):
-    DEAL = "deal"  #: waiting for chance to shuffle and deal the next hand
-    AUCTION = "auction"  #: seats bid or pass in turn
-    PLAY = "play"  #: tricks are being played
-    DOWNTOWN = "downtown"  #: the joker's capturer chooses whether to switch the ranking
-    OVER = "over"  #: someone won the match
-
-
-class DowntownRule(enum.Enum):
-    """Option ``downtown``: when capturing the joker lets its capturer reverse the ranking."""
-
-    NO_TRUMP = "no-trump"  #: only in an all-pass (no-trump) hand (the default ruling)
-    ALWAYS = "always"  #: after any capture of the joker, bid hands included
-    NEVER = "never"  #: the ranking is always uptown
-
-
-class Ranking(enum.Enum):
-    UPTOWN = "uptown"  #: A K Q J 10 9
-    DOWNTOWN = "downtown"  #: 9 10 J Q K A
-
-
 # --------------------------------------------------------------------------- the game
 
 
-_SUIT_WORDS = {
-    Suit.SPADES: "spades",
-    Suit.HEARTS: "hearts",
-    Suit.DIAMONDS: "diamonds",
-    Suit.CLUBS: "clubs",
-}
+_SUIT_WORDS = {s: s.name.lower() for s in Suit}  # spades, hearts, diamonds, clubs
 
 
 class One(Game):
@@ -163,6 +139,8 @@ class One(Game):
 
     def _reset_hand(self) -> None:
         n = self.seats
+        # the seat to act's legal actions until the next apply (a tuple a copy may share)
+        self._legal: tuple[Action, ...] | None = None
         self.hands: list[list[Card]] = [[] for _ in range(n)]
         self.centre: Card | None = None
         self.centre_taken = False
@@ -254,20 +232,31 @@ class One(Game):
         return (self.turn,)
 
     def legal_actions(self, seat: int) -> list[Action]:
+        return list(self._offered(seat))
+
+    def default_action(self, seat: int) -> Action | None:
+        return next(iter(self._offered(seat)), None)
+
+    def _offered(self, seat: int) -> tuple[Action, ...]:
+        """:meth:`legal_actions` as a tuple, listed once per state for the seat to act."""
+        if self._legal is not None and seat == self.turn:
+            return self._legal  # only ever kept for the seat to act, until the next action
         if self.phase in (Phase.DEAL, Phase.OVER) or seat != self.turn:
-            return []
+            return ()
         if self.phase is Phase.AUCTION:
             low = self.min_bid if self.high is None else self.high + 1
-            return [PASS, *(Bid(v) for v in range(low, MAX_BID + 1))]
-        if self.phase is Phase.DOWNTOWN:
-            return [DowntownChoice(False), DowntownChoice(True)]
-        out: list[Action] = []
-        for c in self._playable(seat):
-            if c is JOKER and self.no_trump and not self.trick:
-                out += [Play(c, s) for s in Suit]
+            self._legal = (PASS, *BIDS[low : MAX_BID + 1])
+        elif self.phase is Phase.DOWNTOWN:
+            self._legal = DOWNTOWN_CHOICES
+        else:
+            playable = self._playable(seat)
+            if self.no_trump and not self.trick and JOKER in playable:  # it names a suit
+                self._legal = tuple(
+                    p for c in playable for p in (JOKER_LEADS if c is JOKER else (PLAY_OF[c],))
+                )
             else:
-                out.append(Play(c))
-        return out
+                self._legal = tuple([PLAY_OF[c] for c in playable])
+        return self._legal
 
     def parse_action(self, wire: object) -> Action:
         return parse_one_action(wire)
@@ -351,7 +340,12 @@ class One(Game):
         return f"you must follow suit: {led} were led and you can follow", False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        self.check(seat, action)
+        for a in (self._legal if seat == self.turn else None) or ():
+            if a is action:
+                break  # an action object we offered is known legal
+        else:
+            self.check(seat, action)
+        self._legal = None
         if isinstance(action, Bid | Pass):
             return self._apply_call(seat, action)
         if isinstance(action, DowntownChoice):

@@ -1,4 +1,4 @@
-"""ONE's actions and their wire forms.
+"""ONE's actions and their wire forms, and the words of its state (phases, rankings, points).
 
 How it works: :class:`Bid`, :class:`Pass`, :class:`Play` (a no-trump joker lead also names the
 suit to follow) and :class:`DowntownChoice` are frozen value objects; :func:`parse_one_action`
@@ -9,26 +9,62 @@ section ONE; the engine is :mod:`host.games.one.engine`.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from host.games.base import Action, InvalidAction, WireMap, parse_wire_card
-from protocol.cards import DECK_ONE, JOKER_RED, Card, CardCodeError, Suit
+from protocol.cards import DECK_ONE, JOKER_RED, Card, CardCodeError, Rank, Suit
 
 __all__ = [
+    "BIDS",
     "DECK_SET",
+    "DOWNTOWN_CHOICES",
     "JOKER",
+    "JOKER_LEADS",
     "PASS",
+    "PLAY_OF",
     "Bid",
     "DowntownChoice",
+    "DowntownRule",
     "Pass",
+    "Phase",
     "Play",
+    "Ranking",
+    "card_points",
     "parse_one_action",
 ]
 
 DECK_SET = frozenset(DECK_ONE)
+_POINTS = {Rank.KING: 1, Rank.QUEEN: 1, Rank.JACK: 1, Rank.JOKER: 3}
 #: the deck's only joker (cards are interned, so identity is the cheapest test)
 JOKER = JOKER_RED
+
+
+def card_points(c: Card) -> int:
+    """Points a captured card is worth: K, Q, J one each, the joker three, the rest nothing."""
+    return _POINTS.get(c.rank, 0)
+
+
+class Phase(enum.Enum):
+    DEAL = "deal"  #: waiting for chance to shuffle and deal the next hand
+    AUCTION = "auction"  #: seats bid or pass in turn
+    PLAY = "play"  #: tricks are being played
+    DOWNTOWN = "downtown"  #: the joker's capturer chooses whether to switch the ranking
+    OVER = "over"  #: someone won the match
+
+
+class DowntownRule(enum.Enum):
+    """Option ``downtown``: when capturing the joker lets its capturer reverse the ranking."""
+
+    NO_TRUMP = "no-trump"  #: only in an all-pass (no-trump) hand (the default ruling)
+    ALWAYS = "always"  #: after any capture of the joker, bid hands included
+    NEVER = "never"  #: the ranking is always uptown
+
+
+class Ranking(enum.Enum):
+    UPTOWN = "uptown"  #: A K Q J 10 9
+    DOWNTOWN = "downtown"  #: 9 10 J Q K A
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +110,11 @@ class DowntownChoice(Action):
 
 
 PASS = Pass()
+#: the actions the engine offers, built once (value objects: any equal action is accepted too)
+PLAY_OF = {c: Play(c) for c in DECK_ONE}
+JOKER_LEADS = tuple(Play(JOKER, s) for s in Suit)  #: a no-trump joker lead names the suit
+BIDS = tuple(Bid(v) for v in range(16))  #: ``BIDS[v]`` is ``Bid(v)`` (15 is the highest bid)
+DOWNTOWN_CHOICES = (DowntownChoice(False), DowntownChoice(True))
 _FIELDS = {"bid": {"value"}, "pass": set(), "play": {"card", "suit"}, "downtown": {"switch"}}
 
 

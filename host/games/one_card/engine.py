@@ -164,9 +164,11 @@ class OneCard(OneCardState):
         return reason, False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        offered = self._legal.get(seat)
-        if offered is None or not any(a is action for a in offered):
-            self.check(seat, action)  # an action object we offered is known legal
+        for a in self._legal.get(seat) or ():
+            if a is action:
+                break  # an action object we offered is known legal
+        else:
+            self.check(seat, action)
         self._legal = {}
         events: list[Event] = []
         if isinstance(action, Call):

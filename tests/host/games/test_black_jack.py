@@ -12,10 +12,11 @@ and garbage input meets typed errors only.
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from unittest import mock
 
@@ -493,6 +494,133 @@ def test_offered_play_declares_when_a_joker_fills_the_rest() -> None:
     assert offered and offered[0].say is Declaration.CARDS  # JR 5H 7H: 5H 6H(JR) 7H
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    hand=st.lists(st.sampled_from(deck_for(jokers=2, decks=2)), min_size=1, max_size=14),
+    data=st.data(),
+)
+def test_the_search_after_a_play_is_the_search_of_the_hand_left(
+    hand: list[Card], data: st.DataObject
+) -> None:
+    """The offered plays ask the finishing search with the played cards taken out of the hand's
+    masks: the same answer as building the hand left anew (twin cards of two decks included)."""
+    from host.games.black_jack.plays import _finishable, _finishable_without, hand_masks
+
+    hand = [c for c, n in Counter(hand).items() for _ in range(min(n, 2))]  # two decks at most
+    played = data.draw(st.lists(st.sampled_from(hand), min_size=1, max_size=len(hand)))
+    played = [c for c, n in Counter(played).items() for _ in range(min(n, hand.count(c)))]
+    rest = list(hand)
+    for c in played:
+        rest.remove(c)
+    assert _finishable_without(*hand_masks(hand), played) == _finishable(rest)
+
+
+# The finishing search against a plain one. A turn is a play, then a cover for every play that
+# ends on a queen: plays of a single card or a run (consecutive ranks in one suit, played up or
+# down), a joker standing for any card in any place, each but the last ending on a queen.
+_QUEEN = int(Rank.QUEEN)
+_Naturals = tuple[tuple[int, int], ...]  # (suit number, rank) of each natural card, sorted
+
+
+def _plainly_finishable(hand: Sequence[Card]) -> bool:
+    """Whether ``hand`` can go out in one turn: every split into plays is tried."""
+    suits = list(Suit)
+    naturals = sorted((suits.index(c.suit), int(c.rank)) for c in hand if c.suit is not None)
+    return bool(hand) and _goes_out(tuple(naturals), len(hand) - len(naturals))
+
+
+@functools.cache
+def _goes_out(naturals: _Naturals, jokers: int) -> bool:
+    for suit in range(4):
+        for low in range(1, 14):
+            for high, rest, jokers_left in _plays_from(suit, low, low, list(naturals), jokers):
+                if not rest and not jokers_left:  # the last play: any but a lone queen
+                    if high > low or high != _QUEEN:
+                        return True
+                elif (high == _QUEEN or (low == _QUEEN and high > low)) and _goes_out(
+                    tuple(rest), jokers_left
+                ):
+                    return True  # up to a queen, or K Q down; the rest covers it
+    return False
+
+
+def _plays_from(
+    suit: int, low: int, rank: int, naturals: list[tuple[int, int]], jokers: int
+) -> Iterator[tuple[int, list[tuple[int, int]], int]]:
+    """``(high, naturals left, jokers left)`` for each run ``low..high`` (``high >= rank``) in
+    ``suit``: each place is filled by the card if held, or by a joker, every way."""
+    if rank > 13:
+        return
+    if (suit, rank) in naturals:
+        rest = list(naturals)
+        rest.remove((suit, rank))
+        yield rank, rest, jokers
+        yield from _plays_from(suit, low, rank + 1, rest, jokers)
+    if jokers:
+        yield rank, naturals, jokers - 1
+        yield from _plays_from(suit, low, rank + 1, naturals, jokers - 1)
+
+
+_DOUBLE_DECK = deck_for(jokers=2, decks=2)
+
+
+@st.composite
+def _search_hands(draw: st.DrawFn) -> list[Card]:
+    """Hands of up to 12 cards of two decks: random cards, or runs (many up to a queen) with
+    jokers in some places, so that both answers come up often."""
+    if draw(st.booleans()):
+        cards = draw(st.lists(st.sampled_from(_DOUBLE_DECK), min_size=1, max_size=12))
+    else:
+        cards = []
+        for _ in range(draw(st.integers(1, 4))):
+            suit = draw(st.sampled_from(list(Suit)))
+            high = draw(st.sampled_from([_QUEEN, _QUEEN, *range(1, 14)]))
+            for r in range(max(1, high - draw(st.integers(0, 4))), high + 1):
+                natural = next(c for c in ALL_CARDS if c.suit is suit and int(c.rank) == r)
+                cards.append(natural if draw(st.integers(0, 5)) else card("JR"))
+        cards += draw(st.lists(st.sampled_from(_DOUBLE_DECK), max_size=2))
+    held = Counter(cards)
+    hand = [c for c, n in held.items() for _ in range(min(n, 2))]  # two of each card at most
+    return hand[:12]
+
+
+@settings(max_examples=400, deadline=None)
+@given(hand=_search_hands(), data=st.data())
+def test_the_finishing_search_agrees_with_a_plain_search(
+    hand: list[Card], data: st.DataObject
+) -> None:
+    """The fast search (bit masks, the stretch count, the lacking suits, a cache, and the hand
+    left by a play taken out of the hand's masks) answers as trying every split into plays does,
+    when its cap on positions is lifted; with the cap, a hand that can finish is never missed
+    (past the cap it answers yes: a needless declaration is free); and the bound the engine
+    checks before searching (the hand's slack, plus one per natural card played, less one per
+    joker) is never below the slack of the hand left."""
+    from host.games.black_jack import plays
+
+    played = data.draw(st.lists(st.sampled_from(hand), max_size=len(hand)))
+    played = [c for c, n in Counter(played).items() for _ in range(min(n, hand.count(c)))]
+    rest = list(hand)
+    for c in played:
+        rest.remove(c)
+    plain_hand, plain_rest = _plainly_finishable(hand), _plainly_finishable(rest)
+    event(f"the hand can finish: {plain_hand}")
+    masks = plays.hand_masks(hand)
+    plays._finishable_masks.cache_clear()
+    try:
+        with mock.patch.object(plays, "_SEARCH_LIMIT", 10**9):
+            assert plays._finishable(hand) is plain_hand
+            assert plays._finishable_without(*masks, played) is plain_rest
+    finally:
+        plays._finishable_masks.cache_clear()  # no answer found without the cap stays cached
+    assert plays._finishable(hand) or not plain_hand
+    assert plays._finishable_without(*masks, played) or not plain_rest
+    # the engine's shortcut (no search when the slack says no) never skips a hand that finishes
+    jokers = sum(c.is_joker for c in played)
+    slack_left = plays.finishing_slack(*masks) + len(played) - 2 * jokers
+    assert slack_left >= 0 or not plain_rest
+    assert plays.finishing_slack(*plays.hand_masks(rest)) <= slack_left
+
+
 def test_declare_is_offered_after_a_turn_that_leaves_a_queen_and_its_cover() -> None:
     game, _ = new(2, {0: "3C 4C 5C 6C 7C QH 5D"}, "2C")
     play(game, 0, "3C 4C 5C 6C 7C")  # said nothing with the play
@@ -680,6 +808,49 @@ def check_events(game: Game, seat: int, action: Action, events: list[Event]) -> 
         if e.to is not None:
             assert e.kind == "draw" and e.to == e.data["seat"]
             assert len(e.data["cards"]) == len(e.data["positions"]) == e.data["count"]
+
+
+def check_the_legal_cache(game: BlackJack) -> None:
+    """Every seat's kept list equals one listed anew (on a copy with none kept), and a deep
+    copy lists the same; every seat's list is then kept, for the next step to find stale."""
+    fresh = copy.deepcopy(game)
+    fresh._legal.clear()
+    twin = copy.deepcopy(game)
+    for seat in range(game.seats):
+        legal = game.legal_actions(seat)
+        assert legal == fresh.legal_actions(seat) == twin.legal_actions(seat)
+        assert game.default_action(seat) == fresh.default_action(seat)
+
+
+class CachedBlackJack(BlackJack):
+    """Black Jack checking its kept legal actions after every chance outcome too."""
+
+    def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
+        events = super().apply_chance(order, dealer)
+        check_the_legal_cache(self)
+        return events
+
+
+@settings(FAST, max_examples=25)
+@given(seed=st.integers(0, 2**32), seats=st.integers(2, 5), options=OPTIONS)
+def test_the_legal_actions_kept_are_never_stale(
+    seed: int, seats: int, options: dict[str, object]
+) -> None:
+    """The legal actions (and the finishing search behind their ``say``) are listed once per
+    state and kept (issue 15): after every action, in turn or out of turn (blunders,
+    declarations), and every deal or reshuffle, each seat's list is the one listed anew."""
+    steps: list[int] = []
+
+    def after(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+        assert isinstance(game, BlackJack)
+        check_the_legal_cache(game)
+        steps.append(seat)
+
+    rng = random.Random(seed)
+    result = playout(
+        CachedBlackJack, seats=seats, rng=rng, options=options, on_step=after, max_steps=400
+    )
+    assert len(steps) == result.steps
 
 
 @settings(FAST, max_examples=80)

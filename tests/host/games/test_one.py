@@ -8,6 +8,7 @@ no-trump joker lead), ``down``/``up`` answer the downtown question.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Sequence
@@ -759,6 +760,60 @@ def test_check_accepts_exactly_the_legal_actions(
             else:
                 assert action in legal
         game.apply(seat, rng.choice(legal))
+
+
+def _fresh_legal(game: One, seat: int) -> list[Action]:
+    """``seat``'s legal actions listed anew: a copy of ``game`` with its cache dropped."""
+    fresh = copy.deepcopy(game)
+    fresh._legal = None
+    return fresh.legal_actions(seat)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seats=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), options=_OPTIONS)
+def test_the_legal_actions_cache_is_never_stale_after_apply_or_copy(
+    seats: int, seed: int, options: dict[str, object]
+) -> None:
+    """Each state lists its legal actions once (issue 15); no list outlives its state.
+
+    Every step lists the legal actions (filling the cache), copies the game, applies an action
+    (the offered object, or an equal one parsed from the wire, which ``apply`` must check), and
+    then every seat's list of the game and of the copy must equal one listed anew and agree with
+    ``check``; an action offered before the step is applied again only if it is still legal.
+    """
+    rng = random.Random(seed)
+    game = One(seats=seats, options={**options, "target": 15})
+    while game.outcome() is None:
+        if (request := game.chance_request()) is not None:
+            order = list(request.cards)
+            rng.shuffle(order)
+            game.apply_chance(order, rng.randrange(seats) if request.choose_dealer else None)
+            continue
+        (seat,) = game.to_act()
+        before = game.legal_actions(seat)
+        assert game.legal_actions(seat) == before == _fresh_legal(game, seat)
+        assert game.default_action(seat) == before[0]
+        twin = copy.deepcopy(game)
+        action = rng.choice(before)
+        if rng.random() < 0.5:
+            action = game.parse_action(action.to_wire())  # equal, not the offered object
+        game.apply(seat, action)
+        assert twin.legal_actions(seat) == before  # the copy keeps its state's list
+        for g in (game, twin):
+            for s in range(seats):
+                legal = g.legal_actions(s)
+                assert legal == _fresh_legal(g, s)
+                for a in before:  # offered for the state before: accepted only if still legal
+                    try:
+                        g.check(s, a)
+                    except RulesError:
+                        assert a not in legal
+                    else:
+                        assert a in legal
+        stale = rng.choice(before)
+        if stale not in game.legal_actions(seat):
+            with pytest.raises(RulesError):
+                game.apply(seat, stale)
 
 
 _SCALARS = st.one_of(
