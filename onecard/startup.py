@@ -17,18 +17,16 @@ How it works: the four packages keep their bare top-level names when installed (
   other ``RECORD`` files) and what to do, exit status 1. An editable install or a source
   checkout has no hashes to compare: the files are the working tree.
 
-Standard library only, and nothing of the four packages before they are checked; about 5 ms
-for the hundred-odd files (``bench/cli_startup.py``).
+Standard library only, and light: ``os.path`` rather than ``pathlib``, and the hashing
+modules only for an installed wheel (about 5 ms for its hundred-odd modules;
+``bench/cli_startup.py``). Nothing of the four packages is imported before they are checked.
 """
 
 from __future__ import annotations
 
-import base64
-import csv
-import hashlib
 import importlib.util
+import os
 import sys
-from pathlib import Path
 
 __all__ = ["PACKAGES", "InstallProblem", "check_files", "load_own", "main", "own_record"]
 
@@ -42,36 +40,52 @@ class InstallProblem(Exception):
     """onecard's installed files are not what it installed; the message is one line."""
 
 
-def read_record(dist_info: Path) -> dict[str, str]:
+def read_record(dist_info: str) -> dict[str, str]:
     """``path -> 'algorithm=digest'`` from a dist-info's RECORD (empty if it has none)."""
+    import csv  # noqa: PLC0415 (an installed wheel only)
+
     try:
-        text = (dist_info / "RECORD").read_text(encoding="utf-8")
+        with open(os.path.join(dist_info, "RECORD"), encoding="utf-8", newline="") as fh:
+            return {row[0]: row[1] for row in csv.reader(fh) if len(row) >= 2}
     except OSError:
         return {}
-    return {row[0]: row[1] for row in csv.reader(text.splitlines()) if len(row) >= 2}
 
 
-def own_record(root: Path) -> tuple[Path, dict[str, str]] | None:
+def _dist_infos(root: str, prefix: str = "") -> list[str]:
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    found = (n for n in names if n.startswith(prefix) and n.endswith(".dist-info"))
+    return [os.path.join(root, n) for n in sorted(found)]
+
+
+def own_record(root: str) -> tuple[str, dict[str, str]] | None:
     """onecard's dist-info in ``root`` and its RECORD, or None: not an installed wheel there."""
-    for dist_info in sorted(root.glob("onecard-*.dist-info")):
+    for dist_info in _dist_infos(root, "onecard-"):
         record = read_record(dist_info)
         if _ME in record:
             return dist_info, record
     return None
 
 
-def _release(dist_info: Path) -> str:
+def _release(dist_info: str) -> str:
     """``name version`` from a dist-info folder's name (``dummy_protocol-1.0.dist-info``)."""
-    name, _, version = dist_info.name.removesuffix(".dist-info").rpartition("-")
+    name, _, version = os.path.basename(dist_info).removesuffix(".dist-info").rpartition("-")
     return f"{name} {version}"
 
 
 def _digest(data: bytes, algorithm: str) -> str:
+    """The digest as RECORD writes it: urlsafe base64 without padding."""
+    import binascii  # noqa: PLC0415 (an installed wheel only)
+    import hashlib  # noqa: PLC0415
+
     raw = hashlib.new(algorithm, data).digest()
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+    encoded = binascii.b2a_base64(raw, newline=False).decode("ascii")
+    return encoded.rstrip("=").replace("+", "-").replace("/", "_")
 
 
-def check_files(root: Path, dist_info: Path, record: dict[str, str]) -> None:
+def check_files(root: str, dist_info: str, record: dict[str, str]) -> None:
     """Every module of the four packages (and of this one) as onecard's RECORD lists it.
 
     Raises:
@@ -82,36 +96,34 @@ def check_files(root: Path, dist_info: Path, record: dict[str, str]) -> None:
     reinstall = "pip install --force-reinstall onecard (pipx: pipx reinstall onecard)"
     for name, hashed in record.items():
         algorithm, _, expected = hashed.partition("=")
-        if name.split("/", 1)[0] not in (*PACKAGES, "onecard") or not name.endswith(".py"):
+        package = name.split("/", 1)[0]
+        if package not in (*PACKAGES, "onecard") or not name.endswith(".py"):
             continue  # another distribution's, or not code (the spec, py.typed)
         if not expected:
             continue  # byte code pip compiled
-        path = root / name
+        path = os.path.join(root, *name.split("/"))
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as fh:
+                data = fh.read()
         except OSError:
             raise InstallProblem(
                 f"{path}, a file of {ours}, is missing (uninstalling another distribution that "
-                f"shipped a '{name.split('/')[0]}' package takes it along): {reinstall}"
+                f"shipped a '{package}' package takes it along): {reinstall}"
             ) from None
         if _digest(data, algorithm) == expected:
             continue
-        others = [
-            other
-            for other in sorted(root.glob("*.dist-info"))
-            if other != dist_info and name in read_record(other)
-        ]
+        others = [d for d in _dist_infos(root) if d != dist_info and name in read_record(d)]
         if not others:
             raise InstallProblem(f"{path} was changed after {ours} installed it: {reinstall}")
         theirs = _release(others[0])
         raise InstallProblem(
-            f"{path} belongs to {ours} but {theirs} installed its own "
-            f"'{name.split('/')[0]}' package over it; the two cannot share that name: "
-            f"pip uninstall {theirs.split()[0]}, then {reinstall}"
+            f"{path} belongs to {ours} but {theirs} installed its own '{package}' package over "
+            f"it; the two cannot share that name: pip uninstall {theirs.split()[0]}, then "
+            f"{reinstall}"
         )
 
 
-def load_own(root: Path) -> None:
+def load_own(root: str) -> None:
     """Import the four packages from ``root`` by path, whatever ``sys.path`` holds.
 
     Raises:
@@ -119,17 +131,17 @@ def load_own(root: Path) -> None:
             already (only possible when this is called late, from a program of one's own).
     """
     for package in PACKAGES:
-        init = root / package / "__init__.py"
+        init = os.path.join(root, package, "__init__.py")
         loaded = sys.modules.get(package)
         if loaded is not None:
             where = getattr(loaded, "__file__", None)
-            if where is None or Path(where).resolve() != init.resolve():
+            if where is None or os.path.realpath(where) != os.path.realpath(init):
                 raise InstallProblem(f"'{package}' was imported from {where}, not from {init}")
             continue
-        if not init.is_file():
+        if not os.path.isfile(init):
             raise InstallProblem(f"{init} is missing: reinstall onecard")
         spec = importlib.util.spec_from_file_location(
-            package, init, submodule_search_locations=[str(init.parent)]
+            package, init, submodule_search_locations=[os.path.dirname(init)]
         )
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
@@ -141,13 +153,16 @@ def load_own(root: Path) -> None:
             raise
 
 
-def prepare(root: Path | None = None) -> None:
-    """Check the files (an installed wheel) and load the four packages from ``root``.
+def prepare(root: str | None = None) -> None:
+    """Check the files (an installed wheel) and load the four packages from ``root`` (by
+    default the folder holding this package).
 
     Raises:
         InstallProblem: see :func:`check_files` and :func:`load_own`.
     """
-    root = root if root is not None else Path(__file__).resolve().parent.parent
+    root = (
+        root if root is not None else os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    )
     found = own_record(root)
     if found is not None:
         check_files(root, *found)
