@@ -2,7 +2,8 @@
 distribution that ships a ``protocol`` package of its own, as issue 19 found it: installed
 after onecard it wrote over ``protocol/__init__.py`` and nothing said so; uninstalled, it took
 the file along and ``pip check`` still said nothing. Now ``onecard`` refuses to start with one
-line naming the conflict, and works again once onecard is reinstalled.
+line naming the conflict, and works again once onecard is reinstalled. The wheel carries the
+spec (``python -m protocol --check-spec``), the LICENSE and the metadata.
 
 Offline: the wheel is built with hatchling from the test environment (no build isolation), the
 dummy wheel is written by hand, and the new environment (made without pip; this Python's pip
@@ -137,3 +138,26 @@ def test_onecard_installed_after_the_dummy_works(wheel: Path, env: Env, tmp_path
     env.pip("install", "--no-deps", str(dummy_wheel(tmp_path)))
     env.pip("install", "--no-deps", str(wheel))
     assert env.onecard("--version").returncode == 0
+
+
+def test_the_wheel_carries_the_spec_the_license_and_the_metadata(wheel: Path, env: Env) -> None:
+    env.pip("install", "--no-deps", str(wheel))
+    checked = env.run(str(env.python), "-m", "protocol", "--check-spec")
+    assert (checked.returncode, checked.stdout, checked.stderr) == (0, "", "")
+    where = env.run(str(env.python), "-m", "protocol", "--spec-dir").stdout.strip()
+    assert Path(where) == env.site / "protocol" / "spec"
+    assert {p.name for p in Path(where).iterdir()} >= {"PROTOCOL.md", "RULES.md", "CLIENT-JSON.md"}
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = archive.read("onecard-0.1.0.dist-info/METADATA").decode()
+    assert "onecard-0.1.0.dist-info/licenses/LICENSE" in names
+    assert not any(n.startswith(("spec/", "tests/", "bench/")) for n in names)
+    for field in (
+        "License-Expression: MIT",
+        "Author: The onecard maintainers",
+        "Classifier: Programming Language :: Python :: 3.13",
+        "Project-URL: Source, ",
+    ):
+        assert field in metadata  # fmt: skip
+    help_text = " ".join(env.onecard("play", "--help").stdout.split())
+    assert "python -m protocol --spec-dir prints its folder" in help_text  # CLIENT-JSON.md
