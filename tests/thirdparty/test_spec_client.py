@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,8 +30,8 @@ import spec_client as sc
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "spec" / "vectors"
 #: the ``onecard`` command installed beside the Python running the tests (whatever environment
-#: that is: the project's .venv or another one)
-ONECARD = Path(sys.executable).with_name("onecard")
+#: that is: the project's .venv or another one; onecard.exe in Scripts on Windows)
+ONECARD = shutil.which("onecard", path=sysconfig.get_path("scripts")) or "onecard"
 
 
 def _vec(name: str) -> Any:
