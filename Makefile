@@ -6,7 +6,7 @@ VENV := .venv
 VPY := $(VENV)/$(if $(filter Windows_NT,$(OS)),Scripts/python.exe,bin/python)
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: play test lint typecheck check bench clean
+.PHONY: play test lint typecheck check dist wheels bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -28,6 +28,16 @@ typecheck: $(STAMP)
 
 check: lint typecheck test
 
+# sdist and wheel as a packager builds them (isolated: hatchling from the package index)
+dist: $(STAMP)
+	rm -rf dist
+	$(VPY) -m build --outdir dist .
+	$(VPY) -m twine check --strict dist/*
+
+# the wheel installed in a fresh venv per Python 3.11-3.13 found here, played from elsewhere
+wheels: dist
+	$(VPY) .ci/wheels.py dist
+
 bench: $(STAMP)
 	$(VPY) bench/engine.py
 	$(VPY) bench/endings.py
@@ -37,4 +47,4 @@ bench: $(STAMP)
 	$(VPY) bench/cli_startup.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist
