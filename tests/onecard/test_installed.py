@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -159,5 +160,7 @@ def test_the_wheel_carries_the_spec_the_license_and_the_metadata(wheel: Path, en
         "Project-URL: Source, ",
     ):
         assert field in metadata  # fmt: skip
+    links = re.findall(r"\]\(([^)]+)\)", metadata)  # README, shown on the package index
+    assert links and [link for link in links if not link.startswith("https://")] == []
     help_text = " ".join(env.onecard("play", "--help").stdout.split())
     assert "python -m protocol --spec-dir prints its folder" in help_text  # CLIENT-JSON.md
