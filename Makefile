@@ -1,38 +1,50 @@
 # Every target builds the project virtual environment first (PEP 668-safe: nothing is installed
-# into the system Python). Plain equivalents of each target are listed in README.md.
+# into the system Python). Plain equivalents of each target are listed in README.md. Tools run
+# as modules of the venv's Python, which is bin/python on POSIX and Scripts/python.exe on Windows.
 PY ?= python3
 VENV := .venv
-BIN := $(VENV)/bin
+VPY := $(VENV)/$(if $(filter Windows_NT,$(OS)),Scripts/python.exe,bin/python)
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: play test lint typecheck check bench clean
+.PHONY: play test lint typecheck check dist wheels bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
+	$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	touch $(STAMP)
 
 play: $(STAMP)
-	$(BIN)/onecard play
+	$(VPY) -m onecard play
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto
+	$(VPY) -m pytest -n auto
 
 lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(VPY) -m ruff check .
+	$(VPY) -m ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy
+	$(VPY) -m mypy
 
 check: lint typecheck test
 
+# sdist and wheel as a packager builds them (isolated: hatchling from the package index)
+dist: $(STAMP)
+	rm -rf dist
+	$(VPY) -m build --outdir dist .
+	$(VPY) -m twine check --strict dist/*
+
+# the wheel installed in a fresh venv per Python 3.11-3.13 found here, played from elsewhere
+wheels: dist
+	$(VPY) .ci/wheels.py dist
+
 bench: $(STAMP)
-	$(BIN)/python bench/engine.py
-	$(BIN)/python bench/endings.py
-	$(BIN)/python bench/fairness.py
-	$(BIN)/python bench/server.py
-	$(BIN)/python bench/attack.py
+	$(VPY) bench/engine.py
+	$(VPY) bench/endings.py
+	$(VPY) bench/fairness.py
+	$(VPY) bench/server.py
+	$(VPY) bench/attack.py
+	$(VPY) bench/cli_startup.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist

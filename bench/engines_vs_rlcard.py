@@ -24,7 +24,8 @@ for One Card and ONE; Black Jack is compared with its 40 us budget. The load ave
 before and after: on a shared machine, repeat until the figures are stable.
 
 RLCard is a bench-only dependency, never needed by the package: install it into the project's
-environment with ``.venv/bin/pip install rlcard`` (1.2.0 was measured; it brings ``numpy``).
+environment with ``python -m pip install rlcard`` run by its Python (1.2.0 was measured; it
+brings ``numpy``).
 
 Run: ``python bench/engines_vs_rlcard.py [--games 200] [--repeats 5] [--seats 2]``.
 """
@@ -121,7 +122,7 @@ def main() -> None:
         subjects["rlcard-uno"] = rlcard_game()
         subjects["rlcard-env"] = rlcard_env()
     except ImportError:
-        sys.exit("RLCard is not installed: .venv/bin/pip install rlcard (bench only)")
+        sys.exit("RLCard is not installed: pip install rlcard into the project venv (bench only)")
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"engines vs RLCard UNO: {args.seats} seats, {args.games} random games per subject")
     print(f"  x {args.repeats} repeats, median of CPU us/action; load average {load}", flush=True)

@@ -21,6 +21,7 @@ import trio
 
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
+from client.proofs_cmd import keep_options
 from client.render import make_console
 from client.table_loop import Quit, leaves
 from net.session import Disconnected, RequestError
@@ -116,7 +117,8 @@ def host_error(exc: BaseException) -> ClientError | None:
 
 
 def common_options(func: Any) -> Any:
-    """Options shared by ``play`` and ``join``."""
+    """Options shared by ``play`` and ``join`` (``--keep-proofs`` and ``--keep-days`` prune the
+    deal proofs when the command ends: :mod:`client.proofs_cmd`)."""
     for option in reversed(
         [
             click.option("--name", default=None, help="Your player name (default: login name)."),
@@ -124,7 +126,8 @@ def common_options(func: Any) -> Any:
             click.option(
                 "--json", "json_mode", is_flag=True,
                 help="One JSON object per event on stdout, one JSON command per line on stdin "
-                "(spec/CLIENT-JSON.md).",
+                "(CLIENT-JSON.md, shipped with onecard: python -m protocol --spec-dir prints "
+                "its folder).",
             ),
             click.option(
                 "--rematch", is_flag=True,
@@ -136,6 +139,7 @@ def common_options(func: Any) -> Any:
                 envvar="ONECARD_STATE_DIR",
                 help="Where resume tokens and deal proofs are kept (default: user state dir).",
             ),
+            *keep_options(expose=False),  # prune the proofs when the command ends
         ]
     ):  # fmt: skip
         func = option(func)

@@ -9,7 +9,8 @@ feeds the verifier every game event (:meth:`DealChecker.shown`): where each DRAW
 what a RESHUFFLE must recycle are checked against the events' ``seats`` and ``pile``. Any
 failure is kept (the rest of that hand is not verified) and reported at the hand's end exactly
 as the verifier worded it. Each finished hand's signed messages are saved as a proof bundle
-(``proofs/<table>-hand<N>.json`` under the state directory) that ``onecard verify`` can check.
+(``proofs/<table>/<table>-hand<N>.json`` under the state directory, one folder per table:
+:mod:`client.proofs`) that ``onecard verify`` can check.
 The host's Ed25519 key is trusted on the first HAND_COMMIT and pinned for the session.
 """
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import protocol.table_messages as tm
+from client.proofs import table_dir
 from client.records import save_new
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
@@ -315,7 +317,8 @@ class DealChecker:
         bundle = self.verifier.bundle()
         if self.failure is not None:
             bundle["client_failure"] = self.failure
-        path = self.proofs_dir / f"{self.table_id}-hand{self.hand_no}.json"
+        name = f"{self.table_id}-hand{self.hand_no}.json"
+        path = table_dir(self.proofs_dir, self.table_id) / name
         try:  # never over another bundle (two seats sharing a state dir): beside it as -2
             return save_new(path, json.dumps(bundle, indent=1))
         except OSError:

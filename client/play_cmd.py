@@ -135,7 +135,7 @@ async def run_play(
         _play_at, ui=ui, game=game, seats=bots + 1, options=options or {}, name=name,
         watch=watch, lan=lan, proofs=proofs, rematch=rematch or not json_mode,
     )  # fmt: skip
-    base = Path(platformdirs.user_data_dir("onecard"))
+    base = Path(platformdirs.user_data_dir("onecard", appauthor=False))
     try:
         async with embedded_host(setup, base=base) as (info, session):
             if session is not None:

@@ -8,9 +8,10 @@ multi-part ``record_part`` reply (``spec/PROTOCOL.md`` 4.6): the parts must come
 knows: the table and hand it asked for, the host's deal-signing key (pinned or learnt during the
 game) and the transcript fingerprint it verified live, when it has them. :func:`fetch_and_save`
 does both and writes the text verbatim (even when it fails a check: it is evidence) as
-``<table>-hand<N>-record.json`` next to the client's own proof bundles
-(``<table>-hand<N>.json``), where ``onecard verify`` reads either. It never raises for a host
-that has no record, a dropped connection or a bad record: the :class:`RecordResult` says so.
+``<table>/<table>-hand<N>-record.json`` next to the client's own proof bundles (``<table>/
+<table>-hand<N>.json``, one folder per table), where ``onecard verify`` reads either. It never
+raises for a host that has no record, a dropped connection or a bad record: the
+:class:`RecordResult` says so.
 
 Used after every hand by the table loop (``onecard play``/``onecard join``) and by ``onecard
 records`` (:mod:`client.records_cmd`).
@@ -29,6 +30,7 @@ from typing import Any
 import trio
 
 import protocol.table_messages as tm
+from client.proofs import table_dir
 from net.session import REPLY_TIMEOUT, ClientSession, Disconnected, RequestError
 from protocol.fairness import key_fingerprint
 from protocol.records import MAX_RECORD_BYTES, verify_record
@@ -90,8 +92,9 @@ class RecordResult:
 
 
 def record_path(directory: Path, table: str, hand_no: int) -> Path:
-    """Where the host's record of one hand is saved (next to the proof bundle of that hand)."""
-    return directory / f"{table}-hand{hand_no}-record.json"
+    """Where the host's record of one hand is saved: the table's folder in ``directory``, next
+    to the proof bundle of that hand (:func:`client.proofs.table_dir`)."""
+    return table_dir(directory, table) / f"{table}-hand{hand_no}-record.json"
 
 
 async def fetch_record_text(

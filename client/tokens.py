@@ -32,7 +32,7 @@ def default_state_dir() -> Path:
     env = os.environ.get(STATE_DIR_ENV)
     if env:
         return Path(env)
-    return Path(platformdirs.user_state_dir("onecard"))
+    return Path(platformdirs.user_state_dir("onecard", appauthor=False))
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,7 +68,7 @@ class DamagedDataError(click.ClickException):
 
 
 def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME))
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = False) -> None:
@@ -172,7 +172,6 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
     help="Deal DISHONESTLY on purpose, one way, to test that clients catch it "
     "(PROTOCOL.md 7.15). Never for real games.",
 )
-@click.option("--verbose", "-v", is_flag=True, help="Log connections and table events to stderr.")
 def host_command(
     *,
     bind: str | None,
@@ -188,15 +187,17 @@ def host_command(
     max_connections_per_address: int,
     max_tables: int,
     cheat: str | None,
-    verbose: bool,
 ) -> None:
     """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint.
+
+    -v logs connections, seats and games to stderr.
 
     Exit status: 0 after Ctrl-C or SIGTERM, 1 if the host cannot start (port taken, data
     directory in use or not writable), 65 if a file in the data directory is damaged or
     unreadable (the message names it and what to do; starting again will not help).
     """
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
+    # warnings and errors to stderr, unless -v/-q (every command's: client/cli.py) set it up
+    logging.basicConfig(level=logging.WARNING)
     for handler in logging.getLogger().handlers:  # other libraries' records, escaped too
         if not any(isinstance(f, SafeText) for f in handler.filters):
             handler.addFilter(SafeText())

@@ -93,7 +93,7 @@ def default_known_hosts() -> Path:
     env = os.environ.get(KNOWN_HOSTS_ENV)
     if env:
         return Path(env)
-    return Path(platformdirs.user_config_dir("onecard")) / "known_hosts"
+    return Path(platformdirs.user_config_dir("onecard", appauthor=False)) / "known_hosts"
 
 
 #: known_hosts key suffix of a host's deal-signing key (``host:port#deal-key HEX``), pinned by

@@ -6,37 +6,45 @@ third-party Python code can all use it. See ``spec/PROTOCOL.md`` for the contrac
 Layers, bottom up: :mod:`protocol.limits` (every limit), :mod:`protocol.framing` (bytes <->
 maps), :mod:`protocol.messages` (maps <-> validated messages, the registry) and
 :mod:`protocol.connection` (the handshake and state machine). The names below are the public API.
+
+They are imported when first used (PEP 562 ``__getattr__``), not with the package: ``from
+protocol import Connection`` works as usual, while importing one light module such as
+:mod:`protocol.exit_codes` (``onecard --help``) does not load the message registry.
 """
 
 from __future__ import annotations
 
-from protocol.connection import (
-    PROTOCOL_NAME,
-    PROTOCOL_VERSION,
-    SUPPORTED_VERSIONS,
-    Connection,
-    Role,
-    State,
-    negotiate_version,
-)
-from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
-from protocol.framing import NEED_DATA, FrameDecoder, NeedData, decode_body, encode_frame
-from protocol.messages import (
-    MESSAGE_TYPES,
-    Bye,
-    Direction,
-    Error,
-    Hello,
-    Message,
-    MessageId,
-    Ping,
-    Pong,
-    ServerClosing,
-    Welcome,
-    message_from_wire,
-    register,
-    wire,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from protocol.connection import (
+        PROTOCOL_NAME,
+        PROTOCOL_VERSION,
+        SUPPORTED_VERSIONS,
+        Connection,
+        Role,
+        State,
+        negotiate_version,
+    )
+    from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
+    from protocol.framing import NEED_DATA, FrameDecoder, NeedData, decode_body, encode_frame
+    from protocol.messages import (
+        MESSAGE_TYPES,
+        Bye,
+        Direction,
+        Error,
+        Hello,
+        Message,
+        MessageId,
+        Ping,
+        Pong,
+        ServerClosing,
+        Welcome,
+        message_from_wire,
+        register,
+        wire,
+    )
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -70,3 +78,39 @@ __all__ = [
     "register",
     "wire",
 ]
+
+#: public name -> the module that defines it
+_WHERE = {
+    **dict.fromkeys(
+        ["PROTOCOL_NAME", "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "Connection", "Role", "State",
+         "negotiate_version"],
+        "protocol.connection",
+    ),
+    **dict.fromkeys(
+        ["ErrorCode", "LocalProtocolError", "ProtocolError", "RemoteProtocolError"],
+        "protocol.errors",
+    ),
+    **dict.fromkeys(
+        ["NEED_DATA", "FrameDecoder", "NeedData", "decode_body", "encode_frame"],
+        "protocol.framing",
+    ),
+    **dict.fromkeys(
+        ["MESSAGE_TYPES", "Bye", "Direction", "Error", "Hello", "Message", "MessageId", "Ping",
+         "Pong", "ServerClosing", "Welcome", "message_from_wire", "register", "wire"],
+        "protocol.messages",
+    ),
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (see the module docstring)."""
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'protocol' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -5,6 +5,9 @@ Usage::
     python -m protocol --spec-table     # print the message table (section 9)
     python -m protocol --write-spec     # rewrite the generated tables in spec/PROTOCOL.md
     python -m protocol --check-spec     # exit 1 if any generated table is stale
+    python -m protocol --spec-dir       # print the folder holding the spec files
+
+An installed wheel carries the spec in ``protocol/spec/`` (see :mod:`protocol.spec_tables`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import sys
 from pathlib import Path
 
 from protocol.messages import spec_table
-from protocol.spec_tables import SPEC_PATH, render_spec, stale_blocks
+from protocol.spec_tables import SPEC_DIR, SPEC_PATH, render_spec, stale_blocks
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,8 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--spec-table", action="store_true", help="print the message table")
     group.add_argument("--write-spec", action="store_true", help="refresh the spec's tables")
     group.add_argument("--check-spec", action="store_true", help="fail if the spec is stale")
+    group.add_argument("--spec-dir", action="store_true", help="print where the spec files are")
     parser.add_argument("--spec", type=Path, default=SPEC_PATH, help="path of PROTOCOL.md")
     args = parser.parse_args(argv)
+    if args.spec_dir:
+        print(SPEC_DIR)
+        return 0
     if args.spec_table:
         sys.stdout.write(spec_table())
         return 0

@@ -291,3 +291,8 @@ class Ok(Message):
 
     TYPE: ClassVar[str] = "ok"
     DIRECTION: ClassVar[Direction] = H2C
+
+
+# imported before the registry (protocol.messages), this module completes it: see the end of
+# messages.py
+from protocol import table_messages as _table_messages  # noqa: E402, F401

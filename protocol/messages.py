@@ -39,6 +39,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
@@ -455,5 +456,8 @@ def spec_table(types: Mapping[str, type[Message]] | None = None) -> str:
 
 # Lobby, play, reconnect, chat and fairness-wrapper messages live in their own modules; importing
 # table_messages here (it imports lobby_messages first) registers them, so every user of the
-# registry (and the spec table) sees them.
-from protocol import table_messages as _table_messages  # noqa: E402, F401
+# registry (and the spec table) sees them. When lobby_messages is imported first (the package
+# does not load the registry: protocol/__init__.py), it is still running its first lines here,
+# so it imports table_messages at its own end instead.
+if "protocol.lobby_messages" not in sys.modules:
+    from protocol import table_messages as _table_messages  # noqa: F401

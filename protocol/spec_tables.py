@@ -6,6 +6,10 @@ replaces what lies between them with the table built from the code (the message 
 :class:`~protocol.errors.ErrorCode` and its ``#:`` comments, :mod:`protocol.limits`), leaving
 everything else untouched. ``python -m protocol --write-spec`` rewrites the file;
 ``--check-spec`` (and a test) fail when the spec is stale.
+
+Where the spec is: ``spec/`` in a source checkout (and the sdist); an installed wheel carries
+the same files in ``protocol/spec/`` (pyproject's ``force-include``): :data:`SPEC_DIR` is the one
+that exists, and ``python -m protocol --spec-dir`` prints it.
 """
 
 from __future__ import annotations
@@ -19,10 +23,18 @@ from protocol.errors import ErrorCode
 from protocol.limits import limits_table
 from protocol.messages import spec_table
 
-__all__ = ["GENERATED", "SPEC_PATH", "error_table", "render_spec", "stale_blocks"]
+__all__ = ["GENERATED", "SPEC_DIR", "SPEC_PATH", "error_table", "render_spec", "stale_blocks"]
 
-SPEC_PATH = Path(__file__).resolve().parents[1] / "spec" / "PROTOCOL.md"
-"""The spec in a source checkout."""
+
+def _spec_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    shipped = here / "spec"  # an installed wheel
+    return shipped if (shipped / "PROTOCOL.md").is_file() else here.parent / "spec"
+
+
+SPEC_DIR = _spec_dir()
+"""The folder of ``PROTOCOL.md``, ``RULES.md``, ``CLIENT-JSON.md`` and ``vectors/``."""
+SPEC_PATH = SPEC_DIR / "PROTOCOL.md"
 
 _CODE_DOC_RE = re.compile(r'^    #: (?P<doc>.+)\n    (?P<name>[A-Z_]+) = "', re.MULTILINE)
 

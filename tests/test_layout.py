@@ -7,6 +7,8 @@
 * ``client/`` reaches the host through one narrow entry point only: :mod:`host.embedded`
   (start a host in-process for ``onecard play``); the ``onecard`` command's registry names the
   host's own commands by string, and nothing else of the host is imported;
+* ``onecard/`` (the console script's start-up check) imports only :mod:`client.cli`, after the
+  check, and nothing imports it;
 * no module outside ``tests/`` is over ``MAX_MODULE_LINES`` lines, and no function over
   ``MAX_FUNCTION_LINES``.
 
@@ -23,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("protocol", "net", "host", "client")
+PACKAGES = ("protocol", "net", "host", "client", "onecard")
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
 
@@ -33,9 +35,12 @@ ALLOWED: dict[str, set[str]] = {
     "net": {"protocol", "net"},
     "host": {"protocol", "net", "host"},
     "client": {"protocol", "net", "client"},
+    "onecard": {"onecard"},
 }
 #: the one way into the host from the client (start an embedded host for ``onecard play``)
 CLIENT_TO_HOST = {"host.embedded"}
+#: the one module the start-up check hands over to
+ONECARD_TO_CLIENT = {"client.cli"}
 #: third-party and standard modules the sans-I/O protocol package must not touch
 PROTOCOL_FORBIDDEN = {"trio", "socket", "ssl", "click", "rich", "sqlite3", "zeroconf", "asyncio"}
 
@@ -78,6 +83,8 @@ def import_violations(root: Path = ROOT) -> list[str]:
                 continue
             if package == "client" and top == "host" and name in CLIENT_TO_HOST:
                 continue
+            if package == "onecard" and top == "client" and name in ONECARD_TO_CLIENT:
+                continue
             out.append(f"{where}:{line}: {package}/ imports {name}")
     return out
 
@@ -116,6 +123,8 @@ def test_the_checks_catch_what_they_forbid(tmp_path: Path) -> None:
         "net/bad.py": "from host.table import Table\n",
         "host/bad.py": "import importlib\nimportlib.import_module('client.render')\n",
         "client/bad.py": "from host.server import serve_host\nfrom host.embedded import Setup\n",
+        "onecard/bad.py": "from client.cli import main\nimport protocol\n",
+        "net/worse.py": "from onecard.startup import main\n",
         "client/big.py": "def f() -> None:\n"
         + "    pass\n" * MAX_FUNCTION_LINES
         + "\n" * MAX_MODULE_LINES,
@@ -126,8 +135,10 @@ def test_the_checks_catch_what_they_forbid(tmp_path: Path) -> None:
     assert import_violations(tmp_path) == [
         "protocol/bad.py:1: the sans-I/O protocol package imports trio",
         "net/bad.py:1: net/ imports host.table",
+        "net/worse.py:1: net/ imports onecard.startup",
         "host/bad.py:2: host/ imports client.render",
         "client/bad.py:1: client/ imports host.server",
+        "onecard/bad.py:2: onecard/ imports protocol",
     ]
     assert size_violations(tmp_path) == [
         f"client/big.py: {MAX_FUNCTION_LINES + MAX_MODULE_LINES + 1} lines (at most 600)",

@@ -1,14 +1,18 @@
-"""client/cli.py: the ``onecard`` entry point; here, what happens when stdout's reader goes away
-(``onecard play --watch | head -2``): the program ends with status 1 and says nothing."""
+"""client/cli.py: the ``onecard`` entry point. What happens when stdout's reader goes away
+(``onecard play --watch | head -2``: the program ends with status 1 and says nothing); what
+``onecard --help`` imports (only what it prints); -v/-q and environment variables everywhere."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
+from click.testing import CliRunner
 
 from client import cli
 from client.render import OutputClosed
@@ -60,3 +64,78 @@ def test_a_pipe_closed_by_its_reader_ends_the_client_quietly(
     finally:
         child.kill()
     assert errors.read_text() == ""
+
+
+# --------------------------------------------------------------------------- lazy subcommands
+
+#: project modules ``onecard --help`` may load: the start-up check, the packages it loads by
+#: path (their ``__init__`` only), the group and the exit statuses its epilog prints
+HELP_MODULES = {
+    "onecard", "onecard.startup", "protocol", "net", "host", "client", "client.cli",
+    "protocol.exit_codes",
+}  # fmt: skip
+
+
+def test_help_imports_only_what_it_prints() -> None:
+    """Before, ``client/cli.py`` imported every subcommand: trio, rich, cryptography, the host
+    and the message registry, 0.5 s for ``onecard --help`` (bench/cli_startup.py times it)."""
+    code = (
+        "import sys\n"
+        "sys.argv = ['onecard', '--help']\n"
+        "from onecard.startup import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write(' '.join(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    loaded = set(result.stderr.split())
+    assert "Commands:" in result.stdout and "Exit status:" in result.stdout
+    ours = {
+        m for m in loaded if m.split(".")[0] in ("onecard", "protocol", "net", "host", "client")
+    }
+    assert ours == HELP_MODULES
+    heavy = {"trio", "rich", "cryptography", "msgpack", "zeroconf", "platformdirs", "logging"}
+    assert heavy & loaded == set()
+
+
+def test_the_registry_says_what_each_command_says_of_itself() -> None:
+    for name, entry in cli.COMMANDS.items():
+        command = cli.cli.get_command(click.Context(cli.cli), name)
+        assert command is not None and command.short_help == entry.short_help, name
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_every_command_takes_v_and_q_and_names_its_environment_variables(name: str) -> None:
+    result = CliRunner().invoke(cli.cli, [name, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "-v, --verbose" in result.output and "-q, --quiet" in result.output
+    assert "[env var: ONECARD_VERBOSE]" in result.output
+    assert result.output.count("env var: ONECARD_") >= 3
+
+
+def test_the_group_help_documents_the_environment() -> None:
+    result = CliRunner().invoke(cli.cli, ["--help"], terminal_width=200)
+    assert "ONECARD_<COMMAND>_<NAME>" in result.output and "ONECARD_STATE_DIR" in result.output
+
+
+def test_an_environment_variable_sets_an_option(tmp_path: Path) -> None:
+    env = {"ONECARD_PROOFS_AS_JSON": "1", "ONECARD_STATE_DIR": str(tmp_path)}
+    result = CliRunner().invoke(cli.cli, ["proofs"], env=env)
+    assert result.exit_code == 0 and json.loads(result.output)["tables"] == []
+
+
+@pytest.mark.parametrize(("flags", "shown"), [([], False), (["-v"], True), (["-v", "-q"], False)])
+def test_v_logs_what_a_command_does_and_q_takes_it_back(
+    flags: list[str], shown: bool, tmp_path: Path
+) -> None:
+    table = tmp_path / "proofs" / "tgone"
+    table.mkdir(parents=True)
+    (table / "tgone-hand1.json").write_text("{}")
+    args = ["proofs", "--clean", "--keep-proofs", "0", "--state-dir", str(tmp_path), *flags]
+    result = subprocess.run([*ONECARD, *args], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert ("INFO:client.proofs:removed the proofs of 1 tables" in result.stderr) is shown

@@ -56,9 +56,8 @@ async def test_every_hand_record_is_fetched_saved_verbatim_and_verifies(
         ]
     for hand, result in zip(listed.hands, results, strict=True):
         assert result.status == "valid" and result.ok, result.message
-        assert (
-            result.path == record_path(out, table, hand) == out / f"{table}-hand{hand}-record.json"
-        )
+        saved = out / table / f"{table}-hand{hand}-record.json"
+        assert result.path == record_path(out, table, hand) == saved
         assert result.line() == f"record saved: {result.path} (valid)"
         kept = info.host.lobby.store.records.record_path(table, hand)
         assert json.loads(result.path.read_text("utf-8")) == json.loads(kept.read_text("utf-8"))
@@ -218,10 +217,11 @@ async def test_two_clients_sharing_a_state_dir_save_the_same_hand_at_once(tmp_pa
     async with trio.open_nursery() as nursery:
         for _ in range(8):
             nursery.start_soon(save)
-    assert {r.path for r in results} == {tmp_path / "t1-hand3-record.json"}
+    assert {r.path for r in results} == {tmp_path / "t1" / "t1-hand3-record.json"}
     assert {r.status for r in results} == {"invalid"}
-    assert [p.name for p in tmp_path.iterdir()] == ["t1-hand3-record.json"]  # no temp files left
-    assert (tmp_path / "t1-hand3-record.json").read_text("utf-8") == text
+    kept = [p.name for p in (tmp_path / "t1").iterdir()]
+    assert kept == ["t1-hand3-record.json"]  # no temp files left
+    assert (tmp_path / "t1" / "t1-hand3-record.json").read_text("utf-8") == text
 
 
 class _SlowDown(_FakeSession):
@@ -256,10 +256,11 @@ def test_a_saved_record_is_never_replaced(tmp_path: Path) -> None:
     assert records.save_new(path, "first") == path
     assert records.save_new(path, "first") == path
     second = records.save_new(path, "second")
-    assert second == tmp_path / "t1-hand3-record-2.json" and second.read_text("utf-8") == "second"
+    assert second == path.with_name("t1-hand3-record-2.json")
+    assert second.read_text("utf-8") == "second"
     assert records.save_new(path, "second") == second
     assert path.read_text("utf-8") == "first"
-    assert {p.name for p in tmp_path.iterdir()} == {path.name, second.name}  # no temp left
+    assert {p.name for p in path.parent.iterdir()} == {path.name, second.name}  # no temp left
 
 
 def test_a_record_is_kept_byte_for_byte_and_compared_so(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ async def test_fetches_every_record_and_verify_accepts_them(
         "records", f"127.0.0.1:{info.port}", table, "--out", str(out)
     )
     assert code == 0, stderr
-    files = [out / f"{table}-hand{h}-record.json" for h in hands]
+    files = [out / table / f"{table}-hand{h}-record.json" for h in hands]
     assert stdout.splitlines() == [f"record saved: {f} (valid)" for f in files]
     assert f"fingerprint {info.fingerprint} pinned on first use" in stderr
     assert info.fingerprint in (tmp_path / "known_hosts").read_text()
@@ -69,7 +69,7 @@ async def test_list_one_hand_and_a_missing_hand(
     assert code == 0 and listed["table"] == table and listed["hands"][0] == 1
 
     code, stdout, _ = await onecard("records", address, table, "1", "9999")  # default: proofs dir
-    saved = tmp_path / "state" / "proofs" / f"{table}-hand1-record.json"
+    saved = tmp_path / "state" / "proofs" / table / f"{table}-hand1-record.json"
     assert code == ExitCode.UNAVAILABLE  # none invalid, one not fetched
     assert stdout.splitlines() == [
         f"record saved: {saved} (valid)",
@@ -86,7 +86,7 @@ async def test_json_output(played: tuple[HostInfo, str], onecard: Run, tmp_path:
     (result,) = json.loads(stdout)
     assert code == 0
     assert result["status"] == "valid" and result["ok"] is True and result["hand_no"] == 1
-    assert result["file"] == str(out / f"{table}-hand1-record.json")
+    assert result["file"] == str(out / table / f"{table}-hand1-record.json")
     assert result["fingerprint"] in result["message"]
 
 
@@ -127,7 +127,8 @@ async def test_insecure_host(
     out = tmp_path / "out"
     address = f"127.0.0.1:{info.port}"
     code, stdout, _ = await onecard("records", address, table, "1", "--insecure", "--out", str(out))
-    assert code == 0 and stdout == f"record saved: {out / f'{table}-hand1-record.json'} (valid)\n"
+    saved = out / table / f"{table}-hand1-record.json"
+    assert code == 0 and stdout == f"record saved: {saved} (valid)\n"
     assert not (tmp_path / "known_hosts").exists()  # nothing to pin without TLS
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -16,7 +17,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "one-card"
 
 
 def test_registered_in_the_cli() -> None:
-    assert cli.commands["replay"] is replay_command
+    """The group loads it on first use (``client.cli.LazyGroup``), so ask the group for it."""
+    with click.Context(cli) as ctx:
+        assert cli.get_command(ctx, "replay") is replay_command
 
 
 def test_text_output_lists_every_event_and_the_outcome() -> None:

@@ -4,15 +4,18 @@ example): started on a free port with bots that do not pause, optionally with ``
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
-import sys
+import sysconfig
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-ONECARD = Path(sys.executable).with_name("onecard")
+#: the ``onecard`` command installed beside the Python running the tests (whatever environment
+#: that is: the project's .venv or another one; onecard.exe in Scripts on Windows)
+ONECARD = shutil.which("onecard", path=sysconfig.get_path("scripts")) or "onecard"
 
 
 def start_host_process(
