@@ -274,7 +274,7 @@ class HumanUI:
             names = ", ".join(safe_text(name) for name in push.names)
             self.say(f"Game {push.game_no} starts: {names}", style="bold")
         elif isinstance(push, tm.GameOver):
-            self.say(render_outcome(push.outcome, tc.names, self.cards_left.shown))
+            self.say(render_outcome(push.outcome, tc.names, self.cards_left.shown, game=tc.game))
         elif isinstance(push, tm.TableInfo):
             self._on_table_info(tc, push)
         elif isinstance(push, tm.ChatLine):
@@ -316,7 +316,7 @@ class HumanUI:
             done = state.game_no in self._games_followed or state.game_no in self._last_told
             if isinstance(outcome, dict) and state.game_no >= 1 and not done:
                 self._last_told.add(state.game_no)
-                last = render_outcome(outcome, tc.names, self.cards_left.shown)
+                last = render_outcome(outcome, tc.names, self.cards_left.shown, game=tc.game)
                 self.say(Text("Last game: ").append_text(last), style="dim")
             return
         self._games_followed.add(state.game_no)

@@ -358,20 +358,18 @@ def _seats(
 # --------------------------------------------------------------------------- outcome
 
 
-#: how a game ended, where the winner line alone does not say it
-_ENDINGS = {
-    "exhausted": "nothing left to play or draw: fewest cards",
-    "turn_limit": "the game reached its turn limit: fewest cards",
-    "last_standing": "last player standing: everyone else went bankrupt",
-}
-
-
 def render_outcome(
-    outcome: Mapping[str, Any], names: Sequence[str], cards_left: Sequence[int] | None = None
+    outcome: Mapping[str, Any],
+    names: Sequence[str],
+    cards_left: Sequence[int] | None = None,
+    *,
+    game: str | None = None,
 ) -> Text:
-    """``Bob wins!`` with the ranking or scores when the game has them, and for a shedding
-    game the cards each seat was left holding (``cards_left``, by seat, when known; a negative
-    count marks a One Card seat that went bankrupt).
+    """``Bob wins!`` and why the game ended (in the host's words for the ``termination``, of
+    ``game`` when known; the value itself when the host gave none), with the ranking or scores
+    when the game has them, and for a shedding game the cards each seat was left holding
+    (``cards_left``, by seat, when known; a negative count marks a One Card seat that went
+    bankrupt).
 
     >>> print(render_outcome({"winners": [1], "scores": None}, ["Ann", "Bob"], [3, 0]).plain)
     Bob wins! Cards left: Ann 3, Bob 0
@@ -385,8 +383,8 @@ def render_outcome(
         verb = "wins" if len(winners) == 1 else "win"
         out.append(f"{' and '.join(winners)} {verb}!", style="bold")
     termination = outcome.get("termination")
-    if termination in _ENDINGS:
-        out.append(f" ({_ENDINGS[termination]})")
+    if isinstance(termination, str) and termination:
+        out.append(f" ({CATALOGUE.ending(termination, game) or termination})")
     scores = outcome.get("scores")
     if cards_left and not (isinstance(scores, list) and scores):
         left = ", ".join(

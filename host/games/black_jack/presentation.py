@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host.games.black_jack.moves import Declaration
 from host.games.presentation import BotFeatures, Key, Presentation, has, when
-from host.games.wording import DRAW_ACTION, PLAY_ACTION, shared
+from host.games.wording import DRAW_ACTION, PLAY_ACTION, endings, shared
 from protocol.cards import ALL_CARDS, Color, Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -35,6 +35,7 @@ PRESENTATION = Presentation(
     calls=frozenset({"declare"}),
     events={
         **shared("deal", "turn_up", "play", "draw", "reshuffle", "forgiven", "out"),
+        **shared("skip", "reverse"),
         **shared("turn", "game_over"),
         "declare": '{seat:name} declares "{what:word}"',
         "undeclared": [
@@ -42,12 +43,11 @@ PRESENTATION = Presentation(
             when(has("penalty"), "{penalty}", "2"),
         ],
         "cover": "{seat:name} must cover the queen",
-        "reverse": "Play now goes {direction}",
-        "skip": "{seat:name} misses a turn",
         "blunder": "{seat:name} blunders with {cards:cards}: {reason:seats}",
     },
     actions={"play": PLAY_ACTION, "draw": DRAW_ACTION, "declare": 'declare "{what:word}"'},
     words={Declaration.LAST_CARD.value: "last card"},
+    endings=endings("went_out", "ranked", "exhausted", "turn_limit"),
 )
 
 BOT = BotFeatures(

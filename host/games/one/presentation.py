@@ -10,7 +10,7 @@ the rest are here.
 from __future__ import annotations
 
 from host.games.presentation import BotFeatures, Key, Presentation, has, is_, truthy, when
-from host.games.wording import NO_LINE, PLAY_ACTION, shared
+from host.games.wording import NO_LINE, PLAY_ACTION, endings, shared
 from protocol.cards import Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -62,6 +62,7 @@ PRESENTATION = Presentation(
         "pass": "pass",
         "downtown": when(truthy("switch"), "switch to downtown (9 high)", "stay uptown"),
     },
+    endings=endings("target"),
 )
 
 BOT = BotFeatures(

@@ -219,6 +219,7 @@ class OneCard(OneCardState):
             and DAMAGE[cards[0]] < DAMAGE.get(under, 0)
         )
         rank, k, steps = last.rank, len(cards), 1
+        effects: list[Event] = []  # said after the play: skips, a reversal, extra turns
         if last in ATTACKERS:
             self._damage += DAMAGE[last] if k == 1 else sum(DAMAGE[c] for c in cards)
             if self._cap and self._damage > self._cap:
@@ -231,10 +232,13 @@ class OneCard(OneCardState):
         elif rank is _QUEEN:
             if k % 2:
                 self._dir = -self._dir
+                effects.append(Event("reverse", {"direction": DIRECTIONS[self._dir]}))
             data["direction"] = DIRECTIONS[self._dir]
         elif rank is _KING:
             self._extra += k
-        self._turn = self._advance(seat, steps)
+            effects.append(Event("extra_turn", {"seat": seat, "count": k}))
+        self._turn = self._advance(seat, steps, effects)
+        events.extend(effects)
         if penalty:
             data["penalty"] = 1
             self._owed.append((seat, 1, "escalate"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host.games.one_card.moves import ATTACKERS
 from host.games.presentation import BotFeatures, Key, Presentation, is_, same, truthy, when
-from host.games.wording import DRAW_ACTION, PLAY_ACTION, shared
+from host.games.wording import DRAW_ACTION, PLAY_ACTION, endings, shared
 from protocol.cards import DECK_54, Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -31,7 +31,7 @@ PRESENTATION = Presentation(
     calls=frozenset({"call"}),
     events={
         **shared("deal", "turn_up", "play", "draw", "drawn", "reshuffle", "forgiven", "out"),
-        **shared("turn", "game_over"),
+        **shared("skip", "reverse", "extra_turn", "turn", "game_over"),
         "dealt": "{me:name} is dealt {cards:cards}",
         "start": "{first:name} starts; play goes {direction}",
         "call_window": "{holder:name} has one card left!",
@@ -51,6 +51,7 @@ PRESENTATION = Presentation(
         ],
     },
     actions={"play": PLAY_ACTION, "draw": DRAW_ACTION, "call": 'call "One Card!"'},
+    endings=endings("went_out", "ranked", "exhausted", "turn_limit", "last_standing"),
 )
 
 BOT = BotFeatures(
