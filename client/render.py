@@ -47,6 +47,7 @@ __all__ = [
     "OutputClosed",
     "card_text",
     "cards_text",
+    "follow_text",
     "hand_label",
     "host_data",
     "make_console",
@@ -251,6 +252,9 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
     if view.get("extra_turns"):
         out.append(f"   extra turns owed: {view['extra_turns']}")
     out.append("\n")
+    follow = follow_text(view.get("follow"), ascii_only=ascii_only)
+    if follow is not None:
+        out.append("May follow: ").append_text(follow).append("\n")
     damage = view.get("damage")
     if damage:
         out.append(f"Pending attack: {damage} cards to pick up unless answered\n", style="bold")
@@ -259,6 +263,43 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
         out.append(f"Pick-up: {pickup} cards to pick up unless countered\n", style="bold")
     if view.get("cover"):
         out.append("The queen must be covered\n", style="bold")
+
+
+def follow_text(follow: object, *, ascii_only: bool = False) -> Text | None:
+    """What may be played on the top card, from a view's ``follow`` (the host's sets of suits,
+    ranks and cards): ``any ♥, any 9 or Joker(R)``; ``any card`` when every suit plays; None
+    when the view has none.
+
+    >>> follow_text({"suits": ["H"], "ranks": ["9"], "cards": ["JR"]}).plain
+    'any ♥, any 9 or Joker(R)'
+    >>> follow_text({"suits": ["S", "H", "D", "C"], "ranks": [], "cards": ["JR"]}).plain
+    'any card'
+    >>> follow_text({"suits": ["C"], "ranks": [], "cards": []}, ascii_only=True).plain
+    'any clubs'
+    """
+    if not isinstance(follow, Mapping):
+        return None
+    suits, ranks, cards = (follow.get(k) for k in ("suits", "ranks", "cards"))
+    suits = suits if isinstance(suits, list) else []
+    if len(suits) >= len(SUIT_SYMBOLS):
+        return Text("any card")
+    parts: list[Text] = []
+    for suit in suits:
+        name = SUIT_NAMES.get(str(suit), safe_text(str(suit)))
+        label = Text(name) if ascii_only else suit_text(suit, ascii_only=False)
+        parts.append(Text("any ").append_text(label))
+    for rank in ranks if isinstance(ranks, list) else []:
+        parts.append(Text(f"any {safe_text(str(rank))}"))
+    for code in cards if isinstance(cards, list) else []:
+        parts.append(card_text(str(code), ascii_only=ascii_only))
+    if not parts:
+        return Text("nothing")
+    out = Text()
+    for i, part in enumerate(parts):
+        if i:
+            out.append(" or " if i == len(parts) - 1 else ", ")
+        out.append_text(part)
+    return out
 
 
 def _trick_table(

@@ -21,6 +21,7 @@ MODULES = [
     "net.session",
     "net.trust",
     "host.games.black_jack.moves",
+    "host.games.follow",
     "host.games.one_card.engine",
     "host.games.presentation",
     "host.connection",

@@ -53,7 +53,8 @@ from host.games.black_jack.plays import (
     single_forms,
 )
 from host.games.black_jack.state import TURN_LIMIT, BlackJackState, Phase
-from protocol.cards import Card, Rank, Suit
+from host.games.follow import follow_map
+from protocol.cards import ALL_CARDS, JOKER_BLACK, JOKER_RED, Card, Rank, Suit
 
 __all__ = ["PLAY_LIMIT", "TURN_LIMIT", "BlackJack", "Phase"]
 
@@ -350,6 +351,21 @@ class BlackJack(BlackJackState):
                         Declaration.LAST_CARD if len(cards) + 1 == len(hand) else Declaration.CARDS
                     )
             out.extend(Play(cards, s, declare, say) for s in suits)
+        return out
+
+    def view(self, seat: int | None) -> WireMap:
+        """The table's view (:class:`BlackJackState`) with ``follow``: the cards a play may
+        start with now (:func:`host.games.follow.follow_map`; null outside play)."""
+        out = super().view(seat)
+        out["follow"] = None
+        if self.phase is Phase.PLAYING and self._top_as is not None:
+            if self.pending and not self.covering:
+                allowed = [c for c in ALL_CARDS if not c.is_joker and self._counter(c)]
+            else:
+                allowed = [c for c in ALL_CARDS if not c.is_joker and self._may_start(c)]
+            jokers = int(self.options["jokers"])  # each declared as any card legal there
+            allowed += [JOKER_RED, JOKER_BLACK][:jokers]
+            out["follow"] = follow_map(allowed)
         return out
 
     def _counter(self, c: Card) -> bool:

@@ -23,6 +23,7 @@ from host.games.base import (
     Termination,
     WireMap,
 )
+from host.games.follow import follow_map
 from host.games.one_card.explain import mismatch_reason, no_call_reason, refusal
 from host.games.one_card.moves import (
     ATTACKERS,
@@ -72,6 +73,14 @@ class OneCard(OneCardState):
         if self._damage:
             return defend_set(top, self._suit) if self._defence == "match" else ATTACKERS
         return follow_set(top, self._suit)
+
+    def view(self, seat: int | None) -> WireMap:
+        """The table's view (:class:`OneCardState`) with ``follow``: what may be played on the
+        top card now (:func:`host.games.follow.follow_map`; null outside play)."""
+        out = super().view(seat)
+        playing = self._phase in (_PLAY, _AFTER) and self._discards
+        out["follow"] = follow_map(self._allowed()) if playing else None
+        return out
 
     def _plays(self, seat: int) -> list[Action]:
         pool = self._fresh if self._phase is _AFTER else self._hands[seat]
