@@ -71,6 +71,7 @@ class GameText:
     actions: Mapping[str, Any] = field(default_factory=dict)
     words: Mapping[str, str] = field(default_factory=dict)
     endings: Mapping[str, str] = field(default_factory=dict)  #: termination -> why it ended
+    guide: tuple[Any, ...] = ()  #: the ``?`` paragraphs, templates over the view
 
     @classmethod
     def from_wire(cls, entry: Mapping[str, Any]) -> GameText | None:
@@ -103,6 +104,7 @@ class GameText:
             actions=_map(entry.get("actions")),
             words=_str_map(entry.get("words")),
             endings=_str_map(entry.get("endings")),
+            guide=tuple(guide) if isinstance(guide := entry.get("guide"), list) else (),
         )
 
 
@@ -227,6 +229,12 @@ class Catalogue:
             if action_type in text.actions:
                 return text.actions[action_type]
         return MISSING
+
+    def guide(self, game: str) -> tuple[Any, ...]:
+        """The game's ``?`` paragraphs (templates filled in with the view); empty when the host
+        gave none."""
+        found = self.games.get(game)
+        return found.guide if found is not None else ()
 
     def ending(self, termination: str, game: str | None = None) -> str | None:
         """Why a game ended, in words, for an outcome's ``termination``; None when no game

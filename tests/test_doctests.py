@@ -12,7 +12,7 @@ MODULES = [
     "client.catalogue",
     "client.choices",
     "client.intents",
-    "client.human_ui",
+    "client.help",
     "client.lobby",
     "client.render",
     "client.tracking",

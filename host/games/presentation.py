@@ -124,7 +124,9 @@ class Presentation:
     use, which this game never offers, to what typing one says instead. ``events`` and
     ``actions`` map event kinds and action types to templates; ``words`` maps wire values
     (``last_card``) to words (``last card``) for the ``word`` format; ``endings`` maps each
-    way the game can end (an outcome's ``termination``) to the words that say why it ended.
+    way the game can end (an outcome's ``termination``) to the words that say why it ended;
+    ``guide`` is what ``?`` teaches (the rules that matter, the scoring, the keys): paragraphs,
+    each a template whose fields are the seat's view and the table's options.
     ``calls`` lists the
     action types that are announcements a seat may make out of its turn. ``layout`` says how a
     client draws the table: ``shedding`` (a pile to match) or ``tricks`` (trump, the auction,
@@ -140,6 +142,7 @@ class Presentation:
     actions: Mapping[str, Template] = field(default_factory=dict)
     words: Mapping[str, str] = field(default_factory=dict)
     endings: Mapping[str, str] = field(default_factory=dict)
+    guide: tuple[Template, ...] = ()
 
     def to_wire(self) -> dict[str, Any]:
         """The presentation's keys of a ``games`` entry (``spec/PROTOCOL.md`` section 3.5); the
@@ -154,6 +157,7 @@ class Presentation:
             "actions": dict(self.actions),
             "words": dict(self.words),
             "endings": dict(self.endings),
+            "guide": list(self.guide),
         }
 
 
