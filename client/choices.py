@@ -212,9 +212,12 @@ class Menu:
         letters = self.catalogue.letters()
         return [f"{c.key} {c.label.plain}" for c in self.choices if c.key in letters]
 
-    def render(self, *, ascii_only: bool = False, width: int | None = None) -> Text:
-        """The hand (legal cards numbered, others dimmed) and the other moves; in ``width``
-        columns, a line breaks between two items, never inside one.
+    def render(
+        self, *, ascii_only: bool = False, width: int | None = None, dim: bool = True
+    ) -> Text:
+        """The hand (legal cards numbered, others dimmed unless ``dim`` is false: while
+        others play, nothing is) and the other moves; in ``width`` columns, a line breaks
+        between two items, never inside one.
 
         >>> house = Catalogue([{"name": "g", "actions": {"downtown": {"if": {"true": "switch"},
         ...     "then": "switch to downtown (9 high)", "else": "stay uptown"}}}])
@@ -234,7 +237,7 @@ class Menu:
                 key = card_keys.get(code)
                 if key is not None:
                     item.append(f"{key})", style="bold")
-                item.append_text(card_text(code, ascii_only=ascii_only, dim=key is None))
+                item.append_text(card_text(code, ascii_only=ascii_only, dim=dim and key is None))
                 cards.append(item)
             out.append_text(flow("Your hand: ", cards, "  ", width))
         others = [c for c in self.choices if c.card is None]

@@ -210,10 +210,12 @@ def render_table(
     ascii_only: bool = False,
     game_no: int = 1,
     width: int | None = None,
+    presence: Sequence[object] = (),
 ) -> Text:
     """The table as ``me`` sees it (no hand: :mod:`client.choices` draws it with the moves);
     ``game_no`` (the table's game, from 1) words a trick game's hand after a rematch; the rule
-    at the top fits in ``width`` columns (the terminal's).
+    at the top fits in ``width`` columns (the terminal's); ``presence``, the ``table_info``
+    seats, marks a seat whose player is away or played by the host.
 
     >>> top = render_table({"game": "snap"}, [], me=None, width=30).plain.splitlines()[0]
     >>> len(top), top[:10]
@@ -234,7 +236,9 @@ def render_table(
         _trick_table(out, view, names, ascii_only=ascii_only, me=me, game_no=game_no)
     else:
         _shedding_table(out, view, ascii_only)
-    out.append_text(_seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only))
+    out.append_text(
+        _seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only, presence=presence)
+    )
     return out
 
 
@@ -359,6 +363,7 @@ def _seats(
     me: int | None,
     to_act: Sequence[int],
     ascii_only: bool,
+    presence: Sequence[object] = (),
 ) -> Text:
     counts = view.get("hand_counts") or []
     scores = view.get("scores")
@@ -374,10 +379,15 @@ def _seats(
         out.append(f"{_name(names, seat):<{width}}", style="bold" if seat == me else "")
         out.append(f"  {count:>2} card{'s' if count != 1 else ' '}")
         if isinstance(scores, list) and seat < len(scores):
-            out.append(f"  {scores[seat]:>3} pts")
+            out.append(f"  {scores[seat]:>3} pt{' ' if scores[seat] == 1 else 's'}")
         tags = []
         if seat == me:
             tags.append("you")
+        held = presence[seat] if seat < len(presence) else None
+        if isinstance(held, Mapping) and held.get("substitute"):
+            tags.append("away: the host plays")
+        elif isinstance(held, Mapping) and held.get("connected") is False:
+            tags.append("away")
         if view.get("dealer") == seat:
             tags.append("dealer")
         if seat in finished:

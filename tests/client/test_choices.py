@@ -29,7 +29,7 @@ def test_cards_keep_their_position_numbers() -> None:
 
 
 def test_help_in_the_auction_says_the_number_is_the_bid() -> None:
-    from client.human_ui import help_text
+    from client.help import help_text
 
     text = help_text(build_menu({"game": "one"}, AUCTION))
     assert text.startswith("Type the number of a move: a bid is its own number, 9 to 15")

@@ -166,7 +166,7 @@ async def test_the_table_loop_sends_the_question_and_hands_the_answer_to_the_ui(
 ) -> None:
     table, ui = _AskingTable(), _AskingUI()
 
-    async def one_line(send: trio.MemorySendChannel[Any]) -> None:
+    async def one_line(send: trio.MemorySendChannel[Any], _ui: object = None) -> None:
         await send.send(table_loop._Item("line", "QS"))
 
     monkeypatch.setattr(table_loop, "read_lines", one_line)

@@ -252,17 +252,20 @@ def test_only_a_person_is_told_which_keys_to_type_once_seated() -> None:
 @pytest.mark.parametrize(
     ("game", "said"),
     [
-        ("black-jack", "a card that can start a run (6D 7D 8D) asks how far to go, a joker"),
-        ("black-jack", 'say "last card" when you could finish next turn'),
-        ("one-card", 'c calls "One Card!" when a player is down to one card'),
-        ("one", "the winner's first lead sets trump"),
+        ("black-jack", "a run in one suit (6♦ 7♦ 8♦) whose first card matches"),
+        ("black-jack", 'A play that leaves you so says it for you'),
+        ("one-card", "Calling it on yourself makes the next player draw a penalty card"),
+        ("one", "a bidder who takes fewer than the bid scores 0 for the hand"),
+        ("one", "First to 30 points wins the match"),
     ],
 )
 def test_help_describes_the_moves_of_the_game_at_hand(game: str, said: str) -> None:
-    """Before, ``?`` in Black Jack said nothing about runs, jokers or "last card"."""
+    """Before, ``?`` in Black Jack said nothing about runs, jokers or "last card", and in ONE
+    nothing of the scoring a bid is judged by: ``?`` now gives the host's guide to the game."""
     ui, out = _human()
     tc = _tc()
-    ui.on_push(tc, _state(tc, {**VIEW, "game": game}, [{"type": "draw"}], [1]), [])
+    view = {**VIEW, "game": game, "options": {"target": 30}}
+    ui.on_push(tc, _state(tc, view, [{"type": "draw"}], [1]), [])
     assert said in _said(ui, tc, "?", out)
 
 

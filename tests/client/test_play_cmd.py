@@ -156,4 +156,4 @@ def test_q_stops_watching_and_the_banner_names_the_game(
     assert result.exit_code == 0, result.output
     assert "Watching 3 bots play ONE (table" in result.output
     assert "q + Enter to stop watching" in result.output
-    assert result.output.rstrip().endswith("you left the table")
+    assert re.search(r"You stopped watching table t\w+$", result.output.rstrip())
