@@ -96,6 +96,8 @@ class Menu:
         '7S is not one of your moves now: a numbered card or d draw'
         >>> m.resolve("c")
         'no call to make now'
+        >>> m.resolve("bid 9")
+        'no bid to make now: a numbered card or d draw'
         """
         raw = text.strip()
         if not raw:
@@ -112,6 +114,11 @@ class Menu:
             for c in self.choices:
                 if any(a.get("type") == "bid" and str(a.get("value")) == value for a in c.actions):
                     return c
+            if value.isdigit():  # a bid out of range, or none to make now
+                bids = self.bids()
+                if bids:
+                    return f"no bid of {value} now: bid {bids[0]} to {bids[-1]}, or p to pass"
+                return f"no bid to make now: {self.offer()}"
         code = normalise_card(raw)
         if code is not None:
             for c in self.choices:

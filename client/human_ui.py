@@ -209,7 +209,7 @@ class HumanUI:
         left = self._seconds_left()
         status = Status(
             tc.names, tc.seat, tc.table_id, tc.state, tc.info, self.menu, self._pending, left,
-            note="q leaves" if tc.outcome is not None else "",
+            over=tc.outcome is not None,
         )  # fmt: skip
         return status_block(status, ascii_only=self.ascii_only, width=width - 1, height=height)
 

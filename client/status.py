@@ -43,7 +43,7 @@ class Status:
     menu: Menu | None = None
     pending: Choice | None = None  #: a follow-up question's choice
     seconds_left: float | None = None  #: on the turn timer, when one runs
-    note: str = ""  #: a last line of the block (after a game: "Play again?")
+    over: bool = False  #: the game is over (its last state may still name a seat to act)
 
 
 def grid(items: list[Text], width: int, rows: int, gap: int = 3) -> Text:
@@ -126,12 +126,14 @@ def turn_line(status: Status) -> Text:
 
     >>> print(turn_line(Status(["Ann", "Bob"], 0)).plain)
     Waiting for the game to start
+    >>> print(turn_line(Status(["Ann", "Bob"], 0, over=True)).plain)
+    Game over
     """
     state = status.state
+    if status.over or (state is not None and state.phase == "finished"):
+        return Text("Game over", style="bold")
     if state is None:
         return Text("Waiting for the game to start", style="dim")
-    if state.phase == "finished":
-        return Text("Game over" + (f": {status.note}" if status.note else ""), style="bold")
     if state.phase == "dealing" or not state.to_act:
         return Text("Dealing: the fair-deal round runs", style="dim")
     mine = status.seat is not None and status.seat in state.to_act
@@ -162,14 +164,17 @@ def status_block(status: Status, *, ascii_only: bool, width: int, height: int = 
         out.append_text(_seating(status)).append("\n")
         return out.append_text(turn_line(status))
     seats = status.info.seats if status.info is not None else ()
+    view, to_act, menu = state.view, state.to_act, status.menu
+    if status.over:  # the last state still names who was to act, and the moves they had
+        view = {k: v for k, v in view.items() if k != "to_act"}
+        to_act, menu = (), Menu([], hand=list(menu.hand)) if menu is not None else None
     table = render_table(
-        state.view, status.names, me=state.seat, to_act=state.to_act, ascii_only=ascii_only,
+        view, status.names, me=state.seat, to_act=to_act, ascii_only=ascii_only,
         game_no=state.game_no, width=width, presence=seats,
     )  # fmt: skip
     out.append_text(table)
-    menu = status.menu
     if menu is not None and (menu.hand or menu.choices):
-        mine = status.seat is not None and status.seat in state.to_act
+        mine = status.seat is not None and status.seat in to_act
         out.append_text(menu.render(ascii_only=ascii_only, width=width, dim=mine))
     if status.pending is not None:
         rows = height - LIST_MARGIN - len(out.plain.splitlines())

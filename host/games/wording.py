@@ -115,9 +115,14 @@ PLAY_ACTION: Template = [
 DRAW_ACTION: Template = when(
     truthy("view.damage"),
     "draw {view.damage} (take the attack)",
-    when(truthy("view.pending"), "draw {view.pending} (take the pick-up)", ["draw", SAY]),
+    when(
+        truthy("view.cover"),
+        ["draw 1 (instead of covering the queen)", SAY],
+        when(truthy("view.pending"), "draw {view.pending} (take the pick-up)", ["draw", SAY]),
+    ),
 )
-"""A draw; as a move on offer it says what it takes when an attack or a pick-up is pending."""
+"""A draw; as a move on offer it says what it takes when an attack or a pick-up is pending (a
+Black Jack seat covering its own queen draws one: the pick-up waits for the next seat)."""
 
 #: the kinds the host pushes itself during any game (spec/PROTOCOL.md sections 4 and 5)
 HOST_EVENTS: dict[str, Template] = {

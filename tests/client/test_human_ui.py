@@ -253,7 +253,7 @@ def test_only_a_person_is_told_which_keys_to_type_once_seated() -> None:
     ("game", "said"),
     [
         ("black-jack", "a run in one suit (6♦ 7♦ 8♦) whose first card matches"),
-        ("black-jack", 'A play that leaves you so says it for you'),
+        ("black-jack", "A play that leaves you so says it for you"),
         ("one-card", "Calling it on yourself makes the next player draw a penalty card"),
         ("one", "a bidder who takes fewer than the bid scores 0 for the hand"),
         ("one", "First to 30 points wins the match"),
