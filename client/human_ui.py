@@ -224,6 +224,9 @@ class HumanUI:
             text = f"{text}. {TURN_HINT}"
         elif fields.get("kind") == "watching":
             text = f"{text}. {WATCH_HINT}"
+        elif fields.get("kind") == "rematch":  # "Play again? [y/N]": answered on its line
+            self.prompt(f"{text} ")
+            return
         self.say(text, style="bold red" if failed else "dim")
         self._reprompt()
 
