@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "join": "client.join_cmd:join_command",
     "discover": "client.discover_cmd:discover_command",
     "records": "client.records_cmd:records_command",
+    "rules": "client.rules_cmd:rules_command",
 }
 
 

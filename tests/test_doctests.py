@@ -16,6 +16,7 @@ MODULES = [
     "client.status",
     "client.lobby",
     "client.render",
+    "client.rules_cmd",
     "client.tracking",
     "client.wording",
     "net.discover",
