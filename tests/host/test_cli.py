@@ -182,6 +182,22 @@ def test_host_names_the_address_it_cannot_listen_on(tmp_path: Path) -> None:
     assert "cannot listen on 999.1.1.1:47313: " in result.output
 
 
+def test_a_host_that_cannot_listen_names_the_port_and_writes_no_keys(tmp_path: Path) -> None:
+    """Before, a taken port failed after the keys and the database were written."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(
+            cli, ["host", "--data-dir", str(tmp_path), "--bind", "127.0.0.1", "--port", str(port)]
+        )
+    assert result.exit_code == 1
+    assert f"cannot listen on 127.0.0.1:{port}: " in result.output
+    assert not [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")]
+
+
 def test_host_says_when_its_data_dir_cannot_be_made(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a directory")
     bad = tmp_path / "file" / "d"
