@@ -92,6 +92,8 @@ async def test_bot_command_plays_a_game_to_the_end_and_exits_0(host: HostInfo) -
     assert re.fullmatch(
         r"game over: seat \d \(bot\d-[0-9a-f]{4}\) went out\n", done.stdout.decode()
     )
+    # before, the id of the table it created was never said: nobody could join or watch it
+    assert re.search(r"created table t\w+ \(black-jack, 2 seats\)", done.stderr.decode())
 
 
 def test_host_rejects_a_name_clients_could_not_be_sent(tmp_path: Path) -> None:
