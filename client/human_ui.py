@@ -541,10 +541,10 @@ class HumanUI:
 
     def end(self, tc: TableClient, reason: str) -> None:
         self._asking = None
+        if self.screen is not None:  # the terminal is given back; after a game the block
+            self.screen.close(keep=reason == "game over")  # stays, else it would mislead
         if reason != "game over":  # "disconnected: " + the host's words, and the rest
             self.say(self._ending(tc, reason), style="dim")
-        if self.screen is not None:
-            self.screen.close()  # the block stays as it was; the terminal is given back
 
     def _ending(self, tc: TableClient, reason: str) -> str:
         """The line that ends the table loop, saying what becomes of the seat."""

@@ -385,7 +385,7 @@ def _seats(
             tags.append("you")
         held = presence[seat] if seat < len(presence) else None
         if isinstance(held, Mapping) and held.get("substitute"):
-            tags.append("away: the host plays")
+            tags.append("a bot plays")
         elif isinstance(held, Mapping) and held.get("connected") is False:
             tags.append("away")
         if view.get("dealer") == seat:

@@ -33,7 +33,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
+from rich.cells import cell_len
 from rich.console import Console, RenderableType
+from rich.text import Text
 
 try:  # POSIX terminals; elsewhere the screen is never wanted
     import termios
@@ -87,6 +89,7 @@ class Screen:
         self._rows = 0  #: rows from the top of the block drawn to the cursor's row
         self._saved: Any = None  #: the terminal's modes before cbreak
         self._size = (0, 0)
+        self._typing = 1  #: rows of the input (a long question takes more than one)
 
     # ------------------------------------------------------------------ drawing
 
@@ -106,11 +109,22 @@ class Screen:
         text = captured.get()
         return text[:-1].split("\n") if text.endswith("\n") else text.split("\n")
 
-    def _input_line(self, width: int) -> str:
-        """The prompt and the typed line, its end kept when it is too long for one row."""
-        room = width - len(self.prompt)
+    def _input_rows(self, width: int) -> list[str]:
+        """The prompt and the typed line in rows of ``width``: a long question is broken
+        between words, and the typed line keeps its end when it is too long for the last row.
+
+        >>> screen = Screen(Console(width=20), lambda: None)
+        >>> screen.prompt, screen.buffer = "Leave the game now? [y/N] ", "y"
+        >>> screen._input_rows(16)
+        ['Leave the game', 'now? [y/N] y']
+        """
+        prompt, rows = self.prompt, []
+        if cell_len(prompt) > width - min(10, width // 2):  # too long to type after
+            rows = [row.rstrip() for row in self.lines(Text(prompt.rstrip()), width)]
+            prompt = rows.pop() + " "
+        room = max(1, width - cell_len(prompt))
         typed = self.buffer if len(self.buffer) <= room else "…" + self.buffer[-(room - 1) :]
-        return self.prompt + typed
+        return [*rows, prompt + typed]
 
     def _write(self, text: str) -> None:
         file = self.console.file
@@ -137,9 +151,10 @@ class Screen:
         block = [] if status is None else self.lines(status, width - 1)
         if len(block) > height - 2:  # keep the top, the input line and one row to log into
             block = [*block[: height - 3], "…"]
-        block.append(self._input_line(width - 1))
+        typing = self._input_rows(width - 1)
+        block += typing
         out.append("\r\n".join(block))
-        self._rows = len(block) - 1
+        self._rows, self._typing = len(block) - 1, len(typing)
         self._write("".join(out))
 
     def log(self, *items: RenderableType) -> None:
@@ -165,13 +180,14 @@ class Screen:
         self._size = self.size()
         self.draw()
 
-    def close(self) -> None:
-        """Give the terminal back: the block stays as last drawn without the input line, the
-        cursor under it, the terminal's modes restored."""
+    def close(self, *, keep: bool = True) -> None:
+        """Give the terminal back: the block stays as last drawn without the input line (or,
+        not ``keep``, goes entirely), the cursor under it, the terminal's modes restored."""
         if not self.is_open:
             return
         self.is_open = False
-        self._write("\r" + "\x1b[2K")  # the input line goes
+        up = self._rows if not keep else self._typing - 1
+        self._write("\r" + (_UP.format(up) if up > 0 else "") + _ERASE_DOWN)
         if self._saved is not None and termios is not None:
             with contextlib.suppress(termios.error, OSError):
                 termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)

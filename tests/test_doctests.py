@@ -13,6 +13,7 @@ MODULES = [
     "client.choices",
     "client.intents",
     "client.help",
+    "client.screen",
     "client.status",
     "client.lobby",
     "client.render",

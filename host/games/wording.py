@@ -127,7 +127,9 @@ Black Jack seat covering its own queen draws one: the pick-up waits for the next
 #: the kinds the host pushes itself during any game (spec/PROTOCOL.md sections 4 and 5)
 HOST_EVENTS: dict[str, Template] = {
     "timeout": "{seat:name} ran out of time; the host plays: {action:action}",
-    "substitute": "{seat:name} is away; the host plays: {action:action}",
+    # the host's bot plays an away seat: its move is the next event, and the table marks the
+    # seat (a line for each move said it twice, "is away" even of a seat whose player left)
+    "substitute": NO_LINE,
     # a player left mid-game: the host's bot plays the seat to the end
     "left": "{seat:name} left; a bot plays {seat:name} to the end of the game",
     "stood_up": [

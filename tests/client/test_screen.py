@@ -148,6 +148,21 @@ def test_a_long_line_breaks_between_words_and_the_typed_line_survives_a_redraw()
     assert screen.key("\r") == "say hi" and term.lines()[-1] == "> "
 
 
+def test_a_long_question_wraps_and_redraws_in_place_and_a_leave_clears_the_block() -> None:
+    """Before, a question wider than the terminal wrapped behind the screen's back: every
+    redraw (each second, with a turn timer) left a copy of the block's top behind."""
+    screen, term = _screen(["Top card: 9♠", "▶ Your turn (9 s left)"], columns=30, rows=12)
+    screen.ask("Leave in the middle of the game? The host's bot takes your seat. [y/N] ")
+    drawn = term.lines()
+    for _ in range(5):
+        screen.draw()
+    assert term.lines() == drawn
+    assert drawn[-1].startswith("[y/N]") or drawn[-1].endswith("[y/N] ")
+    screen.log(Text("You left the table"))
+    screen.close(keep=False)
+    assert term.lines() == ["You left the table", ""]
+
+
 def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[int, list[str]]:
     """Play a whole game at the terminal; at every quiet moment while the screen is up, check
     that whose turn it is and the hand are in sight and that the log only grew. The number of
