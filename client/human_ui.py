@@ -51,7 +51,13 @@ from client.intents import (
     chat_problem,
     rematch_answer,
 )
-from client.render import OutputClosed, name_seats, render_outcome, render_table
+from client.render import (
+    OutputClosed,
+    cards_in_text,
+    name_seats,
+    render_outcome,
+    render_table,
+)
 from client.screen import Deliver, Screen, wanted
 from client.status import LIST_MARGIN, Status, options_text, status_block
 from client.table_client import TableClient
@@ -453,8 +459,11 @@ class HumanUI:
             return None
         found = self.menu.resolve(text)
         if isinstance(found, str):
-            self.say(found, style="yellow")
             held = self._held(tc, text)  # a card we hold but may not play: ask the host why
+            line = Text(found) if held is None else cards_in_text(held, ascii_only=self.ascii_only)
+            if held is not None:  # "9♠ is not one of your moves now", as the hand shows it
+                line.append(found.removeprefix(held))
+            self.say(line, style="yellow")
             return None if held is None else self._ask_why(tc, held)
         if len(found.actions) == 1:
             return Act(found.actions[0])
@@ -486,17 +495,19 @@ class HumanUI:
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         card = reply.card.code
         if not reply.reason:  # a legal play puts it down, with other cards (the menu had none)
-            self.say(f"{card} goes down now only together with other cards: t shows your moves",
-                     style="dim")  # fmt: skip
+            line = f"{card} goes down now only together with other cards: t shows your moves"
+            self.say(cards_in_text(line, ascii_only=self.ascii_only), style="dim")
         else:
             reason = name_seats(reply.reason, tc.name_of, tc.seat)
-            self.say(reason if reason.startswith(card) else f"{card}: {reason}", style="yellow")
+            line = reason if reason.startswith(card) else f"{card}: {reason}"
+            self.say(cards_in_text(line, ascii_only=self.ascii_only), style="yellow")
         seq = tc.state.seq if tc.state is not None else -2
         if reply.blunder and reply.action is not None and seq != self._explain_seq:
             self.say("(the game has moved on since you asked: try again)", style="dim")
         elif reply.blunder and reply.action is not None and not self._quitting:
             self._blunder = (card, dict(reply.action), seq)
-            question = f"Play {card} anyway, as a blunder? [y/N] "
+            shown = cards_in_text(card, ascii_only=self.ascii_only).plain
+            question = f"Play {shown} anyway, as a blunder? [y/N] "
             self.prompt(question, again=question)
             return
         self._reprompt()
@@ -506,10 +517,12 @@ class HumanUI:
         (card, action, _), self._blunder = self._blunder, None
         self._asking = "Your move: " if tc.my_turn and self._pending is None else None
         if low not in ("y", "yes"):
-            self.say(f"{card} stays in your hand", style="dim")
+            self.say(cards_in_text(f"{card} stays in your hand", ascii_only=self.ascii_only),
+                     style="dim")  # fmt: skip
             return None
         if self._held(tc, card) is None:  # played or taken since the question
-            self.say(f"you no longer hold {card}", style="yellow")
+            self.say(cards_in_text(f"you no longer hold {card}", ascii_only=self.ascii_only),
+                     style="yellow")  # fmt: skip
             return None
         return Act(action)
 

@@ -46,6 +46,7 @@ __all__ = [
     "Names",
     "OutputClosed",
     "card_text",
+    "cards_in_text",
     "cards_text",
     "follow_text",
     "hand_label",
@@ -136,6 +137,24 @@ def card_text(code: str, *, ascii_only: bool = False, dim: bool = False) -> Text
     if dim:
         style = f"{style} dim".strip()
     return Text(label, style=style)
+
+
+_CARD_CODE = re.compile(r"\b(?:10|[2-9AKQJ])[SHDC]\b|\bJ[RB]\b")
+
+
+def cards_in_text(text: str, *, ascii_only: bool = False) -> Text:
+    """``text`` (made safe) with every card code in it shown as the table shows cards, so a
+    refusal reads ``10♠ matches neither ... of Q♥`` beside a hand of 10♠ and Q♥.
+
+    >>> print(cards_in_text("10S matches neither the suit nor the rank of QH (JR, 9C)").plain)
+    10♠ matches neither the suit nor the rank of Q♥ (Joker(R), 9♣)
+    """
+    text, out, at = safe_text(text), Text(), 0
+    for found in _CARD_CODE.finditer(text):
+        out.append(text[at : found.start()])
+        out.append_text(card_text(found.group(), ascii_only=ascii_only))
+        at = found.end()
+    return out.append(text[at:])
 
 
 def cards_text(codes: Sequence[object], *, ascii_only: bool = False, sep: str = " ") -> Text:

@@ -98,7 +98,7 @@ def test_joker_declarations_and_runs_are_offered_by_the_host_list() -> None:
     ("typed", "said"),
     [
         ("zz", "not understood: 'zz'"),
-        ("9H", "9H is not one of your moves now: a numbered card or d draw"),
+        ("9H", "9♥ is not one of your moves now: a numbered card or d draw"),
         ("QS", "you do not hold QS"),
         ("7", "there is no move 7"),
         ("?", "Type the number of a move"),
