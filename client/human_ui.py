@@ -460,10 +460,11 @@ class HumanUI:
         found = self.menu.resolve(text)
         if isinstance(found, str):
             held = self._held(tc, text)  # a card we hold but may not play: ask the host why
-            line = Text(found) if held is None else cards_in_text(held, ascii_only=self.ascii_only)
+            refused = Text(found)
             if held is not None:  # "9♠ is not one of your moves now", as the hand shows it
-                line.append(found.removeprefix(held))
-            self.say(line, style="yellow")
+                refused = cards_in_text(held, ascii_only=self.ascii_only)
+                refused.append(found.removeprefix(held))
+            self.say(refused, style="yellow")
             return None if held is None else self._ask_why(tc, held)
         if len(found.actions) == 1:
             return Act(found.actions[0])
