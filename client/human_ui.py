@@ -59,7 +59,7 @@ from client.render import (
     render_table,
 )
 from client.screen import Deliver, Screen, wanted
-from client.status import LIST_MARGIN, Status, options_text, status_block
+from client.status import LIST_MARGIN, Status, counts_down, options_text, status_block
 from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
 from client.wording import describe_action, describe_event
@@ -120,6 +120,7 @@ class HumanUI:
         self.command = command
         self._tc: TableClient | None = None  # the table last heard of (for the screen)
         self._turn_until: float | None = None  # when the turn timer runs out (monotonic)
+        self._info_at = 0.0  # when the last table_info came (its away_ms count from then)
         #: the block at the bottom of a terminal in colour (None: plain lines)
         self.screen = (
             Screen(console, self._status) if wanted(console, ascii_only=ascii_only) else None
@@ -170,7 +171,8 @@ class HumanUI:
         the screen: draw the block again, its input line asking it, or ``>`` when nothing is
         asked)."""
         if self.screen is not None and self.screen.is_open:
-            self.screen.ticking = self._seconds_left() is not None
+            counting = self._tc is not None and counts_down(self._tc.info)
+            self.screen.ticking = self._seconds_left() is not None or counting
             self.screen.ask(self._asking if self._asking is not None else self._idle_prompt())
             return
         if self._asking is not None and not self._prompt_open:
@@ -215,6 +217,7 @@ class HumanUI:
         left = self._seconds_left()
         status = Status(
             tc.names, tc.seat, tc.table_id, tc.state, tc.info, self.menu, self._pending, left,
+            info_age=time.monotonic() - self._info_at,
             over=tc.outcome is not None,
         )  # fmt: skip
         return status_block(status, ascii_only=self.ascii_only, width=width - 1, height=height)
@@ -299,6 +302,7 @@ class HumanUI:
         self._reprompt()
 
     def _on_table_info(self, tc: TableClient, info: tm.TableInfo) -> None:
+        self._info_at = time.monotonic()
         for seat, _name, back, line in self.presence.see(info, tc.seat):
             held = info.seats[seat] if seat < len(info.seats) else None
             if held is not None and held.get("substitute") and not back:

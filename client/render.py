@@ -405,6 +405,8 @@ def _seats(
         held = presence[seat] if seat < len(presence) else None
         if isinstance(held, Mapping) and held.get("substitute"):
             tags.append("a bot plays")
+        elif isinstance(held, Mapping) and isinstance(held.get("away_s"), int):
+            tags.append(f"away: a bot plays in {held['away_s']} s")  # the host's grace left
         elif isinstance(held, Mapping) and held.get("connected") is False:
             tags.append("away")
         if view.get("dealer") == seat:

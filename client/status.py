@@ -15,8 +15,9 @@ a joker's declarations) in columns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 
@@ -25,7 +26,7 @@ from client.choices import Choice, Menu
 from client.render import render_table
 from protocol.text import safe_text
 
-__all__ = ["Status", "common_prefix", "grid", "status_block", "turn_line"]
+__all__ = ["Status", "common_prefix", "counts_down", "grid", "status_block", "turn_line"]
 
 #: rows kept free when a follow-up question lists its options; a longer list goes in columns
 LIST_MARGIN = 6
@@ -44,6 +45,7 @@ class Status:
     pending: Choice | None = None  #: a follow-up question's choice
     seconds_left: float | None = None  #: on the turn timer, when one runs
     over: bool = False  #: the game is over (its last state may still name a seat to act)
+    info_age: float = 0.0  #: seconds since ``info`` came (an away seat's grace counts down)
 
 
 def grid(items: list[Text], width: int, rows: int, gap: int = 3) -> Text:
@@ -163,7 +165,7 @@ def status_block(status: Status, *, ascii_only: bool, width: int, height: int = 
     if state is None:
         out.append_text(_seating(status)).append("\n")
         return out.append_text(turn_line(status))
-    seats = status.info.seats if status.info is not None else ()
+    seats = _seats_now(status.info, status.info_age) if status.info is not None else ()
     view, to_act, menu = state.view, state.to_act, status.menu
     if status.over:  # the last state still names who was to act, and the moves they had
         view = {k: v for k, v in view.items() if k != "to_act"}
@@ -181,6 +183,32 @@ def status_block(status: Status, *, ascii_only: bool, width: int, height: int = 
         out.append_text(options_text(status.pending, ascii_only=ascii_only, width=width,
                                      rows=rows))  # fmt: skip
     return out.append_text(turn_line(status))
+
+
+def counts_down(info: tm.TableInfo | None) -> bool:
+    """Whether a seat of ``info`` has a grace period counting down (the block then changes
+    every second)."""
+    return info is not None and any(isinstance(s, Mapping) and "away_ms" in s for s in info.seats)
+
+
+def _seats_now(info: tm.TableInfo, age: float) -> list[Any]:
+    """``info``'s seats, an away player's ``away_ms`` turned into ``away_s``, the seconds left
+    now (``age`` seconds after ``info`` came).
+
+    >>> info = tm.TableInfo(table="t1", name="t", game="g", options={}, phase="playing",
+    ...     seats=(None, {"seat": 1, "away_ms": 30000}), game_no=1, spectators=0,
+    ...     turn_timer=None, voids=0)
+    >>> _seats_now(info, 12.4)[1]["away_s"]
+    18
+    """
+    out: list[Any] = []
+    for seat in info.seats:
+        ms = seat.get("away_ms") if isinstance(seat, Mapping) else None
+        if isinstance(ms, int) and not isinstance(ms, bool) and isinstance(seat, Mapping):
+            out.append({**seat, "away_s": max(0, round(ms / 1000 - age))})
+        else:
+            out.append(seat)
+    return out
 
 
 def _seating(status: Status) -> Text:

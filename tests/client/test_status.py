@@ -65,10 +65,11 @@ def test_status_blocks() -> None:
         show(f"{game}: game over", _status(game, theirs, over=True))
     status = _status("one-card", 0)
     assert status.info is not None
-    seats = (_seat(0, connected=False, substitute=True), _seat(1), _seat(2, connected=False))
+    seats = (_seat(0, connected=False, substitute=True), _seat(1),
+             _seat(2, connected=False, away_ms=52_000))  # fmt: skip
     info = dataclasses.replace(status.info, seats=seats)
-    left = Status(NAMES, 1, "t1", status.state, info, status.menu)
-    show("one-card: Ann left (a bot plays), Cy away", left)
+    left = Status(NAMES, 1, "t1", status.state, info, status.menu, info_age=9.6)
+    show("one-card: Ann left (a bot plays), Cy away (52 s of grace left 9.6 s ago)", left)
     sevens = _status("one-card", 1)  # our turn
     assert sevens.state is not None
     view = {"game": "one-card", "hand": ["7S", "9H"], "top": "7D", "suit": "D",
