@@ -9,7 +9,7 @@ is erased (``ESC [ J``), the new lines and the block follow. So the screen grows
 lines logged, the terminal's own scrollback keeps them, and the block never scrolls away. Every
 line is wrapped between words to one column less than the terminal's width before it is
 written (rich), so the screen knows how many rows the block takes; a block taller than the
-terminal is cut, the input line always kept.
+terminal loses its top rows, the input line always kept.
 
 Input is read key by key (the terminal in cbreak mode: no echo, no line editing by the
 terminal, Ctrl-C still a signal), so the line being typed survives every redraw; Enter hands it
@@ -149,9 +149,10 @@ class Screen:
             out += [line + "\r\n" for line in self.lines(item, width - 1)]
         status = self.status()
         block = [] if status is None else self.lines(status, width - 1)
-        if len(block) > height - 2:  # keep the top, the input line and one row to log into
-            block = [*block[: height - 3], "…"]
         typing = self._input_rows(width - 1)
+        room = height - 1 - len(typing)  # (one row is kept to log into)
+        if len(block) > room:  # keep the end: the hand, the moves, whose turn it is
+            block = ["…", *block[len(block) - room + 1 :]] if room > 1 else []
         block += typing
         out.append("\r\n".join(block))
         self._rows, self._typing = len(block) - 1, len(typing)

@@ -148,6 +148,16 @@ def test_a_long_line_breaks_between_words_and_the_typed_line_survives_a_redraw()
     assert screen.key("\r") == "say hi" and term.lines()[-1] == "> "
 
 
+def test_a_block_taller_than_the_terminal_keeps_its_end() -> None:
+    """The hand, the moves and whose turn it is stay; a row is kept to log into."""
+    screen, term = _screen([f"row {n}" for n in range(12)] + ["▶ Your turn"], rows=8)
+    screen.ask("> ")
+    kept = ["…", "row 8", "row 9", "row 10", "row 11", "▶ Your turn", "> "]
+    assert term.lines() == kept
+    screen.log(Text("event"))
+    assert term.lines() == ["event", *kept]
+
+
 def test_a_long_question_wraps_and_redraws_in_place_and_a_leave_clears_the_block() -> None:
     """Before, a question wider than the terminal wrapped behind the screen's back: every
     redraw (each second, with a turn timer) left a copy of the block's top behind."""
