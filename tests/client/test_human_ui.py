@@ -295,3 +295,36 @@ def test_the_verdict_line_says_where_the_proof_is_saved() -> None:
     ui._fair(verdict)
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].endswith(f"· proof {proof}")
+
+
+@pytest.mark.parametrize(
+    ("command", "fate"),
+    [
+        ("play", "the game ends here (its host ran in this command)"),
+        ("join", "your seat waits for you (onecard join takes it back)"),
+    ],
+)
+def test_ctrl_c_and_ctrl_d_in_a_game_say_what_becomes_of_the_seat(command: str, fate: str) -> None:
+    """Before, Ctrl-C and Ctrl-D left a game without a word while q asked first."""
+    out = io.StringIO()
+    ui = HumanUI(make_console(file=out), command=command)
+    tc = _tc()
+    assert ui.interrupt_note() is None  # no game yet: nothing to say
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [0]), [])
+    note = ui.interrupt_note()
+    assert note is not None and note.startswith("Interrupted: " + fate)
+    ui.end(tc, "end of input")
+    assert "End of input: " + fate in out.getvalue()
+
+
+def test_leaving_and_stopping_watching_say_so() -> None:
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [0]), [])
+    ui.end(tc, "you left the table")
+    assert "You left the table: the host's bot plays your seat to the end" in out.getvalue()
+    watcher, shown = _human()
+    tc = _tc()
+    tc.seat = None
+    watcher.end(tc, "you left the table")
+    assert shown.getvalue().strip() == "You stopped watching table t1"
