@@ -166,10 +166,9 @@ def status_block(status: Status, *, ascii_only: bool, width: int, height: int = 
         out.append_text(_seating(status)).append("\n")
         return out.append_text(turn_line(status))
     seats = _seats_now(status.info, status.info_age) if status.info is not None else ()
+    if status.over:  # the last state is from before the last move: the outcome above says
+        return turn_line(status)  # how it ended, a table would show stale scores and cards
     view, to_act, menu = state.view, state.to_act, status.menu
-    if status.over:  # the last state still names who was to act, and the moves they had
-        view = {k: v for k, v in view.items() if k != "to_act"}
-        to_act, menu = (), Menu([], hand=list(menu.hand)) if menu is not None else None
     table = render_table(
         view, status.names, me=state.seat, to_act=to_act, ascii_only=ascii_only,
         game_no=state.game_no, width=width, presence=seats,
