@@ -13,8 +13,9 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	touch $(STAMP)
 
+# Ctrl-C ends the game (status 130) with its own last line; make then adds no "Error 130"
 play: $(STAMP)
-	$(VPY) -m onecard play
+	@trap : INT; $(VPY) -m onecard play || [ $$? -eq 130 ]
 
 test: $(STAMP)
 	$(VPY) -m pytest -n auto

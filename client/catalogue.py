@@ -70,6 +70,8 @@ class GameText:
     events: Mapping[str, Any] = field(default_factory=dict)
     actions: Mapping[str, Any] = field(default_factory=dict)
     words: Mapping[str, str] = field(default_factory=dict)
+    endings: Mapping[str, str] = field(default_factory=dict)  #: termination -> why it ended
+    guide: tuple[Any, ...] = ()  #: the ``?`` paragraphs, templates over the view
 
     @classmethod
     def from_wire(cls, entry: Mapping[str, Any]) -> GameText | None:
@@ -101,6 +103,8 @@ class GameText:
             events=_map(entry.get("events")),
             actions=_map(entry.get("actions")),
             words=_str_map(entry.get("words")),
+            endings=_str_map(entry.get("endings")),
+            guide=tuple(guide) if isinstance(guide := entry.get("guide"), list) else (),
         )
 
 
@@ -225,6 +229,20 @@ class Catalogue:
             if action_type in text.actions:
                 return text.actions[action_type]
         return MISSING
+
+    def guide(self, game: str) -> tuple[Any, ...]:
+        """The game's ``?`` paragraphs (templates filled in with the view); empty when the host
+        gave none."""
+        found = self.games.get(game)
+        return found.guide if found is not None else ()
+
+    def ending(self, termination: str, game: str | None = None) -> str | None:
+        """Why a game ended, in words, for an outcome's ``termination``; None when no game
+        the host described words it (a client then shows the value as it is)."""
+        for text in self._in_order(game):
+            if termination in text.endings:
+                return text.endings[termination]
+        return None
 
     def word(self, value: str, game: str | None = None) -> str:
         """The words for a wire value (``last_card``: ``last card``), else the value."""

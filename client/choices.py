@@ -96,6 +96,8 @@ class Menu:
         '7S is not one of your moves now: a numbered card or d draw'
         >>> m.resolve("c")
         'no call to make now'
+        >>> m.resolve("bid 9")
+        'no bid to make now: a numbered card or d draw'
         """
         raw = text.strip()
         if not raw:
@@ -112,6 +114,11 @@ class Menu:
             for c in self.choices:
                 if any(a.get("type") == "bid" and str(a.get("value")) == value for a in c.actions):
                     return c
+            if value.isdigit():  # a bid out of range, or none to make now
+                bids = self.bids()
+                if bids:
+                    return f"no bid of {value} now: bid {bids[0]} to {bids[-1]}, or p to pass"
+                return f"no bid to make now: {self.offer()}"
         code = normalise_card(raw)
         if code is not None:
             for c in self.choices:
@@ -212,9 +219,12 @@ class Menu:
         letters = self.catalogue.letters()
         return [f"{c.key} {c.label.plain}" for c in self.choices if c.key in letters]
 
-    def render(self, *, ascii_only: bool = False, width: int | None = None) -> Text:
-        """The hand (legal cards numbered, others dimmed) and the other moves; in ``width``
-        columns, a line breaks between two items, never inside one.
+    def render(
+        self, *, ascii_only: bool = False, width: int | None = None, dim: bool = True
+    ) -> Text:
+        """The hand (legal cards numbered, others dimmed unless ``dim`` is false: while
+        others play, nothing is) and the other moves; in ``width`` columns, a line breaks
+        between two items, never inside one.
 
         >>> house = Catalogue([{"name": "g", "actions": {"downtown": {"if": {"true": "switch"},
         ...     "then": "switch to downtown (9 high)", "else": "stay uptown"}}}])
@@ -234,7 +244,7 @@ class Menu:
                 key = card_keys.get(code)
                 if key is not None:
                     item.append(f"{key})", style="bold")
-                item.append_text(card_text(code, ascii_only=ascii_only, dim=key is None))
+                item.append_text(card_text(code, ascii_only=ascii_only, dim=dim and key is None))
                 cards.append(item)
             out.append_text(flow("Your hand: ", cards, "  ", width))
         others = [c for c in self.choices if c.card is None]

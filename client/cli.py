@@ -64,6 +64,7 @@ COMMANDS: dict[str, Entry] = {
     "replay": Entry(
         "host.replay_cmd:replay_command", "Play a scenario file and print every event."
     ),
+    "rules": Entry("client.rules_cmd:rules_command", "Print a game's rules (from spec/RULES.md)."),
 }
 
 #: the environment variables every command reads, for ``onecard --help`` and README

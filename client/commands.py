@@ -23,7 +23,7 @@ from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.proofs_cmd import keep_options
 from client.render import make_console
-from client.table_loop import Quit, leaves
+from client.table_loop import Quit, interrupt_note, leaves
 from net.session import Disconnected, RequestError
 from net.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode, ProtocolError
@@ -179,7 +179,7 @@ def run_sync(func: Any, **kwargs: Any) -> Any:
         for kind in (KeyboardInterrupt, Quit, click.ClickException):
             found = next((leaf for leaf in found_all if isinstance(leaf, kind)), None)
             if isinstance(found, KeyboardInterrupt):
-                click.echo("", err=True)
+                click.echo(interrupt_note() or "", err=True)  # what becomes of the seat
                 sys.exit(ExitCode.INTERRUPTED)
             if isinstance(found, Quit):
                 return None

@@ -9,6 +9,12 @@ run's length, a joker's identity), and prints the fairness verdict after every h
 by its table hand number with the game and hand it was. When another seat drops, comes back or
 leaves it says so (:mod:`client.tracking`).
 
+On a terminal in colour the table holds still (:mod:`client.screen`): the status block
+(:mod:`client.status`: the table, every seat, whose turn with its countdown, the hand and the
+moves) stays at the bottom and is drawn again at every change, the log lines scroll above it,
+and lines are read key by key so that what is being typed survives the redraws. Pipes,
+``--ascii`` and ``NO_COLOR`` keep plain lines: the table printed when it is our turn.
+
 Input is one line: a number, a card code, a letter, ``t`` (table), ``say TEXT`` (chat), ``?``
 or ``q``. What concerns only the screen (help, the table, a follow-up question, a typing
 mistake) is answered here; the rest goes to the loop as a command (:mod:`client.intents`).
@@ -23,14 +29,17 @@ messages, reasons, verdicts, the lines of :meth:`HumanUI.info`) goes through
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 import protocol.table_messages as tm
-from client.choices import GAME_HELP, Choice, Menu, build_menu, normalise_card
+from client import stdin
+from client.choices import Choice, Menu, build_menu, normalise_card
 from client.fairplay import FairKind, FairNotice
+from client.help import help_lines
 from client.intents import (
     Act,
     AddBot,
@@ -42,21 +51,25 @@ from client.intents import (
     chat_problem,
     rematch_answer,
 )
-from client.render import OutputClosed, name_seats, render_outcome, render_table
+from client.render import (
+    OutputClosed,
+    cards_in_text,
+    name_seats,
+    render_outcome,
+    render_table,
+)
+from client.screen import Deliver, Screen, wanted
+from client.status import LIST_MARGIN, Status, counts_down, options_text, status_block
 from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
 from client.wording import describe_action, describe_event
 from protocol.messages import Error, Message
 from protocol.text import safe_text
 
-__all__ = ["HumanUI", "common_prefix", "grid", "help_text"]
+__all__ = ["HumanUI"]
 
-#: the commands that are always there, for the help line
-COMMANDS_HELP = "Other commands: t redraw the table, say TEXT chat, ? this help, q leave."
 #: how to play, said to a person once seated (``seated`` info); never to a script
 TURN_HINT = "On your turn type the number of a move or a card code; ? for help, q to leave."
-#: rows kept free when a follow-up question lists its options; a longer list goes in columns
-LIST_MARGIN = 6
 #: how :class:`HumanUI` prints a string: as it is (host text in it never styles the terminal)
 PLAIN: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
 #: how to stop watching, said to a person watching a table
@@ -72,90 +85,6 @@ LEAVE_QUESTION = {
         "you). [y/N] "
     ),
 }
-
-
-def help_text(menu: Menu, game: str = "") -> str:
-    """The ``?`` line: how to pick a move, with only the letters the host offers right now.
-
-    >>> help_text(Menu([]))[:60]
-    'Type the number of a move or a card code (7S, 10H, QD, JR; 7'
-    >>> help_text(build_menu({}, [{"type": "draw"}, {"type": "call"}])).split(", or ")[1][:36]
-    'a letter: d draw, c call "One Card!"'
-    """
-    bids = menu.bids()
-    if bids:
-        low, high = bids[0], bids[-1]
-        text = (
-            f"Type the number of a move: a bid is its own number, {low} to {high} (bid {low} too)"
-        )
-    else:
-        text = "Type the number of a move or a card code (7S, 10H, QD, JR; 7♠ works too)"
-    letters = menu.letters()
-    if letters:
-        text += ", or a letter: " + ", ".join(letters)
-    words = menu.words()
-    if words:  # a choice such as "1) stay uptown  2) switch to downtown"
-        text += ", or a word of the move: " + ", ".join(words)
-    rules = GAME_HELP.get(game)
-    return f"{text}. {rules + '. ' if rules else ''}{COMMANDS_HELP}"
-
-
-def grid(items: list[Text], width: int, rows: int, gap: int = 3) -> Text:
-    """``items`` down columns: the fewest columns that keep to ``rows`` lines, if they fit in
-    ``width``; else as many columns as fit (at least one).
-
-    >>> print(grid([Text(str(n)) for n in range(1, 8)], 20, 3).plain)
-    1   4   7
-    2   5
-    3   6
-    """
-    n = len(items)
-
-    def layout(cols: int) -> tuple[int, list[int]]:
-        per = -(-n // cols)
-        widths = [max(i.cell_len for i in items[c * per : (c + 1) * per]) for c in range(cols)]
-        return per, widths
-
-    def fits(cols: int) -> bool:
-        widths = layout(cols)[1]
-        return sum(widths) + gap * (len(widths) - 1) <= width
-
-    shapes = [c for c in range(1, n + 1) if (c - 1) * -(-n // c) < n]  # no empty column
-    fitting = [c for c in shapes if fits(c)]
-    short = [c for c in fitting if -(-n // c) <= rows]
-    cols = min(short) if short else max(fitting, default=1)
-    per, widths = layout(cols)
-    out = Text()
-    for r in range(per):
-        if r:
-            out.append("\n")
-        for c in range(cols):
-            k = c * per + r
-            if k >= n:
-                break
-            if c:
-                out.append(" " * (gap + widths[c - 1] - items[k - per].cell_len))
-            out.append_text(items[k])
-    return out
-
-
-def common_prefix(labels: list[Text]) -> int:
-    """How many characters all ``labels`` start with, up to a word's end (0 for one label).
-
-    >>> common_prefix([Text("play 6♦ 7♦"), Text("play 6♦ 7♦ 8♦"), Text("play 6♦")])
-    5
-    """
-    if len(labels) < 2:
-        return 0
-    words = [label.plain.split(" ") for label in labels]
-    shared = 0
-    for column in zip(*words, strict=False):
-        if len(set(column)) != 1:
-            break
-        shared += 1
-    if shared == min(len(w) for w in words):  # a label all shared: keep its last word
-        shared -= 1
-    return sum(len(w) + 1 for w in words[0][:shared])
 
 
 class HumanUI:
@@ -188,33 +117,110 @@ class HumanUI:
         self.presence = Presence()  # who is connected, quiet across our own reconnect
         self.cards_left = CardsLeft()
         self.deals = DealNumbers()
+        self.command = command
+        self._tc: TableClient | None = None  # the table last heard of (for the screen)
+        self._turn_until: float | None = None  # when the turn timer runs out (monotonic)
+        self._info_at = 0.0  # when the last table_info came (its away_ms count from then)
+        #: the block at the bottom of a terminal in colour (None: plain lines)
+        self.screen = (
+            Screen(console, self._status) if wanted(console, ascii_only=ascii_only) else None
+        )
 
     # ------------------------------------------------------------------ output
 
+    @property
+    def on_screen(self) -> bool:
+        """Whether the table screen is up (:mod:`client.screen`)."""
+        return self.screen is not None and self.screen.is_open
+
     def say(self, text: RenderableType, style: str = "", *, soft_wrap: bool | None = None) -> None:
-        """Print a line (``soft_wrap=False``: rich breaks long lines between words); a string
-        is printed as it is, whatever the console: no markup, emoji codes or highlighting."""
+        """Print a line, above the table screen when it is up; on a terminal a long line
+        breaks between words (``soft_wrap=True`` leaves it to the terminal), in a pipe it stays
+        one line. A string is printed as it is: no markup, emoji codes or highlighting."""
+        if self.screen is not None and self.screen.is_open:
+            item = Text(text, style=style) if isinstance(text, str) else text
+            if isinstance(item, Text) and style:
+                item.stylize(style)
+            self.screen.log(item)
+            return
         if self._prompt_open:  # a log line arrived while a prompt waits: keep them apart
             self._prompt_open = False
             self.console.print()
+        if soft_wrap is None:
+            soft_wrap = not self.console.is_terminal
         self.console.print(text, style=style, soft_wrap=soft_wrap, **PLAIN)
 
     def prompt(self, text: str, *, again: str | None = None) -> None:
-        """Print a question and leave the cursor after it. With ``again``, the question stays
-        asked: it is printed again (as ``again``) after any other line, until it is answered or
-        no longer stands (see :meth:`_reprompt`), so the player never faces a silent screen."""
+        """Print a question and leave the cursor after it (on the table screen: its input
+        line). With ``again``, the question stays asked: it is printed again (as ``again``)
+        after any other line, until it is answered or no longer stands (see
+        :meth:`_reprompt`), so the player never faces a silent screen."""
+        self._asking = again
+        if self.screen is not None and self.screen.is_open:
+            self.screen.ask(text)
+            return
         self.console.print(text, end="", **PLAIN)
         try:
             self.console.file.flush()
         except BrokenPipeError:
             raise OutputClosed("the output was closed") from None
         self._prompt_open = True
-        self._asking = again
 
     def _reprompt(self) -> None:
-        """Ask the standing question again if a line printed since has pushed it away."""
+        """Ask the standing question again if a line printed since has pushed it away (on
+        the screen: draw the block again, its input line asking it, or ``>`` when nothing is
+        asked)."""
+        if self.screen is not None and self.screen.is_open:
+            counting = self._tc is not None and counts_down(self._tc.info)
+            self.screen.ticking = self._seconds_left() is not None or counting
+            self.screen.ask(self._asking if self._asking is not None else self._idle_prompt())
+            return
         if self._asking is not None and not self._prompt_open:
             self.prompt(self._asking, again=self._asking)
+
+    # ------------------------------------------------------------------ the screen
+
+    async def read_lines(self, deliver: Deliver) -> None:
+        """The lines typed, for the table loop: key by key on the table screen, else from
+        stdin. On the screen Ctrl-D in a game asks first, as ``q`` does."""
+        if self.screen is None:
+            await stdin.read_lines(deliver)
+            return
+
+        async def typed(line: str | None) -> None:
+            tc = self._tc
+            in_game = tc is not None and tc.seat is not None and tc.outcome is None
+            if line is None and in_game and not self._quitting and tc is not None:
+                line = "q" if tc.state is not None else None
+            await deliver(line)
+
+        await self.screen.read_lines(typed)
+
+    def _seconds_left(self) -> float | None:
+        if self._turn_until is None:
+            return None
+        return max(0.0, self._turn_until - time.monotonic())
+
+    def _idle_prompt(self) -> str:
+        """The input line when nothing is asked: how to leave, and whose turn it is not."""
+        tc = self._tc
+        if tc is not None and tc.seat is None:
+            return "(q stops watching, ? help) > "
+        return "(say TEXT chats, ? help, q leaves) > "
+
+    def _status(self) -> Text | None:
+        """The table screen's block (:func:`client.status.status_block`)."""
+        tc = self._tc
+        if tc is None:
+            return None
+        width, height = self.screen.size() if self.screen is not None else (80, 24)
+        left = self._seconds_left()
+        status = Status(
+            tc.names, tc.seat, tc.table_id, tc.state, tc.info, self.menu, self._pending, left,
+            info_age=time.monotonic() - self._info_at,
+            over=tc.outcome is not None,
+        )  # fmt: skip
+        return status_block(status, ascii_only=self.ascii_only, width=width - 1, height=height)
 
     def info(self, text: str, **fields: Any) -> None:
         """A line for people; it often quotes the host (a refusal, a name, a reason), so it is
@@ -227,6 +233,9 @@ class HumanUI:
             text = f"{text}. {TURN_HINT}"
         elif fields.get("kind") == "watching":
             text = f"{text}. {WATCH_HINT}"
+        elif fields.get("kind") == "rematch":  # "Play again? [y/N]": answered on its line
+            self.prompt(f"{text} ")
+            return
         self.say(text, style="bold red" if failed else "dim")
         self._reprompt()
 
@@ -248,6 +257,7 @@ class HumanUI:
         self.say(line, style="green" if ok else "bold red")
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
+        self._tc = tc
         me = tc.seat
         journaled = tm.StatePush | tm.GameStart | tm.GameOver | tm.EventPush | tm.FairPush
         seq = push.seq if isinstance(push, journaled) else None
@@ -274,7 +284,7 @@ class HumanUI:
             names = ", ".join(safe_text(name) for name in push.names)
             self.say(f"Game {push.game_no} starts: {names}", style="bold")
         elif isinstance(push, tm.GameOver):
-            self.say(render_outcome(push.outcome, tc.names, self.cards_left.shown))
+            self.say(render_outcome(push.outcome, tc.names, self.cards_left.shown, game=tc.game))
         elif isinstance(push, tm.TableInfo):
             self._on_table_info(tc, push)
         elif isinstance(push, tm.ChatLine):
@@ -292,7 +302,11 @@ class HumanUI:
         self._reprompt()
 
     def _on_table_info(self, tc: TableClient, info: tm.TableInfo) -> None:
-        for _seat, _name, back, line in self.presence.see(info, tc.seat):
+        self._info_at = time.monotonic()
+        for seat, _name, back, line in self.presence.see(info, tc.seat):
+            held = info.seats[seat] if seat < len(info.seats) else None
+            if held is not None and held.get("substitute") and not back:
+                continue  # a leave: the host's "left" event said "Bob left; a bot plays Bob"
             self.say(safe_text(line), style="" if back else "yellow")
         if info.phase not in ("waiting", "finished"):
             return
@@ -316,16 +330,20 @@ class HumanUI:
             done = state.game_no in self._games_followed or state.game_no in self._last_told
             if isinstance(outcome, dict) and state.game_no >= 1 and not done:
                 self._last_told.add(state.game_no)
-                last = render_outcome(outcome, tc.names, self.cards_left.shown)
+                last = render_outcome(outcome, tc.names, self.cards_left.shown, game=tc.game)
                 self.say(Text("Last game: ").append_text(last), style="dim")
             return
         self._games_followed.add(state.game_no)
         key = (state.game_no, state.view.get("hand_no"), tuple(state.to_act))
         if state.phase == "playing" and state.to_act and key != self._spectator_seen:
             self._spectator_seen = key
-            self.say(self._table(tc, state), soft_wrap=False)
+            if not self.on_screen:  # (the table screen shows it always)
+                self.say(self._table(tc, state), soft_wrap=False)
 
     def _on_state(self, tc: TableClient, state: tm.StatePush) -> None:
+        self._turn_until = None
+        if state.turn_ms is not None and state.phase == "playing" and state.to_act:
+            self._turn_until = time.monotonic() + state.turn_ms / 1000
         if state.seat is None:
             self._spectator_state(tc, state)
             return
@@ -356,9 +374,10 @@ class HumanUI:
         )  # fmt: skip
 
     def _draw_turn(self, tc: TableClient, state: tm.StatePush) -> None:
-        out = self._table(tc, state)
-        out.append_text(self.menu.render(ascii_only=self.ascii_only, width=self.console.width))
-        self.say(out, soft_wrap=False)  # a long line breaks between words, not inside one
+        if not self.on_screen:  # (the table screen shows the table and the moves always)
+            out = self._table(tc, state)
+            out.append_text(self.menu.render(ascii_only=self.ascii_only, width=self.console.width))
+            self.say(out, soft_wrap=False)  # a long line breaks between words, not inside one
         if self._quitting:  # "leave mid-game?" stays the only question until it is answered
             self.prompt(self.leave_question, again=self.leave_question)
             return
@@ -405,8 +424,10 @@ class HumanUI:
             self.prompt(self.leave_question, again=self.leave_question)  # the only question
             return None
         if low in ("?", "h", "help"):
-            game = tc.state.view.get("game") if tc.state is not None else None
-            self.say(help_text(self.menu, str(game or tc.game)))
+            view = tc.state.view if tc.state is not None else {}
+            game = str(view.get("game") or tc.game)
+            for help_line in help_lines(self.menu, game, view, ascii_only=self.ascii_only):
+                self.say(help_line)
             return None
         if low == "say" or low.startswith("say "):
             said = text[4:].strip()
@@ -416,11 +437,17 @@ class HumanUI:
                 return None
             return Chat(said)
         if low in ("t", "table"):
-            if tc.state is not None:
+            if tc.state is not None and not self.on_screen:  # (the screen shows it always)
                 if tc.my_turn:
                     self._draw_turn(tc, tc.state)
-                else:
-                    self.say(self._table(tc, tc.state), soft_wrap=False)
+                else:  # the table and our hand
+                    out = self._table(tc, tc.state)
+                    out.append_text(
+                        self.menu.render(
+                            ascii_only=self.ascii_only, width=self.console.width, dim=False
+                        )
+                    )
+                    self.say(out, soft_wrap=False)  # fmt: skip
             return None
         if self._pending is not None:
             return self._answer(tc, text)
@@ -436,8 +463,12 @@ class HumanUI:
             return None
         found = self.menu.resolve(text)
         if isinstance(found, str):
-            self.say(found, style="yellow")
             held = self._held(tc, text)  # a card we hold but may not play: ask the host why
+            refused = Text(found)
+            if held is not None:  # "9♠ is not one of your moves now", as the hand shows it
+                refused = cards_in_text(held, ascii_only=self.ascii_only)
+                refused.append(found.removeprefix(held))
+            self.say(refused, style="yellow")
             return None if held is None else self._ask_why(tc, held)
         if len(found.actions) == 1:
             return Act(found.actions[0])
@@ -447,18 +478,11 @@ class HumanUI:
     def _ask_choice(self, found: Choice) -> None:
         """Ask which of the actions one choice stands for (a follow-up question)."""
         self._pending = found
-        self.say(Text("Choose: ").append_text(found.label))
-        labels = found.options(ascii_only=self.ascii_only)
-        if len(labels) <= max(4, self.console.height - LIST_MARGIN):
-            for i, label in enumerate(labels, 1):
-                self.say(Text(f"  {i}) ").append_text(label))
-        else:  # too long for the screen: the words all share said once, the rest in columns
-            cut = common_prefix(labels)
-            if cut:
-                self.say(Text("Each option: ").append_text(labels[0][:cut]).append("..."))
-            items = [Text(f"{i}) ").append_text(label[cut:]) for i, label in enumerate(labels, 1)]
-            rows = max(4, self.console.height - LIST_MARGIN - (2 if cut else 1))
-            self.say(grid(items, self.console.width, rows), soft_wrap=True)
+        if not self.on_screen:  # (the table screen lists the options in its block)
+            options = options_text(found, ascii_only=self.ascii_only, width=self.console.width,
+                                   rows=self.console.height - LIST_MARGIN)  # fmt: skip
+            options.rstrip()
+            self.say(options, soft_wrap=True)
         question = f"Option 1-{len(found.actions)} (x to cancel): "
         self.prompt(question, again=question)
 
@@ -476,17 +500,19 @@ class HumanUI:
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         card = reply.card.code
         if not reply.reason:  # a legal play puts it down, with other cards (the menu had none)
-            self.say(f"{card} goes down now only together with other cards: t shows your moves",
-                     style="dim")  # fmt: skip
+            line = f"{card} goes down now only together with other cards: t shows your moves"
+            self.say(cards_in_text(line, ascii_only=self.ascii_only), style="dim")
         else:
             reason = name_seats(reply.reason, tc.name_of, tc.seat)
-            self.say(reason if reason.startswith(card) else f"{card}: {reason}", style="yellow")
+            line = reason if reason.startswith(card) else f"{card}: {reason}"
+            self.say(cards_in_text(line, ascii_only=self.ascii_only), style="yellow")
         seq = tc.state.seq if tc.state is not None else -2
         if reply.blunder and reply.action is not None and seq != self._explain_seq:
             self.say("(the game has moved on since you asked: try again)", style="dim")
         elif reply.blunder and reply.action is not None and not self._quitting:
             self._blunder = (card, dict(reply.action), seq)
-            question = f"Play {card} anyway, as a blunder? [y/N] "
+            shown = cards_in_text(card, ascii_only=self.ascii_only).plain
+            question = f"Play {shown} anyway, as a blunder? [y/N] "
             self.prompt(question, again=question)
             return
         self._reprompt()
@@ -496,10 +522,12 @@ class HumanUI:
         (card, action, _), self._blunder = self._blunder, None
         self._asking = "Your move: " if tc.my_turn and self._pending is None else None
         if low not in ("y", "yes"):
-            self.say(f"{card} stays in your hand", style="dim")
+            self.say(cards_in_text(f"{card} stays in your hand", ascii_only=self.ascii_only),
+                     style="dim")  # fmt: skip
             return None
         if self._held(tc, card) is None:  # played or taken since the question
-            self.say(f"you no longer hold {card}", style="yellow")
+            self.say(cards_in_text(f"you no longer hold {card}", ascii_only=self.ascii_only),
+                     style="yellow")  # fmt: skip
             return None
         return Act(action)
 
@@ -531,5 +559,36 @@ class HumanUI:
 
     def end(self, tc: TableClient, reason: str) -> None:
         self._asking = None
-        if reason != "game over":
-            self.say(safe_text(reason), style="dim")  # "disconnected: " + the host's words
+        if self.screen is not None:  # the terminal is given back; after a game the block
+            self.screen.close(keep=reason == "game over")  # stays, else it would mislead
+        if reason != "game over":  # "disconnected: " + the host's words, and the rest
+            self.say(self._ending(tc, reason), style="dim")
+
+    def _ending(self, tc: TableClient, reason: str) -> str:
+        """The line that ends the table loop, saying what becomes of the seat."""
+        in_game = tc.seat is not None and tc.outcome is None and tc.state is not None
+        if reason == "you left the table" and tc.seat is None:
+            return f"You stopped watching table {safe_text(tc.table_id)}"
+        if reason == "you left the table" and in_game:
+            if self.command == "play":
+                return "You left: the game ends here"
+            return "You left the table: the host's bot plays your seat to the end of the game"
+        if reason == "end of input" and in_game:
+            return f"End of input: {self._seat_fate()}"
+        return safe_text(reason)
+
+    def _seat_fate(self) -> str:
+        """What becomes of a seat whose player goes without leaving (Ctrl-C, Ctrl-D)."""
+        if self.command == "play":
+            return "the game ends here (its host ran in this command)"
+        return (
+            "your seat waits for you (onecard join takes it back); the host's bot plays it "
+            "after the grace period"
+        )
+
+    def interrupt_note(self) -> str | None:
+        """What Ctrl-C during the game means for the seat (printed as the command ends)."""
+        tc = self._tc
+        if tc is None or tc.seat is None or tc.outcome is not None or tc.state is None:
+            return None
+        return f"Interrupted: {self._seat_fate()}"

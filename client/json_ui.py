@@ -95,7 +95,9 @@ class JsonUI:
             elif isinstance(push, tm.StatePush):
                 obj["my_turn"] = tc.my_turn
             elif isinstance(push, tm.GameOver):
-                obj["text"] = render_outcome(push.outcome, tc.names, self.cards_left.shown).plain
+                obj["text"] = render_outcome(
+                    push.outcome, tc.names, self.cards_left.shown, game=tc.game
+                ).plain
             self.emit(obj)
         if isinstance(push, tm.TableInfo):
             for seat, name, back, said in self.presence.see(push, tc.seat):

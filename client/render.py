@@ -46,7 +46,9 @@ __all__ = [
     "Names",
     "OutputClosed",
     "card_text",
+    "cards_in_text",
     "cards_text",
+    "follow_text",
     "hand_label",
     "host_data",
     "make_console",
@@ -137,6 +139,24 @@ def card_text(code: str, *, ascii_only: bool = False, dim: bool = False) -> Text
     return Text(label, style=style)
 
 
+_CARD_CODE = re.compile(r"\b(?:10|[2-9AKQJ])[SHDC]\b|\bJ[RB]\b")
+
+
+def cards_in_text(text: str, *, ascii_only: bool = False) -> Text:
+    """``text`` (made safe) with every card code in it shown as the table shows cards, so a
+    refusal reads ``10♠ matches neither ... of Q♥`` beside a hand of 10♠ and Q♥.
+
+    >>> print(cards_in_text("10S matches neither the suit nor the rank of QH (JR, 9C)").plain)
+    10♠ matches neither the suit nor the rank of Q♥ (Joker(R), 9♣)
+    """
+    text, out, at = safe_text(text), Text(), 0
+    for found in _CARD_CODE.finditer(text):
+        out.append(text[at : found.start()])
+        out.append_text(card_text(found.group(), ascii_only=ascii_only))
+        at = found.end()
+    return out.append(text[at:])
+
+
 def cards_text(codes: Sequence[object], *, ascii_only: bool = False, sep: str = " ") -> Text:
     """Several cards separated by ``sep``."""
     out = Text()
@@ -209,10 +229,12 @@ def render_table(
     ascii_only: bool = False,
     game_no: int = 1,
     width: int | None = None,
+    presence: Sequence[object] = (),
 ) -> Text:
     """The table as ``me`` sees it (no hand: :mod:`client.choices` draws it with the moves);
     ``game_no`` (the table's game, from 1) words a trick game's hand after a rematch; the rule
-    at the top fits in ``width`` columns (the terminal's).
+    at the top fits in ``width`` columns (the terminal's); ``presence``, the ``table_info``
+    seats, marks a seat whose player is away or played by the host.
 
     >>> top = render_table({"game": "snap"}, [], me=None, width=30).plain.splitlines()[0]
     >>> len(top), top[:10]
@@ -233,7 +255,9 @@ def render_table(
         _trick_table(out, view, names, ascii_only=ascii_only, me=me, game_no=game_no)
     else:
         _shedding_table(out, view, ascii_only)
-    out.append_text(_seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only))
+    out.append_text(
+        _seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only, presence=presence)
+    )
     return out
 
 
@@ -251,6 +275,9 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
     if view.get("extra_turns"):
         out.append(f"   extra turns owed: {view['extra_turns']}")
     out.append("\n")
+    follow = follow_text(view.get("follow"), ascii_only=ascii_only)
+    if follow is not None:
+        out.append("May follow: ").append_text(follow).append("\n")
     damage = view.get("damage")
     if damage:
         out.append(f"Pending attack: {damage} cards to pick up unless answered\n", style="bold")
@@ -259,6 +286,43 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
         out.append(f"Pick-up: {pickup} cards to pick up unless countered\n", style="bold")
     if view.get("cover"):
         out.append("The queen must be covered\n", style="bold")
+
+
+def follow_text(follow: object, *, ascii_only: bool = False) -> Text | None:
+    """What may be played on the top card, from a view's ``follow`` (the host's sets of suits,
+    ranks and cards): ``any ♥, any 9 or Joker(R)``; ``any card`` when every suit plays; None
+    when the view has none.
+
+    >>> follow_text({"suits": ["H"], "ranks": ["9"], "cards": ["JR"]}).plain
+    'any ♥, any 9 or Joker(R)'
+    >>> follow_text({"suits": ["S", "H", "D", "C"], "ranks": [], "cards": ["JR"]}).plain
+    'any card'
+    >>> follow_text({"suits": ["C"], "ranks": [], "cards": []}, ascii_only=True).plain
+    'any clubs'
+    """
+    if not isinstance(follow, Mapping):
+        return None
+    suits, ranks, cards = (follow.get(k) for k in ("suits", "ranks", "cards"))
+    suits = suits if isinstance(suits, list) else []
+    if len(suits) >= len(SUIT_SYMBOLS):
+        return Text("any card")
+    parts: list[Text] = []
+    for suit in suits:
+        name = SUIT_NAMES.get(str(suit), safe_text(str(suit)))
+        label = Text(name) if ascii_only else suit_text(suit, ascii_only=False)
+        parts.append(Text("any ").append_text(label))
+    for rank in ranks if isinstance(ranks, list) else []:
+        parts.append(Text(f"any {safe_text(str(rank))}"))
+    for code in cards if isinstance(cards, list) else []:
+        parts.append(card_text(str(code), ascii_only=ascii_only))
+    if not parts:
+        return Text("nothing")
+    out = Text()
+    for i, part in enumerate(parts):
+        if i:
+            out.append(" or " if i == len(parts) - 1 else ", ")
+        out.append_text(part)
+    return out
 
 
 def _trick_table(
@@ -318,6 +382,7 @@ def _seats(
     me: int | None,
     to_act: Sequence[int],
     ascii_only: bool,
+    presence: Sequence[object] = (),
 ) -> Text:
     counts = view.get("hand_counts") or []
     scores = view.get("scores")
@@ -333,10 +398,17 @@ def _seats(
         out.append(f"{_name(names, seat):<{width}}", style="bold" if seat == me else "")
         out.append(f"  {count:>2} card{'s' if count != 1 else ' '}")
         if isinstance(scores, list) and seat < len(scores):
-            out.append(f"  {scores[seat]:>3} pts")
+            out.append(f"  {scores[seat]:>3} pt{' ' if scores[seat] == 1 else 's'}")
         tags = []
         if seat == me:
             tags.append("you")
+        held = presence[seat] if seat < len(presence) else None
+        if isinstance(held, Mapping) and held.get("substitute"):
+            tags.append("a bot plays")
+        elif isinstance(held, Mapping) and isinstance(held.get("away_s"), int):
+            tags.append(f"away: a bot plays in {held['away_s']} s")  # the host's grace left
+        elif isinstance(held, Mapping) and held.get("connected") is False:
+            tags.append("away")
         if view.get("dealer") == seat:
             tags.append("dealer")
         if seat in finished:
@@ -358,20 +430,18 @@ def _seats(
 # --------------------------------------------------------------------------- outcome
 
 
-#: how a game ended, where the winner line alone does not say it
-_ENDINGS = {
-    "exhausted": "nothing left to play or draw: fewest cards",
-    "turn_limit": "the game reached its turn limit: fewest cards",
-    "last_standing": "last player standing: everyone else went bankrupt",
-}
-
-
 def render_outcome(
-    outcome: Mapping[str, Any], names: Sequence[str], cards_left: Sequence[int] | None = None
+    outcome: Mapping[str, Any],
+    names: Sequence[str],
+    cards_left: Sequence[int] | None = None,
+    *,
+    game: str | None = None,
 ) -> Text:
-    """``Bob wins!`` with the ranking or scores when the game has them, and for a shedding
-    game the cards each seat was left holding (``cards_left``, by seat, when known; a negative
-    count marks a One Card seat that went bankrupt).
+    """``Bob wins!`` and why the game ended (in the host's words for the ``termination``, of
+    ``game`` when known; the value itself when the host gave none), with the ranking or scores
+    when the game has them, and for a shedding game the cards each seat was left holding
+    (``cards_left``, by seat, when known; a negative count marks a One Card seat that went
+    bankrupt).
 
     >>> print(render_outcome({"winners": [1], "scores": None}, ["Ann", "Bob"], [3, 0]).plain)
     Bob wins! Cards left: Ann 3, Bob 0
@@ -385,8 +455,8 @@ def render_outcome(
         verb = "wins" if len(winners) == 1 else "win"
         out.append(f"{' and '.join(winners)} {verb}!", style="bold")
     termination = outcome.get("termination")
-    if termination in _ENDINGS:
-        out.append(f" ({_ENDINGS[termination]})")
+    if isinstance(termination, str) and termination:
+        out.append(f" ({CATALOGUE.ending(termination, game) or termination})")
     scores = outcome.get("scores")
     if cards_left and not (isinstance(scores, list) and scores):
         left = ", ".join(

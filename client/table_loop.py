@@ -40,7 +40,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import trio
 
@@ -97,7 +97,9 @@ from protocol.messages import Message
 __all__ = [
     "RECORD_WAIT",
     "Frontend",
+    "LineSource",
     "Quit",
+    "interrupt_note",
     "leaves",
     "read_lines",
     "run_table",
@@ -112,6 +114,16 @@ LEAVE_WAIT = 5.0
 
 #: opens a fresh stream to the same host, its pin checked (the loop runs the session on it)
 OpenStream = Callable[[], Awaitable[trio.abc.Stream]]
+
+
+#: what to say if Ctrl-C ends the command during the table loop (:func:`interrupt_note`)
+_NOTES: list[Callable[[], str | None]] = []
+
+
+def interrupt_note() -> str | None:
+    """The front end's line for a Ctrl-C during the last table loop (what becomes of the
+    seat), or None."""
+    return _NOTES[-1]() if _NOTES else None
 
 
 class Quit(Exception):
@@ -151,14 +163,26 @@ class _Item:
     session: ClientSession | None = None
 
 
-async def read_lines(send: trio.MemorySendChannel[_Item]) -> None:
-    """Read stdin one line at a time (:mod:`client.stdin`); the end of input ends the stream."""
+@runtime_checkable
+class LineSource(Protocol):
+    """A front end that reads the user's lines itself (the table screen reads keys)."""
+
+    async def read_lines(self, deliver: Callable[[str | None], Awaitable[None]]) -> None: ...
+
+
+async def read_lines(send: trio.MemorySendChannel[_Item], ui: object = None) -> None:
+    """Read the user's lines: through the front end when it reads them itself
+    (:class:`LineSource`), else stdin one line at a time (:mod:`client.stdin`); each end of
+    input goes in the stream (a front end may go on reading after one)."""
     async with send:
 
         async def deliver(line: str | None) -> None:
             await send.send(_Item("eof") if line is None else _Item("line", line))
 
-        await stdin.read_lines(deliver)
+        if isinstance(ui, LineSource):
+            await ui.read_lines(deliver)
+        else:
+            await stdin.read_lines(deliver)
 
 
 async def _feed(session: ClientSession, send: trio.MemorySendChannel[_Item]) -> None:
@@ -203,6 +227,8 @@ async def run_table(
         records=records_dir is not None, can_reconnect=reconnect is not None,
         leave_when_done=leave_when_done,
     )  # fmt: skip
+    note = getattr(ui, "interrupt_note", None)
+    _NOTES[:] = [note] if callable(note) else []
     send, inbox = trio.open_memory_channel[_Item](INBOX)
     async with trio.open_nursery() as nursery:
         driver = _Driver(
@@ -211,7 +237,7 @@ async def run_table(
         )  # fmt: skip
         driver.follow(tc.session)
         if read_input:
-            nursery.start_soon(read_lines, send.clone())
+            nursery.start_soon(read_lines, send.clone(), ui)
         try:
             async for item in inbox:
                 done = await driver.take(item)

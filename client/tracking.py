@@ -33,11 +33,15 @@ def presence_changes(
     ...     return tm.TableInfo(table="t1", name="t", game="one", options={}, phase="playing",
     ...                         seats=(None, seat), game_no=1, spectators=0, turn_timer=None,
     ...                         voids=0)
+    >>> import dataclasses
     >>> presence_changes(info(True), info(False), 0)[0][3]
     'Bob dropped (the host plays for Bob after the grace period)'
+    >>> left = dataclasses.replace(info(False), seats=(None, {"seat": 1, "name": "Bob",
+    ...                            "connected": False, "substitute": True}))
+    >>> presence_changes(info(True), left, 0)[0][3]
+    'Bob left; a bot plays Bob'
     >>> presence_changes(info(False), info(True), 0)[0][3], presence_changes(None, info(False), 0)
     ('Bob is back', [])
-    >>> import dataclasses
     >>> presence_changes(info(True), dataclasses.replace(info(True), seats=(None, None)), 0)
     [(1, 'Bob', False, 'Bob left the table')]
     """
@@ -60,6 +64,8 @@ def presence_changes(
         name = str(new.get("name"))
         if now:
             line = f"{name} is back"
+        elif playing and new.get("substitute") and not old.get("substitute"):
+            line = f"{name} left; a bot plays {name}"  # a leave: the host's bot took the seat
         elif playing:
             line = f"{name} dropped (the host plays for {name} after the grace period)"
         else:

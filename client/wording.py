@@ -27,7 +27,7 @@ from client.catalogue import CATALOGUE, MISSING, Catalogue, host_data
 from client.render import Names, card_text, cards_text, hand_label, name_seats, suit_text
 from protocol.text import safe_text
 
-__all__ = ["describe_action", "describe_event", "fill"]
+__all__ = ["describe_action", "describe_event", "fill", "fill_with"]
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 _JOKERS = ("JR", "JB")
@@ -113,6 +113,21 @@ def describe_action(
         return Text(" ".join([str(kind), *rest]))
     context = _Context(action, names, None, ascii_only, 1, game, catalogue, view or {})
     return fill(template, context) or Text()
+
+
+def fill_with(
+    template: Any,
+    fields: Mapping[str, Any],
+    *,
+    ascii_only: bool = False,
+    game: str | None = None,
+    catalogue: Catalogue | None = None,
+) -> Text | None:
+    """``template`` filled in with ``fields`` (already made safe), numbered seats for names:
+    the game's ``guide`` paragraphs, whose fields are the seat's view (:mod:`client.help`)."""
+    catalogue = CATALOGUE if catalogue is None else catalogue
+    context = _Context(fields, _numbered, None, ascii_only, 1, game, catalogue, fields)
+    return fill(template, context)
 
 
 def fill(template: Any, context: _Context) -> Text | None:

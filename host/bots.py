@@ -340,8 +340,9 @@ async def run_bots(
 ) -> list[BotOutcome]:
     """Connect ``count`` bots to a table (or a new ``create`` table); return the outcomes.
 
-    ``notice`` receives a line for the user (``onecard bot`` prints it on stderr) when the
-    bots wait at a finished table for its players to start a rematch.
+    ``notice`` receives a line for the user (``onecard bot`` prints it on stderr): the id of
+    the table created, and that the bots wait at a finished table for its players to start a
+    rematch.
 
     Raises:
         BotRefused: the host refused (no such table, full, bad game); a :class:`RequestError`.
@@ -362,6 +363,8 @@ async def run_bots(
                 reply = await client.request(tm.CreateTable(game=create, seats=seats or count))
                 assert isinstance(reply, tm.TableCreated)
                 table_id = reply.table
+                if notice is not None:  # the id others need to join or watch it
+                    notice(f"created table {table_id} ({create}, {seats or count} seats)")
             elif table_id is not None:
                 listing = await client.request(tm.ListTables())
                 assert isinstance(listing, tm.Tables)

@@ -229,7 +229,7 @@ def host_command(
         if isinstance(exc, IdentityError | DataDirError | ValueError):
             raise click.ClickException(str(exc)) from None
         if isinstance(exc, OSError):
-            where = f"port {port}" if bind is None else join_target(bind, port)
+            where = f"port {port} (every address)" if bind is None else join_target(bind, port)
             raise click.ClickException(f"cannot listen on {where}: {exc.strerror or exc}") from None
         if exc is not raised and isinstance(exc, Exception):
             raise exc from None  # a bug: its own traceback, not trio's groups around it

@@ -38,7 +38,7 @@ from host.identity import (
     load_or_create_identity,
 )
 from host.server import DEFAULT_TURN_TIMER, HostConfig, HostInfo, serve_host
-from net.address import DEFAULT_PORT
+from net.address import DEFAULT_PORT, join_target
 
 __all__ = [
     "EmbeddedError",
@@ -102,22 +102,26 @@ async def embedded_host(setup: Setup, *, base: Path) -> AsyncIterator[tuple[Host
             # alone with bots nobody waits on you; friends on the LAN get the host's default
             turn_timer=DEFAULT_TURN_TIMER if setup.lan else None,
         )  # fmt: skip
+        failed = ""  # (raised out of the nursery, not inside it: one error, not a group)
         try:
             async with trio.open_nursery() as nursery:
                 try:
                     info: HostInfo = await nursery.start(serve_host, config)
                 except DataDirError as exc:
-                    raise EmbeddedError(str(exc)) from None
+                    failed = str(exc)
                 except OSError as exc:
-                    where = f"port {config.port}" if config.port else "a port"
-                    raise EmbeddedError(f"cannot start the host on {where}: "
-                                        f"{exc.strerror or exc}") from None  # fmt: skip
-                try:
-                    yield info, session
-                finally:
-                    with trio.move_on_after(SHUTDOWN_WAIT):
-                        await info.host.shutdown()
-                    nursery.cancel_scope.cancel()
+                    where = (join_target(config.bind, config.port) if config.bind
+                             else f"port {config.port} (every address)")  # fmt: skip
+                    failed = f"cannot start the host on {where}: {exc.strerror or exc}"
+                if not failed:
+                    try:
+                        yield info, session
+                    finally:
+                        with trio.move_on_after(SHUTDOWN_WAIT):
+                            await info.host.shutdown()
+                        nursery.cancel_scope.cancel()
+            if failed:
+                raise EmbeddedError(failed)
         finally:
             if session is not None:
                 end_play_dir(session)

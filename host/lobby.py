@@ -32,20 +32,31 @@ from host.record_files import RecordUnreadable
 from host.runner import ReplayError, Seat
 from host.seating import HOSTED_BOT_PREFIX, Conn
 from host.store import Store, TableRow
-from host.table import Table, TableError
+from host.table import Table, TableError, TablePhase
 from protocol.errors import ErrorCode
 from protocol.records import dump_record
 
-__all__ = ["HOSTED_BOT_PREFIX", "MAX_TABLES", "BotSpawner", "Lobby"]
+__all__ = ["FINISHED_LISTED_S", "HOSTED_BOT_PREFIX", "MAX_TABLES", "BotSpawner", "Lobby"]
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: most tables one host keeps, by default (``onecard host --max-tables``): far more than a LAN
 #: night needs; a table in use is never dropped for a new one (:meth:`host.table.Table.idle`)
 MAX_TABLES = 64
+#: seconds a finished table where no player sits stays in ``list_tables`` (it is still served
+#: by id: watch, hand records)
+FINISHED_LISTED_S = 300.0
 
 BotSpawner = Callable[[str, str, int | None, str | None], Awaitable[int]]
 """``spawn(table_id, kind, seat, resume_token) -> seat``: connect an in-process bot client."""
+
+
+def _stale(table: Table) -> bool:
+    return (
+        table.phase is TablePhase.FINISHED
+        and table.idle()
+        and table.clock.idle_for(FINISHED_LISTED_S)
+    )
 
 
 class Lobby:
@@ -87,7 +98,9 @@ class Lobby:
         return game_entries()
 
     def table_summaries(self) -> list[WireMap]:
-        return [t.public_summary() for t in self.tables.values()]
+        """The tables ``list_tables`` shows: all but those finished for ``FINISHED_LISTED_S``
+        with no player seated (nobody there to start a rematch)."""
+        return [t.public_summary() for t in self.tables.values() if not _stale(t)]
 
     def table(self, table_id: str) -> Table:
         found = self.tables.get(table_id)

@@ -150,6 +150,11 @@ def parse_scenario(data: object, *, source: str = "<scenario>") -> Scenario:
         ScenarioError: naming the first bad field.
     """
     top = _mapping(data, source, "top level")
+    kind = top.get("format")
+    if isinstance(kind, str) and kind.startswith("onecard-hand-record/"):
+        raise ScenarioError(
+            f"{source}: a hand record, not a scenario: check it with onecard verify {source}"
+        )
     unknown = sorted(set(top) - _TOP_KEYS)
     if unknown:
         raise _fail(source, unknown[0], f"unknown key (known: {', '.join(sorted(_TOP_KEYS))})")

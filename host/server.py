@@ -413,11 +413,12 @@ def _capped_address(address: str | None) -> str | None:
     return None if ip.is_loopback else str(ip)
 
 
-async def _open_listeners(config: HostConfig, identity: HostIdentity) -> list[Any]:
+def _secure(config: HostConfig, identity: HostIdentity, tcp: Sequence[Any]) -> list[Any]:
+    """The listeners bound by :func:`_serve`, with TLS unless the host is ``insecure``."""
     if config.insecure:
-        return list(await trio.open_tcp_listeners(config.port, host=config.bind))
+        return list(tcp)
     ctx = identity.server_ssl_context()
-    return list(await trio.open_ssl_over_tcp_listeners(config.port, ctx, host=config.bind))
+    return [trio.SSLListener(listener, ctx, https_compatible=False) for listener in tcp]
 
 
 def _bound(listeners: Sequence[Any]) -> tuple[tuple[str, int], ...]:
@@ -475,9 +476,16 @@ async def serve_host(
 
 
 async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> None:
-    identity = load_or_create_identity(config.data_dir, name=config.name)
-    store = Store(config.data_dir, in_thread=config.store_in_thread)
-    await store.open()
+    # the port first: a host that cannot listen leaves no keys or database behind
+    tcp = await trio.open_tcp_listeners(config.port, host=config.bind)
+    try:
+        identity = load_or_create_identity(config.data_dir, name=config.name)
+        store = Store(config.data_dir, in_thread=config.store_in_thread)
+        await store.open()
+    except BaseException:
+        for listener in tcp:
+            await trio.aclose_forcefully(listener)
+        raise
     host: Host | None = None
     try:
         async with trio.open_nursery() as nursery:
@@ -495,7 +503,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
             )
             host = Host(config, identity, lobby)
             bots = await lobby.restore()
-            listeners = await _open_listeners(config, identity)
+            listeners = _secure(config, identity, tcp)
             addresses = _bound(listeners)
             advertise = config.advertise and not _loopback_only(addresses)
             if config.advertise and not advertise:

@@ -189,7 +189,7 @@ class Table:
             "name": self.name,
             "game": self.game_cls.name,
             "options": dict(self.options),
-            "seats": [None if s is None else s.summary() for s in self.seats],
+            "seats": self.clock.seat_summaries(self.seats, running=self.phase in RUNNING),
             "phase": self.phase.value,
             "game_no": self.game_no,
             "spectators": len(self.spectators),

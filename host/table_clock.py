@@ -5,6 +5,7 @@ game runner's deadlines, computes the next moment anything is due (:meth:`TableC
 a deal round's deadline, the turn timer, the end of a dropped player's grace period during a
 game (the host then plays for the seat) or between games (the seat is then freed). The table's
 timer task sleeps until then or until :meth:`TableClock.poke` wakes it after a change. The clock
+gives ``table_info`` an away player's grace left (:meth:`TableClock.seat_summaries`), and
 also remembers since when no game runs (:meth:`TableClock.mark`): the grace for freeing a seat
 counts from then. It also remembers when the seats last changed (:meth:`TableClock.touch`): an
 empty table whose creator has gone counts as being filled for ``EMPTY_TABLE_S`` after that.
@@ -13,6 +14,7 @@ empty table whose creator has gone counts as being filled for ``EMPTY_TABLE_S`` 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import trio
 
@@ -102,6 +104,19 @@ class TableClock:
     def untouched_for(self, seconds: float) -> bool:
         """Whether no seat changed for ``seconds``."""
         return self.now() - self.touched >= seconds
+
+    def seat_summaries(self, seats: Sequence[Seat | None], *, running: bool) -> list[Any]:
+        """The seats as ``table_info`` shows them; during a game a player away has
+        ``away_ms``, the milliseconds left before the host plays the seat (a countdown)."""
+        out: list[Any] = []
+        for s in seats:
+            summary = None if s is None else s.summary()
+            away = s is not None and s.disconnected_at is not None
+            if summary is not None and s is not None and away and running and not s.substitute:
+                left = (s.disconnected_at or 0.0) + self.grace - self.now()
+                summary["away_ms"] = max(0, int(left * 1000))
+            out.append(summary)
+        return out
 
     def idle_for(self, seconds: float) -> bool:
         """Whether no game has run for ``seconds`` (as far as the timer task has seen)."""

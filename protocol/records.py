@@ -297,6 +297,8 @@ def _verify(obj: object, defer: bool) -> Verdict:
         f"{len(rec['pids'])} seats, {what}, host key {key_fingerprint(host_pk)}, "
         f"fingerprint {report.fingerprint}"
     )
+    if rec.get("actions"):  # (PROTOCOL.md 8.1: proof is the signed messages only)
+        summary += "; its actions list is not signed, so not covered by this check"
     return Verdict(
         True,
         summary,

@@ -256,7 +256,8 @@ def view_leaks(game: Game, seat: int | None) -> set[str]:
     Uses the engine's ``hidden_from(seat)`` when it has one (a code hidden from the seat leaks
     unless another copy of it is visible to the seat); otherwise compares views with each other.
     The ``declare`` lists of the view's ``legal`` actions are skipped: they name the identities
-    a joker may take (any card), not cards the seat is shown.
+    a joker may take (any card), not cards the seat is shown; so is the view's ``follow``
+    (:mod:`host.games.follow`), which names the kinds of card that may be played, not cards.
     """
     shown = _view_codes(game, seat)
     hidden_from = getattr(game, "hidden_from", None)
@@ -274,8 +275,9 @@ def view_leaks(game: Game, seat: int | None) -> set[str]:
 
 
 def _view_codes(game: Game, seat: int | None) -> set[str]:
-    """The card codes ``game.view(seat)`` shows, leaving out joker identities in ``legal``."""
-    view = game.view(seat)
+    """The card codes ``game.view(seat)`` shows, leaving out joker identities in ``legal``
+    and what may follow (``follow``)."""
+    view = {k: v for k, v in game.view(seat).items() if k != "follow"}
     legal = view.get("legal")
     if isinstance(legal, list):
         view = {

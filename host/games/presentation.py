@@ -123,7 +123,11 @@ class Presentation:
     ``keys`` maps action types to their :class:`Key`; ``absent_keys`` maps letters other games
     use, which this game never offers, to what typing one says instead. ``events`` and
     ``actions`` map event kinds and action types to templates; ``words`` maps wire values
-    (``last_card``) to words (``last card``) for the ``word`` format. ``calls`` lists the
+    (``last_card``) to words (``last card``) for the ``word`` format; ``endings`` maps each
+    way the game can end (an outcome's ``termination``) to the words that say why it ended;
+    ``guide`` is what ``?`` teaches (the rules that matter, the scoring, the keys): paragraphs,
+    each a template whose fields are the seat's view and the table's options.
+    ``calls`` lists the
     action types that are announcements a seat may make out of its turn. ``layout`` says how a
     client draws the table: ``shedding`` (a pile to match) or ``tricks`` (trump, the auction,
     the trick on the table).
@@ -137,6 +141,8 @@ class Presentation:
     events: Mapping[str, Template] = field(default_factory=dict)
     actions: Mapping[str, Template] = field(default_factory=dict)
     words: Mapping[str, str] = field(default_factory=dict)
+    endings: Mapping[str, str] = field(default_factory=dict)
+    guide: tuple[Template, ...] = ()
 
     def to_wire(self) -> dict[str, Any]:
         """The presentation's keys of a ``games`` entry (``spec/PROTOCOL.md`` section 3.5); the
@@ -150,6 +156,8 @@ class Presentation:
             "events": dict(self.events),
             "actions": dict(self.actions),
             "words": dict(self.words),
+            "endings": dict(self.endings),
+            "guide": list(self.guide),
         }
 
 

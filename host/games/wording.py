@@ -14,7 +14,17 @@ from __future__ import annotations
 
 from host.games.presentation import Template, cases, has, is_, mine, truthy, when
 
-__all__ = ["DRAW_ACTION", "EVENTS", "HOST_EVENTS", "NO_LINE", "PLAY_ACTION", "SAY", "shared"]
+__all__ = [
+    "DRAW_ACTION",
+    "ENDINGS",
+    "EVENTS",
+    "HOST_EVENTS",
+    "NO_LINE",
+    "PLAY_ACTION",
+    "SAY",
+    "endings",
+    "shared",
+]
 
 NO_LINE: Template = None
 """An event the table display already shows (``turn``, ``game_over``): no log line."""
@@ -82,6 +92,12 @@ EVENTS: dict[str, Template] = {
         ],
     ),
     "out": "{seat:name} is out (place {place})",
+    # what a played card does to the turns (One Card's J, Q and K; Black Jack's 8 and K)
+    "skip": "{seat:name} misses a turn",
+    "reverse": "Play now goes {direction}",
+    "extra_turn": when(
+        is_(count=[1, None]), "{seat:name} plays again", "{seat:name} plays {count} more turns"
+    ),
     "turn": NO_LINE,
     "game_over": NO_LINE,
 }
@@ -99,14 +115,21 @@ PLAY_ACTION: Template = [
 DRAW_ACTION: Template = when(
     truthy("view.damage"),
     "draw {view.damage} (take the attack)",
-    when(truthy("view.pending"), "draw {view.pending} (take the pick-up)", ["draw", SAY]),
+    when(
+        truthy("view.cover"),
+        ["draw 1 (instead of covering the queen)", SAY],
+        when(truthy("view.pending"), "draw {view.pending} (take the pick-up)", ["draw", SAY]),
+    ),
 )
-"""A draw; as a move on offer it says what it takes when an attack or a pick-up is pending."""
+"""A draw; as a move on offer it says what it takes when an attack or a pick-up is pending (a
+Black Jack seat covering its own queen draws one: the pick-up waits for the next seat)."""
 
 #: the kinds the host pushes itself during any game (spec/PROTOCOL.md sections 4 and 5)
 HOST_EVENTS: dict[str, Template] = {
     "timeout": "{seat:name} ran out of time; the host plays: {action:action}",
-    "substitute": "{seat:name} is away; the host plays: {action:action}",
+    # the host's bot plays an away seat: its move is the next event, and the table marks the
+    # seat (a line for each move said it twice, "is away" even of a seat whose player left)
+    "substitute": NO_LINE,
     # a player left mid-game: the host's bot plays the seat to the end
     "left": "{seat:name} left; a bot plays {seat:name} to the end of the game",
     "stood_up": [
@@ -120,3 +143,19 @@ HOST_EVENTS: dict[str, Template] = {
 def shared(*kinds: str) -> dict[str, Template]:
     """The shared wording of these event kinds (a game lists the ones its engine emits)."""
     return {kind: EVENTS[kind] for kind in kinds}
+
+
+#: why a game ended, by the outcome's ``termination``: said after the winner ("Bob wins! (...)")
+ENDINGS: dict[str, str] = {
+    "went_out": "first out of cards",
+    "ranked": "played on to a finishing order",
+    "target": "reached the target score",
+    "exhausted": "nothing left to play or draw: fewest cards",
+    "turn_limit": "stopped at the turn limit, a safety stop: fewest cards",
+    "last_standing": "last player standing: everyone else went bankrupt",
+}
+
+
+def endings(*terminations: str) -> dict[str, str]:
+    """The shared words for these ways a game ends (a game lists the ones it has)."""
+    return {termination: ENDINGS[termination] for termination in terminations}

@@ -164,10 +164,11 @@ async def test_onecard_join_in_a_terminal_acts_on_nothing_a_hostile_host_sends(
     assert status in (0, 1), text[-2000:]
     assert "Traceback" not in text
     assert unsafe(text, allowed="\r\n") == []
+    flat = text.replace("\r\n", "")  # long lines break between words to fit the terminal
     for shown in hostile.shown:
-        assert shown in text
-    assert "the host ended the connection: Eve\\x1b]0;PWNED\\x07" in text
-    assert "Seats at Eve\\x1b" in text and "[red]Evil[/red] host" in text
+        assert shown in flat
+    assert "the host ended the connection: Eve\\x1b]0;PWNED\\x07" in flat
+    assert "Seats at Eve\\x1b" in flat and "[red]Evil[/red] host" in flat
     assert not any(line.startswith("FORGED") for line in text.splitlines())
 
 

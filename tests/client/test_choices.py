@@ -22,6 +22,25 @@ def test_a_bare_number_in_the_auction_is_the_bid() -> None:
     assert not isinstance(found := menu.resolve("p"), str) and found.actions == [{"type": "pass"}]
 
 
+def test_a_bid_too_low_or_out_of_the_auction_is_explained() -> None:
+    """Before, ``bid 7`` under the lowest bid said "not understood", like a typo."""
+    menu = build_menu({"game": "one", "hand": ["AS", "KS"]}, AUCTION)
+    assert menu.resolve("bid 7") == "no bid of 7 now: bid 9 to 15, or p to pass"
+    tricks = build_menu({"game": "one", "hand": ["AS"]}, [{"type": "play", "card": "AS"}])
+    assert isinstance(said := tricks.resolve("bid 9"), str) and said.startswith("no bid to make")
+
+
+def test_drawing_instead_of_covering_a_queen_says_one_card() -> None:
+    """Before, a Black Jack seat covering its own queen on a pending pick-up was offered "draw
+    5 (take the pick-up)" and drew one: the pick-up waits for the next seat."""
+    view = {"game": "black-jack", "hand": ["3D"], "pending": 5, "cover": True}
+    menu = build_menu(view, [{"type": "draw"}])
+    assert "d) draw 1 (instead of covering the queen)" in menu.render(ascii_only=True).plain
+    view = {**view, "cover": False}
+    menu = build_menu(view, [{"type": "draw"}])
+    assert "d) draw 5 (take the pick-up)" in menu.render(ascii_only=True).plain
+
+
 def test_cards_keep_their_position_numbers() -> None:
     menu = build_menu({"hand": ["9S", "KS"]}, [{"type": "play", "card": "KS"}])
     found = menu.resolve("1")
@@ -29,7 +48,7 @@ def test_cards_keep_their_position_numbers() -> None:
 
 
 def test_help_in_the_auction_says_the_number_is_the_bid() -> None:
-    from client.human_ui import help_text
+    from client.help import help_text
 
     text = help_text(build_menu({"game": "one"}, AUCTION))
     assert text.startswith("Type the number of a move: a bid is its own number, 9 to 15")

@@ -53,16 +53,16 @@ def test_a_held_card_that_is_no_move_asks_the_host_why() -> None:
     tc = _tc([PLAY_9H, {"type": "draw"}])
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     assert ui.on_line(tc, "qs") == Explain("QS")
-    assert "QS is not one of your moves now" in out.getvalue()
+    assert "Q♠ is not one of your moves now" in out.getvalue()  # as the hand shows it
     assert ui.on_line(tc, "AD") is None  # not held: the client says so, nothing to ask
     assert "you do not hold AD" in out.getvalue()
     ui.on_explained(tc, _explained("QS matches neither rank 10 nor suit C", blunder=False,
                                    action=None))  # fmt: skip
-    assert out.getvalue().endswith("QS matches neither rank 10 nor suit C\nYour move: ")
+    assert out.getvalue().endswith("Q♠ matches neither rank 10 nor suit C\nYour move: ")
     ui.on_explained(tc, _explained("out of turn: it is seat 0's turn", blunder=False, action=None))
-    assert out.getvalue().endswith("QS: out of turn: it is Ann's turn\nYour move: ")  # names
+    assert out.getvalue().endswith("Q♠: out of turn: it is Ann's turn\nYour move: ")  # names
     ui.on_explained(tc, _explained("", blunder=False, action=None))  # only with other cards
-    assert "QS goes down now only together with other cards: t shows your moves" in out.getvalue()
+    assert "Q♠ goes down now only together with other cards: t shows your moves" in out.getvalue()
 
 
 def test_a_blunder_the_host_offers_is_played_only_on_yes() -> None:
@@ -72,9 +72,9 @@ def test_a_blunder_the_host_offers_is_played_only_on_yes() -> None:
     reason = "QS matches neither rank 10 nor suit C (played anyway: a blunder, pick up 2)"
     assert ui.on_line(tc, "QS") == Explain("QS")
     ui.on_explained(tc, _explained(reason, blunder=True, action=PLAY_QS))
-    assert out.getvalue().endswith("Play QS anyway, as a blunder? [y/N] ")
+    assert out.getvalue().endswith("Play Q♠ anyway, as a blunder? [y/N] ")
     assert ui.on_line(tc, "n") is None
-    assert out.getvalue().endswith("QS stays in your hand\nYour move: ")
+    assert out.getvalue().endswith("Q♠ stays in your hand\nYour move: ")
     assert ui.on_line(tc, "1") == Act(PLAY_9H)  # the question is gone: lines are moves again
     assert ui.on_line(tc, "QS") == Explain("QS")
     ui.on_explained(tc, _explained(reason, blunder=True, action=PLAY_QS))
@@ -98,7 +98,7 @@ def test_a_blunder_offer_lapses_when_the_game_moves_on() -> None:
     event = tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0, "cards": ["5S"]})
     ui.on_push(tc, event, [])  # someone moved: another situation, said before any re-ask
     assert "the blunder offer lapsed" in out.getvalue()
-    assert out.getvalue().count("Play QS anyway, as a blunder? [y/N]") == 1
+    assert out.getvalue().count("Play Q♠ anyway, as a blunder? [y/N]") == 1
     ui.on_push(tc, _moved_on(tc, 6), [])
     assert ui.on_line(tc, "1") == Act(PLAY_9H)  # a move again, not an answer
     assert ui.on_line(tc, "QS") == Explain("QS")
@@ -166,7 +166,7 @@ async def test_the_table_loop_sends_the_question_and_hands_the_answer_to_the_ui(
 ) -> None:
     table, ui = _AskingTable(), _AskingUI()
 
-    async def one_line(send: trio.MemorySendChannel[Any]) -> None:
+    async def one_line(send: trio.MemorySendChannel[Any], _ui: object = None) -> None:
         await send.send(table_loop._Item("line", "QS"))
 
     monkeypatch.setattr(table_loop, "read_lines", one_line)

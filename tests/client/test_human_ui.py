@@ -98,7 +98,7 @@ def test_joker_declarations_and_runs_are_offered_by_the_host_list() -> None:
     ("typed", "said"),
     [
         ("zz", "not understood: 'zz'"),
-        ("9H", "9H is not one of your moves now: a numbered card or d draw"),
+        ("9H", "9♥ is not one of your moves now: a numbered card or d draw"),
         ("QS", "you do not hold QS"),
         ("7", "there is no move 7"),
         ("?", "Type the number of a move"),
@@ -252,17 +252,20 @@ def test_only_a_person_is_told_which_keys_to_type_once_seated() -> None:
 @pytest.mark.parametrize(
     ("game", "said"),
     [
-        ("black-jack", "a card that can start a run (6D 7D 8D) asks how far to go, a joker"),
-        ("black-jack", 'say "last card" when you could finish next turn'),
-        ("one-card", 'c calls "One Card!" when a player is down to one card'),
-        ("one", "the winner's first lead sets trump"),
+        ("black-jack", "a run in one suit (6♦ 7♦ 8♦) whose first card matches"),
+        ("black-jack", "A play that leaves you so says it for you"),
+        ("one-card", "Calling it on yourself makes the next player draw a penalty card"),
+        ("one", "a bidder who takes fewer than the bid scores 0 for the hand"),
+        ("one", "First to 30 points wins the match"),
     ],
 )
 def test_help_describes_the_moves_of_the_game_at_hand(game: str, said: str) -> None:
-    """Before, ``?`` in Black Jack said nothing about runs, jokers or "last card"."""
+    """Before, ``?`` in Black Jack said nothing about runs, jokers or "last card", and in ONE
+    nothing of the scoring a bid is judged by: ``?`` now gives the host's guide to the game."""
     ui, out = _human()
     tc = _tc()
-    ui.on_push(tc, _state(tc, {**VIEW, "game": game}, [{"type": "draw"}], [1]), [])
+    view = {**VIEW, "game": game, "options": {"target": 30}}
+    ui.on_push(tc, _state(tc, view, [{"type": "draw"}], [1]), [])
     assert said in _said(ui, tc, "?", out)
 
 
@@ -292,3 +295,36 @@ def test_the_verdict_line_says_where_the_proof_is_saved() -> None:
     ui._fair(verdict)
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].endswith(f"· proof {proof}")
+
+
+@pytest.mark.parametrize(
+    ("command", "fate"),
+    [
+        ("play", "the game ends here (its host ran in this command)"),
+        ("join", "your seat waits for you (onecard join takes it back)"),
+    ],
+)
+def test_ctrl_c_and_ctrl_d_in_a_game_say_what_becomes_of_the_seat(command: str, fate: str) -> None:
+    """Before, Ctrl-C and Ctrl-D left a game without a word while q asked first."""
+    out = io.StringIO()
+    ui = HumanUI(make_console(file=out), command=command)
+    tc = _tc()
+    assert ui.interrupt_note() is None  # no game yet: nothing to say
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [0]), [])
+    note = ui.interrupt_note()
+    assert note is not None and note.startswith("Interrupted: " + fate)
+    ui.end(tc, "end of input")
+    assert "End of input: " + fate in out.getvalue()
+
+
+def test_leaving_and_stopping_watching_say_so() -> None:
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [{"type": "draw"}], [0]), [])
+    ui.end(tc, "you left the table")
+    assert "You left the table: the host's bot plays your seat to the end" in out.getvalue()
+    watcher, shown = _human()
+    tc = _tc()
+    tc.seat = None
+    watcher.end(tc, "you left the table")
+    assert shown.getvalue().strip() == "You stopped watching table t1"

@@ -118,11 +118,11 @@ def test_a_card_that_is_no_move_says_what_is_on_offer() -> None:
     ui.on_push(tc, _state(tc, view, [*bids, {"type": "pass"}], [1]), [])
     assert ui.on_line(tc, "9S") == Explain("9S")  # and the host is asked why (test_explain)
     said = out.getvalue()
-    assert "9S is not one of your moves now: bids 7-15 or p pass" in said
+    assert "9♠ is not one of your moves now: bids 7-15 or p pass" in said
     assert "numbered card" not in said
     ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
     assert ui.on_line(tc, "KH") == Explain("KH")
-    assert "KH is not one of your moves now: 1 uptown or 2 downtown" in out.getvalue()
+    assert "K♥ is not one of your moves now: 1 uptown or 2 downtown" in out.getvalue()
 
 
 def test_a_long_line_not_understood_is_echoed_cut_short() -> None:

@@ -86,7 +86,7 @@ def test_the_outcome_of_a_shedding_game_shows_the_cards_left() -> None:
                                                          "cards": ["AC"]}), [])  # fmt: skip
     outcome = {"termination": "went_out", "winners": [0], "ranking": None, "scores": None}
     ui.on_push(tc, tm.GameOver(table="t1", seq=8, game_no=1, outcome=outcome), [])
-    assert "Ann wins! Cards left: Ann 0, Bob 3, Cy 6\n" in out.getvalue()
+    assert "Ann wins! (first out of cards) Cards left: Ann 0, Bob 3, Cy 6\n" in out.getvalue()
 
 
 def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line() -> None:

@@ -51,6 +51,21 @@ def test_valid_record(tmp_path: Path) -> None:
     assert "fingerprint 4e94-54aa-72b7-92fb" in lines[0]
 
 
+def test_a_record_with_actions_says_they_are_not_covered(tmp_path: Path) -> None:
+    """Before, "valid" for a record whose (unsigned) actions list was edited, without a word
+    that the actions are not part of the proof."""
+    record = json.loads((VECTORS / "hand_record.json").read_text("utf-8"))
+    record["actions"] = [{"seat": 0, "action": {"type": "draw"}}]  # edited: still valid
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(record), "utf-8")
+    res = CliRunner().invoke(cli, ["verify", str(path)])
+    assert res.exit_code == 0, res.output
+    assert ": valid: " in res.output
+    assert res.output.rstrip().endswith(
+        "its actions list is not signed, so not covered by this check"
+    )
+
+
 def test_tampered_records_name_first_failure(tmp_path: Path) -> None:
     f = _write_cases(tmp_path)
     args = [str(f[n]) for n in ("valid", "card_changed", "bad_signature", "position_skipped")]

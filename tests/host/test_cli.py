@@ -95,6 +95,8 @@ async def test_bot_command_plays_a_game_to_the_end_and_exits_0(host: HostInfo) -
     assert re.fullmatch(
         r"game over: seat \d \(bot\d-[0-9a-f]{4}\) went out\n", done.stdout.decode()
     )
+    # before, the id of the table it created was never said: nobody could join or watch it
+    assert re.search(r"created table t\w+ \(black-jack, 2 seats\)", done.stderr.decode())
 
 
 def test_host_rejects_a_name_clients_could_not_be_sent(tmp_path: Path) -> None:
@@ -183,6 +185,22 @@ def test_host_names_the_address_it_cannot_listen_on(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "cannot listen on 999.1.1.1:47313: " in result.output
+
+
+def test_a_host_that_cannot_listen_names_the_port_and_writes_no_keys(tmp_path: Path) -> None:
+    """Before, a taken port failed after the keys and the database were written."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(
+            cli, ["host", "--data-dir", str(tmp_path), "--bind", "127.0.0.1", "--port", str(port)]
+        )
+    assert result.exit_code == 1
+    assert f"cannot listen on 127.0.0.1:{port}: " in result.output
+    assert not [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")]
 
 
 def test_host_says_when_its_data_dir_cannot_be_made(tmp_path: Path) -> None:

@@ -92,6 +92,15 @@ async def test_absent_seat_is_played_by_the_host_after_the_grace_period_then_res
                 inner.cancel_scope.cancel()
             token, last_seq = leaver.token, leaver.last_seq
         gone = trio.current_time()
+        seat = leaver.seat or 0
+
+        def away(m: Message) -> bool:
+            held = m.seats[seat] if isinstance(m, tm.TableInfo) else None
+            return held is not None and held["connected"] is False
+
+        dropped = await wait_for(a, away)  # the others can count down the grace period
+        assert isinstance(dropped, tm.TableInfo) and dropped.seats[seat] is not None
+        assert 9_000 <= dropped.seats[seat]["away_ms"] <= 10_000
         substituted = await wait_for(a, host_event("substitute"))
         assert trio.current_time() - gone >= 10.0
         assert isinstance(substituted, tm.EventPush)

@@ -43,3 +43,24 @@ async def test_an_unknown_token_is_not_found(
         with pytest.raises(RequestError) as refused:
             await b.request(tm.Resume(token="x" * 43, last_seq=0))
         assert refused.value.code is ErrorCode.NOT_FOUND and not refused.value.error.fatal
+
+
+async def test_a_finished_table_with_no_player_leaves_the_list_but_stays_served(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo
+) -> None:
+    """Before, every finished table stayed in list_tables for as long as the host ran."""
+    from host.lobby import FINISHED_LISTED_S
+    from host.table import TablePhase
+
+    lobby = mock_host.host.lobby
+    done = await mock_host.host.create_table("black-jack", seats=2)
+    await mock_host.host.add_bots(done, 2)
+    with trio.fail_after(600):
+        while lobby.table(done).phase is not TablePhase.FINISHED:
+            await trio.sleep(1)
+    waiting = await mock_host.host.create_table("one-card", seats=2)
+    await trio.sleep(FINISHED_LISTED_S / 2)
+    assert {t["table"] for t in lobby.table_summaries()} == {done, waiting}
+    await trio.sleep(FINISHED_LISTED_S)
+    assert [t["table"] for t in lobby.table_summaries()] == [waiting]
+    assert lobby.table(done).phase is TablePhase.FINISHED  # still there by id

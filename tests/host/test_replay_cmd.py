@@ -102,6 +102,17 @@ def test_invalid_or_missing_file(tmp_path: Path) -> None:
     assert "Traceback" not in missing.output
 
 
+def test_a_hand_record_points_at_verify(tmp_path: Path) -> None:
+    """Before, replaying a hand record said "actions: unknown key"."""
+    record = tmp_path / "t1-hand1-record.json"
+    record.write_text('{"format": "onecard-hand-record/1", "actions": []}', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["replay", str(record)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {record}: a hand record, not a scenario: check it with onecard verify {record}\n"
+    )
+
+
 def test_unreadable_files_are_one_line_and_exit_status_1(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -60,7 +60,8 @@ from host.games.black_jack.plays import (
     single_forms,
 )
 from host.games.black_jack.state import TURN_LIMIT, BlackJackState, Phase
-from protocol.cards import Card, Rank, Suit
+from host.games.follow import follow_map
+from protocol.cards import ALL_CARDS, JOKER_BLACK, JOKER_RED, Card, Rank, Suit
 
 __all__ = ["PLAY_LIMIT", "TURN_LIMIT", "BlackJack", "Phase"]
 
@@ -414,6 +415,27 @@ class BlackJack(BlackJackState):
         top = self._top_as
         assert top is not None and top.suit is not None
         return matching(top, self._named or top.suit, bool(self.options["aces_anytime"]))
+
+    def view(self, seat: int | None) -> WireMap:
+        """The table's view (:class:`BlackJackState`) with ``follow``: the cards a play may
+        start with now (:func:`host.games.follow.follow_map`; null outside play)."""
+        out = super().view(seat)
+        out["follow"] = None
+        if self.phase is Phase.PLAYING and self._top_as is not None:
+            if self.pending and not self.covering:
+                allowed = [c for c in ALL_CARDS if not c.is_joker and self._counter(c)]
+            else:
+                allowed = [c for c in ALL_CARDS if not c.is_joker and self._may_start(c)]
+            jokers = int(self.options["jokers"])  # each declared as any card legal there
+            allowed += [JOKER_RED, JOKER_BLACK][:jokers]
+            out["follow"] = follow_map(allowed)
+        return out
+
+    def _counter(self, c: Card) -> bool:
+        return c.rank is Rank.TWO or c.rank is Rank.JACK
+
+    def _may_start(self, c: Card) -> bool:
+        return self.covering or self._matches(c)
 
     def default_action(self, seat: int) -> Action | None:
         """The draw for the seat to act (a forced play under ``must_play_if_able``)."""

@@ -10,8 +10,8 @@ its ``games`` reply. Kinds Black Jack shares with other games are worded in
 from __future__ import annotations
 
 from host.games.black_jack.moves import Declaration
-from host.games.presentation import BotFeatures, Key, Presentation, has, when
-from host.games.wording import DRAW_ACTION, PLAY_ACTION, shared
+from host.games.presentation import BotFeatures, Key, Presentation, has, truthy, when
+from host.games.wording import DRAW_ACTION, PLAY_ACTION, endings, shared
 from protocol.cards import ALL_CARDS, Color, Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -35,6 +35,7 @@ PRESENTATION = Presentation(
     calls=frozenset({"declare"}),
     events={
         **shared("deal", "turn_up", "play", "draw", "reshuffle", "forgiven", "out"),
+        **shared("skip", "reverse"),
         **shared("turn", "game_over"),
         "declare": '{seat:name} declares "{what:word}"',
         "undeclared": [
@@ -42,12 +43,38 @@ PRESENTATION = Presentation(
             when(has("penalty"), "{penalty}", "2"),
         ],
         "cover": "{seat:name} must cover the queen",
-        "reverse": "Play now goes {direction}",
-        "skip": "{seat:name} misses a turn",
         "blunder": "{seat:name} blunders with {cards:cards}: {reason:seats}",
     },
     actions={"play": PLAY_ACTION, "draw": DRAW_ACTION, "declare": 'declare "{what:word}"'},
     words={Declaration.LAST_CARD.value: "last card"},
+    guide=(
+        [
+            "Goal: be the first out of cards (no points are scored",
+            when(truthy("ranking"), "; play goes on to find the loser"),
+            ").",
+        ],
+        "Play a card of the top card's suit or rank (the table shows what may follow), or a "
+        "run in one suit (6♦ 7♦ 8♦) whose first card matches: only its last card's magic "
+        "counts, but every 2 and black jack in it adds to the pick-up.",
+        [
+            "Magic cards: A names the next suit",
+            when(truthy("aces_anytime"), " (and plays on anything)"),
+            "; 2: the next player picks up 2, a black jack {black_jack_pickup}, unless they play "
+            "a 2 or a black jack (a red jack cancels the pick-up); 8: the next player misses a "
+            "turn; K: play reverses; Q: cover it at once with any other card, or pick up one.",
+        ],
+        'Last card: end a turn able to finish next turn and you must say "last card" (one '
+        'card left) or "cards" (more). A play that leaves you so says it for you: the move '
+        'reads "and say last card". Going out without having said it costs two cards.',
+        when(
+            truthy("blunders"),
+            "Blunders: a card you hold but may not play is explained, and can be played anyway "
+            "as a blunder: it comes back and you pick up two.",
+        ),
+        "Keys: the number of a card (a run, an ace or a joker then asks how), d draw or take "
+        'the pick-up, l say "last card" after your turn.',
+    ),
+    endings=endings("went_out", "ranked", "exhausted", "turn_limit"),
 )
 
 BOT = BotFeatures(

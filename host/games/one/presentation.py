@@ -10,7 +10,7 @@ the rest are here.
 from __future__ import annotations
 
 from host.games.presentation import BotFeatures, Key, Presentation, has, is_, truthy, when
-from host.games.wording import NO_LINE, PLAY_ACTION, shared
+from host.games.wording import NO_LINE, PLAY_ACTION, endings, shared
 from protocol.cards import Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -62,6 +62,25 @@ PRESENTATION = Presentation(
         "pass": "pass",
         "downtown": when(truthy("switch"), "switch to downtown (9 high)", "stay uptown"),
     },
+    endings=endings("target"),
+    guide=(
+        "Points: K, Q and J are worth 1 each, the joker 3, A, 10 and 9 nothing: 15 points in "
+        "the deck, the centre card's included (the last trick takes it).",
+        "Scoring: everyone scores the points they took, but a bidder who takes fewer than the "
+        "bid scores 0 for the hand. First to {target} points wins the match.",
+        when(
+            is_(phase="auction"),
+            "The auction: bid the points you expect to take (the number is the bid) or p to "
+            "pass, for good. The high bidder leads first and that card's suit is trump. If "
+            "everyone passes the hand has no trump.",
+            "The tricks: follow the suit led if you can (a trump lead asks for trump); if you "
+            "cannot, play anything. The highest trump wins, else the highest card of the suit "
+            "led. The joker plays only to lead or when you cannot follow: with trump it is the "
+            "lowest trump, with no trump it wins the trick.",
+        ),
+        "Keys: in the auction type your bid (a number) or p to pass; in the tricks the number "
+        "of a card.",
+    ),
 )
 
 BOT = BotFeatures(

@@ -23,6 +23,7 @@ from host.games.base import (
     Termination,
     WireMap,
 )
+from host.games.follow import follow_map
 from host.games.one_card.explain import mismatch_reason, no_call_reason, refusal
 from host.games.one_card.moves import (
     ATTACKERS,
@@ -72,6 +73,14 @@ class OneCard(OneCardState):
         if self._damage:
             return defend_set(top, self._suit) if self._defence == "match" else ATTACKERS
         return follow_set(top, self._suit)
+
+    def view(self, seat: int | None) -> WireMap:
+        """The table's view (:class:`OneCardState`) with ``follow``: what may be played on the
+        top card now (:func:`host.games.follow.follow_map`; null outside play)."""
+        out = super().view(seat)
+        playing = self._phase in (_PLAY, _AFTER) and self._discards
+        out["follow"] = follow_map(self._allowed()) if playing else None
+        return out
 
     def _plays(self, seat: int) -> list[Action]:
         pool = self._fresh if self._phase is _AFTER else self._hands[seat]
@@ -228,6 +237,7 @@ class OneCard(OneCardState):
             and DAMAGE[cards[0]] < DAMAGE.get(under, 0)
         )
         rank, k, steps = last.rank, len(cards), 1
+        effects: list[Event] = []  # said after the play: skips, a reversal, extra turns
         if last in ATTACKERS:
             self._damage += DAMAGE[last] if k == 1 else sum(DAMAGE[c] for c in cards)
             if self._cap and self._damage > self._cap:
@@ -240,10 +250,13 @@ class OneCard(OneCardState):
         elif rank is _QUEEN:
             if k % 2:
                 self._dir = -self._dir
+                effects.append(Event("reverse", {"direction": DIRECTIONS[self._dir]}))
             data["direction"] = DIRECTIONS[self._dir]
         elif rank is _KING:
             self._extra += k
-        self._turn = self._advance(seat, steps)
+            effects.append(Event("extra_turn", {"seat": seat, "count": k}))
+        self._turn = self._advance(seat, steps, effects)
+        events.extend(effects)
         if penalty:
             data["penalty"] = 1
             self._owed.append((seat, 1, "escalate"))

@@ -10,8 +10,17 @@ its ``games`` reply. Kinds One Card shares with other games are worded in
 from __future__ import annotations
 
 from host.games.one_card.moves import ATTACKERS
-from host.games.presentation import BotFeatures, Key, Presentation, is_, same, truthy, when
-from host.games.wording import DRAW_ACTION, PLAY_ACTION, shared
+from host.games.presentation import (
+    BotFeatures,
+    Key,
+    Presentation,
+    cases,
+    is_,
+    same,
+    truthy,
+    when,
+)
+from host.games.wording import DRAW_ACTION, PLAY_ACTION, endings, shared
 from protocol.cards import DECK_54, Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -31,7 +40,7 @@ PRESENTATION = Presentation(
     calls=frozenset({"call"}),
     events={
         **shared("deal", "turn_up", "play", "draw", "drawn", "reshuffle", "forgiven", "out"),
-        **shared("turn", "game_over"),
+        **shared("skip", "reverse", "extra_turn", "turn", "game_over"),
         "dealt": "{me:name} is dealt {cards:cards}",
         "start": "{first:name} starts; play goes {direction}",
         "call_window": "{holder:name} has one card left!",
@@ -51,6 +60,43 @@ PRESENTATION = Presentation(
         ],
     },
     actions={"play": PLAY_ACTION, "draw": DRAW_ACTION, "call": 'call "One Card!"'},
+    endings=endings("went_out", "ranked", "exhausted", "turn_limit", "last_standing"),
+    guide=(
+        [
+            "Goal: be the first out of cards (no points are scored: there is a winner",
+            when(truthy("ranking"), ", then a finishing order as play goes on"),
+            ").",
+        ],
+        "Play a card of the suit to match or of the top card's rank (the table shows what may "
+        "follow). 7 is wild: you name the next suit. K: you play again. Q: play reverses "
+        "direction (with two players it skips). J: the next player misses a turn. A joker plays "
+        "on cards of its colour, and they on it.",
+        [
+            "Attacks: 2 = 2 cards, A = 3, A♠ = 5, black joker = 10, red joker = 13; they add up",
+            when(truthy("attack_cap"), " (at most {attack_cap})"),
+            ". Answer with ",
+            cases(
+                "defence",
+                {
+                    "any": "any attack card",
+                    "escalate": "any attack card (a weaker one costs you a penalty card)",
+                },
+                "an attack card that matches the top card",
+            ),
+            ", or d takes the whole attack",
+            when(truthy("play_after_attack"), "; then you may play one of the cards drawn"),
+            ".",
+        ],
+        "One Card!: when a player is down to one card, the first c counts. Calling it on "
+        "yourself makes the next player draw a penalty card; calling it on someone else makes "
+        "them draw one.",
+        when(
+            truthy("bankrupt_at"),
+            "Bankrupt: holding {bankrupt_at} cards or more after taking cards, or owing more "
+            "than the stock can pay, puts you out of the game.",
+        ),
+        'Keys: the number of a card (a seven then asks for the suit), d draw, c "One Card!".',
+    ),
 )
 
 BOT = BotFeatures(

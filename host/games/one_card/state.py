@@ -57,7 +57,7 @@ _DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.
 DIRECTIONS = {1: "clockwise", -1: "counter-clockwise"}
 
 TURN_LIMIT = 1000
-"""Turns after which a game stops as ``EXHAUSTED`` (fewest cards wins): a safety stop for
+"""Turns after which a game stops as ``TURN_LIMIT`` (fewest cards wins): a safety stop for
 games that cycle, e.g. two jokers passed back and forth through a one-card stock."""
 
 
@@ -250,13 +250,17 @@ class OneCardState(Game):
             seat = (seat + step) % n
         return seat
 
-    def _advance(self, seat: int, steps: int) -> int:
-        """Pass the turn ``steps`` times; an owed extra turn is used up before moving on."""
-        for _ in range(steps):
+    def _advance(self, seat: int, steps: int, skips: list[Event] | None = None) -> int:
+        """Pass the turn ``steps`` times; an owed extra turn is used up before moving on. Each
+        turn passed over (every step but the last) is a ``skip`` event in ``skips``: the
+        seat whose turn it was (the player's own, for an owed extra turn used up)."""
+        for step in range(steps):
             if self._extra:
                 self._extra -= 1
             else:
                 seat = self._next_active(seat)
+            if skips is not None and step < steps - 1:
+                skips.append(Event("skip", {"seat": seat}))
         return seat
 
     def _go_out(self, seat: int, events: list[Event]) -> None:

@@ -228,7 +228,10 @@ def test_king_gives_another_turn() -> None:
     game = new_game(THREE, "9S")  # dealer 0: seat 2 starts, play goes 2 -> 1 -> 0
     game.apply(2, DRAW)
     game.apply(1, DRAW)
-    play(game, 0, "KS")
+    events = game.apply(0, Play((card("KS"),)))
+    assert [e.to_wire() for e in events if e.kind == "extra_turn"] == [
+        {"kind": "extra_turn", "seat": 0, "count": 1}
+    ]  # said, like Black Jack's skips and reversals, so every player reads it
     assert game.to_act() == (0,)
     play(game, 0, "5S")
     assert game.to_act() == (2,)
@@ -238,10 +241,14 @@ def test_jack_skips_and_queen_reverses() -> None:
     game = new_game(THREE, "9S")
     game.apply(2, DRAW)
     game.apply(1, DRAW)
-    play(game, 0, "JS")  # skips seat 2
+    events = game.apply(0, Play((card("JS"),)))  # skips seat 2
+    assert [e.to_wire() for e in events if e.kind == "skip"] == [{"kind": "skip", "seat": 2}]
     assert game.to_act() == (1,)
     game.apply(1, DRAW)
-    play(game, 0, "QS")  # now clockwise: 0 -> 1
+    events = game.apply(0, Play((card("QS"),)))  # now clockwise: 0 -> 1
+    assert [e.to_wire() for e in events if e.kind == "reverse"] == [
+        {"kind": "reverse", "direction": "clockwise"}
+    ]
     assert game.view(None)["direction"] == "clockwise"
     assert game.to_act() == (1,)
 
@@ -253,7 +260,7 @@ def test_two_player_queen_acts_as_jack() -> None:
     ]
     game = new_game(hands, "5H")
     game.apply(1, DRAW)
-    play(game, 0, "QH")
+    assert play(game, 0, "QH") == ["play", "skip", "turn"]  # the queen skips the opponent
     assert game.to_act() == (0,)
     assert game.view(None)["direction"] == "counter-clockwise"
 
@@ -569,7 +576,8 @@ def test_multi_play_jacks_skip_each() -> None:
     legal = game.legal_actions(0)
     assert Play((card("JH"), card("JS"))) not in legal  # first card must match
     assert Play((card("JS"), card("JH"), card("JD"))) in legal
-    play(game, 0, "JS", "JH")  # counter-clockwise: skips 3 and 2
+    events = game.apply(0, Play((card("JS"), card("JH"))))  # counter-clockwise: skips 3 and 2
+    assert [e.data["seat"] for e in events if e.kind == "skip"] == [3, 2]
     assert game.to_act() == (1,)
     assert game.view(None)["suit"] == "H"
 

@@ -172,3 +172,18 @@ def test_template_helpers_build_plain_data() -> None:
     assert cases("r", {"a": "A", "b": "B"}, "?") == when(
         is_(r="a"), "A", when(is_(r="b"), "B", "?")
     )
+
+
+def test_every_way_a_game_ends_is_worded_and_each_reads_differently() -> None:
+    """A game stopped by the turn limit used to read "nothing left to play or draw", like an
+    exhausted one: each termination has its own words, and every game words those it has."""
+    from host.games.base import Termination
+    from host.games.wording import ENDINGS
+
+    assert set(ENDINGS) == {t.value for t in Termination}
+    assert len(set(ENDINGS.values())) == len(ENDINGS)
+    for game in GAMES:
+        assert game.presentation.endings, game.name
+        assert set(game.presentation.endings) <= set(ENDINGS)
+        assert game_entry(game)["endings"] == dict(game.presentation.endings)
+    assert {"exhausted", "turn_limit"} <= set(find_game("one-card").presentation.endings)

@@ -1,0 +1,240 @@
+"""The table screen (client/screen.py): the block holds still at the bottom, log lines scroll
+above it, and a whole game through a real pseudo-terminal keeps whose turn it is and the hand
+in sight after every event.
+
+:class:`Terminal` is what a person would see of the output: it understands what the screen and
+rich write (text, ``\\r``, ``\\n``, ``ESC [ n A`` up, ``ESC [ J`` erase down, ``ESC [ 2 K``,
+``ESC [ 2 J``/``ESC [ H`` clear, styles dropped); text reaching the last column wraps, and a
+line pushed off the top goes to the scrollback, as in a real terminal."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import time
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
+
+from client.screen import Screen
+
+ONECARD = [sys.executable, "-m", "client"]
+
+#: the input line of the screen: what a person is asked, or the idle prompt
+INPUT_LINE = re.compile(r"^(Your move|Option 1-|\(say TEXT|\(q stops|Leave|Press \w)")
+#: the line of the block that says whose turn it is
+TURN_LINE = re.compile(r"^(▶ (Your turn|\S+'s turn)|Game over|Dealing)")
+
+
+_ESCAPE = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])|\x1b\][^\x07]*\x07")
+
+
+class Terminal:
+    """``columns`` x ``rows`` cells, a cursor and the lines scrolled away."""
+
+    def __init__(self, columns: int, rows: int) -> None:
+        self.columns, self.rows = columns, rows
+        self.screen: list[str] = [""] * rows
+        self.scrollback: list[str] = []
+        self.row = self.col = 0
+
+    def feed(self, data: str) -> None:
+        pos = 0
+        for match in _ESCAPE.finditer(data):
+            self._text(data[pos : match.start()])
+            self._control(match.group(1) or "", match.group(2) or "")
+            pos = match.end()
+        self._text(data[pos:])
+
+    def _control(self, arg: str, final: str) -> None:
+        if final == "A":
+            self.row = max(0, self.row - int(arg or "1"))
+        elif final == "J":
+            if arg == "2":
+                self.screen = [""] * self.rows
+            else:
+                self.screen[self.row] = self._cut(self.screen[self.row], self.col)
+                for r in range(self.row + 1, self.rows):
+                    self.screen[r] = ""
+        elif final == "K":
+            self.screen[self.row] = "" if arg == "2" else self._cut(self.screen[self.row], self.col)
+        elif final == "H":
+            self.row = self.col = 0
+
+    @staticmethod
+    def _cut(line: str, col: int) -> str:
+        out, width = "", 0
+        for ch in line:
+            if width + cell_len(ch) > col:
+                break
+            out, width = out + ch, width + cell_len(ch)
+        return out
+
+    def _newline(self) -> None:
+        if self.row == self.rows - 1:
+            self.scrollback.append(self.screen.pop(0))
+            self.screen.append("")
+        else:
+            self.row += 1
+
+    def _text(self, text: str) -> None:
+        for ch in text:
+            if ch == "\r":
+                self.col = 0
+            elif ch == "\n":
+                self._newline()
+            elif ch in "\x07\x08":
+                continue
+            else:
+                if self.col + cell_len(ch) > self.columns:
+                    self.col = 0
+                    self._newline()
+                line = self._cut(self.screen[self.row], self.col)
+                line += " " * (self.col - cell_len(line))
+                self.screen[self.row] = line + ch  # (the rest of the line is dropped)
+                self.col += cell_len(ch)
+
+    def lines(self) -> list[str]:
+        """Everything written: the scrollback, then the screen to the cursor's row."""
+        return [*self.scrollback, *self.screen[: self.row + 1]]
+
+    def visible(self) -> list[str]:
+        return list(self.screen)
+
+
+def _screen(lines: list[str], columns: int = 40, rows: int = 10) -> tuple[Screen, Terminal]:
+    """A screen writing to a :class:`Terminal` (no pty: its size is given)."""
+    term = Terminal(columns, rows)
+
+    class Out(io.StringIO):  # (the screen writes to the console's file)
+        def write(self, text: str) -> int:
+            term.feed(text)
+            return len(text)
+
+    console = Console(file=Out(), force_terminal=True, width=columns, color_system="standard")
+    screen = Screen(console, lambda: Text("\n".join(lines)))
+    screen.size = lambda: (columns, rows)  # type: ignore[method-assign]
+    screen.is_open = True
+    return screen, term
+
+
+def test_logged_lines_go_above_the_block_and_the_screen_grows_by_them_only() -> None:
+    block = ["Top card: 9♠", "▶ Bob's turn"]
+    screen, term = _screen(block)
+    screen.ask("> ")
+    assert term.lines() == [*block, "> "]
+    for n in range(12):  # more than the terminal's rows: older lines scroll away
+        screen.log(Text(f"event {n}"))
+        assert term.lines() == [*(f"event {k}" for k in range(n + 1)), *block, "> "]
+    assert term.visible()[-3:] == [*block, "> "]
+
+
+def test_a_long_line_breaks_between_words_and_the_typed_line_survives_a_redraw() -> None:
+    screen, term = _screen(["▶ Your turn"], columns=20)
+    for key in "say hi":
+        screen.key(key)
+    screen.log(Text("Bob plays the seven of spades and names hearts"))
+    assert term.lines() == [
+        "Bob plays the seven",
+        "of spades and names",
+        "hearts",
+        "▶ Your turn",
+        "> say hi",
+    ]
+    assert screen.key("\r") == "say hi" and term.lines()[-1] == "> "
+
+
+def test_a_block_taller_than_the_terminal_keeps_its_end() -> None:
+    """The hand, the moves and whose turn it is stay; a row is kept to log into."""
+    screen, term = _screen([f"row {n}" for n in range(12)] + ["▶ Your turn"], rows=8)
+    screen.ask("> ")
+    kept = ["…", "row 8", "row 9", "row 10", "row 11", "▶ Your turn", "> "]
+    assert term.lines() == kept
+    screen.log(Text("event"))
+    assert term.lines() == ["event", *kept]
+
+
+def test_a_long_question_wraps_and_redraws_in_place_and_a_leave_clears_the_block() -> None:
+    """Before, a question wider than the terminal wrapped behind the screen's back: every
+    redraw (each second, with a turn timer) left a copy of the block's top behind."""
+    screen, term = _screen(["Top card: 9♠", "▶ Your turn (9 s left)"], columns=30, rows=12)
+    screen.ask("Leave in the middle of the game? The host's bot takes your seat. [y/N] ")
+    drawn = term.lines()
+    for _ in range(5):
+        screen.draw()
+    assert term.lines() == drawn
+    assert drawn[-1].startswith("[y/N]") or drawn[-1].endswith("[y/N] ")
+    screen.log(Text("You left the table"))
+    screen.close(keep=False)
+    assert term.lines() == ["You left the table", ""]
+
+
+def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[int, list[str]]:
+    """Play a whole game at the terminal; at every quiet moment while the screen is up, check
+    that whose turn it is and the hand are in sight and that the log only grew. The number of
+    checks made and the log."""
+    import pexpect
+
+    checks, started = 0, time.monotonic()
+    log: list[str] = []
+    while True:
+        try:
+            term.feed(child.read_nonblocking(65536, timeout=0.15))
+            continue
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            return checks, log
+        if time.monotonic() - started > 100:
+            raise AssertionError("the game took too long:\n" + "\n".join(term.lines()[-40:]))
+        lines = term.lines()
+        last = lines[-1]
+        if INPUT_LINE.match(last):  # the screen is up: check it
+            shown = term.visible()
+            assert any(TURN_LINE.match(line) for line in shown), "\n".join(shown)
+            over = "Game over" in shown  # (the outcome lines above it say how it ended)
+            assert over or any(line.startswith("Your hand:") for line in shown), "\n".join(shown)
+            start = max(i for i, line in enumerate(lines) if line.startswith("── "))
+            assert lines[: len(log)] == log, "a logged line was rewritten"
+            log = lines[:start]
+            assert not any(line.startswith(("Your hand:", "── ", "▶ ")) for line in log)
+            checks += 1
+        if last.startswith("Your move"):
+            hand = " ".join(line for line in term.visible() if line.startswith("Your hand:"))
+            numbers = re.findall(r"(\d+)\)", hand)
+            child.sendline(numbers[0] if numbers else "d")
+        elif last.startswith("Option 1-"):
+            child.sendline("1")
+        elif found := re.search(r"Press (\w) \+ Enter", last):
+            child.sendline(found.group(1))
+        elif last.startswith("Play again"):
+            child.sendline("n")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+@pytest.mark.parametrize(("columns", "rows"), [(80, 24), (120, 40)])
+def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(
+    columns: int, rows: int, client_env: dict[str, str]
+) -> None:
+    """Before, while others played only event lines scrolled by (the hand gone, nobody marked
+    to act), and every event reprinted the prompt or the whole table."""
+    pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in client_env.items() if k != "NO_COLOR"}
+    env["TERM"] = "xterm-256color"
+    args = ["play", "--game", "one-card", "--bots", "1", "--delay", "0.2", "--name", "Ann"]
+    child = pexpect.spawn(
+        ONECARD[0], [*ONECARD[1:], *args, "--option", "attack_cap=2"], env=env,
+        encoding="utf-8", dimensions=(rows, columns), timeout=120,
+    )  # fmt: skip
+    term = Terminal(columns, rows)
+    checks, log = _play_watching_the_screen(child, term)
+    child.close()
+    assert child.exitstatus == 0, "\n".join(term.lines()[-30:])
+    assert checks > 10
+    said = "\n".join(log)
+    assert "Game 1 starts" in said and "Bot-1 plays" in said and "Ann plays" in said
+    assert "deal verified" in "\n".join(term.lines())
