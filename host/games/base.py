@@ -567,15 +567,10 @@ class Game(abc.ABC):
 
     # -- trying moves
     def clone(self) -> Self:
-        """A copy to try moves on: applying actions to it never changes this game.
-
-        Cheap (no deep copy, after python-chess ``Board.copy()``): the copy has this game's
-        attributes, each list, dict or set copied one level down and the lists, dicts and sets
-        inside those copied again (hands in a list of hands, the cards of a trick); anything
-        else an engine holds (cards, actions, enums, tuples, outcomes) is immutable and shared.
-        An engine holding deeper mutable structures overrides this. A bot searches with it
-        (:mod:`host.ai`); the engine itself never calls it.
-        """
+        """A copy to try moves on (python-chess ``Board.copy()``): applying actions to it
+        never changes this game. Cheap: each list, dict or set attribute is copied two levels
+        down (hands in a list of hands); anything else an engine holds is immutable and shared.
+        An engine holding deeper mutable structures overrides this."""
         twin = object.__new__(type(self))
         twin.__dict__.update({k: _copied(v) for k, v in self.__dict__.items()})
         return twin
