@@ -178,6 +178,10 @@ def heuristic_choice(
     turns = [a for a in legal if a.get("type") not in bot.calls]
     if not turns:
         return None
+    if bot.strategy is not None:
+        chosen = bot.strategy(view, turns)
+        if chosen is not None and chosen in turns:
+            return chosen
     if bot.bid and any(a.get("type") == bot.bid for a in turns):
         chosen = _bid(view, turns, bot)
         if chosen is not None:
