@@ -206,8 +206,9 @@ def choose(
     last: WireMap | None = None,
     rng: random.Random | None = None,
 ) -> WireMap | None:
-    """Dispatch on a bot kind: ``"random"`` or ``"heuristic"``."""
-    if kind == "random":
+    """Dispatch on a bot kind: ``"random"`` (or ``"easy"``), else the heuristic. The hard
+    level searches: :mod:`host.ai.levels`."""
+    if kind in ("random", "easy"):
         calls = features(view).calls
         non_repeat = [a for a in legal if not (a.get("type") in calls and a == last)]
         return random_choice(non_repeat, rng)
