@@ -14,6 +14,7 @@ and then scored by the hand sizes, or to its end if that comes first: a win scor
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -23,7 +24,7 @@ from host.ai.support import GameSupport, SeatMemory, by_hand_size
 from host.games.base import Action, Game, WireMap
 from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play
-from protocol.cards import Card, Rank, Suit, deck_for, parse_card
+from protocol.cards import Card, Color, Rank, Suit, deck_for, parse_card
 
 __all__ = ["CARD_WEIGHT", "HORIZON", "SUPPORT", "BlackJackMemory", "BlackJackSupport"]
 
@@ -86,7 +87,14 @@ class BlackJackSupport(GameSupport):
         return BlackJackMemory(seat)
 
     def turn_actions(self, world: Game, seat: int) -> list[Action]:
-        return [a for a in world.legal_actions(seat) if not isinstance(a, Declare)]
+        """The turn actions, a play or draw that says "last card" standing for its unsaid twin:
+        a simulated table declares in the window at once, but at a real one a rival's move may
+        close the window first, and going out undeclared costs two cards."""
+        legal = [a for a in world.legal_actions(seat) if not isinstance(a, Declare)]
+        said = {
+            dataclasses.replace(a, say=None) for a in legal if isinstance(a, Play | Draw) and a.say
+        }
+        return [a for a in legal if a not in said]
 
     def announce(self, world: Game, rng: random.Random) -> tuple[int, Action] | None:
         assert isinstance(world, BlackJack)
@@ -118,7 +126,8 @@ def quick_play(world: BlackJack, seat: int, rng: random.Random) -> Play | None:
     """A simulated seat's play without listing every legal one (``None``: it draws).
 
     Against a pick-up: a random counter (a 2 or a jack). Otherwise, from each card that may
-    start (jokers left out), the longest run it starts, up or down; most often the longest of
+    start (jokers left out; pick-ups and aces too while no rival is down to two cards and
+    another card starts), the longest run it starts, up or down; most often the longest of
     them all, else a random start alone. A queen is never the last card out, and an ace as the
     last card names the suit the rest of the hand holds most of.
     """
@@ -141,6 +150,8 @@ def quick_play(world: BlackJack, seat: int, rng: random.Random) -> Play | None:
     ]
     if not starts:
         return None
+    if not any(len(h) <= 2 for s, h in enumerate(world.hands) if s != seat and world.active[s]):
+        starts = [c for c in starts if not _kept(c)] or starts  # as the normal bot keeps them
     if rng.random() < GREEDY:
         runs = [_run(c, step, natural) for c in starts for step in (1, -1)]
         longest = max(len(r) for r in runs)
@@ -154,6 +165,11 @@ def quick_play(world: BlackJack, seat: int, rng: random.Random) -> Play | None:
         if run:
             return Play(tuple(run), _named_suit(run, hand))
     return None
+
+
+def _kept(c: Card) -> bool:
+    """A card the normal bot keeps until it is needed: a pick-up (2, black jack) or an ace."""
+    return c.rank in (Rank.TWO, Rank.ACE) or (c.rank is Rank.JACK and c.color is Color.BLACK)
 
 
 def _run(first: Card, step: int, hand: Sequence[Card]) -> list[Card]:
