@@ -14,9 +14,12 @@ policies:
   cards go early where the game says so (One Card: a game against it ends in minutes), else
   when an opponent is close to going out (Black Jack); cards giving another turn go early; a
   trick-taking game leads high and follows low, and bids by what its cards are worth (ONE).
+  After the calls it asks the game's own player first (``BotFeatures.strategy``, each game's
+  ``strategy`` module); the generic rules above decide only what that leaves open.
 
-Both are used by the bot clients in :mod:`host.bots` and by a table that plays for a seat whose
-player stayed away past the grace period.
+They are the easy and normal levels of :mod:`host.ai.levels` (the bot clients of
+:mod:`host.bots`), and the normal one plays for a seat whose player stayed away past the grace
+period.
 """
 
 from __future__ import annotations
