@@ -85,7 +85,7 @@ def _redeal(game: Game, rng: random.Random) -> Game:
     rng.shuffle(hidden)
     cards = iter(hidden)
     # the same places, in the order each engine's hidden_from lists them
-    if name_of(twin) == "one-card":
+    if twin.name == "one-card":
         pos = twin._pos  # type: ignore[attr-defined]
         stock = twin._stock  # type: ignore[attr-defined]
         stock[pos:] = [next(cards) for _ in stock[pos:]]
@@ -96,16 +96,12 @@ def _redeal(game: Game, rng: random.Random) -> Game:
     for s, hand in enumerate(hands):
         if s != 0:
             hand[:] = [next(cards) for _ in hand]
-    if name_of(twin) == "black-jack":
+    if twin.name == "black-jack":
         stock, pos = twin.stock, twin.position  # type: ignore[attr-defined]
         stock[pos:] = [next(cards) for _ in stock[pos:]]
-    elif name_of(twin) == "one" and len(hidden) > sum(map(len, hands[1:])):
+    elif twin.name == "one" and len(hidden) > sum(map(len, hands[1:])):
         twin.centre = next(cards)  # type: ignore[attr-defined]
     return twin
-
-
-def name_of(game: Game) -> str:
-    return game.name
 
 
 @pytest.mark.parametrize("name", game_names())
