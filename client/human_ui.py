@@ -415,8 +415,9 @@ class HumanUI:
             return None
         if self._blunder is not None:
             return self._answer_blunder(tc, low)
-        if low == "b" and tc.seat is not None and tc.outcome is not None:
-            return AddBot()  # between games: ask the host to seat a bot in an empty seat
+        if low.split()[:1] == ["b"] and tc.seat is not None and tc.outcome is not None:
+            # between games: ask the host to seat a bot in an empty seat ("b hard": at a level)
+            return AddBot(*low.split()[1:2])
         if low in ("q", "quit", "exit"):
             if tc.seat is None or tc.outcome is not None or tc.state is None:
                 return Leave()  # watching, or no game under way: nothing to lose

@@ -57,7 +57,10 @@ class Explain:
 
 @dataclass(frozen=True, slots=True)
 class AddBot:
-    """Between games: ask the host to seat one of its bots in the first empty seat."""
+    """Between games: ask the host to seat one of its bots in the first empty seat, playing at
+    ``level`` (``easy``, ``normal`` or ``hard``: docs/BOTS.md)."""
+
+    level: str = "normal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +100,8 @@ def chat_problem(text: str) -> str | None:
 def rematch_answer(line: str) -> bool | None:
     """A line typed at "Play again?": True (``y``, or ``{"cmd": "rematch"}`` from --json),
     None for a line the front end reads as usual while the question stays (``say ...``, ``?``,
-    ``t``, ``b`` to seat a bot; any other --json command: ``chat``, ``add_bot``, ...), False
-    for anything else (the default: leave; ``{"cmd": "quit"}`` too).
+    ``t``, ``b`` or ``b LEVEL`` to seat a bot; any other --json command: ``chat``, ``add_bot``,
+    ...), False for anything else (the default: leave; ``{"cmd": "quit"}`` too).
 
     >>> [rematch_answer(x) for x in ("y", '{"cmd": "rematch"}', "say gg", "n", "{bad")]
     [True, True, None, False, False]
@@ -114,6 +117,6 @@ def rematch_answer(line: str) -> bool | None:
     low = text.lower()
     if low in ("y", "yes"):
         return True
-    if low in ("?", "h", "help", "t", "b") or low == "say" or low.startswith("say "):
+    if low in ("?", "h", "help", "t", "b") or low.startswith(("say ", "b ")) or low == "say":
         return None  # help, the table, chat, a bot: answered, and the question stays
     return False

@@ -157,7 +157,8 @@ class JsonUI:
         if name == "act":
             return self._action(tc, cmd)
         if name == "add_bot":
-            return AddBot()
+            level = cmd.get("level", "normal")
+            return AddBot(level if isinstance(level, str) else "normal")
         if name == "explain":
             card = cmd.get("card")
             code = normalise_card(card) if isinstance(card, str) else None

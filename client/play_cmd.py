@@ -64,6 +64,7 @@ from net.discover import lan_addresses
 from net.session import Disconnected, RequestError, open_session
 from net.trust import TrustError, open_stream
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.lobby_messages import BOT_LEVELS
 
 __all__ = ["GAME_CHOICES", "play_command", "run_play"]
 
@@ -100,6 +101,7 @@ async def run_play(
     *,
     game: str = "one-card",
     bots: int = 2,
+    level: str = "normal",
     options: dict[str, Any] | None = None,
     name: str | None = None,
     watch: bool = False,
@@ -132,7 +134,7 @@ async def run_play(
         name=f"{name}'s table"[:32], lan=lan, port=port, data_dir=data_dir, bot_think=delay
     )
     play = functools.partial(
-        _play_at, ui=ui, game=game, seats=bots + 1, options=options or {}, name=name,
+        _play_at, ui=ui, game=game, seats=bots + 1, level=level, options=options or {}, name=name,
         watch=watch, lan=lan, proofs=proofs, rematch=rematch or not json_mode,
     )  # fmt: skip
     base = Path(platformdirs.user_data_dir("onecard", appauthor=False))
@@ -159,6 +161,7 @@ async def _play_at(
     ui: HumanUI | JsonUI,
     game: str,
     seats: int,
+    level: str,
     options: dict[str, Any],
     name: str,
     watch: bool,
@@ -183,7 +186,7 @@ async def _play_at(
         tc = TableClient(session, table_id=table, name=None if watch else name, proofs_dir=proofs)
         if watch:
             await tc.watch()  # first, so that we see the first deal's commitment
-            await host.add_bots(table, seats)
+            await host.add_bots(table, seats, kind=level)
             title = GAME_TITLES.get(game, game)
             ui.info(f"Watching {seats} bots play {title} (table {table})", kind="watching",
                     table=table)  # fmt: skip
@@ -207,11 +210,11 @@ async def _play_at(
                 empty = seats - 1
             for _ in range(empty):
                 try:
-                    await host.add_bots(table, 1)
+                    await host.add_bots(table, 1, kind=level)
                 except ProtocolError:
                     break  # a friend took the last seat meanwhile
         else:
-            await host.add_bots(table, seats - 1)
+            await host.add_bots(table, seats - 1, kind=level)
         title = GAME_TITLES.get(game, game)
         ui.info(
             f"{title}: {name} at seat 0 of {seats}",  # the text front end adds how to play
@@ -265,6 +268,14 @@ async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI) -> None:
     help="Other seats, filled by bots (with --lan: by friends first).",
 )
 @click.option(
+    "--level",
+    type=click.Choice(BOT_LEVELS, case_sensitive=False),
+    default="normal",
+    show_default=True,
+    help="How well the bots play: easy (random), normal (each game's heuristic) or hard "
+    "(a search; it thinks within --delay, under a second a move).",
+)
+@click.option(
     "--option",
     "option_pairs",
     multiple=True,
@@ -303,6 +314,7 @@ def play_command(
     *,
     game: str,
     bots: int,
+    level: str,
     option_pairs: tuple[str, ...],
     watch: bool,
     delay: float,
@@ -321,7 +333,7 @@ def play_command(
     options = parse_options(option_pairs)
     run_sync(
         run_play,
-        game=game, bots=bots, options=options, name=name, watch=watch, delay=delay,
+        game=game, bots=bots, level=level, options=options, name=name, watch=watch, delay=delay,
         ascii_only=want_ascii(ascii_only), json_mode=json_mode, lan=lan, port=port,
         data_dir=data_dir, state_dir=state_dir, rematch=rematch,
     )  # fmt: skip

@@ -139,15 +139,15 @@ class TableClient:
         reply = await self.session.request(msg)
         return expect_reply(reply, tm.Explained)
 
-    async def add_bot(self) -> tm.BotAdded:
-        """Ask the host to seat one of its bots in the first empty seat (``add_bot``, open to a
-        seated player; PROTOCOL.md 3.2).
+    async def add_bot(self, level: str = "normal") -> tm.BotAdded:
+        """Ask the host to seat one of its bots, playing at ``level``, in the first empty seat
+        (``add_bot``, open to a seated player; PROTOCOL.md 3.2).
 
         Raises:
             RequestError: the host refused (no empty seat: ``full``; not allowed: ``bad_state``).
             RemoteProtocolError: the host answered with another message type.
         """
-        reply = await self.session.request(tm.AddBot(table=self.table_id))
+        reply = await self.session.request(tm.AddBot(table=self.table_id, kind=level))
         return expect_reply(reply, tm.BotAdded)
 
     async def chat(self, text: str) -> None:

@@ -131,7 +131,7 @@ class SendExplain:
 
 @dataclass(frozen=True, slots=True)
 class SendAddBot:
-    pass
+    level: str = "normal"
 
 
 @dataclass(frozen=True, slots=True)

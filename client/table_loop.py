@@ -353,8 +353,8 @@ class _Driver:
                     await tc.chat(text)
                 case SendExplain(card):
                     reply = await tc.explain(card)
-                case SendAddBot():
-                    reply = await tc.add_bot()
+                case SendAddBot(level):
+                    reply = await tc.add_bot(level)
                 case SendReady():
                     await tc.ready()
         except RequestError as exc:

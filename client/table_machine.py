@@ -262,7 +262,7 @@ class TableMachine:
         if isinstance(command, Explain):
             return [SendExplain(command.card)]
         if isinstance(command, AddBot):
-            return [SendAddBot()]
+            return [SendAddBot(command.level)]
         return []
 
     def _input_ended(self, terminal: bool) -> list[Effect]:

@@ -8,8 +8,12 @@ first certificate seen for its reconnects), a socket pair for bots the host runs
 :class:`BotPlayer` consumes the pushes: it answers the
 fair-dealing round like any client (a :class:`protocol.fairness.HandVerifier` per hand: commit
 after HAND_COMMIT, reveal only after a verified LOCK, check every DRAW/CARD and the revealed
-secret), and on each ``state`` in which it may act picks an action with :mod:`host.policy` after
-``think`` seconds and sends ``act``. It sees nothing but what the host sends its seat.
+secret), and on each ``state`` in which it may act asks its :class:`host.ai.levels.Bot` (the
+level named by ``kind``: easy, normal or hard) for an action and sends ``act`` once ``think``
+seconds have passed since the state came (a hard bot's search runs in a worker thread within
+those seconds, so it adds no wait of its own unless it thinks longer). The bot is fed the
+events the seat receives, in order, before each choice. It sees nothing but what the host
+sends its seat.
 
 :func:`run_bots` is the plain async function behind ``onecard bot``: connect ``count`` bots,
 join (or create) a table, play until the game is over, resume after a dropped connection. It
@@ -21,6 +25,7 @@ where players sit, the bots say they wait for a rematch. Each bot's result is a
 
 from __future__ import annotations
 
+import functools
 import random
 import secrets
 from collections.abc import Callable, Mapping
@@ -31,6 +36,7 @@ import trio
 
 import protocol.table_messages as tm
 from host import policy
+from host.ai.levels import Bot, HardBot, make_bot
 from host.games.base import describe_outcome
 from host.logs import get_logger
 from net.retry import RECONNECT
@@ -79,11 +85,12 @@ class BotPlayer:
         client: ClientSession,
         *,
         table_id: str,
-        kind: str = "heuristic",
+        kind: str = "normal",
         think: float = 0.0,
         rng: random.Random | None = None,
         stay: bool = False,
         acts: bool = True,
+        bot: Bot | None = None,
     ) -> None:
         self.client = client
         #: False: only answer the fair-dealing round, never act (tests of timers)
@@ -92,6 +99,10 @@ class BotPlayer:
         self.kind = kind
         self.think = think
         self.rng = rng or random.Random()
+        #: the player at the level ``kind`` names (``ValueError`` for a kind that names none)
+        self.bot: Bot = bot or make_bot(kind, rng=self.rng)
+        #: events received since the bot last chose (``None`` marks a new game)
+        self._unseen: list[dict[str, Any] | None] = []
         self.stay = stay
         self.name = ""
         self.seat: int | None = None
@@ -150,7 +161,10 @@ class BotPlayer:
             self.game_no = push.game_no
             self.state = push
             self._changed.set()
+        elif isinstance(push, tm.EventPush):
+            self._unseen.append(dict(push.event))
         elif isinstance(push, tm.GameStart) and live:
+            self._unseen.append(None)
             self.outcome = None
             self.act_seq = 0  # action seqs restart with each game
             self.game_no = push.game_no
@@ -212,15 +226,14 @@ class BotPlayer:
             ]
             if not my_turn and not calls:
                 continue
-            if self.think > 0:
-                await trio.sleep(self.think)
-                if self.state is not state:
-                    self._changed.set()
-                    continue
-            kind = "random" if self._fallback else self.kind
-            choice = policy.choose(
-                kind, dict(state.view), legal, last=self._last_action, rng=self.rng
-            )
+            started = trio.current_time()
+            choice = await self._choose(dict(state.view), legal)
+            left = self.think - (trio.current_time() - started)
+            if left > 0:
+                await trio.sleep(left)
+            if self.state is not state:
+                self._changed.set()
+                continue
             if choice is None:
                 continue
             self._acted_on = state.seq
@@ -252,6 +265,23 @@ class BotPlayer:
                     self._changed.set()
             except (Disconnected, trio.TooSlowError):
                 return
+
+    async def _choose(
+        self, view: dict[str, Any], legal: list[dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        """The bot's action for ``view`` (random after the host refused its choices twice)."""
+        if self._fallback:
+            return policy.choose("random", view, legal, last=self._last_action, rng=self.rng)
+        for event in self._unseen:
+            if event is None:
+                self.bot.new_game()
+            else:
+                self.bot.observe(event)
+        self._unseen = []
+        choose = functools.partial(self.bot.choose, view, legal, last=self._last_action)
+        if isinstance(self.bot, HardBot):  # seconds of search: off the event loop
+            return await trio.to_thread.run_sync(choose)
+        return choose()
 
 
 # --------------------------------------------------------------------------- onecard bot
@@ -332,7 +362,7 @@ async def run_bots(
     table_id: str | None = None,
     create: str | None = None,
     seats: int | None = None,
-    kind: str = "heuristic",
+    kind: str = "normal",
     think: float = 0.5,
     insecure: bool = False,
     fingerprint: str | None = None,

@@ -52,6 +52,7 @@ from net.session import RequestError, first_leaf
 from net.trust import HostKeyChanged, TrustError
 from protocol.errors import ProtocolError
 from protocol.exit_codes import ExitCode
+from protocol.lobby_messages import BOT_KINDS
 from protocol.text import safe_text
 
 __all__ = ["bot_command", "host_command", "run_host"]
@@ -248,11 +249,14 @@ def host_command(
     help="Seats of a created table (default: --count).",
 )
 @click.option(
+    "--level",
     "--kind",
-    type=click.Choice(["heuristic", "random"]),
-    default="heuristic",
+    "kind",
+    type=click.Choice(BOT_KINDS, case_sensitive=False),
+    default="normal",
     show_default=True,
-    help="Bot policy.",
+    help="How well the bots play: easy (random), normal (heuristic) or hard (a search, under a "
+    "second a move); --kind and the names random and heuristic are the older spellings.",
 )
 @click.option(
     "--think",

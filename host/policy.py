@@ -14,9 +14,12 @@ policies:
   cards go early where the game says so (One Card: a game against it ends in minutes), else
   when an opponent is close to going out (Black Jack); cards giving another turn go early; a
   trick-taking game leads high and follows low, and bids by what its cards are worth (ONE).
+  After the calls it asks the game's own player first (``BotFeatures.strategy``, each game's
+  ``strategy`` module); the generic rules above decide only what that leaves open.
 
-Both are used by the bot clients in :mod:`host.bots` and by a table that plays for a seat whose
-player stayed away past the grace period.
+They are the easy and normal levels of :mod:`host.ai.levels` (the bot clients of
+:mod:`host.bots`), and the normal one plays for a seat whose player stayed away past the grace
+period.
 """
 
 from __future__ import annotations
@@ -178,6 +181,10 @@ def heuristic_choice(
     turns = [a for a in legal if a.get("type") not in bot.calls]
     if not turns:
         return None
+    if bot.strategy is not None:
+        chosen = bot.strategy(view, turns)
+        if chosen is not None and chosen in turns:
+            return chosen
     if bot.bid and any(a.get("type") == bot.bid for a in turns):
         chosen = _bid(view, turns, bot)
         if chosen is not None:
@@ -202,8 +209,9 @@ def choose(
     last: WireMap | None = None,
     rng: random.Random | None = None,
 ) -> WireMap | None:
-    """Dispatch on a bot kind: ``"random"`` or ``"heuristic"``."""
-    if kind == "random":
+    """Dispatch on a bot kind: ``"random"`` (or ``"easy"``), else the heuristic. The hard
+    level searches: :mod:`host.ai.levels`."""
+    if kind in ("random", "easy"):
         calls = features(view).calls
         non_repeat = [a for a in legal if not (a.get("type") in calls and a == last)]
         return random_choice(non_repeat, rng)

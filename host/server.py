@@ -8,7 +8,7 @@ Embedding API (``onecard play`` runs a host in-process this way)::
         info = await nursery.start(serve_host, HostConfig(data_dir=path, port=0, bind="127.0.0.1"))
         info.port, info.fingerprint          # where it listens, TLS pin (SHA256:ab:cd:...)
         table = await info.host.create_table("one-card", seats=3)
-        await info.host.add_bots(table, 2, kind="heuristic")     # in-process bot clients
+        await info.host.add_bots(table, 2, kind="normal")     # in-process bot clients
         ...                                  # connect a client to ("127.0.0.1", info.port)
         await info.host.shutdown()           # tells clients server_closing, then returns
 
@@ -167,7 +167,7 @@ class Host:
         )
         return table.table_id
 
-    async def add_bots(self, table_id: str, count: int, *, kind: str = "heuristic") -> list[int]:
+    async def add_bots(self, table_id: str, count: int, *, kind: str = "normal") -> list[int]:
         """Seat ``count`` in-process bots at a table; return their seats."""
         return [(await self.lobby.add_bot(table_id, kind=kind, seat=None))[0] for _ in range(count)]
 

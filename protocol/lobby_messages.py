@@ -33,6 +33,9 @@ from protocol.messages import (
 )
 
 __all__ = [
+    "BOT_KINDS",
+    "BOT_LEVELS",
+    "BOT_LEVEL_OF",
     "C2H",
     "H2C",
     "PLAYER_NAME",
@@ -246,6 +249,14 @@ class Watching(Message):
     table: str = wire(TABLE_ID, "table id")
 
 
+#: the levels a host bot plays at, easiest first (``add_bot``'s ``kind``)
+BOT_LEVELS = ("easy", "normal", "hard")
+#: every ``kind`` that ``add_bot`` takes, with the level it names: the levels themselves and the
+#: two kinds the protocol had before levels, ``random`` (easy) and ``heuristic`` (normal)
+BOT_LEVEL_OF = {**{level: level for level in BOT_LEVELS}, "random": "easy", "heuristic": "normal"}
+BOT_KINDS = tuple(BOT_LEVEL_OF)
+
+
 @register
 @dataclass(frozen=True, kw_only=True)
 class AddBot(Message):
@@ -254,7 +265,11 @@ class AddBot(Message):
     TYPE: ClassVar[str] = "add_bot"
     DIRECTION: ClassVar[Direction] = C2H
     table: str = wire(TABLE_ID, "table id")
-    kind: str = wire(Str(max_len=16, pattern="random|heuristic"), "bot policy", default="heuristic")
+    kind: str = wire(
+        Str(max_len=16, pattern="|".join(BOT_KINDS)),
+        "bot level: easy, normal or hard (older names: random = easy, heuristic = normal)",
+        default="normal",
+    )
     seat: int | None = wire(Nullable(SEAT), "seat; nil: the first free one", default=None)
 
 

@@ -31,7 +31,7 @@ import abc
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from host.games.presentation import GENERIC, GENERIC_BOT, BotFeatures, Presentation
 from protocol.cards import Card, CardCodeError, parse_card
@@ -568,7 +568,33 @@ class Game(abc.ABC):
     def outcome(self) -> Outcome | None:
         """``None`` while the game goes on."""
 
+    # -- trying moves
+    def clone(self) -> Self:
+        """A copy to try moves on (``Board.copy()``): lists, dicts and sets copied two levels
+        down, the rest (immutable) shared. An engine with deeper mutable state overrides this."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update({k: _copied(v) for k, v in self.__dict__.items()})
+        return twin
+
     # -- accounting (tests check card conservation with this)
     @abc.abstractmethod
     def all_cards(self) -> list[Card]:
         """Every card in the game wherever it lies (hands, stock, discards, centre, tricks)."""
+
+
+_CONTAINERS = (list, dict, set)
+
+
+def _copied(value: object) -> object:
+    """``value`` copied two levels down where it is a list, dict or set (see :meth:`Game.clone`)."""
+    kind = type(value)
+    if kind is list:
+        assert isinstance(value, list)
+        return [v.copy() if type(v) in _CONTAINERS else v for v in value]
+    if kind is dict:
+        assert isinstance(value, dict)
+        return {k: v.copy() if type(v) in _CONTAINERS else v for k, v in value.items()}
+    if kind is set:
+        assert isinstance(value, set)
+        return value.copy()
+    return value

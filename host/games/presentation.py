@@ -19,7 +19,7 @@ build them. Wording shared by several games, and the host's own event kinds, are
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ __all__ = [
     "Condition",
     "Key",
     "Presentation",
+    "Strategy",
     "Template",
     "cases",
     "falsy",
@@ -44,6 +45,8 @@ __all__ = [
     "when",
 ]
 
+Strategy = Callable[[dict[str, Any], Sequence[dict[str, Any]]], dict[str, Any] | None]
+"""A game's normal-level player: ``(view, legal turn actions) -> action`` (wire maps)."""
 Template = Any
 """``None``, a string with placeholders, a list of templates, or an ``if`` map (see above)."""
 Condition = dict[str, Any]
@@ -181,7 +184,10 @@ class BotFeatures:
     * ``bid``: the action type of a bid (an int ``value``); ``bid_strength``: what each rank
       held is worth, the lowest bid is made when the hand is worth it, else a passive action;
     * ``switch``: the action type of a yes/no choice (a bool ``switch``), taken when the hand
-      holds more cards of the ranks ``switch_for`` than of ``stay_for`` (ONE's downtown).
+      holds more cards of the ranks ``switch_for`` than of ``stay_for`` (ONE's downtown);
+    * ``strategy``: the game's own player for the ``normal`` level, given the seat's view and its
+      legal turn actions in wire form (announcements already made); ``None``, or a ``None``
+      answer, leaves the choice to the generic rules above.
     """
 
     calls: frozenset[str] = frozenset()
@@ -196,6 +202,7 @@ class BotFeatures:
     switch: str = ""
     switch_for: frozenset[Rank] = frozenset()
     stay_for: frozenset[Rank] = frozenset()
+    strategy: Strategy | None = None
 
 
 GENERIC_BOT = BotFeatures()

@@ -83,6 +83,10 @@ def test_b_and_add_bot_ask_for_a_bot_between_games() -> None:
     tc.outcome = dict(OUTCOME)
     assert ui.on_line(tc, "b") == AddBot()
     assert JsonUI(io.StringIO()).on_line(tc, '{"cmd": "add_bot"}') == AddBot()
+    assert ui.on_line(tc, "b hard") == AddBot("hard")
+    json_hard = '{"cmd": "add_bot", "level": "hard"}'
+    assert JsonUI(io.StringIO()).on_line(tc, json_hard) == AddBot("hard")
+    assert rematch_answer("b easy") is None  # asked at "Play again?": the question stays
 
 
 class _Stdin:
@@ -136,7 +140,7 @@ class _Table:
     async def ready(self, ready: bool = True) -> None:
         self.readied.set()
 
-    async def add_bot(self) -> tm.BotAdded:
+    async def add_bot(self, level: str = "normal") -> tm.BotAdded:
         self.bots += 1
         if self.bots == 1:
             raise RequestError(Error(code=ErrorCode.FULL, message="no empty seat", fatal=False))

@@ -6,6 +6,7 @@ restart tests; these check what bots.py itself adds on top of :mod:`net.session`
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
+from host.ai.ismcts import Budget
+from host.ai.levels import HardBot
 from host.bots import BOT_SOFTWARE, BotOutcome, BotPlayer, BotRefused, TableFinished, run_bots
 from host.server import HostInfo
 from net.session import Disconnected, RequestError, first_leaf, open_session
@@ -123,6 +126,41 @@ async def test_bots_at_a_finished_table_with_a_player_wait_for_the_rematch(
     assert notices == [
         f"table {table} has finished; the bots wait for its players to start a rematch"
     ]
+
+
+async def test_a_hard_bot_plays_a_game_through_the_host_from_its_events_and_views(
+    host: HostInfo, connect: Any
+) -> None:
+    """The hard bot searches in a worker thread, fed the events its seat received."""
+    table = await host.host.create_table("black-jack", seats=2)
+    hard = HardBot(rng=random.Random(3), budget=Budget(iterations=20))
+    seen: list[dict[str, Any]] = []
+    searched: list[int] = []
+    observe, choose = hard.observe, hard.choose
+
+    def spy_observe(event: dict[str, Any]) -> None:
+        seen.append(event)
+        observe(event)
+
+    def spy_choose(*args: Any, **kwargs: Any) -> dict[str, Any] | None:
+        chosen = choose(*args, **kwargs)
+        searched.append(hard.iterations)
+        return chosen
+
+    hard.observe, hard.choose = spy_observe, spy_choose  # type: ignore[method-assign]
+    async with connect() as a, connect() as b, trio.open_nursery() as nursery:
+        ann = BotPlayer(a, table_id=table, stay=True, bot=hard)
+        bea = BotPlayer(b, table_id=table, stay=True, kind="easy")
+        assert bea.bot.level.value == "easy"
+        for player, name in ((ann, "Ann"), (bea, "Bea")):
+            await player.join(name)  # a bot is always ready: the game starts
+            nursery.start_soon(player.play)
+        with trio.fail_after(90):
+            while ann.outcome is None:
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    assert 20 in searched
+    assert [e.get("kind") for e in seen].count("deal") >= 1
 
 
 def test_a_bot_outcome_reads_as_one_line_with_names() -> None:

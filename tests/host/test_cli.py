@@ -75,6 +75,16 @@ def test_bot_needs_exactly_one_of_table_and_create() -> None:
     assert "exactly one of --table" in result.output
 
 
+def test_bot_takes_a_level_and_the_older_kind_names() -> None:
+    for args in (["--level", "hard"], ["--kind", "random"], ["--level", "Easy"]):
+        result = CliRunner().invoke(cli, ["bot", "127.0.0.1:1", *args])
+        assert "exactly one of --table" in result.output  # the level itself was taken
+    result = CliRunner().invoke(cli, ["bot", "127.0.0.1:1", "--level", "expert", "--create", "x"])
+    assert result.exit_code == 2
+    assert "easy" in result.output and "hard" in result.output
+    assert "--level [easy|normal|hard]" in CliRunner().invoke(cli, ["play", "--help"]).output
+
+
 def test_bot_reports_an_unreachable_host_cleanly() -> None:
     result = CliRunner().invoke(cli, ["bot", "127.0.0.1:1", "--create", "one", "--insecure"])
     assert result.exit_code == 1

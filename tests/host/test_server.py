@@ -514,7 +514,7 @@ async def test_the_host_logs_connections_and_table_events_one_line_each(
     one(rf"{peer}: connection opened")
     one(rf"table {table} created: black-jack, 2 seats, options .*")
     one(rf"table {table}: Ann took seat 0 \[{peer}\]")
-    one(rf"table {table}: Bot-1 took seat 1 \(bot: host:heuristic\) \[in-process bot\]")
+    one(rf"table {table}: Bot-1 took seat 1 \(bot: host:normal\) \[in-process bot\]")
     one(rf"table {table}: game 1 of black-jack started \(Ann, Bot-1\)")
     one(rf"table {table}: game 1 over: seat \d \((Ann|Bot-1)\) went out")
     one(rf"table {table}: seat 0 \(Ann\) resumed \[{peer}\]")

@@ -10,6 +10,7 @@ its ``games`` reply. Kinds Black Jack shares with other games are worded in
 from __future__ import annotations
 
 from host.games.black_jack.moves import Declaration
+from host.games.black_jack.strategy import choose
 from host.games.presentation import BotFeatures, Key, Presentation, has, truthy, when
 from host.games.wording import DRAW_ACTION, PLAY_ACTION, endings, shared
 from protocol.cards import ALL_CARDS, Color, Rank
@@ -87,4 +88,5 @@ BOT = BotFeatures(
     ),
     attack_early=False,  # counters are kept until a rival is close to going out
     wild=frozenset(c for c in ALL_CARDS if c.rank in (Rank.ACE, Rank.EIGHT, Rank.JOKER)),
+    strategy=choose,  # the normal level: :mod:`host.games.black_jack.strategy`
 )

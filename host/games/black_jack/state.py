@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 
 from host.games.base import (
     Action,
@@ -33,7 +33,7 @@ from host.games.base import (
 )
 from host.games.black_jack.presentation import BOT, PRESENTATION
 from host.games.presentation import BotFeatures, Presentation
-from protocol.cards import Card, Suit, deck_for
+from protocol.cards import Card, Suit, deck_for, parse_card
 
 __all__ = ["TURN_LIMIT", "BlackJackState", "Phase"]
 
@@ -103,6 +103,48 @@ class BlackJackState(Game):
         self._bjp = int(self.options["black_jack_pickup"])
         # per seat, its legal actions as listed since the last action or chance outcome
         self._legal: dict[int, tuple[Action, ...]] = {}
+
+    @classmethod
+    def from_view(
+        cls, view: Mapping[str, Any], hands: Sequence[Sequence[Card]], stock: Sequence[Card]
+    ) -> Self:
+        """A hand in the position ``view`` shows, with the cards it hides filled in.
+
+        ``hands`` holds every seat's cards (the viewer's as its view shows them, the others as
+        many as ``hand_counts`` says) and ``stock`` the stock, top first. The result is one
+        world consistent with what the viewer sees, for a bot to search (determinization); it
+        never goes back to the host. The turn count and the run of empty draws start afresh.
+
+        Raises:
+            ValueError: the view is not of a hand in play, or the cards do not fit it.
+        """
+        if view.get("phase") != Phase.PLAYING.value:
+            raise ValueError(f"no world to sample in phase {view.get('phase')!r}")
+        if [len(h) for h in hands] != list(view["hand_counts"]) or len(stock) != view["stock"]:
+            raise ValueError("the cards do not fit the view's hand and stock counts")
+        game = cls(seats=int(view["seats"]), options=view["options"], dealer=view["dealer"])
+        game.phase = Phase.PLAYING
+        game.hands = [list(h) for h in hands]
+        game.stock, game.position, game.stream = list(stock), 0, int(view["stream"])
+        game.discards = [parse_card(c) for c in view["discards"]]
+        game.current = int(view["to_act"][0])
+        game.direction = 1 if view["direction"] == "clockwise" else -1
+        game.pending, game.covering = int(view["pending"]), bool(view["cover"])
+        game.finished = list(view["out"])
+        game.active = [s not in game.finished for s in range(game.seats)]
+        game.declared = list(view["declared"])
+        game.window = view["declare_window"]
+        named = view["named_suit"]
+        game._named = None if named is None else Suit(named)
+        top = game.discards[-1]
+        # a joker on top acts as the rank and suit the view gives (the suit named after an ace)
+        game._top_as = parse_card(view["rank"] + view["suit"]) if top.is_joker else top
+        return game
+
+    def to_match(self) -> tuple[Card | None, Suit | None]:
+        """The top card as it acts (a joker's declared card) and the suit an ace named: what a
+        searching bot's quick playouts match against (a view costs far more)."""
+        return self._top_as, self._named
 
     def chance_request(self) -> ChanceRequest | None:
         if self.phase is Phase.DEALING:

@@ -9,6 +9,7 @@ the rest are here.
 
 from __future__ import annotations
 
+from host.games.one.strategy import choose
 from host.games.presentation import BotFeatures, Key, Presentation, has, is_, truthy, when
 from host.games.wording import NO_LINE, PLAY_ACTION, endings, shared
 from protocol.cards import Rank
@@ -101,4 +102,5 @@ BOT = BotFeatures(
     switch="downtown",
     switch_for=frozenset({Rank.NINE, Rank.TEN}),
     stay_for=frozenset({Rank.ACE, Rank.KING}),
+    strategy=choose,  # the normal level: :mod:`host.games.one.strategy`
 )

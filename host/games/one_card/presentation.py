@@ -10,6 +10,7 @@ its ``games`` reply. Kinds One Card shares with other games are worded in
 from __future__ import annotations
 
 from host.games.one_card.moves import ATTACKERS
+from host.games.one_card.strategy import choose
 from host.games.presentation import (
     BotFeatures,
     Key,
@@ -106,4 +107,5 @@ BOT = BotFeatures(
     attack_early=True,  # a race to shed under fire: attacks shed a card and grow a rival's hand
     wild=frozenset(c for c in DECK_54 if c.rank is Rank.SEVEN),
     extra_turn=frozenset(c for c in DECK_54 if c.rank is Rank.KING),
+    strategy=choose,  # the normal level: :mod:`host.games.one_card.strategy`
 )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 
 from host.games.base import (
     Action,
@@ -38,7 +38,7 @@ from host.games.base import (
 )
 from host.games.one_card.presentation import BOT, PRESENTATION
 from host.games.presentation import BotFeatures, Presentation
-from protocol.cards import DECK_54, Card, Suit
+from protocol.cards import DECK_54, Card, Suit, parse_card
 
 __all__ = ["DIRECTIONS", "TURN_LIMIT", "OneCardState", "Phase"]
 
@@ -148,6 +148,54 @@ class OneCardState(Game):
         self._turns = 0  # turn actions taken (see TURN_LIMIT)
         self._outcome: Outcome | None = None
         self._legal: dict[int, list[Action]] = {}  # legal_actions cache, reset by every change
+
+    # ------------------------------------------------------------------ worlds
+
+    @classmethod
+    def from_view(
+        cls, view: Mapping[str, Any], hands: Sequence[Sequence[Card]], stock: Sequence[Card]
+    ) -> Self:
+        """A game in the position ``view`` shows, with the cards it hides filled in.
+
+        ``hands`` holds every seat's cards (the viewer's as its view shows them, the others as
+        many as ``hand_counts`` says) and ``stock`` the stock, top first. The result is one
+        world consistent with what the viewer sees, for a bot to search (determinization); it
+        never goes back to the host. Bookkeeping the view does not show starts afresh: the turn
+        count, and the cards another seat just drew as damage (``fresh``, shown to that seat
+        only: in such a world it may only draw).
+
+        Raises:
+            ValueError: the view is not of a game in play, or the cards do not fit it.
+        """
+        if view.get("phase") not in (_PLAY.value, _AFTER.value):
+            raise ValueError(f"no world to sample in phase {view.get('phase')!r}")
+        n = int(view["seats"])
+        counts = list(view["hand_counts"])
+        if [len(h) for h in hands] != counts or len(stock) != view["stock"]:
+            raise ValueError("the cards do not fit the view's hand and stock counts")
+        game = cls(seats=n, options=view["options"], dealer=view["dealer"])
+        game._phase = Phase(view["phase"])
+        game._request = None
+        game._hands = [list(h) for h in hands]
+        game._stock, game._pos, game._stream = list(stock), 0, int(view["stream"])
+        game._discards = [parse_card(c) for c in view["discards"]]
+        game._suit = None if view["suit"] is None else Suit(view["suit"])
+        game._turn = int(view["turn"])
+        game._dir = 1 if view["direction"] == DIRECTIONS[1] else -1
+        game._damage, game._extra = int(view["damage"]), int(view["extra_turns"])
+        fresh = view.get("fresh") if view.get("seat") == game._turn else None
+        game._fresh = [parse_card(c) for c in fresh or ()]
+        window = view["call_window"]
+        game._window = None if window is None else (window["holder"], window["target"])
+        game._finished, game._bankrupt = list(view["finished"]), list(view["bankrupt"])
+        game._active = [s not in game._finished and s not in game._bankrupt for s in range(n)]
+        game._n_active = sum(game._active)
+        return game
+
+    def standing(self) -> list[int | None]:
+        """Each seat's card count, ``None`` for a seat out of play (out, or bankrupt): what a
+        searching bot scores a simulated position by (a view costs far more)."""
+        return [len(h) if live else None for h, live in zip(self._hands, self._active, strict=True)]
 
     # ------------------------------------------------------------------ chance
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from host.games import find_game, game_names
 from host.games.base import (
@@ -156,3 +158,51 @@ def test_an_outcome_reads_as_one_line_with_names() -> None:
         "seat 0 (Ann) won; finishing order: seat 0 (Ann), seat 2, seat 1 (bot1-ab12)"
     )
     assert describe_outcome({"termination": "exhausted", "winners": []}, {}) == "nobody won"
+
+
+def _snapshot(game: Game) -> list[object]:
+    """Everything observable about a game: every view, the chance request, the cards."""
+    views: list[object] = [game.view(s) for s in [*range(game.seats), None]]
+    return [*views, game.chance_request(), sorted(c.index for c in game.all_cards())]
+
+
+def _step(game: Game, rng: random.Random) -> list[Event]:
+    """Answer chance, or let a random seat to act take a random legal action."""
+    if game.chance_request() is not None:
+        return answer_chance(game, rng)
+    seat = rng.choice(game.to_act())
+    return game.apply(seat, rng.choice(game.legal_actions(seat)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.sampled_from(game_names()),
+    seats=st.integers(2, 4),
+    seed=st.integers(0, 2**32),
+    before=st.integers(0, 60),
+)
+def test_a_clone_plays_on_without_touching_its_original(
+    name: str, seats: int, seed: int, before: int
+) -> None:
+    rng = random.Random(seed)
+    game = find_game(name)(seats=seats, dealer=None)
+    for _ in range(before):
+        if game.outcome() is not None:
+            break
+        _step(game, rng)
+    was = _snapshot(game)
+    twin = game.clone()
+    assert type(twin) is type(game) and _snapshot(twin) == was
+    replay = random.Random(seed + 1)
+    for _ in range(40):  # the twin moves on; the original stays as it was
+        if twin.outcome() is not None:
+            break
+        _step(twin, replay)
+    assert _snapshot(game) == was
+    replay, again = random.Random(seed + 1), random.Random(seed + 1)
+    copy = game.clone()
+    for _ in range(40):  # the same moves on the original and on a fresh clone: the same game
+        if game.outcome() is not None:
+            break
+        assert _step(game, replay) == _step(copy, again)
+        assert _snapshot(game) == _snapshot(copy)

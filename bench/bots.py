@@ -1,0 +1,204 @@
+"""Tournaments between the bots' levels: win shares with 95% intervals, and thinking time.
+
+How it works: for each game (``--game``, default all three), seat count (``--seats``, default 2
+and 4) and pairing of levels (``--pair A:B``, default ``normal:easy`` and ``hard:normal``, the
+round robin's steps up; ``hard:easy`` may be added), play ``--games`` seeded games with
+:func:`host.ai.arena.play_match`, each bot seeing only its seat's view and events. Level A sits
+in alternate seats (0 and 2 of 4, or seat 0 of 2) in even games and in the others in odd games,
+and chance (the dealer too) comes from the game's seed, so seats and deals are balanced. A
+game's *share* for A is the part of its win that went to A's seats (winners of a safety stop
+share a win); with two levels in equal numbers an even share is 0.5. The share is printed with
+its 95% Wilson interval and a verdict: ``A>B`` when the whole interval is above 0.5. For ONE
+each level's bids are counted with how many were made. Thinking time is the wall-clock time of
+each decision that had a choice, per level: mean, 95th percentile and maximum.
+
+The hard bot thinks ``--iterations`` per move (the default, so that a tournament replays
+exactly from its seed, whatever the machine's load) or ``--seconds`` per move. Games run in
+``--jobs`` worker processes, a batch of games at a time; the load average is printed at the
+start and the end, since thinking times depend on it.
+
+Run: ``python bench/bots.py [--game one] [--seats 2] [--pair hard:normal] [--games 400]
+[--iterations 150 | --seconds 0.6] [--jobs 2] [--seed 1]``.
+Target (issue 18): in every game at 2 and 4 seats, normal beats easy and hard beats normal over
+at least 400 games per pairing; in ONE the hard bot's bids are made at least as often as the
+normal bot's; the hard bot at its default budget thinks under a second a move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import random
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from host.ai.arena import play_match
+from host.ai.ismcts import DEFAULT_BUDGET, Budget
+from host.ai.levels import make_bot
+from host.games import game_names
+
+#: games a worker process plays per task
+BATCH = 10
+
+
+@dataclass(slots=True)
+class Tally:
+    """What a pairing's games add up to."""
+
+    games: int = 0
+    share: float = 0.0  #: sum of A's shares
+    think: dict[str, list[float]] = field(default_factory=dict)
+    bids: dict[str, list[int]] = field(default_factory=dict)  #: level -> [bids, made]
+    endings: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: Tally) -> None:
+        self.games += other.games
+        self.share += other.share
+        for level, times in other.think.items():
+            self.think.setdefault(level, []).extend(times)
+        for level, (bids, made) in other.bids.items():
+            mine = self.bids.setdefault(level, [0, 0])
+            mine[0] += bids
+            mine[1] += made
+        for end, n in other.endings.items():
+            self.endings[end] = self.endings.get(end, 0) + n
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    game: str
+    seats: int
+    first: str  #: level A
+    second: str  #: level B
+    seed: int
+    start: int
+    count: int
+    budget: Budget
+
+
+def run(task: Task) -> Tally:
+    """Play games ``start .. start + count - 1`` of a pairing."""
+    tally = Tally()
+    for i in range(task.start, task.start + task.count):
+        a_seats = [s for s in range(task.seats) if (s + i) % 2 == 0]
+        levels = [task.first if s in a_seats else task.second for s in range(task.seats)]
+        tag = f"{task.seed}/{task.game}/{task.seats}/{task.first}:{task.second}/{i}"
+        bots = [
+            make_bot(level, rng=random.Random(f"{tag}/bot{s}"), budget=task.budget)
+            for s, level in enumerate(levels)
+        ]
+        record = play_match(task.game, bots, seed=tag)
+        tally.games += 1
+        tally.share += record.share(a_seats)
+        tally.endings[record.termination] = tally.endings.get(record.termination, 0) + 1
+        for seat, times in enumerate(record.think):
+            tally.think.setdefault(levels[seat], []).extend(times)
+        for bidder, made in record.bids:
+            counts = tally.bids.setdefault(levels[bidder], [0, 0])
+            counts[0] += 1
+            counts[1] += made
+    return tally
+
+
+def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion ``share`` over ``n`` games."""
+    if n == 0:
+        return 0.0, 1.0
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def describe_think(times: list[float]) -> str:
+    if not times:
+        return "-"
+    mean = 1000 * statistics.fmean(times)
+    return f"{mean:.0f}/{1000 * percentile(times, 0.95):.0f}/{1000 * max(times):.0f}"
+
+
+def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
+    share = tally.share / tally.games
+    low, high = wilson(share, tally.games)
+    verdict = f"{a}>{b}" if low > 0.5 else f"{b}>{a}" if high < 0.5 else "even"
+    bids = " ".join(
+        f"{level} {made}/{bids} ({100 * made / bids:.0f}%)"
+        for level, (bids, made) in sorted(tally.bids.items())
+        if bids
+    )
+    return (
+        f"| {game} | {seats} | {a}:{b} | {tally.games} | {share:.3f} | {low:.3f}-{high:.3f} "
+        f"| {verdict} | {describe_think(tally.think.get(a, []))} "
+        f"| {describe_think(tally.think.get(b, []))} | {bids or '-'} |"
+    )
+
+
+def load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", action="append", help="game name (repeatable; default all)")
+    parser.add_argument("--seats", type=int, action="append", help="seat count (default 2, 4)")
+    parser.add_argument("--pair", action="append", help="levels A:B (default normal:easy, ...)")
+    parser.add_argument("--games", type=int, default=400, help="games per pairing")
+    parser.add_argument("--seed", type=int, default=1, help="tournament seed")
+    parser.add_argument("--iterations", type=int, default=None, help="hard: iterations a move")
+    parser.add_argument("--seconds", type=float, default=None, help="hard: seconds a move")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    args = parser.parse_args()
+    budget = (
+        Budget(seconds=args.seconds, iterations=args.iterations)
+        if args.seconds or args.iterations
+        else DEFAULT_BUDGET
+    )
+    games = args.game or game_names()
+    pairs = [tuple(p.split(":", 1)) for p in args.pair or ["normal:easy", "hard:normal"]]
+    cpu = platform.processor() or platform.machine()
+    print(
+        f"{args.games} games a pairing, seed {args.seed}, hard budget {budget}, "
+        f"{args.jobs} jobs on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}"
+    )
+    print(f"load average at the start: {load()}")
+    print(
+        "| game | seats | A:B | games | A's share | 95% interval | verdict "
+        "| A ms mean/p95/max | B ms mean/p95/max | bids made |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    started = time.monotonic()
+    lines = [
+        (game, seats, a, b) for game in games for seats in args.seats or [2, 4] for a, b in pairs
+    ]
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        pending = [
+            [
+                pool.submit(
+                    run, Task(game, seats, a, b, args.seed, i, min(BATCH, args.games - i), budget)
+                )
+                for i in range(0, args.games, BATCH)
+            ]
+            for game, seats, a, b in lines
+        ]  # every line's games are queued at once, so no worker waits for a line to finish
+        for (game, seats, a, b), futures in zip(lines, pending, strict=True):
+            tally = Tally()
+            for future in futures:
+                tally.add(future.result())
+            print(row(game, seats, a, b, tally), flush=True)
+    minutes = (time.monotonic() - started) / 60
+    print(f"load average at the end: {load()}; {minutes:.1f} minutes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""One game between bots, in process, each bot seeing only what its seat's client would.
+
+How it works: :func:`play_match` creates the engine, answers chance from a seeded generator
+(as the fairness module would) and loops. Every event goes to each bot that would receive it
+(public events to all, a private one to its seat only: :meth:`host.ai.levels.Bot.observe`).
+Before each turn the seats with something to do race as bots at a host do: every seat with a
+legal action (the seat to act, and any seat that may announce out of turn, a One Card call or
+a Black Jack declaration) is asked in a random order, and the first that answers acts; a seat
+off its turn only ever announces. A bot is handed its seat's ``view`` with the legal actions in
+wire form, never the engine, and its answer goes through ``parse_action`` and ``apply`` as the
+host's would. The result records the winners, each seat's decisions and thinking times, and
+for ONE each hand's bidder and whether the bid was made. The tournament bench
+(``bench/bots.py``) and the tests use it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from host.ai.levels import Bot
+from host.games import find_game
+from host.games.base import Event, Game, WireMap
+from host.games.playout import answer_chance
+
+__all__ = ["MAX_ACTIONS", "MatchRecord", "play_match"]
+
+#: actions after which a match is abandoned (no engine needs this many: a safety net)
+MAX_ACTIONS = 20_000
+
+
+@dataclass(slots=True)
+class MatchRecord:
+    """How one game between bots went."""
+
+    winners: tuple[int, ...] = ()
+    termination: str = "unfinished"
+    actions: int = 0
+    #: per seat, the wall-clock seconds of each decision that had a choice to make
+    think: list[list[float]] = field(default_factory=list)
+    #: ONE: per hand, ``(bidder, made)`` for a hand with a bid
+    bids: list[tuple[int, bool]] = field(default_factory=list)
+
+    def share(self, seats: Sequence[int]) -> float:
+        """The part of the win that went to ``seats`` (winners share a win equally)."""
+        if not self.winners:
+            return 0.0
+        return sum(1 for w in self.winners if w in seats) / len(self.winners)
+
+
+def play_match(
+    game: str,
+    bots: Sequence[Bot],
+    *,
+    seed: int | str,
+    options: Mapping[str, object] | None = None,
+) -> MatchRecord:
+    """Play one game of ``game`` with ``bots[i]`` in seat ``i``; ``seed`` drives chance."""
+    engine = find_game(game)(seats=len(bots), options=options, dealer=None)
+    rng = random.Random(seed)
+    record = MatchRecord(think=[[] for _ in bots])
+    last: list[WireMap | None] = [None] * len(bots)
+    for bot in bots:
+        bot.new_game()
+    while record.actions < MAX_ACTIONS and engine.outcome() is None:
+        if engine.chance_request() is not None:
+            _deliver(bots, answer_chance(engine, rng), record)
+            continue
+        seat, wire = _next_move(engine, bots, last, rng, record)
+        events = engine.apply(seat, engine.parse_action(wire))
+        last[seat] = wire
+        record.actions += 1
+        _deliver(bots, events, record)
+    outcome = engine.outcome()
+    if outcome is not None:
+        record.winners, record.termination = outcome.winners, outcome.termination.value
+    return record
+
+
+def _next_move(
+    engine: Game,
+    bots: Sequence[Bot],
+    last: list[WireMap | None],
+    rng: random.Random,
+    record: MatchRecord,
+) -> tuple[int, WireMap]:
+    """The race for the next action: the first seat, in a random order, whose bot acts."""
+    to_act = engine.to_act()
+    seats = [s for s in range(len(bots)) if s in to_act or engine.legal_actions(s)]
+    rng.shuffle(seats)
+    for seat in seats:
+        view = engine.view(seat)
+        legal = view["legal"]
+        started = time.perf_counter()
+        wire = bots[seat].choose(view, legal, last=last[seat])
+        if len(legal) > 1 and seat in to_act:
+            record.think[seat].append(time.perf_counter() - started)
+        if wire is not None:
+            return seat, wire
+    raise RuntimeError(f"no bot would act for seats {list(to_act)} of {engine.name}")
+
+
+def _deliver(bots: Sequence[Bot], events: Sequence[Event], record: MatchRecord) -> None:
+    for event in events:
+        wire = event.to_wire()
+        if event.kind == "hand_end" and event.data.get("bidder") is not None:
+            record.bids.append((int(event.data["bidder"]), bool(event.data["made"])))
+        for seat, bot in enumerate(bots):
+            if event.to is None or event.to == seat:
+                bot.observe(wire)

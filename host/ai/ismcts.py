@@ -1,0 +1,190 @@
+"""Information-set Monte Carlo tree search over any game's engine: the hard bot's thinking.
+
+How it works (single-observer ISMCTS, Cowling, Powley and Whitehouse 2012; OpenSpiel's
+``ismcts.py`` read for its shape): the seat to decide cannot see the other hands, so every
+iteration starts from a fresh *world*, the hidden cards dealt at random consistently with what
+the seat has seen (:meth:`host.ai.support.SeatMemory.sample`). One tree of actions is shared by
+all the worlds: a node is an action sequence from the root, the seat that chose its last action
+owns it, and its children are keyed by the actions (value objects) taken there. In a world,
+only the actions legal in *that* world compete; each child counts how often it was available
+and UCB weighs its visits against that count, so an action legal in few worlds is not starved.
+
+One iteration: sample a world; walk down the tree choosing by UCB while every legal action has
+been tried, add one untried action as a new node, then play the world out with the game's
+playout policy (:meth:`~host.ai.support.GameSupport.playout`) until
+:meth:`~host.ai.support.GameSupport.returns` scores it; each node on the path adds the score of
+its owner. Between turns the simulated table makes its announcements (a One Card call race) and
+chance is answered from the bot's own generator. A seat with one legal action is not a node.
+The answer is the root action tried most often.
+
+The search runs until its :class:`Budget` is spent: a number of iterations (reproducible: the
+tournament uses it) and/or seconds of wall-clock time (a person waiting at the table).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from host.ai.support import GameSupport, SeatMemory
+from host.games.base import Action, Game, WireMap
+from host.games.playout import answer_chance
+
+__all__ = ["DEFAULT_BUDGET", "EXPLORATION", "Budget", "SearchResult", "search"]
+
+#: UCB's exploration constant, for scores in [0, 1]
+EXPLORATION = 0.7
+#: simulated actions after which a playout with no horizon gives up (then it is evaluated)
+MAX_PLAYOUT = 2_000
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How long one decision may take: ``iterations``, ``seconds``, or whichever ends first."""
+
+    seconds: float | None = None
+    iterations: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.seconds is None and self.iterations is None:
+            raise ValueError("a budget needs seconds or iterations")
+        if (self.seconds is not None and self.seconds <= 0) or (
+            self.iterations is not None and self.iterations < 1
+        ):
+            raise ValueError("a budget must be positive")
+
+
+#: what the hard bot thinks at a table: well under a second a move on a two-core machine
+DEFAULT_BUDGET = Budget(seconds=0.6, iterations=20_000)
+
+
+@dataclass(slots=True)
+class _Node:
+    seat: int
+    visits: int = 0
+    total: float = 0.0
+    available: int = 0
+    children: dict[Action, _Node] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The chosen action, with how often each root action was tried (``visits``)."""
+
+    action: Action
+    iterations: int
+    visits: dict[Action, int]
+
+
+def search(
+    view: WireMap,
+    memory: SeatMemory,
+    support: GameSupport,
+    rng: random.Random,
+    budget: Budget = DEFAULT_BUDGET,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> SearchResult | None:
+    """The action the seat of ``view`` should take now, or ``None`` if it has no turn action.
+
+    Raises:
+        ValueError: ``memory`` cannot sample a world for ``view``.
+    """
+    seat = int(view["seat"])
+    first = memory.sample(view, rng)
+    legal = support.turn_actions(first, seat) if seat in first.to_act() else []
+    if len(legal) <= 1:
+        return SearchResult(legal[0], 0, {legal[0]: 0}) if legal else None
+    root = _Node(seat)
+    deadline = None if budget.seconds is None else clock() + budget.seconds
+    done = 0
+    world: Game | None = first
+    while budget.iterations is None or done < budget.iterations:
+        if deadline is not None and done and clock() >= deadline:
+            break
+        _iterate(world or memory.sample(view, rng), root, support, rng)
+        world = None
+        done += 1
+    visits = {a: root.children[a].visits for a in legal if a in root.children}
+    best = max(legal, key=lambda a: (visits.get(a, 0), _mean(root.children.get(a))))
+    return SearchResult(best, done, visits)
+
+
+def _mean(node: _Node | None) -> float:
+    return node.total / node.visits if node is not None and node.visits else 0.0
+
+
+def _iterate(world: Game, root: _Node, support: GameSupport, rng: random.Random) -> None:
+    """One iteration from ``world``: select, expand one node, play out, back up the scores."""
+    node: _Node | None = root
+    path: list[_Node] = []
+    scores: list[float] | None = None
+    left = MAX_PLAYOUT if support.horizon is None else support.horizon
+    while left > 0:
+        scores = _between_turns(world, support, rng)
+        if scores is not None:
+            break
+        seat = world.to_act()[0]
+        if node is None:
+            action = support.playout(world, seat, rng)
+            left -= 1
+        else:
+            legal = support.turn_actions(world, seat)
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                action, node = _select(node, seat, legal, rng)
+                path.append(node)
+                if not node.visits:
+                    node = None  # a new node: play out from here
+        world.apply(seat, action)
+    if scores is None:
+        scores = support.returns(world) or support.evaluate(world)
+    for visited in path:
+        visited.visits += 1
+        visited.total += scores[visited.seat]
+
+
+def _between_turns(world: Game, support: GameSupport, rng: random.Random) -> list[float] | None:
+    """Answer chance and make announcements until a seat must act; the scores if it is over."""
+    while True:
+        scores = support.returns(world)
+        if scores is not None:
+            return scores
+        if world.chance_request() is not None:
+            answer_chance(world, rng)
+            continue
+        said = support.announce(world, rng)
+        if said is None:
+            return None
+        world.apply(*said)
+
+
+def _select(
+    node: _Node, seat: int, legal: Sequence[Action], rng: random.Random
+) -> tuple[Action, _Node]:
+    """The child to follow: an untried legal action if any, else the best by UCB."""
+    children = node.children
+    untried = []
+    for a in legal:
+        child = children.get(a)
+        if child is None:
+            untried.append(a)
+        else:
+            child.available += 1
+    if untried:
+        action = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+        child = children[action] = _Node(seat, available=1)
+        return action, child
+    best, best_value = legal[0], -math.inf
+    for a in legal:
+        child = children[a]
+        value = child.total / child.visits + EXPLORATION * math.sqrt(
+            math.log(child.available) / child.visits
+        )
+        if value > best_value:
+            best, best_value = a, value
+    return best, children[best]

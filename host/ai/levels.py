@@ -1,0 +1,168 @@
+"""The bots' three levels: easy, normal and hard, one :class:`Bot` per seat.
+
+How it works: a bot is given what its seat's client is given and nothing else: the events the
+host sends the seat (:meth:`Bot.observe`: public ones and its own private ones, in order) and,
+when it may act, the seat's view with its legal actions in wire form (:meth:`Bot.choose`).
+
+* ``easy`` plays a uniformly random legal action (:func:`host.policy.random_choice`);
+* ``normal`` plays the game's own heuristic (:func:`host.policy.heuristic_choice`, each game's
+  ``strategy`` module);
+* ``hard`` makes announcements as ``normal`` does and searches its turns
+  (:func:`host.ai.ismcts.search`) for its :class:`~host.ai.ismcts.Budget`, sampling the hidden
+  cards from its view and its memory of the events (the game's ``worlds`` module); a position
+  it cannot sample falls back to ``normal``.
+
+Every random choice comes from the bot's own ``random.Random``, so a seeded bot replays. The
+protocol's older bot kinds name levels too: ``random`` is easy, ``heuristic`` normal.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+import time
+from collections.abc import Callable, Sequence
+
+from host import policy
+from host.ai.ismcts import DEFAULT_BUDGET, Budget, search
+from host.ai.support import SeatMemory, find_support
+from host.games.base import OptionError, WireMap
+from protocol.lobby_messages import BOT_KINDS, BOT_LEVEL_OF
+
+__all__ = ["Bot", "EasyBot", "HardBot", "Level", "NormalBot", "make_bot", "parse_level"]
+
+
+class Level(enum.Enum):
+    """How well a bot plays."""
+
+    EASY = "easy"  #: a random legal action
+    NORMAL = "normal"  #: the game's heuristic
+    HARD = "hard"  #: a search over sampled worlds
+
+
+def parse_level(text: str) -> Level:
+    """The level a bot kind names (``easy``, ``normal``, ``hard``, or ``random``, ``heuristic``).
+
+    Raises:
+        ValueError: not a bot kind.
+    """
+    level = BOT_LEVEL_OF.get(text.strip().lower())
+    if level is None:
+        raise ValueError(f"not a bot level: {text!r} (one of {', '.join(BOT_KINDS)})")
+    return Level(level)
+
+
+class Bot:
+    """A bot for one seat; the base class plays like ``normal``."""
+
+    level = Level.NORMAL
+
+    def __init__(self, *, rng: random.Random | None = None) -> None:
+        self.rng = rng or random.Random()
+
+    def new_game(self) -> None:
+        """Forget the last game (called before the first event of each game)."""
+
+    def observe(self, event: WireMap) -> None:
+        """One event the seat received (public, or private to the seat), in order."""
+
+    def choose(
+        self, view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
+    ) -> WireMap | None:
+        """The action to send now (``None``: none), given the seat's view and legal actions.
+
+        ``last`` is the seat's previous action: an announcement is never repeated back to back.
+        """
+        return policy.heuristic_choice(view, legal, last=last)
+
+
+class EasyBot(Bot):
+    """A uniformly random legal action (an announcement is not repeated back to back)."""
+
+    level = Level.EASY
+
+    def choose(
+        self, view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
+    ) -> WireMap | None:
+        return policy.choose("random", view, legal, last=last, rng=self.rng)
+
+
+class NormalBot(Bot):
+    """The game's heuristic (see :mod:`host.policy`)."""
+
+
+class HardBot(Bot):
+    """Announces as ``normal``; searches its turns (see the module docstring).
+
+    After each search, ``thought`` holds its wall-clock seconds and ``iterations`` its count.
+    """
+
+    level = Level.HARD
+
+    def __init__(self, *, rng: random.Random | None = None, budget: Budget | None = None) -> None:
+        super().__init__(rng=rng)
+        self.budget = budget or DEFAULT_BUDGET
+        self.thought = 0.0
+        self.iterations = 0
+        self._events: list[WireMap] = []
+        self._memory: SeatMemory | None = None
+
+    def new_game(self) -> None:
+        self._events = []
+        self._memory = None
+
+    def observe(self, event: WireMap) -> None:
+        if self._memory is None:
+            self._events.append(event)
+        else:
+            self._memory.observe(event)
+
+    def choose(
+        self, view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
+    ) -> WireMap | None:
+        if not legal:
+            return None
+        try:
+            support = find_support(str(view.get("game")))
+        except OptionError:
+            return super().choose(view, legal, last=last)
+        for a in legal:
+            if a.get("type") in support.calls and a != last:
+                return a
+        seat = view.get("seat")
+        if not isinstance(seat, int) or seat not in (view.get("to_act") or ()):
+            return None
+        memory = self._remember(support.memory, seat)
+        started = time.monotonic()
+        try:
+            result = search(dict(view), memory, support, self.rng, self.budget)
+        except ValueError:  # not a position a world can be sampled for
+            result = None
+        self.thought = time.monotonic() - started
+        self.iterations = 0 if result is None else result.iterations
+        chosen = None if result is None else result.action.to_wire()
+        if chosen is None or chosen not in legal:
+            return super().choose(view, legal, last=last)
+        return chosen
+
+    def _remember(self, make: Callable[[int], SeatMemory], seat: int) -> SeatMemory:
+        """The seat's memory, made on the first decision from the events seen so far."""
+        if self._memory is None or self._memory.seat != seat:
+            memory = make(seat)
+            for event in self._events:
+                memory.observe(event)
+            self._events = []
+            self._memory = memory
+        return self._memory
+
+
+def make_bot(
+    level: Level | str, *, rng: random.Random | None = None, budget: Budget | None = None
+) -> Bot:
+    """A bot of ``level`` (a :class:`Level` or a bot kind); ``budget`` is the hard bot's."""
+    chosen = level if isinstance(level, Level) else parse_level(level)
+    if chosen is Level.EASY:
+        return EasyBot(rng=rng)
+    if chosen is Level.HARD:
+        return HardBot(rng=rng, budget=budget)
+    return NormalBot(rng=rng)

@@ -1,0 +1,102 @@
+"""The normal bot's Black Jack: counters, runs and declarations from the seat's view.
+
+How it works: :func:`choose` scores each legal turn action (the host's policy,
+:mod:`host.policy`, has already made any declaration the window allows) and returns the best;
+it reads only the seat's ``view`` and the legal actions in wire form. A play (a card, a run, a
+chain) is worth the cards it sheds, more when it goes out having declared; and:
+
+* against a pick-up, a counter that passes it on grown (a 2 or a black jack) beats the red jack
+  that cancels it, which beats taking it;
+* otherwise the pick-up cards (2s, black jacks) are kept as counters, and played as attacks
+  only when a rival is down to two cards; aces (they name a suit, so they play on anything)
+  and jokers are kept for when nothing else plays;
+* a run is judged by its last card, whose magic is the one that applies: an ace names the suit
+  the rest of the hand holds most of; an 8 with two players, or a queen that the hand can cover,
+  brings the turn straight back;
+* a play or draw that says "last card" (the engine offers it when the hand could finish next
+  turn) is preferred to the same one unsaid.
+
+A draw is the last resort. The game's declaration for bots (:data:`~host.games.black_jack.
+presentation.BOT`) names this function as its strategy.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from protocol.cards import Card, CardCodeError, Color, Rank, parse_card
+
+__all__ = ["choose"]
+
+WireMap = dict[str, Any]
+
+#: what one card shed is worth, and the bonuses and costs on top
+SHED, OUT, PASS_ON, CANCEL, KEEP, URGENT, WILD, AGAIN, SAY = (
+    2.0,
+    100.0,
+    3.0,
+    1.0,
+    -3.0,
+    5.0,
+    -2.5,
+    1.0,
+    0.25,
+)
+
+
+def _cards(codes: object) -> list[Card]:
+    out = []
+    for code in codes if isinstance(codes, list) else []:
+        try:
+            out.append(parse_card(code))
+        except CardCodeError:
+            continue
+    return out
+
+
+def _is_pickup(c: Card) -> bool:
+    return c.rank is Rank.TWO or (c.rank is Rank.JACK and c.color is Color.BLACK)
+
+
+def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
+    """The best of the legal turn actions ``legal`` for the seat of ``view``."""
+    plays = [a for a in legal if a.get("type") == "play"]
+    draws = sorted((a for a in legal if a.get("type") == "draw"), key=lambda a: not a.get("say"))
+    if not plays:
+        return draws[0] if draws else None
+    hand = _cards(view.get("hand"))
+    seat = view.get("seat")
+    counts = view.get("hand_counts") or []
+    out = set(view.get("out") or ())
+    rivals = [n for s, n in enumerate(counts) if s != seat and s not in out]
+    urgent = bool(rivals) and min(rivals) <= 2
+    declared = view.get("declared") or []
+    ready = isinstance(seat, int) and seat < len(declared) and bool(declared[seat])
+    attacked = bool(view.get("pending")) and not view.get("cover")
+
+    def score(action: WireMap) -> float:
+        cards = _cards(action.get("cards"))
+        if not cards:
+            return -1.0
+        jokers = iter(_cards(action.get("declare")))
+        acting = [next(jokers, c) if c.is_joker else c for c in cards]
+        value = SHED * len(cards) + (SAY if action.get("say") else 0.0)
+        if len(cards) == len(hand):
+            return value + (OUT if ready else -OUT / 10)  # undeclared: two penalty cards
+        if attacked:
+            return value + (PASS_ON if _is_pickup(acting[0]) else CANCEL)
+        value += sum(URGENT if urgent else KEEP for c in acting if _is_pickup(c))
+        value += WILD * sum(c.is_joker or c.rank is Rank.ACE for c in cards)
+        last = acting[-1]
+        if last.rank is Rank.ACE:
+            rest = Counter(c.suit.value for c in hand if c not in cards and c.suit is not None)
+            value += 0.5 * rest.get(str(action.get("suit")), 0)
+        elif (last.rank is Rank.EIGHT and len(rivals) == 1) or (
+            last.rank is Rank.QUEEN and len(hand) > len(cards)
+        ):
+            value += AGAIN
+        return value
+
+    return max(plays, key=score)

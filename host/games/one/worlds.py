@@ -1,0 +1,248 @@
+"""What the searching bot (:mod:`host.ai`) needs to know about ONE.
+
+How it works: ONE's view shows the trick on the table and the last one, not every card played
+this hand, so a seat's memory keeps what the events showed: the cards of each trick taken and
+who took them, the trump, and the suits each player has shown it cannot follow (a card of
+another suit on a lead it had to follow: with trump the joker counts as trump, with no trump
+it is played only by a player who cannot follow). A world (:func:`from_view`) deals the cards
+nobody has seen yet into the other hands and the centre, no player getting a suit it showed it
+lacks; a memory that missed the start of the hand (a bot that joined mid-hand) deals the cards
+already played as well, handing each player point cards worth what its view says it took.
+
+Simulated tables bid, play and choose downtown by the rules of thumb of
+:mod:`host.games.one.tactics` (:func:`quick_action`) and stop at the end of the hand: each
+seat is scored by its match total against the best other (:func:`hand_returns`), a won match
+scoring 1.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from host.ai.deal import deal_hidden
+from host.ai.support import GameSupport, SeatMemory
+from host.games.base import Action, Game, WireMap
+from host.games.one.engine import JOKER, MAX_BID, One, Phase, Ranking, card_points
+from host.games.one.moves import PASS, Bid, DowntownChoice, Play
+from host.games.one.strategy import MARGIN
+from host.games.one.tactics import bid_value, pick_card, switch_downtown
+from protocol.cards import DECK_ONE, Card, Suit, parse_card
+
+__all__ = [
+    "SCORE_SCALE",
+    "SUPPORT",
+    "OneMemory",
+    "OneSupport",
+    "from_view",
+    "hand_returns",
+    "quick_action",
+]
+
+#: points of lead over the best other player that make a seat's score 0.73 (tanh of 1)
+SCORE_SCALE = 10.0
+
+
+def from_view(
+    view: Mapping[str, Any],
+    hands: Sequence[Sequence[Card]],
+    centre: Card,
+    won: Sequence[Sequence[Card]],
+) -> One:
+    """A match in the position ``view`` shows, with the cards it hides filled in.
+
+    ``hands`` holds every seat's cards (the viewer's as its view shows them), ``centre`` the
+    face-down centre card and ``won`` the cards each seat has taken in this hand's tricks. The
+    result is one world consistent with what the viewer sees, for a bot to search
+    (determinization); it never goes back to the host.
+
+    Raises:
+        ValueError: the view is not of a hand being bid or played, or the hands do not fit it.
+    """
+    if view.get("phase") not in (Phase.AUCTION.value, Phase.PLAY.value, Phase.DOWNTOWN.value):
+        raise ValueError(f"no world to sample in phase {view.get('phase')!r}")
+    if [len(h) for h in hands] != list(view["hand_counts"]):
+        raise ValueError("the hands do not fit the view's hand counts")
+    game = One(seats=int(view["seats"]), options=view["options"], dealer=view["dealer"])
+    auction, trick = view["auction"], view["trick"]
+    game.hand_no, game.scores = int(view["hand_no"]), list(view["scores"])
+    game.last_hand = view["last_hand"]
+    game.phase = Phase(view["phase"])
+    game.hands = [sorted(h) for h in hands]
+    game.centre = centre
+    game.high, game.bidder = auction["high"], auction["bidder"]
+    game.passed, game.calls = list(auction["passed"]), [dict(c) for c in auction["calls"]]
+    game.turn = int(view["to_act"][0])
+    game.no_trump = bool(view["no_trump"])
+    game.trump = None if view["trump"] is None else Suit(view["trump"])
+    game.ranking = Ranking(view["ranking"])
+    game.trick = [(int(p["seat"]), parse_card(p["card"])) for p in trick["cards"]]
+    game.leader = int(trick["leader"]) if game.trick else game.turn
+    game.led = None if trick["led"] is None else Suit(trick["led"])
+    game.tricks_won = list(view["tricks_won"])
+    game.tricks_played = sum(game.tricks_won)
+    game.last_trick = view["last_trick"]
+    game.won = [list(w) for w in won]
+    return game
+
+
+def hand_returns(game: One) -> list[float] | None:
+    """Each seat's score once the hand (or the match) is over, else ``None``.
+
+    A won match scores 1 for the winner; otherwise a seat scores ``0.5 + 0.5 * tanh(lead /
+    SCORE_SCALE)``, its lead being its match total less the best other seat's.
+    """
+    if game.phase is Phase.OVER:
+        outcome = game.outcome()
+        assert outcome is not None
+        return [1.0 if s in outcome.winners else 0.0 for s in range(game.seats)]
+    if game.phase is not Phase.DEAL:
+        return None
+    scores = game.scores
+    out = []
+    for s, mine in enumerate(scores):
+        best = max(v for o, v in enumerate(scores) if o != s)
+        out.append(0.5 + 0.5 * math.tanh((mine - best) / SCORE_SCALE))
+    return out
+
+
+class OneMemory(SeatMemory):
+    """The hand's tricks, its trump and each player's missing suits (see the module docstring)."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(seat)
+        self.hand_no: int | None = None
+        self.won: dict[int, list[Card]] = {}
+        self.voids: dict[int, set[Suit]] = {}
+        self.trump: Suit | None = None
+        self.led: Suit | None = None
+        self.leading = True
+
+    def observe(self, event: WireMap) -> None:
+        kind = event.get("kind")
+        if kind == "deal":
+            self.hand_no = int(event["hand_no"])
+            self.won, self.voids, self.trump, self.led, self.leading = {}, {}, None, None, True
+        elif kind == "trump":
+            self.trump = Suit(event["suit"])
+        elif kind == "trick":
+            cards = [parse_card(c) for c in event["cards"]]
+            self.won.setdefault(int(event["winner"]), []).extend(cards)
+            self.leading = True
+        elif kind == "play":
+            card = parse_card(event["card"])
+            named = event.get("suit")
+            follows = self.trump if card is JOKER else card.suit
+            if self.leading:
+                self.led = Suit(named) if named else follows or card.suit
+                self.leading = False
+            elif follows is not self.led and self.led is not None:
+                self.voids.setdefault(int(event["seat"]), set()).add(self.led)
+
+    def sample(self, view: WireMap, rng: random.Random) -> Game:
+        seats = int(view["seats"])
+        mine = [parse_card(c) for c in view["hand"] or ()]
+        table = [parse_card(p["card"]) for p in view["trick"]["cards"]]
+        others = [s for s in range(seats) if s != self.seat]
+        sizes = [view["hand_counts"][s] for s in others] + [1]
+        complete = self.hand_no == view["hand_no"]
+        gone = [c for pile in self.won.values() for c in pile] if complete else []
+        seen = {*mine, *table, *gone}
+        pool = [c for c in DECK_ONE if c not in seen]
+        trump = None if view["trump"] is None else Suit(view["trump"])
+        if not complete:  # the cards already played are hidden too
+            sizes.append(len(pool) - sum(sizes))
+        voids = [self.voids.get(s, set()) if complete else set() for s in others]
+
+        def allowed(place: int, card: Card) -> bool:
+            if place >= len(voids):
+                return True
+            follows = trump if card is JOKER else card.suit
+            return follows is None or follows not in voids[place]
+
+        places = deal_hidden(pool, sizes, rng, allowed=allowed if any(voids) else None)
+        hands: list[list[Card]] = [[] for _ in range(seats)]
+        hands[self.seat] = mine
+        for s, cards in zip(others, places, strict=False):
+            hands[s] = cards
+        won = (
+            [self.won.get(s, []) for s in range(seats)]
+            if complete
+            else _piles(places[-1], view["points_taken"])
+        )
+        return from_view(view, hands, places[len(others)][0], won)
+
+
+def _piles(cards: Sequence[Card], points: Sequence[int]) -> list[list[Card]]:
+    """Taken piles worth about ``points`` each, made of ``cards`` (for a memory that missed
+    the hand's start): point cards go to the seats still short of their points."""
+    piles: list[list[Card]] = [[] for _ in points]
+    short = list(points)
+    for c in sorted(cards, key=card_points, reverse=True):
+        value = card_points(c)
+        seat = max(range(len(short)), key=lambda s: short[s]) if value else 0
+        piles[seat].append(c)
+        short[seat] -= value
+    return piles
+
+
+class OneSupport(GameSupport):
+    """ONE for the search (see the module docstring)."""
+
+    def memory(self, seat: int) -> SeatMemory:
+        return OneMemory(seat)
+
+    def turn_actions(self, world: Game, seat: int) -> list[Action]:
+        """In the auction, only the bids the hand is worth by the normal bot's measure
+        (:data:`~host.games.one.strategy.MARGIN` to spare) compete with the pass: left to
+        itself the search bid on hands it then failed (a third of its bids made at 4 seats,
+        ``bench/bots.py``); now it chooses whether to bid and how high, within that."""
+        assert isinstance(world, One)
+        legal = world.legal_actions(seat)
+        if world.phase is not Phase.AUCTION:
+            return legal
+        worth = bid_value(world.hands[seat], world.seats) - MARGIN
+        return [a for a in legal if not isinstance(a, Bid) or a.value <= worth] or legal
+
+    def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
+        assert isinstance(world, One)
+        return quick_action(world, seat, world.legal_actions(seat), rng)
+
+    def returns(self, world: Game) -> list[float] | None:
+        assert isinstance(world, One)
+        return hand_returns(world)
+
+
+def quick_action(game: One, seat: int, legal: Sequence[Action], rng: random.Random) -> Action:
+    """What a simulated seat does in a hard bot's playout: bid by
+    :func:`~host.games.one.tactics.bid_value` (give or take a point), choose downtown by
+    :func:`~host.games.one.tactics.switch_downtown`, play by
+    :func:`~host.games.one.tactics.pick_card` (one time in ten at random, so that playouts
+    differ)."""
+    hand = game.hands[seat]
+    if game.phase is Phase.AUCTION:
+        low = game.min_bid if game.high is None else game.high + 1
+        value = bid_value(hand, game.seats) + rng.uniform(-1.0, 1.0)
+        return Bid(low) if low <= min(value, MAX_BID) else PASS
+    if game.phase is Phase.DOWNTOWN:
+        return DowntownChoice(switch_downtown(hand))
+    plays = [a for a in legal if isinstance(a, Play)]
+    if rng.random() < 0.1:
+        return plays[rng.randrange(len(plays))]
+    playable = list(dict.fromkeys(a.card for a in plays))
+    card = pick_card(
+        playable,
+        hand,
+        [c for _, c in game.trick],
+        seats=game.seats,
+        trump=game.trump,
+        no_trump=game.no_trump,
+        downtown=game.ranking is Ranking.DOWNTOWN,
+        led=game.led,
+    )
+    return next(a for a in plays if a.card is card)
+
+
+SUPPORT = OneSupport()

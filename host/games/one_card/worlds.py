@@ -1,0 +1,89 @@
+"""What the searching bot (:mod:`host.ai`) needs to know about One Card.
+
+How it works: One Card shows every card that leaves a hand (plays, and a bankrupt hand under
+the top discard), and nothing of what goes into one, so a seat's view is all it can know: its
+memory keeps nothing. A world deals the cards the seat has not seen (the 54 less its hand and
+the discards) at random into the other hands, by their counts, and the stock
+(:meth:`~host.games.one_card.state.OneCardState.from_view`). Simulated tables race to call "One
+Card!" as bots do: whenever a call window is open a seat picked at random calls. The playout
+policy sheds greedily: a card rather than a draw, an attack card half of the time when there is
+one, a seven (naming a random suit) only when nothing else plays. Simulated games are played to
+their end: a win scores 1.
+"""
+
+from __future__ import annotations
+
+import random
+
+from host.ai.deal import deal_hidden
+from host.ai.support import GameSupport, SeatMemory, by_hand_size
+from host.games.base import Action, Game, WireMap
+from host.games.one_card.engine import OneCard
+from host.games.one_card.moves import ATTACKERS, CALL, DRAW, Play
+from protocol.cards import DECK_54, Card, Rank, parse_card
+
+__all__ = ["CARD_WEIGHT", "HORIZON", "SUPPORT", "OneCardMemory", "OneCardSupport"]
+
+#: simulated actions past the search tree before a position is scored by its hand sizes
+HORIZON = 12
+#: how much each card held lowers a seat's chances (see :func:`host.ai.support.by_hand_size`)
+CARD_WEIGHT = 0.3
+
+
+class OneCardMemory(SeatMemory):
+    """A One Card seat's memory: nothing beyond its view (see the module docstring)."""
+
+    def sample(self, view: WireMap, rng: random.Random) -> Game:
+        seen = {parse_card(c) for c in [*(view["hand"] or ()), *view["discards"]]}
+        pool = [c for c in DECK_54 if c not in seen]
+        others = [s for s in range(int(view["seats"])) if s != self.seat]
+        counts = view["hand_counts"]
+        places = deal_hidden(pool, [counts[s] for s in others] + [int(view["stock"])], rng)
+        hands: list[list[Card]] = [[] for _ in counts]
+        hands[self.seat] = [parse_card(c) for c in view["hand"]]
+        for s, cards in zip(others, places, strict=False):
+            hands[s] = list(cards)
+        return OneCard.from_view(view, hands, places[-1])
+
+
+class OneCardSupport(GameSupport):
+    """One Card for the search (see the module docstring)."""
+
+    calls = frozenset({"call"})
+
+    def memory(self, seat: int) -> SeatMemory:
+        return OneCardMemory(seat)
+
+    def turn_actions(self, world: Game, seat: int) -> list[Action]:
+        return [a for a in world.legal_actions(seat) if a is not CALL]
+
+    def announce(self, world: Game, rng: random.Random) -> tuple[int, Action] | None:
+        to_act = world.to_act()
+        if not to_act:
+            return None
+        other = (to_act[0] + 1) % world.seats  # a seat's legal list is cheap off its turn
+        if CALL not in world.legal_actions(other):
+            return None
+        return rng.randrange(world.seats), CALL
+
+    horizon = HORIZON
+
+    def evaluate(self, world: Game) -> list[float]:
+        assert isinstance(world, OneCard)
+        return by_hand_size(world.standing(), CARD_WEIGHT)
+
+    def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
+        legal = world.legal_actions(seat)
+        plays = [a for a in legal if isinstance(a, Play)]
+        if not plays:
+            return legal[0] if legal else DRAW
+        plain = [a for a in plays if a.cards[0].rank is not Rank.SEVEN]
+        if not plain:
+            return plays[rng.randrange(len(plays))]
+        attacks = [a for a in plain if a.cards[-1] in ATTACKERS]
+        if attacks and rng.random() < 0.5:
+            return attacks[rng.randrange(len(attacks))]
+        return plain[rng.randrange(len(plain))]
+
+
+SUPPORT = OneCardSupport()

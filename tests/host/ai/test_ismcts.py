@@ -1,0 +1,91 @@
+"""The search: its budget, its answers, and that it finds a winning move."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from host import policy
+from host.ai.ismcts import Budget, search
+from host.ai.support import SeatMemory, by_hand_size, find_support
+from host.games import find_game
+from host.games.base import Game
+from host.games.playout import answer_chance
+
+
+def test_a_budget_needs_a_positive_limit() -> None:
+    with pytest.raises(ValueError, match="needs"):
+        Budget()
+    with pytest.raises(ValueError, match="positive"):
+        Budget(iterations=0)
+    with pytest.raises(ValueError, match="positive"):
+        Budget(seconds=-1.0)
+
+
+def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, SeatMemory]]:
+    rng = random.Random(seed)
+    engine = find_game(name)(seats=seats, options=None, dealer=None)
+    memory = find_support(name).memory(0)
+    for _ in range(400):
+        if engine.outcome() is not None:
+            return
+        if engine.chance_request() is not None:
+            events = answer_chance(engine, rng)
+        else:
+            to = engine.to_act()[0]
+            if to == 0 and len(engine.view(0)["legal"]) > 1:
+                yield engine, memory
+            view = engine.view(to)
+            wire = policy.heuristic_choice(view, view["legal"])
+            assert wire is not None
+            events = engine.apply(to, engine.parse_action(wire))
+        for event in events:
+            if event.to is None or event.to == 0:
+                memory.observe(event.to_wire())
+
+
+@pytest.mark.parametrize("name", ["one-card", "one", "black-jack"])
+def test_a_search_spends_its_iterations_on_legal_moves_and_replays(name: str) -> None:
+    support = find_support(name)
+    budget = Budget(iterations=60)
+    for engine, memory in _turns(name, 2, 4):
+        view = engine.view(0)
+        first = search(view, memory, support, random.Random(2), budget)
+        assert first is not None
+        if first.iterations:  # not a choice of one (ONE: a hand worth no bid only passes)
+            break
+    again = search(view, memory, support, random.Random(2), budget)
+    assert again is not None
+    assert first.iterations == 60
+    assert first.action == again.action
+    assert first.action.to_wire() in view["legal"]
+    assert sum(first.visits.values()) == 60
+
+
+def test_the_search_takes_the_card_that_wins_the_game() -> None:
+    """At two seats, a One Card hand of one card that plays goes out and wins."""
+    found = 0
+    for seed in range(300):
+        for engine, memory in _turns("one-card", 2, seed):
+            view = engine.view(0)
+            outs = [a for a in view["legal"] if len(a.get("cards") or ()) == len(view["hand"])]
+            if not outs:
+                continue
+            result = search(
+                view, memory, find_support("one-card"), random.Random(1), Budget(iterations=150)
+            )
+            assert result is not None
+            assert result.action.to_wire() in outs
+            found += 1
+        if found >= 3:
+            break
+    assert found
+
+
+def test_fewer_cards_mean_better_chances() -> None:
+    chances = by_hand_size([1, 5, None, 3], 0.3)
+    assert chances[2] == 0.0
+    assert chances[0] > chances[3] > chances[1]
+    assert sum(chances) == pytest.approx(1.0)

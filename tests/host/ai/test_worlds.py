@@ -1,0 +1,81 @@
+"""Sampled worlds agree with everything the seat can see, and hide what it cannot.
+
+Each game's ``worlds`` module samples a full engine state from one seat's view and the events
+it received; these tests play seeded games with the normal bots and, at the seat's turns,
+compare the sampled world's view of the seat with the real one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+
+from host import policy
+from host.ai.support import SeatMemory, find_support
+from host.games import find_game, game_names
+from host.games.base import Game, OptionError, WireMap
+from host.games.playout import answer_chance
+
+#: view keys a world may tell differently: the stock's position counts from its top afresh
+_BOOKKEEPING = {"next_position", "legal"}
+
+
+def _turns(name: str, seats: int, seed: int, seat: int = 0) -> Iterator[tuple[Game, SeatMemory]]:
+    """The real game and the seat's memory at each of the seat's turns of a seeded game."""
+    rng = random.Random(seed)
+    engine = find_game(name)(seats=seats, options=None, dealer=None)
+    memory = find_support(name).memory(seat)
+    for _ in range(400):
+        if engine.outcome() is not None:
+            return
+        if engine.chance_request() is not None:
+            events = answer_chance(engine, rng)
+        else:
+            to = engine.to_act()[0]
+            if to == seat:
+                yield engine, memory
+            view = engine.view(to)
+            wire = policy.heuristic_choice(view, view["legal"])
+            assert wire is not None
+            events = engine.apply(to, engine.parse_action(wire))
+        for event in events:
+            if event.to is None or event.to == seat:
+                memory.observe(event.to_wire())
+
+
+def _public(view: WireMap) -> WireMap:
+    return {k: v for k, v in view.items() if k not in _BOOKKEEPING}
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+@pytest.mark.parametrize("name", game_names())
+def test_a_world_shows_the_seat_exactly_what_the_real_game_shows(name: str, seats: int) -> None:
+    rng = random.Random(5)
+    checked = 0
+    for seed in range(3):
+        for engine, memory in _turns(name, seats, seed):
+            view = engine.view(0)
+            world = memory.sample(view, rng)
+            mine = world.view(0)
+            assert _public(mine) == _public(view)
+            assert sorted(map(str, mine["legal"])) == sorted(map(str, view["legal"]))
+            assert Counter(world.all_cards()) == Counter(engine.all_cards())
+            checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_the_hidden_cards_of_a_world_vary_with_the_sample(name: str) -> None:
+    """The worlds are dealt at random: the real hidden cards are not what the seat gets."""
+    engine, memory = next(t for i, t in enumerate(_turns(name, 4, 2)) if i == 2)
+    view = engine.view(0)
+    dealt = {tuple(memory.sample(view, random.Random(s)).hidden_from(0)) for s in range(8)}
+    assert len(dealt) > 1
+
+
+def test_a_game_without_search_support_is_refused() -> None:
+    with pytest.raises(OptionError):
+        find_support("no-such-game")

@@ -1,0 +1,103 @@
+"""Each game's normal-level player (its ``strategy`` module) on positions with a clear answer."""
+
+from __future__ import annotations
+
+from host.games.black_jack import strategy as black_jack
+from host.games.one import strategy as one
+from host.games.one.tactics import bid_value
+from host.games.one_card import strategy as one_card
+from host.policy import heuristic_choice
+from protocol.cards import parse_card
+
+DRAW = {"type": "draw"}
+
+
+def _play(*cards: str, **extra: object) -> dict[str, object]:
+    return {"type": "play", "cards": list(cards), **extra}
+
+
+def test_one_card_goes_out_when_it_can() -> None:
+    view = {"seat": 0, "hand": ["5H", "2H"], "hand_counts": [2, 6], "damage": 0}
+    legal = [_play("2H"), _play("5H"), DRAW]
+    assert one_card.choose({**view, "hand": ["5H"]}, [_play("5H"), DRAW]) == _play("5H")
+    assert one_card.choose(view, legal) == _play("2H")  # an attack grows the rival's hand
+
+
+def test_one_card_attacks_hardest_when_it_bankrupts_the_next_player() -> None:
+    view = {
+        "seat": 0,
+        "hand": ["AH", "2H", "9H", "9D"],
+        "hand_counts": [4, 14],
+        "damage": 0,
+        "direction": "clockwise",
+        "options": {"bankrupt_at": 17},
+    }
+    legal = [_play("2H"), _play("AH"), _play("9H"), DRAW]
+    assert one_card.choose(view, legal) == _play("AH")  # 14 + 3 cards reach 17 (2H: 16)
+
+
+def test_one_card_keeps_a_seven_for_when_nothing_else_plays() -> None:
+    view = {"seat": 0, "hand": ["7H", "9S", "4D"], "hand_counts": [3, 5], "damage": 0}
+    legal = [_play("7H", suit="S"), _play("9S"), DRAW]
+    assert one_card.choose(view, legal) == _play("9S")
+    assert one_card.choose(view, [_play("7H", suit="S"), _play("7H", suit="C"), DRAW]) == (
+        _play("7H", suit="S")  # names the suit the rest of the hand holds most of
+    )
+
+
+def test_one_bids_a_strong_hand_and_passes_a_weak_one() -> None:
+    strong = ["AS", "KS", "QS", "JS", "10S"]
+    weak = ["9H", "10D", "9C", "10C", "9D"]
+    legal = [{"type": "bid", "value": 6}, {"type": "bid", "value": 7}, {"type": "pass"}]
+    view = {"game": "one", "seats": 2, "phase": "auction"}
+    assert bid_value([parse_card(c) for c in strong], 2) > bid_value(
+        [parse_card(c) for c in weak], 2
+    )
+    assert one.choose({**view, "hand": weak}, legal) == {"type": "pass"}
+    chosen = one.choose({**view, "hand": [*strong, "JK"]}, legal)
+    assert chosen == {"type": "bid", "value": 6}  # the lowest bid, never more than needed
+
+
+def test_one_takes_a_trick_with_points_and_throws_cheap_on_one_it_cannot_take() -> None:
+    view = {
+        "game": "one",
+        "seats": 2,
+        "hand": ["AS", "9S", "KH"],
+        "trump": "H",
+        "no_trump": False,
+        "ranking": "uptown",
+        "trick": {"cards": [{"seat": 1, "card": "QS"}], "led": "S", "leader": 1},
+    }
+    legal = [{"type": "play", "card": c} for c in ("AS", "9S")]
+    assert one.choose(view, legal) == {"type": "play", "card": "AS"}
+    lost = {**view, "hand": ["10S", "9S"]}
+    legal = [{"type": "play", "card": c} for c in ("10S", "9S")]
+    assert one.choose(lost, legal) == {"type": "play", "card": "9S"}
+
+
+def test_black_jack_passes_a_pick_up_on_rather_than_cancelling_or_taking_it() -> None:
+    view = {"seat": 0, "hand": ["2C", "JH", "5S"], "hand_counts": [3, 7], "pending": 2}
+    legal = [_play("JH"), _play("2C"), DRAW]
+    assert black_jack.choose(view, legal) == _play("2C")
+    assert black_jack.choose(view, [_play("JH"), DRAW]) == _play("JH")
+
+
+def test_black_jack_keeps_counters_and_aces_until_they_are_needed() -> None:
+    view = {"seat": 0, "hand": ["2S", "AS", "6S", "9D"], "hand_counts": [4, 7], "pending": 0}
+    legal = [_play("2S"), _play("AS", suit="D"), _play("6S"), DRAW]
+    assert black_jack.choose(view, legal) == _play("6S")
+    close = {**view, "hand_counts": [4, 2]}
+    assert black_jack.choose(close, legal) == _play("2S")  # a rival is about to go out
+
+
+def test_black_jack_goes_out_only_having_declared() -> None:
+    view = {"seat": 0, "hand": ["4S", "5S"], "hand_counts": [2, 5], "pending": 0}
+    legal = [_play("4S", "5S"), _play("4S"), DRAW]
+    assert black_jack.choose({**view, "declared": [True, False]}, legal) == _play("4S", "5S")
+    assert black_jack.choose({**view, "declared": [False, False]}, legal) == _play("4S")
+
+
+def test_the_policy_asks_the_games_strategy_and_keeps_calls_first() -> None:
+    view = {"game": "one-card", "seat": 0, "hand": ["5H"], "hand_counts": [1, 6], "damage": 0}
+    assert heuristic_choice(view, [{"type": "call"}, _play("5H"), DRAW]) == {"type": "call"}
+    assert heuristic_choice(view, [_play("5H"), DRAW]) == _play("5H")
