@@ -32,6 +32,7 @@ __all__ = [
     "Suit",
     "canonical_index",
     "card",
+    "cards_in",
     "deck_for",
     "format_cards",
     "parse_card",
@@ -187,6 +188,24 @@ def parse_cards(codes: object) -> list[Card]:
     if not isinstance(codes, list | tuple):
         raise CardCodeError(f"expected a list of card codes, not {type(codes).__name__}")
     return [parse_card(c) for c in codes]
+
+
+def cards_in(codes: object) -> list[Card]:
+    """The cards among ``codes`` that parse, anything else skipped: for reading a view leniently
+    (a bot's strategy), never for checking what a peer sent.
+
+    >>> [c.code for c in cards_in(["7S", "XX", 3, "jr"])]
+    ['7S', 'JR']
+    >>> cards_in(None)
+    []
+    """
+    out: list[Card] = []
+    for code in codes if isinstance(codes, list | tuple) else ():
+        try:
+            out.append(parse_card(code))
+        except CardCodeError:
+            continue
+    return out
 
 
 def card(code: str) -> Card:

@@ -28,6 +28,7 @@ MODULES = [
     "host.games.one_card.engine",
     "host.games.presentation",
     "host.connection",
+    "protocol.cards",
     "protocol.connection",
     "protocol.framing",
     "protocol.limits",

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from protocol.cards import Card, CardCodeError, Color, Rank, parse_card
+from protocol.cards import Card, Color, Rank, cards_in
 
 __all__ = ["choose"]
 
@@ -46,16 +46,6 @@ SHED, OUT, PASS_ON, CANCEL, KEEP, URGENT, WILD, AGAIN, SAY = (
 )
 
 
-def _cards(codes: object) -> list[Card]:
-    out = []
-    for code in codes if isinstance(codes, list) else []:
-        try:
-            out.append(parse_card(code))
-        except CardCodeError:
-            continue
-    return out
-
-
 def _is_pickup(c: Card) -> bool:
     return c.rank is Rank.TWO or (c.rank is Rank.JACK and c.color is Color.BLACK)
 
@@ -66,7 +56,7 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     draws = sorted((a for a in legal if a.get("type") == "draw"), key=lambda a: not a.get("say"))
     if not plays:
         return draws[0] if draws else None
-    hand = _cards(view.get("hand"))
+    hand = cards_in(view.get("hand"))
     seat = view.get("seat")
     counts = view.get("hand_counts") or []
     out = set(view.get("out") or ())
@@ -77,10 +67,10 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     attacked = bool(view.get("pending")) and not view.get("cover")
 
     def score(action: WireMap) -> float:
-        cards = _cards(action.get("cards"))
+        cards = cards_in(action.get("cards"))
         if not cards:
             return -1.0
-        jokers = iter(_cards(action.get("declare")))
+        jokers = iter(cards_in(action.get("declare")))
         acting = [next(jokers, c) if c.is_joker else c for c in cards]
         value = SHED * len(cards) + (SAY if action.get("say") else 0.0)
         if len(cards) == len(hand):

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from host.games.one_card.moves import DAMAGE
-from protocol.cards import Card, CardCodeError, Rank, parse_card
+from protocol.cards import Rank, cards_in
 
 __all__ = ["choose"]
 
@@ -32,16 +32,6 @@ WireMap = dict[str, Any]
 
 #: what one card shed is worth, and the bonuses and costs on top
 SHED, ATTACK, KILL, PER_DAMAGE, SEVEN, AGAIN = 2.0, 3.0, 20.0, 0.2, -2.5, 1.5
-
-
-def _cards(codes: object) -> list[Card]:
-    out = []
-    for code in codes if isinstance(codes, list) else []:
-        try:
-            out.append(parse_card(code))
-        except CardCodeError:
-            continue
-    return out
 
 
 def _next_hand(view: WireMap) -> int:
@@ -62,7 +52,7 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     plays = [a for a in legal if a.get("type") == "play"]
     if not plays:
         return next((a for a in legal if a.get("type") == "draw"), None)
-    hand = _cards(view.get("hand"))
+    hand = cards_in(view.get("hand"))
     active = len(view.get("hand_counts") or ()) - len(view.get("finished") or ())
     active -= len(view.get("bankrupt") or ())
     pending = int(view.get("damage") or 0)
@@ -71,7 +61,7 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     victim = _next_hand(view)
 
     def score(action: WireMap) -> float:
-        cards = _cards(action.get("cards"))
+        cards = cards_in(action.get("cards"))
         if not cards:
             return -1.0
         if len(cards) >= len(hand):
