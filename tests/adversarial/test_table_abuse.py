@@ -261,30 +261,41 @@ async def timed_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
 async def test_a_player_who_never_acts_cannot_hold_the_game(
     autojump_clock: trio.testing.MockClock, timed_host: HostInfo, connect_memory: Any
 ) -> None:
-    """The host's bot plays each timed-out move; after two in a row, turns are short."""
+    """The host's bot plays each timed-out move; after two in a row, turns are short.
+
+    A game can end before the idle seat has timed out three times (one game in four did: the
+    seat, drawing on each timeout while attacks pile up, can be bankrupt after two turns), so
+    the idle player asks for another game until it has; its count of timeouts carries over,
+    and turns are compared within one game only."""
     table_id = await timed_host.host.create_table("one-card", seats=2)
     table = timed_host.host.lobby.table(table_id)
     async with connect_memory(timed_host) as client:
-        idle = BotPlayer(client, table_id=table_id, acts=False)  # answers deals, never moves
+        # answers deals, never moves, stays for the next game
+        idle = BotPlayer(client, table_id=table_id, acts=False, stay=True)
         await idle.join("idle", as_bot=False)
         await timed_host.host.add_bots(table_id, 1)
         await client.request(tm.Ready(table=table_id))
-        timeouts: list[float] = []
+        timeouts: list[tuple[int, float]] = []  # (game, when)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(idle.play)
             with trio.fail_after(3600):
-                while table.phase is not TablePhase.FINISHED:
+                while len(timeouts) <= AWAY_AFTER_TIMEOUTS + 1:
                     await trio.sleep(1)
                     seat = table.seats[idle.seat or 0]
                     assert seat is not None
                     if seat.timeouts > len(timeouts):
-                        timeouts.append(trio.current_time())
+                        timeouts.append((table.game_no, trio.current_time()))
+                    if table.phase is TablePhase.FINISHED:
+                        await client.request(tm.Ready(table=table_id))
+                        while table.phase is TablePhase.FINISHED:
+                            await trio.sleep(1)
             nursery.cancel_scope.cancel()
-    assert len(timeouts) > AWAY_AFTER_TIMEOUTS  # the game ended, the bot playing the seat
-    gaps = [b - a for a, b in itertools.pairwise(timeouts)]
-    assert (
-        gaps[AWAY_AFTER_TIMEOUTS - 1 :] and max(gaps[AWAY_AFTER_TIMEOUTS - 1 :]) <= AWAY_TURN_S + 5
-    )
+    short = [
+        b - a
+        for (game_a, a), (game_b, b) in itertools.pairwise(timeouts[AWAY_AFTER_TIMEOUTS - 1 :])
+        if game_a == game_b
+    ]
+    assert short and max(short) <= AWAY_TURN_S + 5, timeouts
 
 
 async def test_leaving_mid_game_hands_the_seat_to_the_hosts_bot_at_once(
