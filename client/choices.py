@@ -40,7 +40,16 @@ from client.render import SUIT_SYMBOLS, card_text
 from client.wording import describe_action
 from protocol.text import safe_text
 
-__all__ = ["GAME_HELP", "Choice", "Menu", "build_menu", "clip", "flow", "normalise_card"]
+__all__ = [
+    "GAME_HELP",
+    "Choice",
+    "Menu",
+    "StrayBids",
+    "build_menu",
+    "clip",
+    "flow",
+    "normalise_card",
+]
 
 GAME_HELP = CATALOGUE.helps
 """Each game's ``?`` help line as the host gave it (a live view of the catalogue)."""
@@ -393,3 +402,54 @@ def build_menu(
         )
         choices.append(Choice(key, label, actions, None, game, catalogue))
     return Menu(choices, hand, game, catalogue)
+
+
+class StrayBids:
+    """Asks again before a number that was a bid a moment ago plays a card (ONE).
+
+    In an auction a bidder types the bid (``9``); once it is over, the same digits pick a
+    numbered card, so a bid typed a beat too late would play one. After an auction, a bare
+    number that was on offer as a bid, typed as the first move, is answered with a question;
+    typing it again plays the move. Any move made, or any state with bids again, resets it.
+
+    >>> house = Catalogue([{"name": "g", "actions": {"bid": "bid {value}", "play": "play"}}])
+    >>> stray = StrayBids()
+    >>> stray.seen(build_menu({}, [{"type": "bid", "value": 2}, {"type": "bid", "value": 9}],
+    ...                       catalogue=house))
+    >>> play = build_menu({"hand": ["9S", "JH"]}, [{"type": "play", "cards": ["9S"]},
+    ...                                            {"type": "play", "cards": ["JH"]}],
+    ...                   catalogue=house)
+    >>> stray.seen(play)
+    >>> stray.check(play, "2")
+    'the auction is over: 2 now plays move 2 (a card); type 2 again to play it'
+    >>> stray.check(play, "2") is None
+    True
+    >>> stray.check(play, "2") is None  # moves made: numbers are moves again
+    True
+    """
+
+    def __init__(self) -> None:
+        self.bids: frozenset[str] = frozenset()
+        self.asked: str | None = None
+
+    def seen(self, menu: Menu) -> None:
+        """A new menu: remember an auction's bids; keep them past it until a move is made."""
+        bids = menu.bids()
+        if bids:
+            self.bids, self.asked = frozenset(bids), None
+
+    def check(self, menu: Menu, typed: str) -> str | None:
+        """The question to ask before ``typed`` is taken as a move, or None to take it."""
+        text = typed.strip()
+        if not self.bids or menu.bids():
+            return None
+        found = menu.resolve(text)
+        if text in self.bids and text != self.asked and isinstance(found, Choice):
+            self.asked = text
+            return (
+                f"the auction is over: {text} now plays move {text} (a card); "
+                f"type {text} again to play it"
+            )
+        if isinstance(found, Choice):  # a move: numbers mean moves from now on
+            self.bids, self.asked = frozenset(), None
+        return None

@@ -37,7 +37,7 @@ from rich.text import Text
 
 import protocol.table_messages as tm
 from client import stdin
-from client.choices import Choice, Menu, build_menu, normalise_card
+from client.choices import Choice, Menu, StrayBids, build_menu, normalise_card
 from client.fairplay import FairKind, FairNotice
 from client.help import help_lines
 from client.intents import (
@@ -101,6 +101,7 @@ class HumanUI:
         self._shown: str | None = None  # the legal list last drawn with the table
         self._hinted: str | None = None  # the out-of-turn moves last offered
         self._pending: Choice | None = None  # a choice waiting for its follow-up answer
+        self._stray = StrayBids()  # a bid typed a beat late must not play a card (ONE)
         #: the game, hand and seats to act last drawn for a spectator
         self._spectator_seen: tuple[int, object, tuple[int, ...]] | None = None
         self._games_followed: set[int] = set()  # games a spectator saw in progress
@@ -348,6 +349,7 @@ class HumanUI:
             self._spectator_state(tc, state)
             return
         self.menu = build_menu(state.view, state.legal, ascii_only=self.ascii_only)
+        self._stray.seen(self.menu)
         legal_key = json.dumps(state.legal, sort_keys=True)
         if tc.my_turn:
             if legal_key != self._shown:
@@ -461,6 +463,9 @@ class HumanUI:
             self.say(
                 f"Nothing to do right now{' (waiting for ' + waiting + ')' if waiting else ''}"
             )
+            return None
+        if (question := self._stray.check(self.menu, text)) is not None:
+            self.say(question, style="yellow")
             return None
         found = self.menu.resolve(text)
         if isinstance(found, str):

@@ -192,3 +192,24 @@ def test_a_long_list_of_options_is_shown_in_columns_that_fit_the_screen() -> Non
     assert "1) A♠" in shown and "55) A♦" in shown
     assert shown.endswith("Option 1-55 (x to cancel): ")
     assert ui.on_line(tc, "55") == Act(legal[54])
+
+
+def test_a_bid_typed_after_the_auction_asks_before_it_plays_a_card() -> None:
+    """Issue 16: bids (7-15) and card numbers (1-8) overlap in ONE, so a bid typed a beat late
+    played a card. Now the first such number after the auction is asked about; typed again, it
+    plays; once a move is made numbers are moves."""
+    ui, out = _human()
+    tc = _tc()
+    hand = [f"{r}{s}" for r in ("9", "10", "J", "Q", "K", "A") for s in ("S", "H")][:9]
+    auction = {"game": "one", "hand": hand, "phase": "auction", "hand_counts": [9, 9, 9]}
+    bids = [{"type": "bid", "value": v} for v in range(7, 16)]
+    ui.on_push(tc, _state(tc, auction, [*bids, {"type": "pass"}], [1]), [])
+    assert ui.on_line(tc, "9") == Act({"type": "bid", "value": 9})
+    play = {**auction, "phase": "play"}
+    plays = [{"type": "play", "card": c} for c in hand]
+    ui.on_push(tc, _state(tc, play, [], [0]), [])  # the auction is over: seat 0 leads
+    ui.on_push(tc, _state(tc, play, plays, [1]), [])
+    said = _said(ui, tc, "9", out)
+    assert "the auction is over: 9 now plays move 9 (a card); type 9 again to play it" in said
+    assert ui.on_line(tc, "9") == Act(plays[8])
+    assert ui.on_line(tc, "8") == Act(plays[7])  # no question once a move was made
