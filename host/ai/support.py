@@ -121,7 +121,7 @@ def find_support(name: str) -> GameSupport:
     return support
 
 
-def by_hand_size(cards: Sequence[int | None], weight: float) -> list[float]:
+def by_hand_size(cards: Sequence[float | None], weight: float) -> list[float]:
     """Chances of winning a shedding game from each seat's card count (``None``: out of play).
 
     Each seat in play gets ``exp(-weight * cards)``, normalised to 1 over the seats in play:

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from protocol.cards import Card, Color, Rank, cards_in
 
-__all__ = ["choose"]
+__all__ = ["Table", "choose"]
 
 WireMap = dict[str, Any]
 
@@ -61,32 +62,56 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     counts = view.get("hand_counts") or []
     out = set(view.get("out") or ())
     rivals = [n for s, n in enumerate(counts) if s != seat and s not in out]
-    urgent = bool(rivals) and min(rivals) <= 2
     declared = view.get("declared") or []
     ready = isinstance(seat, int) and seat < len(declared) and bool(declared[seat])
-    attacked = bool(view.get("pending")) and not view.get("cover")
+    table = Table(hand, rivals, ready, bool(view.get("pending")) and not view.get("cover"))
 
     def score(action: WireMap) -> float:
-        cards = cards_in(action.get("cards"))
+        suit = action.get("suit")
+        return table.score(
+            cards_in(action.get("cards")),
+            cards_in(action.get("declare")),
+            None if suit is None else str(suit),
+            said=bool(action.get("say")),
+        )
+
+    return max(plays, key=score)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What a play is judged against: the seat's hand, its rivals' card counts, whether it has
+    declared, and whether a pick-up is aimed at it (also used by the searching bot, on the
+    engine's own values)."""
+
+    hand: Sequence[Card]
+    rivals: Sequence[int]
+    ready: bool
+    attacked: bool
+
+    def score(
+        self, cards: Sequence[Card], declare: Sequence[Card], suit: str | None, *, said: bool
+    ) -> float:
+        """A play of ``cards`` (jokers acting as ``declare``, an ace naming ``suit``)."""
+        hand = self.hand
         if not cards:
             return -1.0
-        jokers = iter(cards_in(action.get("declare")))
+        jokers = iter(declare)
         acting = [next(jokers, c) if c.is_joker else c for c in cards]
-        value = SHED * len(cards) + (SAY if action.get("say") else 0.0)
+        value = SHED * len(cards) + (SAY if said else 0.0)
         if len(cards) == len(hand):
-            return value + (OUT if ready else -OUT / 10)  # undeclared: two penalty cards
-        if attacked:
+            return value + (OUT if self.ready else -OUT / 10)  # undeclared: two penalty cards
+        if self.attacked:
             return value + (PASS_ON if _is_pickup(acting[0]) else CANCEL)
+        urgent = bool(self.rivals) and min(self.rivals) <= 2
         value += sum(URGENT if urgent else KEEP for c in acting if _is_pickup(c))
         value += WILD * sum(c.is_joker or c.rank is Rank.ACE for c in cards)
         last = acting[-1]
         if last.rank is Rank.ACE:
             rest = Counter(c.suit.value for c in hand if c not in cards and c.suit is not None)
-            value += 0.5 * rest.get(str(action.get("suit")), 0)
-        elif (last.rank is Rank.EIGHT and len(rivals) == 1) or (
+            value += 0.5 * rest.get(str(suit), 0)
+        elif (last.rank is Rank.EIGHT and len(self.rivals) == 1) or (
             last.rank is Rank.QUEEN and len(hand) > len(cards)
         ):
             value += AGAIN
         return value
-
-    return max(plays, key=score)

@@ -6,10 +6,14 @@ memory keeps, per other seat, the cards a blunder showed and that seat has not p
 world deals the cards the seat has not seen (the deck less its hand and the discards) into the
 other hands, each starting with the cards it is known to hold, and the stock
 (:meth:`~host.games.black_jack.state.BlackJackState.from_view`). In simulated games the seat in
-the declaration window declares whenever it may (as the bots do), and the playout policy sheds
-greedily: most often the play that puts down the most cards, else any play, and a draw only
-when nothing plays. A simulated game is played for :data:`HORIZON` actions past the search tree
-and then scored by the hand sizes, or to its end if that comes first: a win scores 1.
+the declaration window declares whenever it may (as the bots do), and every simulated seat
+plays as the normal bot does (:class:`host.games.black_jack.strategy.Table` scores its plays).
+At a turn the search weighs only the normal bot's best :data:`CANDIDATES` plays, and a draw
+where the rules allow one: Black Jack lists dozens of plays (runs, jokers as any card, an ace
+naming each suit), and spread over all of them 100 iterations learn nothing. A simulated game
+is played for :data:`HORIZON` actions past the search tree and then scored by the plays each
+hand still needs (a run of one suit is one play: :func:`_plays_left`), or to its end if that
+comes first: a win scores 1.
 """
 
 from __future__ import annotations
@@ -24,16 +28,18 @@ from host.ai.support import GameSupport, SeatMemory, by_hand_size
 from host.games.base import Action, Game, WireMap
 from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play
-from protocol.cards import Card, Color, Rank, Suit, deck_for, parse_card
+from host.games.black_jack.strategy import Table
+from protocol.cards import Card, deck_for, parse_card
 
-__all__ = ["CARD_WEIGHT", "HORIZON", "SUPPORT", "BlackJackMemory", "BlackJackSupport"]
+__all__ = ["CANDIDATES", "HORIZON", "PLAY_WEIGHT", "SUPPORT", "BlackJackMemory", "BlackJackSupport"]
 
 #: simulated actions past the search tree before a position is scored by its hand sizes
 HORIZON = 12
-#: how much each card held lowers a seat's chances (see :func:`host.ai.support.by_hand_size`)
-CARD_WEIGHT = 0.35
-#: how often the playout policy takes the play that sheds the most cards
-GREEDY = 0.75
+#: how much each play a hand still needs lowers a seat's chances (see :func:`_plays_left` and
+#: :func:`host.ai.support.by_hand_size`)
+PLAY_WEIGHT = 0.5
+#: the plays the search weighs at a turn: the normal bot's best few (the rest spread it thin)
+CANDIDATES = 4
 
 
 class BlackJackMemory(SeatMemory):
@@ -90,11 +96,19 @@ class BlackJackSupport(GameSupport):
         """The turn actions, a play or draw that says "last card" standing for its unsaid twin:
         a simulated table declares in the window at once, but at a real one a rival's move may
         close the window first, and going out undeclared costs two cards."""
+        assert isinstance(world, BlackJack)
         legal = [a for a in world.legal_actions(seat) if not isinstance(a, Declare)]
         said = {
             dataclasses.replace(a, say=None) for a in legal if isinstance(a, Play | Draw) and a.say
         }
-        return [a for a in legal if a not in said]
+        legal = [a for a in legal if a not in said]
+        plays = [a for a in legal if isinstance(a, Play)]
+        if len(plays) <= CANDIDATES:
+            return legal
+        table = _table(world, seat)
+        plays.sort(key=lambda a: -_score(table, a))
+        keep = set(plays[:CANDIDATES])
+        return [a for a in legal if not isinstance(a, Play) or a in keep]
 
     def announce(self, world: Game, rng: random.Random) -> tuple[int, Action] | None:
         assert isinstance(world, BlackJack)
@@ -106,87 +120,44 @@ class BlackJackSupport(GameSupport):
 
     def evaluate(self, world: Game) -> list[float]:
         assert isinstance(world, BlackJack)
-        cards = [
-            len(h) if live else None for h, live in zip(world.hands, world.active, strict=True)
+        plays = [
+            _plays_left(h) if live else None
+            for h, live in zip(world.hands, world.active, strict=True)
         ]
-        return by_hand_size(cards, CARD_WEIGHT)
+        return by_hand_size(plays, PLAY_WEIGHT)
 
     def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
         assert isinstance(world, BlackJack)
-        play = quick_play(world, seat, rng)
-        if play is not None:
-            return play
-        if not world.options["must_play_if_able"]:
-            return Draw()
-        plays = [a for a in world.legal_actions(seat) if isinstance(a, Play)]
-        return plays[rng.randrange(len(plays))] if plays else Draw()
+        return _best(world, seat, self.turn_actions(world, seat))
 
 
-def quick_play(world: BlackJack, seat: int, rng: random.Random) -> Play | None:
-    """A simulated seat's play without listing every legal one (``None``: it draws).
-
-    Against a pick-up: a random counter (a 2 or a jack). Otherwise, from each card that may
-    start (jokers left out; pick-ups and aces too while no rival is down to two cards and
-    another card starts), the longest run it starts, up or down; most often the longest of
-    them all, else a random start alone. A queen is never the last card out, and an ace as the
-    last card names the suit the rest of the hand holds most of.
-    """
-    hand = world.hands[seat]
-    top, named = world.to_match()
-    assert top is not None
-    natural = [c for c in hand if not c.is_joker]
-    if world.pending and not world.covering:
-        counters = [c for c in natural if c.rank in (Rank.TWO, Rank.JACK)]
-        return Play((counters[rng.randrange(len(counters))],)) if counters else None
-    suit = named or top.suit
-    anytime = bool(world.options["aces_anytime"])
-    starts = [
-        c
-        for c in natural
-        if world.covering
-        or c.rank is top.rank
-        or c.suit is suit
-        or (anytime and c.rank is Rank.ACE)
-    ]
-    if not starts:
-        return None
-    if not any(len(h) <= 2 for s, h in enumerate(world.hands) if s != seat and world.active[s]):
-        starts = [c for c in starts if not _kept(c)] or starts  # as the normal bot keeps them
-    if rng.random() < GREEDY:
-        runs = [_run(c, step, natural) for c in starts for step in (1, -1)]
-        longest = max(len(r) for r in runs)
-        options = [r for r in runs if len(r) == longest]
-    else:
-        options = [[c] for c in starts]
-    rng.shuffle(options)
-    for run in options:
-        if len(run) == len(hand) and run[-1].rank is Rank.QUEEN:
-            run = run[:-1]  # noqa: PLW2901 (a queen cannot be the last card out)
-        if run:
-            return Play(tuple(run), _named_suit(run, hand))
-    return None
+def _table(world: BlackJack, seat: int) -> Table:
+    """What the normal bot judges ``seat``'s plays against, read from the engine."""
+    rivals = [len(h) for s, h in enumerate(world.hands) if s != seat and world.active[s]]
+    attacked = bool(world.pending) and not world.covering
+    return Table(world.hands[seat], rivals, world.declared[seat], attacked)
 
 
-def _kept(c: Card) -> bool:
-    """A card the normal bot keeps until it is needed: a pick-up (2, black jack) or an ace."""
-    return c.rank in (Rank.TWO, Rank.ACE) or (c.rank is Rank.JACK and c.color is Color.BLACK)
+def _score(table: Table, play: Play) -> float:
+    suit = None if play.suit is None else play.suit.value
+    return table.score(play.cards, play.declare, suit, said=play.say is not None)
 
 
-def _run(first: Card, step: int, hand: Sequence[Card]) -> list[Card]:
-    """The longest run from ``first`` in the direction ``step`` (ace low, no wrap) in ``hand``."""
-    by_rank = {(c.suit, int(c.rank)): c for c in hand}
-    run = [first]
-    while (nxt := by_rank.get((first.suit, int(run[-1].rank) + step))) is not None:
-        run.append(nxt)
-    return run
+def _plays_left(hand: Sequence[Card]) -> float:
+    """A hand's size in plays rather than cards: each run of one suit (consecutive ranks)
+    counts once, and a joker half."""
+    keys = sorted({(c.suit.value, int(c.rank)) for c in hand if not c.is_joker and c.suit})
+    runs = sum(1 for i, k in enumerate(keys) if i == 0 or keys[i - 1] != (k[0], k[1] - 1))
+    return runs + 0.5 * sum(c.is_joker for c in hand)
 
 
-def _named_suit(cards: Sequence[Card], hand: Sequence[Card]) -> Suit | None:
-    """The suit an ace as the last card names: the one the rest of the hand holds most of."""
-    if cards[-1].rank is not Rank.ACE:
-        return None
-    rest = Counter(c.suit for c in hand if c not in cards and c.suit is not None)
-    return max(Suit, key=lambda s: rest[s])
+def _best(world: BlackJack, seat: int, legal: list[Action]) -> Action:
+    """The normal bot's choice among ``legal``: its best-scored play, else a draw."""
+    plays = [a for a in legal if isinstance(a, Play)]
+    if not plays:
+        return legal[0]
+    table = _table(world, seat)
+    return max(plays, key=lambda a: _score(table, a))
 
 
 SUPPORT = BlackJackSupport()
