@@ -244,14 +244,13 @@ class ClientConnection:
     async def _writer(self) -> None:
         try:
             async for queued in self._receive:
-                batch = queued
-                if self._backlog:
-                    batch, self._backlog = [*self._backlog, *queued], []
+                batch = [*self._backlog, *queued]
+                self._backlog = []
                 # every batch queued meanwhile goes out in the same write: one system call
                 # for a burst of table changes instead of one each
                 while len(batch) < COALESCE_MAX_MESSAGES:
                     try:
-                        batch = [*batch, *self._receive.receive_nowait()]
+                        batch.extend(self._receive.receive_nowait())
                     except (trio.WouldBlock, trio.EndOfChannel):
                         break
                 data = bytearray()

@@ -189,16 +189,7 @@ def encode_frame(obj: Mapping[str, Any], *, max_frame_bytes: int = MAX_FRAME_BYT
     if not isinstance(obj, dict):
         raise _error(ErrorCode.MALFORMED, f"a frame holds a map, not {type(obj).__name__}")
     check_tree(obj)
-    try:
-        body: bytes = msgpack.packb(obj, use_bin_type=True, strict_types=False, datetime=False)
-    except (ValueError, TypeError, OverflowError) as exc:  # unreachable after check_tree
-        raise _error(ErrorCode.MALFORMED, f"cannot encode: {exc}") from exc
-    if len(body) > max_frame_bytes:
-        raise _error(
-            ErrorCode.FRAME_TOO_LARGE,
-            f"frame body of {len(body)} bytes exceeds the limit of {max_frame_bytes}",
-        )
-    return len(body).to_bytes(FRAME_HEADER_BYTES, "big") + body
+    return _pack(obj, max_frame_bytes)
 
 
 def pack_frame(obj: Mapping[str, Any], *, max_frame_bytes: int = MAX_FRAME_BYTES) -> bytes:
@@ -210,9 +201,14 @@ def pack_frame(obj: Mapping[str, Any], *, max_frame_bytes: int = MAX_FRAME_BYTES
     """
     if isinstance(obj, Outgoing):
         return obj.frame(max_frame_bytes)
+    return _pack(obj, max_frame_bytes)
+
+
+def _pack(obj: Mapping[str, Any], max_frame_bytes: int) -> bytes:
+    """The frame of ``obj``, unchecked (``encode_frame`` checks first, ``pack_frame`` not)."""
     try:
         body: bytes = msgpack.packb(obj, use_bin_type=True, strict_types=False, datetime=False)
-    except (ValueError, TypeError, OverflowError) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:  # after check_tree: unreachable
         raise _error(ErrorCode.MALFORMED, f"cannot encode: {exc}") from exc
     if len(body) > max_frame_bytes:
         raise _error(
@@ -238,7 +234,7 @@ class Outgoing(dict[str, Any]):
             return self._frame
         except AttributeError:
             pass
-        frame = pack_frame(dict(self), max_frame_bytes=max_frame_bytes)
+        frame = _pack(self, max_frame_bytes)
         self._frame: bytes = frame
         return frame
 
