@@ -422,20 +422,12 @@ class BlackJack(BlackJackState):
         out = super().view(seat)
         out["follow"] = None
         if self.phase is Phase.PLAYING and self._top_as is not None:
-            if self.pending and not self.covering:
-                allowed = [c for c in ALL_CARDS if not c.is_joker and self._counter(c)]
-            else:
-                allowed = [c for c in ALL_CARDS if not c.is_joker and self._may_start(c)]
+            starting = self._starting_cards(attacked=bool(self.pending and not self.covering))
+            allowed = [c for c in ALL_CARDS if c in starting]  # canonical order, no jokers
             jokers = int(self.options["jokers"])  # each declared as any card legal there
             allowed += [JOKER_RED, JOKER_BLACK][:jokers]
             out["follow"] = follow_map(allowed)
         return out
-
-    def _counter(self, c: Card) -> bool:
-        return c.rank is Rank.TWO or c.rank is Rank.JACK
-
-    def _may_start(self, c: Card) -> bool:
-        return self.covering or self._matches(c)
 
     def default_action(self, seat: int) -> Action | None:
         """The draw for the seat to act (a forced play under ``must_play_if_able``)."""
