@@ -11,6 +11,7 @@ information only: the top card and what is pending, never a hand.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from host.games.base import WireMap
@@ -33,7 +34,14 @@ def follow_map(allowed: Iterable[Card]) -> WireMap:
     >>> follow_map([card("2H"), card("AS")])
     {'suits': [], 'ranks': [], 'cards': ['AS', '2H']}
     """
-    cards = set(allowed)
+    suits, ranks, rest = _follow(frozenset(allowed))
+    return {"suits": list(suits), "ranks": list(ranks), "cards": list(rest)}
+
+
+@functools.lru_cache(maxsize=512)
+def _follow(cards: frozenset[Card]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """:func:`follow_map`'s lists for one set, worked out once: every seat's view of every state
+    asks, and a game has few distinct sets (one per top card and what is pending)."""
     suits = [s for s in Suit if all(c in cards for c in _PLAIN if c.suit is s)]
     ranks = [
         r
@@ -46,8 +54,8 @@ def follow_map(allowed: Iterable[Card]) -> WireMap:
         (c for c in cards if c.is_joker or (c.suit not in suits and c.rank not in ranks)),
         key=lambda c: c.index,
     )
-    return {
-        "suits": [s.value for s in suits],
-        "ranks": [r.code for r in ranks],
-        "cards": [c.code for c in rest],
-    }
+    return (
+        tuple(s.value for s in suits),
+        tuple(r.code for r in ranks),
+        tuple(c.code for c in rest),
+    )
