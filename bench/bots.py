@@ -3,12 +3,16 @@
 How it works: for each game (``--game``, default all three), seat count (``--seats``, default 2
 and 4) and pairing of levels (``--pair A:B``, default ``normal:easy`` and ``hard:normal``, the
 round robin's steps up; ``hard:easy`` may be added), play ``--games`` seeded games with
-:func:`host.ai.arena.play_match`, each bot seeing only its seat's view and events. Level A sits
-in alternate seats (0 and 2 of 4, or seat 0 of 2) in even games and in the others in odd games,
-and chance (the dealer too) comes from the game's seed, so seats and deals are balanced. A
-game's *share* for A is the part of its win that went to A's seats (winners of a safety stop
-share a win); with two levels in equal numbers an even share is 0.5. The share is printed with
-its 95% Wilson interval and a verdict: ``A>B`` when the whole interval is above 0.5. For ONE
+:func:`host.ai.arena.play_match`, each bot seeing only its seat's view and events. Games come
+in *duplicate* pairs, as at a bridge club: both games of a pair are dealt from the same seed,
+level A in alternate seats (0 and 2 of 4, or seat 0 of 2) in the first and in the others in
+the second, so each level plays each deal from each side and the luck of the deal, which
+decides most shedding games, cancels within the pair. A game's *share* for A is the part of its
+win that went to A's seats (winners of a safety stop share a win); with two levels in equal
+numbers an even share is 0.5. The share is printed with its 95% interval over the pairs (the
+mean of the pairs' shares, plus or minus 1.96 standard errors: the pairs are independent, the
+two games of a pair are not) and, for comparison, the Wilson interval that would hold if every
+game were independent. The verdict ``A>B`` needs the whole pairs' interval above 0.5. For ONE
 each level's bids are counted with how many were made. Thinking time is the wall-clock time of
 each decision that had a choice, per level: mean, 95th percentile and maximum.
 
@@ -51,6 +55,7 @@ class Tally:
 
     games: int = 0
     share: float = 0.0  #: sum of A's shares
+    pairs: dict[int, float] = field(default_factory=dict)  #: deal -> sum of its games' shares
     think: dict[str, list[float]] = field(default_factory=dict)
     bids: dict[str, list[int]] = field(default_factory=dict)  #: level -> [bids, made]
     endings: dict[str, int] = field(default_factory=dict)
@@ -58,6 +63,8 @@ class Tally:
     def add(self, other: Tally) -> None:
         self.games += other.games
         self.share += other.share
+        for deal, share in other.pairs.items():
+            self.pairs[deal] = self.pairs.get(deal, 0.0) + share
         for level, times in other.think.items():
             self.think.setdefault(level, []).extend(times)
         for level, (bids, made) in other.bids.items():
@@ -86,14 +93,17 @@ def run(task: Task) -> Tally:
     for i in range(task.start, task.start + task.count):
         a_seats = [s for s in range(task.seats) if (s + i) % 2 == 0]
         levels = [task.first if s in a_seats else task.second for s in range(task.seats)]
-        tag = f"{task.seed}/{task.game}/{task.seats}/{task.first}:{task.second}/{i}"
+        deal = i // 2  # the two games of a duplicate pair share their seed
+        tag = f"{task.seed}/{task.game}/{task.seats}/{task.first}:{task.second}/{deal}"
         bots = [
-            make_bot(level, rng=random.Random(f"{tag}/bot{s}"), budget=task.budget)
+            make_bot(level, rng=random.Random(f"{tag}/{i}/bot{s}"), budget=task.budget)
             for s, level in enumerate(levels)
         ]
         record = play_match(task.game, bots, seed=tag)
+        share = record.share(a_seats)
         tally.games += 1
-        tally.share += record.share(a_seats)
+        tally.share += share
+        tally.pairs[deal] = tally.pairs.get(deal, 0.0) + share
         tally.endings[record.termination] = tally.endings.get(record.termination, 0) + 1
         for seat, times in enumerate(record.think):
             tally.think.setdefault(levels[seat], []).extend(times)
@@ -113,6 +123,15 @@ def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+def paired_interval(pairs: list[float], z: float = 1.96) -> tuple[float, float]:
+    """The 95% interval of the mean of ``pairs`` (each a duplicate pair's mean share)."""
+    if len(pairs) < 2:
+        return 0.0, 1.0
+    mean = statistics.fmean(pairs)
+    half = z * statistics.stdev(pairs) / math.sqrt(len(pairs))
+    return max(0.0, mean - half), min(1.0, mean + half)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
@@ -127,7 +146,8 @@ def describe_think(times: list[float]) -> str:
 
 def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
     share = tally.share / tally.games
-    low, high = wilson(share, tally.games)
+    low, high = paired_interval([total / 2 for total in tally.pairs.values()])
+    loose = wilson(share, tally.games)
     verdict = f"{a}>{b}" if low > 0.5 else f"{b}>{a}" if high < 0.5 else "even"
     bids = " ".join(
         f"{level} {made}/{bids} ({100 * made / bids:.0f}%)"
@@ -136,7 +156,7 @@ def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
     )
     return (
         f"| {game} | {seats} | {a}:{b} | {tally.games} | {share:.3f} | {low:.3f}-{high:.3f} "
-        f"| {verdict} | {describe_think(tally.think.get(a, []))} "
+        f"| {loose[0]:.3f}-{loose[1]:.3f} | {verdict} | {describe_think(tally.think.get(a, []))} "
         f"| {describe_think(tally.think.get(b, []))} | {bids or '-'} |"
     )
 
@@ -159,6 +179,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=None, help="hard: seconds a move")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     args = parser.parse_args()
+    if args.games < 2 or args.games % 2:
+        parser.error("--games must be even and at least 2: games come in duplicate pairs")
     budget = (
         Budget(seconds=args.seconds, iterations=args.iterations)
         if args.seconds or args.iterations
@@ -173,10 +195,10 @@ def main() -> None:
     )
     print(f"load average at the start: {load()}")
     print(
-        "| game | seats | A:B | games | A's share | 95% interval | verdict "
-        "| A ms mean/p95/max | B ms mean/p95/max | bids made |"
+        "| game | seats | A:B | games | A's share | 95% interval (pairs) | Wilson (games) "
+        "| verdict | A ms mean/p95/max | B ms mean/p95/max | bids made |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     started = time.monotonic()
     lines = [
         (game, seats, a, b) for game in games for seats in args.seats or [2, 4] for a, b in pairs

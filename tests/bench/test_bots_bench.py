@@ -1,0 +1,43 @@
+"""bench/bots.py: duplicate pairs share a deal, and the interval is taken over the pairs."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from host.ai.ismcts import Budget
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "bench" / "bots.py"
+    spec = importlib.util.spec_from_file_location("bench_bots", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_bots"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_two_games_of_a_pair_are_dealt_alike_with_the_levels_swapped(
+    bench: ModuleType,
+) -> None:
+    task = bench.Task("black-jack", 2, "normal", "easy", 1, 0, 4, Budget(iterations=1))
+    tally = bench.run(task)
+    assert tally.games == 4
+    assert sorted(tally.pairs) == [0, 1]  # games 0, 1 are deal 0; games 2, 3 deal 1
+    assert tally.share == pytest.approx(sum(tally.pairs.values()))
+
+
+def test_the_interval_is_over_the_pairs(bench: ModuleType) -> None:
+    # pairs that split evenly carry no evidence either way: the interval is around 0.5
+    low, high = bench.paired_interval([0.5] * 10 + [1.0, 0.0])
+    assert low < 0.5 < high
+    # every pair won outright by A: the interval is all above an even share
+    low, high = bench.paired_interval([1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 0.5, 1.0])
+    assert 0.5 < low < high <= 1.0
+    assert bench.paired_interval([0.5]) == (0.0, 1.0)  # one pair: no interval
