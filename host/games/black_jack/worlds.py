@@ -2,18 +2,21 @@
 
 How it works: every card that leaves a hand is seen (plays stay on the pile), and one kind of
 card is seen going back into one: a blunder shows its cards, then they are taken back. A seat's
-memory keeps, per other seat, the cards a blunder showed and that seat has not played since. A
-world deals the cards the seat has not seen (the deck less its hand and the discards) into the
-other hands, each starting with the cards it is known to hold, and the stock
+memory keeps, per other seat, the cards a blunder showed and that seat has not played since,
+and what it showed it lacks: a seat that drew at its turn is taken to have held no card that
+could start a play then (:class:`Lack`), bar the cards it has taken since. A world deals the
+cards the seat has not seen (the deck less its hand and the discards) into the other hands,
+each starting with the cards it is known to hold, and the stock, then swaps the cards a hand
+is known to lack for stock cards it may hold
 (:meth:`~host.games.black_jack.state.BlackJackState.from_view`). In simulated games the seat in
 the declaration window declares whenever it may (as the bots do), and every simulated seat
 plays as the normal bot does (:class:`host.games.black_jack.strategy.Table` scores its plays).
-At a turn the search weighs only the normal bot's best :data:`CANDIDATES` plays, and a draw
-where the rules allow one: Black Jack lists dozens of plays (runs, jokers as any card, an ace
-naming each suit), and spread over all of them 100 iterations learn nothing. A simulated game
-is played for :data:`HORIZON` actions past the search tree and then scored by the plays each
-hand still needs (a run of one suit is one play: :func:`_plays_left`), or to its end if that
-comes first: a win scores 1.
+At a turn the search weighs only the normal bot's best :data:`CANDIDATES` plays, or the draw
+when nothing plays: Black Jack lists dozens of plays (runs, jokers as any card, an ace naming
+each suit), and spread over all of them 100 iterations learn nothing. A simulated game is
+played for :data:`HORIZON` actions past the search tree and then scored by the plays each hand
+still needs (a run of one suit is one play: :func:`_plays_left`), or to its end if that comes
+first: a win scores 1.
 """
 
 from __future__ import annotations
@@ -28,10 +31,19 @@ from host.ai.support import GameSupport, SeatMemory, by_hand_size
 from host.games.base import Action, Game, WireMap
 from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play
+from host.games.black_jack.plays import COUNTERS, matching
 from host.games.black_jack.strategy import Table
-from protocol.cards import Card, deck_for, parse_card
+from protocol.cards import Card, Suit, deck_for, parse_card
 
-__all__ = ["CANDIDATES", "HORIZON", "PLAY_WEIGHT", "SUPPORT", "BlackJackMemory", "BlackJackSupport"]
+__all__ = [
+    "CANDIDATES",
+    "HORIZON",
+    "PLAY_WEIGHT",
+    "SUPPORT",
+    "BlackJackMemory",
+    "BlackJackSupport",
+    "Lack",
+]
 
 #: simulated actions past the search tree before a position is scored by its hand sizes
 HORIZON = 12
@@ -42,26 +54,79 @@ PLAY_WEIGHT = 0.5
 CANDIDATES = 4
 
 
+@dataclasses.dataclass(slots=True)
+class Lack:
+    """What a seat showed it lacks: it drew at its turn when it could have played (every bot,
+    and most people, would rather play), so it held no card that could start a play then: no
+    counter against a pick-up (``top`` is ``None``), else nothing that plays on ``top`` acting
+    in ``suit``, and no joker. The ``fresh`` cards it has taken since may be anything."""
+
+    top: Card | None
+    suit: Suit | None
+    fresh: int
+
+    def excludes(self, card: Card, *, aces_anytime: bool = False) -> bool:
+        """Whether the seat lacked ``card`` (the table's ``aces_anytime`` option)."""
+        if card.is_joker:
+            return True
+        if self.top is None:
+            return card in COUNTERS
+        return card in matching(self.top, self.suit or self.top.suit or card.suit, aces_anytime)
+
+
 class BlackJackMemory(SeatMemory):
-    """Which cards each other seat is known to hold: shown by a blunder, not played since."""
+    """Which cards each other seat is known to hold (shown by a blunder, not played since) and
+    what it showed it lacks (it drew rather than play: :class:`Lack`)."""
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)
         self.known: dict[int, Counter[Card]] = {}
+        self.lacks: dict[int, Lack] = {}
+        #: the top card as it acts (a joker as what it was declared), and the suit an ace named
+        self._top: tuple[Card, Suit | None] | None = None
+        self._turn: WireMap = {}  #: the last ``turn`` event: whose it is, facing what
 
     def observe(self, event: WireMap) -> None:
         kind = event.get("kind")
         if kind == "deal":
-            self.known = {}
+            self.known, self.lacks, self._top = {}, {}, None
+        elif kind == "turn_up":
+            self._top = (parse_card(event["card"]), None)
+        elif kind == "turn":
+            self._turn = event
+        elif kind == "draw" and "cards" not in event:  # the public one of the pair
+            self._drew(int(event["seat"]), str(event["reason"]), int(event["count"]))
         elif kind in ("blunder", "play"):
             seat = int(event["seat"])
             cards = Counter(parse_card(c) for c in event["cards"])
             held = self.known.setdefault(seat, Counter())
             if kind == "blunder":
                 held.update(cards)
-            else:
-                held.subtract(cards)
-                self.known[seat] = +held
+                return
+            held.subtract(cards)
+            self.known[seat] = +held
+            lack = self.lacks.get(seat)
+            if lack is not None:  # a card it lacked came from those taken since
+                lack.fresh = max(
+                    0, lack.fresh - sum(n for c, n in cards.items() if lack.excludes(c))
+                )
+            acting = [parse_card(c) for c in event.get("declare") or ()]
+            last = parse_card(event["cards"][-1])
+            top = acting[-1] if last.is_joker and acting else last
+            suit = event.get("suit")
+            self._top = (top, None if suit is None else Suit(suit))
+
+    def _drew(self, seat: int, reason: str, count: int) -> None:
+        turn = self._turn
+        lack = self.lacks.get(seat)
+        if lack is not None:
+            lack.fresh += count
+        if seat != turn.get("seat") or turn.get("cover"):
+            return
+        if reason == "pickup":
+            self.lacks[seat] = Lack(None, None, count)
+        elif reason == "draw" and self._top is not None:
+            self.lacks[seat] = Lack(*self._top, fresh=count)
 
     def sample(self, view: WireMap, rng: random.Random) -> Game:
         seats = int(view["seats"])
@@ -76,11 +141,44 @@ class BlackJackMemory(SeatMemory):
         sizes = [view["hand_counts"][s] for s in others] + [int(view["stock"])]
         known = [list(self.known.get(s, Counter()).elements()) for s in others]
         places = deal_hidden(list((+pool).elements()), sizes, rng, known=known)
+        aces = bool(options["aces_anytime"])
+        for place, s in enumerate(others):
+            lack = self.lacks.get(s)
+            if lack is not None:
+                _honour(lack, places[place], known[place], places[-1], rng, aces=aces)
         hands: list[list[Card]] = [[] for _ in range(seats)]
         hands[self.seat] = mine
         for s, cards in zip(others, places, strict=False):
             hands[s] = cards
         return BlackJack.from_view(view, hands, places[-1])
+
+
+def _honour(
+    lack: Lack,
+    hand: list[Card],
+    known: Sequence[Card],
+    stock: list[Card],
+    rng: random.Random,
+    *,
+    aces: bool,
+) -> None:
+    """Swap cards the seat lacks (beyond the ``fresh`` ones it may have taken since, and those a
+    blunder showed) out of ``hand`` for random cards of ``stock`` it may hold."""
+    shown = Counter(known)
+    lacking = []
+    for i, c in enumerate(hand):
+        if shown[c]:
+            shown[c] -= 1
+        elif lack.excludes(c, aces_anytime=aces):
+            lacking.append(i)
+    excess = len(lacking) - lack.fresh
+    if excess <= 0:
+        return
+    rng.shuffle(lacking)
+    spare = [j for j, c in enumerate(stock) if not lack.excludes(c, aces_anytime=aces)]
+    rng.shuffle(spare)
+    for i, j in zip(lacking[:excess], spare, strict=False):
+        hand[i], stock[j] = stock[j], hand[i]
 
 
 class BlackJackSupport(GameSupport):
@@ -93,22 +191,24 @@ class BlackJackSupport(GameSupport):
         return BlackJackMemory(seat)
 
     def turn_actions(self, world: Game, seat: int) -> list[Action]:
-        """The turn actions, a play or draw that says "last card" standing for its unsaid twin:
-        a simulated table declares in the window at once, but at a real one a rival's move may
-        close the window first, and going out undeclared costs two cards."""
+        """The normal bot's best :data:`CANDIDATES` plays, or the draw when nothing plays. A
+        play or draw that says "last card" stands for its unsaid twin: a simulated table
+        declares in the window at once, but at a real one a rival's move may close the window
+        first, and going out undeclared costs two cards. A draw while a play is possible is left
+        out: it hardly ever pays (the normal bot never does it), and 100 iterations could not
+        tell when it did, so they sometimes chose it when it did not."""
         assert isinstance(world, BlackJack)
         legal = [a for a in world.legal_actions(seat) if not isinstance(a, Declare)]
         said = {
             dataclasses.replace(a, say=None) for a in legal if isinstance(a, Play | Draw) and a.say
         }
-        legal = [a for a in legal if a not in said]
-        plays = [a for a in legal if isinstance(a, Play)]
-        if len(plays) <= CANDIDATES:
-            return legal
-        table = _table(world, seat)
-        plays.sort(key=lambda a: -_score(table, a))
-        keep = set(plays[:CANDIDATES])
-        return [a for a in legal if not isinstance(a, Play) or a in keep]
+        plays = [a for a in legal if isinstance(a, Play) and a not in said]
+        if not plays:
+            return [a for a in legal if a not in said]
+        if len(plays) > CANDIDATES:
+            table = _table(world, seat)
+            plays.sort(key=lambda a: -_score(table, a))
+        return list[Action](plays[:CANDIDATES])
 
     def announce(self, world: Game, rng: random.Random) -> tuple[int, Action] | None:
         assert isinstance(world, BlackJack)
@@ -127,8 +227,15 @@ class BlackJackSupport(GameSupport):
         return by_hand_size(plays, PLAY_WEIGHT)
 
     def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
+        """The normal bot's choice, from the whole listing at once (its best play is among
+        :meth:`turn_actions`, and a said play outscores its unsaid twin): a playout's every step
+        skips the ranking that :meth:`turn_actions` sorts."""
         assert isinstance(world, BlackJack)
-        return _best(world, seat, self.turn_actions(world, seat))
+        legal = world.legal_actions(seat)
+        if any(isinstance(a, Play) for a in legal):
+            return _best(world, seat, legal)
+        draws = [a for a in legal if isinstance(a, Draw)]
+        return max(draws, key=lambda a: a.say is not None) if draws else legal[0]
 
 
 def _table(world: BlackJack, seat: int) -> Table:

@@ -79,3 +79,24 @@ def test_the_hidden_cards_of_a_world_vary_with_the_sample(name: str) -> None:
 def test_a_game_without_search_support_is_refused() -> None:
     with pytest.raises(OptionError):
         find_support("no-such-game")
+
+
+def test_black_jack_worlds_keep_out_the_cards_a_seat_drew_rather_than_play() -> None:
+    """A normal bot draws only when nothing plays, so at seat 0's next turn the other seat
+    holds none of the cards that could have started a play then, bar the one it drew."""
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(40):
+        for engine, memory in _turns("black-jack", 2, seed):
+            lack = memory.lacks.get(1)  # type: ignore[attr-defined]
+            if lack is None or lack.fresh != 1:
+                continue
+            real = [c for c in engine.hands[1] if lack.excludes(c)]  # type: ignore[attr-defined]
+            assert len(real) <= 1  # the inference holds in the real game
+            for _ in range(5):
+                world = memory.sample(engine.view(0), rng)
+                held = world.hands[1]  # type: ignore[attr-defined]
+                assert sum(lack.excludes(c) for c in held) <= 1
+                assert Counter(world.all_cards()) == Counter(engine.all_cards())
+            checked += 1
+    assert checked > 20
