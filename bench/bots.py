@@ -12,9 +12,10 @@ win that went to A's seats (winners of a safety stop share a win); with two leve
 numbers an even share is 0.5. The share is printed with its 95% interval over the pairs (the
 mean of the pairs' shares, plus or minus 1.96 standard errors: the pairs are independent, the
 two games of a pair are not) and, for comparison, the Wilson interval that would hold if every
-game were independent. The verdict ``A>B`` needs the whole pairs' interval above 0.5. For ONE
-each level's bids are counted with how many were made. Thinking time is the wall-clock time of
-each decision that had a choice, per level: mean, 95th percentile and maximum.
+game were independent. The verdict ``A>B`` needs the whole pairs' interval above 0.5 (and so at
+least :data:`MIN_PAIRS` pairs: a short run, such as one that measures think time, gives none).
+For ONE each level's bids are counted with how many were made. Thinking time is the wall-clock
+time of each decision that had a choice, per level: mean, 95th percentile and maximum.
 
 The hard bot thinks ``--iterations`` per move (the default, so that a tournament replays
 exactly from its seed, whatever the machine's load) or ``--seconds`` per move. Games run in
@@ -47,6 +48,8 @@ from host.games import game_names
 
 #: games a worker process plays per task
 BATCH = 10
+#: duplicate pairs below which :func:`paired_interval` gives no interval
+MIN_PAIRS = 30
 
 
 @dataclass(slots=True)
@@ -124,8 +127,10 @@ def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def paired_interval(pairs: list[float], z: float = 1.96) -> tuple[float, float]:
-    """The 95% interval of the mean of ``pairs`` (each a duplicate pair's mean share)."""
-    if len(pairs) < 2:
+    """The 95% interval of the mean of ``pairs`` (each a duplicate pair's mean share); with
+    fewer than :data:`MIN_PAIRS` pairs the normal approximation does not hold (two pairs won
+    alike would give an interval of width 0), so the interval is ``(0, 1)``: no verdict."""
+    if len(pairs) < MIN_PAIRS:
         return 0.0, 1.0
     mean = statistics.fmean(pairs)
     half = z * statistics.stdev(pairs) / math.sqrt(len(pairs))

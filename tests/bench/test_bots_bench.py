@@ -35,9 +35,10 @@ def test_the_two_games_of_a_pair_are_dealt_alike_with_the_levels_swapped(
 
 def test_the_interval_is_over_the_pairs(bench: ModuleType) -> None:
     # pairs that split evenly carry no evidence either way: the interval is around 0.5
-    low, high = bench.paired_interval([0.5] * 10 + [1.0, 0.0])
+    low, high = bench.paired_interval([0.5] * 28 + [1.0, 0.0])
     assert low < 0.5 < high
-    # every pair won outright by A: the interval is all above an even share
-    low, high = bench.paired_interval([1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 0.5, 1.0])
+    # most pairs won outright by A: the interval is all above an even share
+    low, high = bench.paired_interval([1.0, 1.0, 0.5, 1.0, 0.0] * 6)
     assert 0.5 < low < high <= 1.0
-    assert bench.paired_interval([0.5]) == (0.0, 1.0)  # one pair: no interval
+    # too few pairs for the approximation: no interval, even if every pair went A's way
+    assert bench.paired_interval([1.0] * (bench.MIN_PAIRS - 1)) == (0.0, 1.0)
