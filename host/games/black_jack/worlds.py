@@ -100,8 +100,10 @@ class BlackJackMemory(SeatMemory):
             seat = int(event["seat"])
             cards = Counter(parse_card(c) for c in event["cards"])
             held = self.known.setdefault(seat, Counter())
-            if kind == "blunder":
+            if kind == "blunder":  # it may hold anything: its draws this turn show no lack
                 held.update(cards)
+                if seat == self._turn.get("seat"):
+                    self._turn = {}
                 return
             held.subtract(cards)
             self.known[seat] = +held
@@ -117,7 +119,10 @@ class BlackJackMemory(SeatMemory):
             self._top = (top, None if suit is None else Suit(suit))
 
     def _drew(self, seat: int, reason: str, count: int) -> None:
-        turn = self._turn
+        """A draw: the cards add to what the seat may have taken since its last lack; the
+        first draw of its own turn (a plain one, or a pick-up it did not counter) shows a new
+        lack. Later draws of the same turn (the rest of a pick-up after a reshuffle) do not."""
+        turn, self._turn = self._turn, {}
         lack = self.lacks.get(seat)
         if lack is not None:
             lack.fresh += count

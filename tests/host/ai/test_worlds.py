@@ -17,7 +17,9 @@ from host import policy
 from host.ai.support import SeatMemory, find_support
 from host.games import find_game, game_names
 from host.games.base import Game, OptionError, WireMap
+from host.games.black_jack.worlds import BlackJackMemory
 from host.games.playout import answer_chance
+from protocol.cards import parse_card
 
 #: view keys a world may tell differently: the stock's position counts from its top afresh
 _BOOKKEEPING = {"next_position", "legal"}
@@ -100,3 +102,30 @@ def test_black_jack_worlds_keep_out_the_cards_a_seat_drew_rather_than_play() -> 
                 assert Counter(world.all_cards()) == Counter(engine.all_cards())
             checked += 1
     assert checked > 20
+
+
+def test_black_jack_memory_reads_a_lack_only_from_the_first_draw_of_a_seats_own_turn() -> None:
+    def draw(seat: int, reason: str, count: int) -> WireMap:
+        return {"kind": "draw", "seat": seat, "reason": reason, "count": count, "seats": [seat]}
+
+    memory = BlackJackMemory(0)
+    memory.observe({"kind": "deal", "dealer": 0, "hand_no": 1})
+    memory.observe({"kind": "turn_up", "card": "9C"})
+    memory.observe({"kind": "turn", "seat": 1, "pending": 0, "cover": False})
+    memory.observe(draw(1, "draw", 1))  # nothing played on 9C: no club, no 9, no joker
+    lack = memory.lacks[1]
+    assert (lack.top, lack.fresh) == (parse_card("9C"), 1)
+    assert lack.excludes(parse_card("KC")) and lack.excludes(parse_card("9H"))
+    assert not lack.excludes(parse_card("KH"))
+    memory.observe({"kind": "play", "seat": 0, "cards": ["2C"], "pending": 2})
+    memory.observe({"kind": "turn", "seat": 1, "pending": 2, "cover": False})
+    memory.observe(draw(1, "pickup", 1))  # the stock ran out: a reshuffle, then the rest
+    memory.observe({"kind": "reshuffle", "stream": 1, "count": 20})
+    memory.observe(draw(1, "pickup", 1))
+    lack = memory.lacks[1]
+    assert (lack.top, lack.fresh) == (None, 2)  # no counter then; two cards taken since
+    assert lack.excludes(parse_card("JD")) and not lack.excludes(parse_card("9H"))
+    memory.observe({"kind": "turn", "seat": 1, "pending": 0, "cover": False})
+    memory.observe({"kind": "blunder", "seat": 1, "cards": ["5D"], "in_turn": True})
+    memory.observe(draw(1, "blunder", 2))  # a blunder shows no lack
+    assert (memory.lacks[1].top, memory.lacks[1].fresh) == (None, 4)
