@@ -17,8 +17,9 @@ least :data:`MIN_PAIRS` pairs: a short run, such as one that measures think time
 For ONE each level's bids are counted with how many were made. Thinking time is the wall-clock
 time of each decision that had a choice, per level: mean, 95th percentile and maximum.
 
-The hard bot thinks ``--iterations`` per move (the default, so that a tournament replays
-exactly from its seed, whatever the machine's load) or ``--seconds`` per move. Games run in
+The hard bot thinks ``--iterations`` per move (so that a tournament replays exactly from its
+seed, whatever the machine's load), ``--seconds`` per move, or, with neither, the budget it has
+at a table (:data:`host.ai.ismcts.DEFAULT_BUDGET`). Games run in
 ``--jobs`` worker processes, a batch of games at a time; the load average is printed at the
 start and the end, since thinking times depend on it.
 
@@ -153,7 +154,10 @@ def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
     share = tally.share / tally.games
     low, high = paired_interval([total / 2 for total in tally.pairs.values()])
     loose = wilson(share, tally.games)
-    verdict = f"{a}>{b}" if low > 0.5 else f"{b}>{a}" if high < 0.5 else "even"
+    if len(tally.pairs) < MIN_PAIRS:
+        verdict = "-"  # too few pairs to tell
+    else:
+        verdict = f"{a}>{b}" if low > 0.5 else f"{b}>{a}" if high < 0.5 else "even"
     bids = " ".join(
         f"{level} {made}/{bids} ({100 * made / bids:.0f}%)"
         for level, (bids, made) in sorted(tally.bids.items())

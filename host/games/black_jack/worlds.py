@@ -7,7 +7,7 @@ and what it showed it lacks: a seat that drew at its turn is taken to have held 
 could start a play then (:class:`Lack`), bar the cards it has taken since. A world deals the
 cards the seat has not seen (the deck less its hand and the discards) into the other hands,
 each starting with the cards it is known to hold, and the stock, then swaps the cards a hand
-is known to lack for stock cards it may hold
+is known to lack for hidden cards elsewhere that it may hold
 (:meth:`~host.games.black_jack.state.BlackJackState.from_view`). In simulated games the seat in
 the declaration window declares whenever it may (as the bots do), and every simulated seat
 plays as the normal bot does (:class:`host.games.black_jack.strategy.Table` scores its plays).
@@ -33,7 +33,7 @@ from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play
 from host.games.black_jack.plays import COUNTERS, matching
 from host.games.black_jack.strategy import Table
-from protocol.cards import Card, Suit, deck_for, parse_card
+from protocol.cards import Card, Rank, Suit, deck_for, parse_card
 
 __all__ = [
     "CANDIDATES",
@@ -56,32 +56,45 @@ CANDIDATES = 4
 
 @dataclasses.dataclass(slots=True)
 class Lack:
-    """What a seat showed it lacks: it drew at its turn when it could have played (every bot,
-    and most people, would rather play), so it held no card that could start a play then: no
-    counter against a pick-up (``top`` is ``None``), else nothing that plays on ``top`` acting
-    in ``suit``, and no joker. The ``fresh`` cards it has taken since may be anything."""
+    """What a seat showed it lacks: it drew at its turn when it could have played (the normal
+    and hard bots never do, and people seldom; the easy bot draws at random), so it held no
+    card that could start a play then: no counter against a pick-up (``top`` is ``None``), else
+    nothing that plays on ``top`` acting in ``suit``, and no joker; a lone queen excepted
+    (``lone``: a queen cannot be the last card out). Since then it has taken ``taken`` cards,
+    which may be anything, and played ``played``."""
 
     top: Card | None
     suit: Suit | None
-    fresh: int
+    lone: bool
+    taken: int
+    played: list[Card] = dataclasses.field(default_factory=list)
 
-    def excludes(self, card: Card, *, aces_anytime: bool = False) -> bool:
-        """Whether the seat lacked ``card`` (the table's ``aces_anytime`` option)."""
+    def excludes(self, card: Card, *, aces_anytime: bool) -> bool:
+        """Whether the seat lacked ``card`` (``aces_anytime``: the table's option)."""
         if card.is_joker:
             return True
         if self.top is None:
             return card in COUNTERS
+        if self.lone and card.rank is Rank.QUEEN:
+            return False
         return card in matching(self.top, self.suit or self.top.suit or card.suit, aces_anytime)
+
+    def fresh(self, *, aces_anytime: bool) -> int:
+        """How many of the cards the seat holds may be ones it lacked: those taken since, less
+        the lacked cards it has played since (they can only have come from those)."""
+        spent = sum(self.excludes(c, aces_anytime=aces_anytime) for c in self.played)
+        return max(0, self.taken - spent)
 
 
 class BlackJackMemory(SeatMemory):
-    """Which cards each other seat is known to hold (shown by a blunder, not played since) and
-    what it showed it lacks (it drew rather than play: :class:`Lack`)."""
+    """Which cards each other seat is known to hold (shown by a blunder, not played since),
+    how many it holds, and what it showed it lacks (it drew rather than play: :class:`Lack`)."""
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)
         self.known: dict[int, Counter[Card]] = {}
         self.lacks: dict[int, Lack] = {}
+        self.counts: dict[int, int] = {}  #: cards each seat holds, from the draws and plays
         #: the top card as it acts (a joker as what it was declared), and the suit an ace named
         self._top: tuple[Card, Suit | None] | None = None
         self._turn: WireMap = {}  #: the last ``turn`` event: whose it is, facing what
@@ -89,7 +102,7 @@ class BlackJackMemory(SeatMemory):
     def observe(self, event: WireMap) -> None:
         kind = event.get("kind")
         if kind == "deal":
-            self.known, self.lacks, self._top = {}, {}, None
+            self.known, self.lacks, self.counts, self._top = {}, {}, {}, None
         elif kind == "turn_up":
             self._top = (parse_card(event["card"]), None)
         elif kind == "turn":
@@ -98,7 +111,7 @@ class BlackJackMemory(SeatMemory):
             self._drew(int(event["seat"]), str(event["reason"]), int(event["count"]))
         elif kind in ("blunder", "play"):
             seat = int(event["seat"])
-            cards = Counter(parse_card(c) for c in event["cards"])
+            cards = [parse_card(c) for c in event["cards"]]
             held = self.known.setdefault(seat, Counter())
             if kind == "blunder":  # it may hold anything: its draws this turn show no lack
                 held.update(cards)
@@ -107,14 +120,12 @@ class BlackJackMemory(SeatMemory):
                 return
             held.subtract(cards)
             self.known[seat] = +held
+            self.counts[seat] = self.counts.get(seat, 0) - len(cards)
             lack = self.lacks.get(seat)
-            if lack is not None:  # a card it lacked came from those taken since
-                lack.fresh = max(
-                    0, lack.fresh - sum(n for c, n in cards.items() if lack.excludes(c))
-                )
+            if lack is not None:
+                lack.played += cards
             acting = [parse_card(c) for c in event.get("declare") or ()]
-            last = parse_card(event["cards"][-1])
-            top = acting[-1] if last.is_joker and acting else last
+            top = acting[-1] if cards[-1].is_joker and acting else cards[-1]
             suit = event.get("suit")
             self._top = (top, None if suit is None else Suit(suit))
 
@@ -123,15 +134,17 @@ class BlackJackMemory(SeatMemory):
         first draw of its own turn (a plain one, or a pick-up it did not counter) shows a new
         lack. Later draws of the same turn (the rest of a pick-up after a reshuffle) do not."""
         turn, self._turn = self._turn, {}
+        held = self.counts.get(seat, 0)
+        self.counts[seat] = held + count
         lack = self.lacks.get(seat)
         if lack is not None:
-            lack.fresh += count
+            lack.taken += count
         if seat != turn.get("seat") or turn.get("cover"):
             return
         if reason == "pickup":
-            self.lacks[seat] = Lack(None, None, count)
+            self.lacks[seat] = Lack(None, None, lone=held == 1, taken=count)
         elif reason == "draw" and self._top is not None:
-            self.lacks[seat] = Lack(*self._top, fresh=count)
+            self.lacks[seat] = Lack(*self._top, lone=held == 1, taken=count)
 
     def sample(self, view: WireMap, rng: random.Random) -> Game:
         seats = int(view["seats"])
@@ -147,10 +160,11 @@ class BlackJackMemory(SeatMemory):
         known = [list(self.known.get(s, Counter()).elements()) for s in others]
         places = deal_hidden(list((+pool).elements()), sizes, rng, known=known)
         aces = bool(options["aces_anytime"])
-        for place, s in enumerate(others):
-            lack = self.lacks.get(s)
+        lacks = [self.lacks.get(s) for s in others] + [None]  # the stock lacks nothing
+        known.append([])
+        for place, lack in enumerate(lacks):
             if lack is not None:
-                _honour(lack, places[place], known[place], places[-1], rng, aces=aces)
+                _honour(place, places, known, lacks, rng, aces=aces)
         hands: list[list[Card]] = [[] for _ in range(seats)]
         hands[self.seat] = mine
         for s, cards in zip(others, places, strict=False):
@@ -159,31 +173,58 @@ class BlackJackMemory(SeatMemory):
 
 
 def _honour(
-    lack: Lack,
-    hand: list[Card],
-    known: Sequence[Card],
-    stock: list[Card],
+    place: int,
+    places: list[list[Card]],
+    known: Sequence[Sequence[Card]],
+    lacks: Sequence[Lack | None],
     rng: random.Random,
     *,
     aces: bool,
 ) -> None:
-    """Swap cards the seat lacks (beyond the ``fresh`` ones it may have taken since, and those a
-    blunder showed) out of ``hand`` for random cards of ``stock`` it may hold."""
-    shown = Counter(known)
-    lacking = []
-    for i, c in enumerate(hand):
-        if shown[c]:
-            shown[c] -= 1
-        elif lack.excludes(c, aces_anytime=aces):
-            lacking.append(i)
-    excess = len(lacking) - lack.fresh
-    if excess <= 0:
+    """Make ``places[place]`` honour its lack: of the cards a blunder did not show, ``fresh``
+    chosen at random stand for the cards taken since and may be anything; a lacked card among
+    the others is swapped with a random hidden card elsewhere (the stock or another hand) that
+    the seat may hold and that place may take. (Capping the lacked cards at ``fresh`` instead
+    would fill the cap nearly always: a dealt hand of seven holds some, where a card taken
+    since is one about a third of the time.)"""
+    lack = lacks[place]
+    assert lack is not None
+    hand = places[place]
+    mine = _unshown(hand, known[place])
+    rng.shuffle(mine)
+    lacking = [i for i in mine[lack.fresh(aces_anytime=aces) :] if _lacks(lack, hand[i], aces)]
+    if not lacking:
         return
-    rng.shuffle(lacking)
-    spare = [j for j, c in enumerate(stock) if not lack.excludes(c, aces_anytime=aces)]
+    spare = [
+        (p, j)
+        for p, cards in enumerate(places)
+        if p != place
+        for j in _unshown(cards, known[p])
+        if not _lacks(lack, cards[j], aces)
+    ]
     rng.shuffle(spare)
-    for i, j in zip(lacking[:excess], spare, strict=False):
-        hand[i], stock[j] = stock[j], hand[i]
+    for i in lacking:
+        for k, (p, j) in enumerate(spare):
+            if not _lacks(lacks[p], hand[i], aces):
+                hand[i], places[p][j] = places[p][j], hand[i]
+                del spare[k]
+                break
+
+
+def _unshown(cards: Sequence[Card], shown: Sequence[Card]) -> list[int]:
+    """The positions in ``cards`` of the cards not among ``shown`` (by a blunder)."""
+    left = Counter(shown)
+    out = []
+    for i, c in enumerate(cards):
+        if left[c]:
+            left[c] -= 1
+        else:
+            out.append(i)
+    return out
+
+
+def _lacks(lack: Lack | None, card: Card, aces: bool) -> bool:
+    return lack is not None and lack.excludes(card, aces_anytime=aces)
 
 
 class BlackJackSupport(GameSupport):
