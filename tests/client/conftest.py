@@ -66,8 +66,16 @@ class JsonClient:
         return obj
 
     async def send(self, obj: dict[str, Any]) -> None:
+        """Write one command; nothing if the client has exited (killed by a test that has
+        seen what it waited for, with lines still buffered): the next read then finds EOF."""
         assert self.process.stdin is not None
-        await self.process.stdin.send_all((json.dumps(obj) + "\n").encode())
+        try:
+            await self.process.stdin.send_all((json.dumps(obj) + "\n").encode())
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            with trio.move_on_after(5):  # a closed pipe comes just before the exit is seen
+                await self.process.wait()
+            if self.process.returncode is None:
+                raise  # still running with its input closed: a real fault
 
     async def play_to_end(
         self, on_line: Callable[[dict[str, Any]], Awaitable[None]] | None = None
