@@ -10,22 +10,24 @@ off its turn only ever announces. A bot is handed its seat's ``view`` with the l
 wire form, never the engine, and its answer goes through ``parse_action`` and ``apply`` as the
 host's would. The result records the winners, each seat's decisions and thinking times, and
 for ONE each hand's bidder and whether the bid was made. The tournament bench
-(``bench/bots.py``) and the tests use it.
+(``bench/bots.py``) and the tests use it. :func:`seat_turns` walks a seeded game of normal
+bots and stops at each turn of one seat, for tests of what that seat may know.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from host import policy
 from host.ai.levels import Bot
 from host.games import find_game
 from host.games.base import Event, Game, WireMap
 from host.games.playout import answer_chance
 
-__all__ = ["MAX_ACTIONS", "MatchRecord", "play_match"]
+__all__ = ["MAX_ACTIONS", "MatchRecord", "play_match", "seat_turns"]
 
 #: actions after which a match is abandoned (no engine needs this many: a safety net)
 MAX_ACTIONS = 20_000
@@ -110,3 +112,38 @@ def _deliver(bots: Sequence[Bot], events: Sequence[Event], record: MatchRecord) 
         for seat, bot in enumerate(bots):
             if event.to is None or event.to == seat:
                 bot.observe(wire)
+
+
+def seat_turns(
+    game: str,
+    seats: int,
+    seed: int,
+    *,
+    seat: int = 0,
+    choices_only: bool = False,
+    observe: Callable[[WireMap], None] | None = None,
+    limit: int = 400,
+) -> Iterator[Game]:
+    """The engine at each turn of ``seat`` (only those with a choice, with ``choices_only``),
+    before it acts, in a seeded game whose every seat, the seat to act, plays the normal bot's
+    choice; ``observe`` gets each event ``seat`` receives, in order, as its client would. The
+    walk stops at the outcome or after ``limit`` steps. Chance comes from ``seed``."""
+    rng = random.Random(seed)
+    engine = find_game(game)(seats=seats, options=None, dealer=None)
+    for _ in range(limit):
+        if engine.outcome() is not None:
+            return
+        if engine.chance_request() is not None:
+            events = answer_chance(engine, rng)
+        else:
+            to = engine.to_act()[0]
+            if to == seat and (not choices_only or len(engine.view(seat)["legal"]) > 1):
+                yield engine
+            view = engine.view(to)
+            wire = policy.heuristic_choice(view, view["legal"])
+            assert wire is not None, f"no normal choice for seat {to} of {game}"
+            events = engine.apply(to, engine.parse_action(wire))
+        if observe is not None:
+            for event in events:
+                if event.to is None or event.to == seat:
+                    observe(event.to_wire())

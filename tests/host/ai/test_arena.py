@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from host.ai.arena import MatchRecord, play_match
+from host.ai.arena import MatchRecord, play_match, seat_turns
 from host.ai.levels import make_bot
 
 
@@ -30,3 +30,15 @@ def test_the_same_seed_deals_the_same_game() -> None:
 
     first, again = once(), once()
     assert (first.winners, first.actions) == (again.winners, again.actions)
+
+
+def test_seat_turns_stops_at_the_seats_turns_and_passes_on_only_what_it_receives() -> None:
+    seen: list[dict[str, object]] = []
+    turns = 0
+    for engine in seat_turns("black-jack", 2, 5, seat=1, choices_only=True, observe=seen.append):
+        assert engine.to_act() == (1,)
+        assert len(engine.view(1)["legal"]) > 1
+        turns += 1
+    assert turns
+    private = [e for e in seen if e["kind"] == "draw" and "cards" in e]
+    assert private and all(e["seat"] == 1 for e in private)  # never seat 0's drawn cards

@@ -7,12 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from host import policy
+from host.ai.arena import seat_turns
 from host.ai.ismcts import Budget, search
 from host.ai.support import SeatMemory, by_hand_size, find_support
-from host.games import find_game
 from host.games.base import Game
-from host.games.playout import answer_chance
 
 
 def test_a_budget_needs_a_positive_limit() -> None:
@@ -25,25 +23,10 @@ def test_a_budget_needs_a_positive_limit() -> None:
 
 
 def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, SeatMemory]]:
-    rng = random.Random(seed)
-    engine = find_game(name)(seats=seats, options=None, dealer=None)
+    """Seat 0's turns with a choice, with its memory of the game so far."""
     memory = find_support(name).memory(0)
-    for _ in range(400):
-        if engine.outcome() is not None:
-            return
-        if engine.chance_request() is not None:
-            events = answer_chance(engine, rng)
-        else:
-            to = engine.to_act()[0]
-            if to == 0 and len(engine.view(0)["legal"]) > 1:
-                yield engine, memory
-            view = engine.view(to)
-            wire = policy.heuristic_choice(view, view["legal"])
-            assert wire is not None
-            events = engine.apply(to, engine.parse_action(wire))
-        for event in events:
-            if event.to is None or event.to == 0:
-                memory.observe(event.to_wire())
+    for engine in seat_turns(name, seats, seed, choices_only=True, observe=memory.observe):
+        yield engine, memory
 
 
 @pytest.mark.parametrize("name", ["one-card", "one", "black-jack"])

@@ -7,13 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from host import policy
-from host.ai.arena import play_match
+from host.ai.arena import play_match, seat_turns
 from host.ai.ismcts import Budget
 from host.ai.levels import EasyBot, HardBot, Level, NormalBot, make_bot, parse_level
-from host.games import find_game, game_names
+from host.games import game_names
 from host.games.base import Game, WireMap
-from host.games.playout import answer_chance
 from protocol.lobby_messages import BOT_KINDS, BOT_LEVELS
 
 QUICK = Budget(iterations=30)
@@ -58,23 +56,9 @@ def test_a_seeded_hard_bot_replays_its_game() -> None:
 def _seat_zero_turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, list[WireMap]]]:
     """The game at seat 0's turns of a seeded game between normal bots, with the events seat 0
     has received so far."""
-    rng = random.Random(seed)
-    engine = find_game(name)(seats=seats, options=None, dealer=None)
     seen: list[WireMap] = []
-    for _ in range(300):
-        if engine.outcome() is not None:
-            return
-        if engine.chance_request() is not None:
-            events = answer_chance(engine, rng)
-        else:
-            to = engine.to_act()[0]
-            if to == 0 and len(engine.view(0)["legal"]) > 1:
-                yield engine, list(seen)
-            view = engine.view(to)
-            wire = policy.heuristic_choice(view, view["legal"])
-            assert wire is not None
-            events = engine.apply(to, engine.parse_action(wire))
-        seen.extend(e.to_wire() for e in events if e.to is None or e.to == 0)
+    for engine in seat_turns(name, seats, seed, choices_only=True, observe=seen.append, limit=300):
+        yield engine, list(seen)
 
 
 def _redeal(game: Game, rng: random.Random) -> Game:

@@ -13,39 +13,22 @@ from collections.abc import Iterator
 
 import pytest
 
-from host import policy
+from host.ai.arena import seat_turns
 from host.ai.support import SeatMemory, find_support
-from host.games import find_game, game_names
+from host.games import game_names
 from host.games.base import Game, OptionError, WireMap
 from host.games.black_jack.worlds import BlackJackMemory
-from host.games.playout import answer_chance
 from protocol.cards import parse_card
 
 #: view keys a world may tell differently: the stock's position counts from its top afresh
 _BOOKKEEPING = {"next_position", "legal"}
 
 
-def _turns(name: str, seats: int, seed: int, seat: int = 0) -> Iterator[tuple[Game, SeatMemory]]:
-    """The real game and the seat's memory at each of the seat's turns of a seeded game."""
-    rng = random.Random(seed)
-    engine = find_game(name)(seats=seats, options=None, dealer=None)
-    memory = find_support(name).memory(seat)
-    for _ in range(400):
-        if engine.outcome() is not None:
-            return
-        if engine.chance_request() is not None:
-            events = answer_chance(engine, rng)
-        else:
-            to = engine.to_act()[0]
-            if to == seat:
-                yield engine, memory
-            view = engine.view(to)
-            wire = policy.heuristic_choice(view, view["legal"])
-            assert wire is not None
-            events = engine.apply(to, engine.parse_action(wire))
-        for event in events:
-            if event.to is None or event.to == seat:
-                memory.observe(event.to_wire())
+def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, SeatMemory]]:
+    """The real game and seat 0's memory at each of its turns of a seeded game."""
+    memory = find_support(name).memory(0)
+    for engine in seat_turns(name, seats, seed, observe=memory.observe):
+        yield engine, memory
 
 
 def _public(view: WireMap) -> WireMap:
