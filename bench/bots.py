@@ -15,7 +15,8 @@ two games of a pair are not) and, for comparison, the Wilson interval that would
 game were independent. The verdict ``A>B`` needs the whole pairs' interval above 0.5 (and so at
 least :data:`MIN_PAIRS` pairs: a short run, such as one that measures think time, gives none).
 For ONE each level's bids are counted with how many were made. Thinking time is the wall-clock
-time of each decision that had a choice, per level: mean, 95th percentile and maximum.
+time of each decision that had a choice, per level: mean, 95th percentile and maximum. The last
+column says how the games ended (going out, a target score, or a safety stop).
 
 The hard bot thinks ``--iterations`` per move (so that a tournament replays exactly from its
 seed, whatever the machine's load), ``--seconds`` per move, or, with neither, the budget it has
@@ -166,7 +167,8 @@ def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
     return (
         f"| {game} | {seats} | {a}:{b} | {tally.games} | {share:.3f} | {low:.3f}-{high:.3f} "
         f"| {loose[0]:.3f}-{loose[1]:.3f} | {verdict} | {describe_think(tally.think.get(a, []))} "
-        f"| {describe_think(tally.think.get(b, []))} | {bids or '-'} |"
+        f"| {describe_think(tally.think.get(b, []))} | {bids or '-'} "
+        f"| {' '.join(f'{end} {n}' for end, n in sorted(tally.endings.items()))} |"
     )
 
 
@@ -205,9 +207,9 @@ def main() -> None:
     print(f"load average at the start: {load()}")
     print(
         "| game | seats | A:B | games | A's share | 95% interval (pairs) | Wilson (games) "
-        "| verdict | A ms mean/p95/max | B ms mean/p95/max | bids made |"
+        "| verdict | A ms mean/p95/max | B ms mean/p95/max | bids made | endings |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     started = time.monotonic()
     lines = [
         (game, seats, a, b) for game in games for seats in args.seats or [2, 4] for a, b in pairs
