@@ -24,7 +24,7 @@ from client.json_ui import JsonUI
 from client.proofs_cmd import keep_options
 from client.render import make_console
 from client.table_loop import Quit, interrupt_note, leaves
-from net.session import Disconnected, RequestError
+from net.session import REPLY_TIMEOUT, Disconnected, RequestError
 from net.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.exit_codes import ExitCode
@@ -100,7 +100,7 @@ def make_ui(*, json_mode: bool, ascii_only: bool, command: str = "play") -> Huma
 
 def host_error(exc: BaseException) -> ClientError | None:
     """The one-line error (and exit status) for a failure while reaching or talking to a
-    host, if it is one: an unreachable host or a lost connection is ``UNAVAILABLE``, a changed
+    host, if it is one: an unreachable, lost or silent host is ``UNAVAILABLE``, a changed
     certificate or a refusal ``FAILED`` (a refused option ``USAGE``: it was the command line)."""
     if isinstance(exc, HostKeyChanged):
         return ClientError(str(exc))
@@ -113,6 +113,8 @@ def host_error(exc: BaseException) -> ClientError | None:
         return ClientError(exc.message)
     if isinstance(exc, OSError):
         return HostUnavailable(f"network error: {exc.strerror or exc}")
+    if isinstance(exc, trio.TooSlowError):  # a request's reply never came (REPLY_TIMEOUT)
+        return HostUnavailable(f"the host did not answer within {REPLY_TIMEOUT:g} s")
     return None
 
 
