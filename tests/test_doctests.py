@@ -16,6 +16,7 @@ MODULES = [
     "client.screen",
     "client.status",
     "client.lobby",
+    "client.join_cmd",
     "client.render",
     "client.rules_cmd",
     "client.tracking",
