@@ -17,6 +17,7 @@ MODULES = [
     "client.status",
     "client.lobby",
     "client.join_cmd",
+    "client.commands",
     "client.render",
     "client.rules_cmd",
     "client.tracking",

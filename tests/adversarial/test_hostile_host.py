@@ -10,6 +10,7 @@ ends it with one line on stderr and its exit status, never a traceback.
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -17,9 +18,13 @@ from pathlib import Path
 
 import pytest
 import trio
+from click.testing import CliRunner
 
 import protocol.lobby_messages as lm
 import protocol.table_messages as tm
+from client import join_cmd
+from client.commands import HostUnavailable, host_error
+from client.join_cmd import join_command
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
 from protocol.exit_codes import ExitCode
@@ -170,10 +175,29 @@ async def test_a_fatal_failure_is_one_line_with_its_status(
     assert "protocol error" in stderr
 
 
-@pytest.mark.parametrize("exc", [trio.TooSlowError()])
-def test_a_host_that_never_answers_is_one_line(exc: BaseException) -> None:
-    from client.commands import HostUnavailable, host_error
-
-    mapped = host_error(exc)
+def test_a_host_that_never_answers_is_one_line() -> None:
+    mapped = host_error(trio.TooSlowError())
     assert isinstance(mapped, HostUnavailable)
-    assert "did not answer" in str(mapped.message)
+    assert mapped.message == "the host did not answer within 30 s"
+
+
+def test_an_unforeseen_failure_is_one_line_and_vv_shows_the_traceback(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug set off by what a host sent (here a KeyError deep in the game) ends ``join`` with
+    one line and status 1; at debug level (``-vv``) the traceback shows where."""
+
+    async def broken(**kwargs: object) -> None:
+        await trio.lowlevel.checkpoint()
+        raise KeyError("hand")
+
+    monkeypatch.setattr(join_cmd, "run_join", broken)
+    result = CliRunner().invoke(join_command, ["127.0.0.1:9"])
+    assert result.exit_code == ExitCode.FAILED
+    assert result.output.strip().splitlines() == [
+        "Error: internal error (KeyError: 'hand'): a bug in onecard; run again with -vv to see "
+        "where"
+    ]
+    caplog.set_level(logging.DEBUG)
+    result = CliRunner().invoke(join_command, ["127.0.0.1:9"])
+    assert isinstance(result.exception, KeyError)
