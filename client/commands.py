@@ -4,13 +4,15 @@ How it works: every client command (``play``, ``join``, ``records``, ``verify``)
 options with click and hands a plain async function to :func:`run_sync`, which runs it with
 ``trio.run``, turns Ctrl-C into exit status 130 and a failure reaching or talking to a host into
 one :class:`ClientError` line (:func:`host_error`), each with its status from
-:mod:`protocol.exit_codes`. :func:`common_options` are the options ``play`` and ``join`` share;
+:mod:`protocol.exit_codes`; a failure no path foresaw is one line too, its traceback under
+``-vv``. :func:`common_options` are the options ``play`` and ``join`` share;
 :func:`make_ui` picks the front end (rich text for people, NDJSON for scripts).
 """
 
 from __future__ import annotations
 
 import getpass
+import logging
 import signal
 import sys
 from pathlib import Path
@@ -22,9 +24,9 @@ import trio
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.proofs_cmd import keep_options
-from client.render import make_console
+from client.render import OutputClosed, make_console
 from client.table_loop import Quit, interrupt_note, leaves
-from net.session import Disconnected, RequestError
+from net.session import REPLY_TIMEOUT, Disconnected, RequestError
 from net.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.exit_codes import ExitCode
@@ -33,6 +35,7 @@ from protocol.text import safe_text
 __all__ = [
     "ClientError",
     "HostUnavailable",
+    "bug_line",
     "common_options",
     "default_name",
     "host_error",
@@ -100,7 +103,7 @@ def make_ui(*, json_mode: bool, ascii_only: bool, command: str = "play") -> Huma
 
 def host_error(exc: BaseException) -> ClientError | None:
     """The one-line error (and exit status) for a failure while reaching or talking to a
-    host, if it is one: an unreachable host or a lost connection is ``UNAVAILABLE``, a changed
+    host, if it is one: an unreachable, lost or silent host is ``UNAVAILABLE``, a changed
     certificate or a refusal ``FAILED`` (a refused option ``USAGE``: it was the command line)."""
     if isinstance(exc, HostKeyChanged):
         return ClientError(str(exc))
@@ -113,6 +116,8 @@ def host_error(exc: BaseException) -> ClientError | None:
         return ClientError(exc.message)
     if isinstance(exc, OSError):
         return HostUnavailable(f"network error: {exc.strerror or exc}")
+    if isinstance(exc, trio.TooSlowError):  # a request's reply never came (REPLY_TIMEOUT)
+        return HostUnavailable(f"the host did not answer within {REPLY_TIMEOUT:g} s")
     return None
 
 
@@ -170,7 +175,8 @@ def run_sync(func: Any, **kwargs: Any) -> Any:
     """``trio.run`` a plain async function; errors become one line with their exit status
     (:class:`protocol.exit_codes.ExitCode`), Ctrl-C exits with 130.
 
-    Trio nurseries wrap exceptions in groups; the first meaningful one inside is reported.
+    Trio nurseries wrap exceptions in groups; the first meaningful one inside is reported. Any
+    other failure (a bug) is one line too (:func:`bug_line`); ``-vv`` shows its traceback.
     """
     try:
         return trio.run(_interruptible, func, kwargs)
@@ -189,4 +195,20 @@ def run_sync(func: Any, **kwargs: Any) -> Any:
             mapped = host_error(leaf)
             if mapped is not None:
                 raise mapped from None
-        raise
+        bug = next((leaf for leaf in found_all if isinstance(leaf, Exception)), None)
+        if bug is None or any(isinstance(leaf, OutputClosed) for leaf in found_all):
+            raise  # client.cli.main ends quietly on a closed output
+        if logging.getLogger().isEnabledFor(logging.DEBUG):
+            raise bug from None  # -vv: its own traceback, for whoever fixes it
+        raise ClientError(bug_line(bug)) from None
+
+
+def bug_line(exc: Exception) -> str:
+    """The one line for a failure no error path foresaw (a bug, maybe set off by what a host
+    sent): what it was, and how to see where.
+
+    >>> bug_line(KeyError("hand"))
+    "internal error (KeyError: 'hand'): a bug in onecard; run again with -vv to see where"
+    """
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return f"internal error ({what}): a bug in onecard; run again with -vv to see where"

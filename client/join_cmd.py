@@ -3,10 +3,13 @@
 How it works: :func:`join_command` parses options and calls :func:`run_join`, which
 
 1. finds the host: ``ADDRESS`` (``host[:port]``, ``[v6]:port``) or, without one, the hosts
-   heard on the LAN (:func:`net.discover.browse`), offered as a numbered list;
+   heard on the LAN (:func:`net.discover.browse`), offered as a numbered list (a host whose
+   advertised fingerprint is pinned says "joined before");
 2. connects with :func:`net.trust.open_stream`: TLS 1.3, the fingerprint checked against the
    known_hosts pin before anything is sent (``--insecure``: plain TCP), and shows the
-   fingerprint so the players can compare it with the host's screen. A first fingerprint is
+   fingerprint so the players can compare it with the host's screen. A discovered host must
+   present the certificate its advertisement claims, and a new one may not take the name of
+   a pinned host (:class:`net.trust.NotTheAdvertisedHost`). A first fingerprint is
    pinned only after the host's ``welcome`` (:func:`net.trust.host_session`): a TLS server
    that is no onecard host is reported as such and never pinned;
 3. takes back a seat held at this host (a resume token in the state directory, kept per host
@@ -46,15 +49,24 @@ from client.table_client import TableClient
 from client.table_loop import Quit, run_table
 from client.tokens import SavedSeat, TokenStore
 from net.address import Address, split_address
-from net.discover import browse
+from net.discover import HostAd, browse
 from net.session import ClientSession, RequestError
-from net.trust import Connected, HostKeyChanged, KnownHosts, TrustError, host_session, open_stream
+from net.trust import (
+    Advertised,
+    Connected,
+    HostKeyChanged,
+    KnownHosts,
+    TrustError,
+    host_session,
+    open_stream,
+)
 
 __all__ = ["join_command", "run_join"]
 
 
-async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[list[str], int]:
-    """A host heard on the LAN: its addresses (to try in turn) and port."""
+async def _pick_host(ui: HumanUI | JsonUI, timeout: float, pins: KnownHosts) -> HostAd:
+    """A host heard on the LAN (its addresses are tried in turn; its advertisement binds the
+    certificate it must present: :class:`net.trust.Advertised`)."""
     ui.info(f"Looking for hosts on the LAN ({timeout:g} s)...", kind="discovering")
     try:
         hosts = await browse(timeout)
@@ -66,10 +78,10 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[list[str], i
         if len(hosts) > 1:
             found = ", ".join(h.target for h in hosts)
             raise ClientError(f"several hosts found ({found}); give an ADDRESS")
-        ui.info(f"Found {hosts[0].name} at {', '.join(hosts[0].targets)}")
-        return list(hosts[0].candidates), hosts[0].port
+        ui.info(f"Found {hosts[0].name} at {', '.join(hosts[0].targets)}{_known(hosts[0], pins)}")
+        return hosts[0]
     for i, ad in enumerate(hosts, 1):
-        ui.info(f"  {i}) {ad.name}  {ad.target}  fingerprint {ad.fingerprint}")
+        ui.info(f"  {i}) {ad.name}  {ad.target}  fingerprint {ad.fingerprint}{_known(ad, pins)}")
     while True:
         if isinstance(ui, HumanUI):
             ui.prompt(f"Host 1-{len(hosts)} (q to quit): ")
@@ -77,20 +89,42 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float) -> tuple[list[str], i
         if line is None or line.strip().lower() == "q":
             raise Quit
         if line.strip().isdigit() and 1 <= int(line) <= len(hosts):
-            ad = hosts[int(line) - 1]
-            return list(ad.candidates), ad.port
+            return hosts[int(line) - 1]
         ui.info(f"type a number from 1 to {len(hosts)}")
 
 
+def _known(ad: HostAd, pins: KnownHosts) -> str:
+    """`` (joined before)`` when the advertised fingerprint is that of a pinned host (a hint:
+    the certificate is checked on connecting).
+
+    >>> import tempfile; pins = KnownHosts(Path(tempfile.mkdtemp()) / "kh")
+    >>> pins.pin("10.0.0.2:7531", "SHA256:ab:cd:ef")
+    >>> _known(HostAd("Den", "10.0.0.9", 7531, "abcd", "1"), pins)
+    ' (joined before)'
+    >>> _known(HostAd("Den", "10.0.0.9", 7531, "abce", "1"), pins)
+    ''
+    """
+    claimed = Advertised(ad.name, ad.fp)
+    pinned = {v for _, v in pins.pinned()}
+    return " (joined before)" if ad.fp and any(claimed.matches(fp) for fp in pinned) else ""
+
+
 async def _connect_first(
-    candidates: list[str], port: int, ui: HumanUI | JsonUI, *, insecure: bool, pins: KnownHosts
+    candidates: list[str],
+    port: int,
+    ui: HumanUI | JsonUI,
+    *,
+    insecure: bool,
+    pins: KnownHosts,
+    advertised: Advertised | None = None,
 ) -> tuple[str, Connected]:
     """Connect to the first of a host's addresses that answers (a discovered host may advertise
-    several: IPv4 and IPv6, one per interface); raise the last failure if none does."""
+    several: IPv4 and IPv6, one per interface); raise the last failure if none does. A host
+    whose certificate is not the one ``advertised`` claims is refused at once."""
     for i, host in enumerate(candidates):
         try:
             connected = await open_stream(
-                host, port, insecure=insecure, known_hosts=pins, pin=False
+                host, port, insecure=insecure, known_hosts=pins, pin=False, advertised=advertised
             )
         except HostKeyChanged:
             raise
@@ -131,13 +165,17 @@ async def run_join(
     ui = make_ui(json_mode=json_mode, ascii_only=ascii_only, command="join")
     asked_name = name
     name = name or default_name()
+    pins = KnownHosts(known_hosts)
+    advertised: Advertised | None = None
     if address:
         host, port = split_address(address)
         candidates = [host]
     else:
-        candidates, port = await _pick_host(ui, timeout)
-    pins = KnownHosts(known_hosts)
-    host, connected = await _connect_first(candidates, port, ui, insecure=insecure, pins=pins)
+        ad = await _pick_host(ui, timeout, pins)
+        candidates, port, advertised = list(ad.candidates), ad.port, Advertised(ad.name, ad.fp)
+    host, connected = await _connect_first(
+        candidates, port, ui, insecure=insecure, pins=pins, advertised=advertised
+    )
     key = connected.key
 
     async def reconnect() -> trio.abc.Stream:

@@ -14,12 +14,13 @@ wildcard listener, every interface's address, so a LAN with no default route wor
 
 TXT record (RFC 6763 section 6; the version key first, all small): ``txtvers=1``, ``proto=1``
 (the protocol version), ``name`` (the host's display name), ``fp`` (the first 16 hex digits of
-the TLS certificate's SHA-256 fingerprint) and ``port``. mDNS is unauthenticated, so ``fp`` is
-only a hint for people comparing screens; trust still comes from the pinned fingerprint
-(:mod:`net.trust`). Multicast may be blocked (Wi-Fi client isolation, CI): then nothing is
-found and ``join HOST[:PORT]`` still works. Anyone on the LAN can advertise, so the names and
-addresses heard are shown made safe (:func:`protocol.text.safe_text`; ``--json``:
-:func:`protocol.text.safe_json`), never raw.
+the TLS certificate's SHA-256 fingerprint) and ``port``. mDNS is unauthenticated: anyone may
+advertise any name and ``fp``, so ``join`` binds what it heard to what it connects to
+(:class:`net.trust.Advertised`): the certificate must start with ``fp``, and a new certificate
+may not take the name of a pinned host. Multicast may be blocked (Wi-Fi client isolation,
+CI): then nothing is found and ``join HOST[:PORT]`` still works. Anyone on the LAN can
+advertise, so the names and addresses heard are shown made safe
+(:func:`protocol.text.safe_text`; ``--json``: :func:`protocol.text.safe_json`), never raw.
 """
 
 from __future__ import annotations

@@ -11,9 +11,14 @@ waits ``WELCOME_TIMEOUT`` for ``welcome`` and then runs two tasks while the call
 * the *reader* feeds bytes to the sans-I/O :class:`protocol.connection.Connection`; a message
   whose ``re`` matches a pending request wakes that request (multi-part ``record_part`` replies
   are collected until the last part; ``joined``/``resumed`` also go to the pushes, since a table
-  loop needs them); ``ping`` is answered at once; everything else is a *push* and goes into a
-  bounded channel (``PUSH_QUEUE``), so a consumer that stops reading slows the reader down
-  instead of growing memory. Our pings get pongs, so a host silent for ``IDLE_TIMEOUT_S`` is
+  loop needs them); ``ping`` is answered at once; everything else is a *push* and goes into
+  :attr:`ClientSession.pushes` (:class:`PushQueue`). While no request waits for its reply, a
+  consumer that stops reading slows the reader down at ``PUSH_QUEUE`` unread pushes instead of
+  growing memory; while one waits, the reader reads on (the reply may be behind the pushes:
+  after ``ready``, section 2.4), up to ``PUSH_FLOOD`` unread pushes or ``PUSH_FLOOD_BYTES``, past
+  which the host is flooding and the session ends with that reason. A message of a type we do
+  not know (a newer host) or with a bad field is answered with a non-fatal ``error`` and skipped
+  (PROTOCOL.md section 1). Our pings get pongs, so a host silent for ``IDLE_TIMEOUT_S`` is
   taken for gone. With ``keep`` every received message is also kept in ``session.received``;
 * the *heartbeat* sends ``ping`` every ``HEARTBEAT_INTERVAL_S`` seconds.
 
@@ -30,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
+import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -49,12 +55,15 @@ from protocol.text import safe_text
 from protocol.version import software
 
 __all__ = [
+    "PUSH_FLOOD",
+    "PUSH_FLOOD_BYTES",
     "PUSH_QUEUE",
     "REPLY_TIMEOUT",
     "SOFTWARE",
     "WELCOME_TIMEOUT",
     "ClientSession",
     "Disconnected",
+    "PushQueue",
     "RequestError",
     "expect_reply",
     "first_leaf",
@@ -71,8 +80,12 @@ SOFTWARE = software("cli")
 REPLY_TIMEOUT = 30.0
 #: seconds to wait for ``welcome`` after ``hello``
 WELCOME_TIMEOUT = 15.0
-#: pushes buffered before the reader waits for the consumer
+#: unread pushes at which the reader waits for the consumer (while no request waits)
 PUSH_QUEUE = 512
+#: unread pushes past which the host is taken for flooding (a reply awaited behind them)
+PUSH_FLOOD = 50_000
+#: bytes of unread pushes past which the host is taken for flooding
+PUSH_FLOOD_BYTES = 64 * 1024 * 1024
 
 
 class RequestError(Exception):
@@ -86,6 +99,57 @@ class RequestError(Exception):
 
 class Disconnected(trio.BrokenResourceError):
     """The connection ended while a request waited for its reply (or before ``welcome``)."""
+
+
+class PushQueue(trio.abc.ReceiveChannel[Message]):
+    """The pushes received and not read yet, in order, with their count and size on the wire.
+
+    The reader puts them in without waiting (:meth:`put`) and decides itself when to wait for
+    room (:meth:`wait_room`); the consumer reads them like any trio channel (``async for``).
+    When the session ends the pushes already in are still read, then the channel ends.
+    """
+
+    def __init__(self) -> None:
+        self._send, self._receive = trio.open_memory_channel[tuple[Message, int]](math.inf)
+        self.count = 0  #: pushes not read yet
+        self.bytes = 0  #: their size on the wire
+        self._room = trio.Event()
+
+    def put(self, msg: Message, size: int) -> None:
+        """Add one push (``size`` bytes on the wire).
+
+        Raises:
+            trio.ClosedResourceError: the session has ended.
+        """
+        self._send.send_nowait((msg, size))
+        self.count += 1
+        self.bytes += size
+
+    def close(self) -> None:
+        """No more pushes: the consumer reads those in, then the channel ends."""
+        self._send.close()
+        self.wake()
+
+    def wake(self) -> None:
+        """Wake a reader waiting for room (the consumer read, or a request started waiting)."""
+        self._room.set()
+
+    async def wait_room(self) -> None:
+        """Wait for the next :meth:`wake`."""
+        if self._room.is_set():
+            self._room = trio.Event()
+        await self._room.wait()
+
+    async def receive(self) -> Message:
+        msg, size = await self._receive.receive()
+        self.count -= 1
+        self.bytes -= size
+        if self.count < PUSH_QUEUE:
+            self.wake()
+        return msg
+
+    async def aclose(self) -> None:
+        await self._receive.aclose()
 
 
 @dataclass(slots=True)
@@ -103,8 +167,9 @@ class _Waiter:
 class ClientSession:
     """One connection to a host, after the handshake. Use :func:`open_session`.
 
-    Pushes queue in :attr:`pushes` (at most ``PUSH_QUEUE``); keep a task draining them while
-    making requests, or a long backlog (after ``resume``) stalls the replies behind it.
+    Pushes queue in :attr:`pushes`; keep a task draining them: while no request waits, the
+    reader stops at ``PUSH_QUEUE`` unread pushes (a request still gets its reply: the reader
+    reads on while one waits, up to ``PUSH_FLOOD``).
     """
 
     def __init__(
@@ -119,7 +184,8 @@ class ClientSession:
         self._ids = itertools.count(1)
         self._waiters: dict[int, _Waiter] = {}
         self._send_lock = trio.Lock()
-        self._push_send, self.pushes = trio.open_memory_channel[Message](PUSH_QUEUE)
+        self.pushes = PushQueue()
+        self._fed = 0  #: bytes received so far (a message's size: how far they got consumed)
         self.closed = trio.Event()
         #: why the connection ended, for humans (set when ``closed`` is)
         self.closed_reason = ""
@@ -184,6 +250,7 @@ class ClientSession:
         mid = next(self._ids)
         waiter = _Waiter(trio.Event(), [])
         self._waiters[mid] = waiter
+        self.pushes.wake()  # a reader held by unread pushes reads on: our reply may be behind
         try:
             fields = {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)}
             await self.send(type(msg)(**{**fields, "id": mid}))
@@ -212,14 +279,21 @@ class ClientSession:
             log.debug("connection ended: %s", safe_text(reason))  # it may quote the host
             self.closed_reason = reason
             self.closed.set()
-            self._push_send.close()
+            self.pushes.close()
             for waiter in self._waiters.values():
                 waiter.event.set()
 
     async def _reader(self) -> None:
+        consumed = 0  # bytes of the messages taken so far
         try:
             while True:
-                msg = self.proto.next_message()
+                try:
+                    msg = self.proto.next_message()
+                except RemoteProtocolError as exc:
+                    if self.proto.state is not State.OPEN:
+                        raise
+                    await self._skipped(exc)
+                    continue
                 if msg is NEED_DATA:
                     # our pings get pongs, so a host silent this long is a dead one
                     with trio.fail_after(IDLE_TIMEOUT_S):
@@ -228,14 +302,17 @@ class ClientSession:
                         self._close("the host closed the connection")
                         return
                     self.proto.receive_data(bytes(data))
+                    self._fed += len(data)
                     continue
                 assert isinstance(msg, Message)
+                size = self._fed - self.proto.buffered_bytes - consumed
+                consumed += size
                 if self.received is not None:
                     self.received.append(msg)
                 if isinstance(msg, Ping):
                     await self.send(msg.response())
                     continue
-                if await self._deliver(msg):
+                if await self._deliver(msg, size):
                     return
         except trio.TooSlowError:
             self._close(f"the host sent nothing for {IDLE_TIMEOUT_S} seconds")
@@ -246,8 +323,15 @@ class ClientSession:
         finally:
             self._close("the connection ended")
 
-    async def _deliver(self, msg: Message) -> bool:
-        """Route one message; True when it ends the session."""
+    async def _skipped(self, exc: RemoteProtocolError) -> None:
+        """Answer a message skipped for an unknown type or a bad field (PROTOCOL.md section 1:
+        a newer host may send types we do not know) with a non-fatal ``error``, and read on."""
+        log.debug("skipped a message from the host: %s", safe_text(exc.message))
+        with suppress(Disconnected):
+            await self.send(self.proto.error_reply(exc))
+
+    async def _deliver(self, msg: Message, size: int = 0) -> bool:
+        """Route one message (``size`` bytes on the wire); True when it ends the session."""
         waiter = self._waiters.get(msg.re) if isinstance(msg.re, int) else None
         answered = waiter is not None and not waiter.done
         if waiter is not None and answered:
@@ -271,10 +355,25 @@ class ClientSession:
         if answered and not isinstance(msg, tm.Joined | tm.Resumed):
             return False  # a reply; joined and resumed also go to the table loop
         try:
-            await self._push_send.send(msg)
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            self.pushes.put(msg, size)
+        except trio.ClosedResourceError:
             return True
+        if self.pushes.count > PUSH_FLOOD or self.pushes.bytes > PUSH_FLOOD_BYTES:
+            self._close(
+                f"the host sent more than {PUSH_FLOOD:,} messages or {PUSH_FLOOD_BYTES >> 20} MiB "
+                "that were not read yet: a flood, disconnecting"
+            )
+            return True
+        while (
+            self.pushes.count >= PUSH_QUEUE
+            and not self._awaiting_reply()
+            and not self.closed.is_set()
+        ):
+            await self.pushes.wait_room()  # the consumer reads, or a request starts waiting
         return False
+
+    def _awaiting_reply(self) -> bool:
+        return any(not waiter.done for waiter in self._waiters.values())
 
     @staticmethod
     def _last_part(waiter: _Waiter, msg: tm.RecordPart) -> bool:

@@ -13,9 +13,21 @@ host's ``welcome``, so a TLS server that is not a onecard host is never pinned. 
 they see and pass its fingerprint as ``expect`` when they reconnect, so a resume token only
 ever goes to the host it came from.
 
-The known_hosts file is plain text, one ``host:port SHA256:ab:cd:...`` line per host, under
-``platformdirs.user_config_dir("onecard")``; ``ONECARD_KNOWN_HOSTS`` or an explicit path
-overrides it (tests use a temporary file).
+Pins belong to the host's identity, its certificate, not to one address: the lines that
+pin one fingerprint are one host. A certificate pinned at any address is no first use at a new
+one (the new address is pinned after ``welcome``, no question asked: DHCP moved the host); each
+line also records the name the host gave in ``welcome`` (:meth:`Connected.confirm`). A host
+found on the LAN (:mod:`net.discover`) is opened with ``advertised`` (:class:`Advertised`): its
+certificate must match the fingerprint its advertisement claims (:class:`NotTheAdvertisedHost`
+names both), and a certificate pinned nowhere must not come from a host advertising the name
+of a pinned one (another machine taking its name, :class:`NotTheAdvertisedHost` again); join
+it by address to trust it on purpose.
+
+The known_hosts file is plain text under ``platformdirs.user_config_dir("onecard")``
+(``ONECARD_KNOWN_HOSTS`` or an explicit path overrides it; tests use a temporary file), one
+``host:port SHA256:ab:cd:... name=NAME`` line per address (NAME percent-encoded; lines of older
+versions have no ``name=`` and get one at the next connection; older versions ignore it), and
+``host:port#deal-key HEX`` lines for the deal-signing keys.
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import platformdirs
 import trio
@@ -36,9 +49,11 @@ from net.session import ClientSession, Disconnected, open_session
 __all__ = [
     "DEAL_KEY_SUFFIX",
     "KNOWN_HOSTS_ENV",
+    "Advertised",
     "Connected",
     "HostKeyChanged",
     "KnownHosts",
+    "NotTheAdvertisedHost",
     "TrustError",
     "default_known_hosts",
     "format_fingerprint",
@@ -78,6 +93,50 @@ class HostKeyChanged(TrustError):
         )
 
 
+class NotTheAdvertisedHost(HostKeyChanged):
+    """A host found on the LAN presents a certificate other than the one its advertisement (or
+    a pinned host of its name) says: another machine is using the host's name."""
+
+    def __init__(self, key: str, name: str, claimed: str, seen: str, why: str) -> None:
+        self.key, self.pinned, self.seen, self.path = key, claimed, seen, None
+        TrustError.__init__(
+            self,
+            f"WARNING: the host advertised on the LAN as {name!r} answers at {key} with the "
+            f"fingerprint {seen}, but {why} {claimed}: another machine may be using its name. "
+            f"Refusing to connect. If you trust the host at {key}, join it by address: "
+            f"onecard join {key}",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Advertised:
+    """What a host's LAN advertisement claims: its name and a prefix of its fingerprint (hex,
+    ``fp`` of the TXT record; empty: none claimed)."""
+
+    name: str
+    fp: str
+
+    def matches(self, fingerprint: str) -> bool:
+        """Whether ``fingerprint`` (``SHA256:ab:...``) starts with the claimed hex digits.
+
+        >>> Advertised("Den", "abcd").matches("SHA256:AB:CD:01")
+        True
+        >>> Advertised("Den", "ab").matches("SHA256:ac")
+        False
+        """
+        return _hex(fingerprint).startswith(self.fp.lower())
+
+    @property
+    def shown(self) -> str:
+        """The claimed prefix as ``SHA256:ab:cd:...``."""
+        digits = self.fp.lower()
+        return "SHA256:" + ":".join(digits[i : i + 2] for i in range(0, len(digits), 2)) + "..."
+
+
+def _hex(fingerprint: str) -> str:
+    return fingerprint.removeprefix("SHA256:").replace(":", "").lower()
+
+
 def format_fingerprint(der: bytes) -> str:
     """``SHA256:ab:cd:...`` of a DER certificate (the form players compare aloud).
 
@@ -102,61 +161,100 @@ DEAL_KEY_SUFFIX = "#deal-key"
 
 
 class KnownHosts:
-    """The pinned fingerprints, one ``host:port fingerprint`` line per host.
+    """The pinned fingerprints, one ``host:port fingerprint [name=NAME]`` line per address.
 
     >>> import tempfile; kh = KnownHosts(Path(tempfile.mkdtemp()) / "kh")
     >>> kh.get("den:7531") is None
     True
-    >>> kh.pin("den:7531", "SHA256:aa"); KnownHosts(kh.path).get("den:7531")
+    >>> kh.pin("den:7531", "SHA256:aa", name="Den room"); KnownHosts(kh.path).get("den:7531")
     'SHA256:aa'
+    >>> kh.path.read_text()
+    'den:7531 SHA256:aa name=Den%20room\\n'
+    >>> kh.named("Den room"), kh.addresses("sha256:AA")
+    ([('den:7531', 'SHA256:aa')], ['den:7531'])
     """
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else default_known_hosts()
 
-    def _load(self) -> dict[str, str]:
+    def _load(self) -> dict[str, tuple[str, str | None]]:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {}
         except OSError as exc:
             raise TrustError(f"cannot read {self.path}: {exc}") from exc
-        pins: dict[str, str] = {}
+        pins: dict[str, tuple[str, str | None]] = {}
         for line in text.splitlines():
             parts = line.split()
             if len(parts) >= 2 and not parts[0].startswith("#"):
-                pins[parts[0]] = parts[1]
+                name = next((p[5:] for p in parts[2:] if p.startswith("name=")), None)
+                pins[parts[0]] = (parts[1], None if name is None else unquote(name))
         return pins
 
     def get(self, key: str) -> str | None:
         """The fingerprint pinned for ``key`` (``host:port``), or None."""
-        return self._load().get(key)
+        found = self._load().get(key)
+        return None if found is None else found[0]
+
+    def pinned(self) -> list[tuple[str, str]]:
+        """Every address pin: (``host:port``, fingerprint)."""
+        return [(k, v) for k, (v, _) in self._load().items() if "#" not in k]
+
+    def addresses(self, fingerprint: str) -> list[str]:
+        """Every address (``host:port``) at which ``fingerprint`` is pinned: one host."""
+        fp = fingerprint.lower()
+        return [k for k, (v, _) in self._load().items() if v.lower() == fp and "#" not in k]
+
+    def named(self, name: str) -> list[tuple[str, str]]:
+        """The pins (address, fingerprint) of hosts that gave ``name`` in their ``welcome``."""
+        return [(k, v) for k, (v, n) in self._load().items() if n == name]
 
     def deal_key(self, key: str) -> bytes | None:
-        """The deal-signing key pinned for ``key`` (``host:port``), or None.
+        """The deal-signing key pinned for ``key`` (``host:port``), or None; an address pinned
+        afresh for a known host takes the key pinned at its other addresses.
 
         Read it after :meth:`Connected.confirm`: a certificate pinned afresh drops the old one.
         """
         pinned = self.get(key + DEAL_KEY_SUFFIX)
+        fingerprint = self.get(key)
+        if not pinned and fingerprint is not None:
+            others = (self.get(k + DEAL_KEY_SUFFIX) for k in self.addresses(fingerprint))
+            pinned = next((o for o in others if o), None)
         return bytes.fromhex(pinned) if pinned else None
 
     def pin_deal_key(self, key: str, public_key: bytes) -> None:
         self.pin(key + DEAL_KEY_SUFFIX, public_key.hex())
 
-    def pin(self, key: str, fingerprint: str | None) -> None:
-        """Store (or replace) the pin for ``key``; None removes it."""
+    def pin(self, key: str, fingerprint: str | None, *, name: str | None = None) -> None:
+        """Store (or replace) the pin for ``key``; None removes it. ``name`` (the host's, from
+        its ``welcome``) is recorded with it; None keeps the one recorded."""
         pins = self._load()
         if fingerprint is None:
             if pins.pop(key, None) is None:
                 return
         else:
-            pins[key] = fingerprint
+            old = pins.get(key)
+            kept = old[1] if old is not None and old[0] == fingerprint else None
+            new = (fingerprint, name if name is not None else kept)
+            if old == new:
+                return
+            pins[key] = new
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            body = "".join(f"{k} {v}\n" for k, v in sorted(pins.items()))
+            body = "".join(_line(k, v, n) for k, (v, n) in sorted(pins.items()))
             self.path.write_text(body, encoding="utf-8")
         except OSError as exc:
             raise TrustError(f"cannot write {self.path}: {exc}") from exc
+
+
+def _line(key: str, value: str, name: str | None) -> str:
+    """One known_hosts line.
+
+    >>> _line("den:7531", "SHA256:aa", "Den #2"), _line("den:7531#deal-key", "ab", None)
+    ('den:7531 SHA256:aa name=Den%20%232\\n', 'den:7531#deal-key ab\\n')
+    """
+    return f"{key} {value}" + ("" if name is None else f" name={quote(name, safe='')}") + "\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,13 +265,17 @@ class Connected:
     fingerprint: str | None  #: None for an insecure (plain TCP) connection
     first_use: bool  #: the fingerprint was not pinned before (it is, or is after :meth:`confirm`)
     key: str  #: ``host:port``
-    #: where a first-use pin still has to be stored (``open_stream(..., pin=False)``), else None
+    #: where a pin for this address still has to be stored (``open_stream(..., pin=False)``: a
+    #: first use, or a known host at a new address), else None
     pending: KnownHosts | None = None
+    #: the pin store, where :meth:`confirm` records the host's name (None: no file kept)
+    store: KnownHosts | None = None
 
-    def confirm(self) -> None:
-        """Store the first-use pin now that the peer proved to be a onecard host (``welcome``).
+    def confirm(self, name: str | None = None) -> None:
+        """Store the pin now that the peer proved to be a onecard host (``welcome``), with the
+        ``name`` it gave there (also recorded on an address pinned before without one).
 
-        Does nothing when there is nothing to store (already pinned, insecure, ``expect``).
+        Does nothing when there is nothing to store (insecure, ``expect``, no file kept).
 
         Raises:
             HostKeyChanged: meanwhile another fingerprint was pinned for this address.
@@ -183,10 +285,18 @@ class Connected:
             pinned = self.pending.get(self.key)
             if pinned is not None and pinned.lower() != self.fingerprint.lower():
                 raise HostKeyChanged(self.key, pinned, self.fingerprint, self.pending.path)
-            self.pending.pin(self.key, self.fingerprint)
+            self.pending.pin(self.key, self.fingerprint, name=name)
             # a host pinned afresh (its old line removed: it really changed) is trusted anew,
             # its deal-signing key too: a deal key pinned for the old host would fail every deal
+            # (a known host at a new address takes the key of its other addresses: deal_key)
             self.pending.pin(self.key + DEAL_KEY_SUFFIX, None)
+        elif (
+            self.store is not None
+            and self.fingerprint is not None
+            and name is not None
+            and self.store.get(self.key) == self.fingerprint
+        ):
+            self.store.pin(self.key, self.fingerprint, name=name)
 
 
 def _client_context() -> ssl.SSLContext:
@@ -206,6 +316,7 @@ async def open_stream(
     expect: str | None = None,
     pin: bool = True,
     remember: bool = True,
+    advertised: Advertised | None = None,
 ) -> Connected:
     """Connect to a host and check its identity before anything else is sent.
 
@@ -220,9 +331,14 @@ async def open_stream(
             onecard host is then never pinned).
         remember: ``False``: read and write no known_hosts file at all (bots): without
             ``expect`` any certificate is taken, and the caller keeps its fingerprint.
+        advertised: what the host's LAN advertisement claims (``join`` of a discovered host):
+            the certificate must match its fingerprint, and one pinned nowhere must not take
+            the name of a pinned host.
 
     Raises:
         HostKeyChanged: the certificate differs from the pin (or from ``expect``).
+        NotTheAdvertisedHost: the certificate is not the one ``advertised`` claims, or is new
+            and its advertisement takes the name of a pinned host.
         TrustError: the host could not be reached or the TLS handshake failed.
     """
     key = f"{address}:{port}"
@@ -253,10 +369,36 @@ async def open_stream(
     if pinned is not None and pinned.lower() != seen.lower():
         await trio.aclose_forcefully(stream)
         raise HostKeyChanged(key, pinned, seen, store.path)
-    first = pinned is None
-    if first and pin:
+    if expect is not None:
+        return Connected(stream, seen, False, key)
+    known = bool(store.addresses(seen))
+    refusal = _advertised_refusal(store, key, seen, advertised, known=known)
+    if refusal is not None:
+        await trio.aclose_forcefully(stream)
+        raise refusal
+    if pinned is None and pin:
         store.pin(key, seen)
-    return Connected(stream, seen, first, key, store if first and not pin else None)
+    pending = store if pinned is None and not pin else None
+    return Connected(stream, seen, not known, key, pending, store)
+
+
+def _advertised_refusal(
+    store: KnownHosts, key: str, seen: str, advertised: Advertised | None, *, known: bool
+) -> NotTheAdvertisedHost | None:
+    """Why the host at ``key`` is not the one its advertisement claims, if it is not."""
+    if advertised is None:
+        return None
+    if advertised.fp and not advertised.matches(seen):
+        return NotTheAdvertisedHost(
+            key, advertised.name, advertised.shown, seen, "its advertisement claims"
+        )
+    if not known:
+        taken = [(k, fp) for k, fp in store.named(advertised.name) if fp.lower() != seen.lower()]
+        if taken:
+            where, fp = taken[0]
+            why = f"the host of that name you joined before (at {where}) is pinned with"
+            return NotTheAdvertisedHost(key, advertised.name, fp, seen, why)
+    return None
 
 
 @asynccontextmanager
@@ -271,7 +413,7 @@ async def host_session(connected: Connected, *, insecure: bool) -> AsyncIterator
     try:
         async with open_session(connected.stream) as session:
             welcomed = True
-            connected.confirm()
+            connected.confirm(session.welcome.host_name if session.welcome else None)
             yield session
     except Disconnected as exc:
         if welcomed:

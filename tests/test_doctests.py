@@ -16,6 +16,8 @@ MODULES = [
     "client.screen",
     "client.status",
     "client.lobby",
+    "client.join_cmd",
+    "client.commands",
     "client.render",
     "client.rules_cmd",
     "client.tracking",

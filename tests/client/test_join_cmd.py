@@ -154,7 +154,7 @@ async def test_a_onecard_host_is_pinned_after_its_welcome(
             address=f"127.0.0.1:{info.port}", name="Ann", known_hosts=known,
             state_dir=tmp_path / "state", json_mode=True,
         )  # fmt: skip
-    assert known.read_text() == f"127.0.0.1:{info.port} {info.fingerprint}\n"
+    assert known.read_text() == f"127.0.0.1:{info.port} {info.fingerprint} name=onecard%20host\n"
 
 
 async def test_join_asks_for_a_rematch_and_says_whom_it_waits_for(
@@ -261,3 +261,56 @@ def test_join_create_refuses_more_bots_than_seats(monkeypatch: pytest.MonkeyPatc
     args = ["127.0.0.1:9", "--create", "one", "--seats", "3", "--bots", "5"]
     result = CliRunner().invoke(join_command, args)
     assert result.exit_code == 2 and "at most 2" in result.output
+
+
+async def test_a_fake_lan_host_with_the_real_ones_name_is_refused_by_join(
+    start_host: Callable[..., Awaitable[Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25: a fake host advertising the real host's name (and its fingerprint hint, or its
+    own) is refused with a warning naming both fingerprints; the real one is joined."""
+    from client.commands import ClientError, host_error
+    from net.discover import HostAd, fingerprint_prefix
+    from net.trust import KnownHosts, NotTheAdvertisedHost
+
+    real = await start_host(name="Den")
+    fake = await start_host(name="Den", data_dir=tmp_path / "fake")
+    known = tmp_path / "known_hosts"
+    heard: list[HostAd] = []
+
+    async def browse(timeout: float) -> list[HostAd]:
+        return heard
+
+    async def end_of_input() -> None:
+        await trio.lowlevel.checkpoint()
+
+    monkeypatch.setattr(join_cmd, "browse", browse)
+    monkeypatch.setattr(lobby, "read_line", end_of_input)  # the lobby reads it: quit
+
+    async def join() -> None:
+        await join_cmd.run_join(
+            address=None, name="Ann", known_hosts=known, state_dir=tmp_path / "state",
+            json_mode=True,
+        )  # fmt: skip
+
+    # the fake copies the real host's advertisement, with its own address
+    heard[:] = [HostAd("Den", "127.0.0.1", fake.port, fingerprint_prefix(real.fingerprint), "1")]
+    with pytest.raises(NotTheAdvertisedHost) as caught:
+        await join()
+    message = str(caught.value)
+    assert real.fingerprint[:30] in message and fake.fingerprint in message
+    assert not known.exists()  # nothing pinned
+    line = host_error(caught.value)
+    assert isinstance(line, ClientError) and line.exit_code == 1 and "\n" not in line.message
+
+    # the real host, found on the LAN, is joined and pinned with its name
+    heard[:] = [HostAd("Den", "127.0.0.1", real.port, fingerprint_prefix(real.fingerprint), "1")]
+    with pytest.raises(Quit):
+        await join()
+    assert KnownHosts(known).named("Den") == [(f"127.0.0.1:{real.port}", real.fingerprint)]
+
+    # now the fake advertises itself truthfully under the name of the host joined before
+    heard[:] = [HostAd("Den", "127.0.0.1", fake.port, fingerprint_prefix(fake.fingerprint), "1")]
+    with pytest.raises(NotTheAdvertisedHost) as caught:
+        await join()
+    assert real.fingerprint in str(caught.value) and fake.fingerprint in str(caught.value)
+    assert KnownHosts(known).get(f"127.0.0.1:{fake.port}") is None

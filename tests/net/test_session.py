@@ -16,6 +16,7 @@ import pytest
 import trio
 import trio.testing
 
+import net.session as session_module
 import protocol.table_messages as tm
 from net.session import (
     PUSH_QUEUE,
@@ -32,6 +33,7 @@ from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode, RemoteProtocolError
 from protocol.framing import NEED_DATA, encode_frame
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S
+from protocol.lobby_messages import Ok
 from protocol.messages import Bye, Error, Hello, Message, Ping, Pong, ServerClosing, Welcome
 
 Reply = Callable[[int], Message]
@@ -240,17 +242,73 @@ async def test_a_silent_host_is_taken_for_gone(autojump_clock: trio.testing.Mock
 async def test_pushes_are_bounded_a_consumer_that_stops_reading_holds_the_reader(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    flood: list[Reply] = [lambda _: Pong()] * (PUSH_QUEUE + 1)
-    flood.append(lambda re: tm.Tables(tables=(), re=re))
+    async with scripted() as (session, host, _hello):
+        await host.send(*[Pong()] * (PUSH_QUEUE + 10))
+        await trio.testing.wait_all_tasks_blocked()
+        assert session.pushes.count == PUSH_QUEUE  # no request waits: the reader waits
+        assert await session.pushes.receive() == Pong()
+        await trio.testing.wait_all_tasks_blocked()
+        assert session.pushes.count == PUSH_QUEUE  # one read, one more taken in
+        for _ in range(PUSH_QUEUE + 9):
+            assert await session.pushes.receive() == Pong()
+        assert session.pushes.count == 0
+        assert not session.closed.is_set()
+
+
+async def test_a_reply_behind_a_flood_of_pushes_still_arrives(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """2,000 pushes before the reply to ``ready`` (issue 25): nothing drains them while the
+    request waits, yet the reply arrives, and every push is read after it, in order."""
+
+    def line(n: int) -> Reply:
+        return lambda _: tm.ChatLine(table="t1", seat=0, n=n, name="h", text="x")
+
+    flood = [line(n) for n in range(1, 2001)]
+    flood.append(lambda re: Ok(re=re))
     async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
         nursery.start_soon(host.answer, *flood)
-        with pytest.raises(trio.TooSlowError):  # the reply waits behind the full channel
-            await session.request(tm.ListTables(), timeout=5)
-        assert session.pushes.statistics().current_buffer_used == PUSH_QUEUE
-        for _ in range(PUSH_QUEUE + 1):
-            assert await session.pushes.receive() == Pong()
-        late = await session.pushes.receive()  # draining let the reader on: the late reply
-        assert isinstance(late, tm.Tables)
+        with trio.fail_after(5):
+            reply = await session.request(tm.Ready(table="t1"))
+        assert isinstance(reply, Ok)
+        assert session.pushes.count == 2000
+        got = [await session.pushes.receive() for _ in range(2000)]
+        assert [m.n for m in got if isinstance(m, tm.ChatLine)] == list(range(1, 2001))
+        assert not session.closed.is_set()
+
+
+async def test_a_flood_past_the_limit_ends_the_session_with_the_reason(
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session_module, "PUSH_FLOOD", PUSH_QUEUE + 100)
+    flood: list[Reply] = [lambda _: Pong()] * (PUSH_QUEUE + 101)
+    flood.append(lambda re: Ok(re=re))
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, *flood)
+        with pytest.raises(Disconnected, match="a flood, disconnecting"):
+            await session.request(tm.Ready(table="t1"))
+        assert session.closed.is_set()
+        # the pushes taken in before the end are still read, then the channel ends
+        assert len([m async for m in session.pushes]) == PUSH_QUEUE + 101
+
+
+async def test_an_unknown_message_type_is_answered_and_skipped(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """PROTOCOL.md section 1: a newer host's message type gets a non-fatal ``unknown_type``;
+    a message with a bad field a non-fatal ``bad_field``; the session goes on."""
+    async with scripted() as (session, host, _hello):
+        await host.stream.send_all(encode_frame({"type": "future_thing", "id": 41, "x": 1}))
+        answer = await host.receive_request()
+        assert isinstance(answer, Error)
+        assert (answer.code, answer.fatal, answer.re) == (ErrorCode.UNKNOWN_TYPE, False, 41)
+        await host.stream.send_all(encode_frame({"type": "chat_line", "id": 42, "table": 5}))
+        answer = await host.receive_request()
+        assert isinstance(answer, Error)
+        assert (answer.code, answer.fatal, answer.re) == (ErrorCode.BAD_FIELD, False, 42)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host.answer, lambda re: Ok(re=re))
+            assert isinstance(await session.request(tm.Ready(table="t1")), Ok)
         assert not session.closed.is_set()
 
 

@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 import trio
 
-from net.trust import HostKeyChanged, KnownHosts, TrustError, format_fingerprint, open_stream
+from net.discover import fingerprint_prefix
+from net.trust import (
+    Advertised,
+    HostKeyChanged,
+    KnownHosts,
+    NotTheAdvertisedHost,
+    TrustError,
+    format_fingerprint,
+    open_stream,
+)
 
 Serve = Callable[[Callable[[trio.SSLStream[trio.SocketStream]], Awaitable[None]]], Awaitable[int]]
 
@@ -109,3 +118,99 @@ async def test_a_pin_stored_meanwhile_by_another_client_is_not_overwritten(
         first.confirm()
     assert pins.get(f"127.0.0.1:{port}") == "SHA256:00:11"
     await first.stream.aclose()
+
+
+async def _fingerprint(port: int, tmp_path: Path) -> str:
+    """The fingerprint the TLS server on ``port`` presents (pinned in a scratch file)."""
+    seen = await open_stream("127.0.0.1", port, known_hosts=KnownHosts(tmp_path / "scratch"))
+    await seen.stream.aclose()
+    assert seen.fingerprint is not None
+    return seen.fingerprint
+
+
+async def test_a_certificate_other_than_the_advertised_one_is_refused_naming_both(
+    serve_tls: Serve, tmp_path: Path
+) -> None:
+    """Issue 25: a fake host advertising the real one's name and fingerprint hint."""
+    received: list[bytes] = []
+    port = await _tls_server(serve_tls, received)
+    seen = await _fingerprint(port, tmp_path)
+    pins = KnownHosts(tmp_path / "known_hosts")
+    real = Advertised("Den", "0123456789abcdef")
+    with pytest.raises(NotTheAdvertisedHost) as caught:
+        await open_stream("127.0.0.1", port, known_hosts=pins, pin=False, advertised=real)
+    message = str(caught.value)
+    assert "SHA256:01:23:45:67:89:ab:cd:ef..." in message and seen in message
+    assert "'Den'" in message and f"onecard join 127.0.0.1:{port}" in message
+    assert "\n" not in message
+    assert not pins.path.exists()  # nothing pinned
+    await trio.sleep(0.2)
+    assert received == []  # nothing sent
+    # the advertisement of the host itself passes: its own fingerprint's first digits
+    own = Advertised("Den", fingerprint_prefix(seen))
+    ok = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False, advertised=own)
+    assert ok.first_use
+    await ok.stream.aclose()
+
+
+async def test_a_new_certificate_taking_a_pinned_hosts_name_is_refused(
+    serve_tls: Serve, tmp_path: Path
+) -> None:
+    """The fake advertises its own fingerprint under the name of a host joined before."""
+    port = await _tls_server(serve_tls, [])
+    seen = await _fingerprint(port, tmp_path)
+    pins = KnownHosts(tmp_path / "known_hosts")
+    real = format_fingerprint(b"the real host")
+    pins.pin("10.0.0.2:7531", real, name="Den")
+    fake = Advertised("Den", fingerprint_prefix(seen))
+    with pytest.raises(NotTheAdvertisedHost) as caught:
+        await open_stream("127.0.0.1", port, known_hosts=pins, pin=False, advertised=fake)
+    message = str(caught.value)
+    assert real in message and seen in message and "10.0.0.2:7531" in message
+    assert pins.get(f"127.0.0.1:{port}") is None
+    # another name, or the same host by address, is no claim on the pinned one
+    other = Advertised("Attic", fingerprint_prefix(seen))
+    ok = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False, advertised=other)
+    await ok.stream.aclose()
+    by_address = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False)
+    await by_address.stream.aclose()
+
+
+async def test_a_known_host_at_a_new_address_is_no_first_use(
+    serve_tls: Serve, tmp_path: Path
+) -> None:
+    """Pins belong to the certificate: the host that moved keeps its pin and deal key."""
+    port = await _tls_server(serve_tls, [])
+    seen = await _fingerprint(port, tmp_path)
+    pins = KnownHosts(tmp_path / "known_hosts")
+    pins.pin("10.0.0.2:7531", seen, name="Den")
+    pins.pin_deal_key("10.0.0.2:7531", b"\x01" * 32)
+    moved = await open_stream(
+        "127.0.0.1", port, known_hosts=pins, pin=False, advertised=Advertised("Den", "")
+    )
+    assert not moved.first_use and moved.pending is pins
+    moved.confirm("Den")
+    await moved.stream.aclose()
+    assert pins.get(f"127.0.0.1:{port}") == seen
+    assert sorted(pins.named("Den")) == sorted(
+        [(f"127.0.0.1:{port}", seen), ("10.0.0.2:7531", seen)]
+    )
+    assert pins.deal_key(f"127.0.0.1:{port}") == b"\x01" * 32
+
+
+async def test_an_older_known_hosts_file_is_read_and_gets_the_hosts_name(
+    serve_tls: Serve, tmp_path: Path
+) -> None:
+    port = await _tls_server(serve_tls, [])
+    seen = await _fingerprint(port, tmp_path)
+    pins = KnownHosts(tmp_path / "known_hosts")
+    pins.path.write_text(f"127.0.0.1:{port} {seen}\n127.0.0.1:{port}#deal-key {'ab' * 32}\n")
+    again = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False)
+    assert not again.first_use and again.pending is None
+    again.confirm("Den room")
+    await again.stream.aclose()
+    assert pins.path.read_text() == (
+        f"127.0.0.1:{port} {seen} name=Den%20room\n127.0.0.1:{port}#deal-key {'ab' * 32}\n"
+    )
+    assert pins.named("Den room") == [(f"127.0.0.1:{port}", seen)]
+    assert pins.deal_key(f"127.0.0.1:{port}") == bytes.fromhex("ab" * 32)
