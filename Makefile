@@ -1,20 +1,32 @@
 # Every target builds the project virtual environment first (PEP 668-safe: nothing is installed
-# into the system Python). Plain equivalents of each target are listed in README.md. Tools run
-# as modules of the venv's Python, which is bin/python on POSIX and Scripts/python.exe on Windows.
+# into the system Python). `make play` installs only what the game needs (the runtime
+# dependencies, its own stamp); every other target installs the test and dev extras too (a
+# second stamp; made straight from a fresh venv, so CI's first target installs once). Plain
+# equivalents of each target are listed in README.md. Tools run as modules of the venv's Python,
+# which is bin/python on POSIX and Scripts/python.exe on Windows.
 PY ?= python3
 VENV := .venv
 VPY := $(VENV)/$(if $(filter Windows_NT,$(OS)),Scripts/python.exe,bin/python)
+PIP := $(VPY) -m pip install --quiet --disable-pip-version-check
+RUNTIME_STAMP := $(VENV)/.runtime-stamp
 STAMP := $(VENV)/.installed-stamp
 
 .PHONY: play test lint typecheck check dist wheels bench clean
 
+# the game and nothing else: onecard and its runtime dependencies
+$(RUNTIME_STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(PIP) -e .
+	touch $(RUNTIME_STAMP)
+
+# everything: the runtime, the test extras (pytest, hypothesis, ...) and the dev tools
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
-	touch $(STAMP)
+	$(PIP) -e '.[test,dev]'
+	touch $(STAMP) $(RUNTIME_STAMP)
 
 # Ctrl-C ends the game (status 130) with its own last line; make then adds no "Error 130"
-play: $(STAMP)
+play: $(RUNTIME_STAMP)
 	@trap : INT; $(VPY) -m onecard play || [ $$? -eq 130 ]
 
 test: $(STAMP)

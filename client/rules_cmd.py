@@ -1,11 +1,15 @@
 """``onecard rules GAME``: print a game's rules, from its section of ``spec/RULES.md``.
 
-How it works: :func:`rules_text` cuts the game's section (``## One Card (`one-card`)``) out of
-the rules file and leaves out what only implementers need: the subsections on the wire forms
-and translation notes, and the *Reason* notes that follow each rule (``--reasons`` keeps them).
-The rules file is the spec's (:data:`protocol.spec_tables.SPEC_DIR`: inside the protocol package
-of an installed wheel, the repository's ``spec/`` in an editable install). On a terminal the
-text is drawn as Markdown, wrapped to the terminal's width; in a pipe it is printed as it is.
+How it works: each game's section of the rules file (``## One Card (`one-card`)``) is in two
+parts: the rules, for players, then a ``### Notes for implementers`` heading and everything a
+program needs (sources, wire forms, events, measurements). :func:`rules_text` cuts the game's
+section out of the file and keeps what comes before that heading, so what is for players is
+chosen by the file's structure, not by sifting lines; the *Reason* that ends each rule's list
+item is left out too unless ``--reasons`` asks for it. The rules file is the spec's
+(:data:`protocol.spec_tables.SPEC_DIR`: inside the protocol package of an installed wheel, the
+repository's ``spec/`` in an editable install). The text is Markdown, drawn by rich's
+:class:`~rich.markdown.Markdown` for the terminal (styles, wrapped to its width); in a pipe the
+same drawing comes out as plain text, without styles or trailing spaces.
 """
 
 from __future__ import annotations
@@ -19,12 +23,12 @@ from rich.markdown import Markdown
 from client.render import make_console
 from protocol.exit_codes import ExitCode
 
-__all__ = ["GAMES", "rules_command", "rules_file", "rules_text"]
+__all__ = ["GAMES", "NOTES_HEADING", "rules_command", "rules_file", "rules_text"]
 
 #: the games the rules file describes (their section headings name them)
 GAMES = ("one-card", "one", "black-jack")
-#: subsections for implementers, left out of a player's rules
-_LEFT_OUT = ("Wire forms", "Translation notes", "Actions, events and the view")
+#: the heading in a game's section after which everything is for implementers
+NOTES_HEADING = "### Notes for implementers"
 _REASON = re.compile(r" *\*Reason\*:.*?(?=\n\s*\n|\n *- |\n#|\Z)", re.DOTALL)
 
 
@@ -36,10 +40,11 @@ def rules_file() -> Path:
 
 
 def rules_text(source: str, game: str, *, reasons: bool = False) -> str:
-    """The section of ``source`` (the rules file) for ``game``, for players.
+    """The players' part of ``game``'s section of ``source`` (the rules file).
 
     >>> text = ("# rules\\n## Snap (`snap`)\\nIntro.\\n### Play\\n- Say snap. *Reason*: fun.\\n"
-    ...         "- Be quick.\\n### Wire forms\\n- `snap`\\n## Other (`other`)\\nNo.\\n")
+    ...         "- Be quick.\\n### Notes for implementers\\n#### Wire forms\\n- `snap`\\n"
+    ...         "### More notes\\n## Other (`other`)\\nNo.\\n")
     >>> print(rules_text(text, "snap"))
     ## Snap (`snap`)
     Intro.
@@ -51,10 +56,8 @@ def rules_text(source: str, game: str, *, reasons: bool = False) -> str:
     """
     sections = re.split(r"(?m)^(?=## )", source)
     found = next((s for s in sections if re.match(rf"## [^\n]*\(`{re.escape(game)}`\)", s)), "")
-    parts = re.split(r"(?m)^(?=### )", found)
-    kept = [p for p in parts if not p.startswith(tuple(f"### {t}" for t in _LEFT_OUT))]
-    text = "".join(kept).strip()
-    return text if reasons else _REASON.sub("", text)
+    players = re.split(rf"(?m)^{re.escape(NOTES_HEADING)}$", found, maxsplit=1)[0].strip()
+    return players if reasons else _REASON.sub("", players)
 
 
 @click.command("rules", short_help="Print a game's rules (from spec/RULES.md).")
@@ -68,9 +71,11 @@ def rules_command(game: str, reasons: bool) -> None:
     except OSError as exc:
         click.echo(f"the rules file cannot be read: {exc}", err=True)
         raise SystemExit(ExitCode.DATA) from None
-    text = rules_text(source, game, reasons=reasons)
+    rules = Markdown(rules_text(source, game, reasons=reasons))
     console = make_console()
     if console.is_terminal:
-        console.print(Markdown(text))
-    else:
-        click.echo(text)
+        console.print(rules, soft_wrap=False)
+        return
+    with console.capture() as drawn:  # no terminal: no styles; rich pads lines to the width
+        console.print(rules, soft_wrap=False)
+    click.echo("\n".join(line.rstrip() for line in drawn.get().splitlines()))

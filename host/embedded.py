@@ -29,6 +29,7 @@ from pathlib import Path
 import trio
 
 from host.datadir import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirError
+from host.filemodes import make_private_dir, write_new_private
 from host.identity import (
     CERT_FILE,
     KEY_FILE,
@@ -145,7 +146,7 @@ def new_play_dir(base: Path, *, name: str = "onecard host") -> Path:
     try:
         load_or_create_identity(base, name=name)
         root = base / PLAY_DIRS
-        root.mkdir(parents=True, exist_ok=True)
+        make_private_dir(root)
         sweep_play_dirs(root)
         session = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=root))
     except IdentityError as exc:
@@ -153,22 +154,16 @@ def new_play_dir(base: Path, *, name: str = "onecard host") -> Path:
     except OSError as exc:
         raise EmbeddedError(f"cannot prepare the host data directory {base}: {exc}") from None
     try:
-        (session / OWNER_FILE).write_text(f"{os.getpid()}\n", encoding="ascii")
+        write_new_private(session / OWNER_FILE, f"{os.getpid()}\n".encode("ascii"))
         for file in IDENTITY_FILES:
             try:
                 os.symlink((base / file).resolve(), session / file)
             except OSError:  # no symlinks here: a private copy, 0600 from the start
-                _copy_private(base / file, session / file)
+                write_new_private(session / file, (base / file).read_bytes())
     except OSError as exc:
         shutil.rmtree(session, ignore_errors=True)  # never leave half a session behind
         raise EmbeddedError(f"cannot prepare the host data directory {base}: {exc}") from None
     return session
-
-
-def _copy_private(src: Path, dst: Path) -> None:
-    fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(src.read_bytes())
 
 
 def sweep_play_dirs(root: Path) -> list[Path]:

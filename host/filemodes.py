@@ -10,6 +10,8 @@ its files and its ``records`` once and logs one WARNING line saying what it chan
 start on a directory that is private already logs nothing. Where a mode cannot be changed
 (some network or FAT file systems) the host logs that and goes on: refusing would keep the
 tables from being served and protect no one. Nothing is done on Windows (no POSIX modes).
+A file the host makes is created private (:func:`write_new_private`), never written open and
+tightened afterwards: the start-up warning is only ever about what someone else left open.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "make_private_dir",
     "private_data_dir",
     "tighten",
+    "write_new_private",
 ]
 
 log = get_logger(__name__)
@@ -46,6 +49,18 @@ def make_private_dir(path: Path, *, parents: bool = False) -> None:
     """Create ``path`` (mode 0700) or tighten it to 0700; OSError if it cannot be made."""
     path.mkdir(mode=PRIVATE_DIR_MODE, parents=parents, exist_ok=True)
     tighten([path])
+
+
+def write_new_private(path: Path, data: bytes) -> None:
+    """Create the file ``path`` with mode 0600 (whatever the umask) and write ``data`` to it.
+
+    Raises:
+        FileExistsError: ``path`` exists (it is never overwritten).
+        OSError: it cannot be created or written.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
 
 
 def private_data_dir(data_dir: Path, subdirs: Iterable[str]) -> list[Path]:

@@ -2,15 +2,81 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
-from host.embedded import EmbeddedError, end_play_dir, new_play_dir, sweep_play_dirs
+from host.embedded import (
+    EmbeddedError,
+    Setup,
+    embedded_host,
+    end_play_dir,
+    new_play_dir,
+    sweep_play_dirs,
+)
 from host.identity import load_or_create_identity
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The common umask: files the host forgot to make private would come out 0644."""
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def start_a_session(base: Path) -> Path:
+    """Start and end the host ``onecard play --lan`` runs (on loopback here); its directory."""
+    with trio.fail_after(30):
+        async with embedded_host(Setup("Ann's table", data_dir=base, port=0), base=base) as (
+            _,
+            session,
+        ):
+            assert session is not None
+            made = [p for p in [base, *base.rglob("*")] if not p.is_symlink()]
+            for path in made:
+                mode = stat.S_IMODE(path.stat().st_mode)
+                assert not mode & 0o077, f"{path} is {mode:04o}"
+    return session
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+async def test_a_fresh_play_session_makes_its_files_private_and_says_nothing(
+    tmp_path: Path, umask_022: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    base = tmp_path / "data"
+    await start_a_session(base)  # the first: creates the identity too
+    await start_a_session(base)  # the next ones, on the identity already there
+    assert warnings_of(caplog) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+async def test_a_file_someone_left_open_is_still_made_private_with_a_warning(
+    tmp_path: Path, umask_022: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    base = tmp_path / "data"
+    await start_a_session(base)
+    os.chmod(base / "signing-key.pem", 0o644)  # as a careless cp left it
+    caplog.set_level(logging.WARNING)
+    await start_a_session(base)
+    said = warnings_of(caplog)
+    assert len(said) == 1, said
+    assert said[0].startswith("other users could read the host's files: made private")
+    assert "signing-key.pem (was 0644)" in said[0]
 
 
 def test_each_session_gets_a_fresh_directory_sharing_the_identity(tmp_path: Path) -> None:
