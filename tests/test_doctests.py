@@ -31,6 +31,7 @@ MODULES = [
     "host.games.presentation",
     "host.connection",
     "protocol.cards",
+    "protocol.decks",
     "protocol.connection",
     "protocol.framing",
     "protocol.limits",

@@ -152,3 +152,18 @@ def test_reused_secret_across_files_is_invalid(tmp_path: Path) -> None:
 def test_needs_a_file() -> None:
     res = CliRunner().invoke(verify_command, [])
     assert res.exit_code == 2 and "Missing argument" in res.output
+
+
+def test_a_deck_or_ruleset_not_the_tables_is_invalid(tmp_path: Path) -> None:
+    """Validly signed records dealt from the wrong deck, or signed under other options."""
+    f = _write_cases(tmp_path)
+    names = ("short_deck", "deck_without_jokers", "jokers_not_in_ruleset", "changed_options")
+    res = CliRunner().invoke(verify_command, ["--json", *(str(f[n]) for n in names)])
+    assert res.exit_code == ExitCode.FAILED
+    verdicts = json.loads(res.output)
+    assert [v["failure"] for v in verdicts] == ["DeckError"] * 3 + ["RulesetError"]
+    assert all(v["status"] == "invalid" for v in verdicts)
+    assert "deals 46 cards without 2S 3S 2H 3H" in verdicts[0]["message"]
+    assert "not the 52-card deck of ruleset 'black-jack" in verdicts[2]["message"]
+    plain = CliRunner().invoke(verify_command, [str(f["short_deck"])]).output
+    assert ": INVALID: message 0 (HAND_COMMIT): HAND_COMMIT deals 46 cards" in plain
