@@ -10,6 +10,7 @@ import pytest
 
 MODULES = [
     "client.catalogue",
+    "host.cheats",
     "client.choices",
     "client.intents",
     "client.help",
