@@ -28,12 +28,16 @@ def _generator() -> ModuleType:
     return mod
 
 
+#: validly signed records whose deck or ruleset is not the table's (PROTOCOL.md 7.3)
+DECK_CASES = ("short_deck", "deck_without_jokers", "jokers_not_in_ruleset", "changed_options")
+
+
 def _write_cases(tmp: Path) -> dict[str, Path]:
     out = {"valid": tmp / "valid.json"}
     out["valid"].write_text((VECTORS / "hand_record.json").read_text("utf-8"), "utf-8")
     cases = json.loads((VECTORS / "tampered_records.json").read_text("utf-8"))["cases"]
     for c in cases:
-        if c["name"] in ("card_changed", "bad_signature", "position_skipped"):
+        if c["name"] in ("card_changed", "bad_signature", "position_skipped", *DECK_CASES):
             out[c["name"]] = tmp / f"{c['name']}.json"
             out[c["name"]].write_text(json.dumps(c["record"]), "utf-8")
     out["garbage"] = tmp / "garbage.json"
@@ -157,8 +161,7 @@ def test_needs_a_file() -> None:
 def test_a_deck_or_ruleset_not_the_tables_is_invalid(tmp_path: Path) -> None:
     """Validly signed records dealt from the wrong deck, or signed under other options."""
     f = _write_cases(tmp_path)
-    names = ("short_deck", "deck_without_jokers", "jokers_not_in_ruleset", "changed_options")
-    res = CliRunner().invoke(verify_command, ["--json", *(str(f[n]) for n in names)])
+    res = CliRunner().invoke(verify_command, ["--json", *(str(f[n]) for n in DECK_CASES)])
     assert res.exit_code == ExitCode.FAILED
     verdicts = json.loads(res.output)
     assert [v["failure"] for v in verdicts] == ["DeckError"] * 3 + ["RulesetError"]
