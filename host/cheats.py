@@ -121,7 +121,7 @@ class Cheat:
         self._table_options = dict(options)
         if self.kind is CheatKind.CHANGED_OPTIONS:
             other = changed(options)
-            signed = ruleset_id("?", other).partition("?")[2]
+            signed = ruleset_id("", other).partition("?")[2]
             log.warning("table %s: cheating: the hand is signed under %s", self.table_id, signed)
             return other, list(deck)
         if self.kind is CheatKind.SHORT_DECK:
