@@ -29,13 +29,17 @@ from client.proofs import table_dir
 from client.records import save_new
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
+    SCHEME,
     FairnessError,
     HandReport,
     HandVerifier,
+    RulesetError,
     SignedMessage,
     key_fingerprint,
+    ruleset_id,
 )
 from protocol.messages import Message
+from protocol.records import RECORD_FORMAT
 
 __all__ = ["DealChecker", "FairKind", "FairNotice"]
 
@@ -105,6 +109,16 @@ class DealChecker:
         #: a restarted client's resume replays the game up to this table seq: the seat may have
         #: committed to those hands from its old process (whose r is lost), so it only audits
         self.replay_until = 0
+        #: the ruleset the table's options give (``table_info``); None until one came
+        self.ruleset: str | None = None
+        #: the ruleset the last hand was signed under: without the table's, it may not change
+        self._last_ruleset: str | None = None
+
+    def table_options(self, game: str, options: Mapping[str, Any]) -> None:
+        """The game and options of the table we sat down at (or watch), from ``table_info``:
+        every hand must be signed under the ruleset they give (PROTOCOL.md 7.3)."""
+        plain = {k: v for k, v in options.items() if isinstance(v, bool | int | str)}
+        self.ruleset = ruleset_id(game, plain) if game else None
 
     @property
     def fresh(self) -> bool:
@@ -178,10 +192,12 @@ class DealChecker:
             sitting_out = seated and isinstance(pids, list) and pids.index(self.pid) in host_seats
             sitting_out = sitting_out or (seated and push.seq <= self.replay_until)
             self.seated = seated
+            rules = self.ruleset
             self.verifier = HandVerifier(
                 bytes(pk),
                 pid=self.pid if seated and not sitting_out else None,
                 table_id=self.table_id,
+                ruleset_id=rules,
                 last_hand_no=self._last_hand_no,
                 seen_commitments=self._seen_commits,
                 auditor=sitting_out,
@@ -192,11 +208,20 @@ class DealChecker:
             # message's signature verified under it (a forged first HAND_COMMIT pins nothing)
             self.verifier.receive(msg)
             self.host_pk = bytes(pk)
+            signed = self.verifier.context.ruleset_id if self.verifier.context else None
+            if rules is None and self._last_ruleset not in (None, signed):
+                raise RulesetError(
+                    f"HAND_COMMIT ruleset {signed!r} changed from {self._last_ruleset!r} of the "
+                    "hand before, while the table's options did not"
+                )
         except FairnessError as exc:
+            failed = self._fail(push.hand_no, exc.message, opening=msg)
             self.verifier = None
-            return [], self._fail(push.hand_no, exc.message)
+            return [], failed
         self._last_hand_no = push.hand_no
         self._seen_commits.add(self.verifier.commitment)
+        assert self.verifier.context is not None
+        self._last_ruleset = self.verifier.context.ruleset_id
         if self.verifier.seat is None:
             return [], []
         body = self.verifier.player_commit()
@@ -226,9 +251,11 @@ class DealChecker:
             return [FairNotice(FairKind.FAILED, hand_no, text, proof=proof)]
         return []
 
-    def _fail(self, hand_no: int, message: str) -> list[FairNotice]:
+    def _fail(
+        self, hand_no: int, message: str, opening: SignedMessage | None = None
+    ) -> list[FairNotice]:
         self.failure = message
-        proof = self._save()
+        proof = self._save(opening)
         text = f"fairness check failed: {message}"
         return [FairNotice(FairKind.FAILED, hand_no, text, proof=proof)]
 
@@ -311,10 +338,22 @@ class DealChecker:
             FairKind.VERIFIED, report.hand_no, text, report.fingerprint, report.cards_checked, proof
         )
 
-    def _save(self) -> Path | None:
-        if self.proofs_dir is None or self.verifier is None or self.verifier.context is None:
+    def _save(self, opening: SignedMessage | None = None) -> Path | None:
+        """Save the hand's signed messages; for a HAND_COMMIT refused outright (``opening``)
+        that one message, so ``onecard verify`` names what was wrong with it."""
+        if self.proofs_dir is None:
             return None
-        bundle = self.verifier.bundle()
+        if self.verifier is not None and self.verifier.context is not None:
+            bundle = self.verifier.bundle()
+        elif opening is not None:
+            found = _opening_bundle(opening)
+            if found is None:
+                return None
+            bundle = found
+        else:
+            return None
+        if self.ruleset is not None:  # what the table's options give: 8.2 checks it
+            bundle["ruleset_id"] = self.ruleset
         if self.failure is not None:
             bundle["client_failure"] = self.failure
         name = f"{self.table_id}-hand{self.hand_no}.json"
@@ -323,3 +362,31 @@ class DealChecker:
             return save_new(path, json.dumps(bundle, indent=1))
         except OSError:
             return None
+
+
+def _opening_bundle(msg: SignedMessage) -> dict[str, Any] | None:
+    """A proof bundle of one signed HAND_COMMIT, if its body names a hand well enough."""
+    try:
+        body = msg.decode()
+    except FairnessError:
+        return None
+    pk, pids = body.get("host_pk"), body.get("pids")
+    if not (
+        isinstance(body.get("table_id"), str)
+        and isinstance(body.get("hand_no"), int)
+        and isinstance(pids, list)
+        and all(isinstance(p, str) for p in pids)
+        and isinstance(pk, bytes)
+        and len(pk) == 32
+    ):
+        return None
+    return {
+        "format": RECORD_FORMAT,
+        "scheme": SCHEME,
+        "table_id": body["table_id"],
+        "hand_no": body["hand_no"],
+        "pids": pids,
+        "host_pk": pk.hex(),
+        "messages": [[msg.type, msg.body.hex(), msg.sig.hex()]],
+        "partial": True,
+    }

@@ -182,6 +182,7 @@ class TableClient:
         if isinstance(push, tm.TableInfo):
             self.info = push
             self.game = push.game
+            self.checker.table_options(push.game, push.options)
             if not self.names or push.phase in ("waiting", "finished"):
                 self.names = [s["name"] if s else "" for s in push.seats]
         elif isinstance(push, tm.GameStart):

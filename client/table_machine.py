@@ -186,6 +186,9 @@ class TableMachine:
         if self.records and over:
             out.append(AwaitRecords())  # each record's line comes before the outcome
         out.append(ShowPush(push, notices))
+        failed = next((n for n in notices if n.kind is FairKind.FAILED), None)
+        if failed is not None:
+            return [*out, *self._distrust(failed)]
         if self.rematch and isinstance(push, tm.TableInfo) and push.phase == "finished":
             out += self._waiting(push)
         if over and not self.until_game_over and tc.seat is None:
@@ -201,6 +204,29 @@ class TableMachine:
         if missed is not None and tc.outcome is None and missed.game_no == self.followed:
             out.append(Replay(missed))  # a game we watched ended while we were away
         return out
+
+    def _distrust(self, failed: FairNotice) -> list[Effect]:
+        """A deal check failed: this table's host is not trusted any more. Say so with the
+        proof, take no further part in its deal rounds and leave (a seat goes to the host's
+        bot at once)."""
+        tc = self.table
+        self.left_mid_game = tc.seat is not None
+        proof = "" if failed.proof is None else f"; the proof is {failed.proof} (onecard verify)"
+        text = (
+            f"Leaving table {tc.table_id}: its host failed a deal check in table hand "
+            f"{failed.hand_no}, so none of its deals can be trusted{proof}"
+        )
+        fields = {
+            "table": tc.table_id,
+            "hand_no": failed.hand_no,
+            "failure": failed.message,
+            "proof": None if failed.proof is None else str(failed.proof),
+        }
+        return [
+            ShowInfo(text, "distrust", fields),
+            ShowEnd("left the table: a deal check failed"),
+            Finish(tc.outcome),
+        ]
 
     def _hand_ended(self, push: tm.FairPush, notices: list[FairNotice]) -> list[Effect]:
         """Fetch the record of each hand that ends, once."""

@@ -43,7 +43,14 @@ from net.retry import RECONNECT
 from net.session import ClientSession, Disconnected, RequestError, first_leaf, open_session
 from net.trust import HostKeyChanged, TrustError, open_stream
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from protocol.fairness import FairnessError, HandReport, HandVerifier, SignedMessage, field_b32
+from protocol.fairness import (
+    FairnessError,
+    HandReport,
+    HandVerifier,
+    SignedMessage,
+    field_b32,
+    ruleset_id,
+)
 from protocol.messages import Message
 from protocol.version import software
 
@@ -116,6 +123,8 @@ class BotPlayer:
         self.outcome: dict[str, Any] | None = None
         #: seat -> player name, from the latest ``table_info``
         self.names: dict[int, str] = {}
+        #: the ruleset the table's options give (``table_info``): every hand must be signed so
+        self.ruleset: str | None = None
         self.fair_alerts: list[str] = []
         #: table seq up to which pushes are a resume backlog (our old secrets are gone)
         self.backlog_until = 0
@@ -171,6 +180,8 @@ class BotPlayer:
         elif isinstance(push, tm.GameOver):
             self.outcome = push.outcome
         elif isinstance(push, tm.TableInfo):
+            plain = {k: v for k, v in push.options.items() if isinstance(v, bool | int | str)}
+            self.ruleset = ruleset_id(push.game, plain)
             self.names = {
                 int(s["seat"]): str(s["name"]) for s in push.seats if s is not None and "seat" in s
             }
@@ -185,8 +196,12 @@ class BotPlayer:
                 if self.host_pk is None:  # trust on first use, then pinned
                     self.host_pk = field_b32(body, "host_pk", msg.name)
                 sitting_out = self.seat in push.host_seats
+                # the deck is checked against the signed ruleset, that against the table's
                 self.verifier = HandVerifier(
-                    self.host_pk, pid=None if sitting_out else self.name, table_id=self.table_id
+                    self.host_pk,
+                    pid=None if sitting_out else self.name,
+                    table_id=self.table_id,
+                    ruleset_id=self.ruleset,
                 )
             if self.verifier is None:
                 return  # joined mid-hand: wait for the next hand

@@ -27,11 +27,13 @@ from protocol.cardfair import (
     digest,
     fingerprint,
     private_next,
+    ruleset_id,
     sign_message,
     transcript_next,
 )
+from protocol.cards import Card, Rank
 
-__all__ = ["Cheat", "CheatKind", "banner", "install"]
+__all__ = ["Cheat", "CheatKind", "banner", "changed", "install"]
 
 log = get_logger(__name__)
 
@@ -53,6 +55,32 @@ class CheatKind(enum.Enum):
     CHANGED_COMMITMENT = "changed-commitment"
     #: the first DRAW of the hand is sent a second time, verbatim, right after itself
     REPLAYED_MESSAGE = "replayed-message"
+    #: every hand is dealt from a deck with cards taken out (the 2s and 3s; ONE's 9s)
+    SHORT_DECK = "short-deck"
+    #: every hand is signed under a ruleset other than the table's (one option changed)
+    CHANGED_OPTIONS = "changed-options"
+
+
+def changed(options: Mapping[str, bool | int | str]) -> dict[str, bool | int | str]:
+    """The options with one changed: the first boolean turned over, else the first integer
+    plus one, else the first text option with ``-x`` appended.
+
+    >>> changed({"target": 30, "downtown": "no-trump"})
+    {'target': 31, 'downtown': 'no-trump'}
+    """
+    out = dict(options)
+    for kind in (bool, int, str):
+        for key in sorted(out):
+            value = out[key]
+            if type(value) is kind:
+                if isinstance(value, bool):
+                    out[key] = not value
+                elif isinstance(value, int):
+                    out[key] = value + 1
+                else:
+                    out[key] = f"{value}-x"
+                return out
+    return {**out, "cheat": True}
 
 
 def banner(kind: CheatKind) -> str:
@@ -82,6 +110,28 @@ class Cheat:
         self._seqs: dict[int, int] = {}  # the dealer's DRAW seq -> the seq sent
         self._done: set[Any] = set()  # what was already tampered with this hand
         self._sent: list[SignedMessage] = []  # this hand's messages as sent, for the record
+        self._table_options: dict[str, bool | int | str] = {}
+
+    def deal_terms(
+        self, options: Mapping[str, bool | int | str], deck: Sequence[Card]
+    ) -> tuple[dict[str, bool | int | str], list[Card]]:
+        """The options and deck the next hand is signed under: the table's, but for a
+        ``short-deck`` host a deck without its 2s and 3s (ONE's 9s, as it has neither), and
+        for a ``changed-options`` host one option changed (:func:`changed`)."""
+        self._table_options = dict(options)
+        if self.kind is CheatKind.CHANGED_OPTIONS:
+            other = changed(options)
+            signed = ruleset_id("", other).partition("?")[2]
+            log.warning("table %s: cheating: the hand is signed under %s", self.table_id, signed)
+            return other, list(deck)
+        if self.kind is CheatKind.SHORT_DECK:
+            out = {Rank.TWO, Rank.THREE} & {c.rank for c in deck} or {Rank.NINE}
+            short = [c for c in deck if c.rank not in out]
+            log.warning(
+                "table %s: cheating: dealing %d cards of %d", self.table_id, len(short), len(deck)
+            )
+            return dict(options), short
+        return dict(options), list(deck)
 
     def rewrite(self, msgs: Sequence[tuple[int | None, SignedMessage]]) -> Outgoing:
         """The messages to send instead of the honest ``msgs``."""
@@ -91,8 +141,10 @@ class Cheat:
         return out
 
     def record(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """The hand record holding the messages as they were sent."""
+        """The hand record holding the messages as they were sent (and the table's options)."""
         rec = dict(record)
+        if self._table_options:
+            rec["options"] = dict(self._table_options)
         rec["messages"] = [[m.type, m.body.hex(), m.sig.hex()] for m in self._sent]
         rec["transcript"] = self._t.hex()
         rec["fingerprint"] = fingerprint(self._t)

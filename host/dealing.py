@@ -20,14 +20,16 @@ engine's events, so a restarted host rebuilds a deal by replaying its journal.
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.games.base import ChanceRequest, Event
+from host.games.base import ChanceKind, ChanceRequest, Event
 from host.logs import get_logger
-from protocol.cards import Card
+from protocol.cards import Card, parse_card
 from protocol.fairness import (
     FairnessError,
     HandDealer,
@@ -146,11 +148,22 @@ class Deal:
     # -- dealing
 
     def answer(self, request: ChanceRequest) -> tuple[list[Card], int | None, list[SignedMessage]]:
+        signed = self.dealer.context.deck
+        left_out: list[Card] = []
+        if request.kind is ChanceKind.DEAL and tuple(c.code for c in request.cards) != signed:
+            # only a ``--cheat short-deck`` host signs another deck than its engine's: it shuffles
+            # the signed one and slips the cards it left out under the stock, where no DRAW goes
+            rest = Counter(c.code for c in request.cards) - Counter(signed)
+            for c in request.cards:
+                if rest[c.code] > 0:
+                    rest[c.code] -= 1
+                    left_out.append(c)
+            request = dataclasses.replace(request, cards=tuple(map(parse_card, signed)))
         ans = self.dealer.answer(request)
         self.dealt = True
         if ans.dealer is not None:
             self.dealer_seat = ans.dealer
-        return ans.order, ans.dealer, ans.messages
+        return ans.order + left_out, ans.dealer, ans.messages
 
     def draws(self, events: Sequence[Event]) -> list[tuple[int | None, SignedMessage]]:
         """Signed DRAW (public) and CARD (private) messages for the stock cards in ``events``."""

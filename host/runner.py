@@ -408,13 +408,16 @@ class GameRunner:
         assert request is not None and request.kind is ChanceKind.DEAL
         self.fair_hand_no += 1
         host_r = {int(k): bytes(v) for k, v in payload["host_r"].items()}
+        options, deck = dict(self.options), list(request.cards)
+        if self.cheat is not None:
+            options, deck = self.cheat.deal_terms(self.options, request.cards)
         self.deal = Deal(
             signing_key=self.signing_key,
             table_id=self.table_id,
             hand_no=self.fair_hand_no,
             game=self.game_cls.name,
-            options=self.options,
-            deck=request.cards,
+            options=options,
+            deck=deck,
             names=self.game_names,
             secret=bytes(payload["secret"]),
             host_r=host_r,

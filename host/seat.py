@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from host.games.base import Game, RulesError, WireMap
 from host.store import JournalRow
+from protocol.cards import Card
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import SignedMessage
 
@@ -161,3 +162,9 @@ class Rewriter(Protocol):
     ) -> list[tuple[int | None, SignedMessage]]: ...
 
     def record(self, record: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def deal_terms(
+        self, options: Mapping[str, bool | int | str], deck: Sequence[Card]
+    ) -> tuple[dict[str, bool | int | str], list[Card]]:
+        """The options (ruleset) and deck a hand is signed under, given the table's."""
+        ...

@@ -41,11 +41,13 @@ __all__ = [
     "CommitmentError",
     "Context",
     "ContextError",
+    "DeckError",
     "FairnessError",
     "FairnessStateError",
     "MessageType",
     "PositionError",
     "ReusedSecretError",
+    "RulesetError",
     "SeatSecret",
     "SignatureError",
     "SignedMessage",
@@ -112,6 +114,15 @@ class BadMessageError(FairnessError):
 
 class ContextError(FairnessError):
     """The hand's context (table, hand number, ruleset, deck, seats, host key) is wrong."""
+
+
+class RulesetError(ContextError):
+    """The signed ``ruleset_id`` is not the table's, changed between hands, or names a game or
+    deck option the deck table of 7.3 does not know."""
+
+
+class DeckError(ContextError):
+    """The signed deck is not the deck its ruleset and seat count imply (7.3), or changed."""
 
 
 class CommitmentError(FairnessError):

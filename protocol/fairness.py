@@ -19,6 +19,7 @@ from __future__ import annotations
 from protocol.cardfair import *  # noqa: F403  (re-export of the primitives)
 from protocol.cardfair import __all__ as _cardfair_all
 from protocol.dealer import ChanceAnswer, ChanceLike, Dealt, HandDealer, SecretLedger
+from protocol.decks import DeckGame, deck_of, parse_ruleset, ruleset_deck
 from protocol.verifier import HandReport, HandVerifier
 
 __all__ = [  # noqa: PLE0604
@@ -26,8 +27,12 @@ __all__ = [  # noqa: PLE0604
     "ChanceAnswer",
     "ChanceLike",
     "Dealt",
+    "DeckGame",
     "HandDealer",
     "HandReport",
     "HandVerifier",
     "SecretLedger",
+    "deck_of",
+    "parse_ruleset",
+    "ruleset_deck",
 ]

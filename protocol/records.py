@@ -25,6 +25,7 @@ from protocol.cardfair import (
     SCHEME,
     BadMessageError,
     FairnessError,
+    RulesetError,
     SignedMessage,
     fingerprint,
     key_fingerprint,
@@ -350,7 +351,7 @@ def _check_fields(rec: Mapping[str, Any], v: HandVerifier) -> HandReport:
     if "game" in rec:
         rid = ruleset_id(rec["game"], rec.get("options") or {})
         if rid != ctx.ruleset_id:
-            raise RecordError(f"game and options give ruleset {rid!r}, signed {ctx.ruleset_id!r}")
+            raise RulesetError(f"game and options give ruleset {rid!r}, signed {ctx.ruleset_id!r}")
     if "ctx" in rec and _hex(rec["ctx"], "ctx", 32) != ctx.digest:
         raise RecordError("record field 'ctx' differs from the ctx of HAND_COMMIT")
     if "secret" in rec and _hex(rec["secret"], "secret", 32) != report.secret:

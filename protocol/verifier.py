@@ -18,7 +18,8 @@ A sans-I/O state machine; every failure is a :class:`~protocol.cardfair.Fairness
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,9 +33,11 @@ from protocol.cardfair import (
     CommitmentError,
     Context,
     ContextError,
+    DeckError,
     FairnessStateError,
     MessageType,
     PositionError,
+    RulesetError,
     SeatSecret,
     SignedMessage,
     card_code,
@@ -54,7 +57,8 @@ from protocol.cardfair import (
     private_next,
     transcript_next,
 )
-from protocol.cards import Card
+from protocol.cards import ALL_CARDS, Card
+from protocol.decks import ruleset_deck
 from protocol.stream_checks import StreamChecks
 
 __all__ = ["HandReport", "HandVerifier"]
@@ -94,6 +98,38 @@ class HandReport:
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.transcript)
+
+
+DECK_INDEX = {c.code: c.index for c in ALL_CARDS}
+
+
+def _check_deck(ctx: Context) -> None:
+    """7.3: the signed deck is exactly the one its ruleset deals at this many seats."""
+    want = tuple(c.code for c in ruleset_deck(ctx.ruleset_id, len(ctx.pids)))
+    if ctx.deck == want:
+        return
+    have, need = Counter(ctx.deck), Counter(want)
+    gone = sort_codes((need - have).elements())
+    extra = sort_codes((have - need).elements())
+    what = []
+    if gone:
+        what.append(f"without {_few(gone)}")
+    if extra:
+        what.append(f"with {_few(extra)} too")
+    raise DeckError(
+        f"HAND_COMMIT deals {len(ctx.deck)} cards {' and '.join(what)}: not the "
+        f"{len(want)}-card deck of ruleset {ctx.ruleset_id!r} at {len(ctx.pids)} seats"
+    )
+
+
+def sort_codes(codes: Iterable[str]) -> list[str]:
+    """Card codes in canonical order (unknown codes last)."""
+    return sorted(codes, key=lambda c: DECK_INDEX.get(c, 1 << 30))
+
+
+def _few(codes: Sequence[str]) -> str:
+    shown = " ".join(codes[:8])
+    return shown if len(codes) <= 8 else f"{shown} (+{len(codes) - 8} more)"
 
 
 class HandVerifier:
@@ -319,9 +355,10 @@ class HandVerifier:
         if table_id is not None and ctx.table_id != table_id:
             raise ContextError(f"HAND_COMMIT is for table {ctx.table_id!r}, not {table_id!r}")
         if rules is not None and ctx.ruleset_id != rules:
-            raise ContextError(f"HAND_COMMIT ruleset {ctx.ruleset_id!r}, expected {rules!r}")
+            raise RulesetError(f"HAND_COMMIT ruleset {ctx.ruleset_id!r}, expected {rules!r}")
+        _check_deck(ctx)
         if exp_deck is not None and ctx.deck != exp_deck:
-            raise ContextError("HAND_COMMIT deck differs from the ruleset's deck")
+            raise DeckError("HAND_COMMIT deck differs from the deck expected")
         if exp_pids is not None and ctx.pids != exp_pids:
             raise ContextError(f"HAND_COMMIT seats {list(ctx.pids)}, expected {list(exp_pids)}")
         if ctx.hand_no <= self._last_hand_no:

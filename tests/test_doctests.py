@@ -10,6 +10,7 @@ import pytest
 
 MODULES = [
     "client.catalogue",
+    "host.cheats",
     "client.choices",
     "client.intents",
     "client.help",
@@ -31,6 +32,7 @@ MODULES = [
     "host.games.presentation",
     "host.connection",
     "protocol.cards",
+    "protocol.decks",
     "protocol.connection",
     "protocol.framing",
     "protocol.limits",

@@ -237,11 +237,17 @@ export class HandVerifier {
   handCommit(m) {
     this.need(["start"], "hand_commit");
     const e = this.expect;
+    if (Number.isInteger(m.hand_no)) this.handNo = m.hand_no; // so a failure here names its hand
     if (m.scheme !== "cardfair/v1") fail(`scheme ${m.scheme} is not cardfair/v1`);
     if (m.seq !== 0) fail("HAND_COMMIT seq is not 0");
     if (!Buffer.from(buf(m.host_pk, "host_pk")).equals(e.hostPk)) fail("HAND_COMMIT host_pk is not the pinned key");
     if (m.table_id !== e.tableId) fail(`HAND_COMMIT is for table ${m.table_id}`);
     if (m.ruleset_id !== e.ruleset) fail(`HAND_COMMIT ruleset ${m.ruleset_id}, expected ${e.ruleset}`);
+    if (!Array.isArray(m.deck) || !Array.isArray(m.pids)) fail("HAND_COMMIT deck or pids is not a list");
+    const want = rulesetDeck(m.ruleset_id, m.pids.length);
+    if (JSON.stringify(m.deck) !== JSON.stringify(want)) {
+      fail(`HAND_COMMIT deck (${m.deck.length} cards) is not the ${want.length}-card deck of ruleset ${m.ruleset_id} at ${m.pids.length} seats`);
+    }
     if (JSON.stringify(m.deck) !== JSON.stringify(e.deck)) fail("HAND_COMMIT deck is not the game's deck");
     if (JSON.stringify(m.pids) !== JSON.stringify(e.pids)) fail("HAND_COMMIT pids are not the seats");
     if (!Number.isInteger(m.hand_no) || m.hand_no <= e.lastHandNo) fail(`HAND_COMMIT hand_no ${m.hand_no} is not new`);
@@ -446,13 +452,33 @@ export function shownCards(ev) {
   return null;
 }
 
-// The deck a game deals (7.3 and spec/RULES.md), in canonical order.
+// The deck a game deals, from the table of PROTOCOL.md 7.3 alone, in canonical order. A game
+// or a deck option value the table does not define is refused (a FairnessError), never guessed.
 export function expectedDeck(game, seats, options) {
   const all = SUITS.flatMap((s) => RANKS.map((r) => r + s));
   if (game === "one-card") return [...all, "JB", "JR"];
   if (game === "one") return SUITS.flatMap((s) => ["A", "9", "10", "J", "Q", "K"].map((r) => r + s)).concat(["JR"]);
-  const jokers = Number(options.jokers ?? 0);
-  const packs = options.decks === "auto" || options.decks === undefined ? (seats > 5 ? 2 : 1) : Number(options.decks);
-  const one = [...all, ...(jokers === 2 ? ["JB", "JR"] : jokers === 1 ? ["JR"] : [])];
+  if (game !== "black-jack") fail(`no deck is defined for game ${JSON.stringify(game)} (7.3)`);
+  const jokers = String(options.jokers ?? 0);
+  const decks = String(options.decks ?? "auto");
+  if (!["0", "1", "2"].includes(jokers) || !["auto", "1", "2"].includes(decks)) {
+    fail(`no black-jack deck with jokers=${jokers} decks=${decks} (7.3)`);
+  }
+  const packs = decks === "auto" ? (seats > 5 ? 2 : 1) : Number(decks);
+  const one = [...all, ...{ 0: [], 1: ["JR"], 2: ["JB", "JR"] }[jokers]];
   return Array.from({ length: packs }, () => one).flat().sort((a, b) => cardIndex(a) - cardIndex(b));
+}
+
+// The deck a hand signed under `ruleset` (a ruleset_id, 7.3) deals at `seats` seats: the
+// game and its option values (text) are read from the string itself.
+export function rulesetDeck(ruleset, seats) {
+  const at = ruleset.indexOf("?");
+  const game = at < 0 ? ruleset : ruleset.slice(0, at);
+  const options = {};
+  for (const part of at < 0 ? [] : ruleset.slice(at + 1).split("&")) {
+    const eq = part.indexOf("=");
+    if (eq < 1) fail(`ruleset ${ruleset}: ${part} is not key=value`);
+    options[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  return expectedDeck(game, seats, options);
 }

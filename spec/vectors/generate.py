@@ -8,7 +8,8 @@ Each tampered record is a copy of the valid one altered the way a cheating host 
 re-chaining with its own key) or a forger (no key) would, with the first failure it must cause.
 
 Files: ``primitives.json`` (encodings, labels, ctx, commitments, mix, K, stream words, below()),
-``shuffles.json`` (54-card and 25-card decks, two reshuffles, dealer choice), ``signed.json``
+``shuffles.json`` (54-card and 25-card decks, two reshuffles, dealer choice), ``decks.json`` (the
+deck of every ruleset, 7.3), ``signed.json``
 (one signed message), ``hand_record.json`` (a full valid hand), ``tampered_records.json``.
 """
 
@@ -23,8 +24,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from host.games import find_game
 from host.games.base import ChanceKind, ChanceRequest
-from protocol.cards import DECK_54, DECK_ONE, Card, card
+from protocol.cards import DECK_52, DECK_54, DECK_ONE, Card, Rank, card
 from protocol.fairness import (
     DEALER_STREAM,
     Context,
@@ -36,6 +38,7 @@ from protocol.fairness import (
     choose_dealer,
     deck_digest,
     deck_key,
+    deck_of,
     enc,
     fingerprint,
     host_commitment,
@@ -45,6 +48,8 @@ from protocol.fairness import (
     player_commitment,
     private_next,
     public_key_bytes,
+    ruleset_deck,
+    ruleset_id,
     shuffle,
     sign_message,
     stream_block,
@@ -221,6 +226,40 @@ def shuffles() -> dict[str, Any]:
     }
 
 
+def decks() -> dict[str, Any]:
+    """The deck table of 7.3: every game, every option value that changes its deck, and for
+    ``decks=auto`` every seat count; each ruleset written as a host writes it (defaults filled)."""
+    cases = []
+    for game in ("one-card", "one", "black-jack"):
+        cls = find_game(game)
+        seats = range(cls.min_seats, cls.max_seats + 1)
+        variants: list[dict[str, Any]] = [{}]
+        if game == "black-jack":
+            variants = [{"jokers": j, "decks": d} for j in (0, 1, 2) for d in ("auto", "1", "2")]
+        for variant in variants:
+            options = cls.validate_options(variant)
+            counts = seats if variant.get("decks") == "auto" else (cls.min_seats, cls.max_seats)
+            for n in counts:
+                rid = ruleset_id(game, options)
+                deck = ruleset_deck(rid, n)
+                assert deck == deck_of(game, options, n)
+                cases.append(
+                    {
+                        "game": game,
+                        "options": options,
+                        "seats": n,
+                        "ruleset_id": rid,
+                        "count": len(deck),
+                        "deck": _codes(list(deck)),
+                    }
+                )
+    return {
+        "note": NOTE + "; the deck of every ruleset (PROTOCOL.md 7.3); for one-card, one and "
+        "black-jack with decks 1 or 2 the seat count does not matter (fewest and most given)",
+        "cases": cases,
+    }
+
+
 def signed() -> dict[str, Any]:
     sk = Ed25519PrivateKey.from_private_bytes(HOST_SEED)
     body = {"seq": 1, "prev": bytes(32), "stream": 0, "pos": 7, "to": 2, "card": None}
@@ -239,15 +278,19 @@ def signed() -> dict[str, Any]:
 # --------------------------------------------------------------------------- a full hand
 
 
-def play_hand() -> HandDealer:
-    """A One Card-style hand: dealer chosen, 5 cards each, a starter, draws, two reshuffles."""
+def play_hand(deck: tuple[Card, ...] = DECK_54, ruleset: str = "one-card") -> HandDealer:
+    """A One Card-style hand: dealer chosen, 5 cards each, a starter, draws, two reshuffles.
+
+    ``deck`` and ``ruleset`` other than One Card's are for the tampered records: a host that
+    signs a deck (or a ruleset) the table does not deal.
+    """
     sk = Ed25519PrivateKey.from_private_bytes(HOST_SEED)
     d = HandDealer(
         signing_key=sk,
         table_id="table-1",
         hand_no=1,
-        ruleset_id="one-card",
-        deck=DECK_54,
+        ruleset_id=ruleset,
+        deck=deck,
         pids=PIDS,
         secret=SECRET,
         ledger=SecretLedger(),
@@ -260,7 +303,7 @@ def play_hand() -> HandDealer:
         d.accept_reveal(s.pid, s.reveal_body(1))
     d.reveals()
 
-    ans = d.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54, choose_dealer=True))
+    ans = d.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, deck, choose_dealer=True))
     dealer = ans.dealer
     assert dealer is not None
     for _ in range(5):
@@ -286,16 +329,20 @@ def play_hand() -> HandDealer:
     return d
 
 
-def hand_record() -> dict[str, Any]:
-    d = play_hand()
+def hand_record(
+    deck: tuple[Card, ...] = DECK_54,
+    game: str = "one-card",
+    options: dict[str, bool | int | str] | None = None,
+) -> dict[str, Any]:
+    d = play_hand(deck, ruleset_id(game, options or {}))
     actions = [
         {"seat": 1, "action": {"type": "play", "cards": ["9S"]}},
         {"seat": 2, "action": {"type": "draw"}},
     ]
     return build_record(
         d,
-        game="one-card",
-        options={},
+        game=game,
+        options=options or {},
         actions=actions,
         outcome={"termination": "went_out", "winners": [d.dealer], "ranking": None, "scores": None},
     )
@@ -357,6 +404,30 @@ def tampered(valid: dict[str, Any]) -> list[dict[str, Any]]:
             cases.append((name, why, fn))
 
         return deco
+
+    def redeal(deck: tuple[Card, ...], game: str, options: dict[str, Any]) -> Any:
+        def fn(r: dict[str, Any]) -> None:
+            r.clear()
+            r.update(hand_record(deck, game, options))
+
+        return fn
+
+    short = tuple(c for c in DECK_54 if c.rank not in (Rank.TWO, Rank.THREE))
+    bj: dict[str, Any] = {"decks": "auto", "jokers": 0}
+    redeals: list[tuple[str, str, tuple[tuple[Card, ...], str, dict[str, Any]]]] = [
+        ("short_deck", "One Card dealt from 46 cards: every 2 and 3 out", (short, "one-card", {})),
+        ("deck_without_jokers", "One Card dealt from 52 cards", (DECK_52, "one-card", {})),
+        ("jokers_not_in_ruleset", "Black Jack jokers=0 with jokers", (DECK_54, "black-jack", bj)),
+        ("unknown_game", "a ruleset of a game with no deck", (DECK_54, "two-card", {})),
+    ]
+    for name, why, fn in redeals:
+        cases.append((name, why, redeal(*fn)))
+
+    @case("changed_options", "the hand is signed under options other than the table's")
+    def _(r: dict[str, Any]) -> None:
+        r.clear()
+        r.update(hand_record(DECK_54, "one-card", {"bankrupt_at": 0}))
+        r["options"] = {}
 
     @case("card_changed", "the host re-signs a CARD with another card than the derived one")
     def _(r: dict[str, Any]) -> None:
@@ -521,6 +592,7 @@ def build_all() -> dict[str, str]:
         "primitives.json": primitives(),
         "shuffles.json": shuffles(),
         "signed.json": signed(),
+        "decks.json": decks(),
         "hand_record.json": valid,
         "tampered_records.json": {
             "note": NOTE + "; normative per case: failure and message_index; message: the "

@@ -342,3 +342,41 @@ def test_cards_checked_says_they_are_the_cards_this_client_saw() -> None:
     notice = checker._finish(report)  # type: ignore[arg-type]
     assert notice.message == "deal verified: 64 cards you saw checked"
     assert notice.to_json()["cards_checked"] == 64
+
+
+def _commit(sk: Ed25519PrivateKey, hand_no: int, rid: str, deck: Any = DECK_52) -> SignedMessage:
+    d = HandDealer(
+        signing_key=sk, table_id="t1", hand_no=hand_no, ruleset_id=rid, deck=deck, pids=PIDS
+    )
+    return d.hand_commit
+
+
+def test_the_ruleset_is_the_tables_and_does_not_change_between_hands(tmp_path: Path) -> None:
+    """With ``table_info`` the signed ruleset must be the table's; without it, the first
+    hand's, and every hand's deck must be its ruleset's."""
+    sk = Ed25519PrivateKey.generate()
+
+    def first_failure(checker: DealChecker, *commits: SignedMessage) -> str:
+        for n, msg in enumerate(commits, 1):
+            push = tm.FairPush(table="t1", seq=n, hand_no=n, msg=msg.to_wire())
+            _, notices = checker.receive(push)
+            if notices:
+                (notice,) = notices
+                assert notice.kind is FairKind.FAILED and notice.proof is not None
+                verdict = verify_record(json.loads(notice.proof.read_text("utf-8")))
+                return f"{verdict.failure}: {notice.message}"
+        return ""
+
+    told = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "a")
+    told.table_options("black-jack", {"jokers": 0, "chain": False})
+    other = _commit(sk, 1, "black-jack?chain=true&jokers=0")
+    assert first_failure(told, other).startswith("RulesetError: fairness check failed: ")
+    assert "ruleset 'black-jack?chain=true&jokers=0', expected 'black-jack?chain=false" in (
+        first_failure(told, other)
+    )
+    alone = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "b")
+    changed = first_failure(alone, _commit(sk, 1, "black-jack"), _commit(sk, 2, "black-jack?x=1"))
+    assert "ruleset 'black-jack?x=1' changed from 'black-jack'" in changed
+    short = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "c")
+    caught = first_failure(short, _commit(sk, 1, "one-card", DECK_52))
+    assert caught.startswith("DeckError: ") and "without JB JR" in caught

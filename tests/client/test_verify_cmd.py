@@ -28,12 +28,16 @@ def _generator() -> ModuleType:
     return mod
 
 
+#: validly signed records whose deck or ruleset is not the table's (PROTOCOL.md 7.3)
+DECK_CASES = ("short_deck", "deck_without_jokers", "jokers_not_in_ruleset", "changed_options")
+
+
 def _write_cases(tmp: Path) -> dict[str, Path]:
     out = {"valid": tmp / "valid.json"}
     out["valid"].write_text((VECTORS / "hand_record.json").read_text("utf-8"), "utf-8")
     cases = json.loads((VECTORS / "tampered_records.json").read_text("utf-8"))["cases"]
     for c in cases:
-        if c["name"] in ("card_changed", "bad_signature", "position_skipped"):
+        if c["name"] in ("card_changed", "bad_signature", "position_skipped", *DECK_CASES):
             out[c["name"]] = tmp / f"{c['name']}.json"
             out[c["name"]].write_text(json.dumps(c["record"]), "utf-8")
     out["garbage"] = tmp / "garbage.json"
@@ -152,3 +156,17 @@ def test_reused_secret_across_files_is_invalid(tmp_path: Path) -> None:
 def test_needs_a_file() -> None:
     res = CliRunner().invoke(verify_command, [])
     assert res.exit_code == 2 and "Missing argument" in res.output
+
+
+def test_a_deck_or_ruleset_not_the_tables_is_invalid(tmp_path: Path) -> None:
+    """Validly signed records dealt from the wrong deck, or signed under other options."""
+    f = _write_cases(tmp_path)
+    res = CliRunner().invoke(verify_command, ["--json", *(str(f[n]) for n in DECK_CASES)])
+    assert res.exit_code == ExitCode.FAILED
+    verdicts = json.loads(res.output)
+    assert [v["failure"] for v in verdicts] == ["DeckError"] * 3 + ["RulesetError"]
+    assert all(v["status"] == "invalid" for v in verdicts)
+    assert "deals 46 cards without 2S 3S 2H 3H" in verdicts[0]["message"]
+    assert "not the 52-card deck of ruleset 'black-jack" in verdicts[2]["message"]
+    plain = CliRunner().invoke(verify_command, [str(f["short_deck"])]).output
+    assert ": INVALID: message 0 (HAND_COMMIT): HAND_COMMIT deals 46 cards" in plain

@@ -5,15 +5,28 @@ example catch each kind live: tests/client/test_cheating_host.py, tests/thirdpar
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
+import pytest
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.cheats import Cheat, CheatKind, banner
+import protocol.table_messages as tm
+from host.bots import BotPlayer
+from host.cheats import Cheat, CheatKind, banner, changed
 from host.cli import host_command
+from host.dealing import Deal
 from host.games.base import ChanceKind, ChanceRequest
-from protocol.cards import DECK_54, parse_card
-from protocol.fairness import HandDealer, HandVerifier, SeatSecret, SecretLedger, SignedMessage
+from net.session import ClientSession
+from protocol.cards import DECK_54, DECK_ONE, Card, Rank, parse_card
+from protocol.fairness import (
+    DeckError,
+    HandDealer,
+    HandVerifier,
+    SeatSecret,
+    SecretLedger,
+    SignedMessage,
+)
 from protocol.records import verify_record
 
 
@@ -83,3 +96,81 @@ def test_each_kind_leaves_one_lie_in_an_otherwise_valid_stream() -> None:
     reshuffle = next(m for m in sent if m.type == "reshuffle").decode()
     assert reshuffle["cards"] == ["3S", "4S"] and reshuffle["kept"] == ["5S"]
     assert verify_record(record).ok  # chained and signed: only a live client can tell
+
+
+def test_short_deck_takes_out_the_2s_and_3s_or_the_9s_of_one() -> None:
+    cheat = Cheat(CheatKind.SHORT_DECK, Ed25519PrivateKey.generate(), "t1")
+    opts: dict[str, bool | int | str] = {"target": 30}
+    options, deck = cheat.deal_terms(opts, DECK_54)
+    assert options == opts and len(deck) == 46
+    assert not {c.rank for c in deck} & {Rank.TWO, Rank.THREE}
+    _, short_one = cheat.deal_terms(opts, DECK_ONE)
+    assert len(short_one) == 21 and Rank.NINE not in {c.rank for c in short_one}
+    honest = Cheat(CheatKind.SWAPPED_CARD, Ed25519PrivateKey.generate(), "t1")
+    assert honest.deal_terms(opts, DECK_54) == (opts, list(DECK_54))
+
+
+def test_changed_options_signs_another_ruleset_and_the_record_keeps_the_tables() -> None:
+    assert changed({"target": 30, "downtown": "no-trump"})["target"] == 31
+    assert changed({"chain": False, "jokers": 0}) == {"chain": True, "jokers": 0}
+    assert changed({"decks": "auto"}) == {"decks": "auto-x"}
+    cheat = Cheat(CheatKind.CHANGED_OPTIONS, Ed25519PrivateKey.generate(), "t1")
+    table: dict[str, bool | int | str] = {"bankrupt_at": 20, "ranking": False}
+    options, deck = cheat.deal_terms(table, DECK_54)
+    assert options == {"bankrupt_at": 20, "ranking": True} and deck == list(DECK_54)
+    assert cheat.record({"options": options})["options"] == table
+
+
+def _deal(deck: tuple[Card, ...], options: dict[str, bool | int | str] | None = None) -> Deal:
+    """A hand of One Card at two seats whose entropy the host gives, signed as told."""
+    return Deal(
+        signing_key=Ed25519PrivateKey.generate(),
+        table_id="t1",
+        hand_no=1,
+        game="one-card",
+        options=options or {},
+        deck=deck,
+        names=["p", "q"],
+        secret=bytes(32),
+        host_r={0: bytes([1]) * 32, 1: bytes([2]) * 32},
+    )
+
+
+def test_a_short_deck_deal_still_gives_the_engine_every_card() -> None:
+    """The host's engine needs its whole deck: the cards left out go under the stock."""
+    short = tuple(c for c in DECK_54 if c.rank not in (Rank.TWO, Rank.THREE))
+    deal = _deal(short)
+    deal.progress()
+    order, _, _ = deal.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54, choose_dealer=True))
+    assert sorted(order) == sorted(DECK_54)
+    assert {c.rank for c in order[46:]} == {Rank.TWO, Rank.THREE}
+    v = HandVerifier(deal.host_pk, table_id="t1")
+    with pytest.raises(DeckError, match="deals 46 cards without 2S 3S 2H 3H"):
+        v.receive(deal.opening()[0])
+
+
+async def test_a_bot_refuses_a_deck_or_ruleset_not_the_tables() -> None:
+    """The host's bots check the deck and the table's ruleset too (they also play remote hosts)."""
+    short = tuple(c for c in DECK_54 if c.rank not in (Rank.TWO, Rank.THREE))
+    info = tm.TableInfo(
+        table="t1",
+        name="t",
+        game="one-card",
+        options={},
+        seats=(None, None),
+        phase="dealing",
+        game_no=1,
+        spectators=0,
+        turn_timer=None,
+        voids=0,
+    )
+    for deal, caught in (
+        (_deal(short), "deals 46 cards"),
+        (_deal(DECK_54, {"bankrupt_at": 0}), "ruleset 'one-card?bankrupt_at=0', expected"),
+    ):
+        bot = BotPlayer(cast(ClientSession, None), table_id="t1")  # the client is not reached
+        await bot._on_push(info)
+        push = tm.FairPush(table="t1", seq=1, hand_no=1, msg=deal.opening()[0].to_wire())
+        await bot._on_fair(push)
+        assert bot.verifier is None and len(bot.fair_alerts) == 1
+        assert caught in bot.fair_alerts[0], bot.fair_alerts

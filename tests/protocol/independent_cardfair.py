@@ -80,6 +80,26 @@ def rules_id(game: str, options: dict[str, Any]) -> str:
     return game + "?" + "&".join(parts)
 
 
+def table_deck(rid: str, seats: int) -> list[str] | None:
+    """7.3's deck table, from the ruleset string alone; None for a ruleset it does not define."""
+    game, _, rest = rid.partition("?")
+    opts = dict(p.split("=", 1) for p in rest.split("&") if "=" in p) if rest else {}
+    packs, jokers = 1, ["JB", "JR"]
+    if game == "one":
+        return [r + s for s in SUITS for r in RANKS if r in ("A", "9", "10", "J", "Q", "K")] + [
+            "JR"
+        ]
+    if game == "black-jack":
+        j, d = opts.get("jokers", "0"), opts.get("decks", "auto")
+        if j not in ("0", "1", "2") or d not in ("auto", "1", "2"):
+            return None
+        jokers = {"0": [], "1": ["JR"], "2": ["JB", "JR"]}[j]
+        packs = (2 if seats > 5 else 1) if d == "auto" else int(d)
+    elif game != "one-card":
+        return None
+    return [c for c in CANON[:52] + jokers for _ in range(packs)]
+
+
 def c_host(ctx: bytes, s: bytes) -> bytes:
     return sha(frame(lab("host-commit"), ctx, s))
 
@@ -298,9 +318,12 @@ class Audit:
         need(b["table_id"] == self.rec["table_id"], "ContextError")
         need(b["pids"] == self.rec["pids"], "ContextError")
         if "ruleset_id" in self.rec:
-            need(b["ruleset_id"] == self.rec["ruleset_id"], "ContextError")
+            need(b["ruleset_id"] == self.rec["ruleset_id"], "RulesetError")
+        want = table_deck(b["ruleset_id"], len(b["pids"]))
+        need(want is not None, "RulesetError")
+        need(b["deck"] == want, "DeckError")
         if "deck" in self.rec:
-            need(b["deck"] == self.rec["deck"], "ContextError")
+            need(b["deck"] == self.rec["deck"], "DeckError")
         need(all(c in INDEX for c in b["deck"]), "BadMessageError")
         need([INDEX[c] for c in b["deck"]] == sorted(INDEX[c] for c in b["deck"]), "ContextError")
         self.hc = b
@@ -418,7 +441,7 @@ class Audit:
         need(rec["hand_no"] == self.hc["hand_no"], "RecordError")
         if "game" in rec:
             rid = rules_id(rec["game"], rec.get("options") or {})
-            need(rid == self.hc["ruleset_id"], "RecordError")
+            need(rid == self.hc["ruleset_id"], "RulesetError")
         if "ctx" in rec:
             need(bytes.fromhex(rec["ctx"]) == self.ctx, "RecordError")
         if "secret" in rec:

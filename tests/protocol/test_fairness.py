@@ -84,8 +84,8 @@ class Table:
         return got
 
 
-def _setup(deck: tuple[Card, ...] = DECK_54) -> Table:
-    d = _dealer(deck=deck)
+def _setup(deck: tuple[Card, ...] = DECK_54, ruleset_id: str = "one-card") -> Table:
+    d = _dealer(deck=deck, ruleset_id=ruleset_id)
     vs = {p: HandVerifier(PK, pid=p, table_id="table-1", pids=PIDS) for p in PIDS}
     t = Table(d, vs, [])
     t.broadcast(d.hand_commit)
@@ -266,7 +266,9 @@ def test_reshuffle_flow() -> None:
         t.dealer.draw(0, 1)
     with pytest.raises(FairnessStateError, match="stream must be 2, not 3"):
         t.dealer.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 3, recycled))
-    one = _setup(deck=DECK_ONE)  # a single AS in this deck: recycling two is refused
+    one = _setup(
+        deck=DECK_ONE, ruleset_id="one"
+    )  # a single AS in this deck: recycling two is refused
     one.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_ONE))
     one.dealer.draw(0, 0)
     with pytest.raises(ContextError, match="recycled cards not in the deck: AS"):

@@ -321,6 +321,12 @@ class HandVerifier:
             raise FairnessError("hand_commit table or seats unexpected")
         if self.ruleset is not None and m["ruleset_id"] != self.ruleset:
             raise FairnessError(f"ruleset {m['ruleset_id']!r} != expected {self.ruleset!r}")
+        # 7.3: the deck is the one the signed ruleset deals at this many seats, nothing else
+        if list(m["deck"]) != ruleset_deck(m["ruleset_id"], len(m["pids"])):
+            raise FairnessError(
+                f"hand_commit deck ({len(m['deck'])} cards) is not the deck of ruleset "
+                f"{m['ruleset_id']!r} at {len(m['pids'])} seats"
+            )
         if self.deck is not None and list(m["deck"]) != self.deck:
             raise FairnessError("hand_commit deck unexpected")
         if m["hand_no"] <= self.last_hand_no:
@@ -556,6 +562,10 @@ def verify_record(record: dict[str, Any], *, host_pk: bytes | None = None) -> Ha
         v.feed(type_, bytes.fromhex(body), bytes.fromhex(sig))
     if v.result is None:
         raise FairnessError("record ends before hand_end or void")
+    if "game" in record:  # 8.1: the table's game and options give the signed ruleset
+        signed = msgpack.unpackb(bytes.fromhex(record["messages"][0][1]), raw=False)["ruleset_id"]
+        if ruleset_id(record["game"], record.get("options") or {}) != signed:
+            raise FairnessError(f"record game and options are not the signed ruleset {signed!r}")
     if v.result == "valid" and not record.get("partial"):
         for seq, d in v.draws.items():
             if d["to"] is not None and d["card"] is None and seq not in v.carded:
@@ -679,18 +689,27 @@ class Connection:
 # --- the client ------------------------------------------------------------------------------
 
 
+def ruleset_deck(ruleset: str, seats: int) -> list[str]:
+    """7.3's deck table read from a signed `ruleset_id` alone (option values are text there)."""
+    game, _, rest = ruleset.partition("?")
+    options = dict(part.partition("=")[::2] for part in rest.split("&")) if rest else {}
+    return expected_deck(game, seats, options)
+
+
 def expected_deck(game: str, seats: int, options: dict[str, Any]) -> list[str]:
-    """The deck of a hand per spec/RULES.md, in canonical order."""
+    """The deck of a hand per the table of PROTOCOL.md 7.3, in canonical order; a game or deck
+    option the table does not define is refused, never guessed."""
     if game == "one-card":
         return canonical_deck(jokers=("JB", "JR"))
     if game == "one":
         return canonical_deck(jokers=("JR",), ranks=["A", "9", "10", "J", "Q", "K"])
     if game == "black-jack":
-        decks = options.get("decks", "auto")
+        decks, jokers = str(options.get("decks", "auto")), str(options.get("jokers", 0))
+        if decks not in ("auto", "1", "2") or jokers not in ("0", "1", "2"):
+            raise FairnessError(f"no black-jack deck with decks={decks} jokers={jokers}")
         n = (2 if seats > 5 else 1) if decks == "auto" else int(decks)
-        jokers = {0: (), 1: ("JR",), 2: ("JB", "JR")}[int(options.get("jokers", 0))]
-        return canonical_deck(decks=n, jokers=jokers)
-    raise ValueError(game)
+        return canonical_deck(decks=n, jokers={"0": (), "1": ("JR",), "2": ("JB", "JR")}[jokers])
+    raise FairnessError(f"ruleset of unknown game {game!r}: its deck is not defined")
 
 
 def _is_position(p: Any) -> bool:

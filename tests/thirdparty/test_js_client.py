@@ -78,6 +78,8 @@ CAUGHT = {
     "withheld-reveal": "out of order (after LOCK)",
     "changed-commitment": "LOCK carries a host commitment other than HAND_COMMIT's",
     "replayed-message": "has seq",
+    "short-deck": "HAND_COMMIT deck (46 cards) is not the 54-card deck of ruleset one-card?",
+    "changed-options": "HAND_COMMIT ruleset one-card?",
 }
 
 
@@ -95,3 +97,17 @@ def test_the_js_client_catches_every_kind_of_cheating_live(tmp_path: Path, kind:
     assert done.returncode == 1, done.stdout + done.stderr
     last = done.stdout.splitlines()[-1]
     assert last.startswith("deal check FAILED: hand ") and CAUGHT[kind] in last, last
+
+
+@pytest.mark.parametrize("game", ["one", "black-jack"])
+@pytest.mark.parametrize("kind", ["short-deck", "changed-options"])
+def test_the_js_client_catches_a_wrong_deck_or_ruleset_in_every_game(
+    tmp_path: Path, game: str, kind: str
+) -> None:
+    with running_host(tmp_path, extra=["--cheat", kind]) as host:
+        done = _run(host["port"], game, 2)
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("deal check FAILED: hand 1: HAND_COMMIT "), last
+    what = "deck (21 cards)" if game == "one" else "deck (44 cards)"
+    assert (what if kind == "short-deck" else f"ruleset {game}?") in last, last

@@ -5,6 +5,7 @@ games; that kind plays up to five games until one does."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -22,6 +23,8 @@ CAUGHT = {
     "withheld-reveal": "out of order",
     "changed-commitment": "lock commit differs",
     "replayed-message": "seq",
+    "short-deck": "is not the deck of ruleset",
+    "changed-options": "!= expected",
 }
 
 
@@ -44,3 +47,18 @@ def test_the_spec_client_catches_every_kind_of_cheating_live(tmp_path: Path, kin
                 client.close()
     assert caught is not None, f"{kind}: no failed check"
     assert CAUGHT[kind] in str(caught), str(caught)
+
+
+@pytest.mark.parametrize("game", ["one", "black-jack"])
+@pytest.mark.parametrize("kind", ["short-deck", "changed-options"])
+def test_the_spec_client_catches_a_wrong_deck_or_ruleset_in_every_game(
+    tmp_path: Path, game: str, kind: str
+) -> None:
+    with running_host(tmp_path, extra=["--cheat", kind]) as host:
+        client = sc.SpecClient(host["addr"], host["port"], name="Spec", tls=False)
+        try:
+            with pytest.raises(sc.FairnessError, match=re.escape(CAUGHT[kind])) as caught:
+                client.play_game(game, 2, {}, deadline=45)
+        finally:
+            client.close()
+    assert "hand_commit" in str(caught.value) or "ruleset" in str(caught.value)

@@ -72,3 +72,19 @@ test("two packs: copies side by side, the jokers at the end (7.3)", () => {
   assert.equal(deck.length, 108);
   assert.deepEqual(deck.slice(-6), ["KC", "KC", "JB", "JB", "JR", "JR"]);
 });
+
+test("the deck of every ruleset (decks.json, 7.3)", () => {
+  const { cases } = vectors("decks.json");
+  assert.ok(cases.length > 40);
+  for (const c of cases) {
+    assert.deepEqual(cf.rulesetDeck(c.ruleset_id, c.seats), c.deck, `${c.ruleset_id} at ${c.seats}`);
+    assert.deepEqual(cf.expectedDeck(c.game, c.seats, c.options), c.deck);
+    assert.equal(c.deck.length, c.count);
+  }
+});
+
+test("a game or deck option with no deck in 7.3 is refused, not guessed", () => {
+  assert.throws(() => cf.rulesetDeck("two-card", 2), cf.FairnessError);
+  assert.throws(() => cf.rulesetDeck("black-jack?jokers=3", 2), cf.FairnessError);
+  assert.throws(() => cf.expectedDeck("poker", 2, {}), cf.FairnessError);
+});

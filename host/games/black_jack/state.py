@@ -33,7 +33,8 @@ from host.games.base import (
 )
 from host.games.black_jack.presentation import BOT, PRESENTATION
 from host.games.presentation import BotFeatures, Presentation
-from protocol.cards import Card, Suit, deck_for, parse_card
+from protocol.cards import Card, Suit, parse_card
+from protocol.decks import deck_of
 
 __all__ = ["TURN_LIMIT", "BlackJackState", "Phase"]
 
@@ -73,8 +74,8 @@ class BlackJackState(Game):
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
     ) -> None:
         super().__init__(seats=seats, options=options, dealer=dealer)
-        decks = self.options["decks"]
-        self.decks = (2 if seats > 5 else 1) if decks == "auto" else int(decks)
+        #: the deck of 7.3 (``decks=auto``: two packs beyond five seats), from the one table
+        self.deck = deck_of(self.name, self.options, seats)
         self.hand_size = 5 if seats > 5 else 7
         self.dealer = dealer
         self.phase = Phase.DEALING
@@ -148,8 +149,7 @@ class BlackJackState(Game):
 
     def chance_request(self) -> ChanceRequest | None:
         if self.phase is Phase.DEALING:
-            deck = deck_for(jokers=int(self.options["jokers"]), decks=self.decks)
-            return ChanceRequest(ChanceKind.DEAL, 1, 0, tuple(deck), self.dealer is None)
+            return ChanceRequest(ChanceKind.DEAL, 1, 0, self.deck, self.dealer is None)
         if self.phase is Phase.RESHUFFLING:
             recycled = sorted(self.discards[:-1], key=lambda c: c.index)
             kept = (self.discards[-1],)
@@ -327,5 +327,5 @@ class BlackJackState(Game):
     def all_cards(self) -> list[Card]:
         """Every card: before the deal, the whole (undealt) deck."""
         if self.phase is Phase.DEALING:
-            return deck_for(jokers=int(self.options["jokers"]), decks=self.decks)
+            return list(self.deck)
         return [c for h in self.hands for c in h] + self.stock + self.discards

@@ -33,7 +33,8 @@ from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play
 from host.games.black_jack.plays import COUNTERS, matching
 from host.games.black_jack.strategy import Table
-from protocol.cards import Card, Rank, Suit, deck_for, parse_card
+from protocol.cards import Card, Rank, Suit, parse_card
+from protocol.decks import deck_of
 
 __all__ = [
     "CANDIDATES",
@@ -149,9 +150,7 @@ class BlackJackMemory(SeatMemory):
     def sample(self, view: WireMap, rng: random.Random) -> Game:
         seats = int(view["seats"])
         options = view["options"]
-        decks = options["decks"]
-        count = (2 if seats > 5 else 1) if decks == "auto" else int(decks)
-        pool = Counter(deck_for(jokers=int(options["jokers"]), decks=count))
+        pool = Counter(deck_of("black-jack", options, seats))
         mine = [parse_card(c) for c in view["hand"] or ()]
         pool.subtract(mine)
         pool.subtract(parse_card(c) for c in view["discards"])

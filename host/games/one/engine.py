@@ -60,6 +60,7 @@ from host.games.one.moves import (
 from host.games.one.presentation import BOT, PRESENTATION
 from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import DECK_ONE, Card, Rank, Suit, format_cards
+from protocol.decks import deck_of
 
 __all__ = [
     "JOKER",
@@ -169,7 +170,7 @@ class One(Game):
             kind=ChanceKind.DEAL,
             hand_no=self.hand_no,
             stream=0,
-            cards=DECK_ONE,
+            cards=deck_of(self.name, self.options, self.seats),
             choose_dealer=self.hand_no == 1 and self._choose_dealer,
         )
 

@@ -39,6 +39,7 @@ from host.games.base import (
 from host.games.one_card.presentation import BOT, PRESENTATION
 from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import DECK_54, Card, Suit, parse_card
+from protocol.decks import deck_of
 
 __all__ = ["DIRECTIONS", "TURN_LIMIT", "OneCardState", "Phase"]
 
@@ -121,10 +122,10 @@ class OneCardState(Game):
         self._dir = 1 if opts["direction"] == "clockwise" else -1
         self._phase = _DEAL
         self._request: ChanceRequest | None = ChanceRequest(
-            ChanceKind.DEAL, 1, 0, DECK_54, choose_dealer=dealer is None
+            ChanceKind.DEAL, 1, 0, deck_of(self.name, opts, seats), choose_dealer=dealer is None
         )
         self._hands: list[list[Card]] = [[] for _ in range(seats)]
-        self._stock: list[Card] = list(DECK_54)  # stock[pos:] is the stock, top first
+        self._stock: list[Card] = list(self._request.cards)  # stock[pos:] is the stock, top first
         self._pos = 0
         self._stream = 0
         self._discards: list[Card] = []

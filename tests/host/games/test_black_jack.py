@@ -151,9 +151,7 @@ def test_scenario(path: Path) -> None:
     game, results = run_scenario(scenario)
     assert isinstance(game, BlackJack)
     assert len(results) > len(scenario.steps)  # the deal plus every step ran
-    assert tally(game.all_cards()) == tally(
-        deck_for(jokers=int(game.options["jokers"]), decks=game.decks)
-    )
+    assert tally(game.all_cards()) == tally(list(game.deck))
 
 
 # --------------------------------------------------------------------------- setup and chance
@@ -748,7 +746,7 @@ def test_every_play_check_accepts_is_offered(
     answer_chance(game, rng)
     assume(game.outcome() is None)
     (seat,) = game.to_act()
-    deck = deck_for(jokers=int(game.options["jokers"]), decks=game.decks)
+    deck = list(game.deck)
     hand = rng.sample(deck, size)
     jokers = [c for c in hand if c.is_joker]
     if len(jokers) > (2 if size <= 3 else 1):  # keeps the brute force small
@@ -870,9 +868,7 @@ def test_random_games_conserve_cards_offer_legal_actions_and_end(
     )
     game = result.game
     assert isinstance(game, BlackJack)
-    assert tally(game.all_cards()) == tally(
-        deck_for(jokers=int(game.options["jokers"]), decks=game.decks)
-    )
+    assert tally(game.all_cards()) == tally(list(game.deck))
     outcome = result.outcome
     assert outcome is not None, "a random game ends"
     assert game.to_act() == () and game.legal_actions(0) == []
