@@ -2,21 +2,23 @@
 
 How it works: for each game (``--game``, default all three), seat count (``--seats``, default 2
 and 4) and pairing of levels (``--pair A:B``, default ``normal:easy`` and ``hard:normal``, the
-round robin's steps up; ``hard:easy`` may be added), play ``--games`` seeded games with
-:func:`host.ai.arena.play_match`, each bot seeing only its seat's view and events. Games come
-in *duplicate* pairs, as at a bridge club: both games of a pair are dealt from the same seed,
-level A in alternate seats (0 and 2 of 4, or seat 0 of 2) in the first and in the others in
-the second, so each level plays each deal from each side and the luck of the deal, which
-decides most shedding games, cancels within the pair. A game's *share* for A is the part of its
-win that went to A's seats (winners of a safety stop share a win); with two levels in equal
-numbers an even share is 0.5. The share is printed with its 95% interval over the pairs (the
-mean of the pairs' shares, plus or minus 1.96 standard errors: the pairs are independent, the
-two games of a pair are not) and, for comparison, the Wilson interval that would hold if every
-game were independent. The verdict ``A>B`` needs the whole pairs' interval above 0.5 (and so at
-least :data:`MIN_PAIRS` pairs: a short run, such as one that measures think time, gives none).
-For ONE each level's bids are counted with how many were made. Thinking time is the wall-clock
-time of each decision that had a choice, per level: mean, 95th percentile and maximum. The last
-column says how the games ended (going out, a target score, or a safety stop).
+round robin's steps up; ``hard:easy`` may be added, and ``greedy``, a baseline written from
+spec/RULES.md alone (:class:`GreedyBot`), e.g. ``--pair normal:greedy``), play ``--games``
+seeded games with :func:`host.ai.arena.play_match`, each bot seeing only its seat's view and
+events. Games come in *duplicate* pairs, as at a bridge club: both games of a pair are dealt
+from the same seed, level A in alternate seats (0 and 2 of 4, or seat 0 of 2) in the first and
+in the others in the second, so each level plays each deal from each side and the luck of the
+deal, which decides most shedding games, cancels within the pair. A game's *share* for A is the
+part of its win that went to A's seats (winners of a safety stop share a win); with two levels
+in equal numbers an even share is 0.5. The share is printed with its 95% interval over the pairs
+(the mean of the pairs' shares, plus or minus 1.96 standard errors: the pairs are independent,
+the two games of a pair are not) and, for comparison, the Wilson interval that would hold if
+every game were independent. The verdict ``A>B`` needs the whole pairs' interval above 0.5 (and
+so at least :data:`MIN_PAIRS` pairs: a short run, such as one that measures think time, gives
+none). For ONE each level's bids are counted with how many were made, and out of how many
+chances (hands times the level's seats: a seat could bid in every hand). Thinking time is the
+wall-clock time of each decision that had a choice, per level: mean, 95th percentile and
+maximum. The last column says how the games ended (going out, a target score, or a safety stop).
 
 The hard bot thinks ``--iterations`` per move (so that a tournament replays exactly from its
 seed, whatever the machine's load), ``--seconds`` per move, or, with neither, the budget it has
@@ -40,13 +42,18 @@ import platform
 import random
 import statistics
 import time
+from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from host.ai.arena import play_match
 from host.ai.ismcts import DEFAULT_BUDGET, Budget
-from host.ai.levels import make_bot
+from host.ai.levels import Bot, make_bot
 from host.games import game_names
+from host.policy import CALL_TYPES
+from protocol.cards import Card, Rank, Suit, cards_in
 
 #: games a worker process plays per task
 BATCH = 10
@@ -62,7 +69,8 @@ class Tally:
     share: float = 0.0  #: sum of A's shares
     pairs: dict[int, float] = field(default_factory=dict)  #: deal -> sum of its games' shares
     think: dict[str, list[float]] = field(default_factory=dict)
-    bids: dict[str, list[int]] = field(default_factory=dict)  #: level -> [bids, made]
+    #: level -> [bids, made, chances] (a chance: a hand one of the level's seats could bid in)
+    bids: dict[str, list[int]] = field(default_factory=dict)
     endings: dict[str, int] = field(default_factory=dict)
 
     def add(self, other: Tally) -> None:
@@ -72,10 +80,10 @@ class Tally:
             self.pairs[deal] = self.pairs.get(deal, 0.0) + share
         for level, times in other.think.items():
             self.think.setdefault(level, []).extend(times)
-        for level, (bids, made) in other.bids.items():
-            mine = self.bids.setdefault(level, [0, 0])
-            mine[0] += bids
-            mine[1] += made
+        for level, counts in other.bids.items():
+            mine = self.bids.setdefault(level, [0, 0, 0])
+            for k, n in enumerate(counts):
+                mine[k] += n
         for end, n in other.endings.items():
             self.endings[end] = self.endings.get(end, 0) + n
 
@@ -92,6 +100,147 @@ class Task:
     budget: Budget
 
 
+# --------------------------------------------------------------------------- greedy
+
+
+#: the level name of the greedy baseline (a bench player, not a level users pick)
+GREEDY = "greedy"
+
+#: what each attack card costs, from spec/RULES.md: One Card's, and Black Jack's pick-ups
+_DAMAGE = {
+    "one-card": {"2": 2, "A": 3, "AS": 5, "JB": 10, "JR": 13},
+    "black-jack": {"2": 2, "JS": 5, "JC": 5},
+}
+#: the cards with an effect ("magic"), by rank, from spec/RULES.md
+_MAGIC = {
+    "one-card": {Rank.TWO, Rank.ACE, Rank.SEVEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.JOKER},
+    "black-jack": {Rank.TWO, Rank.ACE, Rank.EIGHT, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.JOKER},
+}
+_ONE_ORDER = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
+
+
+def _damage(game: str, card: Card) -> int:
+    table = _DAMAGE.get(game, {})
+    return table.get(card.code, table.get(card.code[:-1], 0))
+
+
+class GreedyBot(Bot):
+    """A baseline written from spec/RULES.md alone, with no search and no memory: it makes
+    every call; in the shedding games it answers an attack with its strongest attack card,
+    otherwise plays its strongest attack first but keeps jokers for defence, then sheds magic
+    cards before plain ones (the most cards at once), names the suit it holds most of, and
+    draws last; in ONE it bids the lowest bid when its trumps and high cards count up to it,
+    leads the top of its longest suit, and takes a trick with its highest winning card when it
+    can, else throws its lowest."""
+
+    def choose(
+        self,
+        view: dict[str, Any],
+        legal: Sequence[dict[str, Any]],
+        *,
+        last: dict[str, Any] | None = None,
+    ) -> dict[str, Any] | None:
+        for a in legal:
+            if a.get("type") in CALL_TYPES and a != last:
+                return a
+        turns = [a for a in legal if a.get("type") not in CALL_TYPES]
+        if not turns:
+            return None
+        if view.get("game") == "one":
+            return _greedy_one(view, turns)
+        return _greedy_shed(view, turns)
+
+
+def _greedy_shed(view: dict[str, Any], turns: list[dict[str, Any]]) -> dict[str, Any]:
+    game = str(view.get("game"))
+    plays = [a for a in turns if cards_in(a.get("cards"))]
+    if not plays:
+        return turns[0]
+    hand = cards_in(view.get("hand"))
+    suits = Counter(c.suit.value for c in hand if c.suit is not None)
+    seat = view.get("seat")
+    facing = bool(view.get("pending")) or (
+        bool(view.get("damage")) and view.get("target") in (None, seat)
+    )
+    magic = _MAGIC.get(game, set())
+
+    def score(a: dict[str, Any]) -> tuple[float, ...]:
+        cards = cards_in(a.get("cards"))
+        damage = sum(_damage(game, c) for c in cards)
+        joker = any(c.is_joker for c in cards)
+        suit = suits.get(str(a.get("suit")), 0)
+        if facing:
+            return (damage, len(cards), suit)
+        attack = damage if damage and not joker else 0
+        return (not joker, attack, any(c.rank in magic for c in cards), len(cards), suit)
+
+    return max(plays, key=score)
+
+
+def _greedy_one(view: dict[str, Any], turns: list[dict[str, Any]]) -> dict[str, Any]:
+    hand = cards_in(view.get("hand"))
+    bids = sorted((a for a in turns if a.get("type") == "bid"), key=lambda a: int(a["value"]))
+    passes = [a for a in turns if a.get("type") == "pass"]
+    suits = Counter(c.suit for c in hand if not c.is_joker)
+    if bids or passes:
+        trumps = max(suits.values(), default=0)
+        high = sum(c.rank in (Rank.ACE, Rank.KING) for c in hand)
+        count = trumps + high + (3 if any(c.is_joker for c in hand) else 0)
+        if bids and count >= int(bids[0]["value"]):
+            return bids[0]
+        return passes[0] if passes else turns[0]
+    switches = [a for a in turns if a.get("type") == "downtown"]
+    if switches:
+        low = sum(c.rank in (Rank.NINE, Rank.TEN) for c in hand)
+        wanted = low > sum(c.rank in (Rank.ACE, Rank.KING) for c in hand)
+        return next((a for a in switches if a.get("switch") is wanted), switches[0])
+    plays = [a for a in turns if a.get("type") == "play" and a.get("card")]
+    if not plays:
+        return turns[0]
+    trump = Suit(view["trump"]) if view.get("trump") else None
+    no_trump = bool(view.get("no_trump"))
+    down = view.get("ranking") == "downtown"
+    trick = view.get("trick") or {}
+    table = cards_in([p.get("card") for p in trick.get("cards") or ()])
+    led = Suit(trick["led"]) if trick.get("led") else None
+
+    def power(c: Card) -> int:
+        if c.is_joker:
+            return 99 if no_trump else -1
+        order = _ONE_ORDER[c.rank]
+        return 5 - order if down else order
+
+    def beats(c: Card, best: Card) -> bool:
+        if no_trump and (c.is_joker or best.is_joker):
+            return c.is_joker
+        c_suit = trump if c.is_joker else c.suit
+        b_suit = trump if best.is_joker else best.suit
+        if c_suit is b_suit:
+            return power(c) > power(best)
+        return trump is not None and c_suit is trump
+
+    def card(a: dict[str, Any]) -> Card:
+        return cards_in([a["card"]])[0]
+
+    if not table:
+        return max(plays, key=lambda a: (suits.get(card(a).suit, 0), power(card(a))))
+    best = table[0]
+    for c in table[1:]:
+        if beats(c, best) and (c.is_joker or c.suit in (led, trump)):
+            best = c
+    winning = [a for a in plays if beats(card(a), best)]
+    if winning:
+        return max(winning, key=lambda a: power(card(a)))
+    return min(plays, key=lambda a: power(card(a)))
+
+
+def player(level: str, *, rng: random.Random, budget: Budget) -> Bot:
+    """A bot at ``level``: one of the levels users pick, or the bench's ``greedy`` baseline."""
+    if level == GREEDY:
+        return GreedyBot(rng=rng)
+    return make_bot(level, rng=rng, budget=budget)
+
+
 def run(task: Task) -> Tally:
     """Play games ``start .. start + count - 1`` of a pairing."""
     tally = Tally()
@@ -101,7 +250,7 @@ def run(task: Task) -> Tally:
         deal = i // 2  # the two games of a duplicate pair share their seed
         tag = f"{task.seed}/{task.game}/{task.seats}/{task.first}:{task.second}/{deal}"
         bots = [
-            make_bot(level, rng=random.Random(f"{tag}/{i}/bot{s}"), budget=task.budget)
+            player(level, rng=random.Random(f"{tag}/{i}/bot{s}"), budget=task.budget)
             for s, level in enumerate(levels)
         ]
         record = play_match(task.game, bots, seed=tag)
@@ -113,9 +262,12 @@ def run(task: Task) -> Tally:
         for seat, times in enumerate(record.think):
             tally.think.setdefault(levels[seat], []).extend(times)
         for bidder, made in record.bids:
-            counts = tally.bids.setdefault(levels[bidder], [0, 0])
+            counts = tally.bids.setdefault(levels[bidder], [0, 0, 0])
             counts[0] += 1
             counts[1] += made
+        if record.hands:
+            for level in levels:
+                tally.bids.setdefault(level, [0, 0, 0])[2] += record.hands
     return tally
 
 
@@ -160,8 +312,9 @@ def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
     else:
         verdict = f"{a}>{b}" if low > 0.5 else f"{b}>{a}" if high < 0.5 else "even"
     bids = " ".join(
-        f"{level} {made}/{bids} ({100 * made / bids:.0f}%)"
-        for level, (bids, made) in sorted(tally.bids.items())
+        f"{level} {made}/{bids} ({100 * made / bids:.0f}%) "
+        f"of {chances} chances ({100 * bids / max(1, chances):.0f}% bid)"
+        for level, (bids, made, chances) in sorted(tally.bids.items())
         if bids
     )
     return (

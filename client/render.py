@@ -279,7 +279,10 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
     if follow is not None:
         out.append("May follow: ").append_text(follow).append("\n")
     damage = view.get("damage")
-    if damage:
+    target = view.get("target")
+    if damage and target is not None and target != view.get("turn"):  # played on an extra turn
+        out.append(f"Pending attack: {damage} cards, aimed at seat {target}\n", style="bold")
+    elif damage:
         out.append(f"Pending attack: {damage} cards to pick up unless answered\n", style="bold")
     pickup = view.get("pending")
     if pickup:  # Black Jack's word (spec/RULES.md): a pick-up, answered by a counter

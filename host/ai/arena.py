@@ -44,6 +44,7 @@ class MatchRecord:
     think: list[list[float]] = field(default_factory=list)
     #: ONE: per hand, ``(bidder, made)`` for a hand with a bid
     bids: list[tuple[int, bool]] = field(default_factory=list)
+    hands: int = 0  #: hands played to the end (ONE: each an auction every seat could bid in)
 
     def share(self, seats: Sequence[int]) -> float:
         """The part of the win that went to ``seats`` (winners share a win equally)."""
@@ -107,6 +108,8 @@ def _next_move(
 def _deliver(bots: Sequence[Bot], events: Sequence[Event], record: MatchRecord) -> None:
     for event in events:
         wire = event.to_wire()
+        if event.kind == "hand_end":
+            record.hands += 1
         if event.kind == "hand_end" and event.data.get("bidder") is not None:
             record.bids.append((int(event.data["bidder"]), bool(event.data["made"])))
         for seat, bot in enumerate(bots):

@@ -53,7 +53,10 @@ EVENTS: dict[str, Template] = {
         "{seat:name} plays ",
         when(has("cards"), "{cards:played}", "{card:played}"),
         when(has("suit"), " and names {suit:suit}"),
-        when(truthy("damage"), " (attack now {damage} cards)"),
+        when(
+            truthy("damage"),
+            [" (attack now {damage} cards", when(has("target"), " on {target:name}"), ")"],
+        ),
         when(truthy("pending"), " (pick-up now {pending})"),
         when(truthy("cancelled"), " (the pick-up is cancelled)"),
         when(truthy("penalty"), " (a weaker answer: one penalty card)"),

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -42,3 +44,32 @@ def test_the_interval_is_over_the_pairs(bench: ModuleType) -> None:
     assert 0.5 < low < high <= 1.0
     # too few pairs for the approximation: no interval, even if every pair went A's way
     assert bench.paired_interval([1.0] * (bench.MIN_PAIRS - 1)) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("game", ["one-card", "black-jack", "one"])
+@pytest.mark.parametrize("seats", [2, 4])
+def test_the_greedy_baseline_plays_only_legal_moves(
+    bench: ModuleType, game: str, seats: int
+) -> None:
+    chosen: list[bool] = []
+
+    class Checked(bench.GreedyBot):  # type: ignore[name-defined,misc]
+        def choose(self, view: Any, legal: Any, *, last: Any = None) -> Any:
+            action = super().choose(view, legal, last=last)
+            chosen.append(action is None or action in legal)
+            return action
+
+    from host.ai.arena import play_match
+
+    for seed in range(3):
+        bots = [Checked(rng=random.Random(s)) for s in range(seats)]
+        record = play_match(game, bots, seed=f"greedy/{seed}")  # an illegal move would raise
+        assert record.termination != "unfinished"
+    assert chosen and all(chosen)
+
+
+def test_bench_pairs_the_greedy_player_by_name(bench: ModuleType) -> None:
+    task = bench.Task("one", 2, "normal", "greedy", 1, 0, 2, Budget(iterations=1))
+    tally = bench.run(task)
+    assert set(tally.bids) == {"normal", "greedy"}
+    assert all(chances > 0 for _, _, chances in tally.bids.values())

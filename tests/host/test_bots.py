@@ -15,7 +15,7 @@ import trio.testing
 
 import protocol.table_messages as tm
 from host.ai.ismcts import Budget
-from host.ai.levels import HardBot
+from host.ai.levels import HardBot, NormalBot
 from host.bots import BOT_SOFTWARE, BotOutcome, BotPlayer, BotRefused, TableFinished, run_bots
 from host.server import HostInfo
 from net.session import Disconnected, RequestError, first_leaf, open_session
@@ -169,3 +169,51 @@ def test_a_bot_outcome_reads_as_one_line_with_names() -> None:
     assert BotOutcome(target, names).line() == (
         "seat 0 (Ann) reached the target score; scores: seat 0 (Ann) 101, seat 1 (bot1-ab12) 40"
     )
+
+
+class _TrickWatcher(NormalBot):
+    """A normal bot that checks, at each of its plays in ONE, that the events it was fed show
+    every card on the table its view shows."""
+
+    def __init__(self) -> None:
+        super().__init__(rng=random.Random(1))
+        self.table: list[str] = []
+        self.checked = 0
+        self.missed: list[tuple[list[str], list[str]]] = []
+
+    def observe(self, event: dict[str, Any]) -> None:
+        if event.get("kind") == "play":
+            self.table.append(str(event["card"]))
+        elif event.get("kind") in ("trick", "deal"):
+            self.table = []
+
+    def choose(
+        self, view: dict[str, Any], legal: Any, *, last: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        if view.get("phase") == "play" and view.get("seat") in (view.get("to_act") or ()):
+            shown = [str(p["card"]) for p in view["trick"]["cards"]]
+            self.checked += 1
+            if shown != self.table:
+                self.missed.append((shown, list(self.table)))
+        return super().choose(view, legal, last=last)
+
+
+async def test_a_bot_is_fed_every_card_played_before_it_chooses(
+    host: HostInfo, connect: Any
+) -> None:
+    table = await host.host.create_table("one", seats=2)
+    watchers = [_TrickWatcher(), _TrickWatcher()]
+    async with connect() as a, connect() as b, trio.open_nursery() as nursery:
+        players = [
+            BotPlayer(c, table_id=table, stay=True, bot=w)
+            for c, w in zip((a, b), watchers, strict=True)
+        ]
+        for player, name in zip(players, ("Ann", "Bea"), strict=True):
+            await player.join(name)
+            nursery.start_soon(player.play)
+        with trio.fail_after(90):
+            while players[0].outcome is None:
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    assert all(w.checked for w in watchers)
+    assert [w.missed for w in watchers] == [[], []]

@@ -4,8 +4,10 @@ How it works: :func:`choose` reads only the seat's ``view`` and the legal action
 and applies the rules of thumb of :mod:`host.games.one.tactics`:
 
 * in the auction it bids the lowest legal bid when :func:`~host.games.one.tactics.bid_value`
-  says the hand takes at least that many points with :data:`MARGIN` to spare, and passes
-  otherwise (a higher bid than needed only makes the contract harder);
+  says the hand takes about that many points (:data:`MARGIN`: a little short of it will do,
+  since the bidder names trump and leads; more daring when an opponent may reach the target
+  with this hand, more careful when it may itself), and passes otherwise (a higher bid than
+  needed only makes the contract harder);
 * as the bidder its first lead is the top of its best suit, which becomes trump; in play it
   takes a trick worth taking as cheaply as it can and otherwise throws its cheapest card
   (:func:`~host.games.one.tactics.pick_card`); leading the joker with no trump, it names its
@@ -30,8 +32,13 @@ __all__ = ["MARGIN", "choose"]
 
 WireMap = dict[str, Any]
 
-#: points a hand must be worth beyond a bid before the normal bot makes it
-MARGIN = 0.5
+#: per seat count, the points a hand must be worth beyond the lowest bid before the normal bot
+#: bids (tuned with ``bench/bots.py --pair normal:greedy``: see docs/BOTS.md)
+MARGIN = {2: -2.5, 3: -1.5, 4: -0.5}
+#: how much more risk to take when an opponent is about to win, and less when we are
+RISK = 1.0
+#: points from the target within which a player may win with this hand
+CLOSE = 5
 
 
 def _card(code: object) -> Card | None:
@@ -50,6 +57,22 @@ def _suit(code: object) -> Suit | None:
     return Suit(code) if code in ("S", "H", "D", "C") else None
 
 
+def _margin(view: WireMap, seats: int) -> float:
+    """The points a hand must be worth beyond the lowest bid (negative: bid on a hand a little
+    short of it, since taking the contract names trump and leads), moved by the score: more
+    daring when an opponent may reach the target with this hand, more careful when we may
+    (a contract failed scores us nothing)."""
+    margin = MARGIN.get(seats, MARGIN[4])
+    scores, seat = view.get("scores"), view.get("seat")
+    target = int(view.get("target") or 30)
+    if isinstance(scores, list) and isinstance(seat, int) and 0 <= seat < len(scores):
+        if any(int(p) + CLOSE >= target for s, p in enumerate(scores) if s != seat):
+            margin -= RISK
+        elif int(scores[seat]) + CLOSE >= target:
+            margin += RISK
+    return margin
+
+
 def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     """The best of the legal turn actions ``legal`` for the seat of ``view``."""
     hand = _hand(view)
@@ -57,7 +80,7 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     bids = sorted((a for a in legal if a.get("type") == "bid"), key=lambda a: int(a["value"]))
     passes = [a for a in legal if a.get("type") == "pass"]
     if bids or passes:
-        if bids and hand and int(bids[0]["value"]) + MARGIN <= bid_value(hand, seats):
+        if bids and hand and int(bids[0]["value"]) + _margin(view, seats) <= bid_value(hand, seats):
             return bids[0]
         return passes[0] if passes else None
     switches = [a for a in legal if a.get("type") == "downtown"]

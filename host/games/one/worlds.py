@@ -27,12 +27,12 @@ from host.ai.support import GameSupport, SeatMemory
 from host.games.base import Action, Game, WireMap
 from host.games.one.engine import JOKER, MAX_BID, One, Phase, Ranking, card_points
 from host.games.one.moves import PASS, Bid, DowntownChoice, Play
-from host.games.one.strategy import MARGIN
 from host.games.one.tactics import bid_value, pick_card, switch_downtown
 from protocol.cards import DECK_ONE, Card, Suit, parse_card
 
 __all__ = [
     "SCORE_SCALE",
+    "SEARCH_MARGIN",
     "SUPPORT",
     "OneMemory",
     "OneSupport",
@@ -188,6 +188,11 @@ def _piles(cards: Sequence[Card], points: Sequence[int]) -> list[list[Card]]:
     return piles
 
 
+#: points a hand must be worth beyond a bid before the search considers it (the normal bot's
+#: margin when the hard bot was measured; the normal bot now bids on less: its ``MARGIN``)
+SEARCH_MARGIN = 0.5
+
+
 class OneSupport(GameSupport):
     """ONE for the search (see the module docstring)."""
 
@@ -196,14 +201,14 @@ class OneSupport(GameSupport):
 
     def turn_actions(self, world: Game, seat: int) -> list[Action]:
         """In the auction, only the bids the hand is worth by the normal bot's measure
-        (:data:`~host.games.one.strategy.MARGIN` to spare) compete with the pass: left to
+        (:data:`SEARCH_MARGIN` to spare) compete with the pass: left to
         itself the search bid on hands it then failed (a third of its bids made at 4 seats,
         ``bench/bots.py``); now it chooses whether to bid and how high, within that."""
         assert isinstance(world, One)
         legal = world.legal_actions(seat)
         if world.phase is not Phase.AUCTION:
             return legal
-        worth = bid_value(world.hands[seat], world.seats) - MARGIN
+        worth = bid_value(world.hands[seat], world.seats) - SEARCH_MARGIN
         return [a for a in legal if not isinstance(a, Bid) or a.value <= worth] or legal
 
     def playout(self, world: Game, seat: int, rng: random.Random) -> Action:

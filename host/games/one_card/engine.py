@@ -70,7 +70,7 @@ class OneCard(OneCardState):
 
     def _allowed(self) -> frozenset[Card]:
         top = self._discards[-1]
-        if self._damage:
+        if self._faced():
             return defend_set(top, self._suit) if self._defence == "match" else ATTACKERS
         return follow_set(top, self._suit)
 
@@ -147,7 +147,7 @@ class OneCard(OneCardState):
                 raise IllegalAction("several cards played together must share a rank")
         if cards[0] not in self._allowed():
             top = self._discards[-1]
-            raise IllegalAction(refusal(cards[0], top, self._suit, self._damage, self._defence))
+            raise IllegalAction(refusal(cards[0], top, self._suit, self._faced(), self._defence))
 
     def _check_shape(self, seat: int, action: Play) -> None:
         """A malformed play (repeated cards, a bad suit field, a card not held): ``bad_field``."""
@@ -168,7 +168,7 @@ class OneCard(OneCardState):
         if reason and isinstance(action, Play) and self._phase is _PLAY and seat == self._turn:
             top, c = self._discards[-1], action.cards[0]
             if self._request is None and c not in self._allowed():
-                args = (c, top, self._suit, self._damage, self._defence)
+                args = (c, top, self._suit, self._faced(), self._defence)
                 return mismatch_reason(*args, is_attacker=c in ATTACKERS), False
         return reason, False
 
@@ -232,21 +232,23 @@ class OneCard(OneCardState):
             self._go_out(seat, events)
             return
         penalty = (
-            self._damage > 0
+            self._faced() > 0
             and self._defence == "escalate"
             and DAMAGE[cards[0]] < DAMAGE.get(under, 0)
         )
-        rank, k, steps = last.rank, len(cards), 1
-        effects: list[Event] = []  # said after the play: skips, a reversal, extra turns
+        rank, k = last.rank, len(cards)
+        # said after the play: skips, a reversal, extra turns. What is aimed at the next player
+        # (an attack, a skip) lands on the next *other* player, whatever extra turns are owed
+        effects: list[Event] = []
         if last in ATTACKERS:
             self._damage += DAMAGE[last] if k == 1 else sum(DAMAGE[c] for c in cards)
             if self._cap and self._damage > self._cap:
                 self._damage = self._cap
+            self._target = self._aim(seat)
             data["damage"] = self._damage
-            self._extra = 0  # the next *other* player owes it: extra turns still owed lapse
+            data["target"] = self._target
         elif rank is _JACK or (rank is _QUEEN and self._n_active == 2):
-            # each jack skips one more player, but a skip never passes over its own player
-            steps = min(1 + k, self._n_active)
+            self._skip(seat, k, effects)  # each jack skips one more player, never its own
         elif rank is _QUEEN:
             if k % 2:
                 self._dir = -self._dir
@@ -255,7 +257,7 @@ class OneCard(OneCardState):
         elif rank is _KING:
             self._extra += k
             effects.append(Event("extra_turn", {"seat": seat, "count": k}))
-        self._turn = self._advance(seat, steps, effects)
+        self._turn = self._pass(seat)
         events.extend(effects)
         if penalty:
             data["penalty"] = 1
@@ -265,15 +267,15 @@ class OneCard(OneCardState):
             events.append(Event("call_window", {"holder": seat}))
 
     def _draw(self, seat: int, events: list[Event]) -> None:
-        if self._damage:  # take the whole attack
+        if self._faced():  # take the whole attack
             self._owed.append((seat, self._damage, "attack"))
-            self._damage = 0
+            self._damage, self._target = 0, None
             self._idle = 0
             if self._after_attack:  # still this seat's turn: play a drawn card or draw one
                 self._phase = _AFTER
                 self._fresh = []
                 return
-            self._turn = self._advance(seat, 1)
+            self._turn = self._pass(seat)
             return
         if self._pos >= len(self._stock) and len(self._discards) <= 1 and not self._plays(seat):
             self._idle += 1  # a pass: nothing to draw and nothing to play
@@ -286,4 +288,18 @@ class OneCard(OneCardState):
         if self._idle >= self._n_active:  # nobody can play or draw
             self._stop(events, Termination.EXHAUSTED)
             return
-        self._turn = self._advance(seat, 1)
+        self._turn = self._pass(seat)
+
+    def _skip(self, seat: int, k: int, effects: list[Event]) -> None:
+        """``k`` jacks (or queens with two players) from ``seat``: the next ``k`` other players
+        not yet passed over will miss their next turn (each a ``skip`` event now), stopping once
+        every other player is passed over. Extra turns still owed come first."""
+        skipping, other = self._skipping, seat
+        for _ in range(k):
+            other = self._next_active(other)
+            while other in skipping:
+                other = self._next_active(other)
+            if other == seat:
+                return
+            skipping.append(other)
+            effects.append(Event("skip", {"seat": other}))

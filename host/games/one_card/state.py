@@ -133,7 +133,9 @@ class OneCardState(Game):
         self._suit: Suit | None = None  # the suit to match (None on a joker)
         self._turn = 0
         self._damage = 0
-        self._extra = 0  # extra turns owed (kings) to whoever is next in line
+        self._extra = 0  # extra turns owed (kings) to the seat to act
+        self._target: int | None = None  # the seat that faces the pending damage
+        self._skipping: list[int] = []  # seats whose next turn a jack passes over, in order
         self._fresh: list[Card] = []  # cards just drawn as attack damage
         self._window: tuple[int, int] | None = None  # (holder, seat after the holder)
         # why no call is open, for the refusal only: the last call (caller, holder) until the
@@ -184,6 +186,9 @@ class OneCardState(Game):
         game._turn = int(view["turn"])
         game._dir = 1 if view["direction"] == DIRECTIONS[1] else -1
         game._damage, game._extra = int(view["damage"]), int(view["extra_turns"])
+        target = view.get("target")
+        game._target = None if not game._damage else int(game._turn if target is None else target)
+        game._skipping = [int(s) for s in view.get("skipping") or ()]
         fresh = view.get("fresh") if view.get("seat") == game._turn else None
         game._fresh = [parse_card(c) for c in fresh or ()]
         window = view["call_window"]
@@ -299,18 +304,29 @@ class OneCardState(Game):
             seat = (seat + step) % n
         return seat
 
-    def _advance(self, seat: int, steps: int, skips: list[Event] | None = None) -> int:
-        """Pass the turn ``steps`` times; an owed extra turn is used up before moving on. Each
-        turn passed over (every step but the last) is a ``skip`` event in ``skips``: the
-        seat whose turn it was (the player's own, for an owed extra turn used up)."""
-        for step in range(steps):
-            if self._extra:
-                self._extra -= 1
-            else:
-                seat = self._next_active(seat)
-            if skips is not None and step < steps - 1:
-                skips.append(Event("skip", {"seat": seat}))
-        return seat
+    def _pass(self, seat: int) -> int:
+        """Who acts after ``seat``'s turn: ``seat`` again while it is owed an extra turn (one is
+        used up), else the next player in the direction of play, passing over (and clearing)
+        every seat a jack marked in ``_skipping``, but never over ``seat`` itself."""
+        if self._extra:
+            self._extra -= 1
+            return seat
+        skipping = self._skipping
+        nxt = self._next_active(seat)
+        while nxt in skipping and nxt != seat:
+            skipping.remove(nxt)
+            nxt = self._next_active(nxt)
+        return nxt
+
+    def _aim(self, seat: int) -> int:
+        """The next *other* player of ``seat`` to take a turn: the first seat after it that no
+        jack passes over, else (every other seat is passed over) the next one."""
+        other = self._next_active(seat)
+        while other in self._skipping:
+            other = self._next_active(other)
+            if other == seat:
+                return self._next_active(seat)
+        return other
 
     def _go_out(self, seat: int, events: list[Event]) -> None:
         self._finished.append(seat)
@@ -323,7 +339,7 @@ class OneCardState(Game):
         elif self._n_active == 1:
             self._last_one(events)
         else:
-            self._turn = self._next_active(seat)
+            self._turn = self._pass(seat)
 
     def _last_one(self, events: list[Event]) -> None:
         """One player is left: with ``ranking`` the finishing order is complete; without it,
@@ -346,6 +362,8 @@ class OneCardState(Game):
         self._active[seat] = False
         self._n_active -= 1
         self._bankrupt.append(seat)
+        if seat in self._skipping:
+            self._skipping.remove(seat)
         data: WireMap = {
             "seat": seat,
             "reason": reason,
@@ -370,7 +388,9 @@ class OneCardState(Game):
             self._fresh = []
             if self._phase is _AFTER:
                 self._phase = _PLAY
-            self._turn = self._next_active(seat)
+            self._turn = self._pass(seat)
+        if self._target == seat:  # a pending attack stays for the next player in turn
+            self._target = self._aim(seat)
 
     def _finish(self, outcome: Outcome, events: list[Event]) -> None:
         self._outcome = outcome
@@ -378,6 +398,7 @@ class OneCardState(Game):
         self._window = None
         self._owed = []
         self._fresh = []
+        self._skipping = []
         events.append(Event("game_over", outcome.to_wire()))
 
     def _settle(self, events: list[Event]) -> None:
@@ -439,11 +460,15 @@ class OneCardState(Game):
                 if self._phase is _OVER:
                     return
 
+    def _faced(self) -> int:
+        """The damage the seat to act faces: the pending damage if it is that seat's to face."""
+        return self._damage if self._target == self._turn else 0
+
     def _announce_turn(self, events: list[Event]) -> None:
         if self._phase is _OVER or self._request is not None:
             return
         data: WireMap = {"seat": self._turn, "phase": self._phase.value}
-        if self._damage:
+        if self._faced():
             data["damage"] = self._damage
         events.append(Event("turn", data))
 
@@ -467,7 +492,9 @@ class OneCardState(Game):
             "top": None if top is None else top.code,
             "suit": None if self._suit is None else self._suit.value,
             "damage": self._damage,
+            "target": self._target,
             "extra_turns": self._extra,
+            "skipping": list(self._skipping),
             "discards": [c.code for c in self._discards],
             "stock": 0 if self._phase is _DEAL else len(self._stock) - self._pos,
             "stream": self._stream,

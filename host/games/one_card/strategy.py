@@ -55,7 +55,8 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     hand = cards_in(view.get("hand"))
     active = len(view.get("hand_counts") or ()) - len(view.get("finished") or ())
     active -= len(view.get("bankrupt") or ())
-    pending = int(view.get("damage") or 0)
+    faced = view.get("target") in (None, view.get("seat"))  # our own attack is not faced
+    pending = int(view.get("damage") or 0) if faced else 0
     options = view.get("options") or {}
     limit = int(options.get("bankrupt_at") or 0)
     victim = _next_hand(view)
