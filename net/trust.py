@@ -44,6 +44,7 @@ from urllib.parse import quote, unquote
 import platformdirs
 import trio
 
+from net.address import join_target
 from net.session import ClientSession, Disconnected, open_session
 
 __all__ = [
@@ -88,23 +89,28 @@ class HostKeyChanged(TrustError):
             f"{key} HAS CHANGED! Someone could be eavesdropping on you right now "
             "(a man-in-the-middle attack), or the host's certificate was replaced. "
             f"Pinned fingerprint {pinned}, the host now presents {seen}. "
-            f"Refusing to connect. If the host really changed, remove the line for {key} "
-            f"from {path}."
+            f"Refusing to connect. If the host really changed (its own screen shows {seen}), "
+            f"remove every line holding {pinned} from {path} (a pin belongs to the host's "
+            "certificate, at any of its addresses)."
         )
 
 
 class NotTheAdvertisedHost(HostKeyChanged):
     """A host found on the LAN presents a certificate other than the one its advertisement (or
-    a pinned host of its name) says: another machine is using the host's name."""
+    a pinned host of its name) says: another machine is using the host's name, or the host
+    has a new certificate. The message names both fingerprints and what to do: compare the
+    one seen with the host's screen and join it by ``target`` (``host:port``, an IPv6 address
+    in brackets), which trusts it on purpose."""
 
-    def __init__(self, key: str, name: str, claimed: str, seen: str, why: str) -> None:
+    def __init__(
+        self, key: str, name: str, claimed: str, seen: str, why: str, *, target: str, maybe: str
+    ) -> None:
         self.key, self.pinned, self.seen, self.path = key, claimed, seen, None
         TrustError.__init__(
             self,
-            f"WARNING: the host advertised on the LAN as {name!r} answers at {key} with the "
-            f"fingerprint {seen}, but {why} {claimed}: another machine may be using its name. "
-            f"Refusing to connect. If you trust the host at {key}, join it by address: "
-            f"onecard join {key}",
+            f"WARNING: the host advertised on the LAN as {name!r} answers at {target} with the "
+            f"fingerprint {seen}, but {why} {claimed}: {maybe}. Refusing to connect. If the "
+            f"host's own screen shows {seen}, join it by address: onecard join {target}",
         )
 
 
@@ -372,7 +378,8 @@ async def open_stream(
     if expect is not None:
         return Connected(stream, seen, False, key)
     known = bool(store.addresses(seen))
-    refusal = _advertised_refusal(store, key, seen, advertised, known=known)
+    target = join_target(address, port)
+    refusal = _advertised_refusal(store, key, seen, advertised, known=known, target=target)
     if refusal is not None:
         await trio.aclose_forcefully(stream)
         raise refusal
@@ -383,21 +390,36 @@ async def open_stream(
 
 
 def _advertised_refusal(
-    store: KnownHosts, key: str, seen: str, advertised: Advertised | None, *, known: bool
+    store: KnownHosts,
+    key: str,
+    seen: str,
+    advertised: Advertised | None,
+    *,
+    known: bool,
+    target: str,
 ) -> NotTheAdvertisedHost | None:
-    """Why the host at ``key`` is not the one its advertisement claims, if it is not."""
+    """Why the host at ``key`` (``target`` for ``onecard join``) is not the one its
+    advertisement claims, if it is not."""
     if advertised is None:
         return None
     if advertised.fp and not advertised.matches(seen):
+        maybe = "another machine may be answering in its place"
+        why = "its advertisement claims"
         return NotTheAdvertisedHost(
-            key, advertised.name, advertised.shown, seen, "its advertisement claims"
+            key, advertised.name, advertised.shown, seen, why, target=target, maybe=maybe
         )
     if not known:
         taken = [(k, fp) for k, fp in store.named(advertised.name) if fp.lower() != seen.lower()]
         if taken:
             where, fp = taken[0]
             why = f"the host of that name you joined before (at {where}) is pinned with"
-            return NotTheAdvertisedHost(key, advertised.name, fp, seen, why)
+            maybe = (
+                "another machine may be using its name, or that host has a new certificate "
+                "(its data directory was deleted or replaced)"
+            )
+            return NotTheAdvertisedHost(
+                key, advertised.name, fp, seen, why, target=target, maybe=maybe
+            )
     return None
 
 
