@@ -20,8 +20,8 @@ line also records the name the host gave in ``welcome`` (:meth:`Connected.confir
 found on the LAN (:mod:`net.discover`) is opened with ``advertised`` (:class:`Advertised`): its
 certificate must match the fingerprint its advertisement claims (:class:`NotTheAdvertisedHost`
 names both), and a certificate pinned nowhere must not come from a host advertising the name
-of a pinned one (another machine taking its name, :class:`NotTheAdvertisedHost` again); join
-it by address to trust it on purpose.
+of a pinned one, or a name that reads the same (:func:`same_name`): another machine taking
+its name, :class:`NotTheAdvertisedHost` again; join it by address to trust it on purpose.
 
 The known_hosts file is plain text under ``platformdirs.user_config_dir("onecard")``
 (``ONECARD_KNOWN_HOSTS`` or an explicit path overrides it; tests use a temporary file), one
@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import os
 import ssl
+import unicodedata
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -61,6 +62,7 @@ __all__ = [
     "handshake_failure",
     "host_session",
     "open_stream",
+    "same_name",
 ]
 
 #: environment variable naming the known_hosts file
@@ -213,8 +215,11 @@ class KnownHosts:
         return [k for k, (v, _) in self._load().items() if v.lower() == fp and "#" not in k]
 
     def named(self, name: str) -> list[tuple[str, str]]:
-        """The pins (address, fingerprint) of hosts that gave ``name`` in their ``welcome``."""
-        return [(k, v) for k, (v, n) in self._load().items() if n == name]
+        """The pins (address, fingerprint) of hosts that gave ``name`` in their ``welcome``, or
+        a name that reads the same (:func:`same_name`)."""
+        return [
+            (k, v) for k, (v, n) in self._load().items() if n is not None and same_name(n, name)
+        ]
 
     def deal_key(self, key: str) -> bytes | None:
         """The deal-signing key pinned for ``key`` (``host:port``), or None; an address pinned
@@ -252,6 +257,22 @@ class KnownHosts:
             self.path.write_text(body, encoding="utf-8")
         except OSError as exc:
             raise TrustError(f"cannot write {self.path}: {exc}") from exc
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two host names read the same to a person picking from a list: compared in
+    Unicode's compatibility form, case-blind, without spaces or invisible characters (a fake
+    host that adds a space or a zero-width character to a pinned host's name is no new name).
+
+    >>> same_name("Den", " den\u200b"), same_name("Den", "Ｄｅｎ"), same_name("Den", "Den 2")
+    (True, True, False)
+    """
+    return _reading(a) == _reading(b)
+
+
+def _reading(name: str) -> str:
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "ZC")
 
 
 def _line(key: str, value: str, name: str | None) -> str:

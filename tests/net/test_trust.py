@@ -279,3 +279,22 @@ async def test_a_refusal_names_the_address_to_join_with_ipv6_in_brackets(
     message = str(caught.value)
     assert message.endswith(f"onecard join [::1]:{port}") and "a new certificate" in message
     assert "(at 10.0.0.2:7531)" in message and "\n" not in message
+
+
+async def test_a_name_that_only_looks_new_is_no_way_round_the_pinned_names_check(
+    serve_tls: Serve, tmp_path: Path
+) -> None:
+    """A fake that adds a space, a zero-width character or capitals to a pinned host's name
+    reads the same in the LAN list: it is refused like one using the name itself."""
+    port = await _tls_server(serve_tls, [])
+    seen = await _fingerprint(port, tmp_path)
+    pins = KnownHosts(tmp_path / "known_hosts")
+    pins.pin("10.0.0.2:7531", format_fingerprint(b"the real host"), name="Den")
+    for lookalike in ("Den ", "DEN", "D\u200ben", "\uff24en"):
+        fake = Advertised(lookalike, fingerprint_prefix(seen))
+        with pytest.raises(NotTheAdvertisedHost):
+            await open_stream("127.0.0.1", port, known_hosts=pins, pin=False, advertised=fake)
+    other = await open_stream(
+        "127.0.0.1", port, known_hosts=pins, pin=False, advertised=Advertised("Den 2", "")
+    )
+    await other.stream.aclose()
