@@ -93,6 +93,7 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
                 else:
                     click.echo(f"TLS fingerprint: {info.fingerprint}")
                 click.echo(f"fair-dealing key: {info.signing_key_fingerprint}")
+                click.echo(f"host name: {config.name} (players see it; --name changes it)")
                 click.echo(f"data directory: {config.data_dir}")
                 if config.advertise and not info.advertised:
                     click.echo("not advertised on the LAN: it listens on a loopback address only")
