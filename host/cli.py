@@ -36,7 +36,7 @@ from host.bots import TableFinished, run_bots
 from host.cheats import CheatKind, banner
 from host.datadir import DataDirDamaged, DataDirError
 from host.gc_tuning import keep_full_collections_short
-from host.identity import IdentityError, IdentityUnreadable
+from host.identity import IdentityError, IdentityUnreadable, default_host_name
 from host.lobby import MAX_TABLES
 from host.logs import SafeText
 from host.server import (
@@ -93,6 +93,7 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
                 else:
                     click.echo(f"TLS fingerprint: {info.fingerprint}")
                 click.echo(f"fair-dealing key: {info.signing_key_fingerprint}")
+                click.echo(f"host name: {config.name} (players see it; --name changes it)")
                 click.echo(f"data directory: {config.data_dir}")
                 if config.advertise and not info.advertised:
                     click.echo("not advertised on the LAN: it listens on a loopback address only")
@@ -119,7 +120,13 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
     default=None,
     help="Where keys, the database and hand records live (default: the user data dir).",
 )
-@click.option("--name", default="onecard host", show_default=True, help="Host display name.")
+@click.option(
+    "--name",
+    default=default_host_name(),
+    show_default=True,
+    help="Host display name, shown in the LAN list and to players (at most 32 characters; "
+    "by default 'onecard on' and this machine's name): give each host on a LAN its own.",
+)
 @click.option("--insecure", is_flag=True, help="Plain TCP instead of TLS 1.3 (trusted LANs only).")
 @click.option(
     "--turn-timer",

@@ -133,7 +133,7 @@ def records_dir(session: Path) -> Path:
     return session / RECORDS_DIR
 
 
-def new_play_dir(base: Path, *, name: str = "onecard host") -> Path:
+def new_play_dir(base: Path, *, name: str | None = None) -> Path:
     """A fresh host data directory for one ``play`` session, sharing ``base``'s identity.
 
     The identity is created in ``base`` first if it is missing (``name`` goes into a new

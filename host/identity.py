@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import os
+import socket
 import ssl
 import tempfile
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ from cryptography.x509.oid import NameOID
 from host.datadir import IDENTITY_LOCK_FILE, locked
 from host.filemodes import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tighten
 from net.trust import format_fingerprint
+from protocol.limits import MAX_NAME_LEN
 
 __all__ = [
     "CERT_FILE",
@@ -43,6 +45,7 @@ __all__ = [
     "HostIdentity",
     "IdentityError",
     "IdentityUnreadable",
+    "default_host_name",
     "load_or_create_identity",
 ]
 
@@ -53,6 +56,34 @@ SIGNING_KEY_FILE = "signing-key.pem"
 LOCK_FILE = IDENTITY_LOCK_FILE
 #: how long the self-signed certificate is valid
 CERT_LIFETIME = datetime.timedelta(days=20 * 365)
+
+
+#: the host's name where the machine's own name is of no use
+FALLBACK_HOST_NAME = "onecard host"
+_NAME_PREFIX = "onecard on "
+
+
+def default_host_name(machine: str | None = None) -> str:
+    """The host's display name when none is given: ``onecard on`` and the machine's name
+    (``socket.gethostname()`` up to its first dot), so that two hosts on one LAN differ with no
+    configuration: clients keep a host's name with its pin, and refuse a new certificate
+    under a pinned host's name (:mod:`net.trust`). Printable and within the protocol's name
+    length; ``onecard host`` where the machine has no usable name.
+
+    >>> default_host_name("den-pc.example.org"), default_host_name("localhost")
+    ('onecard on den-pc', 'onecard host')
+    >>> default_host_name("a-very-long-machine-name-indeed")
+    'onecard on a-very-long-machine-n'
+    """
+    if machine is None:
+        try:
+            machine = socket.gethostname()
+        except OSError:
+            machine = ""
+    label = "".join(ch for ch in machine.split(".")[0] if ch.isprintable() and not ch.isspace())
+    if not label or label.lower() == "localhost":
+        return FALLBACK_HOST_NAME
+    return (_NAME_PREFIX + label)[:MAX_NAME_LEN]
 
 
 class IdentityError(Exception):
@@ -197,8 +228,9 @@ def _reason(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def load_or_create_identity(data_dir: Path, *, name: str = "onecard host") -> HostIdentity:
-    """Load the host identity from ``data_dir``, creating any missing part.
+def load_or_create_identity(data_dir: Path, *, name: str | None = None) -> HostIdentity:
+    """Load the host identity from ``data_dir``, creating any missing part (a new certificate
+    names ``name``, by default :func:`default_host_name`).
 
     Raises:
         IdentityUnreadable: a file exists but is unreadable or of the wrong kind.
@@ -208,7 +240,7 @@ def load_or_create_identity(data_dir: Path, *, name: str = "onecard host") -> Ho
     data_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     with _identity_lock(data_dir):
         try:
-            return _load_or_create(data_dir, name)
+            return _load_or_create(data_dir, name or default_host_name())
         except OSError as exc:  # reading errors are IdentityUnreadable already
             raise IdentityError(
                 f"cannot create the host identity in {data_dir}: {exc.strerror or exc}"

@@ -50,7 +50,7 @@ from host.bots import BotPlayer
 from host.cheats import CheatKind
 from host.connection import CLOSE_FLUSH_TIMEOUT, ClientConnection, server_closing
 from host.datadir import hold_data_dir
-from host.identity import HostIdentity, load_or_create_identity
+from host.identity import HostIdentity, default_host_name, load_or_create_identity
 from host.lobby import HOSTED_BOT_PREFIX, MAX_TABLES, Lobby
 from host.logs import get_logger
 from host.store import Store
@@ -102,7 +102,8 @@ class HostConfig:
     data_dir: Path
     bind: str | None = None  #: None: every interface
     port: int = DEFAULT_PORT  #: 0: any free port
-    name: str = "onecard host"
+    #: shown in the LAN list and ``welcome``: ``onecard on`` and the machine's name
+    name: str = field(default_factory=default_host_name)
     insecure: bool = False  #: plain TCP instead of TLS 1.3
     #: seconds per turn (a table may ask for its own, or none), None: no timer
     turn_timer: float | None = DEFAULT_TURN_TIMER

@@ -15,8 +15,10 @@ waits ``WELCOME_TIMEOUT`` for ``welcome`` and then runs two tasks while the call
   :attr:`ClientSession.pushes` (:class:`PushQueue`). While no request waits for its reply, a
   consumer that stops reading slows the reader down at ``PUSH_QUEUE`` unread pushes instead of
   growing memory; while one waits, the reader reads on (the reply may be behind the pushes:
-  after ``ready``, section 2.4), up to ``PUSH_FLOOD`` unread pushes or ``PUSH_FLOOD_BYTES``, past
-  which the host is flooding and the session ends with that reason. A message of a type we do
+  after ``ready``, section 2.4), up to ``PUSH_FLOOD`` unread pushes or ``PUSH_FLOOD_BYTES`` of
+  memory held by those past ``PUSH_QUEUE`` (:func:`weight`: a decoded push takes 3 to 50 times
+  its size on the wire), past which the host is flooding and the session ends with that
+  reason. A message of a type we do
   not know (a newer host) or with a bad field is answered with a non-fatal ``error`` and skipped
   (PROTOCOL.md section 1). Our pings get pongs, so a host silent for ``IDLE_TIMEOUT_S`` is
   taken for gone. With ``keep`` every received message is also kept in ``session.received``;
@@ -36,6 +38,7 @@ import dataclasses
 import itertools
 import logging
 import math
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -69,6 +72,7 @@ __all__ = [
     "first_leaf",
     "leaves",
     "open_session",
+    "weight",
 ]
 
 log = logging.getLogger(__name__)
@@ -84,7 +88,8 @@ WELCOME_TIMEOUT = 15.0
 PUSH_QUEUE = 512
 #: unread pushes past which the host is taken for flooding (a reply awaited behind them)
 PUSH_FLOOD = 50_000
-#: bytes of unread pushes past which the host is taken for flooding
+#: bytes of memory (:func:`weight`) held by the unread pushes past ``PUSH_QUEUE`` beyond which
+#: the host is taken for flooding
 PUSH_FLOOD_BYTES = 64 * 1024 * 1024
 
 
@@ -101,8 +106,32 @@ class Disconnected(trio.BrokenResourceError):
     """The connection ended while a request waited for its reply (or before ``welcome``)."""
 
 
+def weight(msg: Message) -> int:
+    """The bytes of memory a decoded message holds, estimated (``sys.getsizeof`` of it and of
+    every container, key and value in its fields): what a flood of pushes costs, 3 to 50 times
+    its size on the wire (a thousand one-key maps in 4 kB take 200 kB).
+
+    >>> from protocol.messages import Pong
+    >>> 50 < weight(Pong()) < 1000
+    True
+    """
+    return sys.getsizeof(msg) + sum(_held(getattr(msg, f.name)) for f in dataclasses.fields(msg))
+
+
+def _held(value: object) -> int:
+    total = sys.getsizeof(value)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            total += _held(key) + _held(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            total += _held(item)
+    return total
+
+
 class PushQueue(trio.abc.ReceiveChannel[Message]):
-    """The pushes received and not read yet, in order, with their count and size on the wire.
+    """The pushes received and not read yet, in order, with their count and the memory they
+    hold (as the reader weighed them: :func:`weight`; a push it did not weigh counts 0).
 
     The reader puts them in without waiting (:meth:`put`) and decides itself when to wait for
     room (:meth:`wait_room`); the consumer reads them like any trio channel (``async for``).
@@ -112,11 +141,11 @@ class PushQueue(trio.abc.ReceiveChannel[Message]):
     def __init__(self) -> None:
         self._send, self._receive = trio.open_memory_channel[tuple[Message, int]](math.inf)
         self.count = 0  #: pushes not read yet
-        self.bytes = 0  #: their size on the wire
+        self.bytes = 0  #: the memory they hold, as weighed
         self._room = trio.Event()
 
-    def put(self, msg: Message, size: int) -> None:
-        """Add one push (``size`` bytes on the wire).
+    def put(self, msg: Message, size: int = 0) -> None:
+        """Add one push (holding ``size`` bytes of memory).
 
         Raises:
             trio.ClosedResourceError: the session has ended.
@@ -185,7 +214,6 @@ class ClientSession:
         self._waiters: dict[int, _Waiter] = {}
         self._send_lock = trio.Lock()
         self.pushes = PushQueue()
-        self._fed = 0  #: bytes received so far (a message's size: how far they got consumed)
         self.closed = trio.Event()
         #: why the connection ended, for humans (set when ``closed`` is)
         self.closed_reason = ""
@@ -284,7 +312,6 @@ class ClientSession:
                 waiter.event.set()
 
     async def _reader(self) -> None:
-        consumed = 0  # bytes of the messages taken so far
         try:
             while True:
                 try:
@@ -302,17 +329,14 @@ class ClientSession:
                         self._close("the host closed the connection")
                         return
                     self.proto.receive_data(bytes(data))
-                    self._fed += len(data)
                     continue
                 assert isinstance(msg, Message)
-                size = self._fed - self.proto.buffered_bytes - consumed
-                consumed += size
                 if self.received is not None:
                     self.received.append(msg)
                 if isinstance(msg, Ping):
                     await self.send(msg.response())
                     continue
-                if await self._deliver(msg, size):
+                if await self._deliver(msg):
                     return
         except trio.TooSlowError:
             self._close(f"the host sent nothing for {IDLE_TIMEOUT_S} seconds")
@@ -330,8 +354,8 @@ class ClientSession:
         with suppress(Disconnected):
             await self.send(self.proto.error_reply(exc))
 
-    async def _deliver(self, msg: Message, size: int = 0) -> bool:
-        """Route one message (``size`` bytes on the wire); True when it ends the session."""
+    async def _deliver(self, msg: Message) -> bool:
+        """Route one message; True when it ends the session."""
         waiter = self._waiters.get(msg.re) if isinstance(msg.re, int) else None
         answered = waiter is not None and not waiter.done
         if waiter is not None and answered:
@@ -355,13 +379,14 @@ class ClientSession:
         if answered and not isinstance(msg, tm.Joined | tm.Resumed):
             return False  # a reply; joined and resumed also go to the table loop
         try:
-            self.pushes.put(msg, size)
+            # weighed only past PUSH_QUEUE (the flood path: it costs half a decode)
+            self.pushes.put(msg, weight(msg) if self.pushes.count >= PUSH_QUEUE else 0)
         except trio.ClosedResourceError:
             return True
         if self.pushes.count > PUSH_FLOOD or self.pushes.bytes > PUSH_FLOOD_BYTES:
             self._close(
                 f"the host sent more than {PUSH_FLOOD:,} messages or {PUSH_FLOOD_BYTES >> 20} MiB "
-                "that were not read yet: a flood, disconnecting"
+                "of them before its reply: a flood, disconnecting"
             )
             return True
         while (

@@ -20,8 +20,8 @@ line also records the name the host gave in ``welcome`` (:meth:`Connected.confir
 found on the LAN (:mod:`net.discover`) is opened with ``advertised`` (:class:`Advertised`): its
 certificate must match the fingerprint its advertisement claims (:class:`NotTheAdvertisedHost`
 names both), and a certificate pinned nowhere must not come from a host advertising the name
-of a pinned one (another machine taking its name, :class:`NotTheAdvertisedHost` again); join
-it by address to trust it on purpose.
+of a pinned one, or a name that reads the same (:func:`same_name`): another machine taking
+its name, :class:`NotTheAdvertisedHost` again; join it by address to trust it on purpose.
 
 The known_hosts file is plain text under ``platformdirs.user_config_dir("onecard")``
 (``ONECARD_KNOWN_HOSTS`` or an explicit path overrides it; tests use a temporary file), one
@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import os
 import ssl
+import unicodedata
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from urllib.parse import quote, unquote
 import platformdirs
 import trio
 
+from net.address import join_target
 from net.session import ClientSession, Disconnected, open_session
 
 __all__ = [
@@ -60,6 +62,7 @@ __all__ = [
     "handshake_failure",
     "host_session",
     "open_stream",
+    "same_name",
 ]
 
 #: environment variable naming the known_hosts file
@@ -88,23 +91,28 @@ class HostKeyChanged(TrustError):
             f"{key} HAS CHANGED! Someone could be eavesdropping on you right now "
             "(a man-in-the-middle attack), or the host's certificate was replaced. "
             f"Pinned fingerprint {pinned}, the host now presents {seen}. "
-            f"Refusing to connect. If the host really changed, remove the line for {key} "
-            f"from {path}."
+            f"Refusing to connect. If the host really changed (its own screen shows {seen}), "
+            f"remove every line holding {pinned} from {path} (a pin belongs to the host's "
+            "certificate, at any of its addresses)."
         )
 
 
 class NotTheAdvertisedHost(HostKeyChanged):
     """A host found on the LAN presents a certificate other than the one its advertisement (or
-    a pinned host of its name) says: another machine is using the host's name."""
+    a pinned host of its name) says: another machine is using the host's name, or the host
+    has a new certificate. The message names both fingerprints and what to do: compare the
+    one seen with the host's screen and join it by ``target`` (``host:port``, an IPv6 address
+    in brackets), which trusts it on purpose."""
 
-    def __init__(self, key: str, name: str, claimed: str, seen: str, why: str) -> None:
+    def __init__(
+        self, key: str, name: str, claimed: str, seen: str, why: str, *, target: str, maybe: str
+    ) -> None:
         self.key, self.pinned, self.seen, self.path = key, claimed, seen, None
         TrustError.__init__(
             self,
-            f"WARNING: the host advertised on the LAN as {name!r} answers at {key} with the "
-            f"fingerprint {seen}, but {why} {claimed}: another machine may be using its name. "
-            f"Refusing to connect. If you trust the host at {key}, join it by address: "
-            f"onecard join {key}",
+            f"WARNING: the host advertised on the LAN as {name!r} answers at {target} with the "
+            f"fingerprint {seen}, but {why} {claimed}: {maybe}. Refusing to connect. If the "
+            f"host's own screen shows {seen}, join it by address: onecard join {target}",
         )
 
 
@@ -207,8 +215,11 @@ class KnownHosts:
         return [k for k, (v, _) in self._load().items() if v.lower() == fp and "#" not in k]
 
     def named(self, name: str) -> list[tuple[str, str]]:
-        """The pins (address, fingerprint) of hosts that gave ``name`` in their ``welcome``."""
-        return [(k, v) for k, (v, n) in self._load().items() if n == name]
+        """The pins (address, fingerprint) of hosts that gave ``name`` in their ``welcome``, or
+        a name that reads the same (:func:`same_name`)."""
+        return [
+            (k, v) for k, (v, n) in self._load().items() if n is not None and same_name(n, name)
+        ]
 
     def deal_key(self, key: str) -> bytes | None:
         """The deal-signing key pinned for ``key`` (``host:port``), or None; an address pinned
@@ -246,6 +257,22 @@ class KnownHosts:
             self.path.write_text(body, encoding="utf-8")
         except OSError as exc:
             raise TrustError(f"cannot write {self.path}: {exc}") from exc
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two host names read the same to a person picking from a list: compared in
+    Unicode's compatibility form, case-blind, without spaces or invisible characters (a fake
+    host that adds a space or a zero-width character to a pinned host's name is no new name).
+
+    >>> same_name("Den", " den\u200b"), same_name("Den", "Ｄｅｎ"), same_name("Den", "Den 2")
+    (True, True, False)
+    """
+    return _reading(a) == _reading(b)
+
+
+def _reading(name: str) -> str:
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "ZC")
 
 
 def _line(key: str, value: str, name: str | None) -> str:
@@ -372,7 +399,8 @@ async def open_stream(
     if expect is not None:
         return Connected(stream, seen, False, key)
     known = bool(store.addresses(seen))
-    refusal = _advertised_refusal(store, key, seen, advertised, known=known)
+    target = join_target(address, port)
+    refusal = _advertised_refusal(store, key, seen, advertised, known=known, target=target)
     if refusal is not None:
         await trio.aclose_forcefully(stream)
         raise refusal
@@ -383,21 +411,36 @@ async def open_stream(
 
 
 def _advertised_refusal(
-    store: KnownHosts, key: str, seen: str, advertised: Advertised | None, *, known: bool
+    store: KnownHosts,
+    key: str,
+    seen: str,
+    advertised: Advertised | None,
+    *,
+    known: bool,
+    target: str,
 ) -> NotTheAdvertisedHost | None:
-    """Why the host at ``key`` is not the one its advertisement claims, if it is not."""
+    """Why the host at ``key`` (``target`` for ``onecard join``) is not the one its
+    advertisement claims, if it is not."""
     if advertised is None:
         return None
     if advertised.fp and not advertised.matches(seen):
+        maybe = "another machine may be answering in its place"
+        why = "its advertisement claims"
         return NotTheAdvertisedHost(
-            key, advertised.name, advertised.shown, seen, "its advertisement claims"
+            key, advertised.name, advertised.shown, seen, why, target=target, maybe=maybe
         )
     if not known:
         taken = [(k, fp) for k, fp in store.named(advertised.name) if fp.lower() != seen.lower()]
         if taken:
             where, fp = taken[0]
             why = f"the host of that name you joined before (at {where}) is pinned with"
-            return NotTheAdvertisedHost(key, advertised.name, fp, seen, why)
+            maybe = (
+                "another machine may be using its name, or that host has a new certificate "
+                "(its data directory was deleted or replaced)"
+            )
+            return NotTheAdvertisedHost(
+                key, advertised.name, fp, seen, why, target=target, maybe=maybe
+            )
     return None
 
 

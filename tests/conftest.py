@@ -87,6 +87,17 @@ StartHost = Callable[..., Awaitable[HostInfo]]
 
 
 @pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The common umask, whatever the test runner's: new files 0644, directories 0755, so a
+    file the host forgot to make private comes out open."""
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+@pytest.fixture
 def start_host(nursery: trio.Nursery, tmp_path: Path) -> StartHost:
     async def start(**overrides: Any) -> HostInfo:
         fields: dict[str, Any] = {

@@ -31,6 +31,7 @@ MODULES = [
     "host.games.one_card.engine",
     "host.games.presentation",
     "host.connection",
+    "host.identity",
     "protocol.cards",
     "protocol.decks",
     "protocol.connection",

@@ -7,6 +7,7 @@ installing anything.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -50,6 +51,30 @@ def test_the_developers_targets_install_the_test_and_dev_extras(
 ) -> None:
     commands = dry_run(tmp_path, target)
     assert installs(commands) == ["-e '.[test,dev]'"], commands  # once: straight from the venv
+
+
+def _installed(tmp_path: Path, *stamps: str) -> None:
+    """As if the make rules of ``stamps`` had run (newer than pyproject.toml)."""
+    (tmp_path / ".venv").mkdir(exist_ok=True)
+    later = (tmp_path / "pyproject.toml").stat().st_mtime + 10
+    for stamp in stamps:
+        (tmp_path / ".venv" / stamp).touch()
+        os.utime(tmp_path / ".venv" / stamp, (later, later))
+
+
+@needs_make
+def test_make_test_after_make_play_adds_the_extras_and_make_play_after_make_test_none(
+    tmp_path: Path,
+) -> None:
+    """One clone, both targets: ``make play`` (runtime stamp only) then ``make test`` installs
+    the test and dev extras; ``make test`` (both stamps) then ``make play`` installs nothing."""
+    dry_run(tmp_path, "play")
+    _installed(tmp_path, ".runtime-stamp")
+    assert installs(dry_run(tmp_path, "play")) == []
+    assert installs(dry_run(tmp_path, "test")) == ["-e '.[test,dev]'"]
+    _installed(tmp_path, ".runtime-stamp", ".installed-stamp")
+    assert installs(dry_run(tmp_path, "play")) == []
+    assert installs(dry_run(tmp_path, "test")) == []
 
 
 def test_readme_opens_with_how_to_play() -> None:

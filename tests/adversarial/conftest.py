@@ -32,7 +32,7 @@ import functools
 import os
 import random
 import secrets
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -313,16 +313,6 @@ def raw_client(real_host: HostInfo) -> Callable[[], Any]:
 
 #: table settings as the lobby stores them
 META = {"game": "one", "seats": 3, "options": {"target": 1000}, "turn_timer": None, "name": ""}
-
-
-@pytest.fixture
-def umask_022() -> Iterator[None]:
-    """The common umask, whatever the test runner's: new files 0644, directories 0755."""
-    old = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(old)
 
 
 class Lab:

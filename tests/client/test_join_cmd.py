@@ -8,6 +8,7 @@ import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import trio
@@ -18,6 +19,7 @@ from client.join_cmd import join_command
 from client.json_ui import JsonUI
 from client.lobby import parse_lobby
 from client.table_loop import Quit
+from host.identity import default_host_name
 from net.session import Disconnected
 
 
@@ -154,7 +156,8 @@ async def test_a_onecard_host_is_pinned_after_its_welcome(
             address=f"127.0.0.1:{info.port}", name="Ann", known_hosts=known,
             state_dir=tmp_path / "state", json_mode=True,
         )  # fmt: skip
-    assert known.read_text() == f"127.0.0.1:{info.port} {info.fingerprint} name=onecard%20host\n"
+    named = quote(default_host_name(), safe="")  # the host's name, from its welcome
+    assert known.read_text() == f"127.0.0.1:{info.port} {info.fingerprint} name={named}\n"
 
 
 async def test_join_asks_for_a_rematch_and_says_whom_it_waits_for(

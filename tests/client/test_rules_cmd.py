@@ -31,6 +31,7 @@ KEY_RULES = {
     ],
     "black-jack": [
         "Players 2-10",
+        "A joker turned up cannot be matched",  # once only in a Reason, which players miss
         "Runs: instead of one card a player may play a run of consecutive ranks in one suit",
         "Queen: its player must cover it in the same turn",
         "Black jack (JS, JC): the next player picks up five",

@@ -67,6 +67,7 @@ async def test_an_insecure_host_prints_no_tls_fingerprint(
         os.kill(os.getpid(), signal.SIGINT)  # run_host's own way out: a graceful shutdown
     assert "no TLS (--insecure)" in out and "TLS fingerprint" not in out
     assert "fair-dealing key: " in out
+    assert f"host name: {host_config.name} (players see it" in out  # what the LAN list shows
 
 
 def test_bot_needs_exactly_one_of_table_and_create() -> None:

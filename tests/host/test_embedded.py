@@ -7,7 +7,6 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,16 +21,6 @@ from host.embedded import (
     sweep_play_dirs,
 )
 from host.identity import load_or_create_identity
-
-
-@pytest.fixture
-def umask_022() -> Iterator[None]:
-    """The common umask: files the host forgot to make private would come out 0644."""
-    old = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(old)
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 import ssl
 import stat
 import subprocess
@@ -18,11 +19,14 @@ from host.identity import (
     KEY_FILE,
     SIGNING_KEY_FILE,
     IdentityError,
+    default_host_name,
     load_or_create_identity,
 )
 from host.server import HostConfig, HostInfo, serve_host
 from net.session import open_session
 from net.trust import HostKeyChanged, open_stream
+from protocol.limits import MAX_NAME_LEN
+from protocol.messages import Welcome
 
 FINGERPRINT = re.compile(r"SHA256(:[0-9a-f]{2}){32}")
 
@@ -65,6 +69,49 @@ async def test_tls_host_serves_tls13_with_its_pinned_fingerprint(
     wrong = "SHA256:" + ":".join(["00"] * 32)
     with pytest.raises(HostKeyChanged, match="does not match"):
         await open_stream("127.0.0.1", info.port, expect=wrong, remember=False)
+
+
+@pytest.mark.parametrize(
+    ("machine", "expected"),
+    [
+        ("den-pc.example.org", "onecard on den-pc"),
+        ("Attic", "onecard on Attic"),
+        ("x" * 40, "onecard on " + "x" * 21),
+        ("caf\u00e9\tbar\x00.lan", "onecard on caf\u00e9bar"),
+        ("localhost", "onecard host"),
+        ("", "onecard host"),
+    ],
+)
+async def test_hosts_are_named_after_their_machine_by_default(
+    nursery: trio.Nursery,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    machine: str,
+    expected: str,
+) -> None:
+    """Two hosts on one LAN started without --name must differ: a client keeps a host's name
+    with its pin and refuses a new certificate under a pinned name (issue 25). The default
+    name is a valid ``welcome.host_name`` whatever the machine is called."""
+    monkeypatch.setattr(socket, "gethostname", lambda: machine)
+    assert default_host_name() == expected
+    assert len(expected) <= MAX_NAME_LEN
+    config = HostConfig(data_dir=tmp_path, bind="127.0.0.1", port=0, advertise=False)
+    assert config.name == expected
+    info: HostInfo = await nursery.start(serve_host, config)
+    connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint, remember=False)
+    async with open_session(connected.stream) as client:
+        assert isinstance(client.welcome, Welcome)
+        assert client.welcome.host_name == expected
+
+
+def test_a_machine_whose_name_cannot_be_read_gives_the_plain_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken() -> str:
+        raise OSError("no name")
+
+    monkeypatch.setattr(socket, "gethostname", broken)
+    assert default_host_name() == "onecard host"
 
 
 def test_first_starts_at_once_agree_on_one_identity(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import tracemalloc
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,6 +20,7 @@ import trio.testing
 import net.session as session_module
 import protocol.table_messages as tm
 from net.session import (
+    PUSH_FLOOD_BYTES,
     PUSH_QUEUE,
     WELCOME_TIMEOUT,
     ClientSession,
@@ -28,13 +30,24 @@ from net.session import (
     first_leaf,
     leaves,
     open_session,
+    weight,
 )
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode, RemoteProtocolError
-from protocol.framing import NEED_DATA, encode_frame
-from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S
+from protocol.framing import NEED_DATA, decode_body, encode_frame
+from protocol.limits import FRAME_HEADER_BYTES, HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S
 from protocol.lobby_messages import Ok
-from protocol.messages import Bye, Error, Hello, Message, Ping, Pong, ServerClosing, Welcome
+from protocol.messages import (
+    Bye,
+    Error,
+    Hello,
+    Message,
+    Ping,
+    Pong,
+    ServerClosing,
+    Welcome,
+    message_from_wire,
+)
 
 Reply = Callable[[int], Message]
 """builds one reply from the id of the request it answers"""
@@ -290,6 +303,58 @@ async def test_a_flood_past_the_limit_ends_the_session_with_the_reason(
         assert session.closed.is_set()
         # the pushes taken in before the end are still read, then the channel ends
         assert len([m async for m in session.pushes]) == PUSH_QUEUE + 101
+
+
+def _heavy_state(n: int) -> tm.StatePush:
+    """A legal push that is small on the wire (4 kB) and large decoded (a thousand maps)."""
+    legal = tuple({"a": i % 100} for i in range(1024))
+    view: dict[str, Any] = {}
+    return tm.StatePush(
+        table="t1",
+        seq=n,
+        game_no=1,
+        phase="play",
+        seat=0,
+        view=view,
+        legal=legal,
+        to_act=(0,),
+        turn_ms=None,
+    )
+
+
+def test_a_pushes_weight_is_the_memory_it_holds_not_its_size_on_the_wire() -> None:
+    """Decoded, the heavy push takes about 200 kB for 4 kB on the wire: the flood limit counts
+    that (within a factor of two of what tracemalloc sees)."""
+    wire = encode_frame(_heavy_state(1).to_wire())
+    tracemalloc.start()
+    try:
+        kept = [message_from_wire(decode_body(wire[FRAME_HEADER_BYTES:])) for _ in range(20)]
+        held, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    each = held / len(kept)
+    assert len(wire) < 5000 and each > 40 * len(wire)
+    assert each / 2 < weight(kept[0]) < each * 2
+
+
+def _heavy_reply(n: int, _re: int) -> Message:
+    return _heavy_state(n)
+
+
+async def test_a_flood_of_heavy_pushes_ends_the_session_by_the_memory_they_hold(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """64 MiB on the wire would hold gigabytes decoded: the limit is the memory held by the
+    pushes past PUSH_QUEUE (at about 200 kB each, some 330 of them), not their wire size."""
+    past = PUSH_FLOOD_BYTES // weight(_heavy_state(1)) + 10
+    flood: list[Reply] = [functools.partial(_heavy_reply, n) for n in range(1, PUSH_QUEUE + past)]
+    flood.append(lambda re: Ok(re=re))
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, *flood)
+        with pytest.raises(Disconnected, match="a flood, disconnecting"):
+            await session.request(tm.Ready(table="t1"))
+        assert PUSH_QUEUE < session.pushes.count < PUSH_QUEUE + past
+        nursery.cancel_scope.cancel()
 
 
 async def test_an_unknown_message_type_is_answered_and_skipped(

@@ -4,12 +4,15 @@ sent, and the known_hosts file keeps one line per host."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 import trio
 
+from host.identity import load_or_create_identity
 from net.discover import fingerprint_prefix
 from net.trust import (
     Advertised,
@@ -214,3 +217,84 @@ async def test_an_older_known_hosts_file_is_read_and_gets_the_hosts_name(
     )
     assert pins.named("Den room") == [(f"127.0.0.1:{port}", seen)]
     assert pins.deal_key(f"127.0.0.1:{port}") == bytes.fromhex("ab" * 32)
+
+
+async def test_a_host_with_a_new_certificate_is_told_how_to_proceed(
+    serve_tls: Serve, tmp_path: Path
+) -> None:
+    """The host's data directory was reset (a new certificate): the warning says to remove
+    every line of the old certificate, not one address's, and doing so lets the LAN menu's
+    host of that name be joined again (a line left at its other address would refuse it)."""
+    port = await _tls_server(serve_tls, [])
+    seen = await _fingerprint(port, tmp_path)
+    old = format_fingerprint(b"the certificate before the reset")
+    pins = KnownHosts(tmp_path / "known_hosts")
+    pins.pin(f"127.0.0.1:{port}", old, name="Den")
+    pins.pin("10.0.0.2:7531", old, name="Den")  # the same host, at its other address
+    ad = Advertised("Den", fingerprint_prefix(seen))
+    with pytest.raises(HostKeyChanged) as caught:
+        await open_stream("127.0.0.1", port, known_hosts=pins, pin=False, advertised=ad)
+    message = str(caught.value)
+    assert f"screen shows {seen}" in message
+    assert f"remove every line holding {old} from {pins.path}" in message
+    kept = [line for line in pins.path.read_text().splitlines() if old not in line]
+    pins.path.write_text("".join(f"{line}\n" for line in kept))
+    again = await open_stream("127.0.0.1", port, known_hosts=pins, pin=False, advertised=ad)
+    assert again.first_use
+    again.confirm("Den")
+    await again.stream.aclose()
+    assert pins.named("Den") == [(f"127.0.0.1:{port}", seen)]
+
+
+async def test_a_refusal_names_the_address_to_join_with_ipv6_in_brackets(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    """Both refusals of a discovered host end with a command that works as printed (an IPv6
+    address in brackets) and say when to use it: the host's own screen shows that fingerprint;
+    the pinned-name one says why a real host may be refused (a new certificate)."""
+    identity = load_or_create_identity(tmp_path / "tls-server")
+
+    async def handler(stream: trio.SSLStream[trio.SocketStream]) -> None:
+        with contextlib.suppress(trio.BrokenResourceError):
+            await stream.do_handshake()
+            await stream.receive_some(1)
+
+    serve = functools.partial(
+        trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(), host="::1"
+    )
+    listeners = await nursery.start(serve)
+    port = int(listeners[0].transport_listener.socket.getsockname()[1])
+    seen = identity.fingerprint
+    pins = KnownHosts(tmp_path / "known_hosts")
+    fake = Advertised("Den", "0123456789abcdef")
+    with pytest.raises(NotTheAdvertisedHost) as caught:
+        await open_stream("::1", port, known_hosts=pins, pin=False, advertised=fake)
+    message = str(caught.value)
+    assert message.endswith(f"screen shows {seen}, join it by address: onecard join [::1]:{port}")
+    assert "answering in its place" in message
+    pins.pin("10.0.0.2:7531", format_fingerprint(b"the host joined before"), name="Den")
+    named = Advertised("Den", fingerprint_prefix(seen))
+    with pytest.raises(NotTheAdvertisedHost) as caught:
+        await open_stream("::1", port, known_hosts=pins, pin=False, advertised=named)
+    message = str(caught.value)
+    assert message.endswith(f"onecard join [::1]:{port}") and "a new certificate" in message
+    assert "(at 10.0.0.2:7531)" in message and "\n" not in message
+
+
+async def test_a_name_that_only_looks_new_is_no_way_round_the_pinned_names_check(
+    serve_tls: Serve, tmp_path: Path
+) -> None:
+    """A fake that adds a space, a zero-width character or capitals to a pinned host's name
+    reads the same in the LAN list: it is refused like one using the name itself."""
+    port = await _tls_server(serve_tls, [])
+    seen = await _fingerprint(port, tmp_path)
+    pins = KnownHosts(tmp_path / "known_hosts")
+    pins.pin("10.0.0.2:7531", format_fingerprint(b"the real host"), name="Den")
+    for lookalike in ("Den ", "DEN", "D\u200ben", "\uff24en"):
+        fake = Advertised(lookalike, fingerprint_prefix(seen))
+        with pytest.raises(NotTheAdvertisedHost):
+            await open_stream("127.0.0.1", port, known_hosts=pins, pin=False, advertised=fake)
+    other = await open_stream(
+        "127.0.0.1", port, known_hosts=pins, pin=False, advertised=Advertised("Den 2", "")
+    )
+    await other.stream.aclose()
