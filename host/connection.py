@@ -131,9 +131,17 @@ class ClientConnection:
     """A connected client. Implements :class:`host.table.Conn`."""
 
     def __init__(
-        self, stream: trio.abc.Stream, lobby: Lobby, *, peer: str = "?", trusted: bool = False
+        self,
+        stream: trio.abc.Stream,
+        lobby: Lobby,
+        *,
+        peer: str = "?",
+        trusted: bool = False,
+        address: str | None = None,
     ) -> None:
         self.stream = stream
+        #: the peer's IP address (None: unknown, an in-memory stream): host bot limits count by it
+        self.address = address
         self.trusted = trusted  # in-process bots: no rate limit
         self.lobby = lobby
         self.peer = peer

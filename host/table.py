@@ -269,7 +269,9 @@ class Table:
             token = secrets.token_urlsafe(32)
             row = SeatRow(index, name, hash_token(token), bot)
             await self.store.put_seat(self.table_id, row)
-            self.book.sit(conn, SeatBook.new_seat(index, name, bot, row.token_hash))
+            new = SeatBook.new_seat(index, name, bot, row.token_hash)
+            new.first_game = self.runner.game_no + 1  # none runs now: the next is its first
+            self.book.sit(conn, new)
             self.clock.touch()
             conn.deliver(
                 [{"type": "joined", "table": self.table_id, "seat": index, "token": token,
@@ -362,6 +364,14 @@ class Table:
                 return None
             if conn.closed:  # gone while waiting for the lock: the seat stays as it is
                 return found.index
+            held = self.seat_of(conn)
+            if held is not None and held != found.index:
+                raise TableError(
+                    f"this connection already holds seat {held} at table {self.table_id}: one "
+                    f"connection plays one seat at a table (resume seat {found.index} from "
+                    "another connection)",
+                    code=ErrorCode.BAD_STATE,
+                )
             old = found.conn
             self.spectators.pop(conn, None)  # a seat sees its own view, not the public one
             self.book.attach(found, conn)
@@ -572,6 +582,11 @@ class Table:
             member.deliver([msg])
 
     def view_msgs(self, seat: int | None) -> list[WireMap]:
+        """The ``state`` for ``seat``: none for a seat whose occupant sat down after the last
+        game (its view would show the hand of whoever played that seat then)."""
+        s = None if seat is None else self.seats[seat]
+        if s is not None and s.first_game > self.runner.game_no:
+            return []
         return state_message(self.runner, seat)
 
     # ------------------------------------------------------------------ helpers
