@@ -162,25 +162,6 @@ class ClientConnection:
         self._closing = False
         self._closing_reason = ""
         self.closed = False
-        self._handlers: dict[type[Message], Callable[[Any], Awaitable[None]]] = {
-            Ping: self._on_ping,
-            tm.ListGames: self._on_list_games,
-            tm.ListTables: self._on_list_tables,
-            tm.CreateTable: self._on_create_table,
-            tm.Join: self._on_join,
-            tm.Leave: self._on_leave,
-            tm.Watch: self._on_watch,
-            tm.AddBot: self._on_add_bot,
-            tm.Ready: self._on_ready,
-            tm.Act: self._on_act,
-            tm.Explain: self._on_explain,
-            tm.FairCommit: self._on_fair_commit,
-            tm.FairReveal: self._on_fair_reveal,
-            tm.ListRecords: self._on_list_records,
-            tm.GetRecord: self._on_get_record,
-            tm.Resume: self._on_resume,
-            tm.ChatSay: self._on_chat,
-        }
 
     # ------------------------------------------------------------------ Conn
 
@@ -247,6 +228,9 @@ class ClientConnection:
             # at once, never waiting for a busy table's lock; every table, not only
             # self.tables, which a resume still in progress has not updated yet
             self.lobby.detach(self)
+            for table in self.tables.values():  # one the lobby dropped keeps no seat on us
+                table.detach(self)
+            self.tables.clear()  # a cycle less: the connection is freed as soon as it ends
             await trio.aclose_forcefully(self.stream)
 
     async def _writer(self) -> None:
@@ -385,7 +369,7 @@ class ClientConnection:
             self._rate.charge(spent / CPU_SECONDS_PER_TOKEN)
 
     async def _dispatch(self, msg: Message) -> None:
-        handler = self._handlers.get(type(msg))
+        handler = _HANDLERS.get(type(msg))
         if handler is None:
             if msg.TYPE in ("bye",):
                 raise _Close(None, "the client said bye")
@@ -402,7 +386,7 @@ class ClientConnection:
             )
             return
         try:
-            await handler(msg)
+            await handler(self, msg)
         except (ProtocolError, RulesError) as exc:
             code = exc.code if isinstance(exc.code, ErrorCode) else ErrorCode.INTERNAL
             self.deliver([self._error(code, exc.message, re=msg.id)])
@@ -559,6 +543,29 @@ class ClientConnection:
         if table is None:
             raise LocalProtocolError(f"you are not at table {table_id!r}", code=ErrorCode.BAD_STATE)
         return table
+
+
+#: each request type's handler; plain functions, not bound methods, so that a connection holds
+#: no reference to itself and is freed as soon as it ends (no cycle for the collector)
+_HANDLERS: dict[type[Message], Callable[[ClientConnection, Any], Awaitable[None]]] = {
+    Ping: ClientConnection._on_ping,
+    tm.ListGames: ClientConnection._on_list_games,
+    tm.ListTables: ClientConnection._on_list_tables,
+    tm.CreateTable: ClientConnection._on_create_table,
+    tm.Join: ClientConnection._on_join,
+    tm.Leave: ClientConnection._on_leave,
+    tm.Watch: ClientConnection._on_watch,
+    tm.AddBot: ClientConnection._on_add_bot,
+    tm.Ready: ClientConnection._on_ready,
+    tm.Act: ClientConnection._on_act,
+    tm.Explain: ClientConnection._on_explain,
+    tm.FairCommit: ClientConnection._on_fair_commit,
+    tm.FairReveal: ClientConnection._on_fair_reveal,
+    tm.ListRecords: ClientConnection._on_list_records,
+    tm.GetRecord: ClientConnection._on_get_record,
+    tm.Resume: ClientConnection._on_resume,
+    tm.ChatSay: ClientConnection._on_chat,
+}
 
 
 def server_closing(retry_after: int | None, reason: str) -> WireMap:
