@@ -260,12 +260,16 @@ def main() -> None:
         "--kind", choices=("heavy", "chat", "garbage", "hard-bots"), default="heavy"
     )
     parser.add_argument("--seats", type=int, default=2, help="hard-bots: seats per table")
+    parser.add_argument(
+        "--host-option", action="append", default=[], help="pass an option to onecard host"
+    )
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="onecard-attack-") as tmp:
         cmd = [
             sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", str(port),
             "--data-dir", tmp, "--insecure", "--no-advertise", "--bot-think", "0.2",
+            *args.host_option,
         ]  # fmt: skip
         host = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:

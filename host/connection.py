@@ -45,7 +45,7 @@ from host.games.base import RulesError, WireMap
 from host.logs import get_logger
 from host.ratelimit import TokenBucket
 from host.seating import spectator_name
-from protocol.connection import Connection, Role
+from protocol.connection import Connection, Role, State
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.framing import NEED_DATA
 from protocol.limits import (
@@ -265,7 +265,14 @@ class ClientConnection:
         try:
             return self.proto.send_map(item)
         except LocalProtocolError as exc:
-            log.error("%s: cannot send %s: %s", self.peer, item.get("type"), exc)
+            if self.proto.state in (State.CLOSED, State.ERROR):
+                # the peer broke the protocol (or the connection closed): what was still
+                # queued for it cannot go out. Its doing, not the host's: not an error here
+                log.info(
+                    "%s: not sent after the connection failed: %s", self.peer, item.get("type")
+                )
+            else:  # the host built a message it may not send: a bug
+                log.error("%s: cannot send %s: %s", self.peer, item.get("type"), exc)
             return b""
 
     async def _reader(self) -> None:

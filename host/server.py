@@ -55,7 +55,7 @@ from host.lobby import HOSTED_BOT_PREFIX, MAX_TABLES, BotLimits, Lobby
 from host.logs import get_logger
 from host.store import Store
 from host.table import ROUND_TIMEOUT, Table, TableError
-from host.thinking import Thinkers, ThinkingLimits
+from host.thinking import Thinkers, ThinkingLimits, open_thinkers
 from net.address import DEFAULT_PORT
 from net.session import RequestError, first_leaf, open_session
 from protocol.errors import ErrorCode
@@ -143,7 +143,13 @@ class HostInfo:
 class Host:
     """A running host: its lobby, connections and shutdown switch."""
 
-    def __init__(self, config: HostConfig, identity: HostIdentity, lobby: Lobby) -> None:
+    def __init__(
+        self,
+        config: HostConfig,
+        identity: HostIdentity,
+        lobby: Lobby,
+        thinkers: Thinkers | None = None,
+    ) -> None:
         self.config = config
         self.identity = identity
         self.lobby = lobby
@@ -155,7 +161,7 @@ class Host:
         self._shutdown = trio.Event()
         self.stopped = trio.Event()
         #: where the host's hard bots search: worker processes, never the event loop
-        self.thinkers = Thinkers(config.thinking)
+        self.thinkers = thinkers or Thinkers(config.thinking)
         lobby.spawn_bot = self._spawn_bot
 
     # ------------------------------------------------------------------ embedding helpers
@@ -503,7 +509,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
         raise
     host: Host | None = None
     try:
-        async with trio.open_nursery() as nursery:
+        async with open_thinkers(config.thinking) as thinkers, trio.open_nursery() as nursery:
             lobby = Lobby(
                 store=store,
                 signing_key=identity.signing_key,
@@ -517,7 +523,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                 cheat=config.cheat,
                 bot_limits=config.bot_limits,
             )
-            host = Host(config, identity, lobby)
+            host = Host(config, identity, lobby, thinkers)
             bots = await lobby.restore()
             listeners = _secure(config, identity, tcp)
             addresses = _bound(listeners)

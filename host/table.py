@@ -100,6 +100,8 @@ class Table:
         self.name = name or table_id
         self.lock = trio.Lock()
         self.timers = Timers(self)
+        #: per seat, the current game's journaled pushes as of a table seq (:meth:`_backlog`)
+        self._backlogs: dict[int, tuple[tuple[int, int], list[JournalRow]]] = {}
         self._ack: tuple[Conn, WireMap] | None = None
         #: a connection left (:meth:`detach`); the timer task sends the ``table_info``
         self.summary_due = False
@@ -387,20 +389,34 @@ class Table:
                      "message": "this seat was resumed by another connection"}
                 )  # fmt: skip
             since = max(last_seq, self.runner.game_seq)
-            rows = await self.store.messages_after(self.table_id, since, found.index)
+            backlog = await self._backlog(found.index, since)
             head = {
                 "type": "resumed", "table": self.table_id, "seat": found.index,
                 "name": found.name, "seq": self.seq, "act_seq": found.last_cseq, "re": re,
             }  # fmt: skip
             conn.deliver_backlog(
                 [head, {"type": "table_info", **self.summary()},
-                 *self.chat_room.backlog(last_seq), *(r.payload for r in rows),
+                 *self.chat_room.backlog(last_seq), *backlog,
                  *self.view_msgs(found.index)]
             )  # fmt: skip
             self.send_summary()
             await self._maybe_start()
             self.clock.poke()
             return found.index
+
+    async def _backlog(self, seat: int, since: int) -> list[WireMap]:
+        """The journaled pushes ``seat`` may see after ``since`` (within the current game).
+
+        The game's rows are read once per seat and kept until the table moves on, and every
+        resume is handed the same message objects: a connection that resumes again and again
+        without reading holds references to one backlog, not a copy of it per resume.
+        """
+        key = (self.runner.game_seq, self.seq)
+        cached = self._backlogs.get(seat)
+        if cached is None or cached[0] != key:
+            rows = await self.store.messages_after(self.table_id, self.runner.game_seq, seat)
+            cached = self._backlogs[seat] = (key, rows)
+        return [r.payload for r in cached[1] if r.seq > since]
 
     def detach(self, conn: Conn) -> None:
         """A connection went away: free its seat for a resume and start its grace period.

@@ -13,7 +13,9 @@ decides who searches when:
   asking for one more does not wait at all: it plays the normal move;
 * waiting searches are served fairly between *queues* (a table each): when a worker frees, the
   next table in turn gets it, however many bots another table has waiting;
-* a search that waited ``wait`` seconds for a worker gives up: the bot plays the normal move.
+* a search that waited ``wait`` seconds for a worker gives up: the bot plays the normal move;
+* the workers run at a lower CPU priority than the host (``nice`` +10): when every core is
+  searching, the host's event loop and the players' clients still get the CPU first.
 
 What crosses to the worker is the :class:`~host.ai.levels.SearchJob` (the bot's view, its
 memory, a seed and the budget), never a table; back comes a :class:`~host.ai.levels.Found`. A
@@ -23,9 +25,11 @@ budget, decides as it did in process: only where it runs changed.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import trio
@@ -42,6 +46,7 @@ __all__ = [
     "current_thinkers",
     "default_workers",
     "in_worker_process",
+    "open_thinkers",
 ]
 
 log = get_logger(__name__)
@@ -50,6 +55,11 @@ log = get_logger(__name__)
 SEARCH_WAIT_S = 2.0
 #: searches underway (running or waiting) per worker, by default
 SEARCHES_PER_WORKER = 4
+
+#: how much lower the workers' CPU priority is than the host's (a POSIX ``nice`` increment)
+WORKER_NICE = 10
+#: seconds the workers get to stop when the host does, before they are killed
+WORKER_GRACE_S = 5.0
 
 Runner = Callable[[SearchJob], Awaitable[Found]]
 """Runs one job to its end somewhere off the event loop (a worker process by default)."""
@@ -133,13 +143,23 @@ class _FairSlots:
         granted.set()
 
 
+def lower_priority() -> bool:
+    """A worker's start: give the CPU to the host first (trio-parallel calls it in the worker)."""
+    if hasattr(os, "nice"):  # POSIX
+        os.nice(WORKER_NICE)
+    return True
+
+
 async def in_worker_process(
-    job: SearchJob, *, search: Callable[[SearchJob], Found] = run_search
+    job: SearchJob,
+    *,
+    search: Callable[[SearchJob], Found] = run_search,
+    context: trio_parallel.WorkerContext | None = None,
 ) -> Found:
-    """``search(job)`` in a worker process of trio-parallel's pool (killed if cancelled)."""
-    found = await trio_parallel.run_sync(
-        search, job, kill_on_cancel=True, limiter=trio.CapacityLimiter(1)
-    )
+    """``search(job)`` in a worker process of trio-parallel's pool (killed if cancelled):
+    ``context``'s (:func:`open_thinkers`), else trio-parallel's default one."""
+    run = trio_parallel.run_sync if context is None else context.run_sync
+    found = await run(search, job, kill_on_cancel=True, limiter=trio.CapacityLimiter(1))
     assert isinstance(found, Found)
     return found
 
@@ -191,6 +211,17 @@ class Thinkers:
                 self._slots.release()
         finally:
             self.underway -= 1
+
+
+@asynccontextmanager
+async def open_thinkers(limits: ThinkingLimits | None = None) -> AsyncIterator[Thinkers]:
+    """A host's :class:`Thinkers`, with worker processes of their own that run at a lower
+    priority than the host (``nice`` +10), so that a machine whose cores are all searching
+    still answers its players first; the workers stop when the block ends."""
+    async with trio_parallel.open_worker_context(
+        init=lower_priority, grace_period=WORKER_GRACE_S
+    ) as context:
+        yield Thinkers(limits, run=functools.partial(in_worker_process, context=context))
 
 
 _CURRENT: trio.lowlevel.RunVar[Thinkers] = trio.lowlevel.RunVar("onecard_thinkers")

@@ -9,12 +9,17 @@ sent):
   address, hard ones more tightly (the searches themselves run in worker processes:
   ``tests/host/test_thinking.py``);
 * one connection held two seats at a table by resuming another seat's token (point 8);
-* the next player in a freed seat was shown the previous player's final hand (point 8).
+* the next player in a freed seat was shown the previous player's final hand (point 8);
+* a connection resuming again and again without reading held a copy of the backlog each time
+  (point 8): every resume now shares the table's one list of the game's messages;
+* a connection that broke the protocol cost an ERROR line for every reply the host could no
+  longer send it (point 8): INFO now.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,6 +39,8 @@ from host.store import Store
 from host.table import TableError
 from net.session import ClientSession, open_session
 from protocol.errors import ErrorCode
+from protocol.framing import encode_frame
+from protocol.messages import Hello
 
 _peers = itertools.count()
 
@@ -215,3 +222,60 @@ async def test_a_freed_seat_shows_the_next_player_nothing_of_the_last(
         playing.cancel_scope.cancel()
     assert any(isinstance(p, tm.TableInfo) for p in seen)
     assert [p for p in seen if isinstance(p, tm.StatePush)] == []
+
+
+async def test_resuming_again_and_again_without_reading_shares_one_backlog(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    table = await lobby.create_table(game="one-card", seats=2)
+    eve, bob = FakeConn(), FakeConn()
+    _, token = await table.join(eve, "eve")
+    await table.join(bob, "bob")
+    await table.set_ready(eve, True)
+    await table.set_ready(bob, True)  # the game starts: its pushes are journaled
+    backlogs = []
+    for last_seq in (0, 0, 1, 0):
+        eve.got.clear()
+        await lobby.resume(eve, token, last_seq)
+        journaled = [
+            m for m in eve.got if m.get("seq") is not None and m["type"] not in ("state", "resumed")
+        ]
+        backlogs.append(journaled)
+    assert len(backlogs[0]) >= 2
+    first = {id(m) for m in backlogs[0]}
+    for again in backlogs[1:]:
+        assert again and {id(m) for m in again} <= first  # the same objects, never copies
+    assert [m["seq"] for m in backlogs[2]] == [m["seq"] for m in backlogs[0] if m["seq"] > 1]
+
+
+async def test_garbage_connections_are_logged_at_info_not_error(
+    tmp_path: Path, nursery: trio.Nursery, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A connection that breaks the protocol, then keeps sending, was worth an ERROR line for
+    every reply the host could no longer send it (783 from one attack)."""
+    config = HostConfig(
+        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False
+    )
+    info: HostInfo = await nursery.start(serve_host, config)
+    caplog.set_level(logging.INFO)
+    hello = Hello(protocol="onecard", versions=(1,), software="garbage", id=0).to_wire()
+    frames = [encode_frame(hello)]
+    for i in range(20):  # requests refused (their errors are queued), then a type only the
+        # host sends: the connection fails before the queued errors are written
+        frames.append(encode_frame({"type": "join", "id": 100 + i, "table": "t", "name": "x"}))
+    frames.append(encode_frame({"type": "welcome", "id": 1}))
+    for _ in range(3):
+        stream = await trio.open_tcp_stream("127.0.0.1", info.port)
+        await stream.send_all(b"".join(frames))
+        with trio.fail_after(30):
+            try:
+                while await stream.receive_some(65536):
+                    pass
+            except trio.BrokenResourceError:
+                pass
+        await stream.aclose()
+    with trio.fail_after(30):
+        while sum("connection closed" in r.getMessage() for r in caplog.records) < 3:
+            await trio.sleep(0.05)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert any("not sent after the connection failed" in r.getMessage() for r in caplog.records)

@@ -14,12 +14,20 @@ import random
 import pytest
 import trio
 import trio.testing
+import trio_parallel
 
 from host.ai.arena import seat_turns
 from host.ai.ismcts import Budget
 from host.ai.levels import Found, HardBot, SearchJob, run_search
 from host.policy import heuristic_choice
-from host.thinking import Thinkers, ThinkingLimits, in_worker_process
+from host.thinking import (
+    WORKER_NICE,
+    Thinkers,
+    ThinkingLimits,
+    in_worker_process,
+    lower_priority,
+    open_thinkers,
+)
 
 
 def _job() -> tuple[SearchJob, list[dict[str, object]]]:
@@ -40,6 +48,10 @@ def _where(job: SearchJob) -> Found:
     return Found({"pid": os.getpid()}, 0)
 
 
+def _niceness(job: SearchJob) -> Found:
+    return Found({"nice": os.nice(0)}, 0)
+
+
 def _boom(job: SearchJob) -> Found:
     raise RuntimeError("the worker broke")
 
@@ -48,6 +60,20 @@ async def test_the_search_runs_in_another_process() -> None:
     job, _ = _job()
     found = await in_worker_process(job, search=_where)
     assert found.action is not None and found.action["pid"] != os.getpid()
+
+
+async def test_a_hosts_workers_give_the_cpu_to_the_host_first() -> None:
+    job, _ = _job()
+    async with trio_parallel.open_worker_context(init=lower_priority) as context:
+        found = await in_worker_process(job, search=_niceness, context=context)
+    assert found.action == {"nice": min(19, os.nice(0) + WORKER_NICE)}
+
+
+async def test_open_thinkers_searches_in_its_own_workers() -> None:
+    job, legal = _job()
+    async with open_thinkers(ThinkingLimits(workers=1)) as thinkers:
+        found = await thinkers.search("t1", job)
+    assert found is not None and found.action in legal and found.iterations == 30
 
 
 async def test_the_worker_runs_the_same_search_with_the_same_budget() -> None:
