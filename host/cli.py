@@ -165,7 +165,7 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
     default=SEARCH_WAIT_S,
     show_default=True,
     help="Seconds a hard bot's search may wait for a worker (tables take turns) before the "
-    "bot plays the normal move instead.",
+    "bot plays the normal move instead; 0: search only when a worker is free.",
 )
 @click.option(
     "--max-bots-per-client",

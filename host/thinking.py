@@ -111,10 +111,18 @@ class _FairSlots:
     def waiting(self) -> int:
         return sum(len(q) for q in self._queues.values())
 
-    async def acquire(self, key: str) -> None:
+    def try_acquire(self) -> bool:
+        """Take a slot if one is free and nobody waits for it."""
         if self.busy < self.total and not self._queues:
             self.busy += 1
-            await trio.lowlevel.checkpoint()
+            return True
+        return False
+
+    async def acquire(self, key: str) -> None:
+        """Take a slot, waiting in ``key``'s queue for it if none is free."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if self.try_acquire():
+            await trio.lowlevel.cancel_shielded_checkpoint()
             return
         granted = trio.Event()
         self._queues.setdefault(key, deque()).append(granted)
@@ -194,10 +202,13 @@ class Thinkers:
             return None
         self.underway += 1
         try:
-            got = False
-            with trio.move_on_after(self.limits.wait):
-                await self._slots.acquire(queue)
-                got = True
+            got = self._slots.try_acquire()
+            if got:
+                await trio.lowlevel.cancel_shielded_checkpoint()
+            else:
+                with trio.move_on_after(self.limits.wait):
+                    await self._slots.acquire(queue)
+                    got = True
             if not got:
                 self.timed_out += 1
                 return None

@@ -146,6 +146,22 @@ async def test_a_search_that_waits_too_long_for_a_worker_gives_up(
     assert bot.iterations == 0
 
 
+async def test_with_no_wait_a_bot_searches_only_when_a_worker_is_free(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    job, _ = _job()
+    held = _Held()
+    thinkers = Thinkers(ThinkingLimits(workers=1, searches=10, wait=0), run=held)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(thinkers.search, "t1", job)  # a worker is free: it searches
+        await trio.testing.wait_all_tasks_blocked()
+        assert held.started == ["one-card"] and thinkers.running() == 1
+        assert await thinkers.search("t2", job) is None  # none is: the normal move at once
+        assert thinkers.timed_out == 1 and thinkers.waiting() == 0
+        held.finish.set()
+    assert thinkers.running() == 0 and thinkers.underway == 0
+
+
 async def test_tables_take_turns_for_the_workers(autojump_clock: trio.testing.MockClock) -> None:
     """Four searches of one table queued before one of another: the other goes second, not
     last."""
