@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -94,7 +95,7 @@ class _BotOrder:
     seat: int
     name: str
     hard: bool
-    client: int  #: ``id()`` of the connection that asked
+    client: weakref.ref[Conn]  #: the connection that asked (dead once it is gone)
     address: str | None
 
 
@@ -332,12 +333,13 @@ class Lobby:
             hard = False  # the bot itself refuses the kind, with its own error
         address = None if by is None else getattr(by, "address", None)
         if by is not None:
-            self._check_bot_limits(id(by), address, hard=hard)
+            self._check_bot_limits(by, address, hard=hard)
         seat_no = await self.spawn_bot(table_id, kind, seat, None)
         s = table.seats[seat_no]
         assert s is not None
         if by is not None:
-            self._bot_orders.append(_BotOrder(table_id, seat_no, s.name, hard, id(by), address))
+            order = _BotOrder(table_id, seat_no, s.name, hard, weakref.ref(by), address)
+            self._bot_orders.append(order)
         return seat_no, s.name
 
     def _live_bot_orders(self) -> list[_BotOrder]:
@@ -351,11 +353,11 @@ class Lobby:
         self._bot_orders = [o for o in self._bot_orders if sits(o)]
         return self._bot_orders
 
-    def _check_bot_limits(self, client: int, address: str | None, *, hard: bool) -> None:
+    def _check_bot_limits(self, client: Conn, address: str | None, *, hard: bool) -> None:
         """Raise ``TableError`` (``full``) if one more bot would pass :class:`BotLimits`."""
         limits = self.bot_limits
         orders = self._live_bot_orders()
-        mine = [o for o in orders if o.client == client]
+        mine = [o for o in orders if o.client() is client]
         here = [o for o in orders if address is not None and o.address == address]
         checks = [("you have", mine, limits.per_client, "host bots", "")]
         checks.append((f"your address ({address}) has", here, limits.per_address, "host bots", ""))
