@@ -56,7 +56,7 @@ from host.seating import HOSTED_BOT_PREFIX, Conn, SeatBook, check_name, hash_tok
 from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
 from host.table_clock import EMPTY_TABLE_S, TableClock
 from host.table_timers import Timers
-from host.table_views import fan_out, state_message
+from host.table_views import Backlogs, fan_out, state_message
 from protocol.cards import Card
 from protocol.errors import ErrorCode
 from protocol.framing import Outgoing
@@ -100,8 +100,7 @@ class Table:
         self.name = name or table_id
         self.lock = trio.Lock()
         self.timers = Timers(self)
-        #: per seat, the current game's journaled pushes as of a table seq (:meth:`_backlog`)
-        self._backlogs: dict[int, tuple[tuple[int, int], list[JournalRow]]] = {}
+        self.backlogs = Backlogs(store, table_id)
         self._ack: tuple[Conn, WireMap] | None = None
         #: a connection left (:meth:`detach`); the timer task sends the ``table_info``
         self.summary_due = False
@@ -271,9 +270,7 @@ class Table:
             token = secrets.token_urlsafe(32)
             row = SeatRow(index, name, hash_token(token), bot)
             await self.store.put_seat(self.table_id, row)
-            new = SeatBook.new_seat(index, name, bot, row.token_hash)
-            new.first_game = self.runner.game_no + 1  # none runs now: the next is its first
-            self.book.sit(conn, new)
+            self.book.sit(conn, SeatBook.new_seat(index, name, bot, row.token_hash, self.game_no))
             self.clock.touch()
             conn.deliver(
                 [{"type": "joined", "table": self.table_id, "seat": index, "token": token,
@@ -366,17 +363,9 @@ class Table:
                 return None
             if conn.closed:  # gone while waiting for the lock: the seat stays as it is
                 return found.index
-            held = self.seat_of(conn)
-            if held is not None and held != found.index:
-                raise TableError(
-                    f"this connection already holds seat {held} at table {self.table_id}: one "
-                    f"connection plays one seat at a table (resume seat {found.index} from "
-                    "another connection)",
-                    code=ErrorCode.BAD_STATE,
-                )
             old = found.conn
+            self.book.attach(found, conn)  # refused if conn holds another seat here
             self.spectators.pop(conn, None)  # a seat sees its own view, not the public one
-            self.book.attach(found, conn)
             if found.substitute and not found.stood_up:
                 log.info(
                     "table %s: seat %d (%s) is back: the host stops playing for it",
@@ -388,35 +377,20 @@ class Table:
                     {"type": "error", "code": "conflict", "fatal": True,
                      "message": "this seat was resumed by another connection"}
                 )  # fmt: skip
-            since = max(last_seq, self.runner.game_seq)
-            backlog = await self._backlog(found.index, since)
             head = {
                 "type": "resumed", "table": self.table_id, "seat": found.index,
                 "name": found.name, "seq": self.seq, "act_seq": found.last_cseq, "re": re,
             }  # fmt: skip
             conn.deliver_backlog(
                 [head, {"type": "table_info", **self.summary()},
-                 *self.chat_room.backlog(last_seq), *backlog,
+                 *self.chat_room.backlog(last_seq),
+                 *await self.backlogs.after(found.index, last_seq, self.runner),
                  *self.view_msgs(found.index)]
             )  # fmt: skip
             self.send_summary()
             await self._maybe_start()
             self.clock.poke()
             return found.index
-
-    async def _backlog(self, seat: int, since: int) -> list[WireMap]:
-        """The journaled pushes ``seat`` may see after ``since`` (within the current game).
-
-        The game's rows are read once per seat and kept until the table moves on, and every
-        resume is handed the same message objects: a connection that resumes again and again
-        without reading holds references to one backlog, not a copy of it per resume.
-        """
-        key = (self.runner.game_seq, self.seq)
-        cached = self._backlogs.get(seat)
-        if cached is None or cached[0] != key:
-            rows = await self.store.messages_after(self.table_id, self.runner.game_seq, seat)
-            cached = self._backlogs[seat] = (key, rows)
-        return [r.payload for r in cached[1] if r.seq > since]
 
     def detach(self, conn: Conn) -> None:
         """A connection went away: free its seat for a resume and start its grace period.
@@ -598,12 +572,7 @@ class Table:
             member.deliver([msg])
 
     def view_msgs(self, seat: int | None) -> list[WireMap]:
-        """The ``state`` for ``seat``: none for a seat whose occupant sat down after the last
-        game (its view would show the hand of whoever played that seat then)."""
-        s = None if seat is None else self.seats[seat]
-        if s is not None and s.first_game > self.runner.game_no:
-            return []
-        return state_message(self.runner, seat)
+        return state_message(self.runner, seat, None if seat is None else self.seats[seat])
 
     # ------------------------------------------------------------------ helpers
 
