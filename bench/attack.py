@@ -11,13 +11,19 @@ as the host reads them:
 * ``heavy``: a ``ping`` as long as a request may be (``max_request_bytes``), packed with empty
   maps, the shape that cost 90 ms a frame to decode before the limits;
 * ``chat``: connections watching the honest table, each saying lines as fast as it may;
-* ``garbage``: frames of bad fields and unknown types, which are skipped and answered.
+* ``garbage``: frames of bad fields and unknown types, which are skipped and answered;
+* ``hard-bots``: each attacker (from an address of its own, 127.0.0.2 and up) creates tables of
+  ``--seats`` seats and adds a ``hard`` host bot to every seat, as many as the host lets it
+  (the games start at once), then keeps asking for more every second. One attacker is one
+  client filling the host; ``--attackers 16 --seats 4`` is sixteen clients with a table of
+  four hard bots each.
 
 Reports p50/p95/p99/max of the probe's ping and of the player's acts, quiet and attacked, the
 number of frames the attackers got written, and the host's CPU (from ``/proc``) over each
 phase. Targets (hardening issue): attacked, ping p95 under 50 ms and act p95 under 150 ms.
 
-Run: ``python bench/attack.py [--attackers 8] [--seconds 20] [--kind heavy|chat|garbage]``.
+Run: ``python bench/attack.py [--attackers 8] [--seconds 20] [--kind heavy|chat|garbage]``,
+``python bench/attack.py --kind hard-bots --attackers 1 --seats 2``.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ import trio
 
 import protocol.table_messages as tm
 from host.bots import BotPlayer
-from net.session import open_session
+from net.session import RequestError, open_session
 from protocol.framing import encode_frame
 from protocol.limits import MAX_REQUEST_BYTES
 from protocol.messages import Hello, Ping
@@ -56,6 +62,19 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
+
+
+def wait_listening(port: int, seconds: float = 30.0) -> None:
+    """Return once the host accepts connections on ``port`` (a loaded machine starts slowly)."""
+    end = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.2)
 
 
 def host_cpu(pid: int) -> float:
@@ -124,13 +143,42 @@ async def attacker(port: int, kind: str, table: str, seconds: float, sent: list[
         nursery.cancel_scope.cancel()
 
 
-def attack_process(port: int, kind: str, table: str, seconds: float, count: int) -> int:
+async def bot_filler(port: int, seats: int, address: str, seconds: float, sent: list[int]) -> None:
+    """Tables of ``seats`` hard host bots, as many as the host allows, asked for every second."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port, local_address=address)
+    async with open_session(stream) as me:
+        with trio.move_on_after(seconds):
+            table: str | None = None
+            while True:
+                try:
+                    if table is None:
+                        created = await me.request(tm.CreateTable(game="one-card", seats=seats))
+                        assert isinstance(created, tm.TableCreated)
+                        table = created.table
+                    await me.request(tm.AddBot(table=table, kind="hard"))
+                    sent[0] += 1
+                    info = await me.request(tm.ListTables())
+                    assert isinstance(info, tm.Tables)
+                    mine = next(t for t in info.tables if t.get("table") == table)
+                    if all(s is not None for s in mine.get("seats") or ()):
+                        table = None  # full: its game has started; the next table
+                except RequestError:
+                    await trio.sleep(1.0)  # refused (the limit): ask again later
+
+
+def attack_process(
+    port: int, kind: str, table: str, seconds: float, count: int, *, first: int = 0, seats: int = 2
+) -> int:
     sent = [0]
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            for _ in range(count):
-                nursery.start_soon(reconnecting, port, kind, table, seconds, sent)
+            for i in range(count):
+                if kind == "hard-bots":
+                    address = f"127.0.0.{2 + first + i}"
+                    nursery.start_soon(bot_filler, port, seats, address, seconds, sent)
+                else:
+                    nursery.start_soon(reconnecting, port, kind, table, seconds, sent)
 
     async def reconnecting(p: int, k: str, t: str, s: float, box: list[int]) -> None:
         end = time.monotonic() + s
@@ -208,17 +256,24 @@ def main() -> None:
     parser.add_argument("--attackers", type=int, default=8, help="attacking connections")
     parser.add_argument("--procs", type=int, default=2, help="processes running the attackers")
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds per phase")
-    parser.add_argument("--kind", choices=("heavy", "chat", "garbage"), default="heavy")
+    parser.add_argument(
+        "--kind", choices=("heavy", "chat", "garbage", "hard-bots"), default="heavy"
+    )
+    parser.add_argument("--seats", type=int, default=2, help="hard-bots: seats per table")
+    parser.add_argument(
+        "--host-option", action="append", default=[], help="pass an option to onecard host"
+    )
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="onecard-attack-") as tmp:
         cmd = [
             sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", str(port),
             "--data-dir", tmp, "--insecure", "--no-advertise", "--bot-think", "0.2",
+            *args.host_option,
         ]  # fmt: skip
         host = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            time.sleep(1.5)
+            wait_listening(port)
             table: list[str] = []
             for phase in ("quiet", "attacked"):
                 sample = Sample()
@@ -229,11 +284,14 @@ def main() -> None:
                     pool = ctx.Pool(args.procs)
                     shares = [args.attackers // args.procs] * args.procs
                     shares[0] += args.attackers - sum(shares)
+                    firsts = [sum(shares[:i]) for i in range(len(shares))]
                     jobs = [
                         pool.apply_async(
-                            attack_process, (port, args.kind, table[0], args.seconds + 2, n)
+                            attack_process,
+                            (port, args.kind, table[0], args.seconds + 2, n),
+                            {"first": f, "seats": args.seats},
                         )
-                        for n in shares
+                        for n, f in zip(shares, firsts, strict=True)
                     ]
                     time.sleep(1.0)  # the attack is under way before measuring
                 box: list[str] = []
@@ -246,8 +304,9 @@ def main() -> None:
                     pool.join()
                 cpu = host_cpu(host.pid) - cpu0
                 wall = time.monotonic() - wall0
+                did = "seated {} hard bots" if args.kind == "hard-bots" else "wrote {} batches"
                 extra = (
-                    f", {args.attackers} {args.kind} attackers wrote {sent} batches" if pool else ""
+                    f", {args.attackers} {args.kind} attackers {did.format(sent)}" if pool else ""
                 )
                 print(f"{phase}: host CPU {100 * cpu / wall:.0f}% of a core{extra}")
                 print("  " + line("ping", sample.pings))

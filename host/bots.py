@@ -10,8 +10,9 @@ fair-dealing round like any client (a :class:`protocol.fairness.HandVerifier` pe
 after HAND_COMMIT, reveal only after a verified LOCK, check every DRAW/CARD and the revealed
 secret), and on each ``state`` in which it may act asks its :class:`host.ai.levels.Bot` (the
 level named by ``kind``: easy, normal or hard) for an action and sends ``act`` once ``think``
-seconds have passed since the state came (a hard bot's search runs in a worker thread within
-those seconds, so it adds no wait of its own unless it thinks longer). The bot is fed the
+seconds have passed since the state came (a hard bot's search runs in a worker process,
+:mod:`host.thinking`, within those seconds, so it adds no wait of its own unless it thinks
+longer or waits for a worker; one that waits too long plays the normal move). The bot is fed the
 events the seat receives, in order, before each choice. It sees nothing but what the host
 sends its seat.
 
@@ -25,7 +26,6 @@ where players sit, the bots say they wait for a rematch. Each bot's result is a
 
 from __future__ import annotations
 
-import functools
 import random
 import secrets
 from collections.abc import Callable, Mapping
@@ -39,6 +39,7 @@ from host import policy
 from host.ai.levels import Bot, HardBot, make_bot
 from host.games.base import describe_outcome
 from host.logs import get_logger
+from host.thinking import Thinkers, current_thinkers
 from net.retry import RECONNECT
 from net.session import ClientSession, Disconnected, RequestError, first_leaf, open_session
 from net.trust import HostKeyChanged, TrustError, open_stream
@@ -98,8 +99,11 @@ class BotPlayer:
         stay: bool = False,
         acts: bool = True,
         bot: Bot | None = None,
+        thinkers: Thinkers | None = None,
     ) -> None:
         self.client = client
+        #: where a hard bot's searches run (``None``: this trio run's own pool)
+        self.thinkers = thinkers
         #: False: only answer the fair-dealing round, never act (tests of timers)
         self.acts = acts
         self.table_id = table_id
@@ -293,10 +297,17 @@ class BotPlayer:
             else:
                 self.bot.observe(event)
         self._unseen = []
-        choose = functools.partial(self.bot.choose, view, legal, last=self._last_action)
-        if isinstance(self.bot, HardBot):  # seconds of search: off the event loop
-            return await trio.to_thread.run_sync(choose)
-        return choose()
+        last = self._last_action
+        if not isinstance(self.bot, HardBot):
+            return self.bot.choose(view, legal, last=last)
+        job, answer = self.bot.prepare(view, legal, last=last)
+        if job is None:
+            return answer
+        # seconds of search: in a worker process, when this table's turn comes
+        thinkers = self.thinkers or current_thinkers()
+        started = trio.current_time()
+        found = await thinkers.search(self.table_id, job)
+        return self.bot.conclude(view, legal, found, trio.current_time() - started, last=last)
 
 
 # --------------------------------------------------------------------------- onecard bot

@@ -37,7 +37,7 @@ from host.cheats import CheatKind, banner
 from host.datadir import DataDirDamaged, DataDirError
 from host.gc_tuning import keep_full_collections_short
 from host.identity import IdentityError, IdentityUnreadable, default_host_name
-from host.lobby import MAX_TABLES
+from host.lobby import MAX_BOTS_PER_CLIENT, MAX_HARD_BOTS_PER_CLIENT, MAX_TABLES, BotLimits
 from host.logs import SafeText
 from host.server import (
     DEFAULT_TURN_TIMER,
@@ -47,6 +47,7 @@ from host.server import (
     HostInfo,
     serve_host,
 )
+from host.thinking import SEARCH_WAIT_S, SEARCHES_PER_WORKER, ThinkingLimits
 from net.address import DEFAULT_PORT, Address, join_target, split_address
 from net.session import RequestError, first_leaf
 from net.trust import HostKeyChanged, TrustError
@@ -152,6 +153,42 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
     help="Seconds the host's own bots wait before each move.",
 )
 @click.option(
+    "--bot-workers",
+    type=click.IntRange(0, 256),
+    default=0,
+    help="Worker processes hard bots search in, one search each at a time (default 0: one "
+    "per core). The host's event loop never searches.",
+)
+@click.option(
+    "--bot-searches",
+    type=click.IntRange(0, 10_000),
+    default=0,
+    help="Hard-bot searches underway at once host-wide, running or waiting for a worker; past "
+    f"it a hard bot plays the normal move (default 0: {SEARCHES_PER_WORKER} per worker).",
+)
+@click.option(
+    "--bot-wait",
+    type=click.FloatRange(0, 60),
+    default=SEARCH_WAIT_S,
+    show_default=True,
+    help="Seconds a hard bot's search may wait for a worker (tables take turns) before the "
+    "bot plays the normal move instead; 0: search only when a worker is free.",
+)
+@click.option(
+    "--max-bots-per-client",
+    type=click.IntRange(0, 10_000),
+    default=MAX_BOTS_PER_CLIENT,
+    show_default=True,
+    help="Host bots one connection may have seated at once (one address: twice as many).",
+)
+@click.option(
+    "--max-hard-bots-per-client",
+    type=click.IntRange(0, 10_000),
+    default=MAX_HARD_BOTS_PER_CLIENT,
+    show_default=True,
+    help="Of those, hard bots (one address: twice as many).",
+)
+@click.option(
     "--max-connections",
     type=click.IntRange(1, 10_000),
     default=MAX_CONNECTIONS,
@@ -191,6 +228,11 @@ def host_command(
     grace: float,
     no_advertise: bool,
     bot_think: float,
+    bot_workers: int,
+    bot_searches: int,
+    bot_wait: float,
+    max_bots_per_client: int,
+    max_hard_bots_per_client: int,
     max_connections: int,
     max_connections_per_address: int,
     max_tables: int,
@@ -224,6 +266,10 @@ def host_command(
         grace=grace,
         advertise=not no_advertise,
         bot_think=bot_think,
+        thinking=ThinkingLimits(workers=bot_workers, searches=bot_searches, wait=bot_wait),
+        bot_limits=BotLimits(
+            per_client=max_bots_per_client, hard_per_client=max_hard_bots_per_client
+        ),
         max_connections=max_connections,
         max_connections_per_address=max_connections_per_address,
         max_tables=max_tables,

@@ -45,7 +45,7 @@ from host.games.base import RulesError, WireMap
 from host.logs import get_logger
 from host.ratelimit import TokenBucket
 from host.seating import spectator_name
-from protocol.connection import Connection, Role
+from protocol.connection import Connection, Role, State
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.framing import NEED_DATA
 from protocol.limits import (
@@ -131,9 +131,17 @@ class ClientConnection:
     """A connected client. Implements :class:`host.table.Conn`."""
 
     def __init__(
-        self, stream: trio.abc.Stream, lobby: Lobby, *, peer: str = "?", trusted: bool = False
+        self,
+        stream: trio.abc.Stream,
+        lobby: Lobby,
+        *,
+        peer: str = "?",
+        trusted: bool = False,
+        address: str | None = None,
     ) -> None:
         self.stream = stream
+        #: the peer's IP address (None: unknown, an in-memory stream): host bot limits count by it
+        self.address = address
         self.trusted = trusted  # in-process bots: no rate limit
         self.lobby = lobby
         self.peer = peer
@@ -154,25 +162,6 @@ class ClientConnection:
         self._closing = False
         self._closing_reason = ""
         self.closed = False
-        self._handlers: dict[type[Message], Callable[[Any], Awaitable[None]]] = {
-            Ping: self._on_ping,
-            tm.ListGames: self._on_list_games,
-            tm.ListTables: self._on_list_tables,
-            tm.CreateTable: self._on_create_table,
-            tm.Join: self._on_join,
-            tm.Leave: self._on_leave,
-            tm.Watch: self._on_watch,
-            tm.AddBot: self._on_add_bot,
-            tm.Ready: self._on_ready,
-            tm.Act: self._on_act,
-            tm.Explain: self._on_explain,
-            tm.FairCommit: self._on_fair_commit,
-            tm.FairReveal: self._on_fair_reveal,
-            tm.ListRecords: self._on_list_records,
-            tm.GetRecord: self._on_get_record,
-            tm.Resume: self._on_resume,
-            tm.ChatSay: self._on_chat,
-        }
 
     # ------------------------------------------------------------------ Conn
 
@@ -239,6 +228,9 @@ class ClientConnection:
             # at once, never waiting for a busy table's lock; every table, not only
             # self.tables, which a resume still in progress has not updated yet
             self.lobby.detach(self)
+            for table in self.tables.values():  # one the lobby dropped keeps no seat on us
+                table.detach(self)
+            self.tables.clear()  # a cycle less: the connection is freed as soon as it ends
             await trio.aclose_forcefully(self.stream)
 
     async def _writer(self) -> None:
@@ -273,7 +265,14 @@ class ClientConnection:
         try:
             return self.proto.send_map(item)
         except LocalProtocolError as exc:
-            log.error("%s: cannot send %s: %s", self.peer, item.get("type"), exc)
+            if self.proto.state in (State.CLOSED, State.ERROR):
+                # the peer broke the protocol (or the connection closed): what was still
+                # queued for it cannot go out. Its doing, not the host's: not an error here
+                log.info(
+                    "%s: not sent after the connection failed: %s", self.peer, item.get("type")
+                )
+            else:  # the host built a message it may not send: a bug
+                log.error("%s: cannot send %s: %s", self.peer, item.get("type"), exc)
             return b""
 
     async def _reader(self) -> None:
@@ -377,7 +376,7 @@ class ClientConnection:
             self._rate.charge(spent / CPU_SECONDS_PER_TOKEN)
 
     async def _dispatch(self, msg: Message) -> None:
-        handler = self._handlers.get(type(msg))
+        handler = _HANDLERS.get(type(msg))
         if handler is None:
             if msg.TYPE in ("bye",):
                 raise _Close(None, "the client said bye")
@@ -394,7 +393,7 @@ class ClientConnection:
             )
             return
         try:
-            await handler(msg)
+            await handler(self, msg)
         except (ProtocolError, RulesError) as exc:
             code = exc.code if isinstance(exc.code, ErrorCode) else ErrorCode.INTERNAL
             self.deliver([self._error(code, exc.message, re=msg.id)])
@@ -551,6 +550,29 @@ class ClientConnection:
         if table is None:
             raise LocalProtocolError(f"you are not at table {table_id!r}", code=ErrorCode.BAD_STATE)
         return table
+
+
+#: each request type's handler; plain functions, not bound methods, so that a connection holds
+#: no reference to itself and is freed as soon as it ends (no cycle for the collector)
+_HANDLERS: dict[type[Message], Callable[[ClientConnection, Any], Awaitable[None]]] = {
+    Ping: ClientConnection._on_ping,
+    tm.ListGames: ClientConnection._on_list_games,
+    tm.ListTables: ClientConnection._on_list_tables,
+    tm.CreateTable: ClientConnection._on_create_table,
+    tm.Join: ClientConnection._on_join,
+    tm.Leave: ClientConnection._on_leave,
+    tm.Watch: ClientConnection._on_watch,
+    tm.AddBot: ClientConnection._on_add_bot,
+    tm.Ready: ClientConnection._on_ready,
+    tm.Act: ClientConnection._on_act,
+    tm.Explain: ClientConnection._on_explain,
+    tm.FairCommit: ClientConnection._on_fair_commit,
+    tm.FairReveal: ClientConnection._on_fair_reveal,
+    tm.ListRecords: ClientConnection._on_list_records,
+    tm.GetRecord: ClientConnection._on_get_record,
+    tm.Resume: ClientConnection._on_resume,
+    tm.ChatSay: ClientConnection._on_chat,
+}
 
 
 def server_closing(retry_after: int | None, reason: str) -> WireMap:

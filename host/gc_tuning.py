@@ -14,7 +14,9 @@ not every few seconds. Frozen objects are still freed by reference counting the 
 uses them; what freezing gives up is finding reference *cycles* among them. So every
 ``THAW_S`` seconds the freeze is lifted (:func:`gc.unfreeze`) and the next full collection scans
 everything once, collecting any cycles that formed meanwhile (a table's objects after it was
-dropped, say): one long pause every quarter of an hour instead of several a minute.
+dropped, say): one long pause every quarter of an hour instead of several a minute. Cycles
+held until then cost memory, so the host's own objects form none: a dropped table and an ended
+connection are freed by reference counting (``tests/host/test_memory.py``, ``bench/memory.py``).
 
 Only ``onecard host`` (a process of its own) runs it: an in-process host in tests or in
 ``onecard play`` shares the interpreter with other code whose garbage must stay collectable.

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import secrets
 import time
+import weakref
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host import cheats, table_restore
+from host.ai.levels import Level, parse_level
 from host.cheats import CheatKind
 from host.games import find_game, game_entries
 from host.games.base import OptionError, WireMap
@@ -36,7 +39,16 @@ from host.table import Table, TableError, TablePhase
 from protocol.errors import ErrorCode
 from protocol.records import dump_record
 
-__all__ = ["FINISHED_LISTED_S", "HOSTED_BOT_PREFIX", "MAX_TABLES", "BotSpawner", "Lobby"]
+__all__ = [
+    "FINISHED_LISTED_S",
+    "HOSTED_BOT_PREFIX",
+    "MAX_BOTS_PER_CLIENT",
+    "MAX_HARD_BOTS_PER_CLIENT",
+    "MAX_TABLES",
+    "BotLimits",
+    "BotSpawner",
+    "Lobby",
+]
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
@@ -46,6 +58,46 @@ MAX_TABLES = 64
 #: seconds a finished table where no player sits stays in ``list_tables`` (it is still served
 #: by id: watch, hand records)
 FINISHED_LISTED_S = 300.0
+
+#: host bots one connection may have seated at once, and how many of them hard
+MAX_BOTS_PER_CLIENT = 8
+MAX_HARD_BOTS_PER_CLIENT = 4
+
+
+@dataclass(frozen=True, slots=True)
+class BotLimits:
+    """Host bots seated at once at the request of one connection, and of one address.
+
+    A hard bot costs the host a core for most of a second per move, so a client that fills
+    tables with them takes the host's CPU from every other table: these bound what one client
+    (and one machine, by its address: twice as many, for a reconnecting client or two players
+    behind one address) can ask for. Bots the host seats itself (``onecard play``) are not
+    counted; a bot stops counting when its seat is freed or its table dropped.
+    """
+
+    per_client: int = MAX_BOTS_PER_CLIENT
+    hard_per_client: int = MAX_HARD_BOTS_PER_CLIENT
+
+    @property
+    def per_address(self) -> int:
+        return 2 * self.per_client
+
+    @property
+    def hard_per_address(self) -> int:
+        return 2 * self.hard_per_client
+
+
+@dataclass(frozen=True, slots=True)
+class _BotOrder:
+    """Who asked for the host bot in one seat (for :class:`BotLimits`)."""
+
+    table: str
+    seat: int
+    name: str
+    hard: bool
+    client: weakref.ref[Conn]  #: the connection that asked (dead once it is gone)
+    address: str | None
+
 
 BotSpawner = Callable[[str, str, int | None, str | None], Awaitable[int]]
 """``spawn(table_id, kind, seat, resume_token) -> seat``: connect an in-process bot client."""
@@ -75,6 +127,7 @@ class Lobby:
         nursery: trio.Nursery,
         max_tables: int = MAX_TABLES,
         cheat: CheatKind | None = None,
+        bot_limits: BotLimits | None = None,
     ) -> None:
         self.store = store
         self.signing_key = signing_key
@@ -91,6 +144,9 @@ class Lobby:
         #: tables left out at start-up (damaged data), by id: why (their ids are not reused)
         self.left_out: dict[str, str] = {}
         self.spawn_bot: BotSpawner | None = None
+        self.bot_limits = bot_limits or BotLimits()
+        #: host bots seated at a connection's request (pruned when their seat is freed)
+        self._bot_orders: list[_BotOrder] = []
 
     # ------------------------------------------------------------------ queries
 
@@ -265,16 +321,60 @@ class Lobby:
 
         ``by`` is the requesting connection (``None``: the host itself, always allowed); only
         the table's creator or a player seated there may (``bad_state`` otherwise, see
-        :meth:`Table.check_bot_request`).
+        :meth:`Table.check_bot_request`), and only within :class:`BotLimits` (``full``).
         """
         table = self.table(table_id)
         table.check_bot_request(by)
         if self.spawn_bot is None:
             raise TableError("this host cannot run bots", code=ErrorCode.BAD_STATE)
+        try:
+            hard = parse_level(kind) is Level.HARD
+        except ValueError:
+            hard = False  # the bot itself refuses the kind, with its own error
+        address = None if by is None else getattr(by, "address", None)
+        if by is not None:
+            self._check_bot_limits(by, address, hard=hard)
         seat_no = await self.spawn_bot(table_id, kind, seat, None)
         s = table.seats[seat_no]
         assert s is not None
+        if by is not None:
+            order = _BotOrder(table_id, seat_no, s.name, hard, weakref.ref(by), address)
+            self._bot_orders.append(order)
         return seat_no, s.name
+
+    def _live_bot_orders(self) -> list[_BotOrder]:
+        """The orders whose bot still sits where it was seated (the rest are forgotten)."""
+
+        def sits(order: _BotOrder) -> bool:
+            table = self.tables.get(order.table)
+            s = None if table is None else table.seats[order.seat]
+            return s is not None and s.name == order.name and s.bot is not None
+
+        self._bot_orders = [o for o in self._bot_orders if sits(o)]
+        return self._bot_orders
+
+    def _check_bot_limits(self, client: Conn, address: str | None, *, hard: bool) -> None:
+        """Raise ``TableError`` (``full``) if one more bot would pass :class:`BotLimits`."""
+        limits = self.bot_limits
+        orders = self._live_bot_orders()
+        mine = [o for o in orders if o.client() is client]
+        here = [o for o in orders if address is not None and o.address == address]
+        checks = [("you have", mine, limits.per_client, "host bots", "")]
+        checks.append((f"your address ({address}) has", here, limits.per_address, "host bots", ""))
+        if hard:
+            mine_hard = [o for o in mine if o.hard]
+            here_hard = [o for o in here if o.hard]
+            checks.append(("you have", mine_hard, limits.hard_per_client, "hard bots", "hard-"))
+            at = f"your address ({address}) has"
+            checks.append((at, here_hard, limits.hard_per_address, "hard bots", "hard-"))
+        for who, seated, cap, what, option in checks:
+            if len(seated) >= cap:
+                easier = "; an easy or normal bot may still be added" if option else ""
+                raise TableError(
+                    f"{who} {len(seated)} {what} seated, the most this host allows (its "
+                    f"operator can raise onecard host --max-{option}bots-per-client){easier}",
+                    code=ErrorCode.FULL,
+                )
 
     async def resume(self, conn: Conn, token: str, last_seq: int, *, re: Any = None) -> Table:
         # find the table without taking any table's lock: one busy table must not hold up

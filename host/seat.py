@@ -106,6 +106,9 @@ class Seat:
     timeouts: int = 0
     #: stood up after too many missed rounds: no owner, the host plays it until the game ends
     stood_up: bool = False
+    #: the first game this seat's occupant plays (0: from the start, or not known): a player
+    #: who sat down after a game is shown nothing of it, not the last occupant's hand
+    first_game: int = 0
 
     def repeated(self, engine: Game | None, cseq: int, wire: object) -> bool:
         """Whether an ``act`` under ``cseq`` was already applied (a resend: a duplicate).

@@ -161,9 +161,12 @@ class SeatBook:
         return seat
 
     @staticmethod
-    def new_seat(index: int, name: str, bot: str | None, token_hash: bytes | None) -> Seat:
-        """A seat to :meth:`sit` in (a bot's is ready from the start)."""
-        return Seat(index, name, token_hash, bot=bot, ready=bot is not None)
+    def new_seat(
+        index: int, name: str, bot: str | None, token_hash: bytes | None, game_no: int = 0
+    ) -> Seat:
+        """A seat to :meth:`sit` in (a bot's is ready from the start) while the table has
+        played ``game_no`` games and runs none: the next is its first."""
+        return Seat(index, name, token_hash, bot=bot, ready=bot is not None, first_game=game_no + 1)
 
     def sit(self, conn: Conn, seat: Seat) -> None:
         """Seat ``conn`` in ``seat`` (its index checked by :meth:`free_seat`)."""
@@ -189,7 +192,20 @@ class SeatBook:
     # ------------------------------------------------------------------ coming and going
 
     def attach(self, seat: Seat, conn: Conn) -> None:
-        """Give ``seat`` to ``conn``, or mark it away if ``conn`` closed meanwhile."""
+        """Give ``seat`` to ``conn``, or mark it away if ``conn`` closed meanwhile.
+
+        Raises:
+            TableError: ``bad_state``: ``conn`` holds another seat here (resuming a second
+                seat's token): one connection plays one seat at a table.
+        """
+        held = self.seat_of(conn)
+        if held is not None and held != seat.index:
+            raise TableError(
+                f"this connection already holds seat {held} at table {self.table_id}: one "
+                f"connection plays one seat at a table (resume seat {seat.index} from another "
+                "connection)",
+                code=ErrorCode.BAD_STATE,
+            )
         if conn.closed:
             seat.conn = None
             seat.disconnected_at = self.now()

@@ -51,10 +51,11 @@ from host.cheats import CheatKind
 from host.connection import CLOSE_FLUSH_TIMEOUT, ClientConnection, server_closing
 from host.datadir import hold_data_dir
 from host.identity import HostIdentity, default_host_name, load_or_create_identity
-from host.lobby import HOSTED_BOT_PREFIX, MAX_TABLES, Lobby
+from host.lobby import HOSTED_BOT_PREFIX, MAX_TABLES, BotLimits, Lobby
 from host.logs import get_logger
 from host.store import Store
 from host.table import ROUND_TIMEOUT, Table, TableError
+from host.thinking import Thinkers, ThinkingLimits, open_thinkers
 from net.address import DEFAULT_PORT
 from net.session import RequestError, first_leaf, open_session
 from protocol.errors import ErrorCode
@@ -115,6 +116,11 @@ class HostConfig:
     max_tables: int = MAX_TABLES  #: tables kept at once (in use ones are never dropped)
     round_timeout: float = ROUND_TIMEOUT  #: seconds for each fair-deal commit and reveal
     bot_think: float = 0.5  #: seconds in-process bots wait before acting
+    #: how hard bots share the host's cores: worker processes, cap, wait (host.thinking)
+    thinking: ThinkingLimits = field(default_factory=ThinkingLimits)
+    #: host bots one client may have seated at once, and how many of them hard (host.lobby);
+    #: one address may have twice as many
+    bot_limits: BotLimits = field(default_factory=BotLimits)
     #: deal dishonestly on purpose (``--cheat``, for testing clients; host.cheats)
     cheat: CheatKind | None = None
     #: run sqlite in a worker thread (False only for tests on trio's mock clock)
@@ -138,7 +144,13 @@ class HostInfo:
 class Host:
     """A running host: its lobby, connections and shutdown switch."""
 
-    def __init__(self, config: HostConfig, identity: HostIdentity, lobby: Lobby) -> None:
+    def __init__(
+        self,
+        config: HostConfig,
+        identity: HostIdentity,
+        lobby: Lobby,
+        thinkers: Thinkers | None = None,
+    ) -> None:
         self.config = config
         self.identity = identity
         self.lobby = lobby
@@ -149,6 +161,8 @@ class Host:
         self.per_address: Counter[str] = Counter()
         self._shutdown = trio.Event()
         self.stopped = trio.Event()
+        #: where the host's hard bots search: worker processes, never the event loop
+        self.thinkers = thinkers or Thinkers(config.thinking)
         lobby.spawn_bot = self._spawn_bot
 
     # ------------------------------------------------------------------ embedding helpers
@@ -202,7 +216,7 @@ class Host:
                 await self._refuse(stream, refusal)
                 return
             await self._tls_handshake(stream)
-            await self._serve(stream, peer, trusted=trusted)
+            await self._serve(stream, peer, trusted=trusted, address=address)
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             pass
         except Exception:
@@ -243,8 +257,10 @@ class Host:
             with trio.fail_after(HANDSHAKE_TIMEOUT_S):
                 await stream.do_handshake()
 
-    async def _serve(self, stream: trio.abc.Stream, peer: str, *, trusted: bool) -> None:
-        session = ClientConnection(stream, self.lobby, peer=peer, trusted=trusted)
+    async def _serve(
+        self, stream: trio.abc.Stream, peer: str, *, trusted: bool, address: str | None
+    ) -> None:
+        session = ClientConnection(stream, self.lobby, peer=peer, trusted=trusted, address=address)
         self.connections.add(session)
         try:
             await session.run()
@@ -313,7 +329,12 @@ class Host:
         try:
             async with open_session(stream, software=software("host-bot")) as client:
                 bot = BotPlayer(
-                    client, table_id=table_id, kind=kind, stay=True, think=self.config.bot_think
+                    client,
+                    table_id=table_id,
+                    kind=kind,
+                    stay=True,
+                    think=self.config.bot_think,
+                    thinkers=self.thinkers,
                 )
                 if token is None:
                     name = self.lobby.bot_name(table_id)
@@ -489,7 +510,7 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
         raise
     host: Host | None = None
     try:
-        async with trio.open_nursery() as nursery:
+        async with open_thinkers(config.thinking) as thinkers, trio.open_nursery() as nursery:
             lobby = Lobby(
                 store=store,
                 signing_key=identity.signing_key,
@@ -501,8 +522,9 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                 nursery=nursery,
                 max_tables=config.max_tables,
                 cheat=config.cheat,
+                bot_limits=config.bot_limits,
             )
-            host = Host(config, identity, lobby)
+            host = Host(config, identity, lobby, thinkers)
             bots = await lobby.restore()
             listeners = _secure(config, identity, tcp)
             addresses = _bound(listeners)

@@ -56,7 +56,7 @@ from host.seating import HOSTED_BOT_PREFIX, Conn, SeatBook, check_name, hash_tok
 from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
 from host.table_clock import EMPTY_TABLE_S, TableClock
 from host.table_timers import Timers
-from host.table_views import fan_out, state_message
+from host.table_views import Backlogs, fan_out, state_message
 from protocol.cards import Card
 from protocol.errors import ErrorCode
 from protocol.framing import Outgoing
@@ -100,6 +100,7 @@ class Table:
         self.name = name or table_id
         self.lock = trio.Lock()
         self.timers = Timers(self)
+        self.backlogs = Backlogs(store, table_id)
         self._ack: tuple[Conn, WireMap] | None = None
         #: a connection left (:meth:`detach`); the timer task sends the ``table_info``
         self.summary_due = False
@@ -269,7 +270,7 @@ class Table:
             token = secrets.token_urlsafe(32)
             row = SeatRow(index, name, hash_token(token), bot)
             await self.store.put_seat(self.table_id, row)
-            self.book.sit(conn, SeatBook.new_seat(index, name, bot, row.token_hash))
+            self.book.sit(conn, SeatBook.new_seat(index, name, bot, row.token_hash, self.game_no))
             self.clock.touch()
             conn.deliver(
                 [{"type": "joined", "table": self.table_id, "seat": index, "token": token,
@@ -363,8 +364,8 @@ class Table:
             if conn.closed:  # gone while waiting for the lock: the seat stays as it is
                 return found.index
             old = found.conn
+            self.book.attach(found, conn)  # refused if conn holds another seat here
             self.spectators.pop(conn, None)  # a seat sees its own view, not the public one
-            self.book.attach(found, conn)
             if found.substitute and not found.stood_up:
                 log.info(
                     "table %s: seat %d (%s) is back: the host stops playing for it",
@@ -376,15 +377,14 @@ class Table:
                     {"type": "error", "code": "conflict", "fatal": True,
                      "message": "this seat was resumed by another connection"}
                 )  # fmt: skip
-            since = max(last_seq, self.runner.game_seq)
-            rows = await self.store.messages_after(self.table_id, since, found.index)
             head = {
                 "type": "resumed", "table": self.table_id, "seat": found.index,
                 "name": found.name, "seq": self.seq, "act_seq": found.last_cseq, "re": re,
             }  # fmt: skip
             conn.deliver_backlog(
                 [head, {"type": "table_info", **self.summary()},
-                 *self.chat_room.backlog(last_seq), *(r.payload for r in rows),
+                 *self.chat_room.backlog(last_seq),
+                 *await self.backlogs.after(found.index, last_seq, self.runner),
                  *self.view_msgs(found.index)]
             )  # fmt: skip
             self.send_summary()
@@ -572,7 +572,7 @@ class Table:
             member.deliver([msg])
 
     def view_msgs(self, seat: int | None) -> list[WireMap]:
-        return state_message(self.runner, seat)
+        return state_message(self.runner, seat, None if seat is None else self.seats[seat])
 
     # ------------------------------------------------------------------ helpers
 

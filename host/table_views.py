@@ -5,8 +5,10 @@ for a public message or a seat index for a private one. :func:`fan_out` groups t
 connection, in order, after the acknowledgement of the action that caused them (if its sender
 is still here), and appends each seat's own ``state`` (:func:`state_message` with
 ``game.view(seat)`` and its legal actions) and the spectators' public one. One list per
-connection means one ``deliver`` call each, so a client sees a change as one burst. Nothing
-here sends, stores or awaits; :class:`host.table.Table` calls it under its lock.
+connection means one ``deliver`` call each, so a client sees a change as one burst. It sends,
+stores and awaits nothing; :class:`host.table.Table` calls it under its lock. A seat that
+resumes is sent what it missed from :class:`Backlogs`, which reads the journal once per table
+seq and hands every resume the same messages.
 """
 
 from __future__ import annotations
@@ -16,17 +18,22 @@ from typing import Any
 
 from host.games.base import WireMap
 from host.runner import GameRunner
-from host.seat import TablePhase
+from host.seat import Seat, TablePhase
 from host.seating import Conn, SeatBook
+from host.store import JournalRow, Store
 from protocol.framing import Outgoing
 
-__all__ = ["fan_out", "state_message"]
+__all__ = ["Backlogs", "fan_out", "state_message"]
 
 
-def state_message(runner: GameRunner, seat: int | None) -> list[WireMap]:
-    """The ``state`` message for ``seat`` (``None``: a spectator), or none before any game."""
+def state_message(
+    runner: GameRunner, seat: int | None, occupant: Seat | None = None
+) -> list[WireMap]:
+    """The ``state`` message for ``seat`` (``None``: a spectator), or none before any game,
+    and none for a seat whose ``occupant`` sat down after the last game (its view would show
+    the hand of whoever played that seat then)."""
     engine = runner.engine
-    if engine is None:
+    if engine is None or (occupant is not None and occupant.first_game > runner.game_no):
         return []
     playing = runner.phase is TablePhase.PLAYING
     view = engine.view(seat)
@@ -47,6 +54,31 @@ def state_message(runner: GameRunner, seat: int | None) -> list[WireMap]:
             to_act=list(engine.to_act()) if playing else [], turn_ms=turn_ms,
         )
     ]  # fmt: skip
+
+
+class Backlogs:
+    """What a resuming seat missed: the current game's journaled pushes it may see.
+
+    A seat's rows are read once and kept until the table moves on (its seq changes), and every
+    resume is handed the same message objects: a connection that resumes again and again
+    without reading holds references to one backlog, not a copy of it per resume.
+    """
+
+    def __init__(self, store: Store, table_id: str) -> None:
+        self.store = store
+        self.table_id = table_id
+        #: per seat: ((game_seq, seq) when read, the rows)
+        self._rows: dict[int, tuple[tuple[int, int], list[JournalRow]]] = {}
+
+    async def after(self, seat: int, last_seq: int, runner: GameRunner) -> list[WireMap]:
+        """The pushes ``seat`` may see after ``last_seq``, from the current game's start."""
+        key = (runner.game_seq, runner.seq)
+        cached = self._rows.get(seat)
+        if cached is None or cached[0] != key:
+            rows = await self.store.messages_after(self.table_id, runner.game_seq, seat)
+            cached = self._rows[seat] = (key, rows)
+        since = max(last_seq, runner.game_seq)
+        return [r.payload for r in cached[1] if r.seq > since]
 
 
 def fan_out(

@@ -10,7 +10,10 @@ when it may act, the seat's view with its legal actions in wire form (:meth:`Bot
 * ``hard`` makes announcements as ``normal`` does and searches its turns
   (:func:`host.ai.ismcts.search`) for its :class:`~host.ai.ismcts.Budget`, sampling the hidden
   cards from its view and its memory of the events (the game's ``worlds`` module); a position
-  it cannot sample falls back to ``normal``.
+  it cannot sample falls back to ``normal``. Its decision comes in three steps so that the
+  search can run elsewhere: :meth:`HardBot.prepare` (announcements, and the
+  :class:`SearchJob`), :func:`run_search` (a plain function of the job: the host runs it in a
+  worker process, :mod:`host.thinking`) and :meth:`HardBot.conclude`.
 
 Every random choice comes from the bot's own ``random.Random``, so a seeded bot replays. The
 protocol's older bot kinds name levels too: ``random`` is easy, ``heuristic`` normal.
@@ -22,6 +25,7 @@ import enum
 import random
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from host import policy
 from host.ai.ismcts import DEFAULT_BUDGET, Budget, search
@@ -29,7 +33,18 @@ from host.ai.support import SeatMemory, find_support
 from host.games.base import OptionError, WireMap
 from protocol.lobby_messages import BOT_KINDS, BOT_LEVEL_OF
 
-__all__ = ["Bot", "EasyBot", "HardBot", "Level", "NormalBot", "make_bot", "parse_level"]
+__all__ = [
+    "Bot",
+    "EasyBot",
+    "Found",
+    "HardBot",
+    "Level",
+    "NormalBot",
+    "SearchJob",
+    "make_bot",
+    "parse_level",
+    "run_search",
+]
 
 
 class Level(enum.Enum):
@@ -91,6 +106,39 @@ class NormalBot(Bot):
     """The game's heuristic (see :mod:`host.policy`)."""
 
 
+@dataclass(frozen=True, slots=True)
+class SearchJob:
+    """One decision of a hard bot to search: all that crosses to a worker process (small and
+    picklable: the seat's view, its memory, a seed from the bot's generator, the budget)."""
+
+    game: str
+    view: WireMap
+    memory: SeatMemory
+    seed: int
+    budget: Budget
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What a search found: the action in wire form (``None``: none) and its iterations."""
+
+    action: WireMap | None
+    iterations: int
+
+
+def run_search(job: SearchJob) -> Found:
+    """Search ``job`` to the end of its budget (a plain function: a worker process runs it)."""
+    support = find_support(job.game)
+    try:
+        result = search(job.view, job.memory, support, random.Random(job.seed), job.budget)
+    except ValueError:  # not a position a world can be sampled for
+        return Found(None, 0)
+    return Found(
+        None if result is None else result.action.to_wire(),
+        0 if result is None else result.iterations,
+    )
+
+
 class HardBot(Bot):
     """Announces as ``normal``; searches its turns (see the module docstring).
 
@@ -120,27 +168,50 @@ class HardBot(Bot):
     def choose(
         self, view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
     ) -> WireMap | None:
+        job, answer = self.prepare(view, legal, last=last)
+        if job is None:
+            return answer
+        started = time.monotonic()
+        found = run_search(job)
+        return self.conclude(view, legal, found, time.monotonic() - started, last=last)
+
+    def prepare(
+        self, view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
+    ) -> tuple[SearchJob | None, WireMap | None]:
+        """What :meth:`choose` does before its search: ``(job, None)`` when a search must
+        decide (run it with :func:`run_search`, here or in another process, then hand what it
+        found to :meth:`conclude`), else ``(None, answer)``: no search needed."""
         if not legal:
-            return None
+            return None, None
+        game = str(view.get("game"))
         try:
-            support = find_support(str(view.get("game")))
+            support = find_support(game)
         except OptionError:
-            return super().choose(view, legal, last=last)
+            return None, super().choose(view, legal, last=last)
         for a in legal:
             if a.get("type") in support.calls and a != last:
-                return a
+                return None, a
         seat = view.get("seat")
         if not isinstance(seat, int) or seat not in (view.get("to_act") or ()):
-            return None
+            return None, None
         memory = self._remember(support.memory, seat)
-        started = time.monotonic()
-        try:
-            result = search(dict(view), memory, support, self.rng, self.budget)
-        except ValueError:  # not a position a world can be sampled for
-            result = None
-        self.thought = time.monotonic() - started
-        self.iterations = 0 if result is None else result.iterations
-        chosen = None if result is None else result.action.to_wire()
+        job = SearchJob(game, dict(view), memory, self.rng.getrandbits(64), self.budget)
+        return job, None
+
+    def conclude(
+        self,
+        view: WireMap,
+        legal: Sequence[WireMap],
+        found: Found | None,
+        thought: float,
+        *,
+        last: WireMap | None = None,
+    ) -> WireMap | None:
+        """The action after a search found ``found`` in ``thought`` seconds (``None``: no
+        search ran, as when the host had no worker free in time: the normal move)."""
+        self.thought = thought
+        self.iterations = 0 if found is None else found.iterations
+        chosen = None if found is None else found.action
         if chosen is None or chosen not in legal:
             return super().choose(view, legal, last=last)
         return chosen

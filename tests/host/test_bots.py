@@ -131,23 +131,23 @@ async def test_bots_at_a_finished_table_with_a_player_wait_for_the_rematch(
 async def test_a_hard_bot_plays_a_game_through_the_host_from_its_events_and_views(
     host: HostInfo, connect: Any
 ) -> None:
-    """The hard bot searches in a worker thread, fed the events its seat received."""
+    """The hard bot searches in a worker process, fed the events its seat received."""
     table = await host.host.create_table("black-jack", seats=2)
     hard = HardBot(rng=random.Random(3), budget=Budget(iterations=20))
     seen: list[dict[str, Any]] = []
     searched: list[int] = []
-    observe, choose = hard.observe, hard.choose
+    observe, conclude = hard.observe, hard.conclude
 
     def spy_observe(event: dict[str, Any]) -> None:
         seen.append(event)
         observe(event)
 
-    def spy_choose(*args: Any, **kwargs: Any) -> dict[str, Any] | None:
-        chosen = choose(*args, **kwargs)
+    def spy_conclude(*args: Any, **kwargs: Any) -> dict[str, Any] | None:
+        chosen = conclude(*args, **kwargs)
         searched.append(hard.iterations)
         return chosen
 
-    hard.observe, hard.choose = spy_observe, spy_choose  # type: ignore[method-assign]
+    hard.observe, hard.conclude = spy_observe, spy_conclude  # type: ignore[method-assign]
     async with connect() as a, connect() as b, trio.open_nursery() as nursery:
         ann = BotPlayer(a, table_id=table, stay=True, bot=hard)
         bea = BotPlayer(b, table_id=table, stay=True, kind="easy")

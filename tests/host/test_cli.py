@@ -16,8 +16,9 @@ from click.testing import CliRunner
 
 from client.cli import cli
 from host.cli import run_host
-from host.lobby import MAX_TABLES
+from host.lobby import MAX_TABLES, BotLimits
 from host.server import HostConfig, HostInfo, serve_host
+from host.thinking import ThinkingLimits
 
 
 def test_host_help_documents_every_option() -> None:
@@ -36,6 +37,11 @@ def test_host_help_documents_every_option() -> None:
         "--max-connections",
         "--max-connections-per-address",
         "--max-tables",
+        "--bot-workers",
+        "--bot-searches",
+        "--bot-wait",
+        "--max-bots-per-client",
+        "--max-hard-bots-per-client",
     ):
         assert option in result.output
     assert "default: 7531" in result.output
@@ -51,6 +57,29 @@ def test_host_passes_the_connection_caps_to_its_config(monkeypatch: Any, tmp_pat
     assert seen[0].max_tables == MAX_TABLES
     result = CliRunner().invoke(cli, [*args, "--max-connections-per-address", "0"])
     assert result.exit_code == 2 and "--max-connections-per-address" in result.output
+
+
+def test_host_passes_how_bots_think_and_how_many_a_client_may_seat(
+    monkeypatch: Any, tmp_path: Path
+) -> None:
+    seen: list[HostConfig] = []
+    monkeypatch.setattr("host.cli.trio.run", lambda fn: seen.append(fn.args[0]))
+    base = ["host", "--data-dir", str(tmp_path)]
+    result = CliRunner().invoke(cli, base)
+    assert result.exit_code == 0, result.output
+    assert seen[0].thinking == ThinkingLimits()  # one worker per core, 4 searches each
+    assert seen[0].bot_limits == BotLimits()
+    more = ["--bot-workers", "3", "--bot-searches", "7", "--bot-wait", "0.5"]
+    more += ["--max-bots-per-client", "10", "--max-hard-bots-per-client", "1"]
+    result = CliRunner().invoke(cli, [*base, *more])
+    assert result.exit_code == 0, result.output
+    assert seen[1].thinking == ThinkingLimits(workers=3, searches=7, wait=0.5)
+    assert seen[1].thinking.cap == 7 and seen[1].thinking.pool == 3
+    assert seen[1].bot_limits == BotLimits(per_client=10, hard_per_client=1)
+    assert seen[1].bot_limits.hard_per_address == 2
+    for bad in (["--bot-workers", "-1"], ["--bot-wait", "x"], ["--max-bots-per-client", "-2"]):
+        result = CliRunner().invoke(cli, [*base, *bad])
+        assert result.exit_code == 2 and bad[0] in result.output
 
 
 async def test_an_insecure_host_prints_no_tls_fingerprint(
