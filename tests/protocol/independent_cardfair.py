@@ -488,6 +488,8 @@ def check_all(vectors: Path) -> list[str]:
         eq(f"u64({c['n']})", be64(int(c["n"])).hex(), c["hex"])  # decimal strings
     for c in enc_v["enc"]:
         eq(f"enc{c['fields_utf8']}", frame(*c["fields_utf8"]).hex(), c["hex"])
+        raw = [bytes.fromhex(f) for f in c["fields_hex"]]  # the same fields, as bytes
+        eq(f"enc{c['fields_hex']}", frame(*raw).hex(), c["hex"])
     for name, h in enc_v["labels"].items():
         eq(f"label {name}", lab(name).hex(), h)
     i = pv["inputs"]
@@ -496,6 +498,7 @@ def check_all(vectors: Path) -> list[str]:
     eq("deck order", i["deck"], CANON)
     eq("deck_digest", deck_digest(i["deck"]).hex(), pv["deck_digest"])
     one = [r + s for s in SUITS for r in ["A", "9", "10", "J", "Q", "K"]] + ["JR"]
+    eq("deck_one", pv["deck_one"], one)  # the input of deck_digest_one
     eq("deck_digest_one", deck_digest(one).hex(), pv["deck_digest_one"])
     ctx = make_ctx({**i, "host_pk": pk})
     eq("ctx", ctx.hex(), pv["ctx"])
@@ -522,6 +525,12 @@ def check_all(vectors: Path) -> list[str]:
     t = sha(frame(lab("transcript"), bytes.fromhex(tr["prev"]), tr["type"],
                   bytes.fromhex(tr["body"]), bytes.fromhex(tr["sig"])))  # fmt: skip
     eq("transcript", t.hex(), tr["next"])
+    try:  # transcript.sig is the signature of signer_pk (signed.json's key) over the LOCK body
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(tr["signer_pk"])).verify(
+            bytes.fromhex(tr["sig"]), frame(lab("sig"), tr["type"], bytes.fromhex(tr["body"]))
+        )
+    except InvalidSignature:
+        bad.append("transcript sig does not verify under signer_pk")
     eq("fingerprint", fp(t), tr["fingerprint"])
     pr = tr["private"]
     p = sha(frame(lab("private"), bytes.fromhex(pr["prev"]), bytes.fromhex(pr["transcript"]),

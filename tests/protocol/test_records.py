@@ -30,7 +30,9 @@ VECTORS = Path(__file__).resolve().parents[2] / "spec" / "vectors"
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cardfair_generate", VECTORS / "generate.py")
+    spec = importlib.util.spec_from_file_location(
+        "cardfair_generate", VECTORS.parents[1] / "tools" / "generate_vectors.py"
+    )
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -55,6 +57,14 @@ def test_vector_files_are_up_to_date() -> None:
     texts = gen.build_all()
     for name, text in texts.items():
         assert (VECTORS / name).read_text(encoding="utf-8") == text, f"{name} is stale"
+
+
+def test_spec_holds_no_code() -> None:
+    """The vectors' generator is the reference's code, not part of the contract (issue 24.6):
+    ``spec/`` holds the documents and the JSON vectors only, and the generator writes there."""
+    files = [p for p in VECTORS.parent.rglob("*") if p.is_file()]
+    assert files and not [p for p in files if p.suffix not in (".md", ".json")]
+    assert _generator().HERE == VECTORS
 
 
 def test_valid_record_verifies() -> None:
