@@ -223,14 +223,22 @@ async def test_a_commit_after_the_lock_is_bad_state_and_a_wrong_reveal_is_fairne
     autojump_clock: trio.testing.MockClock,
     lobby: Lobby,
 ) -> None:
+    """PROTOCOL.md 4.5 (issue 24.2): after the lock a different commitment is ``bad_state``,
+    while an identical repeat of the accepted one (a resend after a lost reply: the last
+    commitment is the one that completes the lock) is ``ok`` and changes nothing."""
     table, ann, bea = await _dealing(lobby)
     assert table.deal is not None
     hand_no = table.deal.hand_no
     await _refused(ErrorCode.BAD_STATE, table.fair_commit(ann, hand_no + 1, bytes(32)))
     await table.fair_commit(ann, hand_no, secrets.token_bytes(32))
-    await table.fair_commit(bea, hand_no, secrets.token_bytes(32))
+    last = secrets.token_bytes(32)
+    await table.fair_commit(bea, hand_no, last)
     assert table.deal.locked
+    seq = table.seq
+    await table.fair_commit(bea, hand_no, last)  # the repeat: ok, nothing journaled
+    assert table.seq == seq
     await _refused(ErrorCode.BAD_STATE, table.fair_commit(ann, hand_no, bytes(32)))
+    await _refused(ErrorCode.BAD_STATE, table.fair_commit(bea, hand_no + 1, last))
     await _refused(ErrorCode.BAD_STATE, table.fair_reveal(ann, hand_no + 1, bytes(32)))
     # a reveal that does not open its commitment fails its check: still ``fairness``
     with pytest.raises(FairnessError) as failed:
