@@ -568,6 +568,22 @@ def tampered(valid: dict[str, Any]) -> list[dict[str, Any]]:
     def _(r: dict[str, Any]) -> None:
         r["outcome"] = {**r["outcome"], "winners": [(r["outcome"]["winners"][0] + 1) % 3]}
 
+    @case("record_outcome_float", "the record's outcome writes a winner 2 as 2.0 (not the same)")
+    def _(r: dict[str, Any]) -> None:
+        r["outcome"] = {**r["outcome"], "winners": [float(w) for w in r["outcome"]["winners"]]}
+
+    @case("hex_upper_case", "a message body is written in upper-case hex (8.1: lowercase)")
+    def _(r: dict[str, Any]) -> None:
+        r["messages"][3][1] = r["messages"][3][1].upper()
+
+    @case("options_without_game", "the record has 'options' but no 'game' to check them with")
+    def _(r: dict[str, Any]) -> None:
+        del r["game"]
+
+    @case("partial_not_bool", "the record's 'partial' is a string, not true or false")
+    def _(r: dict[str, Any]) -> None:
+        r["partial"] = "no"
+
     @case("truncated", "the record stops before HAND_END")
     def _(r: dict[str, Any]) -> None:
         del r["messages"][-1]

@@ -233,6 +233,13 @@ def need(cond: bool, kind: str, detail: str = "") -> None:
         raise Fail(kind, detail)
 
 
+def hx(text: Any) -> bytes:
+    """Record bytes (8.1): lowercase hex, two digits a byte, and nothing else."""
+    ok = isinstance(text, str) and len(text) % 2 == 0
+    need(ok and all(ch in "0123456789abcdef" for ch in text), "RecordError", "hex")
+    return bytes.fromhex(text)
+
+
 def verify_record(rec: Any) -> tuple[str, int | None, str]:
     """``("ok", None, fingerprint)`` / ``("void", None, fp)`` or ``(kind, index, detail)``."""
     idx: int | None = None
@@ -242,10 +249,13 @@ def verify_record(rec: Any) -> tuple[str, int | None, str]:
             need(f in rec, "RecordError", f)
         need(rec["format"] == "onecard-hand-record/1", "RecordError")
         need(rec["scheme"] == "cardfair/v1", "RecordError")
-        pk_raw = bytes.fromhex(rec["host_pk"])
+        for f in ("partial", "voided", "dealer_chosen"):
+            need(f not in rec or isinstance(rec[f], bool), "RecordError", f)
+        need("options" not in rec or "game" in rec, "RecordError", "options without game")
+        pk_raw = hx(rec["host_pk"])
         need(len(pk_raw) == 32, "RecordError")
         pk = Ed25519PublicKey.from_public_bytes(pk_raw)
-        msgs = [(t, bytes.fromhex(b), bytes.fromhex(s)) for t, b, s in rec["messages"]]
+        msgs = [(t, hx(b), hx(s)) for t, b, s in rec["messages"]]
         st = Audit(pk, pk_raw, rec)
         for idx, (t, body, sig) in enumerate(msgs):  # noqa: B007  (idx names the failure)
             st.feed(t, body, sig)
@@ -443,16 +453,16 @@ class Audit:
             rid = rules_id(rec["game"], rec.get("options") or {})
             need(rid == self.hc["ruleset_id"], "RulesetError")
         if "ctx" in rec:
-            need(bytes.fromhex(rec["ctx"]) == self.ctx, "RecordError")
+            need(hx(rec["ctx"]) == self.ctx, "RecordError")
         if "secret" in rec:
-            need(bytes.fromhex(rec["secret"]) == self.secret, "RecordError", "secret")
+            need(hx(rec["secret"]) == self.secret, "RecordError", "secret")
         if "voided" in rec:
             need(rec["voided"] is self.voided, "RecordError")
         if "missing" in rec:
             need(rec["missing"] == self.missing, "RecordError")
         if "reveals" in rec:
             for p, r in rec["reveals"]:
-                rb = bytes.fromhex(r)
+                rb = hx(r)
                 if self.reveals:
                     need(self.reveals.get(p) == rb, "RecordError")
                 else:
@@ -460,9 +470,10 @@ class Audit:
         if rec.get("dealer_chosen"):
             need(rec.get("dealer") == self.dealer, "RecordError")
         if self.outcome is not None and rec.get("outcome") is not None:
-            need(rec["outcome"] == self.outcome, "RecordError", "outcome")
+            same = json.dumps(rec["outcome"], sort_keys=True)  # as JSON: 2.0 is not 2
+            need(same == json.dumps(self.outcome, sort_keys=True), "RecordError", "outcome")
         if "transcript" in rec:
-            need(bytes.fromhex(rec["transcript"]) == self.t, "RecordError")
+            need(hx(rec["transcript"]) == self.t, "RecordError")
         if "fingerprint" in rec:
             need(rec["fingerprint"] == fp(self.t), "RecordError")
 
