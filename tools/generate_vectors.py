@@ -568,6 +568,39 @@ def tampered(valid: dict[str, Any]) -> list[dict[str, Any]]:
     def _(r: dict[str, Any]) -> None:
         r["outcome"] = {**r["outcome"], "winners": [(r["outcome"]["winners"][0] + 1) % 3]}
 
+    @case("hand_commit_prev_not_ctx", "HAND_COMMIT's prev is not the ctx of its own fields")
+    def _(r: dict[str, Any]) -> None:
+        _resign_from(r, _index(r, "hand_commit"), lambda b: b.__setitem__("prev", bytes(32)))
+
+    @case("lock_seats_reordered", "LOCK lists every seat's commitment, but not in seat order")
+    def _(r: dict[str, Any]) -> None:
+        _resign_from(r, _index(r, "lock"), lambda b: b["commits"].reverse())
+
+    @case("reveals_entry_missing", "REVEALS leaves out the last seat's r")
+    def _(r: dict[str, Any]) -> None:
+        _resign_from(r, _index(r, "reveals"), lambda b: b["reveals"].pop())
+
+    @case("dealer_stream_wrong", "DEALER names stream 0 instead of the dealer stream")
+    def _(r: dict[str, Any]) -> None:
+        _resign_from(r, _index(r, "dealer"), lambda b: b.__setitem__("stream", 0))
+
+    @case("dealer_seats_wrong", "DEALER draws among 4 seats at a 3-seat table")
+    def _(r: dict[str, Any]) -> None:
+        _resign_from(r, _index(r, "dealer"), lambda b: b.__setitem__("seats", 4))
+
+    @case("draw_to_no_seat", "a DRAW gives its card to seat 3 at a 3-seat table")
+    def _(r: dict[str, Any]) -> None:
+        _resign_from(r, _index(r, "draw", 5), lambda b: b.__setitem__("to", 3))
+
+    @case("reshuffle_extra_copy", "RESHUFFLE recycles a second copy of a card of a one-pack deck")
+    def _(r: dict[str, Any]) -> None:
+        _resign_from(r, _index(r, "reshuffle"), lambda b: b["cards"].insert(0, b["cards"][0]))
+
+    @case("unknown_type", "a signed public message of a type 7.7 does not define")
+    def _(r: dict[str, Any]) -> None:
+        r["messages"][_index(r, "dealer")][0] = "shuffle"
+        _resign_from(r, _index(r, "shuffle"), lambda b: None)
+
     @case("record_outcome_float", "the record's outcome writes a winner 2 as 2.0 (not the same)")
     def _(r: dict[str, Any]) -> None:
         r["outcome"] = {**r["outcome"], "winners": [float(w) for w in r["outcome"]["winners"]]}

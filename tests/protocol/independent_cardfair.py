@@ -364,7 +364,8 @@ class Audit:
 
     def on_dealer(self, b: dict[str, Any]) -> None:
         self.allowed("reveals")
-        need(b["stream"] == DEALER and b["seats"] == len(self.hc["pids"]), "PositionError")
+        need(b["stream"] == DEALER, "PositionError", "dealer stream")  # 7.9 dealer-stream
+        need(b["seats"] == len(self.hc["pids"]), "ContextError", "dealer seats")  # dealer-seats
         self.dealer = b["dealer"]
         self.step = "dealer"
 
@@ -372,7 +373,9 @@ class Audit:
         self.allowed("reveals", "dealer", "draw", "reshuffle")
         if self.cur < 0:
             self.cur, self.used[0], self.sizes[0] = 0, 0, self.hc["deck"]
-        s, p = b["stream"], b["pos"]
+        s, p, to = b["stream"], b["pos"], b["to"]
+        seat = isinstance(to, int) and not isinstance(to, bool) and 0 <= to < len(self.hc["pids"])
+        need(to is None or seat, "BadMessageError", "draw to")  # 7.9 draw-to, before the stream
         need(s == self.cur, "PositionError", "stream")
         need(p == self.used[s], "PositionError", f"{p} vs {self.used[s]}")
         need(p < len(self.sizes[s]), "PositionError")
