@@ -151,6 +151,25 @@ def test_after_a_failed_check_a_seat_sends_the_host_nothing_more_for_that_hand(
     assert t.notices[-1].proof is not None  # the evidence is kept
 
 
+def test_hand_numbers_and_host_commitments_are_remembered_per_table_for_the_run(
+    tmp_path: Path,
+) -> None:
+    """PROTOCOL.md 7.9 (issue 24.11): the last ``hand_no`` and the host commitments seen are
+    kept per table for as long as the client follows it, voided hands included; a client
+    that starts afresh (a new checker) accepts any at first."""
+    t = _Table(tmp_path)
+    t.push(t.dealer.hand_commit)
+    t.push(t.dealer.void("commit timeout"))
+    again = sign_message(t.sk, "hand_commit", t.dealer.hand_commit.decode())  # hand_no 1 again
+    push = tm.FairPush(table="t1", seq=10, hand_no=1, msg=again.to_wire(), host_seats=())
+    sent, (failed,) = t.checker.receive(push)
+    assert sent == [] and failed.kind is FairKind.FAILED
+    assert "hand_no 1 does not exceed 1" in failed.message
+    fresh = DealChecker(table_id="t1", pid="Ann")
+    (commit,), notices = fresh.receive(push)
+    assert isinstance(commit, tm.FairCommit) and notices == []
+
+
 def test_a_seat_sitting_out_sends_nothing_and_still_checks_its_cards(tmp_path: Path) -> None:
     t = _Table(tmp_path)
     assert t.push(t.dealer.hand_commit, host_seats=(0,)) == []  # the host supplies our r
