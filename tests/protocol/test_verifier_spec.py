@@ -43,6 +43,8 @@ KINDS = {
     "SignatureError",
     "BadMessageError",
     "ContextError",
+    "DeckError",
+    "RulesetError",
     "CommitmentError",
     "PositionError",
     "CardMismatchError",
@@ -88,6 +90,9 @@ def test_every_check_of_7_9_has_one_of_the_kinds_of_8_2() -> None:
 VECTOR_CHECKS = {
     "unknown_type": "type",
     "hand_commit_prev_not_ctx": "prev-ctx",
+    "short_deck": "ruleset-deck",
+    "deck_without_jokers": "ruleset-deck",
+    "jokers_not_in_ruleset": "ruleset-deck",
     "lock_seats_reordered": "lock-seats",
     "commitment_changed": "reveals-open",  # an auditor has no own c_i: bob's r fails instead
     "copied_commitments": "lock-copies",
@@ -123,7 +128,8 @@ def test_each_tampered_vector_fails_with_the_kind_7_9_gives_its_check() -> None:
 
 def _dealer(deck: Any = DECK_54, hand_no: int = 1) -> HandDealer:
     return HandDealer(
-        signing_key=SK, table_id="t1", hand_no=hand_no, ruleset_id="r", deck=deck, pids=PIDS,
+        signing_key=SK, table_id="t1", hand_no=hand_no, pids=PIDS, deck=deck,
+        ruleset_id="one" if deck == DECK_ONE else "one-card",
         ledger=SecretLedger(),
     )  # fmt: skip
 
