@@ -396,7 +396,9 @@ class ClientConnection:
             await handler(self, msg)
         except (ProtocolError, RulesError) as exc:
             code = exc.code if isinstance(exc.code, ErrorCode) else ErrorCode.INTERNAL
-            self.deliver([self._error(code, exc.message, re=msg.id)])
+            # a ``conflict`` over an act seq names the next free one (PROTOCOL.md 4.2)
+            next_seq = getattr(exc, "next_seq", None)
+            self.deliver([self._error(code, exc.message, re=msg.id, next_seq=next_seq)])
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
             raise  # the connection itself failed: end it
         except Exception:  # a host bug (or unreadable data on disk): answer, keep serving
@@ -405,12 +407,20 @@ class ClientConnection:
             self.deliver([self._error(ErrorCode.INTERNAL, text, re=msg.id)])
 
     @staticmethod
-    def _error(code: ErrorCode, text: str, *, re: Any = None, fatal: bool | None = None) -> WireMap:
+    def _error(
+        code: ErrorCode,
+        text: str,
+        *,
+        re: Any = None,
+        fatal: bool | None = None,
+        next_seq: int | None = None,
+    ) -> WireMap:
         return Error(
             code=code,
             message=text[:MAX_TEXT_LEN],
             re=re,
             fatal=code.fatal if fatal is None else fatal,
+            next_seq=next_seq,
         ).to_wire()
 
     def _reply(self, msg: Message, reply: Message) -> None:

@@ -33,6 +33,7 @@ __all__ = [
     "ReplayError",
     "Rewriter",
     "Seat",
+    "SeqConflictError",
     "TableError",
     "TablePhase",
     "same_action",
@@ -58,6 +59,17 @@ VOID_TIMEOUT = "timeout"
 
 class TableError(LocalProtocolError):
     """A lobby or play request the table refuses; carries the wire error code."""
+
+
+class SeqConflictError(TableError):
+    """``conflict``: an ``act`` under a used ``seq``; ``next_seq`` goes in the ``error``."""
+
+    def __init__(self, next_seq: int, used: int) -> None:
+        super().__init__(
+            f"act seq {used} was already used for another action; the next seq is {next_seq}",
+            code=ErrorCode.CONFLICT,
+        )
+        self.next_seq = next_seq
 
 
 class EngineFailure(TableError):
@@ -120,11 +132,7 @@ class Seat:
             return False
         if cseq == self.last_cseq and same_action(engine, wire, self.last_cseq_action):
             return True
-        raise TableError(
-            f"act seq {cseq} was already used for another action; "
-            f"the next seq is {self.last_cseq + 1}",
-            code=ErrorCode.CONFLICT,
-        )
+        raise SeqConflictError(self.last_cseq + 1, cseq)
 
     def summary(self) -> WireMap:
         return {

@@ -466,10 +466,10 @@ class Table:
         async with self.lock:
             seat = self._require_seat(conn)
             deal = self._require_deal(hand_no)
+            if deal.already(seat.index, commit=commitment):  # a resend, even after the LOCK
+                return  # it completed: ``ok``, nothing journaled (PROTOCOL.md 4.5)
             if deal.locked:
                 raise TableError("commitments are locked", code=ErrorCode.BAD_STATE)
-            if deal.already(seat.index, commit=commitment):
-                return  # a repeat (a resend after a lost reply): nothing new to journal
             payload = {"op": "commit", "seat": seat.index, "value": commitment}
             await self.live(JournalKind.FAIR, payload)
 

@@ -160,7 +160,10 @@ class TableInfo(Message):
     TYPE: ClassVar[str] = "table_info"
     DIRECTION: ClassVar[Direction] = H2C
     table: str = wire(TABLE_ID, "table id")
-    name: str = wire(Str(max_len=64), "display name")
+    name: str = wire(
+        Str(max_len=64),
+        "display name: `create_table.name` (1..32), or the table id (1..64) when it gave none",
+    )
     game: str = wire(Str(max_len=32), "game name")
     options: dict[str, Any] = wire(AnyMap(), "every option with its value")
     seats: tuple[dict[str, Any] | None, ...] = wire(

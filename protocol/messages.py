@@ -360,6 +360,11 @@ class Error(Message):
     )
     message: str = wire(Str(max_len=MAX_TEXT_LEN), "human-readable detail (English)")
     fatal: bool = wire(Bool(), "true if the sender closes the connection after this message")
+    next_seq: int | None = wire(
+        Nullable(Int(1, 2**53 - 1)),
+        "on `conflict` for an `act`: the next free action `seq` (4.2); nil otherwise",
+        default=None,
+    )
 
     @classmethod
     def from_exception(
@@ -371,7 +376,15 @@ class Error(Message):
             message=err.message[:MAX_TEXT_LEN],
             fatal=err.code.fatal if fatal is None else fatal,
             re=re,
+            next_seq=getattr(err, "next_seq", None),
         )
+
+    def to_wire(self) -> WireDict:
+        """As :meth:`Message.to_wire`, leaving out ``next_seq`` when it is nil (most errors)."""
+        out = super().to_wire()
+        if out.get("next_seq") is None:
+            out.pop("next_seq", None)
+        return out
 
 
 @register

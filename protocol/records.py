@@ -16,6 +16,7 @@ the :class:`Verdict` names the first failure (which message, card, position or s
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,13 +179,16 @@ def load_record(path: str | Path) -> dict[str, Any]:
 # --------------------------------------------------------------------------- verifying
 
 
+#: bytes in a record: lowercase hex digits, two per byte, nothing else (PROTOCOL.md 8.1)
+_HEX = re.compile(r"(?:[0-9a-f]{2})*")
+
+
 def _hex(value: object, what: str, size: int | None = None) -> bytes:
     if not isinstance(value, str):
         raise RecordError(f"record field {what} is not a hex string")
-    try:
-        b = bytes.fromhex(value)
-    except ValueError:
-        raise RecordError(f"record field {what} is not hex") from None
+    if _HEX.fullmatch(value) is None:
+        raise RecordError(f"record field {what} is not lowercase hex")
+    b = bytes.fromhex(value)
     if size is not None and len(b) != size:
         raise RecordError(f"record field {what} must be {size} bytes, not {len(b)}")
     return b
@@ -338,6 +342,11 @@ def _check_shape(rec: Mapping[str, Any]) -> None:
     options = rec.get("options") or {}
     if not all(isinstance(v, bool | int | str) for v in options.values()):
         raise RecordError("record field 'options' has a value that is not a bool, int or str")
+    if "options" in rec and "game" not in rec:
+        raise RecordError("record field 'options' without 'game': they are checked together")
+    for key in ("partial", "voided", "dealer_chosen"):
+        if key in rec and not isinstance(rec[key], bool):
+            raise RecordError(f"record field {key!r} is not true or false")
 
 
 def _check_fields(rec: Mapping[str, Any], v: HandVerifier) -> HandReport:
@@ -365,7 +374,7 @@ def _check_fields(rec: Mapping[str, Any], v: HandVerifier) -> HandReport:
     if (
         report.outcome is not None
         and rec.get("outcome") is not None
-        and rec["outcome"] != report.outcome
+        and not _same_json(rec["outcome"], report.outcome)
     ):
         raise RecordError("record field 'outcome' differs from the outcome signed in HAND_END")
     if "transcript" in rec and _hex(rec["transcript"], "transcript", 32) != report.transcript:
@@ -375,6 +384,16 @@ def _check_fields(rec: Mapping[str, Any], v: HandVerifier) -> HandReport:
             f"record fingerprint {rec['fingerprint']}, transcript gives {report.fingerprint}"
         )
     return report
+
+
+def _same_json(a: object, b: object) -> bool:
+    """Equal as JSON values are: of one JSON type each (``2.0`` is not ``2``, ``true`` not
+    ``1``), maps by key, lists in order."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
 
 
 def _check_dealer(rec: Mapping[str, Any], report: HandReport, seats: int) -> None:

@@ -128,6 +128,48 @@ def test_we_never_reveal_before_a_valid_lock(tmp_path: Path) -> None:
     assert "signature" in t.notices[0].message.lower()
 
 
+def test_after_a_failed_check_a_seat_sends_the_host_nothing_more_for_that_hand(
+    tmp_path: Path,
+) -> None:
+    """PROTOCOL.md 7.9 (issue 24.5): a failed check is the client's verdict, not a message:
+    it sends no ``error``, and no commitment or reveal for the rest of that hand (here its
+    reveal, so the host voids the round); it keeps the messages and reports at the end."""
+    t = _Table(tmp_path)
+    (commit,) = t.push(t.dealer.hand_commit)
+    t.dealer.accept_commit("Ann", {"hand_no": 1, "c": commit.c})
+    t.dealer.accept_commit("Bob", SeatSecret.new(t.dealer.context.digest, "Bob").commit_body(1))
+    lock = t.dealer.lock()
+    body = lock.decode()
+    body["commits"] = body["commits"][::-1]  # one entry per seat, but not in seat order
+    assert t.push(sign_message(t.sk, "lock", body)) == []
+    (failed,) = t.notices
+    assert failed.kind is FairKind.FAILED and "one entry per seat" in failed.message
+    assert t.push(lock) == []  # even the real LOCK gets no reveal now
+    assert t.push(t.dealer.void("reveal timeout")) == []
+    assert t.notices[-1].kind is FairKind.FAILED
+    assert t.notices[-1].message.startswith("deal NOT verified: LOCK lists seats")
+    assert t.notices[-1].proof is not None  # the evidence is kept
+
+
+def test_hand_numbers_and_host_commitments_are_remembered_per_table_for_the_run(
+    tmp_path: Path,
+) -> None:
+    """PROTOCOL.md 7.9 (issue 24.11): the last ``hand_no`` and the host commitments seen are
+    kept per table for as long as the client follows it, voided hands included; a client
+    that starts afresh (a new checker) accepts any at first."""
+    t = _Table(tmp_path)
+    t.push(t.dealer.hand_commit)
+    t.push(t.dealer.void("commit timeout"))
+    again = sign_message(t.sk, "hand_commit", t.dealer.hand_commit.decode())  # hand_no 1 again
+    push = tm.FairPush(table="t1", seq=10, hand_no=1, msg=again.to_wire(), host_seats=())
+    sent, (failed,) = t.checker.receive(push)
+    assert sent == [] and failed.kind is FairKind.FAILED
+    assert "hand_no 1 does not exceed 1" in failed.message
+    fresh = DealChecker(table_id="t1", pid="Ann")
+    (commit,), notices = fresh.receive(push)
+    assert isinstance(commit, tm.FairCommit) and notices == []
+
+
 def test_a_seat_sitting_out_sends_nothing_and_still_checks_its_cards(tmp_path: Path) -> None:
     t = _Table(tmp_path)
     assert t.push(t.dealer.hand_commit, host_seats=(0,)) == []  # the host supplies our r

@@ -283,6 +283,29 @@ async def test_a_new_certificate_pin_replaces_a_deal_key_pinned_before(
     assert f"{key}#deal-key " in pins
 
 
+async def test_an_insecure_host_has_its_deal_key_pinned_alone_and_kept(
+    start_host: Callable[..., Awaitable[Any]],
+    json_client: Callable[..., Awaitable[Any]],
+    tmp_path: Path,
+) -> None:
+    """PROTOCOL.md 7.9 (issue 24.8): with ``--insecure`` there is no certificate to pin the
+    deal key with, so it is pinned alone per address, and nothing but the user removes it: a
+    host now signing with another key fails every deal, and the old pin stays."""
+    info = await start_host(insecure=True)
+    key = f"127.0.0.1:{info.port}"
+    (tmp_path / "known_hosts").write_text(f"{key}#deal-key {'ab' * 32}\n")
+    client = await json_client(
+        "join", key, "--insecure", "--create", "black-jack", "--seats", "2", "--bots", "1",
+        "--name", "Cy",
+    )  # fmt: skip
+    await client.play_to_end()
+    await client.process.wait()
+    verdicts = [line for line in client.lines if line["type"] == "fairness"]
+    assert verdicts and all(v["status"] == "failed" for v in verdicts)
+    assert "deal key changed" in verdicts[0]["message"]
+    assert (tmp_path / "known_hosts").read_text() == f"{key}#deal-key {'ab' * 32}\n"
+
+
 async def test_a_hand_the_host_keeps_no_record_of_is_reported(
     start_host: Callable[..., Awaitable[Any]], json_client: Callable[..., Awaitable[Any]]
 ) -> None:

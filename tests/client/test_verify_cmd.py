@@ -21,7 +21,9 @@ VECTORS = Path(__file__).resolve().parents[2] / "spec" / "vectors"
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cardfair_generate", VECTORS / "generate.py")
+    spec = importlib.util.spec_from_file_location(
+        "cardfair_generate", VECTORS.parents[1] / "tools" / "generate_vectors.py"
+    )
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -39,8 +39,11 @@ def test_a_cheating_host_says_so_before_it_listens(tmp_path: Path) -> None:
     assert "NOT fair" in banner(CheatKind.SWAPPED_CARD)
 
 
-def _hand(kind: CheatKind) -> tuple[list[SignedMessage], HandDealer, dict[str, object]]:
-    """One hand of two seats through a :class:`Cheat`: deal 4, reshuffle 3 cards, end."""
+def _hand(
+    kind: CheatKind, after: int = 0
+) -> tuple[list[SignedMessage], HandDealer, dict[str, object]]:
+    """One hand of two seats through a :class:`Cheat`: deal 4, reshuffle 3 cards, deal
+    ``after`` face up from the new stock, end."""
     sk = Ed25519PrivateKey.generate()
     d = HandDealer(
         signing_key=sk, table_id="t1", hand_no=1, ruleset_id="one-card", deck=DECK_54,
@@ -63,6 +66,8 @@ def _hand(kind: CheatKind) -> tuple[list[SignedMessage], HandDealer, dict[str, o
     cards = tuple(sorted(parse_card(c) for c in ("2S", "3S", "4S")))
     ans = d.answer(ChanceRequest(ChanceKind.RESHUFFLE, 1, 1, cards, kept=(parse_card("5S"),)))
     sent += [m for _, m in cheat.rewrite([(None, m) for m in ans.messages])]
+    for _ in range(after):
+        sent += [m for _, m in cheat.rewrite([(None, d.draw(1, None, public=True).draw)])]
     sent += [m for _, m in cheat.rewrite([(None, d.hand_end(None))])]
     record = cheat.record({"format": "onecard-hand-record/1", "scheme": "cardfair/v1",
                            "table_id": "t1", "hand_no": 1, "pids": ["p", "q"],
@@ -174,3 +179,15 @@ async def test_a_bot_refuses_a_deck_or_ruleset_not_the_tables() -> None:
         await bot._on_fair(push)
         assert bot.verifier is None and len(bot.fair_alerts) == 1
         assert caught in bot.fair_alerts[0], bot.fair_alerts
+
+
+def test_a_record_shows_a_wrong_reshuffle_once_a_draw_runs_past_the_shortened_stock() -> None:
+    """PROTOCOL.md 7.15 (issue 24.4): the cheat recycles 2 of the pile's 3 cards, so the
+    signed stream 1 has 2 positions; a hand that goes on to draw a third card from it fails
+    its record at that DRAW (before any card comparison at HAND_END). A hand that draws
+    nothing from the new stock leaves a valid record (above)."""
+    sent, _, record = _hand(CheatKind.WRONG_RESHUFFLE, after=3)
+    verdict = verify_record(record)
+    assert verdict.failure == "PositionError"
+    assert verdict.message_index == len(sent) - 2  # the third DRAW of stream 1
+    assert "draw at stream 1 position 2: the stream has 2 cards" in verdict.message

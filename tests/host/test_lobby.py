@@ -12,6 +12,7 @@ import protocol.table_messages as tm
 from host.server import HostInfo
 from net.session import RequestError
 from protocol.errors import ErrorCode
+from protocol.messages import message_from_wire
 
 
 async def test_a_resume_is_not_held_up_by_another_tables_busy_lock(
@@ -64,3 +65,18 @@ async def test_a_finished_table_with_no_player_leaves_the_list_but_stays_served(
     await trio.sleep(FINISHED_LISTED_S)
     assert [t["table"] for t in lobby.table_summaries()] == [waiting]
     assert lobby.table(done).phase is TablePhase.FINISHED  # still there by id
+
+
+async def test_a_table_without_a_name_shows_its_id_as_its_name(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    """PROTOCOL.md 3.1 (issue 24.11): ``table_info.name`` is the created name (1..32) or, when
+    none was given, the table id (up to 64 characters), hence its 0..64 in section 9."""
+    async with connect_memory(mock_host) as c:
+        named = await c.request(tm.CreateTable(game="one-card", seats=2, name="Den"))
+        plain = await c.request(tm.CreateTable(game="one-card", seats=2))
+    assert isinstance(named, tm.TableCreated) and isinstance(plain, tm.TableCreated)
+    assert named.info["name"] == "Den"
+    assert plain.info["name"] == plain.table
+    longest = message_from_wire({**plain.info, "type": "table_info", "name": "t" * 64})
+    assert isinstance(longest, tm.TableInfo) and len(longest.name) == 64

@@ -258,6 +258,12 @@ async def test_scripted_client_plays_a_whole_game(
                     if seq == 1:  # a retry of an applied seq is acknowledged, not applied
                         again = await polite(me, tm.Act(table=table, seq=seq, action=action))
                         assert isinstance(again, tm.Ack) and again.duplicate
+                        # another action under a used seq: ``conflict`` names the next free
+                        # seq in a field, not only in its text (PROTOCOL.md 4.2, issue 24.7)
+                        with pytest.raises(RequestError) as used:
+                            await me.request(tm.Act(table=table, seq=seq, action={"type": "x"}))
+                        assert used.value.code is ErrorCode.CONFLICT
+                        assert used.value.error.next_seq == seq + 1
                 elif isinstance(push, tm.GameOver):
                     break
         assert checked_errors and seq > 0

@@ -223,19 +223,44 @@ async def test_a_commit_after_the_lock_is_bad_state_and_a_wrong_reveal_is_fairne
     autojump_clock: trio.testing.MockClock,
     lobby: Lobby,
 ) -> None:
+    """PROTOCOL.md 4.5 (issue 24.2): after the lock a different commitment is ``bad_state``,
+    while an identical repeat of the accepted one (a resend after a lost reply: the last
+    commitment is the one that completes the lock) is ``ok`` and changes nothing."""
     table, ann, bea = await _dealing(lobby)
     assert table.deal is not None
     hand_no = table.deal.hand_no
     await _refused(ErrorCode.BAD_STATE, table.fair_commit(ann, hand_no + 1, bytes(32)))
     await table.fair_commit(ann, hand_no, secrets.token_bytes(32))
-    await table.fair_commit(bea, hand_no, secrets.token_bytes(32))
+    last = secrets.token_bytes(32)
+    await table.fair_commit(bea, hand_no, last)
     assert table.deal.locked
+    seq = table.seq
+    await table.fair_commit(bea, hand_no, last)  # the repeat: ok, nothing journaled
+    assert table.seq == seq
     await _refused(ErrorCode.BAD_STATE, table.fair_commit(ann, hand_no, bytes(32)))
+    await _refused(ErrorCode.BAD_STATE, table.fair_commit(bea, hand_no + 1, last))
     await _refused(ErrorCode.BAD_STATE, table.fair_reveal(ann, hand_no + 1, bytes(32)))
     # a reveal that does not open its commitment fails its check: still ``fairness``
     with pytest.raises(FairnessError) as failed:
         await table.fair_reveal(ann, hand_no, secrets.token_bytes(32))
     assert failed.value.code is ErrorCode.FAIRNESS
+
+
+async def test_a_resend_of_the_last_reveal_comes_after_the_round_and_is_bad_state(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    """PROTOCOL.md 4.5 (issue 24.2): the last reveal ends the round (REVEALS went out)."""
+    table, ann, bea = await _dealing(lobby)
+    assert table.deal is not None
+    hand_no, ctx = table.deal.hand_no, table.deal.ctx
+    secrets_ = {c: SeatSecret.new(ctx, name) for c, name in ((ann, "ann"), (bea, "bea"))}
+    for conn, sec in secrets_.items():
+        await table.fair_commit(conn, hand_no, sec.c)
+    await table.fair_reveal(ann, hand_no, secrets_[ann].r)
+    await table.fair_reveal(ann, hand_no, secrets_[ann].r)  # the round is open: ok
+    await table.fair_reveal(bea, hand_no, secrets_[bea].r)
+    assert table.phase is TablePhase.PLAYING
+    await _refused(ErrorCode.BAD_STATE, table.fair_reveal(bea, hand_no, secrets_[bea].r))
 
 
 async def test_a_repeated_commitment_or_reveal_is_answered_without_journaling(

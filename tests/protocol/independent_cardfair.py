@@ -233,6 +233,13 @@ def need(cond: bool, kind: str, detail: str = "") -> None:
         raise Fail(kind, detail)
 
 
+def hx(text: Any) -> bytes:
+    """Record bytes (8.1): lowercase hex, two digits a byte, and nothing else."""
+    ok = isinstance(text, str) and len(text) % 2 == 0
+    need(ok and all(ch in "0123456789abcdef" for ch in text), "RecordError", "hex")
+    return bytes.fromhex(text)
+
+
 def verify_record(rec: Any) -> tuple[str, int | None, str]:
     """``("ok", None, fingerprint)`` / ``("void", None, fp)`` or ``(kind, index, detail)``."""
     idx: int | None = None
@@ -242,10 +249,13 @@ def verify_record(rec: Any) -> tuple[str, int | None, str]:
             need(f in rec, "RecordError", f)
         need(rec["format"] == "onecard-hand-record/1", "RecordError")
         need(rec["scheme"] == "cardfair/v1", "RecordError")
-        pk_raw = bytes.fromhex(rec["host_pk"])
+        for f in ("partial", "voided", "dealer_chosen"):
+            need(f not in rec or isinstance(rec[f], bool), "RecordError", f)
+        need("options" not in rec or "game" in rec, "RecordError", "options without game")
+        pk_raw = hx(rec["host_pk"])
         need(len(pk_raw) == 32, "RecordError")
         pk = Ed25519PublicKey.from_public_bytes(pk_raw)
-        msgs = [(t, bytes.fromhex(b), bytes.fromhex(s)) for t, b, s in rec["messages"]]
+        msgs = [(t, hx(b), hx(s)) for t, b, s in rec["messages"]]
         st = Audit(pk, pk_raw, rec)
         for idx, (t, body, sig) in enumerate(msgs):  # noqa: B007  (idx names the failure)
             st.feed(t, body, sig)
@@ -354,7 +364,8 @@ class Audit:
 
     def on_dealer(self, b: dict[str, Any]) -> None:
         self.allowed("reveals")
-        need(b["stream"] == DEALER and b["seats"] == len(self.hc["pids"]), "PositionError")
+        need(b["stream"] == DEALER, "PositionError", "dealer stream")  # 7.9 dealer-stream
+        need(b["seats"] == len(self.hc["pids"]), "ContextError", "dealer seats")  # dealer-seats
         self.dealer = b["dealer"]
         self.step = "dealer"
 
@@ -362,7 +373,9 @@ class Audit:
         self.allowed("reveals", "dealer", "draw", "reshuffle")
         if self.cur < 0:
             self.cur, self.used[0], self.sizes[0] = 0, 0, self.hc["deck"]
-        s, p = b["stream"], b["pos"]
+        s, p, to = b["stream"], b["pos"], b["to"]
+        seat = isinstance(to, int) and not isinstance(to, bool) and 0 <= to < len(self.hc["pids"])
+        need(to is None or seat, "BadMessageError", "draw to")  # 7.9 draw-to, before the stream
         need(s == self.cur, "PositionError", "stream")
         need(p == self.used[s], "PositionError", f"{p} vs {self.used[s]}")
         need(p < len(self.sizes[s]), "PositionError")
@@ -443,16 +456,16 @@ class Audit:
             rid = rules_id(rec["game"], rec.get("options") or {})
             need(rid == self.hc["ruleset_id"], "RulesetError")
         if "ctx" in rec:
-            need(bytes.fromhex(rec["ctx"]) == self.ctx, "RecordError")
+            need(hx(rec["ctx"]) == self.ctx, "RecordError")
         if "secret" in rec:
-            need(bytes.fromhex(rec["secret"]) == self.secret, "RecordError", "secret")
+            need(hx(rec["secret"]) == self.secret, "RecordError", "secret")
         if "voided" in rec:
             need(rec["voided"] is self.voided, "RecordError")
         if "missing" in rec:
             need(rec["missing"] == self.missing, "RecordError")
         if "reveals" in rec:
             for p, r in rec["reveals"]:
-                rb = bytes.fromhex(r)
+                rb = hx(r)
                 if self.reveals:
                     need(self.reveals.get(p) == rb, "RecordError")
                 else:
@@ -460,9 +473,10 @@ class Audit:
         if rec.get("dealer_chosen"):
             need(rec.get("dealer") == self.dealer, "RecordError")
         if self.outcome is not None and rec.get("outcome") is not None:
-            need(rec["outcome"] == self.outcome, "RecordError", "outcome")
+            same = json.dumps(rec["outcome"], sort_keys=True)  # as JSON: 2.0 is not 2
+            need(same == json.dumps(self.outcome, sort_keys=True), "RecordError", "outcome")
         if "transcript" in rec:
-            need(bytes.fromhex(rec["transcript"]) == self.t, "RecordError")
+            need(hx(rec["transcript"]) == self.t, "RecordError")
         if "fingerprint" in rec:
             need(rec["fingerprint"] == fp(self.t), "RecordError")
 
@@ -488,6 +502,8 @@ def check_all(vectors: Path) -> list[str]:
         eq(f"u64({c['n']})", be64(int(c["n"])).hex(), c["hex"])  # decimal strings
     for c in enc_v["enc"]:
         eq(f"enc{c['fields_utf8']}", frame(*c["fields_utf8"]).hex(), c["hex"])
+        raw = [bytes.fromhex(f) for f in c["fields_hex"]]  # the same fields, as bytes
+        eq(f"enc{c['fields_hex']}", frame(*raw).hex(), c["hex"])
     for name, h in enc_v["labels"].items():
         eq(f"label {name}", lab(name).hex(), h)
     i = pv["inputs"]
@@ -496,6 +512,7 @@ def check_all(vectors: Path) -> list[str]:
     eq("deck order", i["deck"], CANON)
     eq("deck_digest", deck_digest(i["deck"]).hex(), pv["deck_digest"])
     one = [r + s for s in SUITS for r in ["A", "9", "10", "J", "Q", "K"]] + ["JR"]
+    eq("deck_one", pv["deck_one"], one)  # the input of deck_digest_one
     eq("deck_digest_one", deck_digest(one).hex(), pv["deck_digest_one"])
     ctx = make_ctx({**i, "host_pk": pk})
     eq("ctx", ctx.hex(), pv["ctx"])
@@ -522,6 +539,12 @@ def check_all(vectors: Path) -> list[str]:
     t = sha(frame(lab("transcript"), bytes.fromhex(tr["prev"]), tr["type"],
                   bytes.fromhex(tr["body"]), bytes.fromhex(tr["sig"])))  # fmt: skip
     eq("transcript", t.hex(), tr["next"])
+    try:  # transcript.sig is the signature of signer_pk (signed.json's key) over the LOCK body
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(tr["signer_pk"])).verify(
+            bytes.fromhex(tr["sig"]), frame(lab("sig"), tr["type"], bytes.fromhex(tr["body"]))
+        )
+    except InvalidSignature:
+        bad.append("transcript sig does not verify under signer_pk")
     eq("fingerprint", fp(t), tr["fingerprint"])
     pr = tr["private"]
     p = sha(frame(lab("private"), bytes.fromhex(pr["prev"]), bytes.fromhex(pr["transcript"]),

@@ -30,7 +30,9 @@ VECTORS = Path(__file__).resolve().parents[2] / "spec" / "vectors"
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cardfair_generate", VECTORS / "generate.py")
+    spec = importlib.util.spec_from_file_location(
+        "cardfair_generate", VECTORS.parents[1] / "tools" / "generate_vectors.py"
+    )
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -55,6 +57,14 @@ def test_vector_files_are_up_to_date() -> None:
     texts = gen.build_all()
     for name, text in texts.items():
         assert (VECTORS / name).read_text(encoding="utf-8") == text, f"{name} is stale"
+
+
+def test_spec_holds_no_code() -> None:
+    """The vectors' generator is the reference's code, not part of the contract (issue 24.6):
+    ``spec/`` holds the documents and the JSON vectors only, and the generator writes there."""
+    files = [p for p in VECTORS.parent.rglob("*") if p.is_file()]
+    assert files and not [p for p in files if p.suffix not in (".md", ".json")]
+    assert _generator().HERE == VECTORS
 
 
 def test_valid_record_verifies() -> None:
@@ -193,13 +203,50 @@ def test_void_record_verifies_and_checks_partial_reveals() -> None:
     assert not v2.ok and v2.message == "record reveal of p does not open its LOCK commitment"
 
 
+def test_a_void_record_without_lock_lists_no_reveal() -> None:
+    """PROTOCOL.md 8.1 (issue 24.3): a hand voided before LOCK has no commitment to open, so
+    its record's ``reveals`` is empty, and any entry in it fails."""
+    sk = Ed25519PrivateKey.generate()
+    d = HandDealer(
+        signing_key=sk,
+        table_id="t9",
+        hand_no=4,
+        ruleset_id="one?target=200",
+        deck=DECK_ONE,
+        pids=["p", "q"],
+        ledger=SecretLedger(),
+    )
+    d.accept_commit("p", SeatSecret.new(d.context.digest, "p").commit_body(4))
+    d.void("commit timeout")
+    rec = build_record(d, game="one", options={"target": 200})
+    assert rec["reveals"] == [] and verify_record(rec).ok
+    rec["reveals"] = [["p", bytes(32).hex()]]
+    assert verify_record(rec).message == "record reveal of p does not open its LOCK commitment"
+
+
+def test_game_without_options_means_a_game_without_options() -> None:
+    """PROTOCOL.md 8.2 (issue 24.3): ``game`` alone is checked as ``ruleset_id(game, {})``: the
+    record of a table with options must give them; ``options`` alone cannot be checked."""
+    rec = build_record(_one_hand(), game="one", options={"target": 200})
+    del rec["options"]
+    assert verify_record(rec).message.startswith("game and options give ruleset 'one', signed")
+    del rec["game"]
+    assert verify_record(rec).ok  # neither: nothing to compare
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
         (lambda r: r.pop("messages"), "record lacks field 'messages'"),
+        (lambda r: r.update(host_pk=r["host_pk"].upper()), "record field host_pk is not lowercase"),
+        (lambda r: r.update(secret=" " + r["secret"]), "record field secret is not lowercase hex"),
+        (lambda r: r.pop("game"), "record field 'options' without 'game'"),
+        (lambda r: r.update(partial=1), "record field 'partial' is not true or false"),
+        (lambda r: r.update(dealer_chosen="yes"), "record field 'dealer_chosen' is not true or"),
+        (lambda r: r.update(hand_no=1.0), "record field 'hand_no' is not an integer"),
         (lambda r: r.pop("format"), "not a hand record (no 'format' field)"),
         (lambda r: r.update(format="x"), "record format 'x' is not 'onecard-hand-record/1'"),
-        (lambda r: r.update(host_pk="zz"), "record field host_pk is not hex"),
+        (lambda r: r.update(host_pk="zz"), "record field host_pk is not lowercase hex"),
         (lambda r: r.update(hand_no="1"), "record field 'hand_no' is not an integer"),
         (lambda r: r["messages"].__setitem__(3, ["draw", "00"]), "message 3 is not [type, "),
         (lambda r: r.update(pids=["alice", "bob"]), "message 0 (HAND_COMMIT): HAND_COMMIT seats"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -76,6 +77,36 @@ def test_the_rule_is_the_protocols_printable() -> None:
         assert raw == ch.isprintable(), hex(code)
         if not raw:
             assert unicodedata.category(ch)[0] in "CZ", hex(code)
+
+
+SPEC = Path(__file__).resolve().parents[2] / "spec" / "PROTOCOL.md"
+
+
+def test_printable_is_the_rule_protocol_md_writes_out() -> None:
+    """PROTOCOL.md section 1 (issue 24.10) gives the rule as general categories and a Unicode
+    version, not as a Python function: the reference must be exactly that rule, on a
+    database at least that recent."""
+    text = " ".join(SPEC.read_text(encoding="utf-8").split())
+    unprintable = {"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"}
+    for category in unprintable:
+        assert f"`{category}`" in text
+    assert "except U+0020 SPACE, which is printable" in text
+    assert "version 14.0 or later" in text
+    assert tuple(map(int, unicodedata.unidata_version.split(".")[:2])) >= (14, 0)
+    for code in range(0x110000):
+        ch = chr(code)
+        ruled = code == 0x20 or unicodedata.category(ch) not in unprintable
+        assert (safe_text(ch) == ch) == ruled, hex(code)
+
+
+def test_protocol_md_points_at_nothing_a_stranger_cannot_read() -> None:
+    """Issue 24.10: the rules these pointers stood for are written out in the spec; the
+    design note is named as unpublished, never as a source."""
+    text = " ".join(SPEC.read_text(encoding="utf-8").split())
+    for pointer in ("protocol/text.py", "note_shown", "protocol/cards.py", "docs/BOTS.md"):
+        assert pointer not in text, pointer
+    assert "`FAIRNESS.md`" not in text and "not published with this specification" in text
+    assert "Nothing outside `spec/` is needed to implement this document" in text
 
 
 JSON_VALUES = st.recursive(

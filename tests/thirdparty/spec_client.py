@@ -23,6 +23,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import socket
 import ssl
 import struct
@@ -241,6 +242,7 @@ class HandVerifier:
     next_seq: int = 0
     ctx: bytes = b""
     hand_no: int = 0
+    ruleset_id: str = ""  # the signed one, from hand_commit
     c_s: bytes = b""
     my_r: bytes | None = None
     my_c: bytes | None = None
@@ -344,7 +346,7 @@ class HandVerifier:
         if m.get("prev") != ctx:
             raise FairnessError("hand_commit prev is not the recomputed ctx")
         self.ctx, self.t, self.hand_no, self.c_s = ctx, ctx, m["hand_no"], m["commit"]
-        self.p = ctx
+        self.p, self.ruleset_id = ctx, m["ruleset_id"]
         self.deck = list(m["deck"])
         self.seen_commits.add(self.c_s)
         self.sizes[0], self.next_pos[0] = len(self.deck), 0
@@ -543,13 +545,35 @@ class HandVerifier:
         return fingerprint(self.t)
 
 
+def record_hex(value: Any) -> bytes:
+    """8.1: bytes are lowercase hex strings, two digits a byte; anything else fails."""
+    if not isinstance(value, str) or re.fullmatch(r"(?:[0-9a-f]{2})*", value) is None:
+        raise FairnessError(f"not lowercase hex: {str(value)[:20]!r}")
+    return bytes.fromhex(value)
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """8.2: plain fields equal the signed values as JSON values (2.0 is not 2, true not 1)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
 def verify_record(record: dict[str, Any], *, host_pk: bytes | None = None) -> HandVerifier:
     """Section 8.2 for a host-served record: feed every message to an auditor verifier."""
     if record.get("format") != "onecard-hand-record/1" or record.get("scheme") != "cardfair/v1":
         raise FairnessError("not a cardfair/v1 hand record")
-    pk = bytes.fromhex(record["host_pk"])
+    for key in ("partial", "voided", "dealer_chosen"):
+        if key in record and not isinstance(record[key], bool):
+            raise FairnessError(f"record field {key} is not a bool")
+    if "options" in record and "game" not in record:
+        raise FairnessError("record has options without game")
+    pk = record_hex(record["host_pk"])
     if host_pk is not None and pk != host_pk:
         raise FairnessError("record signed by another host key")
+    messages = [(t, record_hex(b), record_hex(g)) for t, b, g in record["messages"]]
     v = HandVerifier(
         table_id=record["table_id"],
         pids=list(record["pids"]),
@@ -558,8 +582,8 @@ def verify_record(record: dict[str, Any], *, host_pk: bytes | None = None) -> Ha
         ruleset=record.get("ruleset_id"),
         deck=record.get("deck"),
     )
-    for type_, body, sig in record["messages"]:
-        v.feed(type_, bytes.fromhex(body), bytes.fromhex(sig))
+    for type_, body, sig in messages:
+        v.feed(type_, body, sig)
     if v.result is None:
         raise FairnessError("record ends before hand_end or void")
     if "game" in record:  # 8.1: the table's game and options give the signed ruleset
@@ -574,15 +598,18 @@ def verify_record(record: dict[str, Any], *, host_pk: bytes | None = None) -> Ha
         raise FairnessError("the signed 'private' digest does not match the record's cards")
     if record.get("hand_no", v.hand_no) != v.hand_no:
         raise FairnessError("record hand_no differs")
-    if "ctx" in record and bytes.fromhex(record["ctx"]) != v.ctx:
+    if "game" in record and ruleset_id(record["game"], record.get("options", {})) != v.ruleset_id:
+        raise FairnessError("record game and options differ from the signed ruleset_id")
+    if "ctx" in record and record_hex(record["ctx"]) != v.ctx:
         raise FairnessError("record ctx differs")
-    if "secret" in record and bytes.fromhex(record["secret"]) != v.secret:
+    if "secret" in record and record_hex(record["secret"]) != v.secret:
         raise FairnessError("record secret differs from the S revealed by the host")
     if "voided" in record and record["voided"] != (v.result == "void"):
         raise FairnessError("record voided flag differs")
-    if v.result == "valid" and v.outcome is not None and record.get("outcome") != v.outcome:
+    outcome = record.get("outcome")
+    if v.result == "valid" and v.outcome is not None and not same_json(outcome, v.outcome):
         raise FairnessError("record outcome differs from the signed one")
-    if "transcript" in record and bytes.fromhex(record["transcript"]) != v.t:
+    if "transcript" in record and record_hex(record["transcript"]) != v.t:
         raise FairnessError("record transcript differs")
     if "fingerprint" in record and record["fingerprint"] != v.fingerprint:
         raise FairnessError("record fingerprint differs")

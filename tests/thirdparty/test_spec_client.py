@@ -43,7 +43,8 @@ def test_primitive_vectors() -> None:
     pk, secret = bytes.fromhex(i["host_pk"]), bytes.fromhex(i["secret"])
     reveals = [bytes.fromhex(r) for r in i["reveals"]]
     assert sc.deck_digest(i["deck"]).hex() == p["deck_digest"]
-    assert sc.deck_digest(sc.expected_deck("one", 2, {})).hex() == p["deck_digest_one"]
+    assert sc.expected_deck("one", 2, {}) == p["deck_one"]
+    assert sc.deck_digest(p["deck_one"]).hex() == p["deck_digest_one"]
     assert sc.canonical_deck(jokers=("JB", "JR")) == i["deck"]
     ctx = sc.make_ctx(
         i["table_id"], i["hand_no"], i["ruleset_id"], i["deck"], pids=i["pids"], host_pk=pk
@@ -65,6 +66,9 @@ def test_primitive_vectors() -> None:
     nxt = sc.next_transcript(*(bytes.fromhex(tr[k]) if k != "type" else tr[k]
                                for k in ("prev", "type", "body", "sig")))  # fmt: skip
     assert nxt.hex() == tr["next"] and sc.fingerprint(nxt) == tr["fingerprint"]
+    assert tr["signer_pk"] == _vec("signed.json")["public_key"]
+    body, sig = bytes.fromhex(tr["body"]), bytes.fromhex(tr["sig"])
+    sc.verify_signature(bytes.fromhex(tr["signer_pk"]), tr["type"], body, sig)
     pr = tr["private"]
     p2 = sc.next_private(*(bytes.fromhex(pr[k]) for k in ("prev", "transcript", "body", "sig")))
     assert p2.hex() == pr["next"]

@@ -1002,3 +1002,29 @@ def test_garbage_actions_meet_typed_errors(wire: object, seat: int, blunders: bo
     game.apply(seat, action)
     answer_chance(game, random.Random(0))
     assert tally(game.all_cards()) == total
+
+
+def test_the_deal_and_draw_events_carry_the_fields_rules_md_lists() -> None:
+    """spec/RULES.md (issue 24.9): ``deal`` carries ``dealer`` and ``hand_no``; the private
+    ``draw`` has no ``seats`` (only public events carry it, PROTOCOL.md 7.9)."""
+    rules = (Path(__file__).resolve().parents[3] / "spec" / "RULES.md").read_text()
+    section = rules[rules.index("## Black Jack") :]
+    assert "`deal` (`dealer`, `hand_no`: always 1)" in section
+    private = "private to the seat: `seat`, `count`, `reason`,\n`positions`, `cards`, without"
+    assert private in section
+    keys: dict[tuple[str, bool], set[frozenset[str]]] = {}
+    game = BlackJack(seats=3)
+    events = answer_chance(game, random.Random(3))
+    for seat in itertools.cycle(range(3)):
+        if len(keys) == 3 or game.outcome() is not None:
+            break
+        if seat in game.to_act():
+            events = game.apply(seat, Draw())
+            events += answer_chance(game, random.Random(seat))
+        for e in events:
+            if e.kind in ("deal", "draw"):
+                keys.setdefault((e.kind, e.to is None), set()).add(frozenset(e.data))
+        events = []
+    assert keys[("deal", True)] == {frozenset({"dealer", "hand_no"})}
+    assert keys[("draw", True)] == {frozenset({"seat", "count", "reason", "positions", "seats"})}
+    assert keys[("draw", False)] == {frozenset({"seat", "count", "reason", "positions", "cards"})}
