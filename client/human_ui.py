@@ -39,6 +39,7 @@ import protocol.table_messages as tm
 from client import stdin
 from client.choices import Choice, Menu, StrayBids, build_menu, normalise_card
 from client.fairplay import FairKind, FairNotice
+from client.farewell import ending_line, seat_fate
 from client.help import help_lines
 from client.intents import (
     Act,
@@ -51,6 +52,7 @@ from client.intents import (
     chat_problem,
     rematch_answer,
 )
+from client.outage import Outage
 from client.render import (
     OutputClosed,
     cards_in_text,
@@ -122,6 +124,7 @@ class HumanUI:
         self._tc: TableClient | None = None  # the table last heard of (for the screen)
         self._turn_until: float | None = None  # when the turn timer runs out (monotonic)
         self._info_at = 0.0  # when the last table_info came (its away_ms count from then)
+        self.outage = Outage()  # the connection is down: what we do about it
         #: the block at the bottom of a terminal in colour (None: plain lines)
         self.screen = (
             Screen(console, self._status) if wanted(console, ascii_only=ascii_only) else None
@@ -173,7 +176,7 @@ class HumanUI:
         asked)."""
         if self.screen is not None and self.screen.is_open:
             counting = self._tc is not None and counts_down(self._tc.info)
-            self.screen.ticking = self._seconds_left() is not None or counting
+            self.screen.ticking = self._seconds_left() is not None or counting or self.outage.down
             self.screen.ask(self._asking if self._asking is not None else self._idle_prompt())
             return
         if self._asking is not None and not self._prompt_open:
@@ -219,7 +222,7 @@ class HumanUI:
         status = Status(
             tc.names, tc.seat, tc.table_id, tc.state, tc.info, self.menu, self._pending, left,
             info_age=time.monotonic() - self._info_at,
-            over=tc.outcome is not None,
+            over=tc.outcome is not None, offline=self.outage.line(),
         )  # fmt: skip
         return status_block(status, ascii_only=self.ascii_only, width=width - 1, height=height)
 
@@ -228,8 +231,18 @@ class HumanUI:
         shown made safe (:func:`protocol.text.safe_text`)."""
         text = safe_text(text)
         failed = fields.get("kind") == "error" or fields.get("ok") is False
-        if fields.get("kind") == "reconnected":
+        kind = fields.get("kind")
+        if kind == "reconnected":
             self.presence.reconnected()
+            self.outage.back()
+        elif kind == "disconnected":  # the table on screen is no longer live
+            self.outage.lost(text)
+            self._turn_until = None
+        elif kind == "reconnecting":  # the block counts down; plain lines now and then
+            wait, attempt = float(fields.get("wait") or 0), int(fields.get("attempt") or 1)
+            if not self.outage.retrying(text, wait=wait, attempt=attempt) or self.on_screen:
+                self._reprompt()
+                return
         if fields.get("kind") == "seated":  # keys to type are for people, not for --json
             text = f"{text}. {TURN_HINT}"
         elif fields.get("kind") == "watching":
@@ -568,33 +581,11 @@ class HumanUI:
         if self.screen is not None:  # the terminal is given back; after a game the block
             self.screen.close(keep=reason == "game over")  # stays, else it would mislead
         if reason != "game over":  # "disconnected: " + the host's words, and the rest
-            self.say(self._ending(tc, reason), style="dim")
-
-    def _ending(self, tc: TableClient, reason: str) -> str:
-        """The line that ends the table loop, saying what becomes of the seat."""
-        in_game = tc.seat is not None and tc.outcome is None and tc.state is not None
-        if reason == "you left the table" and tc.seat is None:
-            return f"You stopped watching table {safe_text(tc.table_id)}"
-        if reason == "you left the table" and in_game:
-            if self.command == "play":
-                return "You left: the game ends here"
-            return "You left the table: the host's bot plays your seat to the end of the game"
-        if reason == "end of input" and in_game:
-            return f"End of input: {self._seat_fate()}"
-        return safe_text(reason)
-
-    def _seat_fate(self) -> str:
-        """What becomes of a seat whose player goes without leaving (Ctrl-C, Ctrl-D)."""
-        if self.command == "play":
-            return "the game ends here (its host ran in this command)"
-        return (
-            "your seat waits for you (onecard join takes it back); the host's bot plays it "
-            "after the grace period"
-        )
+            self.say(ending_line(tc, reason, self.command), style="dim")
 
     def interrupt_note(self) -> str | None:
         """What Ctrl-C during the game means for the seat (printed as the command ends)."""
         tc = self._tc
         if tc is None or tc.seat is None or tc.outcome is not None or tc.state is None:
             return None
-        return f"Interrupted: {self._seat_fate()}"
+        return f"Interrupted: {seat_fate(self.command)}"

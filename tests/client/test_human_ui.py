@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -328,3 +329,25 @@ def test_leaving_and_stopping_watching_say_so() -> None:
     tc.seat = None
     watcher.end(tc, "you left the table")
     assert shown.getvalue().strip() == "You stopped watching table t1"
+
+
+def test_the_block_says_the_connection_is_down_and_counts_to_the_next_try() -> None:
+    """Before, the block kept "▶ Your turn (91 s left)" while the client reconnected."""
+    ui, _ = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    block = ui._status()
+    assert block is not None and "Your turn" in block.plain
+    ui.info("connection lost (reset); reconnecting", kind="disconnected")
+    block = ui._status()
+    assert block is not None and "Your turn" not in block.plain and "Moves:" not in block.plain
+    assert block.plain.endswith("Disconnected: connection lost (reset); reconnecting")
+    ui.info("trying again in 5 s to resume your seat (try 3; Ctrl-C stops)", kind="reconnecting",
+            attempt=3, wait=5.0)  # fmt: skip
+    block = ui._status()
+    assert block is not None
+    found = r"Disconnected: trying again in [45] s to resume your seat \(try 3"
+    assert re.search(found, block.plain)
+    ui.info("reconnected: seat 1 resumed as Bob", kind="reconnected")
+    block = ui._status()
+    assert block is not None and "Your turn" in block.plain

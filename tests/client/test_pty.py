@@ -245,3 +245,35 @@ async def test_a_dropped_connection_resumes_in_the_terminal(
     assert status == 0, text[-2000:]
     assert "connection lost" in text and "reconnected: seat 0 resumed as Bea" in text
     assert "deal verified" in text and "deal NOT verified" not in text
+
+
+async def test_the_hosts_shutdown_reaches_every_terminal_at_once(
+    start_host: Callable[..., Awaitable[Any]], spawn_pty: Callable[..., Any]
+) -> None:
+    """Before, a client kept drawing "▶ Your turn (91 s left)" while it retried the host for
+    40 s, as if the line had dropped. Now the host's goodbye reaches the player waiting for
+    input and the idle one within 2 s, and the table's block says the connection is down."""
+    info = await start_host()
+    table = await info.host.create_table("one-card", seats=2)
+    ann = spawn_pty("join", f"127.0.0.1:{info.port}", "--table", table, "--name", "Ann", color=True)
+    await trio.to_thread.run_sync(lambda: ann.child.expect("Seated at table"))
+    bob = spawn_pty("join", f"127.0.0.1:{info.port}", "--table", table, "--name", "Bob", color=True)
+
+    def started(driver: Any) -> None:
+        driver.child.expect("Game 1 starts")
+        driver.child.expect(r"turn")  # the block names whose turn it is
+
+    for driver in (ann, bob):
+        await trio.to_thread.run_sync(started, driver)
+    await info.host.shutdown()
+
+    def told(driver: Any) -> str:
+        driver.child.expect("the host is shutting down", timeout=2)
+        driver.child.expect("Disconnected: ", timeout=2)  # the block, instead of whose turn
+        text = str(driver.child.before) + str(driver.child.after)
+        driver.child.terminate(force=True)
+        return text
+
+    for driver in (ann, bob):
+        text = await trio.to_thread.run_sync(told, driver)
+        assert "Traceback" not in text

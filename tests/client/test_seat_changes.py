@@ -225,7 +225,7 @@ async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
 ) -> None:
     """Before, after a host restart every client said "Bob dropped ..." then "Bob is back" for
     every other player, though only the host had gone."""
-    monkeypatch.setattr(table_loop, "RECONNECT", Backoff(0.0, 1.0, 0.0, 1))
+    monkeypatch.setattr(table_loop, "KEEP_SEAT", Backoff(0.0, 1.0, 0.0, 1))
     fresh = _Session()
     fresh.ended_by_host, fresh.retry_after = False, None  # type: ignore[attr-defined]
 
