@@ -295,6 +295,8 @@ class HumanUI:
         elif isinstance(push, tm.StatePush):
             self._on_state(tc, push)
         elif isinstance(push, tm.GameStart):
+            if self.screen is not None and self.screen.reading:  # a rematch: closed at the
+                self.screen.open()  # last game's end, the block comes back for this one
             names = ", ".join(safe_text(name) for name in push.names)
             self.say(f"Game {push.game_no} starts: {names}", style="bold")
         elif isinstance(push, tm.GameOver):
