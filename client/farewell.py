@@ -11,7 +11,7 @@ from __future__ import annotations
 from client.table_client import TableClient
 from protocol.text import safe_text
 
-__all__ = ["ending_line", "seat_fate"]
+__all__ = ["ending_line", "interrupt_line", "seat_fate"]
 
 
 def ending_line(tc: TableClient, reason: str, command: str) -> str:
@@ -40,3 +40,11 @@ def seat_fate(command: str) -> str:
         "your seat waits for you (onecard join takes it back); the host's bot plays it "
         "after the grace period"
     )
+
+
+def interrupt_line(tc: TableClient, command: str) -> str | None:
+    """What Ctrl-C during the game means for the seat (printed as the command ends), or None
+    when no game of ours is on."""
+    if tc.seat is None or tc.outcome is not None or tc.state is None:
+        return None
+    return f"Interrupted: {seat_fate(command)}"

@@ -32,6 +32,7 @@ import json
 import time
 from typing import Any
 
+import trio
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -39,7 +40,7 @@ import protocol.table_messages as tm
 from client import stdin
 from client.choices import Choice, Menu, StrayBids, build_menu, normalise_card
 from client.fairplay import FairKind, FairNotice
-from client.farewell import ending_line, seat_fate
+from client.farewell import ending_line, interrupt_line
 from client.help import help_lines
 from client.intents import (
     Act,
@@ -64,6 +65,7 @@ from client.screen import Deliver, Screen, wanted
 from client.status import LIST_MARGIN, Status, counts_down, options_text, status_block
 from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
+from client.turn_clock import TurnClock
 from client.wording import describe_action, describe_event
 from protocol.messages import Error, Message
 from protocol.text import safe_text
@@ -122,7 +124,7 @@ class HumanUI:
         self.deals = DealNumbers()
         self.command = command
         self._tc: TableClient | None = None  # the table last heard of (for the screen)
-        self._turn_until: float | None = None  # when the turn timer runs out (monotonic)
+        self.clock = TurnClock()  # the turn timer of the last state
         self._info_at = 0.0  # when the last table_info came (its away_ms count from then)
         self.outage = Outage()  # the connection is down: what we do about it
         #: the block at the bottom of a terminal in colour (None: plain lines)
@@ -176,7 +178,7 @@ class HumanUI:
         asked)."""
         if self.screen is not None and self.screen.is_open:
             counting = self._tc is not None and counts_down(self._tc.info)
-            self.screen.ticking = self._seconds_left() is not None or counting or self.outage.down
+            self.screen.ticking = self.clock.left() is not None or counting or self.outage.down
             self.screen.ask(self._asking if self._asking is not None else self._idle_prompt())
             return
         if self._asking is not None and not self._prompt_open:
@@ -188,7 +190,10 @@ class HumanUI:
         """The lines typed, for the table loop: key by key on the table screen, else from
         stdin. On the screen Ctrl-D in a game asks first, as ``q`` does."""
         if self.screen is None:
-            await stdin.read_lines(deliver)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._remind)
+                await stdin.read_lines(deliver)
+                nursery.cancel_scope.cancel()
             return
 
         async def typed(line: str | None) -> None:
@@ -200,10 +205,15 @@ class HumanUI:
 
         await self.screen.read_lines(typed)
 
-    def _seconds_left(self) -> float | None:
-        if self._turn_until is None:
-            return None
-        return max(0.0, self._turn_until - time.monotonic())
+    async def _remind(self) -> None:
+        """Plain lines: say the time left on our turn as it passes a mark (see
+        :mod:`client.turn_clock`), the move prompt asked again under it."""
+        while True:
+            await trio.sleep(1)
+            tc, mark = self._tc, self.clock.reminder()
+            if mark is not None and tc is not None and tc.my_turn and self._asking is not None:
+                self.say(f"{mark} s left for your move", style="bold")
+                self._reprompt()
 
     def _idle_prompt(self) -> str:
         """The input line when nothing is asked: how to leave, and whose turn it is not."""
@@ -218,7 +228,7 @@ class HumanUI:
         if tc is None:
             return None
         width, height = self.screen.size() if self.screen is not None else (80, 24)
-        left = self._seconds_left()
+        left = self.clock.left()
         status = Status(
             tc.names, tc.seat, tc.table_id, tc.state, tc.info, self.menu, self._pending, left,
             info_age=time.monotonic() - self._info_at,
@@ -237,7 +247,7 @@ class HumanUI:
             self.outage.back()
         elif kind == "disconnected":  # the table on screen is no longer live
             self.outage.lost(text)
-            self._turn_until = None
+            self.clock.stop()
         elif kind == "reconnecting":  # the block counts down; plain lines now and then
             wait, attempt = float(fields.get("wait") or 0), int(fields.get("attempt") or 1)
             if not self.outage.retrying(text, wait=wait, attempt=attempt) or self.on_screen:
@@ -315,7 +325,8 @@ class HumanUI:
             self._key_shown = True
             self.say(f"Deals are checked against the host key {tc.checker.key_fingerprint}",
                      "dim")  # fmt: skip
-        self._reprompt()
+        if self.on_screen or not isinstance(push, tm.EventPush):  # (a state follows events:
+            self._reprompt()  # a timeout's move must not ask "Your move:" again first)
 
     def _on_table_info(self, tc: TableClient, info: tm.TableInfo) -> None:
         self._info_at = time.monotonic()
@@ -357,9 +368,8 @@ class HumanUI:
                 self.say(self._table(tc, state), soft_wrap=False)
 
     def _on_state(self, tc: TableClient, state: tm.StatePush) -> None:
-        self._turn_until = None
-        if state.turn_ms is not None and state.phase == "playing" and state.to_act:
-            self._turn_until = time.monotonic() + state.turn_ms / 1000
+        running = state.phase == "playing" and bool(state.to_act)
+        self.clock.start(state.turn_ms if running else None)
         if state.seat is None:
             self._spectator_state(tc, state)
             return
@@ -587,7 +597,4 @@ class HumanUI:
 
     def interrupt_note(self) -> str | None:
         """What Ctrl-C during the game means for the seat (printed as the command ends)."""
-        tc = self._tc
-        if tc is None or tc.seat is None or tc.outcome is not None or tc.state is None:
-            return None
-        return f"Interrupted: {seat_fate(self.command)}"
+        return None if self._tc is None else interrupt_line(self._tc, self.command)

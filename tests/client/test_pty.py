@@ -56,20 +56,6 @@ def test_rematch_at_the_same_table(spawn_pty: Callable[..., Any]) -> None:
     assert second and "deal verified" in second and "Game 3" not in second
 
 
-def test_a_rematch_keeps_the_table_screen(spawn_pty: Callable[..., Any]) -> None:
-    """Before, the block at the bottom closed at the end of game 1 and game 2 fell back to
-    plain lines (no block, no countdown, nothing during the others' turns)."""
-    driver = spawn_pty("play", "--game", "black-jack", "--bots", "1", "--delay", "0", color=True)
-    log: list[str] = []
-    driver.child.logfile_read = _Collect(log)
-    assert driver.run(again=["y"]) == 0
-    text = "".join(log)
-    second = text.partition("Game 2 starts")[2]
-    assert "Play again?" in second and "Traceback" not in text
-    # the block's input line (the screen only; plain lines have no idle prompt)
-    assert "(say TEXT chats, ? help, q leaves) > " in second.partition("Play again?")[0]
-
-
 def test_bad_entries_are_explained_and_ctrl_c_exits_quietly(spawn_pty: Callable[..., Any]) -> None:
     driver = spawn_pty("play", "--game", "one", "--delay", "0")
     child = driver.child
