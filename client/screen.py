@@ -177,7 +177,7 @@ class Screen:
         if termios is not None:
             with contextlib.suppress(termios.error, OSError):
                 self._saved = termios.tcgetattr(self.fd)
-                tty.setcbreak(self.fd)
+                tty.setcbreak(self.fd, termios.TCSANOW)  # (TCSAFLUSH drops typed-ahead keys)
         self.is_open = True
         self._size = self.size()
         self.draw()

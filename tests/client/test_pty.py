@@ -277,3 +277,32 @@ async def test_the_hosts_shutdown_reaches_every_terminal_at_once(
     for driver in (ann, bob):
         text = await trio.to_thread.run_sync(told, driver)
         assert "Traceback" not in text
+
+
+async def test_leaving_a_table_before_its_game_goes_back_to_the_lobby(
+    start_host: Callable[..., Awaitable[Any]], spawn_pty: Callable[..., Any]
+) -> None:
+    """Before, ``q`` at a table picked in the lobby ended the program (and the seat stayed
+    taken until the grace period ran out). The lobby's ``q`` after it is read too: a read of
+    stdin the table loop gave up no longer takes the next line."""
+    info = await start_host()
+    driver = spawn_pty("join", f"127.0.0.1:{info.port}", "--name", "Bea")
+
+    def run() -> tuple[int, str]:
+        child = driver.child
+        child.expect("Lobby> ")
+        child.sendline("c one-card 2")
+        child.expect("Seated at table")
+        child.expect(r"Bea, \(empty\)")
+        child.sendline("q")  # (before, an abandoned read of stdin sometimes took this line)
+        child.expect("Back in the lobby")
+        child.expect(r"1/2 seats|0/2 seats")
+        listed = str(child.after)
+        child.expect("Lobby> ")
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+        child.close()
+        return int(child.exitstatus), listed
+
+    status, listed = await trio.to_thread.run_sync(run)
+    assert status == 0 and listed == "0/2 seats"  # the seat was given up at once
