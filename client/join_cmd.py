@@ -36,6 +36,7 @@ import trio
 import protocol.table_messages as tm
 from client.commands import (
     ClientError,
+    HostUnavailable,
     common_options,
     default_name,
     make_ui,
@@ -76,7 +77,9 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float, pins: KnownHosts) -> 
     except OSError as exc:
         raise ClientError(f"cannot look for hosts ({exc}); give an ADDRESS") from None
     if not hosts:
-        raise ClientError("no hosts found on the LAN (multicast may be blocked); give an ADDRESS")
+        raise HostUnavailable(
+            "no hosts found on the LAN (multicast may be blocked); give an ADDRESS"
+        )
     if len(hosts) == 1 or isinstance(ui, JsonUI):
         if len(hosts) > 1:
             found = ", ".join(h.target for h in hosts)
