@@ -343,8 +343,8 @@ class HumanUI:
             else safe_text(str(s.get("name"))) + ("" if s.get("ready") else " (not ready)")
             for s in info.seats
         )
-        if names != self._names_shown:
-            self._names_shown = names
+        shown, self._names_shown = self._names_shown, names
+        if names != shown and not (self.on_screen and tc.state is None):  # (else the block's)
             self.say(f"Seats at {safe_text(info.name)}: {', '.join(names)}", style="dim")
 
     def _spectator_state(self, tc: TableClient, state: tm.StatePush) -> None:
