@@ -25,6 +25,7 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,19 +200,13 @@ async def run_join(
         want = _Want(name=name, asked_name=asked_name, table=table, watch=watch, create=create,
                      seats=seats, bots=bots, options=options or {}, new=new)  # fmt: skip
         while True:
-            tc, seated, slot = await _take_seat(session, ui, tokens, key, tc_args=tc_args,
-                                                want=want)  # fmt: skip
+            tc, seated, slot = await _take_seat(
+                session, ui, tokens, key, tc_args=tc_args, want=want
+            )
             try:
-                outcome = await run_table(
-                    tc,
-                    ui,
-                    read_input=True,
-                    reconnect=reconnect,
-                    records_dir=tc_args["proofs_dir"],
-                    # a person watching stays for the table's next game (q leaves); --json exits
-                    until_game_over=seated or not isinstance(ui, HumanUI),
-                    offer_rematch=seated and (rematch or isinstance(ui, HumanUI)),
-                    leave_when_done=seated,
+                records = tc_args["proofs_dir"]
+                outcome = await _play_table(
+                    tc, ui, seated=seated, reconnect=reconnect, rematch=rematch, records=records
                 )
             finally:
                 learnt = tc.checker.host_pk
@@ -226,6 +221,29 @@ async def run_join(
             tokens.forget(slot)
         await session.bye("leaving")
     return outcome
+
+
+async def _play_table(
+    tc: TableClient,
+    ui: HumanUI | JsonUI,
+    *,
+    seated: bool,
+    reconnect: Callable[[], Awaitable[trio.abc.Stream]],
+    rematch: bool,
+    records: Path,
+) -> dict[str, Any] | None:
+    """The table loop, as ``join`` runs it; the game's outcome."""
+    return await run_table(
+        tc,
+        ui,
+        read_input=True,
+        reconnect=reconnect,
+        records_dir=records,
+        # a person watching stays for the table's next game (q leaves); --json exits
+        until_game_over=seated or not isinstance(ui, HumanUI),
+        offer_rematch=seated and (rematch or isinstance(ui, HumanUI)),
+        leave_when_done=seated,
+    )
 
 
 def _back_to_lobby(tc: TableClient, want: _Want) -> bool:

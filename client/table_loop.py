@@ -431,10 +431,10 @@ async def _reconnect(
     later = "onecard join resumes it while the host holds it" if seated else "onecard join --watch"
     last = ""
     for attempt, pause in enumerate(schedule.pauses(asked=old.retry_after), 1):
-        ui.info(
-            f"trying again in {pause:.0f} s to {what} (try {attempt}; Ctrl-C stops, then {later})",
-            kind="reconnecting", attempt=attempt, wait=pause, error=last,
-        )  # fmt: skip
+        text = (
+            f"trying again in {pause:.0f} s to {what} (try {attempt}; Ctrl-C stops, then {later})"
+        )
+        ui.info(text, kind="reconnecting", attempt=attempt, wait=pause, error=last)
         await trio.sleep(pause)
         try:
             stream = await reconnect()

@@ -349,8 +349,8 @@ def test_the_block_says_the_connection_is_down_and_counts_to_the_next_try() -> N
     block = ui._status()
     assert block is not None and "Your turn" not in block.plain and "Moves:" not in block.plain
     assert block.plain.endswith("Disconnected: connection lost (reset); reconnecting")
-    ui.info("trying again in 5 s to resume your seat (try 3; Ctrl-C stops)", kind="reconnecting",
-            attempt=3, wait=5.0)  # fmt: skip
+    text = "trying again in 5 s to resume your seat (try 3; Ctrl-C stops)"
+    ui.info(text, kind="reconnecting", attempt=3, wait=5.0)
     block = ui._status()
     assert block is not None
     found = r"Disconnected: trying again in [45] s to resume your seat \(try 3"

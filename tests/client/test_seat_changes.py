@@ -295,8 +295,7 @@ def test_the_table_screen_shows_the_seats_in_its_block_not_as_log_lines() -> Non
     plain.on_push(tc, _info(ann, None, phase="waiting"), [])
     plain.on_push(tc, _info(ann, None, phase="waiting"), [])
     plain.on_push(tc, _info(ann, bob, phase="waiting"), [])
-    assert [line for line in said.getvalue().splitlines() if "Seats at" in line] == [
-        "Seats at t1: Ann, (empty)", "Seats at t1: Ann, Bob (not ready)",
-    ]  # fmt: skip
+    seats = [line for line in said.getvalue().splitlines() if "Seats at" in line]
+    assert seats == ["Seats at t1: Ann, (empty)", "Seats at t1: Ann, Bob (not ready)"]
     os.close(read)
     os.close(write)
