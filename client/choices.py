@@ -141,8 +141,8 @@ class Menu:
             return (
                 f"there is no move {raw}: bid {bids[0]} to {bids[-1]} (type the bid), or p to pass"
             )
-        if raw.isdigit():
-            return f"there is no move {raw}; pick one of the numbers shown"
+        if raw.isdigit():  # (with no numbered move on offer, "the numbers shown" are none)
+            return f"there is no move {raw}: {self.offer()}"
         return (
             f"not understood: {clip(raw)!r}; type a number, a card code like 7S, or a letter shown"
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import getpass
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -121,13 +122,29 @@ def host_error(exc: BaseException) -> ClientError | None:
     return None
 
 
+class _FlagNamedOption(click.Option):
+    """An option whose environment variable is also read under its flag's name: ``--ascii``
+    (parameter ``ascii_only``) reads ``ONECARD_PLAY_ASCII`` as README's pattern
+    ``ONECARD_<COMMAND>_<OPTION>`` says, besides click's ``ONECARD_PLAY_ASCII_ONLY``."""
+
+    def resolve_envvar_value(self, ctx: click.Context) -> str | None:
+        value = super().resolve_envvar_value(ctx)
+        if value is None and ctx.auto_envvar_prefix is not None:
+            flag = self.opts[0].lstrip("-").replace("-", "_").upper()
+            value = os.environ.get(f"{ctx.auto_envvar_prefix}_{flag}") or None
+        return value
+
+
 def common_options(func: Any) -> Any:
     """Options shared by ``play`` and ``join`` (``--keep-proofs`` and ``--keep-days`` prune the
     deal proofs when the command ends: :mod:`client.proofs_cmd`)."""
     for option in reversed(
         [
             click.option("--name", default=None, help="Your player name (default: login name)."),
-            click.option("--ascii", "ascii_only", is_flag=True, help="Cards as 7S/QH, no symbols."),
+            click.option(
+                "--ascii", "ascii_only", is_flag=True, cls=_FlagNamedOption,
+                help="Cards as 7S/QH, no symbols.",
+            ),
             click.option(
                 "--json", "json_mode", is_flag=True,
                 help="One JSON object per event on stdout, one JSON command per line on stdin "

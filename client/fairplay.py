@@ -332,8 +332,10 @@ class DealChecker:
             text = f"deal round voided (missing: {missing}); the host's secret opened correctly"
             return FairNotice(FairKind.VOID, report.hand_no, text, report.fingerprint, 0, proof)
         n = report.cards_checked
-        # the cards this client could check: its own and every card shown to the table
-        text = f"deal verified: {n} card{'' if n == 1 else 's'} you saw checked"
+        # the cards this client could check: its own and every card shown to the table (a
+        # spectator holds none: "you saw" read as if it had been dealt some)
+        whose = "you saw" if self.seated else "shown to the table"
+        text = f"deal verified: {n} card{'' if n == 1 else 's'} {whose} checked"
         return FairNotice(
             FairKind.VERIFIED, report.hand_no, text, report.fingerprint, report.cards_checked, proof
         )

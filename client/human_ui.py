@@ -32,6 +32,7 @@ import json
 import time
 from typing import Any
 
+import trio
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -39,6 +40,7 @@ import protocol.table_messages as tm
 from client import stdin
 from client.choices import Choice, Menu, StrayBids, build_menu, normalise_card
 from client.fairplay import FairKind, FairNotice
+from client.farewell import ending_line, interrupt_line
 from client.help import help_lines
 from client.intents import (
     Act,
@@ -51,6 +53,7 @@ from client.intents import (
     chat_problem,
     rematch_answer,
 )
+from client.outage import Outage
 from client.render import (
     OutputClosed,
     cards_in_text,
@@ -62,6 +65,7 @@ from client.screen import Deliver, Screen, wanted
 from client.status import LIST_MARGIN, Status, counts_down, options_text, status_block
 from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
+from client.turn_clock import TurnClock
 from client.wording import describe_action, describe_event
 from protocol.messages import Error, Message
 from protocol.text import safe_text
@@ -120,8 +124,9 @@ class HumanUI:
         self.deals = DealNumbers()
         self.command = command
         self._tc: TableClient | None = None  # the table last heard of (for the screen)
-        self._turn_until: float | None = None  # when the turn timer runs out (monotonic)
+        self.clock = TurnClock()  # the turn timer of the last state
         self._info_at = 0.0  # when the last table_info came (its away_ms count from then)
+        self.outage = Outage()  # the connection is down: what we do about it
         #: the block at the bottom of a terminal in colour (None: plain lines)
         self.screen = (
             Screen(console, self._status) if wanted(console, ascii_only=ascii_only) else None
@@ -173,7 +178,7 @@ class HumanUI:
         asked)."""
         if self.screen is not None and self.screen.is_open:
             counting = self._tc is not None and counts_down(self._tc.info)
-            self.screen.ticking = self._seconds_left() is not None or counting
+            self.screen.ticking = self.clock.left() is not None or counting or self.outage.down
             self.screen.ask(self._asking if self._asking is not None else self._idle_prompt())
             return
         if self._asking is not None and not self._prompt_open:
@@ -185,7 +190,10 @@ class HumanUI:
         """The lines typed, for the table loop: key by key on the table screen, else from
         stdin. On the screen Ctrl-D in a game asks first, as ``q`` does."""
         if self.screen is None:
-            await stdin.read_lines(deliver)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._remind)
+                await stdin.read_lines(deliver)
+                nursery.cancel_scope.cancel()
             return
 
         async def typed(line: str | None) -> None:
@@ -197,10 +205,15 @@ class HumanUI:
 
         await self.screen.read_lines(typed)
 
-    def _seconds_left(self) -> float | None:
-        if self._turn_until is None:
-            return None
-        return max(0.0, self._turn_until - time.monotonic())
+    async def _remind(self) -> None:
+        """Plain lines: say the time left on our turn as it passes a mark (see
+        :mod:`client.turn_clock`), the move prompt asked again under it."""
+        while True:
+            await trio.sleep(1)
+            tc, mark = self._tc, self.clock.reminder()
+            if mark is not None and tc is not None and tc.my_turn and self._asking is not None:
+                self.say(f"{mark} s left for your move", style="bold")
+                self._reprompt()
 
     def _idle_prompt(self) -> str:
         """The input line when nothing is asked: how to leave, and whose turn it is not."""
@@ -215,11 +228,11 @@ class HumanUI:
         if tc is None:
             return None
         width, height = self.screen.size() if self.screen is not None else (80, 24)
-        left = self._seconds_left()
+        left = self.clock.left()
         status = Status(
             tc.names, tc.seat, tc.table_id, tc.state, tc.info, self.menu, self._pending, left,
             info_age=time.monotonic() - self._info_at,
-            over=tc.outcome is not None,
+            over=tc.outcome is not None, offline=self.outage.line(),
         )  # fmt: skip
         return status_block(status, ascii_only=self.ascii_only, width=width - 1, height=height)
 
@@ -228,8 +241,18 @@ class HumanUI:
         shown made safe (:func:`protocol.text.safe_text`)."""
         text = safe_text(text)
         failed = fields.get("kind") == "error" or fields.get("ok") is False
-        if fields.get("kind") == "reconnected":
+        kind = fields.get("kind")
+        if kind == "reconnected":
             self.presence.reconnected()
+            self.outage.back()
+        elif kind == "disconnected":  # the table on screen is no longer live
+            self.outage.lost(text)
+            self.clock.stop()
+        elif kind == "reconnecting":  # the block counts down; plain lines now and then
+            wait, attempt = float(fields.get("wait") or 0), int(fields.get("attempt") or 1)
+            if not self.outage.retrying(text, wait=wait, attempt=attempt) or self.on_screen:
+                self._reprompt()
+                return
         if fields.get("kind") == "seated":  # keys to type are for people, not for --json
             text = f"{text}. {TURN_HINT}"
         elif fields.get("kind") == "watching":
@@ -282,6 +305,8 @@ class HumanUI:
         elif isinstance(push, tm.StatePush):
             self._on_state(tc, push)
         elif isinstance(push, tm.GameStart):
+            if self.screen is not None and self.screen.reading:  # a rematch: closed at the
+                self.screen.open()  # last game's end, the block comes back for this one
             names = ", ".join(safe_text(name) for name in push.names)
             self.say(f"Game {push.game_no} starts: {names}", style="bold")
         elif isinstance(push, tm.GameOver):
@@ -300,7 +325,8 @@ class HumanUI:
             self._key_shown = True
             self.say(f"Deals are checked against the host key {tc.checker.key_fingerprint}",
                      "dim")  # fmt: skip
-        self._reprompt()
+        if self.on_screen or not isinstance(push, tm.EventPush):  # (a state follows events:
+            self._reprompt()  # a timeout's move must not ask "Your move:" again first)
 
     def _on_table_info(self, tc: TableClient, info: tm.TableInfo) -> None:
         self._info_at = time.monotonic()
@@ -317,8 +343,8 @@ class HumanUI:
             else safe_text(str(s.get("name"))) + ("" if s.get("ready") else " (not ready)")
             for s in info.seats
         )
-        if names != self._names_shown:
-            self._names_shown = names
+        shown, self._names_shown = self._names_shown, names
+        if names != shown and not (self.on_screen and tc.state is None):  # (else the block's)
             self.say(f"Seats at {safe_text(info.name)}: {', '.join(names)}", style="dim")
 
     def _spectator_state(self, tc: TableClient, state: tm.StatePush) -> None:
@@ -342,9 +368,8 @@ class HumanUI:
                 self.say(self._table(tc, state), soft_wrap=False)
 
     def _on_state(self, tc: TableClient, state: tm.StatePush) -> None:
-        self._turn_until = None
-        if state.turn_ms is not None and state.phase == "playing" and state.to_act:
-            self._turn_until = time.monotonic() + state.turn_ms / 1000
+        running = state.phase == "playing" and bool(state.to_act)
+        self.clock.start(state.turn_ms if running else None)
         if state.seat is None:
             self._spectator_state(tc, state)
             return
@@ -568,33 +593,8 @@ class HumanUI:
         if self.screen is not None:  # the terminal is given back; after a game the block
             self.screen.close(keep=reason == "game over")  # stays, else it would mislead
         if reason != "game over":  # "disconnected: " + the host's words, and the rest
-            self.say(self._ending(tc, reason), style="dim")
-
-    def _ending(self, tc: TableClient, reason: str) -> str:
-        """The line that ends the table loop, saying what becomes of the seat."""
-        in_game = tc.seat is not None and tc.outcome is None and tc.state is not None
-        if reason == "you left the table" and tc.seat is None:
-            return f"You stopped watching table {safe_text(tc.table_id)}"
-        if reason == "you left the table" and in_game:
-            if self.command == "play":
-                return "You left: the game ends here"
-            return "You left the table: the host's bot plays your seat to the end of the game"
-        if reason == "end of input" and in_game:
-            return f"End of input: {self._seat_fate()}"
-        return safe_text(reason)
-
-    def _seat_fate(self) -> str:
-        """What becomes of a seat whose player goes without leaving (Ctrl-C, Ctrl-D)."""
-        if self.command == "play":
-            return "the game ends here (its host ran in this command)"
-        return (
-            "your seat waits for you (onecard join takes it back); the host's bot plays it "
-            "after the grace period"
-        )
+            self.say(ending_line(tc, reason, self.command), style="dim")
 
     def interrupt_note(self) -> str | None:
         """What Ctrl-C during the game means for the seat (printed as the command ends)."""
-        tc = self._tc
-        if tc is None or tc.seat is None or tc.outcome is not None or tc.state is None:
-            return None
-        return f"Interrupted: {self._seat_fate()}"
+        return None if self._tc is None else interrupt_line(self._tc, self.command)

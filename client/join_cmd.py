@@ -24,6 +24,9 @@ How it works: :func:`join_command` parses options and calls :func:`run_join`, wh
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,8 +34,10 @@ from typing import Any
 import click
 import trio
 
+import protocol.table_messages as tm
 from client.commands import (
     ClientError,
+    HostUnavailable,
     common_options,
     default_name,
     make_ui,
@@ -46,11 +51,11 @@ from client.lobby import SEATS_RANGE, create_table, run_lobby, too_many_bots
 from client.options import connection_options, table_id
 from client.stdin import read_line
 from client.table_client import TableClient
-from client.table_loop import Quit, run_table
+from client.table_loop import LEAVE_WAIT, Quit, run_table
 from client.tokens import SavedSeat, TokenStore
 from net.address import Address, split_address
 from net.discover import HostAd, browse
-from net.session import ClientSession, RequestError
+from net.session import ClientSession, Disconnected, RequestError
 from net.trust import (
     Advertised,
     Connected,
@@ -73,7 +78,9 @@ async def _pick_host(ui: HumanUI | JsonUI, timeout: float, pins: KnownHosts) -> 
     except OSError as exc:
         raise ClientError(f"cannot look for hosts ({exc}); give an ADDRESS") from None
     if not hosts:
-        raise ClientError("no hosts found on the LAN (multicast may be blocked); give an ADDRESS")
+        raise HostUnavailable(
+            "no hosts found on the LAN (multicast may be blocked); give an ADDRESS"
+        )
     if len(hosts) == 1 or isinstance(ui, JsonUI):
         if len(hosts) > 1:
             found = ", ".join(h.target for h in hosts)
@@ -192,27 +199,70 @@ async def run_join(
         ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")
         want = _Want(name=name, asked_name=asked_name, table=table, watch=watch, create=create,
                      seats=seats, bots=bots, options=options or {}, new=new)  # fmt: skip
-        tc, seated, slot = await _take_seat(session, ui, tokens, key, tc_args=tc_args, want=want)
-        try:
-            outcome = await run_table(
-                tc,
-                ui,
-                read_input=True,
-                reconnect=reconnect,
-                records_dir=tc_args["proofs_dir"],
-                # a person watching stays for the table's next game (q leaves); --json exits
-                until_game_over=seated or not isinstance(ui, HumanUI),
-                offer_rematch=seated and (rematch or isinstance(ui, HumanUI)),
-                leave_when_done=seated,
+        while True:
+            tc, seated, slot = await _take_seat(
+                session, ui, tokens, key, tc_args=tc_args, want=want
             )
-        finally:
-            learnt = tc.checker.host_pk
-            if fair_key is None and learnt is not None:
-                pins.pin_deal_key(key, learnt)
+            try:
+                records = tc_args["proofs_dir"]
+                outcome = await _play_table(
+                    tc, ui, seated=seated, reconnect=reconnect, rematch=rematch, records=records
+                )
+            finally:
+                learnt = tc.checker.host_pk
+                if fair_key is None and learnt is not None:
+                    pins.pin_deal_key(key, learnt)
+                    fair_key = tc_args["host_pk"] = learnt
+            if not (isinstance(ui, HumanUI) and _back_to_lobby(tc, want)):
+                break
+            await _back_in_lobby(tc, ui, tokens, slot if seated else None)
+            want = dataclasses.replace(want, new=True)  # (no saved seat to take back now)
         if outcome is not None and seated and slot is not None:
             tokens.forget(slot)
         await session.bye("leaving")
     return outcome
+
+
+async def _play_table(
+    tc: TableClient,
+    ui: HumanUI | JsonUI,
+    *,
+    seated: bool,
+    reconnect: Callable[[], Awaitable[trio.abc.Stream]],
+    rematch: bool,
+    records: Path,
+) -> dict[str, Any] | None:
+    """The table loop, as ``join`` runs it; the game's outcome."""
+    return await run_table(
+        tc,
+        ui,
+        read_input=True,
+        reconnect=reconnect,
+        records_dir=records,
+        # a person watching stays for the table's next game (q leaves); --json exits
+        until_game_over=seated or not isinstance(ui, HumanUI),
+        offer_rematch=seated and (rematch or isinstance(ui, HumanUI)),
+        leave_when_done=seated,
+    )
+
+
+def _back_to_lobby(tc: TableClient, want: _Want) -> bool:
+    """Whether the table loop ended with the player leaving a table picked in the lobby
+    before any game started there: the lobby comes back instead of the program ending."""
+    picked = want.table is None and want.create is None
+    connected = not tc.session.closed.is_set()
+    return picked and connected and tc.state is None and tc.outcome is None
+
+
+async def _back_in_lobby(
+    tc: TableClient, ui: HumanUI, tokens: TokenStore, slot: str | None
+) -> None:
+    """Give our seat (``slot``, None when we watched) up at once, so the lobby lists it free."""
+    if slot is not None:
+        with suppress(RequestError, Disconnected, trio.TooSlowError):
+            await tc.session.request(tm.Leave(table=tc.table_id), timeout=LEAVE_WAIT)
+        tokens.forget(slot)
+    ui.info("Back in the lobby", kind="lobby")
 
 
 def _say_connected(ui: HumanUI | JsonUI, connected: Connected, key: str) -> None:

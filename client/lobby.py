@@ -41,12 +41,14 @@ __all__ = [
 
 #: seats a new table may have (``--seats`` and the lobby's ``c``); host bots go up to one less
 SEATS_RANGE = (2, 10)
+#: seats a ``create_table`` may ask for (spec/PROTOCOL.md); the host refuses what its game cannot
+PROTOCOL_SEATS = (1, 16)
 #: the lobby's create command, as its errors name it
 CREATE_USAGE = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
 LOBBY_HELP = (
     f"Type a table number to join it, w NUMBER to watch, {CREATE_USAGE} to create a "
-    f"table and sit down (games: one-card, one, black-jack; SEATS {SEATS_RANGE[0]}-"
-    f"{SEATS_RANGE[1]}; BOTS fill seats; KEY=VALUE sets a table option, as --option: "
+    f"table and sit down (games: one-card, one, black-jack; SEATS as the game allows, the host "
+    "says; BOTS fill seats; KEY=VALUE sets a table option, as --option: "
     "black-jack 3 1 jokers=2), r to list the tables again, ? for this help, q to quit."
 )
 
@@ -157,7 +159,7 @@ async def _lobby_loop(
                 await tc.join()
                 return tc, True
         except RequestError as exc:
-            ui.info(f"the host refused: {exc}", kind="error")
+            ui.info(f"the host refused: {exc.error.message}", kind="error")
             show_tables = True
         except LocalProtocolError as exc:  # a request we could not even build
             ui.info(f"not sent: {exc.message}", kind="error")
@@ -194,8 +196,9 @@ def too_many_bots(seats: int, bots: int) -> str:
 
 def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
     """The checked ``seats``, ``bots`` and ``options`` of a create command (as ``--seats``...)."""
-    seats = _count(cmd, "seats", 2, *SEATS_RANGE)
-    bots = _count(cmd, "bots", 0, 0, SEATS_RANGE[1] - 1)
+    # each game's own range is the host's to say ("ONE takes 2-4 players, not 11")
+    seats = _count(cmd, "seats", 2, *PROTOCOL_SEATS)
+    bots = _count(cmd, "bots", 0, 0, PROTOCOL_SEATS[1] - 1)
     if bots > seats - 1:
         raise ValueError(too_many_bots(seats, bots))
     options = cmd.get("options") or {}
@@ -215,7 +218,7 @@ def parse_lobby(
     ('create', 'black-jack', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
     >>> parse_lobby("5", [{"table": "t1"}], json_mode=False)
     Traceback (most recent call last):
-    ValueError: no table 5 (tables are numbered 1-1)
+    ValueError: no table 5: there is one table, number 1
     """
     if json_mode:
         try:
@@ -272,5 +275,7 @@ def parse_lobby(
             return ("watch" if watch else "join"), str(tables[int(number) - 1]["table"]), {}
         if not tables:
             raise ValueError(f"no table {number}: there are no tables yet (c GAME creates one)")
-        raise ValueError(f"no table {number} (tables are numbered 1-{len(tables)})")
+        if len(tables) == 1:
+            raise ValueError(f"no table {number}: there is one table, number 1")
+        raise ValueError(f"no table {number}: type a number from 1 to {len(tables)}")
     raise ValueError(f"not understood: {clip(line.strip())!r} (? for help)")

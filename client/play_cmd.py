@@ -60,6 +60,7 @@ from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
 from client.tokens import default_state_dir
 from host.embedded import EmbeddedError, HostInfo, Setup, embedded_host, records_dir
+from net.address import join_target
 from net.discover import lan_addresses
 from net.session import Disconnected, RequestError, open_session
 from net.trust import TrustError, open_stream
@@ -193,7 +194,7 @@ async def _play_at(
             return await run_table(tc, ui, reconnect=reconnect, records_dir=proofs)
         await tc.join(0)
         if lan:
-            targets = [f"{a}:{port}" for a in lan_addresses(info)]
+            targets = [join_target(a, port) for a in lan_addresses(info)]  # ([fe80::1]:7531)
             ui.info(
                 f"Hosting {game} on the LAN at {', '.join(targets)}, fingerprint "
                 f"{info.fingerprint}. Friends run: onecard join {targets[0]} --name THEIR_NAME "

@@ -86,6 +86,7 @@ class Screen:
         self.buffer = ""  #: the line being typed
         self.ticking = False  #: a countdown runs: draw again every second
         self.is_open = False
+        self.reading = False  #: :meth:`read_lines` runs (the screen may open again)
         self._rows = 0  #: rows from the top of the block drawn to the cursor's row
         self._saved: Any = None  #: the terminal's modes before cbreak
         self._size = (0, 0)
@@ -176,7 +177,7 @@ class Screen:
         if termios is not None:
             with contextlib.suppress(termios.error, OSError):
                 self._saved = termios.tcgetattr(self.fd)
-                tty.setcbreak(self.fd)
+                tty.setcbreak(self.fd, termios.TCSANOW)  # (TCSAFLUSH drops typed-ahead keys)
         self.is_open = True
         self._size = self.size()
         self.draw()
@@ -199,12 +200,14 @@ class Screen:
         """Open the screen, hand every line typed to ``deliver`` (None at the end of input),
         then close it (also when cancelled)."""
         self.open()
+        self.reading = True
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._tick)
                 await self._keys(deliver)
                 nursery.cancel_scope.cancel()
         finally:
+            self.reading = False
             self.close()
 
     async def _tick(self) -> None:

@@ -46,6 +46,8 @@ class Status:
     seconds_left: float | None = None  #: on the turn timer, when one runs
     over: bool = False  #: the game is over (its last state may still name a seat to act)
     info_age: float = 0.0  #: seconds since ``info`` came (an away seat's grace counts down)
+    #: the connection is down: what is done about it (shown instead of whose turn it is)
+    offline: str | None = None
 
 
 def grid(items: list[Text], width: int, rows: int, gap: int = 3) -> Text:
@@ -130,7 +132,11 @@ def turn_line(status: Status) -> Text:
     Waiting for the game to start
     >>> print(turn_line(Status(["Ann", "Bob"], 0, over=True)).plain)
     Game over
+    >>> print(turn_line(Status(["Ann", "Bob"], 0, offline="connection lost")).plain)
+    Disconnected: connection lost
     """
+    if status.offline is not None:
+        return Text(f"Disconnected: {safe_text(status.offline)}", style="bold red")
     state = status.state
     if status.over or (state is not None and state.phase == "finished"):
         return Text("Game over", style="bold")
@@ -174,7 +180,7 @@ def status_block(status: Status, *, ascii_only: bool, width: int, height: int = 
         game_no=state.game_no, width=width, presence=seats,
     )  # fmt: skip
     out.append_text(table)
-    if menu is not None and (menu.hand or menu.choices):
+    if menu is not None and (menu.hand or menu.choices) and status.offline is None:
         mine = status.seat is not None and status.seat in to_act
         out.append_text(menu.render(ascii_only=ascii_only, width=width, dim=mine))
     if status.pending is not None:

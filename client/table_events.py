@@ -219,10 +219,12 @@ class InputEnded:
 @dataclass(frozen=True, slots=True)
 class Closed:
     """The session in use ended: ``reason`` for people; ``for_good`` when the host ended it on
-    purpose and named no time to come back."""
+    purpose and named no time to come back; ``retry_after`` the seconds a host that announced
+    its shutdown said to wait (None: it did not announce one)."""
 
     reason: str
     for_good: bool = False
+    retry_after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

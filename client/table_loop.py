@@ -20,7 +20,8 @@ being read; the answer goes straight back to the machine), fetches hand records,
 and returns when the machine says the loop is over.
 
 When the connection drops before the game is over and we hold a resume token, the driver
-reconnects with a growing pause (:data:`net.retry.RECONNECT`), sends ``resume`` with the last
+reconnects with a growing pause (:data:`net.retry.KEEP_SEAT`; after a shutdown the host
+announced, a few tries: :data:`net.retry.AFTER_SHUTDOWN`), sends ``resume`` with the last
 table seq it saw, and carries on with the host's backlog; the deal checks carry over, so a hand
 that straddles the disconnect is still verified. A spectator reconnects the same way and sends
 ``watch`` again (:meth:`TableClient.rewatch`, under its chat name); with no backlog for
@@ -82,7 +83,7 @@ from client.table_events import (
     Typed,
 )
 from client.table_machine import TableMachine
-from net.retry import RECONNECT
+from net.retry import AFTER_SHUTDOWN, KEEP_SEAT
 from net.session import (
     ClientSession,
     Disconnected,
@@ -291,7 +292,8 @@ class _Driver:
         if item.kind == "closed":
             old = tc.session
             for_good = old.ended_by_host and old.retry_after is None
-            return await self.feed(Closed(str(item.value), for_good=for_good))
+            after = old.retry_after if old.ended_by_host else None
+            return await self.feed(Closed(str(item.value), for_good=for_good, retry_after=after))
         return await self.pushed(item.value)
 
     async def pushed(self, push: Message) -> Finish | None:
@@ -413,10 +415,26 @@ async def _reconnect(
     tc: TableClient, ui: Frontend, reconnect: OpenStream, nursery: trio.Nursery
 ) -> ClientSession | str:
     """A fresh session with our seat resumed (or, for a spectator, watching again), or the
-    line that says why there is none."""
+    line that says why there is none.
+
+    A dropped connection is tried again for as long as :data:`net.retry.KEEP_SEAT` lasts (a
+    seat is held while its game runs; the host's refusal to give it back ends the tries); a
+    host that announced its shutdown only for :data:`net.retry.AFTER_SHUTDOWN`, after the pause
+    it asked for. Before each pause the front end hears ``reconnecting`` (the try, the pause,
+    and what to do meanwhile), so a screen can count down to the next try.
+    """
     old = tc.session
+    announced = old.ended_by_host and old.retry_after is not None
+    schedule = AFTER_SHUTDOWN if announced else KEEP_SEAT
+    seated = tc.token is not None
+    what = "resume your seat" if seated else "watch again"
+    later = "onecard join resumes it while the host holds it" if seated else "onecard join --watch"
     last = ""
-    for pause in RECONNECT.pauses(asked=old.retry_after):
+    for attempt, pause in enumerate(schedule.pauses(asked=old.retry_after), 1):
+        text = (
+            f"trying again in {pause:.0f} s to {what} (try {attempt}; Ctrl-C stops, then {later})"
+        )
+        ui.info(text, kind="reconnecting", attempt=attempt, wait=pause, error=last)
         await trio.sleep(pause)
         try:
             stream = await reconnect()
@@ -439,14 +457,16 @@ async def _reconnect(
                 await tc.rewatch()
         except RequestError as exc:
             what = "give the seat back" if tc.token is not None else "let us watch again"
-            return f"the host refused to {what}: {exc}"
+            return f"the host refused to {what}: {exc.error.message}"
         except RemoteProtocolError as exc:  # it answered with something else: give up on it
             return f"the host broke the protocol: {exc.message}"
         except (Disconnected, trio.TooSlowError) as exc:
             last = str(exc)
             continue
         return session
-    return f"giving up reconnecting ({last or 'no answer'})"
+    if announced:
+        return f"the host did not come back ({last or 'no answer'}); once it is up, {later}"
+    return f"giving up reconnecting ({last or 'no answer'}); {later}"
 
 
 _RETRYABLE = (OSError, Disconnected, trio.TooSlowError, TrustError)

@@ -146,8 +146,8 @@ class TableMachine:
                 return self._asked(command) if self.asking else self._typed(command)
             case InputEnded(terminal):
                 return self._input_ended(terminal)
-            case Closed(reason, for_good):
-                return self._closed(reason, for_good)
+            case Closed(reason, for_good, retry_after):
+                return self._closed(reason, for_good, retry_after)
             case Reconnected():
                 return [self._reconnected()]
             case ReconnectFailed(why):
@@ -301,11 +301,14 @@ class TableMachine:
 
     # ------------------------------------------------------------------ the connection
 
-    def _closed(self, reason: str, for_good: bool) -> list[Effect]:
+    def _closed(self, reason: str, for_good: bool, retry_after: int | None) -> list[Effect]:
         tc = self.table
         if not self.can_reconnect or (tc.token is None and not tc.watching) or for_good:
             return [ShowEnd(f"disconnected: {reason}"), Finish(None)]
         self.closed_reason = reason
+        if retry_after is not None:  # announced: a short wait for it, not a dropped line
+            text = f"{reason}; it may be back in {retry_after} s: trying again then"
+            return [ShowInfo(text, "disconnected", {"retry_after": retry_after}), Reconnect()]
         return [ShowInfo(f"connection lost ({reason}); reconnecting", "disconnected"), Reconnect()]
 
     def _reconnected(self) -> Effect:

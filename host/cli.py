@@ -88,7 +88,8 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
             if echo:
                 scheme = "tcp (insecure)" if config.insecure else "tls"
                 for address, port in info.addresses:
-                    click.echo(f"onecard host listening on {address}:{port} ({scheme})")
+                    where = join_target(address, port)  # an IPv6 address in brackets
+                    click.echo(f"onecard host listening on {where} ({scheme})")
                 if config.insecure:  # no TLS: there is no certificate to compare or pin
                     click.echo("no TLS (--insecure): traffic is readable and the host unproven")
                 else:

@@ -60,6 +60,8 @@ IDENTITY_FILES = (CERT_FILE, KEY_FILE, SIGNING_KEY_FILE)
 OWNER_FILE = "owner.pid"
 #: seconds the host gets to shut down politely when the game is over
 SHUTDOWN_WAIT = 5.0
+#: what the players are told when the host's player stops (the game is over for good)
+GONE = "the host's player has stopped the game"
 
 
 class EmbeddedError(Exception):
@@ -119,7 +121,9 @@ async def embedded_host(setup: Setup, *, base: Path) -> AsyncIterator[tuple[Host
                         yield info, session
                     finally:
                         with trio.move_on_after(SHUTDOWN_WAIT):
-                            await info.host.shutdown()
+                            # the play directory is this game's only: the host never comes
+                            # back, so the players are told not to wait for it
+                            await info.host.shutdown(retry_after=None, reason=GONE)
                         nursery.cancel_scope.cancel()
             if failed:
                 raise EmbeddedError(failed)

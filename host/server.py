@@ -160,6 +160,8 @@ class Host:
         #: open connections per capped address (see :func:`_capped_address`); no zero counts
         self.per_address: Counter[str] = Counter()
         self._shutdown = trio.Event()
+        #: the message every connection gets at shutdown (:meth:`shutdown` words it)
+        self._closing = server_closing(RETRY_AFTER_S, "the host is shutting down")
         self.stopped = trio.Event()
         #: where the host's hard bots search: worker processes, never the event loop
         self.thinkers = thinkers or Thinkers(config.thinking)
@@ -186,8 +188,13 @@ class Host:
         """Seat ``count`` in-process bots at a table; return their seats."""
         return [(await self.lobby.add_bot(table_id, kind=kind, seat=None))[0] for _ in range(count)]
 
-    async def shutdown(self) -> None:
-        """Tell every client ``server_closing``, stop, and return once the host stopped."""
+    async def shutdown(
+        self, *, retry_after: int | None = RETRY_AFTER_S, reason: str = "the host is shutting down"
+    ) -> None:
+        """Tell every client ``server_closing`` (with ``retry_after``: None says the host is not
+        coming back, so clients stop at once instead of reconnecting), stop, and return once
+        the host stopped."""
+        self._closing = server_closing(retry_after, reason)
         self._shutdown.set()
         await self.stopped.wait()
 
@@ -556,9 +563,8 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
             task_status.started(info)
             await host._shutdown.wait()
             accept_scope.cancel()
-            closing = server_closing(RETRY_AFTER_S, "the host is shutting down")
             for session in list(host.connections):
-                session.close_politely(closing)
+                session.close_politely(host._closing)
             with trio.move_on_after(SHUTDOWN_GRACE):
                 while any(not s.closed for s in host.connections if s.peer != "in-process bot"):
                     await trio.sleep(0.05)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["RATE_LIMITED", "RECONNECT", "Backoff"]
+__all__ = ["AFTER_SHUTDOWN", "KEEP_SEAT", "RATE_LIMITED", "RECONNECT", "Backoff"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +44,9 @@ class Backoff:
 RATE_LIMITED = Backoff(first=0.2, factor=2.5, cap=2.0, tries=4)
 #: a connection that dropped: the client or bot reconnects (and resumes) after each pause
 RECONNECT = Backoff(first=0.2, factor=2.0, cap=5.0, tries=12)
+#: a player's dropped connection: the table client keeps trying for about a quarter of an
+#: hour (a seat is held as long as a game runs), until the host says the seat is gone
+KEEP_SEAT = Backoff(first=0.2, factor=2.0, cap=5.0, tries=180)
+#: a host that announced its shutdown (``server_closing`` with ``retry_after``): after the
+#: pause it asked for, a few tries only; it is not a dropped line to wait out
+AFTER_SHUTDOWN = Backoff(first=2.0, factor=2.0, cap=5.0, tries=3)

@@ -53,3 +53,11 @@ def test_help_in_the_auction_says_the_number_is_the_bid() -> None:
     text = help_text(build_menu({"game": "one"}, AUCTION))
     assert text.startswith("Type the number of a move: a bid is its own number, 9 to 15")
     assert "p pass" in text
+
+
+def test_a_number_with_no_numbered_move_says_what_there_is() -> None:
+    """Before: "there is no move 99; pick one of the numbers shown" when none were shown."""
+    menu = build_menu({"game": "one-card", "hand": ["AS", "KS"]}, [{"type": "draw"}])
+    said = menu.resolve("99")
+    assert isinstance(said, str) and said.startswith("there is no move 99: ")
+    assert "numbers shown" not in said and "draw" in said

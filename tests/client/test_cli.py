@@ -139,3 +139,31 @@ def test_v_logs_what_a_command_does_and_q_takes_it_back(
     result = subprocess.run([*ONECARD, *args], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert ("INFO:client.proofs:removed the proofs of 1 tables" in result.stderr) is shown
+
+
+@pytest.mark.parametrize("variable", ["ONECARD_PLAY_ASCII", "ONECARD_PLAY_ASCII_ONLY"])
+def test_the_ascii_flag_reads_its_variable_by_the_flags_name(
+    variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, ``ONECARD_PLAY_ASCII=1`` (README's pattern) was ignored: only the parameter's
+    name, ``ONECARD_PLAY_ASCII_ONLY``, was read."""
+    monkeypatch.setenv(variable, "1")
+    play = cli.cli.get_command(click.Context(cli.cli), "play")
+    assert play is not None
+    ctx = play.make_context("play", [], auto_envvar_prefix="ONECARD_PLAY")
+    assert ctx.params["ascii_only"] is True
+    monkeypatch.delenv(variable)
+    ctx = play.make_context("play", [], auto_envvar_prefix="ONECARD_PLAY")
+    assert ctx.params["ascii_only"] is False
+
+
+def test_no_host_found_on_the_lan_exits_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, it exited 1 where README says 69 (host unavailable)."""
+    from client import join_cmd
+
+    async def nobody(timeout: float) -> list[Any]:
+        return []
+
+    monkeypatch.setattr(join_cmd, "browse", nobody)
+    result = CliRunner().invoke(cli.cli, ["join", "--timeout", "0.2"])
+    assert result.exit_code == 69 and "no hosts found on the LAN" in result.output

@@ -262,6 +262,9 @@ def test_two_clients_sharing_a_proofs_dir_keep_both_bundles(tmp_path: Path) -> N
     t.push(end)
     _, notices = bob.receive(tm.FairPush(table="t1", seq=2, hand_no=1, msg=end.to_wire()))
     assert [n.kind for n in (*t.notices, *notices)] == [FairKind.VERIFIED] * 2
+    assert t.notices[0].message == "deal verified: 1 card you saw checked"
+    # (before, the spectator was told "1 card you saw checked" too, as if dealt one)
+    assert notices[0].message == "deal verified: 0 cards shown to the table checked"
     ann_proof, bob_proof = t.notices[0].proof, notices[0].proof
     assert ann_proof is not None and bob_proof is not None and ann_proof != bob_proof
     assert json.loads(ann_proof.read_text()) != json.loads(bob_proof.read_text())
@@ -378,7 +381,8 @@ async def test_a_card_shown_after_the_hands_end_is_still_checked(tmp_path: Path)
 
 def test_cards_checked_says_they_are_the_cards_this_client_saw() -> None:
     """Before: "deal verified: 64 cards checked" here, 83 there, 239 in the record."""
-    checker = DealChecker(table_id="t1", pid=None)
+    checker = DealChecker(table_id="t1", pid="ann")
+    checker.seated = True
     report = type("R", (), {"voided": False, "hand_no": 1, "cards_checked": 64,
                             "fingerprint": "ab"})()  # fmt: skip
     notice = checker._finish(report)  # type: ignore[arg-type]

@@ -3,12 +3,19 @@ call, joker declarations, bad entries, chat, leaving, and the prompts."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
+import os
+import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
+import trio.testing
+from rich.console import Console
 
 import protocol.table_messages as tm
 from client.fairplay import FairKind, FairNotice
@@ -16,6 +23,7 @@ from client.human_ui import HumanUI
 from client.intents import Act, Chat, Explain, Leave
 from client.json_ui import JsonUI
 from client.render import OutputClosed, make_console
+from client.screen import Screen
 from client.table_client import TableClient
 
 
@@ -328,3 +336,81 @@ def test_leaving_and_stopping_watching_say_so() -> None:
     tc.seat = None
     watcher.end(tc, "you left the table")
     assert shown.getvalue().strip() == "You stopped watching table t1"
+
+
+def test_the_block_says_the_connection_is_down_and_counts_to_the_next_try() -> None:
+    """Before, the block kept "▶ Your turn (91 s left)" while the client reconnected."""
+    ui, _ = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    block = ui._status()
+    assert block is not None and "Your turn" in block.plain
+    ui.info("connection lost (reset); reconnecting", kind="disconnected")
+    block = ui._status()
+    assert block is not None and "Your turn" not in block.plain and "Moves:" not in block.plain
+    assert block.plain.endswith("Disconnected: connection lost (reset); reconnecting")
+    text = "trying again in 5 s to resume your seat (try 3; Ctrl-C stops)"
+    ui.info(text, kind="reconnecting", attempt=3, wait=5.0)
+    block = ui._status()
+    assert block is not None
+    found = r"Disconnected: trying again in [45] s to resume your seat \(try 3"
+    assert re.search(found, block.plain)
+    ui.info("reconnected: seat 1 resumed as Bob", kind="reconnected")
+    block = ui._status()
+    assert block is not None and "Your turn" in block.plain
+
+
+def test_a_move_the_timer_played_asks_nothing_more() -> None:
+    """Before, a stray "Your move:" followed the line of the move the host's bot played when
+    the turn timer ran out: event lines asked again before the state said the turn was over."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    assert out.getvalue().endswith("Your move: ")
+    played = {"kind": "play", "seat": 1, "cards": ["7S"]}  # the timer ran out: the bot played
+    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event=played), [])
+    assert out.getvalue().endswith("\n") and not out.getvalue().endswith("Your move: ")
+    ui.on_push(tc, _state(tc, VIEW, [], [0]), [])
+    assert "Your move: " not in out.getvalue().rpartition("Your move: ")[2]
+    assert not out.getvalue().endswith("Your move: ")
+
+
+async def test_plain_lines_say_the_time_left_as_it_runs_out(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Before, "Your move (119 s left):" was all a pipe or --ascii ever said of the timer."""
+    ui, out = _human()
+    tc = _tc()
+    state = _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1])
+    ui.on_push(tc, dataclasses.replace(state, turn_ms=30_500), [])
+    assert out.getvalue().endswith("Your move (30 s left): ")
+    ui.clock.start(35_000, now=time.monotonic() - 5.0)  # as if 5 s of a 35 s turn went by
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ui._remind)
+        await trio.sleep(1.5)
+        nursery.cancel_scope.cancel()
+    assert out.getvalue().endswith("Your move (30 s left): \n30 s left for your move\nYour move: ")
+
+
+def test_a_rematch_opens_the_table_screen_again() -> None:
+    """Before, the block closed at the end of game 1 and game 2 after "Play again? y" fell
+    back to plain lines, for play and join alike."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80, color_system="standard")
+    ui = HumanUI(console)
+    read, write = os.pipe()  # (no terminal: the screen's cbreak mode is skipped)
+    ui.screen = Screen(console, ui._status, fd=read)  # (stdin is no terminal under pytest)
+    tc = _tc()
+    ui.screen.open()
+    ui.screen.reading = True  # (as Screen.read_lines sets it)
+    tc.outcome = {"winners": [0]}
+    ui.end(tc, "game over")
+    assert not ui.on_screen
+    tc.outcome = None
+    ui.on_push(
+        tc, tm.GameStart(table="t1", seq=9, game_no=2, game="one-card", names=("A", "B")), []
+    )
+    assert ui.on_screen and "Game 2 starts" in out.getvalue()
+    ui.screen.reading = False
+    os.close(read)
+    os.close(write)

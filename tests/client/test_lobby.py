@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -16,7 +17,8 @@ from client import lobby
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.table_loop import Quit
-from net.session import Disconnected, RequestError
+from net.session import Disconnected, RequestError, open_session
+from net.trust import open_stream
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
@@ -63,11 +65,12 @@ async def test_lobby_typos_are_reported_and_the_lobby_goes_on(
     with pytest.raises(Quit):
         await lobby.run_lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
     text = out.getvalue()
-    assert "seats must be from 2 to 10, not 99" in text
-    assert "no table 5 (tables are numbered 1-1)" in text
-    assert "no table 7 (tables are numbered 1-1)" in text
+    assert "seats must be from 1 to 16, not 99" in text  # (the protocol's; each game's: the host)
+    assert "no table 5: there is one table, number 1" in text
+    assert "no table 7: there is one table, number 1" in text
     assert "not understood: 'zap' (? for help)" in text
-    assert "the host refused: unknown game (bad_field)" in text
+    assert "the host refused: unknown game\n" in text  # (no internal code: bad_field)
+    assert "bad_field" not in text
     assert text.count(lobby.LOBBY_HELP) == 2  # at the start and on "?"
     lists = [m for m in session.requests if isinstance(m, tm.ListTables)]
     assert len(lists) == 2  # at the start and after the refusal, not after every typo
@@ -131,7 +134,7 @@ async def test_lobby_json_commands_that_cannot_be_built_are_reported(
     events = [json.loads(line) for line in out.getvalue().splitlines()]
     errors = [e["message"] for e in events if e["type"] == "error"]
     assert len(errors) == 2 and "table" in errors[0]
-    assert errors[1] == "seats must be a whole number from 2 to 10"
+    assert errors[1] == "seats must be a whole number from 1 to 16"
     assert [e["type"] for e in events].count("tables") == 3  # scripts get one per command
 
 
@@ -154,3 +157,25 @@ async def test_lobby_notices_the_host_closing_while_waiting_for_input(
     nursery.start_soon(close_soon)
     with pytest.raises(Disconnected, match=r"^the host is shutting down$"):
         await lobby.run_lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
+
+
+def test_a_table_number_out_of_range_names_the_numbers_there_are() -> None:
+    """Before: "no table 9 (tables are numbered 1-1)"."""
+    two = [{"table": "t1"}, {"table": "t2"}]
+    with pytest.raises(ValueError, match=r"^no table 9: type a number from 1 to 2$"):
+        lobby.parse_lobby("9", two, json_mode=False)
+
+
+async def test_the_games_seat_range_is_the_hosts_to_say(
+    start_host: Callable[..., Awaitable[Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, ``c one 11`` answered "seats must be from 2 to 10" though ONE seats 2-4."""
+    info = await start_host()
+    connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint, remember=False)
+    ui, out = _human()
+    _script(monkeypatch, ["c one 11", "q"])
+    async with open_session(connected.stream) as session:
+        with pytest.raises(Quit):
+            await lobby.run_lobby(session, {}, ui, name="Ann")
+    assert "the host refused: ONE takes 2-4 players, not 11\n" in out.getvalue()

@@ -245,3 +245,64 @@ async def test_a_dropped_connection_resumes_in_the_terminal(
     assert status == 0, text[-2000:]
     assert "connection lost" in text and "reconnected: seat 0 resumed as Bea" in text
     assert "deal verified" in text and "deal NOT verified" not in text
+
+
+async def test_the_hosts_shutdown_reaches_every_terminal_at_once(
+    start_host: Callable[..., Awaitable[Any]], spawn_pty: Callable[..., Any]
+) -> None:
+    """Before, a client kept drawing "▶ Your turn (91 s left)" while it retried the host for
+    40 s, as if the line had dropped. Now the host's goodbye reaches the player waiting for
+    input and the idle one within 2 s, and the table's block says the connection is down."""
+    info = await start_host()
+    table = await info.host.create_table("one-card", seats=2)
+    ann = spawn_pty("join", f"127.0.0.1:{info.port}", "--table", table, "--name", "Ann", color=True)
+    await trio.to_thread.run_sync(lambda: ann.child.expect("Seated at table"))
+    bob = spawn_pty("join", f"127.0.0.1:{info.port}", "--table", table, "--name", "Bob", color=True)
+
+    def started(driver: Any) -> None:
+        driver.child.expect("Game 1 starts")
+        driver.child.expect(r"turn")  # the block names whose turn it is
+
+    for driver in (ann, bob):
+        await trio.to_thread.run_sync(started, driver)
+    await info.host.shutdown()
+
+    def told(driver: Any) -> str:
+        driver.child.expect("the host is shutting down", timeout=2)
+        driver.child.expect("Disconnected: ", timeout=2)  # the block, instead of whose turn
+        text = str(driver.child.before) + str(driver.child.after)
+        driver.child.terminate(force=True)
+        return text
+
+    for driver in (ann, bob):
+        text = await trio.to_thread.run_sync(told, driver)
+        assert "Traceback" not in text
+
+
+async def test_leaving_a_table_before_its_game_goes_back_to_the_lobby(
+    start_host: Callable[..., Awaitable[Any]], spawn_pty: Callable[..., Any]
+) -> None:
+    """Before, ``q`` at a table picked in the lobby ended the program (and the seat stayed
+    taken until the grace period ran out). The lobby's ``q`` after it is read too: a read of
+    stdin the table loop gave up no longer takes the next line."""
+    info = await start_host()
+    driver = spawn_pty("join", f"127.0.0.1:{info.port}", "--name", "Bea")
+
+    def run() -> tuple[int, str]:
+        child = driver.child
+        child.expect("Lobby> ")
+        child.sendline("c one-card 2")
+        child.expect("Seated at table")
+        child.expect(r"Bea, \(empty\)")
+        child.sendline("q")  # (before, an abandoned read of stdin sometimes took this line)
+        child.expect("Back in the lobby")
+        child.expect(r"1/2 seats|0/2 seats")
+        listed = str(child.after)
+        child.expect("Lobby> ")
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+        child.close()
+        return int(child.exitstatus), listed
+
+    status, listed = await trio.to_thread.run_sync(run)
+    assert status == 0 and listed == "0/2 seats"  # the seat was given up at once

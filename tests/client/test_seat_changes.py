@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import os
 import queue
 import sys
 from typing import Any, cast
@@ -15,6 +16,7 @@ from typing import Any, cast
 import pytest
 import trio
 import trio.testing
+from rich.console import Console
 
 import protocol.table_messages as tm
 from client import table_loop
@@ -23,6 +25,7 @@ from client.human_ui import HumanUI
 from client.intents import AddBot, Command, Rematch, rematch_answer
 from client.json_ui import JsonUI
 from client.render import make_console
+from client.screen import Screen
 from client.table_client import TableClient
 from client.table_loop import run_table
 from net.retry import Backoff
@@ -225,7 +228,7 @@ async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
 ) -> None:
     """Before, after a host restart every client said "Bob dropped ..." then "Bob is back" for
     every other player, though only the host had gone."""
-    monkeypatch.setattr(table_loop, "RECONNECT", Backoff(0.0, 1.0, 0.0, 1))
+    monkeypatch.setattr(table_loop, "KEEP_SEAT", Backoff(0.0, 1.0, 0.0, 1))
     fresh = _Session()
     fresh.ended_by_host, fresh.retry_after = False, None  # type: ignore[attr-defined]
 
@@ -267,3 +270,32 @@ async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
         "Cat is back",
         "Bob dropped (the host plays for Bob after the grace period)",
     ]
+
+
+def test_the_table_screen_shows_the_seats_in_its_block_not_as_log_lines() -> None:
+    """Before, each seat change before a game was a "Seats at ..." log line, above a block
+    that said the same (and plain lines still say each change once)."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80, color_system="standard")
+    ui = HumanUI(console)
+    read, write = os.pipe()
+    ui.screen = Screen(console, ui._status, fd=read)
+    logged: list[str] = []
+    ui.screen.log = lambda *items: logged.extend(str(i) for i in items)  # type: ignore[method-assign]
+    ui.screen.is_open = True
+    tc = _tc()
+    ann, bob = _seat(0, "Ann", ready=True), _seat(1, "Bob")
+    for info in (_info(ann, None, phase="waiting"), _info(ann, bob, phase="waiting")):
+        tc.info = info  # (as TableClient.handle keeps it)
+        ui.on_push(tc, info, [])
+    assert not [line for line in logged if "Seats at" in line]
+    block = ui._status()
+    assert block is not None and "Seats at t1: Ann, Bob (not ready)" in block.plain
+    plain, said = _human()
+    plain.on_push(tc, _info(ann, None, phase="waiting"), [])
+    plain.on_push(tc, _info(ann, None, phase="waiting"), [])
+    plain.on_push(tc, _info(ann, bob, phase="waiting"), [])
+    seats = [line for line in said.getvalue().splitlines() if "Seats at" in line]
+    assert seats == ["Seats at t1: Ann, (empty)", "Seats at t1: Ann, Bob (not ready)"]
+    os.close(read)
+    os.close(write)

@@ -25,7 +25,7 @@ from client.intents import Act, Chat, Command, Leave, Rematch, rematch_answer
 from client.records import RecordResult
 from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
-from net.retry import Backoff
+from net.retry import AFTER_SHUTDOWN, Backoff
 from net.session import Disconnected, RequestError, leaves
 from net.trust import HostKeyChanged
 from protocol.errors import ErrorCode
@@ -482,7 +482,7 @@ async def test_a_changed_host_key_on_reconnect_fails_the_command(
     """Before, the warning went by as an info line and the client exited 0 saying the host
     was shutting down; now the command fails with the warning, as a fresh join does. (On the
     mock clock: the host's retry_after of 5 s is waited before reconnecting.)"""
-    monkeypatch.setattr(table_loop, "RECONNECT", Backoff(0.0, 1.0, 0.0, 1))
+    monkeypatch.setattr(table_loop, "KEEP_SEAT", Backoff(0.0, 1.0, 0.0, 1))
     table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
     table.token, table.watching = "k" * 43, False  # type: ignore[attr-defined]
     table.session.ended_by_host, table.session.retry_after = True, 5  # type: ignore[attr-defined]
@@ -599,3 +599,34 @@ async def test_the_end_of_a_terminals_input_stops_watching(
     with trio.fail_after(30):  # a loop that watched on would hang here
         result = await run_table(cast(TableClient, _Spectator()), cast(Frontend, ui))
     assert result is None and ui.ended == ["end of input"]
+
+
+async def test_a_host_that_announced_its_shutdown_is_tried_a_few_times_only(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Before, ``server_closing {retry_after: 5}`` was taken for a dropped line: the client
+    retried for 40 s in silence. Now it says the host is shutting down, waits the pause the
+    host asked for, tries a few times (``AFTER_SHUTDOWN``) and says what to do."""
+    table, ui = _Table(refusals=0, code=ErrorCode.BAD_STATE), _UI()
+    table.token, table.watching = "k" * 43, False  # type: ignore[attr-defined]
+    table.session.ended_by_host, table.session.retry_after = True, 5  # type: ignore[attr-defined]
+    tries: list[float] = []
+
+    async def reconnect() -> trio.abc.Stream:
+        tries.append(trio.current_time())
+        raise OSError("connection refused")
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+
+            async def loop() -> None:
+                tc = cast(TableClient, table)
+                assert await run_table(tc, ui, read_input=False, reconnect=reconnect) is None
+
+            nursery.start_soon(loop)
+            await table.session.push_send.aclose()  # the host closes after server_closing
+    assert len(tries) == 1 + AFTER_SHUTDOWN.tries and tries[0] >= 5
+    assert ui.said[0].endswith("it may be back in 5 s: trying again then")
+    assert ui.said[1].startswith("trying again in 5 s to resume your seat (try 1;")
+    assert ui.said[-2].startswith("the host did not come back (connection refused); once it")
+    assert "onecard join resumes it" in ui.said[-2]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import signal
@@ -97,6 +98,21 @@ async def test_an_insecure_host_prints_no_tls_fingerprint(
     assert "no TLS (--insecure)" in out and "TLS fingerprint" not in out
     assert "fair-dealing key: " in out
     assert f"host name: {host_config.name} (players see it" in out  # what the LAN list shows
+
+
+async def test_an_ipv6_address_is_printed_in_brackets(
+    host_config: HostConfig, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: "listening on ::1:7531", which no client can parse (nor fe80::...:7531)."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run_host, dataclasses.replace(host_config, bind="::1"))
+        out = ""
+        with trio.fail_after(60):
+            while "data directory" not in out:
+                await trio.sleep(0.05)
+                out += capsys.readouterr().out
+        os.kill(os.getpid(), signal.SIGINT)
+    assert re.search(r"listening on \[::1\]:\d+ ", out), out
 
 
 def test_bot_needs_exactly_one_of_table_and_create() -> None:

@@ -13,6 +13,7 @@ import pytest
 import trio
 
 from host.embedded import (
+    GONE,
     EmbeddedError,
     Setup,
     embedded_host,
@@ -21,6 +22,8 @@ from host.embedded import (
     sweep_play_dirs,
 )
 from host.identity import load_or_create_identity
+from net.session import ClientSession, open_session
+from net.trust import open_stream
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -127,3 +130,24 @@ def test_an_unreadable_identity_is_one_line(tmp_path: Path) -> None:
     blocked.write_text("")
     with pytest.raises(EmbeddedError, match="cannot prepare the host data directory"):
         new_play_dir(blocked / "data")
+
+
+async def _hold(stream: trio.abc.Stream, *, task_status: trio.TaskStatus[ClientSession]) -> None:
+    async with open_session(stream) as session:
+        task_status.started(session)
+        await session.closed.wait()
+
+
+async def test_the_players_are_told_the_host_is_not_coming_back(tmp_path: Path) -> None:
+    """Before, the embedded host's end said ``retry_after: 5`` and the players' clients
+    retried a host that was gone for good for 40 s; now they are told not to wait."""
+    async with trio.open_nursery() as nursery:
+        async with embedded_host(Setup(name="Ann's table"), base=tmp_path) as (info, _):
+            connected = await open_stream(
+                "127.0.0.1", info.port, expect=info.fingerprint, remember=False
+            )
+            session: ClientSession = await nursery.start(_hold, connected.stream)
+        with trio.fail_after(10):
+            await session.closed.wait()
+    assert session.ended_by_host and session.retry_after is None
+    assert session.closed_reason == f"the host is shutting down: {GONE}"

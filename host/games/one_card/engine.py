@@ -96,8 +96,8 @@ class OneCard(OneCardState):
                     cached = self._plays(seat)
                     if not (self._must_play and cached):
                         cached.append(DRAW)
-                if self._window is not None:
-                    cached.append(CALL)
+                if self._window is not None and seat not in self._bankrupt:
+                    cached.append(CALL)  # (a bankrupt seat is out of the game: no calls)
             self._legal[seat] = cached
         return cached
 
@@ -121,6 +121,8 @@ class OneCard(OneCardState):
             raise IllegalAction("the game is over")
         if isinstance(action, Play):
             self._check_shape(seat, action)  # malformed before the turn (PROTOCOL.md 4.2)
+        if isinstance(action, Call) and seat in self._bankrupt:
+            raise IllegalAction("you went bankrupt: you are out of this game and call no more")
         if isinstance(action, Call) and self._window is None and self._phase is not _DEAL:
             raise IllegalAction(no_call_reason(seat, self._called, self._closed))
         if self._request is not None or self._phase is _DEAL:

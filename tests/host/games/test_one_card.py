@@ -513,6 +513,26 @@ def test_a_bankrupt_seat_is_told_it_plays_no_more() -> None:
         game.check(2, DRAW)
 
 
+def test_a_bankrupt_seat_catches_nobody() -> None:
+    """Before, a player out of the game still caught the others' "One Card!"."""
+    game = new_game(
+        [
+            ["4C", "6D", "8S", "10C", "10D"],
+            ["4H", "6C", "8D", "9S", "10H"],
+            ["3S", "4S", "6S", "3D", "9C"],
+        ],
+        "5H",
+        bankrupt_at=6,
+    )
+    game.apply(2, DRAW)  # a sixth card: bankrupt
+    for seat, code in ((1, "4H"), (0, "4C"), (1, "6C"), (0, "6D"), (1, "8D"), (0, "8S")):
+        play(game, seat, code)
+    play(game, 1, "9S")  # one card left: the call window opens
+    assert CALL in game.legal_actions(0) and CALL not in game.legal_actions(2)
+    with pytest.raises(IllegalAction, match="bankrupt"):
+        game.check(2, CALL)
+
+
 def test_going_out_wins_the_game() -> None:
     hands = [
         ["3H", "4H", "KH", "8D", "6S", "QC", "8H"],
