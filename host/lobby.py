@@ -276,6 +276,10 @@ class Lobby:
         assert s is not None
         return seat_no, s.name
 
+    def holds_token(self, token: str) -> bool:
+        """Whether a seat at any table holds this resume token (no lock taken)."""
+        return any(t.holds_token(token) for t in self.tables.values())
+
     async def resume(self, conn: Conn, token: str, last_seq: int, *, re: Any = None) -> Table:
         # find the table without taking any table's lock: one busy table must not hold up
         # resumes at the others
