@@ -36,13 +36,25 @@ from host.table import Table, TableError, TablePhase
 from protocol.errors import ErrorCode
 from protocol.records import dump_record
 
-__all__ = ["FINISHED_LISTED_S", "HOSTED_BOT_PREFIX", "MAX_TABLES", "BotSpawner", "Lobby"]
+__all__ = [
+    "FINISHED_LISTED_S",
+    "HOSTED_BOT_PREFIX",
+    "MAX_TABLES",
+    "MAX_TABLES_PER_ADDRESS",
+    "MAX_TABLES_PER_CONNECTION",
+    "BotSpawner",
+    "Lobby",
+]
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: most tables one host keeps, by default (``onecard host --max-tables``): far more than a LAN
 #: night needs; a table in use is never dropped for a new one (:meth:`host.table.Table.idle`)
 MAX_TABLES = 64
+#: tables in use one connection may have made (``create_table`` over it answers ``full``)
+MAX_TABLES_PER_CONNECTION = 4
+#: tables in use the connections of one address key may have made (host.admission)
+MAX_TABLES_PER_ADDRESS = 8
 #: seconds a finished table where no player sits stays in ``list_tables`` (it is still served
 #: by id: watch, hand records)
 FINISHED_LISTED_S = 300.0
@@ -153,8 +165,11 @@ class Lobby:
 
         Raises:
             OptionError: unknown game, unknown option or bad option value (``bad_field``).
-            TableError: bad seat count (``bad_field``), host full (``full``).
+            TableError: bad seat count (``bad_field``), host full (``full``), or the creator
+                (its connection or address) has too many tables in use (``full``).
         """
+        if creator is not None:
+            self._check_creator(creator)
         if len(self.tables) >= self.max_tables:
             await self._drop_an_idle_table()
         if len(self.tables) >= self.max_tables:
@@ -192,6 +207,25 @@ class Lobby:
             " ".join(f"{k}={v}" for k, v in table.options.items()) or "-",
         )
         return table
+
+    def _check_creator(self, creator: Conn) -> None:
+        """Refuse a connection (or address) holding its share of tables in use already."""
+        key: str | None = getattr(creator, "address_key", None)
+        in_use = [t for t in self.tables.values() if not t.idle()]
+        mine = sum(1 for t in in_use if t.creator is creator)
+        if mine >= MAX_TABLES_PER_CONNECTION:
+            raise TableError(
+                f"you have made {mine} tables that are in use; at most "
+                f"{MAX_TABLES_PER_CONNECTION} per connection: play or leave one first",
+                code=ErrorCode.FULL,
+            )
+        ours = sum(1 for t in in_use if key is not None and t.book.creator_key == key)
+        if ours >= MAX_TABLES_PER_ADDRESS:
+            raise TableError(
+                f"your address ({key}) has made {ours} tables that are in use; at most "
+                f"{MAX_TABLES_PER_ADDRESS}: play or leave one first",
+                code=ErrorCode.FULL,
+            )
 
     async def _drop_an_idle_table(self) -> None:
         """Make room: forget the oldest table with no game running and no one but bots."""
