@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 import protocol.table_messages as tm
+from host.failures import failure
 from host.games.base import RulesError, WireMap
 from host.logs import get_logger
 from host.ratelimit import TokenBucket
@@ -441,10 +442,10 @@ class ClientConnection:
             self.deliver([self._error(code, exc.message, re=msg.id)])
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
             raise  # the connection itself failed: end it
-        except Exception:  # a host bug (or unreadable data on disk): answer, keep serving
+        except Exception as exc:  # a host bug, unreadable data, a full disk: answer, go on
             log.exception("%s: %s failed", self.peer, msg.TYPE)
-            text = f"the host failed to handle {msg.TYPE!r}"
-            self.deliver([self._error(ErrorCode.INTERNAL, text, re=msg.id)])
+            code, text = failure(msg.TYPE, exc)
+            self.deliver([self._error(code, text, re=msg.id)])
 
     @staticmethod
     def _error(code: ErrorCode, text: str, *, re: Any = None, fatal: bool | None = None) -> WireMap:

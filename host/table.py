@@ -14,9 +14,8 @@ never holds the batch back: one the disk refuses waits in the store's memory and
 
 Who sees what: each journaled message is public (``None``) or private to one seat; seats get
 public messages and their own, spectators public ones only. After every change each seat gets a
-``state`` message with ``game.view(seat)`` and its legal actions; spectators get
-``game.view(None)``. The engine's ``view`` alone decides what is hidden. Deliveries are
-non-blocking (``Conn.deliver``): one slow client never holds up a table.
+``state`` with ``game.view(seat)`` and its legal actions; spectators get ``game.view(None)``.
+The engine's ``view`` alone decides what is hidden. Deliveries are non-blocking (``Conn.deliver``).
 
 Timers (:meth:`Table.run`, a task in the server's nursery, sleeping until the clock says
 something is due): the turn timer (the host's bot plays the move; a seat that lets it run out
@@ -40,6 +39,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.chat import ChatLog
 from host.dealing import Deal
+from host.failures import failure_code
 from host.games.base import Explanation, Game, WireMap
 from host.logs import get_logger
 from host.runner import (
@@ -518,7 +518,7 @@ class Table:
             await self._reload()
             raise TableError(
                 "the host could not apply that; the table was restored to its last state",
-                code=ErrorCode.INTERNAL,
+                code=failure_code(exc),
             ) from None
         finally:
             self._committed = None

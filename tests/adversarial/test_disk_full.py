@@ -20,7 +20,7 @@ import trio.testing
 import protocol.table_messages as tm
 from host.bots import BotPlayer
 from host.store import SeatRow, Store
-from net.session import ClientSession
+from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
 from protocol.messages import Error
@@ -180,3 +180,34 @@ async def test_records_waiting_for_the_disk_are_bounded_in_memory(
         lab.disk_full(False)
         await store.close()
     assert await Store(lab.data_dir).records.list_records("t1") == [2, 3]  # written at close
+
+
+async def test_a_full_database_answers_disk_full_never_internal(
+    autojump_clock: trio.testing.MockClock, lab: Lab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: create_table and every move on a full disk were answered ``internal``."""
+    info = await lab.start()
+    table = await info.host.create_table("one-card", seats=2)
+
+    async def full(*args: Any, **kwargs: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    async with lab.connect(info) as a, lab.connect(info) as b:
+        await a.request(tm.Join(table=table, name="ann"))
+        await b.request(tm.Join(table=table, name="bob"))
+        monkeypatch.setattr(Store, "put_table", full)
+        with pytest.raises(RequestError) as refused:
+            await a.request(tm.CreateTable(game="one-card", seats=2))
+        assert refused.value.code is ErrorCode.DISK_FULL
+        assert "disk is full" in refused.value.error.message
+        monkeypatch.setattr(Store, "append", full)
+        codes = []
+        for client in (a, b):  # the game's start cannot be stored
+            try:
+                await client.request(tm.Ready(table=table))
+            except RequestError as exc:
+                codes.append(exc.code)
+        assert codes == [ErrorCode.DISK_FULL] * 2
+        monkeypatch.undo()
+        lab.disk_full(False)
+        assert isinstance(await a.request(tm.ListTables()), tm.Tables)  # still serving
