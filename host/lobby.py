@@ -124,8 +124,9 @@ class Lobby:
         """The record of a hand as ``get_record`` serves it.
 
         Raises:
-            TableError: no such record (``not_found``), or its file cannot be read
-                (``unavailable``: the host logs which file).
+            TableError: no such record (``not_found``), one the retention deleted
+                (``pruned``), or its file cannot be read (``unavailable``: the host logs which
+                file).
         """
         try:
             record = await self.store.records.load_record(table_id, hand_no)
@@ -140,6 +141,12 @@ class Lobby:
                 "the file is damaged",
                 code=ErrorCode.UNAVAILABLE,
             ) from None
+        if record is None and hand_no <= self.store.records.pruned_through(table_id):
+            raise TableError(
+                f"the host no longer keeps its record of hand {hand_no} at table {table_id!r}: "
+                "its operator's retention deleted it (onecard host --keep-records-days)",
+                code=ErrorCode.PRUNED,
+            )
         if record is None:
             raise TableError(
                 f"no record of hand {hand_no} at table {table_id!r}", code=ErrorCode.NOT_FOUND

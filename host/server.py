@@ -69,8 +69,10 @@ from protocol.version import software
 
 __all__ = [
     "DEFAULT_PORT",
+    "KEEP_RECORDS_DAYS",
     "MAX_CONNECTIONS",
     "MAX_CONNECTIONS_PER_ADDRESS",
+    "MAX_RECORDS_BYTES",
     "SHUTDOWN_GRACE",
     "Host",
     "HostConfig",
@@ -89,6 +91,10 @@ MAX_CONNECTIONS = 64
 MAX_CONNECTIONS_PER_ADDRESS = 20
 #: connections over a cap being told so at once (a TLS handshake each); more are just closed
 MAX_REFUSING = 8
+#: days hand records are kept by default (``onecard host --keep-records-days``)
+KEEP_RECORDS_DAYS = 90.0
+#: bytes hand records may take on disk by default (``onecard host --max-records-mb``)
+MAX_RECORDS_BYTES = 2048 * 1024 * 1024
 #: seconds connections get to receive ``server_closing`` before the host cancels them
 SHUTDOWN_GRACE = 2.0
 #: seconds a client waits before reconnecting after ``server_closing``
@@ -114,6 +120,10 @@ class HostConfig:
     advertise: bool = True
     max_connections: int = MAX_CONNECTIONS
     max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
+    #: days hand records are kept (None: for ever; 0: pruned at the next pass)
+    keep_records_days: float | None = KEEP_RECORDS_DAYS
+    #: bytes the hand records may take on disk; past it the oldest are deleted (None: no cap)
+    max_records_bytes: int | None = MAX_RECORDS_BYTES
     #: loopback peers are not counted per address (False: tests playing machines on 127.0.0.x)
     exempt_loopback: bool = True
     max_tables: int = MAX_TABLES  #: tables kept at once (in use ones are never dropped)
@@ -522,6 +532,13 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
 
             nursery.start_soon(accept)
             nursery.start_soon(store.records.retry_records)
+            nursery.start_soon(
+                functools.partial(
+                    store.records.keep_pruning,
+                    keep_days=config.keep_records_days,
+                    max_bytes=config.max_records_bytes,
+                )
+            )
             for table, seat in bots:
                 nursery.start_soon(host.respawn_bot, table, seat)
             if advertise:

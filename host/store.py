@@ -343,7 +343,7 @@ class Store:
         before sqlite wrote anything), with a warning.
         """
         try:
-            held = any(self.records_dir.glob("*.json"))
+            held = any(self.records_dir.glob("*.json*"))
         except OSError:
             held = False
         if held:

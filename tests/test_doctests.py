@@ -30,6 +30,7 @@ MODULES = [
     "host.games.follow",
     "host.games.one_card.engine",
     "host.games.presentation",
+    "host.admission",
     "host.connection",
     "protocol.cards",
     "protocol.decks",

@@ -9,6 +9,7 @@ stopped the whole host.
 from __future__ import annotations
 
 import logging
+import lzma
 import sqlite3
 import stat
 from typing import Any
@@ -90,7 +91,7 @@ async def test_a_refused_record_write_still_delivers_the_hand_and_is_written_lat
         await trio.sleep(RECORD_RETRY_MAX)  # the background retry, on the mock clock
     for hand, text in served.items():
         path = store.records.record_path(table, hand)
-        assert path.read_bytes() == text.encode("utf-8")
+        assert lzma.decompress(path.read_bytes()) == text.encode("utf-8")
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert store.records.unwritten_records() == []
     said = [r.getMessage() for r in caplog.records if r.name == "host.record_files"]
@@ -120,7 +121,8 @@ async def test_records_the_disk_refused_until_the_host_stopped_are_rebuilt_at_th
     again = await lab.start()
     store = again.host.lobby.store
     for hand, text in served.items():
-        assert store.records.record_path(table, hand).read_bytes() == text.encode("utf-8")
+        stored = store.records.record_path(table, hand).read_bytes()
+        assert lzma.decompress(stored) == text.encode("utf-8")
         assert verify_record(await store.records.load_record(table, hand) or {}).ok
     assert "rebuilt the lost records of hands" in caplog.text
 
@@ -171,11 +173,11 @@ async def test_records_waiting_for_the_disk_are_bounded_in_memory(
                 "t1", hand, {"hand_no": hand, "pad": "x" * 90}
             )
         assert [p.name for p in store.records.unwritten_records()] == [
-            "t1-hand0002.json",
-            "t1-hand0003.json",
+            "t1-hand0002.json.xz",
+            "t1-hand0003.json.xz",
         ]
         assert await store.records.list_records("t1") == [2, 3]
-        assert "t1-hand0001.json dropped from memory" in caplog.text
+        assert "t1-hand0001.json.xz dropped from memory" in caplog.text
     finally:
         lab.disk_full(False)
         await store.close()
