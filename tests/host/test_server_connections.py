@@ -6,6 +6,7 @@ accept loop passes the socket's); the TCP tests use loopback with real time and 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,7 +29,7 @@ from host.server import (
     _capped_address,
     serve_host,
 )
-from net.session import ClientSession, RequestError, open_session
+from net.session import ClientSession, Disconnected, RequestError, open_session
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder
 from protocol.limits import HANDSHAKE_TIMEOUT_S
@@ -351,3 +352,42 @@ async def test_refusals_that_cannot_be_delivered_do_not_pile_up(
         await trio.sleep(HANDSHAKE_TIMEOUT_S + 1)  # the rest give up within the handshake time
         frames = await _frames_until_closed(_from(capped, nursery, A))
         assert [f["code"] for f in frames] == ["full"]
+
+
+async def test_four_machines_holding_every_slot_keep_no_one_out(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    # real TCP: 127.0.0.2-5 play four LAN machines (loopback counted per address here), each
+    # opening as many connections as its cap allows, more than the host has slots
+    config = _config(tmp_path, store_in_thread=True, exempt_loopback=False)
+    info: HostInfo = await nursery.start(serve_host, config)
+    table = await info.host.create_table("one-card", seats=2)
+
+    async def connect(source: str) -> trio.abc.Stream:
+        return await trio.open_tcp_stream("127.0.0.1", info.port, local_address=source)
+
+    with trio.fail_after(60):
+        async with open_session(await connect("127.0.0.9")) as player:
+            joined = await player.request(tm.Join(table=table, name="Ann"))
+            assert isinstance(joined, tm.Joined)
+        held: list[ClientSession] = []
+        async with contextlib.AsyncExitStack() as stack:
+            for n in range(2, 6):
+                for _ in range(MAX_CONNECTIONS_PER_ADDRESS):
+                    try:
+                        client = await stack.enter_async_context(
+                            open_session(await connect(f"127.0.0.{n}"))
+                        )
+                        await client.request(tm.ListTables())
+                    except (RequestError, Disconnected, trio.BrokenResourceError):
+                        continue
+                    held.append(client)
+            await _until(lambda: len(info.host.admission.holders) == MAX_CONNECTIONS)
+            # the seated player comes back, and a newcomer creates a table
+            async with open_session(await connect("127.0.0.9")) as back:
+                resumed = await back.request(tm.Resume(token=joined.token))
+                assert isinstance(resumed, tm.Resumed)
+            async with open_session(await connect("127.0.0.10")) as newcomer:
+                made = await newcomer.request(tm.CreateTable(game="one", seats=2))
+                assert isinstance(made, tm.TableCreated)
+            assert len(held) >= MAX_CONNECTIONS - 1
