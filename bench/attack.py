@@ -18,6 +18,8 @@ number of frames the attackers got written, and the host's CPU (from ``/proc``) 
 phase. Targets (hardening issue): attacked, ping p95 under 50 ms and act p95 under 150 ms.
 
 Run: ``python bench/attack.py [--attackers 8] [--seconds 20] [--kind heavy|chat|garbage]``.
+``--kind tables|slots|records`` runs the attacks on the host's limits instead
+(:mod:`attack_limits`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import attack_limits
 import msgpack
 import trio
 
@@ -208,9 +211,14 @@ def main() -> None:
     parser.add_argument("--attackers", type=int, default=8, help="attacking connections")
     parser.add_argument("--procs", type=int, default=2, help="processes running the attackers")
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds per phase")
-    parser.add_argument("--kind", choices=("heavy", "chat", "garbage"), default="heavy")
+    parser.add_argument(
+        "--kind", choices=("heavy", "chat", "garbage", *attack_limits.KINDS), default="heavy"
+    )
     args = parser.parse_args()
     port = free_port()
+    if args.kind in attack_limits.KINDS:  # the host's limits: bench/attack_limits.py
+        attack_limits.run(args.kind, args.seconds, port)
+        return
     with tempfile.TemporaryDirectory(prefix="onecard-attack-") as tmp:
         cmd = [
             sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", str(port),
