@@ -132,8 +132,8 @@ class Lobby:
             record = await self.store.records.load_record(table_id, hand_no)
         except RecordUnreadable as exc:
             log.warning(
-                "table %s: get_record of hand %d: %s (while the table is kept, deleting the "
-                "file and restarting the host rebuilds it from the journal)",
+                "table %s: get_record of hand %d: %s (in a kept table's last two games, "
+                "deleting the file and restarting the host rebuilds it from the journal)",
                 table_id, hand_no, exc,
             )  # fmt: skip
             raise TableError(

@@ -301,6 +301,11 @@ class RecordFiles:
             if not await self.flush_records():
                 delay = min(delay * 2, RECORD_RETRY_MAX)
 
+    def unwritten_for(self, table_id: str) -> bool:
+        """Whether records of ``table_id`` wait in memory for the disk."""
+        prefix = self._legacy_path(table_id, 0).name.split("-hand")[0] + "-hand"
+        return any(p.name.startswith(prefix) for p in self._unwritten)
+
     def unwritten_records(self) -> list[Path]:
         """The paths of the records waiting in memory for the disk, oldest first."""
         return list(self._unwritten)
