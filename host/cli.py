@@ -160,7 +160,8 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
     type=click.IntRange(1, 10_000),
     default=MAX_CONNECTIONS_PER_ADDRESS,
     show_default=True,
-    help="Connections served at once from one IP address (loopback is not limited).",
+    help="Connections served at once from one IP address (IPv6: one /64; loopback is not "
+    "limited). When the host is full, a player resuming a seat still gets in.",
 )
 @click.option(
     "--max-tables",
