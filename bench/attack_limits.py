@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import lzma
 import multiprocessing
+import socket
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -214,6 +215,19 @@ def record_stats(paths: list[Path]) -> str:
     return f"{len(paths)} files, {packed} bytes on disk ({raw} bytes as JSON{ratio})"
 
 
+def _wait_for(port: int) -> None:
+    """Until the host process accepts connections (a loaded machine starts it slowly)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def run(kind: str, seconds: float, port: int) -> None:
     """Run one attack (``KINDS``) against its own host process and print the figures."""
     with tempfile.TemporaryDirectory(prefix="onecard-limits-") as tmp:
@@ -221,7 +235,7 @@ def run(kind: str, seconds: float, port: int) -> None:
         host = ctx.Process(target=_serve, args=(port, tmp, None), daemon=True)
         host.start()
         try:
-            time.sleep(2.0)
+            _wait_for(port)
             print(f"{kind}: {seconds:.0f} s against a host on 127.0.0.1:{port}", flush=True)
             if kind == "slots":
                 trio.run(slots, port, seconds)
