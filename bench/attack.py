@@ -24,6 +24,8 @@ phase. Targets (hardening issue): attacked, ping p95 under 50 ms and act p95 und
 
 Run: ``python bench/attack.py [--attackers 8] [--seconds 20] [--kind heavy|chat|garbage]``,
 ``python bench/attack.py --kind hard-bots --attackers 1 --seats 2``.
+``--kind tables|slots|records`` runs the attacks on the host's limits instead
+(:mod:`attack_limits`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import attack_limits
 import msgpack
 import trio
 
@@ -257,7 +260,9 @@ def main() -> None:
     parser.add_argument("--procs", type=int, default=2, help="processes running the attackers")
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds per phase")
     parser.add_argument(
-        "--kind", choices=("heavy", "chat", "garbage", "hard-bots"), default="heavy"
+        "--kind",
+        choices=("heavy", "chat", "garbage", "hard-bots", *attack_limits.KINDS),
+        default="heavy",
     )
     parser.add_argument("--seats", type=int, default=2, help="hard-bots: seats per table")
     parser.add_argument(
@@ -265,6 +270,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     port = free_port()
+    if args.kind in attack_limits.KINDS:  # the host's limits: bench/attack_limits.py
+        attack_limits.run(args.kind, args.seconds, port)
+        return
     with tempfile.TemporaryDirectory(prefix="onecard-attack-") as tmp:
         cmd = [
             sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", str(port),

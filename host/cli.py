@@ -39,10 +39,13 @@ from host.gc_tuning import keep_full_collections_short
 from host.identity import IdentityError, IdentityUnreadable, default_host_name
 from host.lobby import MAX_BOTS_PER_CLIENT, MAX_HARD_BOTS_PER_CLIENT, MAX_TABLES, BotLimits
 from host.logs import SafeText
+from host.record_files import prune_data_dir
 from host.server import (
     DEFAULT_TURN_TIMER,
+    KEEP_RECORDS_DAYS,
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_PER_ADDRESS,
+    MAX_RECORDS_BYTES,
     HostConfig,
     HostInfo,
     serve_host,
@@ -59,6 +62,7 @@ from protocol.text import safe_text
 __all__ = ["bot_command", "host_command", "run_host"]
 
 APP_NAME = "onecard"
+MB = 1024 * 1024
 #: ``onecard bot --count``: bots one command runs
 BOT_COUNT = click.IntRange(1, 16)
 
@@ -201,7 +205,8 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
     type=click.IntRange(1, 10_000),
     default=MAX_CONNECTIONS_PER_ADDRESS,
     show_default=True,
-    help="Connections served at once from one IP address (loopback is not limited).",
+    help="Connections served at once from one IP address (IPv6: one /64; loopback is not "
+    "limited). When the host is full, a player resuming a seat still gets in.",
 )
 @click.option(
     "--max-tables",
@@ -210,6 +215,28 @@ async def run_host(config: HostConfig, *, echo: bool = True, freeze_gc: bool = F
     show_default=True,
     help="Tables kept at once; a new one past this replaces a table nobody uses (game over, "
     "no player seated) or is refused with error 'full'.",
+)
+@click.option(
+    "--keep-records-days",
+    type=click.FloatRange(0, 100_000),
+    default=KEEP_RECORDS_DAYS,
+    show_default=True,
+    help="Days hand records are kept; older ones are deleted (checked every minute), and a "
+    "client asking for one is told 'pruned'. 0: delete them at the next check.",
+)
+@click.option(
+    "--max-records-mb",
+    type=click.IntRange(0, 100_000_000),
+    default=MAX_RECORDS_BYTES // MB,
+    show_default=True,
+    help="Megabytes the hand records may take on disk; past this the oldest are deleted. "
+    "0: no cap.",
+)
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Delete the hand records that --keep-records-days and --max-records-mb do not keep, "
+    "print what went, and exit (while no host serves the data directory).",
 )
 @click.option(
     "--cheat",
@@ -237,6 +264,9 @@ def host_command(
     max_connections: int,
     max_connections_per_address: int,
     max_tables: int,
+    keep_records_days: float,
+    max_records_mb: int,
+    prune: bool,
     cheat: str | None,
 ) -> None:
     """Host tables on this machine until Ctrl-C; prints where it listens and its fingerprint.
@@ -252,6 +282,10 @@ def host_command(
     for handler in logging.getLogger().handlers:  # other libraries' records, escaped too
         if not any(isinstance(f, SafeText) for f in handler.filters):
             handler.addFilter(SafeText())
+    max_records_bytes = max_records_mb * MB or None
+    if prune:
+        _prune(data_dir or default_data_dir(), keep_records_days, max_records_bytes)
+        return
     cheat_kind = None if cheat is None else CheatKind(cheat)
     if cheat_kind is not None:  # loudly, on both streams: a cheating host must not pass unseen
         click.echo(banner(cheat_kind))
@@ -274,6 +308,8 @@ def host_command(
         max_connections=max_connections,
         max_connections_per_address=max_connections_per_address,
         max_tables=max_tables,
+        keep_records_days=keep_records_days,
+        max_records_bytes=max_records_bytes,
     )
     try:
         trio.run(functools.partial(run_host, config, freeze_gc=True))
@@ -289,6 +325,20 @@ def host_command(
         if exc is not raised and isinstance(exc, Exception):
             raise exc from None  # a bug: its own traceback, not trio's groups around it
         raise
+
+
+def _prune(data_dir: Path, keep_days: float, max_bytes: int | None) -> None:
+    """``onecard host --prune``: one pruning of the data directory's hand records."""
+    try:
+        done = prune_data_dir(data_dir, keep_days=keep_days, max_bytes=max_bytes)
+    except DataDirError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot prune {data_dir}: {exc.strerror or exc}") from None
+    click.echo(
+        f"deleted {done.deleted} hand record(s) ({done.freed} bytes); "
+        f"{done.kept} kept ({done.kept_bytes} bytes) in {data_dir / 'records'}"
+    )
 
 
 @click.command("bot", short_help="Run bots against a host.")

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 import protocol.table_messages as tm
+from host.failures import failure
 from host.games.base import RulesError, WireMap
 from host.logs import get_logger
 from host.ratelimit import TokenBucket
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
     from host.lobby import Lobby
     from host.table import Table
 
-__all__ = ["OUTGOING_QUEUE", "SEND_TIMEOUT", "ClientConnection", "TokenBucket"]
+__all__ = ["OUTGOING_QUEUE", "SEND_TIMEOUT", "Admit", "ClientConnection", "TokenBucket"]
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
@@ -102,6 +103,9 @@ SOFTWARE = software("host")
 CHECK_SENT = os.environ.get("ONECARD_CHECK_SENT") == "1"
 _FAIR = (tm.FairCommit, tm.FairReveal)
 
+#: ``admit(conn, resuming)``: take a slot after the handshake (False: none; host.admission)
+Admit = Callable[["ClientConnection", bool], bool]
+
 
 def _closing_reason(msg: WireMap) -> str:
     """How the log words a connection the host closed after sending ``msg``.
@@ -137,12 +141,15 @@ class ClientConnection:
         *,
         peer: str = "?",
         trusted: bool = False,
-        address: str | None = None,
+        admit: Admit | None = None,
+        address_key: str | None = None,
     ) -> None:
         self.stream = stream
-        #: the peer's IP address (None: unknown, an in-memory stream): host bot limits count by it
-        self.address = address
         self.trusted = trusted  # in-process bots: no rate limit
+        #: takes a connection slot once the handshake is over (None: none needed)
+        self._admit = admit
+        #: the peer's address key for the per-address caps (host.admission), None: not capped
+        self.address_key = address_key
         self.lobby = lobby
         self.peer = peer
         self.proto = Connection(role=Role.HOST, validate_sent=CHECK_SENT)
@@ -292,6 +299,8 @@ class ClientConnection:
         # encoded here, not by the writer: the state machine must pass welcome (to OPEN) before
         # the reader takes the next message, even one the client sent right behind its hello
         self._send.send_nowait([self.proto.send(welcome)])
+        if self._admit is not None and not self._admit(self, False):
+            await self._provisional()
         while True:
             msg = await self._next_message()
             await self._room_to_answer()
@@ -302,6 +311,31 @@ class ClientConnection:
             else:
                 self.deliver([self._error(ErrorCode.RATE_LIMITED, "slow down", re=msg.id)])
                 await self._pace()
+
+    async def _provisional(self) -> None:
+        """The host is full: only a ``resume`` of a seat gets this connection a slot (the host
+        makes room for it, host.admission); anything else is answered with a fatal ``full``."""
+        assert self._admit is not None
+        with trio.fail_after(HANDSHAKE_TIMEOUT_S):
+            msg = await self._next_message()
+        resume = isinstance(msg, tm.Resume) and self.lobby.holds_token(msg.token)
+        if resume and self._admit(self, True):
+            await self._dispatch(msg)
+            return
+        raise _Close(
+            self.full_error(
+                "the host is full (only a player resuming a seat gets in now); retry later",
+                re=msg.id,
+            )
+        )
+
+    def full_error(self, text: str, *, re: Any = None) -> WireMap:
+        """The fatal ``full`` error that closes a connection the host has no slot for."""
+        return self._error(ErrorCode.FULL, text, re=re, fatal=True)
+
+    def holds_a_seat(self) -> bool:
+        """Whether this connection holds a seat at any table (admission keeps those)."""
+        return any(t.seat_of(self) is not None for t in self.tables.values())
 
     async def _room_to_answer(self) -> None:
         """Wait while the outgoing queue is half full (``READER_PAUSE_AT``): backpressure, so a
@@ -401,10 +435,10 @@ class ClientConnection:
             self.deliver([self._error(code, exc.message, re=msg.id, next_seq=next_seq)])
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError):
             raise  # the connection itself failed: end it
-        except Exception:  # a host bug (or unreadable data on disk): answer, keep serving
+        except Exception as exc:  # a host bug, unreadable data, a full disk: answer, go on
             log.exception("%s: %s failed", self.peer, msg.TYPE)
-            text = f"the host failed to handle {msg.TYPE!r}"
-            self.deliver([self._error(ErrorCode.INTERNAL, text, re=msg.id)])
+            code, text = failure(msg.TYPE, exc)
+            self.deliver([self._error(code, text, re=msg.id)])
 
     @staticmethod
     def _error(

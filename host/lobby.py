@@ -45,6 +45,8 @@ __all__ = [
     "MAX_BOTS_PER_CLIENT",
     "MAX_HARD_BOTS_PER_CLIENT",
     "MAX_TABLES",
+    "MAX_TABLES_PER_ADDRESS",
+    "MAX_TABLES_PER_CONNECTION",
     "BotLimits",
     "BotSpawner",
     "Lobby",
@@ -55,6 +57,10 @@ log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 #: most tables one host keeps, by default (``onecard host --max-tables``): far more than a LAN
 #: night needs; a table in use is never dropped for a new one (:meth:`host.table.Table.idle`)
 MAX_TABLES = 64
+#: tables in use one connection may have made (``create_table`` over it answers ``full``)
+MAX_TABLES_PER_CONNECTION = 4
+#: tables in use the connections of one address key may have made (host.admission)
+MAX_TABLES_PER_ADDRESS = 8
 #: seconds a finished table where no player sits stays in ``list_tables`` (it is still served
 #: by id: watch, hand records)
 FINISHED_LISTED_S = 300.0
@@ -168,15 +174,16 @@ class Lobby:
         """The record of a hand as ``get_record`` serves it.
 
         Raises:
-            TableError: no such record (``not_found``), or its file cannot be read
-                (``unavailable``: the host logs which file).
+            TableError: no such record (``not_found``), one the retention deleted
+                (``pruned``), or its file cannot be read (``unavailable``: the host logs which
+                file).
         """
         try:
             record = await self.store.records.load_record(table_id, hand_no)
         except RecordUnreadable as exc:
             log.warning(
-                "table %s: get_record of hand %d: %s (while the table is kept, deleting the "
-                "file and restarting the host rebuilds it from the journal)",
+                "table %s: get_record of hand %d: %s (in a kept table's last two games, "
+                "deleting the file and restarting the host rebuilds it from the journal)",
                 table_id, hand_no, exc,
             )  # fmt: skip
             raise TableError(
@@ -184,6 +191,12 @@ class Lobby:
                 "the file is damaged",
                 code=ErrorCode.UNAVAILABLE,
             ) from None
+        if record is None and hand_no <= self.store.records.pruned_through(table_id):
+            raise TableError(
+                f"the host no longer keeps its record of hand {hand_no} at table {table_id!r}: "
+                "its operator's retention deleted it (onecard host --keep-records-days)",
+                code=ErrorCode.PRUNED,
+            )
         if record is None:
             raise TableError(
                 f"no record of hand {hand_no} at table {table_id!r}", code=ErrorCode.NOT_FOUND
@@ -209,8 +222,11 @@ class Lobby:
 
         Raises:
             OptionError: unknown game, unknown option or bad option value (``bad_field``).
-            TableError: bad seat count (``bad_field``), host full (``full``).
+            TableError: bad seat count (``bad_field``), host full (``full``), or the creator
+                (its connection or address) has too many tables in use (``full``).
         """
+        if creator is not None:
+            self._check_creator(creator)
         if len(self.tables) >= self.max_tables:
             await self._drop_an_idle_table()
         if len(self.tables) >= self.max_tables:
@@ -248,6 +264,25 @@ class Lobby:
             " ".join(f"{k}={v}" for k, v in table.options.items()) or "-",
         )
         return table
+
+    def _check_creator(self, creator: Conn) -> None:
+        """Refuse a connection (or address) holding its share of tables in use already."""
+        key: str | None = getattr(creator, "address_key", None)
+        in_use = [t for t in self.tables.values() if not t.idle()]
+        mine = sum(1 for t in in_use if t.creator is creator)
+        if mine >= MAX_TABLES_PER_CONNECTION:
+            raise TableError(
+                f"you have made {mine} tables that are in use; at most "
+                f"{MAX_TABLES_PER_CONNECTION} per connection: play or leave one first",
+                code=ErrorCode.FULL,
+            )
+        ours = sum(1 for t in in_use if key is not None and t.book.creator_key == key)
+        if ours >= MAX_TABLES_PER_ADDRESS:
+            raise TableError(
+                f"your address ({key}) has made {ours} tables that are in use; at most "
+                f"{MAX_TABLES_PER_ADDRESS}: play or leave one first",
+                code=ErrorCode.FULL,
+            )
 
     async def _drop_an_idle_table(self) -> None:
         """Make room: forget the oldest table with no game running and no one but bots."""
@@ -331,7 +366,7 @@ class Lobby:
             hard = parse_level(kind) is Level.HARD
         except ValueError:
             hard = False  # the bot itself refuses the kind, with its own error
-        address = None if by is None else getattr(by, "address", None)
+        address = None if by is None else getattr(by, "address_key", None)
         if by is not None:
             self._check_bot_limits(by, address, hard=hard)
         seat_no = await self.spawn_bot(table_id, kind, seat, None)
@@ -375,6 +410,10 @@ class Lobby:
                     f"operator can raise onecard host --max-{option}bots-per-client){easier}",
                     code=ErrorCode.FULL,
                 )
+
+    def holds_token(self, token: str) -> bool:
+        """Whether a seat at any table holds this resume token (no lock taken)."""
+        return any(t.holds_token(token) for t in self.tables.values())
 
     async def resume(self, conn: Conn, token: str, last_seq: int, *, re: Any = None) -> Table:
         # find the table without taking any table's lock: one busy table must not hold up

@@ -13,32 +13,51 @@ host stops first: every record is rebuilt from the journal, which holds the hand
 the next start (:func:`host.table_restore.finish_restore`); that is also what becomes of the
 oldest records should more than ``MAX_UNWRITTEN_BYTES`` wait in memory (they are dropped from
 it, logged). File work runs through the store's one worker thread (the ``run`` it is given).
+
+On disk each record is xz-compressed (``<table>-hand<NNNN>.json.xz``, stdlib lzma with a 1 MiB
+dictionary: a third of the JSON's size, where gzip keeps 40 %, since the signatures and
+commitments are hex; ``onecard verify`` reads either form); ``get_record`` still serves the
+JSON text. Files of older hosts (``.json``) are read as they are.
+
+Retention (:meth:`RecordFiles.prune`, ``onecard host --keep-records-days`` and
+``--max-records-mb``): records older than the days kept are deleted, then the oldest until
+the rest fit the size cap. Which hands of each table were pruned is kept in ``PRUNED_FILE``
+(the highest pruned hand per table), so ``get_record`` answers ``pruned`` for them and a
+restart does not rebuild them from the journal.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import lzma
 import os
+import re
 import sys
+import time
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import trio
 
-from host.datadir import DataDirDamaged, DataDirError
+from host.datadir import RECORDS_DIR, DataDirDamaged, DataDirError, hold_data_dir
 from host.filemodes import PRIVATE_FILE_MODE, make_private_dir, tighten
 from host.logs import get_logger
-from protocol.records import dump_record
+from protocol.records import RecordError, dump_record, unpack_record_bytes
 
 __all__ = [
     "MAX_UNWRITTEN_BYTES",
+    "PRUNED_FILE",
+    "PRUNE_EVERY_S",
     "RECORD_RETRY_FIRST",
     "RECORD_RETRY_MAX",
+    "PruneResult",
     "RecordFiles",
     "RecordUnreadable",
+    "prune_data_dir",
 ]
 
 log = get_logger(__name__)
@@ -59,6 +78,24 @@ RECORD_RETRY_MAX = 60.0
 #: bytes of hand records kept in memory for a disk that refuses them; past this the oldest are
 #: dropped from memory (the next start rebuilds them from the journal)
 MAX_UNWRITTEN_BYTES = 32 * 1024 * 1024
+
+
+#: seconds between two prunings of the records while the host runs
+PRUNE_EVERY_S = 60.0
+#: the file in the records directory naming the highest pruned hand of each table
+PRUNED_FILE = ".pruned"
+#: a record file's name: its table, its hand, compressed or not
+_RECORD_NAME = re.compile(r"(?P<table>[A-Za-z0-9_-]+)-hand(?P<hand>\d+)\.json(?:\.xz)?")
+
+
+@dataclass(frozen=True, slots=True)
+class PruneResult:
+    """What one :meth:`RecordFiles.prune` did."""
+
+    deleted: int  #: record files deleted
+    freed: int  #: their bytes
+    kept: int  #: record files left
+    kept_bytes: int  #: their bytes
 
 
 class RecordUnreadable(Exception):
@@ -83,9 +120,34 @@ def _write_file(path: Path, data: bytes) -> None:
         raise
 
 
+#: how records are compressed: xz, LZMA2 at its best preset with a dictionary bigger than any
+#: record (so compressing one takes about 10 MB of memory, not the preset's 670 MB) and no
+#: literal context (text of hex digits: 1 % smaller)
+_XZ_FILTERS = [
+    {
+        "id": lzma.FILTER_LZMA2,
+        "preset": 9 | lzma.PRESET_EXTREME,
+        "dict_size": 1 << 20,
+        "lc": 0,
+        "lp": 0,
+        "pb": 0,
+    }
+]
+
+
+def _write_record(path: Path, data: bytes) -> None:
+    """Write a record's JSON bytes xz-compressed (the same record always gives the same file)."""
+    packed = lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32, filters=_XZ_FILTERS)
+    _write_file(path, packed)
+
+
 def _read_record(path: Path, data: bytes) -> dict[str, Any]:
     try:
-        obj = json.loads(data.decode("utf-8"))
+        text = unpack_record_bytes(data)
+    except RecordError as exc:
+        raise RecordUnreadable(f"{path} is not a hand record: {exc.message}") from None
+    try:
+        obj = json.loads(text.decode("utf-8"))
     except (ValueError, RecursionError) as exc:
         raise RecordUnreadable(f"{path} is not a hand record: not JSON ({exc})") from None
     if not isinstance(obj, dict):
@@ -107,6 +169,8 @@ class RecordFiles:
         self._flush_lock = trio.Lock()
         #: set when records are left unwritten (wakes :meth:`retry_records`)
         self._records_due = trio.Event()
+        #: the highest pruned hand of each table (``PRUNED_FILE``)
+        self.pruned: dict[str, int] = {}
 
     def open_dir(self) -> None:
         """Make the records directory (0700) and tighten its files (run in the store's thread)."""
@@ -121,6 +185,23 @@ class RecordFiles:
             tighten(sorted(p for p in records.iterdir() if p.is_file()))
         except OSError as exc:
             raise DataDirError(f"cannot use {records}: {exc.strerror or exc}") from None
+        self.pruned = self._read_pruned()
+
+    def _read_pruned(self) -> dict[str, int]:
+        """``PRUNED_FILE``, or nothing if it is missing or unreadable (logged: then a restart
+        rebuilds pruned records of kept tables from the journal, and prunes them again)."""
+        path = self.records_dir / PRUNED_FILE
+        try:
+            obj = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring %s: %s", path, exc)
+            return {}
+        if not isinstance(obj, dict):
+            log.warning("ignoring %s: not a JSON object", path)
+            return {}
+        return {str(k): v for k, v in obj.items() if isinstance(v, int)}
 
     async def close(self) -> None:
         """Write what waits in memory, or say which records the next start rebuilds."""
@@ -133,8 +214,17 @@ class RecordFiles:
             )
 
     def record_path(self, table_id: str, hand_no: int) -> Path:
+        """Where a record is kept (xz-compressed)."""
+        return self._legacy_path(table_id, hand_no).with_suffix(".json.xz")
+
+    def _legacy_path(self, table_id: str, hand_no: int) -> Path:
+        """Where hosts before compression kept a record (still read)."""
         safe = "".join(ch for ch in table_id if ch.isalnum() or ch in "-_")
         return self.records_dir / f"{safe}-hand{hand_no:04d}.json"
+
+    def pruned_through(self, table_id: str) -> int:
+        """The highest hand of ``table_id`` whose record was pruned (0: none)."""
+        return self.pruned.get(table_id, 0)
 
     async def save_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> Path:
         """Write a hand record now (mode 0600); OSError if the disk refuses.
@@ -145,7 +235,7 @@ class RecordFiles:
         data = dump_record(record).encode("utf-8")  # what get_record serves, byte for byte
 
         with trio.CancelScope(shield=True):
-            await self._run(functools.partial(_write_file, path, data))
+            await self._run(functools.partial(_write_record, path, data))
         return path
 
     async def keep_record(self, table_id: str, hand_no: int, record: dict[str, Any]) -> bool:
@@ -178,7 +268,7 @@ class RecordFiles:
             for path, data in list(self._unwritten.items()):
                 try:
                     with trio.CancelScope(shield=True):
-                        await self._run(functools.partial(_write_file, path, data))
+                        await self._run(functools.partial(_write_record, path, data))
                 except OSError as exc:
                     if not self._refusing:
                         self._refusing = True
@@ -211,6 +301,11 @@ class RecordFiles:
             if not await self.flush_records():
                 delay = min(delay * 2, RECORD_RETRY_MAX)
 
+    def unwritten_for(self, table_id: str) -> bool:
+        """Whether records of ``table_id`` wait in memory for the disk."""
+        prefix = self._legacy_path(table_id, 0).name.split("-hand")[0] + "-hand"
+        return any(p.name.startswith(prefix) for p in self._unwritten)
+
     def unwritten_records(self) -> list[Path]:
         """The paths of the records waiting in memory for the disk, oldest first."""
         return list(self._unwritten)
@@ -227,32 +322,111 @@ class RecordFiles:
             return _read_record(path, waiting)
 
         def read() -> dict[str, Any] | None:
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
-                return None
-            except OSError as exc:
-                raise RecordUnreadable(f"cannot read {path}: {exc.strerror or exc}") from None
-            return _read_record(path, data)
+            for at in (path, self._legacy_path(table_id, hand_no)):
+                try:
+                    data = at.read_bytes()
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    raise RecordUnreadable(f"cannot read {at}: {exc.strerror or exc}") from None
+                return _read_record(at, data)
+            return None
 
         return await self._run(read)
 
     async def list_records(self, table_id: str) -> list[int]:
         """The hand numbers of ``table_id`` with a record (on disk or waiting in memory)."""
-        prefix = self.record_path(table_id, 0).name.split("-hand")[0] + "-hand"
-
-        def hand(p: Path) -> int | None:
-            if not (p.name.startswith(prefix) and p.name.endswith(".json")):
-                return None
-            try:
-                return int(p.stem.rsplit("-hand", 1)[1])
-            except ValueError:
-                return None
-
+        prefix = self._legacy_path(table_id, 0).name.split("-hand")[0]
         waiting = list(self._unwritten)
 
         def scan() -> list[int]:
-            paths = [*self.records_dir.glob(prefix + "*.json"), *waiting]
-            return sorted({n for n in map(hand, paths) if n is not None})
+            paths = [*self.records_dir.glob(prefix + "-hand*.json*"), *waiting]
+            names = (_RECORD_NAME.fullmatch(p.name) for p in paths)
+            return sorted({int(m["hand"]) for m in names if m and m["table"] == prefix})
 
         return await self._run(scan)
+
+    async def keep_pruning(self, *, keep_days: float | None, max_bytes: int | None) -> None:
+        """:meth:`prune` now and every ``PRUNE_EVERY_S`` until cancelled (the host's nursery
+        runs this); a failure is logged and tried again next time."""
+        if keep_days is None and max_bytes is None:
+            return
+        while True:
+            try:
+                done = await self.prune(keep_days=keep_days, max_bytes=max_bytes)
+            except OSError as exc:
+                log.warning("cannot prune the hand records: %s", exc.strerror or exc)
+            else:
+                if done.deleted:
+                    log.info(
+                        "pruned %d hand record(s) (%d bytes); %d kept (%d bytes)",
+                        done.deleted, done.freed, done.kept, done.kept_bytes,
+                    )  # fmt: skip
+            await trio.sleep(PRUNE_EVERY_S)
+
+    async def prune(self, *, keep_days: float | None, max_bytes: int | None) -> PruneResult:
+        """Delete the records older than ``keep_days`` (None: any age), then the oldest until
+        the rest take at most ``max_bytes`` (None: no cap); note what went in ``PRUNED_FILE``.
+
+        Records still waiting in memory for the disk are not touched. OSError if the
+        directory cannot be read or ``PRUNED_FILE`` written (a record that cannot be deleted
+        is logged and kept).
+        """
+        return await self._run(functools.partial(self._prune, keep_days, max_bytes))
+
+    def _prune(self, keep_days: float | None, max_bytes: int | None) -> PruneResult:
+        found: list[tuple[float, int, Path, str, int]] = []
+        for path in self.records_dir.iterdir():
+            match = _RECORD_NAME.fullmatch(path.name)
+            if match is None:
+                continue
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            found.append((st.st_mtime, st.st_size, path, match["table"], int(match["hand"])))
+        found.sort()
+        cutoff = None if keep_days is None else time.time() - keep_days * 86400
+        total = sum(size for _, size, *_ in found)
+        deleted = freed = 0
+        marks = dict(self.pruned)
+        for mtime, size, path, table, hand in found:
+            old = cutoff is not None and mtime <= cutoff
+            over = max_bytes is not None and total > max_bytes
+            if not (old or over):
+                break
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                log.warning("cannot delete the hand record %s: %s", path, exc.strerror or exc)
+                continue
+            total -= size
+            deleted += 1
+            freed += size
+            marks[table] = max(marks.get(table, 0), hand)
+        if marks != self.pruned:
+            data = json.dumps(marks, sort_keys=True).encode("utf-8")
+            _write_file(self.records_dir / PRUNED_FILE, data)
+            self.pruned = marks
+        return PruneResult(deleted, freed, len(found) - deleted, total)
+
+
+def prune_data_dir(
+    data_dir: Path, *, keep_days: float | None, max_bytes: int | None
+) -> PruneResult:
+    """``onecard host --prune``: prune the records of a data directory no host serves now.
+
+    Raises:
+        DataDirError: the directory is in use by a host (``DataDirInUse``) or unusable.
+        OSError: the records directory cannot be read or ``PRUNED_FILE`` written.
+    """
+
+    async def run(fn: Callable[[], _T], /) -> _T:
+        return fn()
+
+    with hold_data_dir(data_dir):
+        records = RecordFiles(data_dir / RECORDS_DIR, run)
+        records.open_dir()
+        return records._prune(keep_days, max_bytes)

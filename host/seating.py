@@ -46,6 +46,9 @@ HOSTED_BOT_PREFIX = "host:"
 #: what the client adds to a spectator's name in chat; no name may contain it (a player named
 #: "Alice (watching)" would pass for a spectator)
 WATCHING_TAG = "(watching)"
+#: seconds after which a table that only its creator ever sat at and whose game never started
+#: may be dropped for a new one even while its creator stays (host.lobby)
+UNSTARTED_TABLE_S = 600.0
 
 
 class Conn(Protocol):
@@ -102,6 +105,12 @@ class SeatBook:
         #: the connection that created the table, while it stays connected; it may add bots
         #: before it sits down. Not stored: after a restart only seated players may add bots.
         self.creator: Conn | None = None
+        #: the creator's address key (host.admission; None: not capped) and whether only it
+        #: (its connections from that address, or bots) ever sat here: such a table that never
+        #: started is not kept for anyone once they are gone (:meth:`abandoned`)
+        self.creator_key: str | None = None
+        self.creator_only = False
+        self.made_at = now()
 
     # ------------------------------------------------------------------ who is here
 
@@ -168,8 +177,30 @@ class SeatBook:
         played ``game_no`` games and runs none: the next is its first."""
         return Seat(index, name, token_hash, bot=bot, ready=bot is not None, first_game=game_no + 1)
 
+    def set_creator(self, conn: Conn | None) -> None:
+        """``conn`` created the table (None: the host did, or the creator is gone)."""
+        if conn is not None and self.creator is None and not self.creator_only:
+            self.creator_key = getattr(conn, "address_key", None)
+            self.creator_only = True
+        self.creator = conn
+
+    def abandoned(self) -> bool:
+        """Whether only the creator ever sat here and nobody is kept waiting for it: the
+        creator has gone and no player's connection is seated, or ``UNSTARTED_TABLE_S``
+        passed (the table decides whether its game ever started)."""
+        if not self.creator_only:
+            return False
+        if self.now() - self.made_at >= UNSTARTED_TABLE_S:
+            return True
+        gone = self.creator is None or self.creator.closed
+        return gone and all(s is None or s.bot is not None or s.conn is None for s in self.seats)
+
     def sit(self, conn: Conn, seat: Seat) -> None:
         """Seat ``conn`` in ``seat`` (its index checked by :meth:`free_seat`)."""
+        mine = conn is self.creator or getattr(conn, "trusted", False) or seat.bot is not None
+        key = getattr(conn, "address_key", None)
+        if not (mine or (key is not None and key == self.creator_key)):
+            self.creator_only = False  # someone else sat here: the table is theirs too
         self.spectators.pop(conn, None)
         self.seats[seat.index] = seat
         self.attach(seat, conn)

@@ -19,16 +19,18 @@ committed before it is sent). ``task_status.started`` receives a :class:`HostInf
 How it works (trio ``serve_listeners`` / trio-websocket): the accept loop runs in its own
 cancel scope, separate from the nursery that holds the connection handlers, the tables' timer
 tasks and the in-process bots, so shutdown first stops accepting, then sends every connection
-``server_closing`` and lets the writers flush, then cancels the rest. Each handler bounds the
-TLS handshake with ``HANDSHAKE_TIMEOUT_S``, takes a slot of the connection cap and one of its
-address's cap (over either, the client gets a fatal ``full`` error before its ``hello``), runs
-a :class:`host.connection.ClientConnection`, and always closes the stream in ``finally``; no
+``server_closing`` and lets the writers flush, then cancels the rest. Each handler takes a
+ticket from :class:`host.admission.Admission` (the handshake budget and deadline; over its
+address's cap the client gets a fatal ``full`` error before its ``hello``), runs a
+:class:`host.connection.ClientConnection`, which takes a connection slot after ``welcome``
+(or, the host being full, only for a ``resume`` of a seat), and always closes the stream in
+``finally``; no
 exception from one connection can reach the host, nor one from reconnecting a restored table's
 bots (a full disk: :meth:`Host.respawn_bot`). The nursery also runs the store's retries of hand
 records the disk refused (:meth:`host.record_files.RecordFiles.retry_records`). The
-per-address cap keeps one machine from taking every slot (and so locking out players who come
-back to ``resume`` their seats); loopback peers and the host's own in-process bots are exempt
-(see :func:`_capped_address`).
+per-address cap and admission's fair share keep a few machines from taking every slot, and a
+player who comes back to ``resume`` a seat always gets in; loopback peers and the host's own
+in-process bots are exempt (see :func:`host.admission.address_key`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from typing import Any
 import trio
 
 import protocol.table_messages as tm
+from host.admission import Admission, Ticket, address_key
 from host.bots import BotPlayer
 from host.cheats import CheatKind
 from host.connection import CLOSE_FLUSH_TIMEOUT, ClientConnection, server_closing
@@ -67,8 +70,10 @@ from protocol.version import software
 
 __all__ = [
     "DEFAULT_PORT",
+    "KEEP_RECORDS_DAYS",
     "MAX_CONNECTIONS",
     "MAX_CONNECTIONS_PER_ADDRESS",
+    "MAX_RECORDS_BYTES",
     "SHUTDOWN_GRACE",
     "Host",
     "HostConfig",
@@ -87,6 +92,10 @@ MAX_CONNECTIONS = 64
 MAX_CONNECTIONS_PER_ADDRESS = 20
 #: connections over a cap being told so at once (a TLS handshake each); more are just closed
 MAX_REFUSING = 8
+#: days hand records are kept by default (``onecard host --keep-records-days``)
+KEEP_RECORDS_DAYS = 90.0
+#: bytes hand records may take on disk by default (``onecard host --max-records-mb``)
+MAX_RECORDS_BYTES = 2048 * 1024 * 1024
 #: seconds connections get to receive ``server_closing`` before the host cancels them
 SHUTDOWN_GRACE = 2.0
 #: seconds a client waits before reconnecting after ``server_closing``
@@ -113,6 +122,12 @@ class HostConfig:
     advertise: bool = True
     max_connections: int = MAX_CONNECTIONS
     max_connections_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
+    #: days hand records are kept (None: for ever; 0: pruned at the next pass)
+    keep_records_days: float | None = KEEP_RECORDS_DAYS
+    #: bytes the hand records may take on disk; past it the oldest are deleted (None: no cap)
+    max_records_bytes: int | None = MAX_RECORDS_BYTES
+    #: loopback peers are not counted per address (False: tests playing machines on 127.0.0.x)
+    exempt_loopback: bool = True
     max_tables: int = MAX_TABLES  #: tables kept at once (in use ones are never dropped)
     round_timeout: float = ROUND_TIMEOUT  #: seconds for each fair-deal commit and reveal
     bot_think: float = 0.5  #: seconds in-process bots wait before acting
@@ -155,10 +170,11 @@ class Host:
         self.identity = identity
         self.lobby = lobby
         self.connections: set[ClientConnection] = set()
-        self._slots = trio.Semaphore(config.max_connections)
+        self.admission = Admission(
+            max_connections=config.max_connections,
+            max_per_address=config.max_connections_per_address,
+        )
         self._refusing = trio.Semaphore(MAX_REFUSING)
-        #: open connections per capped address (see :func:`_capped_address`); no zero counts
-        self.per_address: Counter[str] = Counter()
         self._shutdown = trio.Event()
         #: the message every connection gets at shutdown (:meth:`shutdown` words it)
         self._closing = server_closing(RETRY_AFTER_S, "the host is shutting down")
@@ -215,48 +231,46 @@ class Host:
         a loopback one. ``trusted`` connections (the host's in-process bots) count against
         neither cap: a host full of remote clients must still seat and substitute bots.
         """
-        key = None if trusted else _capped_address(address)
+        if trusted:
+            try:
+                await self._serve(stream, peer, trusted=True)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
+                pass
+            except Exception:
+                log.exception("connection %s failed", peer)
+            finally:
+                await trio.aclose_forcefully(stream)
+            return
+        key = _capped_address(address, exempt_loopback=self.config.exempt_loopback)
         # counted before the TLS handshake, so connections stuck in one count too
-        refusal = None if trusted else self._admit(key)
+        ticket = self.admission.open(key)
         try:
-            if refusal is not None:
-                await self._refuse(stream, refusal)
+            if isinstance(ticket, str):
+                await self._refuse(stream, ticket)
                 return
-            await self._tls_handshake(stream)
-            await self._serve(stream, peer, trusted=trusted, address=address)
+            with ticket.scope:  # the handshake's deadline; cancelled to make room
+                await self._tls_handshake(stream)
+                await self._serve(stream, peer, trusted=False, ticket=ticket)
         except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
             pass
         except Exception:
             log.exception("connection %s failed", peer)
         finally:
-            if refusal is None and not trusted:
-                self._release(key)
+            if not isinstance(ticket, str):
+                self.admission.close(ticket)
             await trio.aclose_forcefully(stream)
 
-    def _admit(self, key: str | None) -> str | None:
-        """Take a connection slot (and one of ``key``'s); None, or why the connection is refused."""
-        cap = self.config.max_connections_per_address
-        if key is not None and self.per_address[key] >= cap:
-            log.info("refused a connection: %d from %s already", cap, key)
-            return (
-                f"too many connections from your address ({key}): at most {cap} at a time; "
-                "close one or retry later"
-            )
-        try:
-            self._slots.acquire_nowait()
-        except trio.WouldBlock:
-            log.info("refused a connection from %s: the host is full", key or "loopback")
-            return "the host is full"
-        if key is not None:
-            self.per_address[key] += 1
-        return None
+    def _admit(self, ticket: Ticket, conn: ClientConnection, resuming: bool) -> bool:
+        """A connection's handshake is over: take a slot (``resuming``: its first request is a
+        resume a seat's token matches; make room for it). False: the host is full for it."""
+        if resuming:
+            return self.admission.make_room(ticket)
+        return self.admission.take_slot(ticket, conn)
 
-    def _release(self, key: str | None) -> None:
-        self._slots.release()
-        if key is not None:
-            self.per_address[key] -= 1
-            if not self.per_address[key]:
-                del self.per_address[key]
+    @property
+    def per_address(self) -> Counter[str]:
+        """Connection slots held per capped address key (no zero counts)."""
+        return self.admission.per_address
 
     @staticmethod
     async def _tls_handshake(stream: trio.abc.Stream) -> None:
@@ -265,9 +279,22 @@ class Host:
                 await stream.do_handshake()
 
     async def _serve(
-        self, stream: trio.abc.Stream, peer: str, *, trusted: bool, address: str | None
+        self,
+        stream: trio.abc.Stream,
+        peer: str,
+        *,
+        trusted: bool,
+        ticket: Ticket | None = None,
     ) -> None:
-        session = ClientConnection(stream, self.lobby, peer=peer, trusted=trusted, address=address)
+        admit = None if ticket is None else functools.partial(self._admit, ticket)
+        session = ClientConnection(
+            stream,
+            self.lobby,
+            peer=peer,
+            trusted=trusted,
+            admit=admit,
+            address_key=_key(ticket),
+        )
         self.connections.add(session)
         try:
             await session.run()
@@ -419,27 +446,14 @@ def _peer_address(stream: trio.abc.Stream) -> str | None:
     return None
 
 
-def _capped_address(address: str | None) -> str | None:
-    """The key a peer address counts under for the per-address cap; None: not capped.
+def _capped_address(address: str | None, *, exempt_loopback: bool = True) -> str | None:
+    """The key a peer address counts under for the per-address caps (None: not capped):
+    :func:`host.admission.address_key`."""
+    return address_key(address, exempt_loopback=exempt_loopback)
 
-    IPv4-mapped IPv6 addresses (a dual-stack listener) count as their IPv4 address; IPv6
-    addresses count one by one (grouping by /64 would put a whole LAN under one cap).
 
-    Loopback peers are exempt: they run on the host's own machine, which they could stop
-    anyway, so the cap would not protect anyone from them, while local use opens many
-    connections from 127.0.0.1 (``onecard bot --count 16`` next to the host plus the player's
-    own client, a tunnel or reverse proxy that forwards every remote player from loopback,
-    the test suite). The total cap still bounds them.
-    """
-    if address is None:
-        return None
-    try:
-        ip = ipaddress.ip_address(address.split("%", maxsplit=1)[0])
-    except ValueError:
-        return None
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return None if ip.is_loopback else str(ip)
+def _key(ticket: Ticket | None) -> str | None:
+    return None if ticket is None else ticket.key
 
 
 def _secure(config: HostConfig, identity: HostIdentity, tcp: Sequence[Any]) -> list[Any]:
@@ -556,6 +570,13 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
 
             nursery.start_soon(accept)
             nursery.start_soon(store.records.retry_records)
+            nursery.start_soon(
+                functools.partial(
+                    store.records.keep_pruning,
+                    keep_days=config.keep_records_days,
+                    max_bytes=config.max_records_bytes,
+                )
+            )
             for table, seat in bots:
                 nursery.start_soon(host.respawn_bot, table, seat)
             if advertise:

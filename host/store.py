@@ -1,7 +1,8 @@
 """Durable host state in sqlite: tables, seats and each table's journal.
 
 How it works: every table is event-sourced. Its *journal* is an append-only list of rows
-``(table_id, seq, kind, seat, payload)``; ``payload`` is msgpack. Kinds (see
+``(table_id, seq, kind, seat, payload)``; ``payload`` is msgpack; when a game starts, the rows
+of the games before the previous one are deleted (:mod:`host.compaction`). Kinds (see
 :class:`JournalKind`) are the chance outcomes and accepted actions a restarted host replays
 into a fresh engine, the fair-dealing secrets it must still be able to reveal, and the
 messages it sent (public, or private to one seat), which a resuming client receives again
@@ -56,6 +57,7 @@ from typing import Any, TypeVar
 import msgpack
 import trio
 
+from host.compaction import compact_journal
 from host.datadir import DB_FILE, RECORDS_DIR, DataDirDamaged, DataDirError
 from host.filemodes import (
     PRIVATE_FILE_MODE,
@@ -343,7 +345,7 @@ class Store:
         before sqlite wrote anything), with a warning.
         """
         try:
-            held = any(self.records_dir.glob("*.json"))
+            held = any(self.records_dir.glob("*.json*"))
         except OSError:
             held = False
         if held:
@@ -458,6 +460,12 @@ class Store:
                     self._committing = False
         if mine.error is not None:
             raise mine.error
+        starts = [r.seq for r in rows if r.kind is JournalKind.GAME]
+        if starts and not self.records.unwritten_for(table_id):  # host.compaction
+            try:
+                await self._run(lambda: compact_journal(self._conn(), table_id, starts[0]))
+            except (OSError, sqlite3.Error) as exc:  # the journal is only longer: go on
+                log.warning("table %s: cannot compact the journal: %s", table_id, exc)
 
     async def _commit_group(self, group: list[_PendingAppend]) -> None:
         def commit(parts: list[_PendingAppend]) -> None:

@@ -14,9 +14,8 @@ never holds the batch back: one the disk refuses waits in the store's memory and
 
 Who sees what: each journaled message is public (``None``) or private to one seat; seats get
 public messages and their own, spectators public ones only. After every change each seat gets a
-``state`` message with ``game.view(seat)`` and its legal actions; spectators get
-``game.view(None)``. The engine's ``view`` alone decides what is hidden. Deliveries are
-non-blocking (``Conn.deliver``): one slow client never holds up a table.
+``state`` with ``game.view(seat)`` and its legal actions; spectators get ``game.view(None)``.
+The engine's ``view`` alone decides what is hidden. Deliveries are non-blocking (``Conn.deliver``).
 
 Timers (:meth:`Table.run`, a task in the server's nursery, sleeping until the clock says
 something is due): the turn timer (the host's bot plays the move; a seat that lets it run out
@@ -24,9 +23,8 @@ twice in a row gets short turns until it acts again), the deal-round deadline (a
 or reveal voids the round; a seat that keeps missing rounds is stood up) and the reconnect grace
 period (then the host plays for an absent seat until it returns, or, between games, frees it).
 A connection that ends is detached from its seats at once (:meth:`Table.detach`, no lock); its
-``ready`` stands (a game starts once every seated player is connected) and is kept in the
-table's stored meta, so a host restart keeps it too. A player may ``leave`` during a game: the
-host's bot plays the seat to the end, then it is freed.
+``ready`` stands (a game starts once every seated player is connected), kept in the stored meta
+through a restart. A player may ``leave`` during a game: the host's bot plays it, then frees it.
 """
 
 from __future__ import annotations
@@ -41,6 +39,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.chat import ChatLog
 from host.dealing import Deal
+from host.failures import failure_code
 from host.games.base import Explanation, Game, WireMap
 from host.logs import get_logger
 from host.runner import (
@@ -137,7 +136,7 @@ class Table:
 
     @creator.setter
     def creator(self, conn: Conn | None) -> None:
-        self.book.creator = conn
+        self.book.set_creator(conn)
 
     @property
     def phase(self) -> TablePhase:
@@ -217,13 +216,14 @@ class Table:
         self.book.check_bot_request(by)
 
     def idle(self) -> bool:
-        """Whether the table may be dropped to make room for a new one (see PROTOCOL.md):
-        never while a game runs, a player holds a seat, or seats are being filled (a bot
-        seated before the game, or an empty table whose creator is connected or whose seats
-        changed under ``EMPTY_TABLE_S`` ago). Finished bots-only tables and spectators don't count.
-        """
+        """Whether the table may be dropped for a new one (PROTOCOL.md): not while a game runs,
+        a player holds a seat, or seats are being filled (a bot seated, or an empty table whose
+        creator is connected or whose seats changed under ``EMPTY_TABLE_S`` ago), unless it is
+        :meth:`SeatBook.abandoned` and never started. Bots-only finished tables are idle."""
         if self.phase in RUNNING:
             return False
+        if self.game_no == 0 and self.book.abandoned():
+            return True
         taken = [s for s in self.seats if s is not None]
         if any(s.bot is None for s in taken):
             return False
@@ -518,7 +518,7 @@ class Table:
             await self._reload()
             raise TableError(
                 "the host could not apply that; the table was restored to its last state",
-                code=ErrorCode.INTERNAL,
+                code=failure_code(exc),
             ) from None
         finally:
             self._committed = None

@@ -6,7 +6,8 @@ messages come out byte-identical), the chat backlog, and the players' ``ready`` 
 table's meta. Every seat starts away (its player has to resume), and the turn or round in
 progress gets its full time again. :func:`finish_restore`, run once the table's timer task is
 up, finishes what the restart interrupted: it writes the hand records that are not on disk
-(the last game's from the replay, earlier games' rebuilt from the journal), settles stood-up
+(the last game's from the replay, earlier games' rebuilt from the journal; never those the
+retention pruned, host.record_files), settles stood-up
 seats, and voids and redoes a deal round that was half done. A record file that exists is left
 as it is, readable or not, so a damaged one never keeps the round from being voided.
 """
@@ -74,6 +75,7 @@ async def finish_restore(table: Table) -> None:
         records, runner.pending_records = runner.pending_records, []
         journal, table.replayed = table.replayed, ()
         have = set(await table.store.records.list_records(table.table_id))
+        have |= set(range(1, table.store.records.pruned_through(table.table_id) + 1))
         lost = runner.lost_records(journal, have)
         if lost:
             log.warning(

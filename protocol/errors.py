@@ -62,6 +62,10 @@ class ErrorCode(enum.StrEnum):
     SHUTTING_DOWN = "shutting_down"
     #: The host has it but cannot read it: its stored copy (a hand record file) is damaged.
     UNAVAILABLE = "unavailable"
+    #: The host's disk is full: it stored nothing of the request; retry later.
+    DISK_FULL = "disk_full"
+    #: The hand record was deleted by the host's retention (``onecard host --keep-records-days``).
+    PRUNED = "pruned"
     #: A bug on the sending side; the message says what.
     INTERNAL = "internal"
 

@@ -16,7 +16,9 @@ the :class:`Verdict` names the first failure (which message, card, position or s
 from __future__ import annotations
 
 import json
+import lzma
 import re
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,14 +38,17 @@ from protocol.cardfair import (
 from protocol.fairness import HandDealer, HandReport, HandVerifier
 
 __all__ = [
+    "GZIP_MAGIC",
     "MAX_RECORD_BYTES",
     "RECORD_FORMAT",
+    "XZ_MAGIC",
     "RecordError",
     "Verdict",
     "build_record",
     "dump_record",
     "load_record",
     "record_messages",
+    "unpack_record_bytes",
     "verify_record",
 ]
 
@@ -153,8 +158,38 @@ def dump_record(record: Mapping[str, Any]) -> str:
     return json.dumps(record, indent=1, sort_keys=True) + "\n"
 
 
+#: the first bytes of an xz file: hosts keep their records xz-compressed (``.json.xz``)
+XZ_MAGIC: Final = b"\xfd7zXZ\x00"
+#: the first bytes of a gzip file (read too)
+GZIP_MAGIC: Final = b"\x1f\x8b"
+
+
+def unpack_record_bytes(raw: bytes) -> bytes:
+    """A record file's JSON bytes: ``raw`` itself, or ``raw`` decompressed if it is xz or gzip
+    (at most ``MAX_RECORD_BYTES`` of output; :class:`RecordError` if damaged or larger)."""
+    inflate: Any
+    errors: type[Exception]
+    if raw.startswith(XZ_MAGIC):
+        inflate, kind, errors = lzma.LZMADecompressor(lzma.FORMAT_XZ), "xz", lzma.LZMAError
+    elif raw.startswith(GZIP_MAGIC):
+        inflate, kind, errors = zlib.decompressobj(wbits=31), "gzip", zlib.error
+    else:
+        return bytes(raw)
+    try:
+        out: bytes = inflate.decompress(raw, MAX_RECORD_BYTES + 1)
+    except errors as exc:
+        raise RecordError(f"a damaged {kind} file ({exc})") from None
+    if len(out) > MAX_RECORD_BYTES:
+        raise RecordError(f"larger than {MAX_RECORD_BYTES} bytes once decompressed")
+    if not inflate.eof:
+        raise RecordError(f"a damaged {kind} file (it ends early)")
+    return out
+
+
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read and parse a record file; raise :class:`RecordError` with a one-line reason."""
+    """Read and parse a record file (JSON, or xz- or gzip-compressed JSON: a host keeps its
+    records xz-compressed); raise
+    :class:`RecordError` with a one-line reason."""
     p = Path(path)
     try:
         with p.open("rb") as fh:
@@ -163,6 +198,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
         raise RecordError(f"cannot read: {exc.strerror or exc}") from None
     if len(raw) > MAX_RECORD_BYTES:
         raise RecordError(f"larger than {MAX_RECORD_BYTES} bytes")
+    raw = unpack_record_bytes(raw)
     try:
         obj = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

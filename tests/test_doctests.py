@@ -33,6 +33,7 @@ MODULES = [
     "host.games.follow",
     "host.games.one_card.engine",
     "host.games.presentation",
+    "host.admission",
     "host.connection",
     "host.identity",
     "protocol.cards",

@@ -184,7 +184,7 @@ async def test_a_damaged_record_does_not_keep_a_restart_from_voiding_the_hand_in
     autojump_clock: trio.testing.MockClock, lab: Lab
 ) -> None:
     stored = await lab.half_dealt_table()
-    path = stored.data_dir / RECORDS_DIR / f"{stored.table_id}-hand0002.json"
+    path = stored.data_dir / RECORDS_DIR / f"{stored.table_id}-hand0002.json.xz"
     path.write_bytes(b"\x00" * 100)  # hand 2: a finished hand of the game in progress
     info = await lab.start()
     table = info.host.lobby.table(stored.table_id)

@@ -9,6 +9,7 @@ stopped the whole host.
 from __future__ import annotations
 
 import logging
+import lzma
 import sqlite3
 import stat
 from typing import Any
@@ -20,7 +21,7 @@ import trio.testing
 import protocol.table_messages as tm
 from host.bots import BotPlayer
 from host.store import SeatRow, Store
-from net.session import ClientSession
+from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
 from protocol.messages import Error
@@ -90,7 +91,7 @@ async def test_a_refused_record_write_still_delivers_the_hand_and_is_written_lat
         await trio.sleep(RECORD_RETRY_MAX)  # the background retry, on the mock clock
     for hand, text in served.items():
         path = store.records.record_path(table, hand)
-        assert path.read_bytes() == text.encode("utf-8")
+        assert lzma.decompress(path.read_bytes()) == text.encode("utf-8")
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert store.records.unwritten_records() == []
     said = [r.getMessage() for r in caplog.records if r.name == "host.record_files"]
@@ -120,7 +121,8 @@ async def test_records_the_disk_refused_until_the_host_stopped_are_rebuilt_at_th
     again = await lab.start()
     store = again.host.lobby.store
     for hand, text in served.items():
-        assert store.records.record_path(table, hand).read_bytes() == text.encode("utf-8")
+        stored = store.records.record_path(table, hand).read_bytes()
+        assert lzma.decompress(stored) == text.encode("utf-8")
         assert verify_record(await store.records.load_record(table, hand) or {}).ok
     assert "rebuilt the lost records of hands" in caplog.text
 
@@ -171,12 +173,43 @@ async def test_records_waiting_for_the_disk_are_bounded_in_memory(
                 "t1", hand, {"hand_no": hand, "pad": "x" * 90}
             )
         assert [p.name for p in store.records.unwritten_records()] == [
-            "t1-hand0002.json",
-            "t1-hand0003.json",
+            "t1-hand0002.json.xz",
+            "t1-hand0003.json.xz",
         ]
         assert await store.records.list_records("t1") == [2, 3]
-        assert "t1-hand0001.json dropped from memory" in caplog.text
+        assert "t1-hand0001.json.xz dropped from memory" in caplog.text
     finally:
         lab.disk_full(False)
         await store.close()
     assert await Store(lab.data_dir).records.list_records("t1") == [2, 3]  # written at close
+
+
+async def test_a_full_database_answers_disk_full_never_internal(
+    autojump_clock: trio.testing.MockClock, lab: Lab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: create_table and every move on a full disk were answered ``internal``."""
+    info = await lab.start()
+    table = await info.host.create_table("one-card", seats=2)
+
+    async def full(*args: Any, **kwargs: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    async with lab.connect(info) as a, lab.connect(info) as b:
+        await a.request(tm.Join(table=table, name="ann"))
+        await b.request(tm.Join(table=table, name="bob"))
+        monkeypatch.setattr(Store, "put_table", full)
+        with pytest.raises(RequestError) as refused:
+            await a.request(tm.CreateTable(game="one-card", seats=2))
+        assert refused.value.code is ErrorCode.DISK_FULL
+        assert "disk is full" in refused.value.error.message
+        monkeypatch.setattr(Store, "append", full)
+        codes = []
+        for client in (a, b):  # the game's start cannot be stored
+            try:
+                await client.request(tm.Ready(table=table))
+            except RequestError as exc:
+                codes.append(exc.code)
+        assert codes == [ErrorCode.DISK_FULL] * 2
+        monkeypatch.undo()
+        lab.disk_full(False)
+        assert isinstance(await a.request(tm.ListTables()), tm.Tables)  # still serving

@@ -51,7 +51,7 @@ class FakeConn:
     def __init__(self, address: str | None = "192.0.2.1", *, trusted: bool = False) -> None:
         self.closed = False
         self.trusted = trusted
-        self.address = address
+        self.address_key = address  # host.admission's key: the address itself here
         self.peer = f"fake-{next(_peers)}"
         self.got: list[dict[str, Any]] = []
 

@@ -16,6 +16,7 @@ it is sent) or a real host over memory streams, and each bounded by ``fail_after
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -31,8 +32,9 @@ import protocol.table_messages as tm
 from host.bots import BotPlayer
 from host.chat import TABLE_CHAT_BURST
 from host.games import find_game
-from host.lobby import Lobby
+from host.lobby import MAX_TABLES_PER_ADDRESS, MAX_TABLES_PER_CONNECTION, Lobby
 from host.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S, TablePhase
+from host.seating import UNSTARTED_TABLE_S
 from host.server import HostConfig, HostInfo, serve_host
 from host.store import Store
 from host.table import Table, TableError
@@ -160,13 +162,13 @@ async def test_tables_being_filled_are_never_dropped_for_a_new_one(
 ) -> None:
     """Before, with 100 tables asked for, tables still being filled with bots were dropped as
     idle and their bots failed. Now: a bot seated at a table that has not started, or an empty
-    table whose creator is still connected, keeps it however long it takes."""
+    table whose creator is still connected, keeps it (the creator's for ``UNSTARTED_TABLE_S``)."""
     lobby.max_tables = 2
     creator = FakeConn()
     filling = await lobby.create_table(game="one-card", seats=3)
     await filling.join(FakeConn(), "bot-1", bot="remote")
     kept = await lobby.create_table(game="one", seats=2, creator=creator)
-    await trio.sleep(10 * EMPTY_TABLE_S)
+    await trio.sleep(UNSTARTED_TABLE_S - 1)
     with pytest.raises(TableError) as full:
         await lobby.create_table(game="one-card", seats=2)
     assert full.value.code is ErrorCode.FULL and "--max-tables" in str(full.value)
@@ -360,3 +362,92 @@ def test_a_huge_black_jack_hand_is_judged_without_a_long_search(
     assert searched == []
     # a hand that can go out still searches, and is found: QH covered by the run 2H 3H 4H
     assert plays._finishable([card(c) for c in ["QH", "2H", "3H", "4H"]]) is True
+
+
+# --------------------------------------------------------------------------- issue 25: tables
+
+
+class AddressConn(FakeConn):
+    """A connection from one address key (as host.admission gives it)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.address_key = key
+
+
+async def test_one_connection_cannot_take_every_table(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    """66 create_table in 0.6 s from one connection took all 64 tables: now it gets its share,
+    and an honest player still creates one."""
+    attacker = AddressConn("192.0.2.7")
+    made, refused = [], []
+    for _ in range(66):
+        try:
+            made.append(await lobby.create_table(game="one-card", seats=2, creator=attacker))
+        except TableError as exc:
+            refused.append(exc)
+    assert len(made) == MAX_TABLES_PER_CONNECTION
+    assert {e.code for e in refused} == {ErrorCode.FULL}
+    assert "at most 4 per connection" in str(refused[0])
+    others = [AddressConn("192.0.2.7") for _ in range(3)]  # more connections, same address
+    for conn in others:
+        for _ in range(MAX_TABLES_PER_CONNECTION):
+            with contextlib.suppress(TableError):
+                made.append(await lobby.create_table(game="one-card", seats=2, creator=conn))
+    assert len(made) == MAX_TABLES_PER_ADDRESS
+    honest = await lobby.create_table(game="one-card", seats=2, creator=AddressConn("192.0.2.9"))
+    assert honest.table_id in lobby.tables
+
+
+async def test_a_hit_and_run_creator_locks_no_table(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    """Creating tables, sitting at each and leaving blocked creation for 120 s (grace, then
+    EMPTY_TABLE_S): a table only its creator ever sat at, that never started, now makes room
+    as soon as its creator is gone."""
+    lobby.max_tables = MAX_TABLES_PER_CONNECTION
+    attacker = AddressConn("192.0.2.7")
+    tables = [
+        await lobby.create_table(game="one-card", seats=2, creator=attacker)
+        for _ in range(MAX_TABLES_PER_CONNECTION)
+    ]
+    for table in tables:
+        await table.join(attacker, "mallory")
+    with pytest.raises(TableError) as full:  # while it is there, they are its tables
+        await lobby.create_table(game="one-card", seats=2, creator=AddressConn("192.0.2.9"))
+    assert full.value.code is ErrorCode.FULL
+    attacker.closed = True
+    lobby.detach(attacker)  # it leaves: no grace period, no EMPTY_TABLE_S
+    honest = await lobby.create_table(game="one-card", seats=2, creator=AddressConn("192.0.2.9"))
+    assert honest.table_id in lobby.tables and len(lobby.tables) == MAX_TABLES_PER_CONNECTION
+
+
+async def test_a_table_someone_else_joined_waits_for_its_players(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    lobby.max_tables = 1
+    creator, friend = AddressConn("192.0.2.7"), AddressConn("192.0.2.8")
+    table = await lobby.create_table(game="one-card", seats=3, creator=creator)
+    await table.join(creator, "ann")
+    await table.join(friend, "bob")
+    creator.closed = friend.closed = True
+    lobby.detach(creator)
+    lobby.detach(friend)
+    with pytest.raises(TableError):  # its players may resume: it is kept for them
+        await lobby.create_table(game="one-card", seats=2)
+    assert not table.book.abandoned()
+
+
+async def test_a_table_that_never_starts_expires(
+    autojump_clock: trio.testing.MockClock, lobby: Lobby
+) -> None:
+    lobby.max_tables = 1
+    creator = AddressConn("192.0.2.7")
+    table = await lobby.create_table(game="one-card", seats=3, creator=creator)
+    await table.join(creator, "ann")  # and it stays, alone, for ever
+    with pytest.raises(TableError):
+        await lobby.create_table(game="one-card", seats=2)
+    await trio.sleep(UNSTARTED_TABLE_S)
+    fresh = await lobby.create_table(game="one-card", seats=2)
+    assert set(lobby.tables) == {fresh.table_id} and creator.closed  # told "table closed"

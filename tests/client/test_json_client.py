@@ -381,7 +381,7 @@ async def test_play_lan_lobby_shows_only_its_own_table_and_keeps_the_records(
         assert records and all(r["status"] == "valid" for r in records)
         assert await client.process.wait() == 0
     kept = sorted(p.name for p in (session_dir / "records").iterdir())
-    assert kept and all(p.endswith(".json") for p in kept)
+    assert kept and all(p.endswith(".json.xz") for p in kept)  # onecard verify reads them
     assert all(r["status"] == "valid" for r in verify_files(sorted(session_dir.glob("records/*"))))
     assert sorted(p.name for p in session_dir.iterdir()) == ["records"]  # db and keys gone
     assert (data / "host.sqlite3").exists() and (data / "host-key.pem").exists()

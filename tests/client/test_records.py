@@ -6,6 +6,7 @@ a hand without a record, a dropped connection, parts out of order and records th
 from __future__ import annotations
 
 import json
+import lzma
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,6 +31,7 @@ from net.trust import open_stream
 from protocol.errors import ErrorCode
 from protocol.fairness import key_fingerprint
 from protocol.messages import Error, Message
+from protocol.records import load_record
 
 
 def _host_pk(info: HostInfo) -> bytes:
@@ -60,7 +62,7 @@ async def test_every_hand_record_is_fetched_saved_verbatim_and_verifies(
         assert result.path == record_path(out, table, hand) == saved
         assert result.line() == f"record saved: {result.path} (valid)"
         kept = info.host.lobby.store.records.record_path(table, hand)
-        assert json.loads(result.path.read_text("utf-8")) == json.loads(kept.read_text("utf-8"))
+        assert json.loads(result.path.read_text("utf-8")) == load_record(kept)  # kept as xz
         assert result.fingerprint is not None and result.fingerprint in result.message
         assert result.to_json()["file"] == str(result.path)
     verdicts = verify_files([r.path for r in results if r.path is not None])
@@ -121,9 +123,9 @@ async def test_a_tampered_record_is_saved_as_evidence_and_flagged(
 ) -> None:
     info, table = played
     path = info.host.lobby.store.records.record_path(table, 1)
-    record = json.loads(path.read_text("utf-8"))
+    record = load_record(path)
     record["secret"] = "00" * 32  # a plain field that disagrees with what was signed
-    path.write_text(json.dumps(record), "utf-8")
+    path.write_bytes(lzma.compress(json.dumps(record).encode("utf-8")))
     async with await _session(info) as session:
         result = await fetch_and_save(session, table, 1, tmp_path)
     assert result.status == "invalid" and not result.ok and result.path is not None

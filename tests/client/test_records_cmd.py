@@ -39,8 +39,8 @@ async def test_fetches_every_record_and_verify_accepts_them(
 ) -> None:
     info, table = played
     hands = sorted(
-        int(p.stem.rsplit("-hand", 1)[1])
-        for p in (tmp_path / "host" / "records").glob(f"{table}-hand*.json")
+        int(p.name.removesuffix(".json.xz").rsplit("-hand", 1)[1])
+        for p in (tmp_path / "host" / "records").glob(f"{table}-hand*.json.xz")
     )
     assert hands
     out = tmp_path / "out"

@@ -331,10 +331,17 @@ async def test_connections_over_the_cap_are_refused(
     )
     info: HostInfo = await nursery.start(serve_host, config)
     async with connect_memory(info):
-        frames = await raw_exchange(info, b"")
-        assert frames == [
-            {"type": "error", "code": "full", "message": "the host is full", "fatal": True}
-        ]
+        # the handshake completes; with no slot free, only a resume of a seat would get in
+        ping = encode_frame(Ping(id=1).to_wire())
+        frames = await raw_exchange(info, ping)
+        assert [f["type"] for f in frames] == ["welcome", "error"]
+        assert frames[1] == {
+            "type": "error",
+            "code": "full",
+            "message": "the host is full (only a player resuming a seat gets in now); retry later",
+            "fatal": True,
+            "re": 1,
+        }
 
 
 async def test_shutdown_tells_every_client_server_closing(

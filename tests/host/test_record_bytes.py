@@ -4,6 +4,7 @@ newline, and a file stored before that (no trailing newline) is still served in 
 
 from __future__ import annotations
 
+import lzma
 from typing import Any
 
 import trio
@@ -27,11 +28,14 @@ async def test_a_fetched_record_is_the_stored_file_byte_for_byte(
     table = await mock_host.host.create_table("one-card", seats=2)
     store = mock_host.host.lobby.store
     path = await store.records.save_record(table, 1, {**RECORD, "table_id": table})
-    stored = path.read_bytes()
+    stored = lzma.decompress(path.read_bytes())  # kept compressed, served as the JSON text
+    assert path.name.endswith(".json.xz")
     assert stored.endswith(b"}\n") and b"\r" not in stored
-    # a record written by an older host, without the trailing newline
+    # a record written by an older host (not compressed), without the trailing newline
     old = {**RECORD, "hand_no": 2, "table_id": table}
-    store.records.record_path(table, 2).write_bytes(dump_record(old).rstrip("\n").encode("utf-8"))
+    store.records.record_path(table, 2).with_suffix("").write_bytes(
+        dump_record(old).rstrip("\n").encode("utf-8")
+    )
     async with connect_memory(mock_host) as client:
         assert (await fetch(client, table, 1)).encode("utf-8") == stored
         assert await fetch(client, table, 2) == dump_record(old)

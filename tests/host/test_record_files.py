@@ -31,7 +31,7 @@ def files(tmp_path: Path) -> RecordFiles:
 async def test_a_saved_record_is_listed_loaded_and_private(tmp_path: Path) -> None:
     records = files(tmp_path)
     path = await records.save_record("t1", 7, {"hand_no": 7})
-    assert path.name == "t1-hand0007.json"
+    assert path.name == "t1-hand0007.json.xz"
     assert await records.list_records("t1") == [7]
     assert await records.list_records("t2") == []
     assert await records.load_record("t1", 7) == {"hand_no": 7}
@@ -44,7 +44,7 @@ async def test_a_saved_record_is_listed_loaded_and_private(tmp_path: Path) -> No
 async def test_a_table_id_cannot_name_a_path_outside_the_directory(tmp_path: Path) -> None:
     records = files(tmp_path)
     assert records.record_path("../../etc/x", 1).parent == tmp_path / "records"
-    assert records.record_path("../../etc/x", 1).name == "etcx-hand0001.json"
+    assert records.record_path("../../etc/x", 1).name == "etcx-hand0001.json.xz"
 
 
 @pytest.mark.parametrize("data", [b"\xff\xfe", b"[1, 2]", b"{" * 5000])
@@ -69,7 +69,7 @@ async def test_a_refused_write_is_served_from_memory_then_written(
 
     monkeypatch.setattr(os, "replace", replace)
     assert not await records.keep_record("t1", 1, {"hand_no": 1})
-    assert [p.name for p in records.unwritten_records()] == ["t1-hand0001.json"]
+    assert [p.name for p in records.unwritten_records()] == ["t1-hand0001.json.xz"]
     assert await records.list_records("t1") == [1]
     assert await records.load_record("t1", 1) == {"hand_no": 1}
     assert not list((tmp_path / "records").glob("*.tmp"))  # no half-written file left

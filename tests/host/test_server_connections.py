@@ -6,6 +6,7 @@ accept loop passes the socket's); the TCP tests use loopback with real time and 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,6 +18,7 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
+from host.admission import HANDSHAKE_DEADLINE_S, MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS
 from host.cli import BOT_COUNT
 from host.server import (
     MAX_CONNECTIONS,
@@ -27,7 +29,8 @@ from host.server import (
     _capped_address,
     serve_host,
 )
-from net.session import ClientSession, open_session
+from net.session import ClientSession, Disconnected, RequestError, open_session
+from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder
 from protocol.limits import HANDSHAKE_TIMEOUT_S
 
@@ -142,13 +145,93 @@ async def test_the_total_cap_still_holds(
         _client(capped, nursery, B),
         _client(capped, nursery, None),
     ):
-        refused = await _refused(capped, nursery, "203.0.113.9")
-        assert (refused["code"], refused["message"], refused["fatal"]) == (
-            "full",
-            "the host is full",
-            True,
-        )
-        assert "re" not in refused
+        # one connection per address: no address holds more than its share, so the newcomer
+        # gets a slot only by resuming a seat; any other first request is refused
+        async with _client(capped, nursery, "203.0.113.9") as newcomer:
+            with pytest.raises(RequestError) as refused:
+                await newcomer.request(tm.ListTables())
+        assert refused.value.code is ErrorCode.FULL and refused.value.error.fatal
+        assert "only a player resuming a seat gets in" in refused.value.error.message
+        assert len(capped.host.admission.holders) == 3
+
+
+async def test_a_seated_player_resumes_while_every_slot_is_held(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    table = await capped.host.create_table("one-card", seats=2)
+    async with _client(capped, nursery, B) as player:
+        joined = await player.request(tm.Join(table=table, name="Ann"))
+        assert isinstance(joined, tm.Joined)
+    await _until(lambda: not capped.host.per_address)  # the player's link dropped
+    async with (
+        _client(capped, nursery, A) as a1,
+        _client(capped, nursery, A),
+        _client(capped, nursery, "203.0.113.9"),
+    ):
+        assert len(capped.host.admission.holders) == 3  # every slot held, none with a seat
+        async with _client(capped, nursery, B) as back:
+            resumed = await back.request(tm.Resume(token=joined.token))
+            assert isinstance(resumed, tm.Resumed) and resumed.seat == 0
+            # room was made from the busiest address (A), from a connection without a seat
+            assert capped.host.per_address == {A: 1, B: 1, "203.0.113.9": 1}
+            assert isinstance(await back.request(tm.Ready(table=table)), tm.Ok)
+        del a1
+
+
+async def test_a_bad_token_gets_no_room(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    async with (
+        _client(capped, nursery, A),
+        _client(capped, nursery, B),
+        _client(capped, nursery, None),
+    ):
+        async with _client(capped, nursery, "203.0.113.9") as guesser:
+            with pytest.raises(RequestError) as refused:
+                await guesser.request(tm.Resume(token="x" * 32))
+        assert refused.value.code is ErrorCode.FULL
+        assert capped.host.per_address == {A: 1, B: 1}  # nobody was closed for it
+        assert len(capped.host.admission.holders) == 3
+
+
+async def test_a_newcomer_takes_a_slot_from_the_busiest_address(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    async with (
+        _client(capped, nursery, A),
+        _client(capped, nursery, A),
+        _client(capped, nursery, B),
+        _client(capped, nursery, "203.0.113.9") as newcomer,
+    ):
+        assert isinstance(await newcomer.request(tm.ListTables()), tm.Tables)
+        assert capped.host.per_address == {A: 1, B: 1, "203.0.113.9": 1}
+
+
+async def test_the_handshake_budget_cancels_the_oldest_silent_connection(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    admission = capped.host.admission
+    # silent connections from many addresses (each under its own handshake cap)
+    silent = [_from(capped, nursery, f"203.0.113.{i}") for i in range(MAX_HANDSHAKING)]
+    await trio.testing.wait_all_tasks_blocked()
+    assert len(admission.handshaking) == MAX_HANDSHAKING
+    async with _client(capped, nursery, A) as honest:  # the oldest silent one makes room
+        assert isinstance(await honest.request(tm.ListTables()), tm.Tables)
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(admission.handshaking) == MAX_HANDSHAKING - 1
+        # one address cannot hold the budget: its handshakes beyond its share are refused
+        mine = [_from(capped, nursery, B) for _ in range(MAX_HANDSHAKING_PER_ADDRESS)]
+        await trio.testing.wait_all_tasks_blocked()
+        frame = (await _frames_until_closed(_from(capped, nursery, B)))[0]
+        assert frame["code"] == "full" and "still opening" in frame["message"]
+        start = trio.current_time()
+        for stream in mine:  # and each has HANDSHAKE_DEADLINE_S at most
+            await _frames_until_closed(stream)
+        assert trio.current_time() - start <= HANDSHAKE_DEADLINE_S
+        answered = [await _frames_until_closed(stream) for stream in silent]
+        # closed unanswered: the oldest, for the honest client, then three more for B's four
+        assert answered.count([]) == MAX_HANDSHAKING_PER_ADDRESS
+    await _until(lambda: not admission.handshaking)
 
 
 @pytest.mark.parametrize("loopback", ["127.0.0.1", "127.0.0.2", "::1", "::ffff:127.0.0.1"])
@@ -181,7 +264,9 @@ async def test_in_process_bots_take_no_slot(
     config = _config(tmp_path, max_connections=1, max_connections_per_address=1)
     info: HostInfo = await nursery.start(serve_host, config)
     async with _client(info, nursery, A) as me:  # the host is full now
-        assert (await _refused(info, nursery, B))["message"] == "the host is full"
+        async with _client(info, nursery, B) as newcomer:
+            with pytest.raises(RequestError, match="the host is full"):
+                await newcomer.request(tm.ListTables())
         table = await info.host.create_table("one-card", seats=3)
         assert await info.host.add_bots(table, 2) == [0, 1]
         assert isinstance(await me.request(tm.ListTables()), tm.Tables)
@@ -197,12 +282,19 @@ async def test_in_process_bots_take_no_slot(
         ("::ffff:127.0.0.1", None),
         ("192.168.1.20", "192.168.1.20"),
         ("::ffff:192.168.1.20", "192.168.1.20"),
-        ("fe80::1%eth0", "fe80::1"),
-        ("2001:db8::1", "2001:db8::1"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("2001:db8::1", "2001:db8::/64"),
+        ("2001:db8::ffff:1:2", "2001:db8::/64"),  # one /64: one machine's privacy addresses
+        ("2001:db8:0:1::1", "2001:db8:0:1::/64"),
     ],
 )
 def test_capped_address(address: str | None, key: str | None) -> None:
     assert _capped_address(address) == key
+
+
+def test_loopback_is_capped_when_the_host_says_so() -> None:
+    assert _capped_address("127.0.0.3", exempt_loopback=False) == "127.0.0.3"
+    assert _capped_address("::1", exempt_loopback=False) == "::1"
 
 
 # --------------------------------------------------------------------------- real TCP
@@ -217,9 +309,9 @@ async def test_tcp_peers_are_counted_by_their_address(
     info: HostInfo = await nursery.start(serve_host, config)
     capped: list[str | None] = []  # the addresses the accept loop handed to the cap
 
-    def record(address: str | None) -> str | None:
+    def record(address: str | None, *, exempt_loopback: bool = True) -> str | None:
         capped.append(address)
-        return _capped_address(address)
+        return _capped_address(address, exempt_loopback=exempt_loopback)
 
     monkeypatch.setattr("host.server._capped_address", record)
 
@@ -260,3 +352,42 @@ async def test_refusals_that_cannot_be_delivered_do_not_pile_up(
         await trio.sleep(HANDSHAKE_TIMEOUT_S + 1)  # the rest give up within the handshake time
         frames = await _frames_until_closed(_from(capped, nursery, A))
         assert [f["code"] for f in frames] == ["full"]
+
+
+async def test_four_machines_holding_every_slot_keep_no_one_out(
+    nursery: trio.Nursery, tmp_path: Path
+) -> None:
+    # real TCP: 127.0.0.2-5 play four LAN machines (loopback counted per address here), each
+    # opening as many connections as its cap allows, more than the host has slots
+    config = _config(tmp_path, store_in_thread=True, exempt_loopback=False)
+    info: HostInfo = await nursery.start(serve_host, config)
+    table = await info.host.create_table("one-card", seats=2)
+
+    async def connect(source: str) -> trio.abc.Stream:
+        return await trio.open_tcp_stream("127.0.0.1", info.port, local_address=source)
+
+    with trio.fail_after(60):
+        async with open_session(await connect("127.0.0.9")) as player:
+            joined = await player.request(tm.Join(table=table, name="Ann"))
+            assert isinstance(joined, tm.Joined)
+        held: list[ClientSession] = []
+        async with contextlib.AsyncExitStack() as stack:
+            for n in range(2, 6):
+                for _ in range(MAX_CONNECTIONS_PER_ADDRESS):
+                    try:
+                        client = await stack.enter_async_context(
+                            open_session(await connect(f"127.0.0.{n}"))
+                        )
+                        await client.request(tm.ListTables())
+                    except (RequestError, Disconnected, trio.BrokenResourceError):
+                        continue
+                    held.append(client)
+            await _until(lambda: len(info.host.admission.holders) == MAX_CONNECTIONS)
+            # the seated player comes back, and a newcomer creates a table
+            async with open_session(await connect("127.0.0.9")) as back:
+                resumed = await back.request(tm.Resume(token=joined.token))
+                assert isinstance(resumed, tm.Resumed)
+            async with open_session(await connect("127.0.0.10")) as newcomer:
+                made = await newcomer.request(tm.CreateTable(game="one", seats=2))
+                assert isinstance(made, tm.TableCreated)
+            assert len(held) >= MAX_CONNECTIONS - 1
