@@ -340,7 +340,8 @@ class GameRunner:
             )
             self._signed(batch, [(None, deal.void(missing, str(payload["reason"])))])
             for seat in missing:
-                self._missed(batch, seat, counts=payload["reason"] == VOID_TIMEOUT)
+                if seat not in deal.wronged:  # a seat a bad LOCK wronged is not at fault (4.5)
+                    self._missed(batch, seat, counts=payload["reason"] == VOID_TIMEOUT)
             self.pending_records.append((deal.hand_no, self._record(deal)))
             self.deal = None
             self._needs_open = True
@@ -469,6 +470,7 @@ class GameRunner:
         if self.cheat is not None:
             msgs = self.cheat.rewrite(msgs)
         for to, m in msgs:
+            self.deal.note_sent(m)
             msg = {"type": "fair", "hand_no": self.deal.hand_no, "msg": m.to_wire()}
             if host_seats:
                 msg["host_seats"] = list(host_seats)
