@@ -6,11 +6,13 @@ How it works: a :class:`Deal` wraps one ``HandDealer`` and adds what the table n
   the host plays for) get a host-made ``r`` that is committed at once and revealed after LOCK;
 * :meth:`Deal.progress` moves the round on (LOCK once every commitment is in, REVEALS once every
   reveal is in) and says when the deck key is known;
-* :meth:`Deal.note_sent` checks each message as it is sent (after any ``--cheat`` rewrite) the
-  way a seat will: a seat the LOCK wrongs (its commitment left out or altered, another host
-  commitment than HAND_COMMIT's, seats not one each in order, two equal commitments, a bad
-  signature) is in :attr:`Deal.wronged`, and its missing reveal is the host's fault, not the
-  seat's (``spec/PROTOCOL.md`` 4.5);
+* :attr:`Deal.wronged` holds the seats the host's own messages give a reason not to answer,
+  whose silence is then the host's fault, not theirs (``spec/PROTOCOL.md`` 4.5): every seat,
+  when the HAND_COMMIT is signed under other terms than the table's (another ruleset or deck:
+  ``honest`` False); and each seat the LOCK as sent wrongs (:meth:`Deal.note_sent`, which
+  checks every message as it goes out, after any ``--cheat`` rewrite, the way a seat will: its
+  commitment left out or altered, another host commitment than HAND_COMMIT's, seats not one
+  each in order, two equal commitments, a bad signature);
 * :meth:`Deal.draws` turns the engine's events into the signed DRAW/CARD messages: every
   ``[stream, position]`` named in an event's ``positions`` is recorded in order; a position
   listed by a private event goes to that seat (a private CARD), one shown with its card in a
@@ -68,7 +70,10 @@ class Deal:
         secret: bytes,
         host_r: Mapping[int, bytes],
         ledger: SecretLedger | None = None,
+        honest: bool = True,
     ) -> None:
+        """``honest`` False: ``options`` and ``deck`` are not the table's (a ``--cheat`` host
+        only), so no seat can accept the HAND_COMMIT and every seat is wronged from the start."""
         self.hand_no = hand_no
         self.names = list(names)
         self.game = game
@@ -97,8 +102,10 @@ class Deal:
         self.locked = False
         self.keyed = False
         self.dealt = False
-        #: seats the LOCK as sent gives a reason to withhold their reveal (:meth:`note_sent`)
+        #: seats whose missing commitment or reveal is the host's fault (the module docstring)
         self.wronged: set[int] = set()
+        if not honest:
+            self.wronged = {i for i in range(len(self.names)) if i not in self.host_seats}
         self._public_key = signing_key.public_key()
         self._sent_commit: object = None  # ``commit`` of the HAND_COMMIT as sent
 
@@ -158,15 +165,14 @@ class Deal:
         :attr:`wronged`; one that fails every seat's check puts them all there."""
         if msg.type == "hand_commit":
             self._sent_commit = msg.decode().get("commit")
-        elif msg.type == "lock":
-            self.wronged |= self._wronged_by_lock(msg)
-            if self.wronged:
-                log.warning(
-                    "hand %d: the LOCK sent fails the check of seat(s) %s: a reveal they "
-                    "withhold is not counted against them",
-                    self.hand_no,
-                    ", ".join(map(str, sorted(self.wronged))),
-                )
+        elif msg.type == "lock" and (wronged := self._wronged_by_lock(msg)):
+            self.wronged |= wronged
+            log.warning(
+                "hand %d: the LOCK sent fails the check of seat(s) %s: a reveal they withhold "
+                "is not counted against them",
+                self.hand_no,
+                ", ".join(map(str, sorted(wronged))),
+            )
 
     def _wronged_by_lock(self, msg: SignedMessage) -> set[int]:
         seats = {i for i in range(len(self.names)) if i not in self.host_seats}

@@ -409,9 +409,8 @@ class GameRunner:
         assert request is not None and request.kind is ChanceKind.DEAL
         self.fair_hand_no += 1
         host_r = {int(k): bytes(v) for k, v in payload["host_r"].items()}
-        options, deck = dict(self.options), list(request.cards)
-        if self.cheat is not None:
-            options, deck = self.cheat.deal_terms(self.options, request.cards)
+        table_terms = dict(self.options), list(request.cards)
+        options, deck = table_terms if self.cheat is None else self.cheat.deal_terms(*table_terms)
         self.deal = Deal(
             signing_key=self.signing_key,
             table_id=self.table_id,
@@ -423,6 +422,7 @@ class GameRunner:
             secret=bytes(payload["secret"]),
             host_r=host_r,
             ledger=self._ledger,
+            honest=(options, deck) == table_terms,  # (only a --cheat host signs other terms)
         )
         for s in self.seats:
             if s is not None:

@@ -329,3 +329,21 @@ async def test_a_seat_withholding_its_reveal_after_a_good_lock_still_misses() ->
     assert table.player.misses == 2 and table.player.sit_out is False  # sat out, hand dealt
     opened = [m for m in table.out if m["type"] == "fair" and m["msg"][0] == "hand_commit"]
     assert opened[-1]["host_seats"] == [0, 1]
+
+
+@pytest.mark.parametrize("kind", [CheatKind.SHORT_DECK, CheatKind.CHANGED_OPTIONS])
+async def test_a_seat_refusing_to_commit_to_a_hand_not_the_tables_is_never_counted(
+    kind: CheatKind,
+) -> None:
+    """A HAND_COMMIT under another deck or ruleset than the table's wrongs every seat: the
+    seat that commits nothing to it counts no miss and is never dealt for by the host."""
+    table = _Table()
+    install(table.runner, kind, table.runner.signing_key)
+    table.feed(JournalKind.GAME, {"game_no": 1, "names": ["p0", "p1"]})
+    for _ in range(2 * MAX_MISSED_ROUNDS + 1):
+        deal = table.runner.deal
+        assert deal is not None and not deal.locked and deal.wronged == {1}
+        table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+        assert table.player.misses == 0 and not table.player.stood_up
+    opened = [m for m in table.out if m["type"] == "fair" and m["msg"][0] == "hand_commit"]
+    assert all(m["host_seats"] == [0] for m in opened) and not table.stood_up_events()
