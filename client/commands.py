@@ -26,7 +26,7 @@ from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.proofs_cmd import keep_options
 from client.render import OutputClosed, make_console
-from client.table_loop import Quit, interrupt_note, leaves
+from client.table_loop import DealCheckFailed, Quit, interrupt_note, leaves
 from net.session import REPLY_TIMEOUT, Disconnected, RequestError
 from net.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode, ProtocolError
@@ -105,8 +105,9 @@ def make_ui(*, json_mode: bool, ascii_only: bool, command: str = "play") -> Huma
 def host_error(exc: BaseException) -> ClientError | None:
     """The one-line error (and exit status) for a failure while reaching or talking to a
     host, if it is one: an unreachable, lost or silent host is ``UNAVAILABLE``, a changed
-    certificate or a refusal ``FAILED`` (a refused option ``USAGE``: it was the command line)."""
-    if isinstance(exc, HostKeyChanged):
+    certificate, a failed deal check or a refusal ``FAILED`` (a refused option ``USAGE``: it
+    was the command line)."""
+    if isinstance(exc, HostKeyChanged | DealCheckFailed):
         return ClientError(str(exc))
     if isinstance(exc, TrustError | Disconnected):
         return HostUnavailable(str(exc))

@@ -10,7 +10,8 @@ reported, the handshake, ``join`` and ``ready`` (or ``watch`` with ``--watch``, 
 every seat). The table loop (:mod:`client.table_loop`) then runs until the game is over (a
 human is asked "Play again?", ``--json`` only with ``--rematch``; ``y`` sends ``ready`` again,
 the rematch, and the bots, always ready, play on in the same seats); the host shuts down and the
-command exits 0.
+command exits 0 (1 when it left the table because a deal check failed:
+:class:`client.table_loop.DealCheckFailed`).
 
 With ``--lan`` the person hosting sits at seat 0 and waits: friends ``onecard join`` (they are
 ready as soon as they sit down); pressing Enter fills the empty seats with bots and starts.

@@ -32,6 +32,10 @@ host's complete record of that hand (:func:`client.records.fetch_and_save`: chec
 host's deal key and the transcript the deal check verified, saved next to the proof bundles)
 and reports it in one line. A ``game_over`` waits for those fetches (at most
 :data:`RECORD_WAIT` seconds), so each record's line comes before the outcome.
+
+When a deal check fails the machine says so and leaves the table; :func:`run_table` then
+raises :class:`DealCheckFailed`, so ``join`` and ``play`` exit with status 1 (a deal did not
+verify) instead of 0.
 """
 
 from __future__ import annotations
@@ -97,6 +101,7 @@ from protocol.messages import Message
 
 __all__ = [
     "RECORD_WAIT",
+    "DealCheckFailed",
     "Frontend",
     "LineSource",
     "Quit",
@@ -242,8 +247,10 @@ async def run_table(
         try:
             async for item in inbox:
                 done = await driver.take(item)
-                if done is not None:
+                if done is not None and machine.distrusted is None:
                     return done.outcome  # None during a game; after one, its outcome
+                if done is not None:
+                    break
         finally:
             if machine.leaves_seat():
                 # mid-game the host's bot takes the seat at once (the others are not kept
@@ -251,7 +258,20 @@ async def run_table(
                 with trio.move_on_after(LEAVE_WAIT), suppress(RequestError, Disconnected):
                     await tc.session.request(tm.Leave(table=tc.table_id))
             nursery.cancel_scope.cancel()
+    if machine.distrusted is not None:  # raised out of the nursery: one error, not a group
+        raise DealCheckFailed(tc.table_id, machine.distrusted)
     return tc.outcome
+
+
+class DealCheckFailed(Exception):
+    """The loop left its table because the host failed a deal check (exit status 1)."""
+
+    def __init__(self, table: str, failed: FairNotice) -> None:
+        super().__init__(
+            f"left table {table}: its host failed a deal check in table hand {failed.hand_no} "
+            f"({failed.message})"
+        )
+        self.failed = failed
 
 
 class _Driver:

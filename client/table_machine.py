@@ -136,6 +136,8 @@ class TableMachine:
         self.left_mid_game = False  #: left during a game, giving the seat to the host's bot
         self.closed_reason = ""  #: why the connection we are reconnecting dropped
         self.fetched: set[int] = set()  #: table hands whose record was asked for
+        #: the failed deal check we left the table for (the command then exits 1)
+        self.distrusted: FairNotice | None = None
 
     def handle(self, event: Event) -> list[Effect]:
         """The effects of one event, to perform in order."""
@@ -211,6 +213,7 @@ class TableMachine:
         bot at once)."""
         tc = self.table
         self.left_mid_game = tc.seat is not None
+        self.distrusted = failed
         proof = "" if failed.proof is None else f"; the proof is {failed.proof} (onecard verify)"
         text = (
             f"Leaving table {tc.table_id}: its host failed a deal check in table hand "

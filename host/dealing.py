@@ -6,6 +6,13 @@ How it works: a :class:`Deal` wraps one ``HandDealer`` and adds what the table n
   the host plays for) get a host-made ``r`` that is committed at once and revealed after LOCK;
 * :meth:`Deal.progress` moves the round on (LOCK once every commitment is in, REVEALS once every
   reveal is in) and says when the deck key is known;
+* :attr:`Deal.wronged` holds the seats the host's own messages give a reason not to answer,
+  whose silence is then the host's fault, not theirs (``spec/PROTOCOL.md`` 4.5): every seat,
+  when the HAND_COMMIT is signed under other terms than the table's (another ruleset or deck:
+  ``honest`` False); and each seat the LOCK as sent wrongs (:meth:`Deal.note_sent`, which
+  checks every message as it goes out, after any ``--cheat`` rewrite, the way a seat will: its
+  commitment left out or altered, another host commitment than HAND_COMMIT's, seats not one
+  each in order, two equal commitments, a bad signature);
 * :meth:`Deal.draws` turns the engine's events into the signed DRAW/CARD messages: every
   ``[stream, position]`` named in an event's ``positions`` is recorded in order; a position
   listed by a private event goes to that seat (a private CARD), one shown with its card in a
@@ -29,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games.base import ChanceKind, ChanceRequest, Event
 from host.logs import get_logger
+from protocol.cardfair import field_pairs
 from protocol.cards import Card, parse_card
 from protocol.fairness import (
     FairnessError,
@@ -62,7 +70,10 @@ class Deal:
         secret: bytes,
         host_r: Mapping[int, bytes],
         ledger: SecretLedger | None = None,
+        honest: bool = True,
     ) -> None:
+        """``honest`` False: ``options`` and ``deck`` are not the table's (a ``--cheat`` host
+        only), so no seat can accept the HAND_COMMIT and every seat is wronged from the start."""
         self.hand_no = hand_no
         self.names = list(names)
         self.game = game
@@ -91,6 +102,12 @@ class Deal:
         self.locked = False
         self.keyed = False
         self.dealt = False
+        #: seats whose missing commitment or reveal is the host's fault (the module docstring)
+        self.wronged: set[int] = set()
+        if not honest:
+            self.wronged = {i for i in range(len(self.names)) if i not in self.host_seats}
+        self._public_key = signing_key.public_key()
+        self._sent_commit: object = None  # ``commit`` of the HAND_COMMIT as sent
 
     # -- the round
 
@@ -141,6 +158,39 @@ class Deal:
             out.append(self.dealer.reveals())
             self.keyed = True
         return out
+
+    def note_sent(self, msg: SignedMessage) -> None:
+        """Check a message of this hand as the seats get it (after any ``--cheat`` rewrite):
+        a LOCK that fails a seat's check (``spec/PROTOCOL.md`` 7.9) puts that seat in
+        :attr:`wronged`; one that fails every seat's check puts them all there."""
+        if msg.type == "hand_commit":
+            self._sent_commit = msg.decode().get("commit")
+        elif msg.type == "lock" and (wronged := self._wronged_by_lock(msg)):
+            self.wronged |= wronged
+            log.warning(
+                "hand %d: the LOCK sent fails the check of seat(s) %s: a reveal they withhold "
+                "is not counted against them",
+                self.hand_no,
+                ", ".join(map(str, sorted(wronged))),
+            )
+
+    def _wronged_by_lock(self, msg: SignedMessage) -> set[int]:
+        seats = {i for i in range(len(self.names)) if i not in self.host_seats}
+        try:
+            msg.verify(self._public_key)
+            body = msg.decode()
+            pairs = field_pairs(body, "commits", msg.name)
+        except FairnessError:
+            return seats
+        values = [c for _, c in pairs]
+        if (
+            body.get("commit") != self._sent_commit
+            or [p for p, _ in pairs] != self.names
+            or len(set(values)) != len(values)
+        ):
+            return seats
+        locked = dict(pairs)
+        return {i for i in seats if locked[self.names[i]] != self.dealer.commit_of(self.names[i])}
 
     def void(self, missing: Sequence[int], reason: str) -> SignedMessage:
         return self.dealer.void(reason, [self.names[s] for s in missing])

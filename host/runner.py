@@ -340,7 +340,8 @@ class GameRunner:
             )
             self._signed(batch, [(None, deal.void(missing, str(payload["reason"])))])
             for seat in missing:
-                self._missed(batch, seat, counts=payload["reason"] == VOID_TIMEOUT)
+                if seat not in deal.wronged:  # a seat a bad LOCK wronged is not at fault (4.5)
+                    self._missed(batch, seat, counts=payload["reason"] == VOID_TIMEOUT)
             self.pending_records.append((deal.hand_no, self._record(deal)))
             self.deal = None
             self._needs_open = True
@@ -408,9 +409,8 @@ class GameRunner:
         assert request is not None and request.kind is ChanceKind.DEAL
         self.fair_hand_no += 1
         host_r = {int(k): bytes(v) for k, v in payload["host_r"].items()}
-        options, deck = dict(self.options), list(request.cards)
-        if self.cheat is not None:
-            options, deck = self.cheat.deal_terms(self.options, request.cards)
+        table_terms = dict(self.options), list(request.cards)
+        options, deck = table_terms if self.cheat is None else self.cheat.deal_terms(*table_terms)
         self.deal = Deal(
             signing_key=self.signing_key,
             table_id=self.table_id,
@@ -422,6 +422,7 @@ class GameRunner:
             secret=bytes(payload["secret"]),
             host_r=host_r,
             ledger=self._ledger,
+            honest=(options, deck) == table_terms,  # (only a --cheat host signs other terms)
         )
         for s in self.seats:
             if s is not None:
@@ -469,6 +470,7 @@ class GameRunner:
         if self.cheat is not None:
             msgs = self.cheat.rewrite(msgs)
         for to, m in msgs:
+            self.deal.note_sent(m)
             msg = {"type": "fair", "hand_no": self.deal.hand_no, "msg": m.to_wire()}
             if host_seats:
                 msg["host_seats"] = list(host_seats)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from host.cheats import CheatKind
+from protocol.exit_codes import ExitCode
 from protocol.records import verify_record
 
 #: what the failed check says for each kind (a part of the message)
@@ -93,7 +94,8 @@ async def test_after_a_failed_check_the_client_says_so_with_the_proof_and_leaves
     start_host: Callable[..., Awaitable[Any]],
     json_client: Callable[..., Awaitable[Any]],
 ) -> None:
-    """No further deal rounds at a host that failed one: a ``distrust`` line, then the end."""
+    """No further deal rounds at a host that failed one: a ``distrust`` line, then the end, and
+    exit status 1 (README: a deal did not verify)."""
     info = await start_host(cheat=CheatKind.SHORT_DECK, insecure=True)
     table = ["--create", "one-card", "--seats", "2", "--bots", "1"]
     client = await json_client(
@@ -109,4 +111,4 @@ async def test_after_a_failed_check_the_client_says_so_with_the_proof_and_leaves
     proof = Path(distrust["proof"])
     assert proof.is_file() and str(proof) in distrust["message"]
     assert verify_record(json.loads(proof.read_text("utf-8"))).failure == "DeckError"
-    assert await client.process.wait() == 0
+    assert await client.process.wait() == ExitCode.FAILED  # a deal did not verify

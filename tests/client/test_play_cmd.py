@@ -3,6 +3,7 @@ errors are one line, every command and option has help."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Awaitable, Callable
@@ -13,10 +14,14 @@ import pytest
 import trio
 from click.testing import CliRunner
 
+from client import table_loop
 from client.cli import cli
 from client.commands import parse_options
 from client.play_cmd import play_command
+from host import embedded
+from host.cheats import CheatKind
 from host.games import find_game
+from host.server import HostConfig
 from protocol.exit_codes import ExitCode
 
 GAMES = ["one-card", "black-jack", "one"]
@@ -172,3 +177,40 @@ def test_q_stops_watching_and_the_banner_names_the_game(
     assert "Watching 3 bots play ONE (table" in result.output
     assert "q + Enter to stop watching" in result.output
     assert re.search(r"You stopped watching table t\w+$", result.output.rstrip())
+
+
+async def _stdin_stays_open(send: Any, ui: Any) -> None:
+    """A player who types nothing (the test's stdin would end at once, and a seated player
+    leaves at the end of input)."""
+    await trio.sleep_forever()
+
+
+@pytest.mark.parametrize("json_mode", [False, True], ids=["text", "json"])
+@pytest.mark.parametrize("kind", [CheatKind.SHORT_DECK, CheatKind.CHANGED_OPTIONS])
+def test_play_catches_its_own_host_cheating_leaves_and_exits_1(
+    kind: CheatKind, json_mode: bool, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``play``'s own path (its embedded host, here made to cheat: no option of ``play`` can)
+    fails the first deal check, says so with the proof, leaves and exits 1."""
+    monkeypatch.setattr(embedded, "HostConfig", functools.partial(HostConfig, cheat=kind))
+    monkeypatch.setattr(table_loop, "read_lines", _stdin_stays_open)
+    args = ["play", "--bots", "1", "--delay", "0", "--name", "Ann"]
+    result = runner.invoke(cli, [*args, "--json"] if json_mode else args)
+    assert result.exit_code == ExitCode.FAILED, result.output
+    caught = "HAND_COMMIT deals 46 cards" if kind is CheatKind.SHORT_DECK else "HAND_COMMIT ruleset"
+    error = result.output.splitlines()[-1]  # the one error line (stderr: mixed in by CliRunner)
+    assert error.startswith("Error: left table ") and caught in error, result.output
+    assert "in table hand 1" in error
+    if json_mode:
+        lines = [json.loads(line) for line in result.output.splitlines()[:-1]]
+        types = [line["type"] for line in lines]
+        failed = types.index("fairness")
+        assert lines[failed]["status"] == "failed" and caught in lines[failed]["message"]
+        assert types[failed + 1 :] == ["distrust", "end"], types
+        assert lines[-1]["reason"] == "left the table: a deal check failed"
+        assert Path(lines[failed + 1]["proof"]).is_file()
+    else:
+        assert caught in result.output
+        assert "its host failed a deal check in table hand 1" in result.output
+        assert "onecard verify" in result.output
+    assert "Traceback" not in result.output

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgpack
@@ -16,11 +16,15 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from host.cheats import CheatKind, install
 from host.games import find_game
 from host.runner import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
 from host.store import JournalKind, JournalRow
-from protocol.fairness import SeatSecret
+from protocol.cards import Card
+from protocol.fairness import SeatSecret, SignedMessage, sign_message
 from protocol.records import verify_record
+
+Outgoing = list[tuple[int | None, SignedMessage]]
 
 
 def new_runner(
@@ -246,3 +250,100 @@ async def test_missed_rounds_carry_over_into_the_next_game_through_its_journal()
     table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
     assert table.player.stood_up
     assert len(table.stood_up_events()) == 1
+
+
+class _LockAltering:
+    """A test-only host fault: the LOCK it sends alters (or leaves out) seat 1's commitment."""
+
+    def __init__(self, key: Ed25519PrivateKey, *, omit: bool) -> None:
+        self.key, self.omit = key, omit
+
+    def rewrite(self, msgs: Sequence[tuple[int | None, SignedMessage]]) -> Outgoing:
+        out: Outgoing = []
+        for to, m in msgs:
+            if m.type == "lock":
+                body = m.decode()
+                commits = [[p, c] for p, c in body["commits"]]
+                if self.omit:
+                    commits = [e for e in commits if e[0] != "p1"]
+                else:
+                    commits = [[p, bytes(32) if p == "p1" else c] for p, c in commits]
+                out.append((to, sign_message(self.key, "lock", {**body, "commits": commits})))
+            else:
+                out.append((to, m))
+        return out
+
+    def record(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(record)
+
+    def deal_terms(
+        self, options: Mapping[str, bool | int | str], deck: Sequence[Card]
+    ) -> tuple[dict[str, bool | int | str], list[Card]]:
+        return dict(options), list(deck)
+
+
+def _commit_only(table: _Table) -> None:
+    """Seat 1 commits validly and (as an honest client must after a bad LOCK) reveals nothing."""
+    deal = table.runner.deal
+    assert deal is not None and deal.missing() == [1]
+    secret = SeatSecret.from_r(deal.ctx, "p1", secrets.token_bytes(32))
+    table.feed(JournalKind.FAIR, {"op": "commit", "seat": 1, "value": secret.c})
+    assert table.runner.deal is deal and deal.locked and deal.missing() == [1]
+
+
+@pytest.mark.parametrize("fault", ["omitted", "altered", "changed-commitment"])
+async def test_a_seat_withholding_its_reveal_after_a_bad_lock_is_never_counted_as_missing(
+    fault: str,
+) -> None:
+    """PROTOCOL.md 4.5: the host's fault, not the seat's: no miss, never stood up, and the next
+    round takes the seat's own commitment again (the host never deals for it)."""
+    table = _Table()
+    key = table.runner.signing_key
+    if fault == "changed-commitment":
+        install(table.runner, CheatKind.CHANGED_COMMITMENT, key)
+    else:
+        table.runner.cheat = _LockAltering(key, omit=fault == "omitted")
+    table.feed(JournalKind.GAME, {"game_no": 1, "names": ["p0", "p1"]})
+    for _ in range(2 * MAX_MISSED_ROUNDS + 1):
+        _commit_only(table)
+        assert table.runner.deal is not None and table.runner.deal.wronged == {1}
+        table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+        assert table.player.misses == 0 and table.player.missed == 0
+        assert not table.player.sit_out and not table.player.stood_up
+        assert table.runner.phase is TablePhase.DEALING  # a new round waits for seat 1 itself
+    assert not table.stood_up_events()
+    opened = [m for m in table.out if m["type"] == "fair" and m["msg"][0] == "hand_commit"]
+    assert len(opened) == 2 * MAX_MISSED_ROUNDS + 2
+    assert all(m["host_seats"] == [0] for m in opened)
+    voids = [m for m in table.out if m["type"] == "fair" and m["msg"][0] == "void"]
+    assert len(voids) == 2 * MAX_MISSED_ROUNDS + 1 and table.runner.voids == len(voids)
+
+
+async def test_a_seat_withholding_its_reveal_after_a_good_lock_still_misses() -> None:
+    """The other side of the rule: an honest LOCK wrongs nobody, so the seat is counted."""
+    table = _Table()
+    table.feed(JournalKind.GAME, {"game_no": 1, "names": ["p0", "p1"]})
+    _commit_only(table)
+    assert table.runner.deal is not None and table.runner.deal.wronged == set()
+    table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+    assert table.player.misses == 2 and table.player.sit_out is False  # sat out, hand dealt
+    opened = [m for m in table.out if m["type"] == "fair" and m["msg"][0] == "hand_commit"]
+    assert opened[-1]["host_seats"] == [0, 1]
+
+
+@pytest.mark.parametrize("kind", [CheatKind.SHORT_DECK, CheatKind.CHANGED_OPTIONS])
+async def test_a_seat_refusing_to_commit_to_a_hand_not_the_tables_is_never_counted(
+    kind: CheatKind,
+) -> None:
+    """A HAND_COMMIT under another deck or ruleset than the table's wrongs every seat: the
+    seat that commits nothing to it counts no miss and is never dealt for by the host."""
+    table = _Table()
+    install(table.runner, kind, table.runner.signing_key)
+    table.feed(JournalKind.GAME, {"game_no": 1, "names": ["p0", "p1"]})
+    for _ in range(2 * MAX_MISSED_ROUNDS + 1):
+        deal = table.runner.deal
+        assert deal is not None and not deal.locked and deal.wronged == {1}
+        table.feed(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+        assert table.player.misses == 0 and not table.player.stood_up
+    opened = [m for m in table.out if m["type"] == "fair" and m["msg"][0] == "hand_commit"]
+    assert all(m["host_seats"] == [0] for m in opened) and not table.stood_up_events()
