@@ -185,19 +185,34 @@ async def _stdin_stays_open(send: Any, ui: Any) -> None:
     await trio.sleep_forever()
 
 
-@pytest.mark.parametrize("json_mode", [False, True], ids=["text", "json"])
+#: (game, its deck with the cheat's cards taken out): 2s and 3s, or ONE's 9s
+_SHORT_DECKS = {"one-card": 46, "one": 21, "black-jack": 44}
+
+
+@pytest.mark.parametrize(
+    ("game", "json_mode"),
+    [("one-card", False), ("one-card", True), ("one", True), ("black-jack", False)],
+    ids=["one-card-text", "one-card-json", "one-json", "black-jack-text"],
+)
 @pytest.mark.parametrize("kind", [CheatKind.SHORT_DECK, CheatKind.CHANGED_OPTIONS])
 def test_play_catches_its_own_host_cheating_leaves_and_exits_1(
-    kind: CheatKind, json_mode: bool, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+    kind: CheatKind,
+    game: str,
+    json_mode: bool,
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``play``'s own path (its embedded host, here made to cheat: no option of ``play`` can)
-    fails the first deal check, says so with the proof, leaves and exits 1."""
+    fails the first deal check, says so with the proof, leaves and exits 1, in every game."""
     monkeypatch.setattr(embedded, "HostConfig", functools.partial(HostConfig, cheat=kind))
     monkeypatch.setattr(table_loop, "read_lines", _stdin_stays_open)
-    args = ["play", "--bots", "1", "--delay", "0", "--name", "Ann"]
+    args = ["play", "--game", game, "--bots", "1", "--delay", "0", "--name", "Ann"]
     result = runner.invoke(cli, [*args, "--json"] if json_mode else args)
     assert result.exit_code == ExitCode.FAILED, result.output
-    caught = "HAND_COMMIT deals 46 cards" if kind is CheatKind.SHORT_DECK else "HAND_COMMIT ruleset"
+    if kind is CheatKind.SHORT_DECK:
+        caught = f"HAND_COMMIT deals {_SHORT_DECKS[game]} cards"
+    else:
+        caught = "HAND_COMMIT ruleset"
     error = result.output.splitlines()[-1]  # the one error line (stderr: mixed in by CliRunner)
     assert error.startswith("Error: left table ") and caught in error, result.output
     assert "in table hand 1" in error
