@@ -115,7 +115,7 @@ class JsonUI:
             self._key_shown = True
             self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})
 
-    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:  # noqa: C901, PLR0912
         """The command a JSON line asks for, or None (an ``error`` object says what was
         wrong). While "Play again?" stands (``rematch_asked``) a line is first read as its
         answer: ``{"cmd": "rematch"}`` plays again, ``{"cmd": "quit"}`` or a line that is no

@@ -100,7 +100,7 @@ async def run_lobby(
         raise Disconnected(session.closed_reason or str(exc)) from None
 
 
-async def _lobby_loop(
+async def _lobby_loop(  # noqa: C901, PLR0912
     session: ClientSession,
     tc_args: dict[str, Any],
     ui: HumanUI | JsonUI,
@@ -204,7 +204,7 @@ def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
     return {"seats": seats, "bots": bots, "options": options}
 
 
-def parse_lobby(
+def parse_lobby(  # noqa: C901, PLR0912
     line: str, tables: list[dict[str, Any]], *, json_mode: bool
 ) -> tuple[str, str, dict[str, Any]]:
     """A lobby command as (verb, table or game, extra); ``ValueError`` explains a bad one.
