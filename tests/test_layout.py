@@ -56,6 +56,7 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "host/games/base.py": "",
         "host/games/one/__init__.py": "",
         "host/games/one/state.py": "",
+        "host/games/one/worlds.py": "import random\nimport time\n",
         "host/games/one/engine.py": "import random\n",
         "client/render.py": "",
         "client/cli.py": "",
@@ -82,6 +83,7 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "host.bad -> client.render",
         "client.bad -> host.table",
         "host.games.one.engine -> random",
+        "host.games.one.worlds -> time",
         "onecard.bad -> protocol",
     ):
         assert line in result.stdout, line
