@@ -103,9 +103,15 @@ class JsonUI:
             for seat, name, back, said in self.presence.see(push, tc.seat):
                 left = seat < len(push.seats) and push.seats[seat] is None
                 self.emit(
-                    {"type": "presence", "seat": seat, "name": name, "connected": back,
-                     "left": left, "message": safe_text(said)}
-                )  # fmt: skip
+                    {
+                        "type": "presence",
+                        "seat": seat,
+                        "name": name,
+                        "connected": back,
+                        "left": left,
+                        "message": safe_text(said),
+                    }
+                )
         for notice in notices:
             game = self.deals.games.get(notice.hand_no)
             where = {} if game is None else {"game_no": game[0], "game_hand_no": game[1]}

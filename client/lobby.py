@@ -144,9 +144,12 @@ async def _lobby_loop(  # noqa: C901, PLR0912
                 continue
             if verb == "create":
                 arg = await create_table(
-                    session, arg, int(extra.get("seats", 2)), extra.get("options") or {},
+                    session,
+                    arg,
+                    int(extra.get("seats", 2)),
+                    extra.get("options") or {},
                     bots=int(extra.get("bots", 0)),
-                )  # fmt: skip
+                )
                 verb = "join"
             if verb in ("join", "watch"):
                 tc = TableClient(session, table_id=arg, name=name, **tc_args)

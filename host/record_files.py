@@ -163,8 +163,9 @@ class RecordFiles:
             log.error(
                 "hand record %s dropped from memory (over %d bytes wait for the disk); the "
                 "next start rebuilds it from the journal",
-                oldest, MAX_UNWRITTEN_BYTES,
-            )  # fmt: skip
+                oldest,
+                MAX_UNWRITTEN_BYTES,
+            )
         try:
             return await self.flush_records()
         finally:
@@ -185,8 +186,9 @@ class RecordFiles:
                         log.warning(
                             "cannot write the hand record %s: %s; it is kept in memory, served "
                             "from there, and written as soon as the disk takes it",
-                            path, exc.strerror or exc,
-                        )  # fmt: skip
+                            path,
+                            exc.strerror or exc,
+                        )
                     else:
                         log.debug("hand record %s still refused: %s", path, exc)
                     return False
