@@ -3,10 +3,12 @@
 # dependencies, its own stamp); every other target installs the test and dev extras too (a
 # second stamp; made straight from a fresh venv, so CI's first target installs once). Plain
 # equivalents of each target are listed in README.md. Tools run as modules of the venv's Python,
-# which is bin/python on POSIX and Scripts/python.exe on Windows.
+# which is bin/python on POSIX and Scripts/python.exe on Windows (lint-imports, which has no
+# module entry point, as the venv's script).
 PY ?= python3
 VENV := .venv
 VPY := $(VENV)/$(if $(filter Windows_NT,$(OS)),Scripts/python.exe,bin/python)
+SCRIPTS := $(VENV)/$(if $(filter Windows_NT,$(OS)),Scripts,bin)
 PIP := $(VPY) -m pip install --quiet --disable-pip-version-check
 RUNTIME_STAMP := $(VENV)/.runtime-stamp
 STAMP := $(VENV)/.installed-stamp
@@ -32,9 +34,13 @@ play: $(RUNTIME_STAMP)
 test: $(STAMP)
 	$(VPY) -m pytest -n auto
 
+# ruff (style, complexity), ruff format (layout), import-linter (the layer contracts in
+# pyproject.toml); then the sizes of the largest modules and functions, printed, never a failure
 lint: $(STAMP)
 	$(VPY) -m ruff check .
 	$(VPY) -m ruff format --check .
+	$(SCRIPTS)/lint-imports --no-logo
+	@$(VPY) .ci/sizes.py
 
 typecheck: $(STAMP)
 	$(VPY) -m mypy
@@ -60,4 +66,4 @@ bench: $(STAMP)
 	$(VPY) bench/cli_startup.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis dist
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .hypothesis dist

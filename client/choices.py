@@ -162,9 +162,10 @@ class Menu:
         if len(typed) < 2 or typed.isdigit():
             return None
         hits = [
-            c for c in self.choices
+            c
+            for c in self.choices
             if c.card is None and (typed in _words(c.label.plain) or typed == c.label.plain)
-        ]  # fmt: skip
+        ]
         return hits[0] if len(hits) == 1 else None
 
     def words(self) -> list[str]:

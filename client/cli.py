@@ -99,15 +99,22 @@ def shared_options() -> list[click.Parameter]:
     """The options every command gets: ``-v`` (repeatable) and ``-q``."""
     return [
         click.Option(
-            ["-v", "--verbose"], count=True, expose_value=False, callback=_set_verbosity,
+            ["-v", "--verbose"],
+            count=True,
+            expose_value=False,
+            callback=_set_verbosity,
             envvar="ONECARD_VERBOSE",
             help="Log what the command does to stderr (-vv: debug details).",
         ),
         click.Option(
-            ["-q", "--quiet"], count=True, expose_value=False, callback=_set_verbosity,
-            envvar="ONECARD_QUIET", help="Log errors only (no warnings).",
+            ["-q", "--quiet"],
+            count=True,
+            expose_value=False,
+            callback=_set_verbosity,
+            envvar="ONECARD_QUIET",
+            help="Log errors only (no warnings).",
         ),
-    ]  # fmt: skip
+    ]
 
 
 class LazyGroup(click.Group):
@@ -151,9 +158,11 @@ def prepare(command: click.Command) -> None:
 
 
 @click.group(
-    cls=LazyGroup, entries=COMMANDS, context_settings=CONTEXT_SETTINGS,
+    cls=LazyGroup,
+    entries=COMMANDS,
+    context_settings=CONTEXT_SETTINGS,
     epilog=f"{ENVIRONMENT}\n\n{EPILOG}",
-)  # fmt: skip
+)
 @click.version_option(package_name="onecard", prog_name="onecard")
 def cli() -> None:
     """Host and play One Card, ONE and Black Jack on a LAN, with verifiably fair deals."""

@@ -143,28 +143,36 @@ def common_options(func: Any) -> Any:
         [
             click.option("--name", default=None, help="Your player name (default: login name)."),
             click.option(
-                "--ascii", "ascii_only", is_flag=True, cls=_FlagNamedOption,
+                "--ascii",
+                "ascii_only",
+                is_flag=True,
+                cls=_FlagNamedOption,
                 help="Cards as 7S/QH, no symbols.",
             ),
             click.option(
-                "--json", "json_mode", is_flag=True,
+                "--json",
+                "json_mode",
+                is_flag=True,
                 help="One JSON object per event on stdout, one JSON command per line on stdin "
                 "(CLIENT-JSON.md, shipped with onecard: python -m protocol --spec-dir prints "
                 "its folder).",
             ),
             click.option(
-                "--rematch", is_flag=True,
+                "--rematch",
+                is_flag=True,
                 help="With --json: after a game, ask to play again (a rematch event; answer "
                 '{"cmd": "rematch"}) instead of ending. People at a terminal are always asked.',
             ),
             click.option(
-                "--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                "--state-dir",
+                type=click.Path(file_okay=False, path_type=Path),
+                default=None,
                 envvar="ONECARD_STATE_DIR",
                 help="Where resume tokens and deal proofs are kept (default: user state dir).",
             ),
             *keep_options(expose=False),  # prune the proofs when the command ends
         ]
-    ):  # fmt: skip
+    ):
         func = option(func)
     return func
 

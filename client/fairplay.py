@@ -148,9 +148,10 @@ class DealChecker:
             if unshown:
                 stream, pos = unshown[0]
                 failed = self._fail(
-                    self.hand_no, f"the card dealt face down to the table at stream {stream} "
-                    f"position {pos} was never shown"
-                )  # fmt: skip
+                    self.hand_no,
+                    f"the card dealt face down to the table at stream {stream} "
+                    f"position {pos} was never shown",
+                )
             if failed:
                 return [], [*failed, *self._after_failure(push.hand_no, msg)]
         try:
@@ -290,15 +291,21 @@ class DealChecker:
             stream, pos = where[0], where[1]
             order = report.orders.get(stream)
             if order is None or not 0 <= pos < len(order):
-                return [] if report.voided else self._fail(
-                    self.hand_no, f"the host showed a card at stream {stream} position {pos}, "
-                    "which this hand never dealt"
-                )  # fmt: skip
+                return (
+                    []
+                    if report.voided
+                    else self._fail(
+                        self.hand_no,
+                        f"the host showed a card at stream {stream} position {pos}, "
+                        "which this hand never dealt",
+                    )
+                )
             if order[pos] is not card:
                 return self._fail(
-                    self.hand_no, f"card at stream {stream} position {pos} is shown as {card} "
-                    f"after the hand's end, derived {order[pos]}"
-                )  # fmt: skip
+                    self.hand_no,
+                    f"card at stream {stream} position {pos} is shown as {card} "
+                    f"after the hand's end, derived {order[pos]}",
+                )
             return []
         self._shown.append((where[0], where[1], card))
         return self._note_shown() if self.verifier.drawn(where[0], where[1]) else []

@@ -230,10 +230,18 @@ class HumanUI:
         width, height = self.screen.size() if self.screen is not None else (80, 24)
         left = self.clock.left()
         status = Status(
-            tc.names, tc.seat, tc.table_id, tc.state, tc.info, self.menu, self._pending, left,
+            tc.names,
+            tc.seat,
+            tc.table_id,
+            tc.state,
+            tc.info,
+            self.menu,
+            self._pending,
+            left,
             info_age=time.monotonic() - self._info_at,
-            over=tc.outcome is not None, offline=self.outage.line(),
-        )  # fmt: skip
+            over=tc.outcome is not None,
+            offline=self.outage.line(),
+        )
         return status_block(status, ascii_only=self.ascii_only, width=width - 1, height=height)
 
     def info(self, text: str, **fields: Any) -> None:
@@ -294,8 +302,9 @@ class HumanUI:
         if self._quitting and isinstance(push, tm.GameOver | tm.GameStart):
             self._quitting = False  # "leave mid-game?" lapses: the game it was about is over
             self._asking = None
-            self.say("(the game ended before you answered: you are still at the table)",
-                     style="dim")  # fmt: skip
+            self.say(
+                "(the game ended before you answered: you are still at the table)", style="dim"
+            )
         if isinstance(push, tm.EventPush):
             line = describe_event(
                 push.event, tc.name_of, me=me, ascii_only=self.ascii_only, game_no=tc.game_no
@@ -323,8 +332,7 @@ class HumanUI:
             self._fair(notice)
         if not self._key_shown and tc.checker.key_fingerprint is not None:
             self._key_shown = True
-            self.say(f"Deals are checked against the host key {tc.checker.key_fingerprint}",
-                     "dim")  # fmt: skip
+            self.say(f"Deals are checked against the host key {tc.checker.key_fingerprint}", "dim")
         if self.on_screen or not isinstance(push, tm.EventPush):  # (a state follows events:
             self._reprompt()  # a timeout's move must not ask "Your move:" again first)
 
@@ -396,9 +404,14 @@ class HumanUI:
 
     def _table(self, tc: TableClient, state: tm.StatePush) -> Text:
         return render_table(
-            state.view, tc.names, me=state.seat, to_act=state.to_act,
-            ascii_only=self.ascii_only, game_no=state.game_no, width=self.console.width,
-        )  # fmt: skip
+            state.view,
+            tc.names,
+            me=state.seat,
+            to_act=state.to_act,
+            ascii_only=self.ascii_only,
+            game_no=state.game_no,
+            width=self.console.width,
+        )
 
     def _draw_turn(self, tc: TableClient, state: tm.StatePush) -> None:
         if not self.on_screen:  # (the table screen shows the table and the moves always)
@@ -428,7 +441,7 @@ class HumanUI:
             self._reprompt()  # (after chat or a question, once the host has answered)
         return wanted
 
-    def _on_line(self, tc: TableClient, line: str) -> Command | None:
+    def _on_line(self, tc: TableClient, line: str) -> Command | None:  # noqa: C901, PLR0912, PLR0915
         text = line.strip()
         low = text.lower()
         if self._quitting:
@@ -475,7 +488,7 @@ class HumanUI:
                             ascii_only=self.ascii_only, width=self.console.width, dim=False
                         )
                     )
-                    self.say(out, soft_wrap=False)  # fmt: skip
+                    self.say(out, soft_wrap=False)
             return None
         if self._pending is not None:
             return self._answer(tc, text)
@@ -510,8 +523,12 @@ class HumanUI:
         """Ask which of the actions one choice stands for (a follow-up question)."""
         self._pending = found
         if not self.on_screen:  # (the table screen lists the options in its block)
-            options = options_text(found, ascii_only=self.ascii_only, width=self.console.width,
-                                   rows=self.console.height - LIST_MARGIN)  # fmt: skip
+            options = options_text(
+                found,
+                ascii_only=self.ascii_only,
+                width=self.console.width,
+                rows=self.console.height - LIST_MARGIN,
+            )
             options.rstrip()
             self.say(options, soft_wrap=True)
         question = f"Option 1-{len(found.actions)} (x to cancel): "
@@ -553,12 +570,15 @@ class HumanUI:
         (card, action, _), self._blunder = self._blunder, None
         self._asking = "Your move: " if tc.my_turn and self._pending is None else None
         if low not in ("y", "yes"):
-            self.say(cards_in_text(f"{card} stays in your hand", ascii_only=self.ascii_only),
-                     style="dim")  # fmt: skip
+            self.say(
+                cards_in_text(f"{card} stays in your hand", ascii_only=self.ascii_only), style="dim"
+            )
             return None
         if self._held(tc, card) is None:  # played or taken since the question
-            self.say(cards_in_text(f"you no longer hold {card}", ascii_only=self.ascii_only),
-                     style="yellow")  # fmt: skip
+            self.say(
+                cards_in_text(f"you no longer hold {card}", ascii_only=self.ascii_only),
+                style="yellow",
+            )
             return None
         return Act(action)
 

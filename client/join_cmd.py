@@ -197,8 +197,17 @@ async def run_join(
         _say_connected(ui, connected, key)
         welcome = session.welcome
         ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")
-        want = _Want(name=name, asked_name=asked_name, table=table, watch=watch, create=create,
-                     seats=seats, bots=bots, options=options or {}, new=new)  # fmt: skip
+        want = _Want(
+            name=name,
+            asked_name=asked_name,
+            table=table,
+            watch=watch,
+            create=create,
+            seats=seats,
+            bots=bots,
+            options=options or {},
+            new=new,
+        )
         while True:
             tc, seated, slot = await _take_seat(
                 session, ui, tokens, key, tc_args=tc_args, want=want
@@ -268,8 +277,7 @@ async def _back_in_lobby(
 def _say_connected(ui: HumanUI | JsonUI, connected: Connected, key: str) -> None:
     """How we are connected: the fingerprint to compare with the host's screen, or no TLS."""
     if connected.fingerprint is None:
-        ui.info(f"Connected to {key} WITHOUT encryption (--insecure)", kind="connected",
-                tls=False)  # fmt: skip
+        ui.info(f"Connected to {key} WITHOUT encryption (--insecure)", kind="connected", tls=False)
         return
     note = " (first connection: pinned; compare it with the host's screen)"
     ui.info(
@@ -319,23 +327,28 @@ async def _take_seat(
         tc = TableClient(session, table_id=saved.table, name=saved.name, **tc_args)
         try:
             await tc.resume(saved.token)
-            ui.info(f"Resumed your seat {tc.seat} at table {saved.table} as {tc.name}",
-                    kind="resumed", table=saved.table, seat=tc.seat)  # fmt: skip
+            ui.info(
+                f"Resumed your seat {tc.seat} at table {saved.table} as {tc.name}",
+                kind="resumed",
+                table=saved.table,
+                seat=tc.seat,
+            )
             return tc, True, saved.host
         except RequestError:
             tokens.forget(saved.host)
     held = tokens.get(key) if not want.new else None
     if held is not None and held.name != want.name and isinstance(ui, HumanUI):
-        ui.info(f"(a seat of {held.name} at table {held.table} is saved for this host: "
-                f"join --name {held.name} takes it back)")  # fmt: skip
+        ui.info(
+            f"(a seat of {held.name} at table {held.table} is saved for this host: "
+            f"join --name {held.name} takes it back)"
+        )
     table = want.table
     if want.create is not None:
         table = await create_table(session, want.create, want.seats, want.options, bots=want.bots)
     if table is None:
         tc, seated = await run_lobby(session, tc_args, ui, name=want.name)
     else:
-        tc = TableClient(session, table_id=table, name=None if want.watch else want.name,
-                         **tc_args)  # fmt: skip
+        tc = TableClient(session, table_id=table, name=None if want.watch else want.name, **tc_args)
         seated = not want.watch
         await (tc.watch(want.name) if want.watch else tc.join())
     if not seated:
@@ -345,10 +358,16 @@ async def _take_seat(
     slot = tokens.seat_slot(key, tc.name, tc.table_id)
     tokens.put(SavedSeat(slot, tc.table_id, tc.name, tc.seat, tc.token))
     if slot.endswith(f" at {tc.table_id}") and isinstance(ui, HumanUI):
-        ui.info(f"(your other seat stays saved too: join --table {tc.table_id} "
-                "takes this one back, join alone the other)")  # fmt: skip
-    ui.info(f"Seated at table {tc.table_id}, seat {tc.seat}, as {tc.name}; ready",
-            kind="seated", table=tc.table_id, seat=tc.seat)  # fmt: skip
+        ui.info(
+            f"(your other seat stays saved too: join --table {tc.table_id} "
+            "takes this one back, join alone the other)"
+        )
+    ui.info(
+        f"Seated at table {tc.table_id}, seat {tc.seat}, as {tc.name}; ready",
+        kind="seated",
+        table=tc.table_id,
+        seat=tc.seat,
+    )
     await tc.ready()
     return tc, True, slot
 
@@ -390,11 +409,16 @@ def _check_combination(
 @click.command("join", short_help="Join a host on the LAN (discovers hosts without ADDRESS).")
 @click.argument("address", required=False, type=Address())
 @connection_options
-@click.option("--table", default=None, callback=table_id,
-              help="Join (or with --watch, watch) this table id.")  # fmt: skip
+@click.option(
+    "--table", default=None, callback=table_id, help="Join (or with --watch, watch) this table id."
+)
 @click.option("--watch", is_flag=True, help="Watch instead of taking a seat.")
-@click.option("--create", type=click.Choice(["one-card", "one", "black-jack"]), default=None,
-              help="Create a table of this game and sit down at it.")  # fmt: skip
+@click.option(
+    "--create",
+    type=click.Choice(["one-card", "one", "black-jack"]),
+    default=None,
+    help="Create a table of this game and sit down at it.",
+)
 @click.option(
     "--seats",
     type=click.IntRange(*SEATS_RANGE),
@@ -403,11 +427,19 @@ def _check_combination(
     help="Seats for --create.",
 )
 @click.option(
-    "--bots", type=click.IntRange(0, SEATS_RANGE[1] - 1), default=0, show_default=True,
+    "--bots",
+    type=click.IntRange(0, SEATS_RANGE[1] - 1),
+    default=0,
+    show_default=True,
     help="Host bots seated at a --create table.",
-)  # fmt: skip
-@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A table option for --create; repeatable.")  # fmt: skip
+)
+@click.option(
+    "--option",
+    "option_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A table option for --create; repeatable.",
+)
 @click.option(
     "--new",
     is_flag=True,
@@ -452,12 +484,25 @@ def join_command(
     saved seat for later (a second seat of the same name is saved beside it: --table TABLE
     takes that one back).
     """
-    _check_combination(table=table, watch=watch, create=create, seats=seats, bots=bots,
-                       option_pairs=option_pairs)  # fmt: skip
+    _check_combination(
+        table=table, watch=watch, create=create, seats=seats, bots=bots, option_pairs=option_pairs
+    )
     run_sync(
         run_join,
-        address=address, name=name, insecure=insecure, known_hosts=known_hosts,
-        state_dir=state_dir, ascii_only=want_ascii(ascii_only), json_mode=json_mode,
-        table=table, watch=watch, create=create, seats=seats, bots=bots,
-        options=parse_options(option_pairs), timeout=timeout, new=new, rematch=rematch,
-    )  # fmt: skip
+        address=address,
+        name=name,
+        insecure=insecure,
+        known_hosts=known_hosts,
+        state_dir=state_dir,
+        ascii_only=want_ascii(ascii_only),
+        json_mode=json_mode,
+        table=table,
+        watch=watch,
+        create=create,
+        seats=seats,
+        bots=bots,
+        options=parse_options(option_pairs),
+        timeout=timeout,
+        new=new,
+        rematch=rematch,
+    )

@@ -103,9 +103,15 @@ class JsonUI:
             for seat, name, back, said in self.presence.see(push, tc.seat):
                 left = seat < len(push.seats) and push.seats[seat] is None
                 self.emit(
-                    {"type": "presence", "seat": seat, "name": name, "connected": back,
-                     "left": left, "message": safe_text(said)}
-                )  # fmt: skip
+                    {
+                        "type": "presence",
+                        "seat": seat,
+                        "name": name,
+                        "connected": back,
+                        "left": left,
+                        "message": safe_text(said),
+                    }
+                )
         for notice in notices:
             game = self.deals.games.get(notice.hand_no)
             where = {} if game is None else {"game_no": game[0], "game_hand_no": game[1]}
@@ -115,7 +121,7 @@ class JsonUI:
             self._key_shown = True
             self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})
 
-    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:  # noqa: C901, PLR0912
         """The command a JSON line asks for, or None (an ``error`` object says what was
         wrong). While "Play again?" stands (``rematch_asked``) a line is first read as its
         answer: ``{"cmd": "rematch"}`` plays again, ``{"cmd": "quit"}`` or a line that is no

@@ -102,7 +102,7 @@ async def run_lobby(
         raise Disconnected(session.closed_reason or str(exc)) from None
 
 
-async def _lobby_loop(
+async def _lobby_loop(  # noqa: C901, PLR0912
     session: ClientSession,
     tc_args: dict[str, Any],
     ui: HumanUI | JsonUI,
@@ -146,9 +146,12 @@ async def _lobby_loop(
                 continue
             if verb == "create":
                 arg = await create_table(
-                    session, arg, int(extra.get("seats", 2)), extra.get("options") or {},
+                    session,
+                    arg,
+                    int(extra.get("seats", 2)),
+                    extra.get("options") or {},
                     bots=int(extra.get("bots", 0)),
-                )  # fmt: skip
+                )
                 verb = "join"
             if verb in ("join", "watch"):
                 tc = TableClient(session, table_id=arg, name=name, **tc_args)
@@ -207,7 +210,7 @@ def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
     return {"seats": seats, "bots": bots, "options": options}
 
 
-def parse_lobby(
+def parse_lobby(  # noqa: C901, PLR0912
     line: str, tables: list[dict[str, Any]], *, json_mode: bool
 ) -> tuple[str, str, dict[str, Any]]:
     """A lobby command as (verb, table or game, extra); ``ValueError`` explains a bad one.

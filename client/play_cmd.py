@@ -136,9 +136,18 @@ async def run_play(
         name=f"{name}'s table"[:32], lan=lan, port=port, data_dir=data_dir, bot_think=delay
     )
     play = functools.partial(
-        _play_at, ui=ui, game=game, seats=bots + 1, level=level, options=options or {}, name=name,
-        watch=watch, lan=lan, proofs=proofs, rematch=rematch or not json_mode,
-    )  # fmt: skip
+        _play_at,
+        ui=ui,
+        game=game,
+        seats=bots + 1,
+        level=level,
+        options=options or {},
+        name=name,
+        watch=watch,
+        lan=lan,
+        proofs=proofs,
+        rematch=rematch or not json_mode,
+    )
     base = Path(platformdirs.user_data_dir("onecard", appauthor=False))
     try:
         async with embedded_host(setup, base=base) as (info, session):
@@ -147,8 +156,10 @@ async def run_play(
                 ui.info(
                     f"This session's tables and hand records: {session} (records in {kept}; "
                     "earlier sessions keep theirs in their own folders next to it)",
-                    kind="host_data", dir=str(session), records=str(kept),
-                )  # fmt: skip
+                    kind="host_data",
+                    dir=str(session),
+                    records=str(kept),
+                )
             try:
                 return await play(info)
             except (TrustError, Disconnected, RequestError, ProtocolError, OSError) as exc:
@@ -190,8 +201,9 @@ async def _play_at(
             await tc.watch()  # first, so that we see the first deal's commitment
             await host.add_bots(table, seats, kind=level)
             title = GAME_TITLES.get(game, game)
-            ui.info(f"Watching {seats} bots play {title} (table {table})", kind="watching",
-                    table=table)  # fmt: skip
+            ui.info(
+                f"Watching {seats} bots play {title} (table {table})", kind="watching", table=table
+            )
             return await run_table(tc, ui, reconnect=reconnect, records_dir=proofs)
         await tc.join(0)
         if lan:
@@ -335,7 +347,18 @@ def play_command(
     options = parse_options(option_pairs)
     run_sync(
         run_play,
-        game=game, bots=bots, level=level, options=options, name=name, watch=watch, delay=delay,
-        ascii_only=want_ascii(ascii_only), json_mode=json_mode, lan=lan, port=port,
-        data_dir=data_dir, state_dir=state_dir, rematch=rematch,
-    )  # fmt: skip
+        game=game,
+        bots=bots,
+        level=level,
+        options=options,
+        name=name,
+        watch=watch,
+        delay=delay,
+        ascii_only=want_ascii(ascii_only),
+        json_mode=json_mode,
+        lan=lan,
+        port=port,
+        data_dir=data_dir,
+        state_dir=state_dir,
+        rematch=rematch,
+    )

@@ -30,16 +30,26 @@ def keep_options(*, expose: bool) -> list[Callable[[Any], Any]]:
     extra: dict[str, Any] = {} if expose else {"expose_value": False, "callback": _remember}
     return [
         click.option(
-            "--keep-proofs", type=click.IntRange(min=0), default=DEFAULT_KEEP_TABLES,
-            show_default=True, envvar="ONECARD_KEEP_PROOFS", metavar="TABLES",
-            help="Keep the deal proofs of this many tables, the newest (0: none).", **extra,
+            "--keep-proofs",
+            type=click.IntRange(min=0),
+            default=DEFAULT_KEEP_TABLES,
+            show_default=True,
+            envvar="ONECARD_KEEP_PROOFS",
+            metavar="TABLES",
+            help="Keep the deal proofs of this many tables, the newest (0: none).",
+            **extra,
         ),
         click.option(
-            "--keep-days", type=click.FloatRange(min=0), default=DEFAULT_KEEP_DAYS,
-            show_default=True, envvar="ONECARD_KEEP_DAYS", metavar="DAYS",
-            help="Remove the proofs of tables untouched for longer than this.", **extra,
+            "--keep-days",
+            type=click.FloatRange(min=0),
+            default=DEFAULT_KEEP_DAYS,
+            show_default=True,
+            envvar="ONECARD_KEEP_DAYS",
+            metavar="DAYS",
+            help="Remove the proofs of tables untouched for longer than this.",
+            **extra,
         ),
-    ]  # fmt: skip
+    ]
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
@@ -91,14 +101,18 @@ def _options(func: Any) -> Any:
 
 @click.command("proofs", short_help="List the deal proofs kept per table; clean them up.")
 @click.option(
-    "--clean", is_flag=True,
+    "--clean",
+    is_flag=True,
     help="First remove the proofs of tables past --keep-proofs or older than --keep-days.",
-)  # fmt: skip
+)
 @_options
 @click.option(
-    "--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-    envvar="ONECARD_STATE_DIR", help="Where deal proofs are kept (default: user state dir).",
-)  # fmt: skip
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    envvar="ONECARD_STATE_DIR",
+    help="Where deal proofs are kept (default: user state dir).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of one line per table.")
 def proofs_command(
     *, clean: bool, keep_proofs: int, keep_days: float, state_dir: Path | None, as_json: bool

@@ -129,11 +129,20 @@ def records_command(
     connection, the host refused).
     """
     try:
-        results: list[RecordResult] = run_sync(
-            run_records,
-            address=address, table=table, hands=hands, out=out, insecure=insecure,
-            known_hosts=known_hosts, list_only=list_only, as_json=as_json,
-        ) or []  # fmt: skip
+        results: list[RecordResult] = (
+            run_sync(
+                run_records,
+                address=address,
+                table=table,
+                hands=hands,
+                out=out,
+                insecure=insecure,
+                known_hosts=known_hosts,
+                list_only=list_only,
+                as_json=as_json,
+            )
+            or []
+        )
     except click.ClickException as exc:  # no such table, no connection: nothing fetched
         raise NotFetched(safe_text(exc.message)) from None
     ctx = click.get_current_context()

@@ -176,17 +176,22 @@ def status_block(status: Status, *, ascii_only: bool, width: int, height: int = 
         return turn_line(status)  # how it ended, a table would show stale scores and cards
     view, to_act, menu = state.view, state.to_act, status.menu
     table = render_table(
-        view, status.names, me=state.seat, to_act=to_act, ascii_only=ascii_only,
-        game_no=state.game_no, width=width, presence=seats,
-    )  # fmt: skip
+        view,
+        status.names,
+        me=state.seat,
+        to_act=to_act,
+        ascii_only=ascii_only,
+        game_no=state.game_no,
+        width=width,
+        presence=seats,
+    )
     out.append_text(table)
     if menu is not None and (menu.hand or menu.choices) and status.offline is None:
         mine = status.seat is not None and status.seat in to_act
         out.append_text(menu.render(ascii_only=ascii_only, width=width, dim=mine))
     if status.pending is not None:
         rows = height - LIST_MARGIN - len(out.plain.splitlines())
-        out.append_text(options_text(status.pending, ascii_only=ascii_only, width=width,
-                                     rows=rows))  # fmt: skip
+        out.append_text(options_text(status.pending, ascii_only=ascii_only, width=width, rows=rows))
     return out.append_text(turn_line(status))
 
 

@@ -229,18 +229,26 @@ async def run_table(
             meanwhile) or a drop changes nothing.
     """
     machine = TableMachine(
-        tc, until_game_over=until_game_over, offer_rematch=offer_rematch,
-        records=records_dir is not None, can_reconnect=reconnect is not None,
+        tc,
+        until_game_over=until_game_over,
+        offer_rematch=offer_rematch,
+        records=records_dir is not None,
+        can_reconnect=reconnect is not None,
         leave_when_done=leave_when_done,
-    )  # fmt: skip
+    )
     note = getattr(ui, "interrupt_note", None)
     _NOTES[:] = [note] if callable(note) else []
     send, inbox = trio.open_memory_channel[_Item](INBOX)
     async with trio.open_nursery() as nursery:
         driver = _Driver(
-            tc, ui, machine, nursery=nursery, inbox=send, reconnect=reconnect,
+            tc,
+            ui,
+            machine,
+            nursery=nursery,
+            inbox=send,
+            reconnect=reconnect,
             records_dir=records_dir,
-        )  # fmt: skip
+        )
         driver.follow(tc.session)
         if read_input:
             nursery.start_soon(read_lines, send.clone(), ui)
@@ -394,9 +402,13 @@ class _Driver:
         assert self.records_dir is not None
         try:
             result = await fetch_and_save(
-                tc.session, tc.table_id, hand_no, self.records_dir,
-                host_pk=tc.checker.host_pk, transcript=transcript,
-            )  # fmt: skip
+                tc.session,
+                tc.table_id,
+                hand_no,
+                self.records_dir,
+                host_pk=tc.checker.host_pk,
+                transcript=transcript,
+            )
             await self.feed(RecordFetched(result))
         finally:
             self.fetching -= 1

@@ -194,8 +194,13 @@ class TableMachine:
         if self.rematch and isinstance(push, tm.TableInfo) and push.phase == "finished":
             out += self._waiting(push)
         if over and not self.until_game_over and tc.seat is None:
-            out.append(ShowInfo(f"Still watching table {tc.table_id}: its next game shows "
-                                "here (q + Enter to stop)", "watching_on"))  # fmt: skip
+            out.append(
+                ShowInfo(
+                    f"Still watching table {tc.table_id}: its next game shows "
+                    "here (q + Enter to stop)",
+                    "watching_on",
+                )
+            )
         if over and self.until_game_over and tc.outcome is not None:
             out.append(ShowEnd("game over"))
             if not self.offer_rematch or tc.seat is None:  # (stood up: no seat to ready)

@@ -202,9 +202,11 @@ class Admission:
         candidates = [
             t
             for t in self.holders
-            if t.conn is not None and not t.conn.closed and not t.conn.holds_a_seat()
+            if t.conn is not None
+            and not t.conn.closed
+            and not t.conn.holds_a_seat()
             and (not fair or (t.key is not None and groups[t.key] >= mine + 2))
-        ]  # fmt: skip
+        ]
         if not candidates:
             return False
         victim = max(candidates, key=lambda t: groups[t.key])

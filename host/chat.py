@@ -73,8 +73,9 @@ class ChatLog:
                 try:
                     await store.append_chat(self.table_id, rows, keep=CHAT_BACKLOG)
                 except Exception:
-                    log.exception("table %s: chat lines %d-%d not kept", self.table_id,
-                                  rows[0].n, rows[-1].n)  # fmt: skip
+                    log.exception(
+                        "table %s: chat lines %d-%d not kept", self.table_id, rows[0].n, rows[-1].n
+                    )
         finally:
             self._saving = False
 

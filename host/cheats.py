@@ -208,8 +208,11 @@ class Cheat:
             swapped = "AS" if body["card"] != "AS" else "2S"
             log.warning(
                 "table %s: cheating: seat %s is sent %s for %s",
-                self.table_id, body["to"], swapped, body["card"],
-            )  # fmt: skip
+                self.table_id,
+                body["to"],
+                swapped,
+                body["card"],
+            )
             body["card"] = swapped
         sent = sign_message(self._sk, "card", body)
         self._p = private_next(self._p, self._t, sent.body, sent.sig)

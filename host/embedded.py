@@ -97,14 +97,15 @@ async def embedded_host(setup: Setup, *, base: Path) -> AsyncIterator[tuple[Host
         config = HostConfig(
             data_dir=host_dir,
             bind=None if setup.lan else "127.0.0.1",
-            port=(DEFAULT_PORT if setup.port is None else setup.port) if setup.lan
+            port=(DEFAULT_PORT if setup.port is None else setup.port)
+            if setup.lan
             else (setup.port or 0),
             name=setup.name[:32],
             advertise=setup.lan,
             bot_think=setup.bot_think,
             # alone with bots nobody waits on you; friends on the LAN get the host's default
             turn_timer=DEFAULT_TURN_TIMER if setup.lan else None,
-        )  # fmt: skip
+        )
         failed = ""  # (raised out of the nursery, not inside it: one error, not a group)
         try:
             async with trio.open_nursery() as nursery:
@@ -113,8 +114,11 @@ async def embedded_host(setup: Setup, *, base: Path) -> AsyncIterator[tuple[Host
                 except DataDirError as exc:
                     failed = str(exc)
                 except OSError as exc:
-                    where = (join_target(config.bind, config.port) if config.bind
-                             else f"port {config.port} (every address)")  # fmt: skip
+                    where = (
+                        join_target(config.bind, config.port)
+                        if config.bind
+                        else f"port {config.port} (every address)"
+                    )
                     failed = f"cannot start the host on {where}: {exc.strerror or exc}"
                 if not failed:
                     try:
@@ -212,8 +216,13 @@ def end_play_dir(session: Path) -> Path | None:
     session without records is removed entirely. Nothing here raises: a leftover is harmless.
     """
     leftovers = (
-        DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm", OWNER_FILE, LOCK_FILE, HOST_LOCK_FILE,
-    )  # fmt: skip
+        DB_FILE,
+        DB_FILE + "-wal",
+        DB_FILE + "-shm",
+        OWNER_FILE,
+        LOCK_FILE,
+        HOST_LOCK_FILE,
+    )
     for file in (*IDENTITY_FILES, *leftovers):
         with suppress(OSError):
             (session / file).unlink()

@@ -110,8 +110,10 @@ def tighten(paths: Iterable[Path]) -> list[Path]:
         except OSError as exc:
             log.warning(
                 "%s is open to other users (mode %04o) and cannot be made private: %s",
-                path, was, exc.strerror or exc,
-            )  # fmt: skip
+                path,
+                was,
+                exc.strerror or exc,
+            )
             continue
         changed.append((path, was))
     if changed:
@@ -120,6 +122,7 @@ def tighten(paths: Iterable[Path]) -> list[Path]:
         log.warning(
             "other users could read the host's files: made private (directories 0700, "
             "files 0600) %s%s",
-            named, more,
-        )  # fmt: skip
+            named,
+            more,
+        )
     return [p for p, _ in changed]

@@ -184,8 +184,10 @@ class Lobby:
             log.warning(
                 "table %s: get_record of hand %d: %s (in a kept table's last two games, "
                 "deleting the file and restarting the host rebuilds it from the journal)",
-                table_id, hand_no, exc,
-            )  # fmt: skip
+                table_id,
+                hand_no,
+                exc,
+            )
             raise TableError(
                 f"the host cannot read its record of hand {hand_no} at table {table_id!r}: "
                 "the file is damaged",

@@ -253,8 +253,9 @@ class RecordFiles:
             log.error(
                 "hand record %s dropped from memory (over %d bytes wait for the disk); the "
                 "next start rebuilds it from the journal",
-                oldest, MAX_UNWRITTEN_BYTES,
-            )  # fmt: skip
+                oldest,
+                MAX_UNWRITTEN_BYTES,
+            )
         try:
             return await self.flush_records()
         finally:
@@ -275,8 +276,9 @@ class RecordFiles:
                         log.warning(
                             "cannot write the hand record %s: %s; it is kept in memory, served "
                             "from there, and written as soon as the disk takes it",
-                            path, exc.strerror or exc,
-                        )  # fmt: skip
+                            path,
+                            exc.strerror or exc,
+                        )
                     else:
                         log.debug("hand record %s still refused: %s", path, exc)
                     return False
@@ -360,8 +362,11 @@ class RecordFiles:
                 if done.deleted:
                     log.info(
                         "pruned %d hand record(s) (%d bytes); %d kept (%d bytes)",
-                        done.deleted, done.freed, done.kept, done.kept_bytes,
-                    )  # fmt: skip
+                        done.deleted,
+                        done.freed,
+                        done.kept,
+                        done.kept_bytes,
+                    )
             await trio.sleep(PRUNE_EVERY_S)
 
     async def prune(self, *, keep_days: float | None, max_bytes: int | None) -> PruneResult:

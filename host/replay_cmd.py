@@ -44,7 +44,7 @@ def format_event(event: Event) -> str:
     return f"{event.kind}{who} {fields}".rstrip()
 
 
-def replay_lines(path: str | Path, *, as_json: bool = False) -> Iterator[str]:
+def replay_lines(path: str | Path, *, as_json: bool = False) -> Iterator[str]:  # noqa: C901, PLR0912
     """Run a scenario file and yield its output lines.
 
     Raises:

@@ -203,8 +203,11 @@ class GameRunner:
             except Exception as exc:  # a game the restore itself did not need to replay
                 log.warning(
                     "table %s: cannot rebuild the lost records of hands %d-%d: %s",
-                    self.table_id, first, last, exc,
-                )  # fmt: skip
+                    self.table_id,
+                    first,
+                    last,
+                    exc,
+                )
                 continue
             out.extend((hand, r) for hand, r in scratch.pending_records if hand not in have)
         return out

@@ -347,7 +347,7 @@ def _seat_key(key: str, seats: int, source: str, where: str) -> int | None:
     return int(key)
 
 
-def _parse_step(i: int, raw: object, seats: int, source: str) -> Step:
+def _parse_step(i: int, raw: object, seats: int, source: str) -> Step:  # noqa: C901, PLR0912, PLR0915
     where = f"steps[{i}]"
     step = _mapping(raw, source, where)
     unknown = sorted(set(step) - _STEP_KEYS)

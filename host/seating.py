@@ -256,8 +256,11 @@ class SeatBook:
             return False
         log.info(
             "table %s: %s stopped watching (%s) [%s]",
-            self.table_id, name, why, getattr(conn, "peer", "?"),
-        )  # fmt: skip
+            self.table_id,
+            name,
+            why,
+            getattr(conn, "peer", "?"),
+        )
         return True
 
     def detach(self, conn: Conn) -> bool:
@@ -289,8 +292,10 @@ class SeatBook:
                     self.spectators[conn] = s.name
                     log.info(
                         "table %s: %s started watching (stood up) [%s]",
-                        self.table_id, s.name, getattr(conn, "peer", "?"),
-                    )  # fmt: skip
+                        self.table_id,
+                        s.name,
+                        getattr(conn, "peer", "?"),
+                    )
                 changed = True
             if not running:
                 self.seats[s.index] = None

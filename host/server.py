@@ -406,8 +406,10 @@ class Host:
             log.error(
                 "table %s: cannot restart the bot in seat %d: storing its token failed (%s); "
                 "the host plays the seat after the grace period",
-                table.table_id, seat, exc,
-            )  # fmt: skip
+                table.table_id,
+                seat,
+                exc,
+            )
             return
         except Exception:
             log.exception("table %s: cannot restart the bot in seat %d", table.table_id, seat)

@@ -87,10 +87,15 @@ class Table:
     ) -> None:
         self.clock = TableClock(grace)
         self.runner = GameRunner(
-            table_id=table_id, game_cls=game_cls, seats=seats, options=options,
-            signing_key=signing_key, turn_timer=turn_timer, round_timeout=round_timeout,
+            table_id=table_id,
+            game_cls=game_cls,
+            seats=seats,
+            options=options,
+            signing_key=signing_key,
+            turn_timer=turn_timer,
+            round_timeout=round_timeout,
             now=self.clock.now,
-        )  # fmt: skip
+        )
         self.book = SeatBook(self.runner.seats, self.clock.now, table_id)
         self.chat_room = ChatLog(table_id)
         self.store = store
@@ -273,15 +278,25 @@ class Table:
             self.book.sit(conn, SeatBook.new_seat(index, name, bot, row.token_hash, self.game_no))
             self.clock.touch()
             conn.deliver(
-                [{"type": "joined", "table": self.table_id, "seat": index, "token": token,
-                  "re": re}]
-            )  # fmt: skip
+                [
+                    {
+                        "type": "joined",
+                        "table": self.table_id,
+                        "seat": index,
+                        "token": token,
+                        "re": re,
+                    }
+                ]
+            )
             # logged here, before a full table starts its game, so the lines come in order
             log.info(
                 "table %s: %s took seat %d%s [%s]",
-                self.table_id, name, index, f" (bot: {bot})" if bot else "",
+                self.table_id,
+                name,
+                index,
+                f" (bot: {bot})" if bot else "",
                 getattr(conn, "peer", "?"),
-            )  # fmt: skip
+            )
             self.send_summary()
             await self._maybe_start()
             return index, token
@@ -335,13 +350,18 @@ class Table:
             if conn not in self.spectators:
                 log.info(
                     "table %s: %s started watching [%s]",
-                    self.table_id, name, getattr(conn, "peer", "?"),
-                )  # fmt: skip
+                    self.table_id,
+                    name,
+                    getattr(conn, "peer", "?"),
+                )
             self.spectators[conn] = name
             conn.deliver(
-                [{"type": "table_info", **self.summary()}, *self.chat_room.backlog(),
-                 *self.view_msgs(None)]
-            )  # fmt: skip
+                [
+                    {"type": "table_info", **self.summary()},
+                    *self.chat_room.backlog(),
+                    *self.view_msgs(None),
+                ]
+            )
             self.send_summary()
 
     async def set_ready(self, conn: Conn, ready: bool) -> None:
@@ -369,24 +389,38 @@ class Table:
             if found.substitute and not found.stood_up:
                 log.info(
                     "table %s: seat %d (%s) is back: the host stops playing for it",
-                    self.table_id, found.index, found.name,
-                )  # fmt: skip
+                    self.table_id,
+                    found.index,
+                    found.name,
+                )
             found.substitute = False
             if old is not None and old is not conn:
                 old.close_politely(
-                    {"type": "error", "code": "conflict", "fatal": True,
-                     "message": "this seat was resumed by another connection"}
-                )  # fmt: skip
+                    {
+                        "type": "error",
+                        "code": "conflict",
+                        "fatal": True,
+                        "message": "this seat was resumed by another connection",
+                    }
+                )
             head = {
-                "type": "resumed", "table": self.table_id, "seat": found.index,
-                "name": found.name, "seq": self.seq, "act_seq": found.last_cseq, "re": re,
-            }  # fmt: skip
+                "type": "resumed",
+                "table": self.table_id,
+                "seat": found.index,
+                "name": found.name,
+                "seq": self.seq,
+                "act_seq": found.last_cseq,
+                "re": re,
+            }
             conn.deliver_backlog(
-                [head, {"type": "table_info", **self.summary()},
-                 *self.chat_room.backlog(last_seq),
-                 *await self.backlogs.after(found.index, last_seq, self.runner),
-                 *self.view_msgs(found.index)]
-            )  # fmt: skip
+                [
+                    head,
+                    {"type": "table_info", **self.summary()},
+                    *self.chat_room.backlog(last_seq),
+                    *await self.backlogs.after(found.index, last_seq, self.runner),
+                    *self.view_msgs(found.index),
+                ]
+            )
             self.send_summary()
             await self._maybe_start()
             self.clock.poke()

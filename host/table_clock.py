@@ -83,9 +83,11 @@ class TableClock:
         return [
             s
             for s in seats
-            if s is not None and s.bot is None and s.disconnected_at is not None
+            if s is not None
+            and s.bot is None
+            and s.disconnected_at is not None
             and now >= self.away_since(s) + self.grace
-        ]  # fmt: skip
+        ]
 
     def to_substitute(self, seats: Sequence[Seat | None]) -> list[Seat]:
         """A game running: the seats away for the grace period the host does not yet play."""
@@ -93,9 +95,11 @@ class TableClock:
         return [
             s
             for s in seats
-            if s is not None and s.disconnected_at is not None and not s.substitute
+            if s is not None
+            and s.disconnected_at is not None
+            and not s.substitute
             and now >= s.disconnected_at + self.grace
-        ]  # fmt: skip
+        ]
 
     def touch(self) -> None:
         """A seat was taken or given up."""

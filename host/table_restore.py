@@ -80,8 +80,9 @@ async def finish_restore(table: Table) -> None:
         if lost:
             log.warning(
                 "table %s: rebuilt the lost records of hands %s from the journal",
-                table.table_id, ", ".join(str(h) for h, _ in lost),
-            )  # fmt: skip
+                table.table_id,
+                ", ".join(str(h) for h, _ in lost),
+            )
         for hand_no, record in sorted([*lost, *records], key=lambda r: r[0]):
             if hand_no not in have:
                 await table.store.records.keep_record(table.table_id, hand_no, record)

@@ -95,8 +95,11 @@ class Timers:
             s.substitute = True
             log.info(
                 "table %s: the host plays seat %d (%s): away for the %.0f s grace period",
-                table.table_id, s.index, s.name, table.clock.grace,
-            )  # fmt: skip
+                table.table_id,
+                s.index,
+                s.name,
+                table.clock.grace,
+            )
             table.send_summary()
         now = table.clock.now()
         if runner.phase is TablePhase.DEALING:
@@ -141,7 +144,10 @@ class Timers:
             await table.store.delete_seat(table.table_id, s.index)
             log.info(
                 "table %s: seat %d (%s) freed: away %.0f s with no game running",
-                table.table_id, s.index, s.name, table.clock.grace,
-            )  # fmt: skip
+                table.table_id,
+                s.index,
+                s.name,
+                table.clock.grace,
+            )
         if freed:
             table.send_summary()

@@ -42,18 +42,27 @@ def state_message(
         # every game's view already lists the seat's legal actions (VIEW_CORE_KEYS): reuse that
         # list rather than enumerate them twice (Black Jack's can take milliseconds)
         listed = view.get("legal")
-        legal = listed if isinstance(listed, list) else [
-            a.to_wire() for a in engine.legal_actions(seat)
-        ]  # fmt: skip
+        legal = (
+            listed
+            if isinstance(listed, list)
+            else [a.to_wire() for a in engine.legal_actions(seat)]
+        )
     deadline = runner.turn_deadline
     turn_ms = None if deadline is None else max(0, int((deadline - runner.now()) * 1000))
     return [
         Outgoing(
-            type="state", table=runner.table_id, seq=runner.seq, game_no=runner.game_no,
-            phase=runner.phase.value, seat=seat, view=view, legal=legal,
-            to_act=list(engine.to_act()) if playing else [], turn_ms=turn_ms,
+            type="state",
+            table=runner.table_id,
+            seq=runner.seq,
+            game_no=runner.game_no,
+            phase=runner.phase.value,
+            seat=seat,
+            view=view,
+            legal=legal,
+            to_act=list(engine.to_act()) if playing else [],
+            turn_ms=turn_ms,
         )
-    ]  # fmt: skip
+    ]
 
 
 class Backlogs:

@@ -82,8 +82,15 @@ __all__ = [
 #: public name -> the module that defines it
 _WHERE = {
     **dict.fromkeys(
-        ["PROTOCOL_NAME", "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "Connection", "Role", "State",
-         "negotiate_version"],
+        [
+            "PROTOCOL_NAME",
+            "PROTOCOL_VERSION",
+            "SUPPORTED_VERSIONS",
+            "Connection",
+            "Role",
+            "State",
+            "negotiate_version",
+        ],
         "protocol.connection",
     ),
     **dict.fromkeys(
@@ -95,11 +102,25 @@ _WHERE = {
         "protocol.framing",
     ),
     **dict.fromkeys(
-        ["MESSAGE_TYPES", "Bye", "Direction", "Error", "Hello", "Message", "MessageId", "Ping",
-         "Pong", "ServerClosing", "Welcome", "message_from_wire", "register", "wire"],
+        [
+            "MESSAGE_TYPES",
+            "Bye",
+            "Direction",
+            "Error",
+            "Hello",
+            "Message",
+            "MessageId",
+            "Ping",
+            "Pong",
+            "ServerClosing",
+            "Welcome",
+            "message_from_wire",
+            "register",
+            "wire",
+        ],
         "protocol.messages",
     ),
-}  # fmt: skip
+}
 
 
 def __getattr__(name: str) -> Any:

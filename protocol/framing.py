@@ -90,7 +90,7 @@ def _pairs_to_dict(pairs: list[tuple[Any, Any]]) -> WireDict:
     return result
 
 
-def check_tree(obj: object, *, max_nesting: int = MAX_NESTING) -> None:
+def check_tree(obj: object, *, max_nesting: int = MAX_NESTING) -> None:  # noqa: C901, PLR0912
     """Check a value against the protocol's type and nesting rules (iteratively, no recursion).
 
     Allowed: None, bool, int (signed or unsigned 64-bit), str, bytes, list/tuple, and dict with

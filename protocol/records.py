@@ -352,7 +352,7 @@ def _verify(obj: object, defer: bool) -> Verdict:
     )
 
 
-def _check_shape(rec: Mapping[str, Any]) -> None:
+def _check_shape(rec: Mapping[str, Any]) -> None:  # noqa: C901
     if "format" not in rec:
         raise RecordError("not a hand record (no 'format' field)")
     for key in _REQUIRED:

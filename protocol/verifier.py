@@ -329,7 +329,7 @@ class HandVerifier:
         if field_b32(body, "prev", msg.name) != self._transcript:
             raise PositionError(f"{msg.name} (seq {seq}) does not chain to the transcript")
 
-    def _on_hand_commit(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+    def _on_hand_commit(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:  # noqa: C901, PLR0912
         if self.context is not None:
             raise FairnessStateError("a second HAND_COMMIT in one hand")
         n = msg.name

@@ -409,7 +409,7 @@ def _index(rec: dict[str, Any], mtype: str, nth: int = 0, pred: Any = None) -> i
     return hits[nth]
 
 
-def tampered(valid: dict[str, Any]) -> list[dict[str, Any]]:
+def tampered(valid: dict[str, Any]) -> list[dict[str, Any]]:  # noqa: C901, PLR0915
     cases: list[tuple[str, str, Callable[[dict[str, Any]], None]]] = []
 
     def case(name: str, why: str) -> Callable[[Callable[[dict[str, Any]], None]], None]:

@@ -54,9 +54,20 @@ Condition = dict[str, Any]
 
 #: the placeholder formats a client understands (``spec/PROTOCOL.md`` section 3.5)
 FORMATS = frozenset(
-    {"name", "cards", "card_list", "played", "suit", "suit_name", "word", "seats", "by_seat",
-     "hand", "action"}
-)  # fmt: skip
+    {
+        "name",
+        "cards",
+        "card_list",
+        "played",
+        "suit",
+        "suit_name",
+        "word",
+        "seats",
+        "by_seat",
+        "hand",
+        "action",
+    }
+)
 
 
 def when(condition: Condition, then: Template, otherwise: Template = "") -> dict[str, Any]:

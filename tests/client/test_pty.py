@@ -111,7 +111,7 @@ class _Collect:
         pass
 
 
-async def test_wild_suit_and_one_card_call_through_a_terminal(
+async def test_wild_suit_and_one_card_call_through_a_terminal(  # noqa: PLR0915
     nursery: trio.Nursery, spawn_pty: Callable[..., Any]
 ) -> None:
     """A scripted host (the real protocol, fixed states) offers a seven and then a call window:

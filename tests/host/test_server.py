@@ -188,7 +188,7 @@ async def polite(client: ClientSession, msg: Message) -> Message:
 
 
 @pytest.mark.parametrize("game", ["one-card", "one", "black-jack"])
-async def test_scripted_client_plays_a_whole_game(
+async def test_scripted_client_plays_a_whole_game(  # noqa: PLR0915
     autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any, game: str
 ) -> None:
     """A client driving the protocol by hand: join, ready, commit, reveal, act, retry, errors.

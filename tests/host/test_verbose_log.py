@@ -20,7 +20,7 @@ from host.runner import MAX_MISSED_ROUNDS, TablePhase
 from host.server import HostConfig, HostInfo, serve_host
 
 
-async def test_the_host_logs_takeovers_spectators_voids_and_restores_one_line_each(
+async def test_the_host_logs_takeovers_spectators_voids_and_restores_one_line_each(  # noqa: PLR0915
     autojump_clock: trio.testing.MockClock,
     nursery: trio.Nursery,
     tmp_path: Path,

@@ -114,7 +114,7 @@ class OneCard(OneCardState):
     def parse_action(self, wire: object) -> Action:
         return parse_one_card_action(wire)
 
-    def check(self, seat: int, action: Action) -> None:
+    def check(self, seat: int, action: Action) -> None:  # noqa: C901, PLR0912
         if not 0 <= seat < self.seats:
             raise InvalidAction(f"no seat {seat}")
         if self._phase is _OVER:
