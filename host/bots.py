@@ -156,7 +156,8 @@ class BotPlayer:
         self.backlog_until = reply.seq
 
     async def play(self) -> None:
-        """Run until the game is over (or forever with ``stay``) or the connection ends."""
+        """Run until the game is over (or forever with ``stay``) or the connection ends; a
+        connection that ends, at whatever moment, ends it without an error."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._actor)
             async for push in self.client.pushes:
@@ -224,6 +225,10 @@ class BotPlayer:
                 await self.client.send(
                     tm.FairReveal(table=self.table_id, hand_no=body["hand_no"], r=body["r"])
                 )
+        except Disconnected:
+            # the connection ended (a host killed as the round opened): the pushes it sent
+            # before are still read, then play ends as it does whenever the connection ends
+            return
         except FairnessError as exc:
             self.verifier = None
             if push.seq <= self.backlog_until:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
 from host.ai.ismcts import Budget
@@ -19,8 +20,10 @@ from host.ai.levels import HardBot, NormalBot
 from host.bots import BOT_SOFTWARE, BotOutcome, BotPlayer, BotRefused, TableFinished, run_bots
 from host.server import HostInfo
 from net.session import Disconnected, RequestError, first_leaf, open_session
+from protocol.cards import DECK_52
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
+from protocol.fairness import HandDealer
 from protocol.messages import Error, Hello, ServerClosing, Welcome
 
 
@@ -42,6 +45,41 @@ async def test_a_bot_session_says_hello_as_a_bot(autojump_clock: trio.testing.Mo
         async with open_session(client_end, keep=True, software=BOT_SOFTWARE) as client:
             assert client.welcome == welcome
             assert client.received == [welcome]
+
+
+async def test_a_bot_whose_host_is_gone_when_it_commits_stops_playing(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A host killed as it opens the fair-dealing round: its ``hand_commit`` arrives, then the
+    connection ends before the bot sends its commitment. ``play`` ends as it does whenever the
+    connection ends, instead of raising :class:`Disconnected` from the commitment it cannot
+    send (the intermittent failure of tests/adversarial/test_sigkill_every_phase.py)."""
+    client_end, host_end = trio.testing.memory_stream_pair()
+    host = Connection(role=Role.HOST)
+    welcome = Welcome(
+        version=1, host_name="h", software="h/1", fingerprint="sha256:" + "f" * 64, limits={}
+    )
+    dealer = HandDealer(
+        signing_key=Ed25519PrivateKey.generate(), table_id="t1", hand_no=1,
+        ruleset_id="black-jack", deck=DECK_52, pids=["ann", "bob"],
+    )  # fmt: skip
+    opened = tm.FairPush(table="t1", seq=1, hand_no=1, msg=dealer.hand_commit.to_wire())
+
+    async def host_killed_after_the_commit() -> None:
+        host.receive_data(bytes(await host_end.receive_some(65536)))
+        assert isinstance(host.next_message(), Hello)
+        await host_end.send_all(host.send(welcome) + host.send(opened))
+        await host_end.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host_killed_after_the_commit)
+        async with open_session(client_end) as client:
+            await client.closed.wait()  # the round's opening is still unread
+            bot = BotPlayer(client, table_id="t1", stay=True)
+            bot.name, bot.seat = "ann", 0
+            await bot.play()
+    assert bot.verifier is not None and bot.verifier.pid == "ann"  # it did try to commit
+    assert bot.fair_alerts == []
 
 
 def test_a_bot_refusal_reads_code_first() -> None:
