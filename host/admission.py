@@ -8,7 +8,8 @@ handshake is cancelled to make room (silent connections that never send a TLS Cl
 cannot keep newcomers out), and the whole handshake has ``HANDSHAKE_DEADLINE_S``.
 
 After ``welcome`` the connection takes a *slot* (``max_connections`` in all, and
-``max_connections_per_address`` per address key, checked as soon as it opens). When every
+``max_connections_per_address`` per address key, checked as soon as it opens, counting that
+address's connections still in their handshake). When every
 slot is taken:
 
 * a newcomer from an address holding fewer connections than the busiest one (by at least two)
@@ -129,14 +130,15 @@ class Admission:
     def open(self, key: str | None) -> Ticket | str:
         """A new connection: its ticket (in the handshake budget), or why it is refused."""
         if key is not None:
-            if self.per_address[key] >= self.max_per_address:
+            shaking = sum(1 for t in self.handshaking if t.key == key)
+            # those still in their handshake count too: each may take a slot after welcome
+            if self.per_address[key] + shaking >= self.max_per_address:
                 cap = self.max_per_address
                 log.info("refused a connection: %d from %s already", cap, key)
                 return (
                     f"too many connections from your address ({key}): at most {cap} at a time; "
                     "close one or retry later"
                 )
-            shaking = sum(1 for t in self.handshaking if t.key == key)
             if shaking >= self.max_handshaking_per_address:
                 log.info("refused a connection: %d handshakes from %s already", shaking, key)
                 return f"too many connections from your address ({key}) are still opening"

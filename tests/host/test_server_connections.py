@@ -208,8 +208,13 @@ async def test_a_newcomer_takes_a_slot_from_the_busiest_address(
 
 
 async def test_the_handshake_budget_cancels_the_oldest_silent_connection(
-    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery, tmp_path: Path
 ) -> None:
+    # room for more connections from one address than may be in their handshake at once
+    config = _config(
+        tmp_path, max_connections=3, max_connections_per_address=MAX_HANDSHAKING_PER_ADDRESS + 1
+    )
+    capped: HostInfo = await nursery.start(serve_host, config)
     admission = capped.host.admission
     # silent connections from many addresses (each under its own handshake cap)
     silent = [_from(capped, nursery, f"203.0.113.{i}") for i in range(MAX_HANDSHAKING)]
