@@ -4,11 +4,14 @@ How it works: every remote connection holds a :class:`Ticket` from :class:`Admis
 moment it opens. Until its handshake is over (TLS, then ``hello``/``welcome``) it counts only
 against the *handshake budget*: at most ``MAX_HANDSHAKING`` such connections in all and
 ``MAX_HANDSHAKING_PER_ADDRESS`` from one address key; when the budget is spent the oldest
-handshake is cancelled to make room (silent connections that never send a TLS ClientHello
-cannot keep newcomers out), and the whole handshake has ``HANDSHAKE_DEADLINE_S``.
+handshake of the address key with the most handshakes is cancelled to make room (silent
+connections that never send a TLS ClientHello cannot keep newcomers out, and reopening them as
+fast as they are closed cannot cancel the one handshake of an address of its own), and the
+whole handshake has ``HANDSHAKE_DEADLINE_S``.
 
 After ``welcome`` the connection takes a *slot* (``max_connections`` in all, and
-``max_connections_per_address`` per address key, checked as soon as it opens). When every
+``max_connections_per_address`` per address key, checked as soon as it opens, counting that
+address's connections still in their handshake). When every
 slot is taken:
 
 * a newcomer from an address holding fewer connections than the busiest one (by at least two)
@@ -49,7 +52,8 @@ __all__ = [
 
 log = get_logger(__name__)
 
-#: connections in their TLS or protocol handshake at once (the oldest is cancelled for a new one)
+#: connections in their TLS or protocol handshake at once (for a new one, the oldest of the address
+#: with the most is cancelled)
 MAX_HANDSHAKING = 16
 #: connections in their handshake at once from one address key (more are refused)
 MAX_HANDSHAKING_PER_ADDRESS = 4
@@ -96,7 +100,7 @@ class Ticket:
     """One remote connection's place in admission."""
 
     key: str | None  #: its address key (None: not capped per address)
-    #: cancels the connection (the handshake budget's oldest, or a slot given to another)
+    #: cancels the connection (to make room in the handshake budget, or for its slot)
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     slot: bool = False  #: holds a connection slot
     conn: ClientConnection | None = None  #: once its handshake is done
@@ -129,26 +133,34 @@ class Admission:
     def open(self, key: str | None) -> Ticket | str:
         """A new connection: its ticket (in the handshake budget), or why it is refused."""
         if key is not None:
-            if self.per_address[key] >= self.max_per_address:
+            shaking = sum(1 for t in self.handshaking if t.key == key)
+            # those still in their handshake count too: each may take a slot after welcome
+            if self.per_address[key] + shaking >= self.max_per_address:
                 cap = self.max_per_address
                 log.info("refused a connection: %d from %s already", cap, key)
                 return (
                     f"too many connections from your address ({key}): at most {cap} at a time; "
                     "close one or retry later"
                 )
-            shaking = sum(1 for t in self.handshaking if t.key == key)
             if shaking >= self.max_handshaking_per_address:
                 log.info("refused a connection: %d handshakes from %s already", shaking, key)
                 return f"too many connections from your address ({key}) are still opening"
         while len(self.handshaking) >= self.max_handshaking:
-            oldest = next(iter(self.handshaking))
-            del self.handshaking[oldest]
-            oldest.scope.cancel()
-            log.info("cancelled the oldest handshake (from %s) for a new one", oldest.key)
+            victim = self._oldest_of_busiest()
+            del self.handshaking[victim]
+            victim.scope.cancel()
+            log.info("cancelled the oldest handshake from %s for a new one", victim.key)
         ticket = Ticket(key)
         ticket.scope.deadline = trio.current_time() + HANDSHAKE_DEADLINE_S
         self.handshaking[ticket] = None
         return ticket
+
+    def _oldest_of_busiest(self) -> Ticket:
+        """The handshake to cancel for a new one: the oldest of the address key with the most
+        handshakes (an attacker reopening many connections cancels its own first)."""
+        counts = Counter(t.key for t in self.handshaking)
+        most = max(counts.values())
+        return next(t for t in self.handshaking if counts[t.key] == most)
 
     # ------------------------------------------------------------------ after welcome
 

@@ -207,30 +207,38 @@ async def test_a_newcomer_takes_a_slot_from_the_busiest_address(
         assert capped.host.per_address == {A: 1, B: 1, "203.0.113.9": 1}
 
 
-async def test_the_handshake_budget_cancels_the_oldest_silent_connection(
-    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+async def test_the_handshake_budget_cancels_the_oldest_of_the_busiest_address(
+    autojump_clock: trio.testing.MockClock, nursery: trio.Nursery, tmp_path: Path
 ) -> None:
+    # room for more connections from one address than may be in their handshake at once
+    config = _config(
+        tmp_path, max_connections=3, max_connections_per_address=MAX_HANDSHAKING_PER_ADDRESS + 1
+    )
+    capped: HostInfo = await nursery.start(serve_host, config)
     admission = capped.host.admission
-    # silent connections from many addresses (each under its own handshake cap)
-    silent = [_from(capped, nursery, f"203.0.113.{i}") for i in range(MAX_HANDSHAKING)]
+    # silent connections from many addresses (one each), then from one address (B) its share
+    others = MAX_HANDSHAKING - MAX_HANDSHAKING_PER_ADDRESS
+    silent = [_from(capped, nursery, f"203.0.113.{i}") for i in range(others)]
+    await trio.testing.wait_all_tasks_blocked()
+    mine = [_from(capped, nursery, B) for _ in range(MAX_HANDSHAKING_PER_ADDRESS)]
     await trio.testing.wait_all_tasks_blocked()
     assert len(admission.handshaking) == MAX_HANDSHAKING
-    async with _client(capped, nursery, A) as honest:  # the oldest silent one makes room
+    # one address cannot hold the budget: its handshakes beyond its share are refused
+    frame = (await _frames_until_closed(_from(capped, nursery, B)))[0]
+    assert frame["code"] == "full" and "still opening" in frame["message"]
+    silent.append(_from(capped, nursery, "203.0.113.200"))  # a newer one makes room
+    await trio.testing.wait_all_tasks_blocked()
+    assert len(admission.handshaking) == MAX_HANDSHAKING
+    async with _client(capped, nursery, A) as honest:  # and so does the honest client
         assert isinstance(await honest.request(tm.ListTables()), tm.Tables)
-        await trio.testing.wait_all_tasks_blocked()
-        assert len(admission.handshaking) == MAX_HANDSHAKING - 1
-        # one address cannot hold the budget: its handshakes beyond its share are refused
-        mine = [_from(capped, nursery, B) for _ in range(MAX_HANDSHAKING_PER_ADDRESS)]
-        await trio.testing.wait_all_tasks_blocked()
-        frame = (await _frames_until_closed(_from(capped, nursery, B)))[0]
-        assert frame["code"] == "full" and "still opening" in frame["message"]
         start = trio.current_time()
-        for stream in mine:  # and each has HANDSHAKE_DEADLINE_S at most
-            await _frames_until_closed(stream)
-        assert trio.current_time() - start <= HANDSHAKE_DEADLINE_S
-        answered = [await _frames_until_closed(stream) for stream in silent]
-        # closed unanswered: the oldest, for the honest client, then three more for B's four
-        assert answered.count([]) == MAX_HANDSHAKING_PER_ADDRESS
+        answered = [await _frames_until_closed(stream) for stream in mine]
+        assert trio.current_time() - start <= HANDSHAKE_DEADLINE_S  # each has that at most
+        # closed unanswered: two of B's (its oldest), the address with the most handshakes;
+        # the others got to their deadline
+        assert [frames == [] for frames in answered].count(True) == 2, answered
+        # no connection alone from its address was cancelled: each had its deadline
+        assert all([await _frames_until_closed(stream) for stream in silent])
     await _until(lambda: not admission.handshaking)
 
 
