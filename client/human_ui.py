@@ -508,12 +508,12 @@ class HumanUI:
         found = self.menu.resolve(text)
         if isinstance(found, str):
             held = self._held(tc, text)  # a card we hold but may not play: ask the host why
-            refused = Text(found)
-            if held is not None:  # "9♠ is not one of your moves now", as the hand shows it
-                refused = cards_in_text(held, ascii_only=self.ascii_only)
-                refused.append(found.removeprefix(held))
-            self.say(refused, style="yellow")
-            return None if held is None else self._ask_why(tc, held)
+            if held is not None:  # its answer is the one line said (on_explained)
+                return self._ask_why(tc, held)
+            typed_card = normalise_card(text) is not None  # "you do not hold Q♠", as the hand
+            shown = cards_in_text(found, ascii_only=self.ascii_only) if typed_card else Text(found)
+            self.say(shown, style="yellow")  # (a hint's "a card code like 7S" stays typed)
+            return None
         if len(found.actions) == 1:
             return Act(found.actions[0])
         self._ask_choice(found)
@@ -599,7 +599,9 @@ class HumanUI:
     def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
         what = describe_action(action, ascii_only=self.ascii_only)
         error = name_seats(error, tc.name_of, tc.seat)
-        self.say(Text("The host refused ").append_text(what).append(f": {error}"), style="red")
+        refused = Text("The host refused ").append_text(what).append(": ")
+        refused.append_text(cards_in_text(error, ascii_only=self.ascii_only))  # as ``what`` is
+        self.say(refused, style="red")
         self._shown = None
         if tc.my_turn and tc.state is not None:
             self._shown = json.dumps(tc.state.legal, sort_keys=True)
