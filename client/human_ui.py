@@ -377,6 +377,7 @@ class HumanUI:
 
     def _on_state(self, tc: TableClient, state: tm.StatePush) -> None:
         running = state.phase == "playing" and bool(state.to_act)
+        expected = self.clock.left()  # what the last state's timer has left now
         self.clock.start(state.turn_ms if running else None)
         if state.seat is None:
             self._spectator_state(tc, state)
@@ -389,6 +390,11 @@ class HumanUI:
                 self._shown = legal_key
                 self._pending = None
                 self._draw_turn(tc, state)
+            elif self._time_jumped(expected) and not self.on_screen:
+                # the same turn, another time left (a resume: the host's clock ran meanwhile);
+                # the table screen's block counts from the new state by itself
+                self.say(f"{int(self.clock.left() or 0)} s left for your move", style="bold")
+                self._reprompt()
             return
         self._shown = None
         if not self._quitting:  # the turn has passed (our move, a timer): nothing to answer
@@ -401,6 +407,12 @@ class HumanUI:
                 self.say(Text(f"Press {c.key} + Enter to ").append_text(c.label), style="bold")
         elif not calls:
             self._hinted = None
+
+    def _time_jumped(self, expected: float | None) -> bool:
+        """Whether the turn timer now says something else than the one the player was told
+        of (by more than a second or two: the time a message takes)."""
+        left = self.clock.left()
+        return left is not None and (expected is None or abs(left - expected) > 2)
 
     def _table(self, tc: TableClient, state: tm.StatePush) -> Text:
         return render_table(
@@ -421,7 +433,10 @@ class HumanUI:
         if self._quitting:  # "leave mid-game?" stays the only question until it is answered
             self.prompt(self.leave_question, again=self.leave_question)
             return
-        left = "" if state.turn_ms is None else f" ({state.turn_ms // 1000} s left)"
+        # (the table screen's block counts the time down: its input line says no figure that
+        # would go stale, as "Your move (119 s left):" did beside 63 s really left)
+        timed = state.turn_ms is not None and not self.on_screen
+        left = f" ({state.turn_ms // 1000} s left)" if timed and state.turn_ms is not None else ""
         self.prompt(f"Your move{left}: ", again="Your move: ")  # the time left goes stale
 
     # ------------------------------------------------------------------ input

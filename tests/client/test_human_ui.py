@@ -416,3 +416,19 @@ def test_a_rematch_opens_the_table_screen_again() -> None:
     ui.screen.reading = False
     os.close(read)
     os.close(write)
+
+
+def test_a_resumed_turn_says_the_time_really_left() -> None:
+    """Before, "Your move (119 s left):" stood after a resume with 63 s left: the fresh state
+    offered the same moves, so nothing was said again."""
+    ui, out = _human()
+    tc = _tc()
+    state = _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1])
+    ui.on_push(tc, dataclasses.replace(state, turn_ms=119_500), [])
+    assert out.getvalue().endswith("Your move (119 s left): ")
+    ui.info("reconnected: seat 1 resumed as Bob", kind="reconnected")
+    ui.on_push(tc, dataclasses.replace(state, turn_ms=63_400), [])  # the state after resumed
+    assert out.getvalue().endswith("\n63 s left for your move\nYour move: ")
+    before = out.getvalue()
+    ui.on_push(tc, dataclasses.replace(state, turn_ms=63_000), [])  # the same clock: quiet
+    assert out.getvalue() == before
