@@ -385,6 +385,9 @@ class HumanUI:
         self.menu = build_menu(state.view, state.legal, ascii_only=self.ascii_only)
         self._stray.seen(self.menu)
         legal_key = json.dumps(state.legal, sort_keys=True)
+        calls = [c for c in self.menu.choices if c.actions[0].get("type") in OUT_OF_TURN]
+        if not calls:  # (on our turn too: else the next window's hint was never said)
+            self._hinted = None
         if tc.my_turn:
             if legal_key != self._shown:
                 self._shown = legal_key
@@ -399,14 +402,13 @@ class HumanUI:
         self._shown = None
         if not self._quitting:  # the turn has passed (our move, a timer): nothing to answer
             self._asking = None
-        calls = [c for c in self.menu.choices if c.actions[0].get("type") in OUT_OF_TURN]
-        hint = json.dumps([c.actions for c in calls], sort_keys=True)
+        # one hint per window: the same call offered again for another player is a new one
+        window = state.view.get("call_window") or state.view.get("declare_window")
+        hint = json.dumps([[c.actions for c in calls], window], sort_keys=True)
         if calls and hint != self._hinted:
             self._hinted = hint
             for c in calls:
                 self.say(Text(f"Press {c.key} + Enter to ").append_text(c.label), style="bold")
-        elif not calls:
-            self._hinted = None
 
     def _time_jumped(self, expected: float | None) -> bool:
         """Whether the turn timer now says something else than the one the player was told

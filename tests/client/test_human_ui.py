@@ -432,3 +432,22 @@ def test_a_resumed_turn_says_the_time_really_left() -> None:
     before = out.getvalue()
     ui.on_push(tc, dataclasses.replace(state, turn_ms=63_000), [])  # the same clock: quiet
     assert out.getvalue() == before
+
+
+def test_the_call_hint_is_said_for_every_window() -> None:
+    """Before, a window that closed during our turn left the hint marked as said, so the next
+    window (the same call, another player down to one card) said nothing."""
+    ui, out = _human()
+    tc = _tc()
+    hint = 'Press c + Enter to call "One Card!"'
+    first = {**VIEW, "call_window": {"holder": 0, "target": 1}}
+    ui.on_push(tc, _state(tc, first, [{"type": "call"}], [2]), [])
+    assert out.getvalue().count(hint) == 1
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])  # our turn: closed
+    ui.on_push(tc, _state(tc, first, [{"type": "call"}], [2]), [])  # Ann down to one again
+    assert out.getvalue().count(hint) == 2
+    second = {**VIEW, "call_window": {"holder": 2, "target": 0}}  # at once Cy's window
+    ui.on_push(tc, _state(tc, second, [{"type": "call"}], [0]), [])
+    assert out.getvalue().count(hint) == 3
+    ui.on_push(tc, _state(tc, second, [{"type": "call"}], [0]), [])  # the same window
+    assert out.getvalue().count(hint) == 3
