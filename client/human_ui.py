@@ -386,8 +386,14 @@ class HumanUI:
         self._stray.seen(self.menu)
         legal_key = json.dumps(state.legal, sort_keys=True)
         calls = [c for c in self.menu.choices if c.actions[0].get("type") in OUT_OF_TURN]
-        if not calls:  # (on our turn too: else the next window's hint was never said)
-            self._hinted = None
+        # one hint per window, on our turn too (the same call offered again for another
+        # player is a new window); before, one said on another's turn was never said again
+        window = state.view.get("call_window") or state.view.get("declare_window")
+        hint = json.dumps([[c.actions for c in calls], window], sort_keys=True)
+        if calls and hint != self._hinted:
+            for c in calls:
+                self.say(Text(f"Press {c.key} + Enter to ").append_text(c.label), style="bold")
+        self._hinted = hint if calls else None
         if tc.my_turn:
             if legal_key != self._shown:
                 self._shown = legal_key
@@ -402,13 +408,6 @@ class HumanUI:
         self._shown = None
         if not self._quitting:  # the turn has passed (our move, a timer): nothing to answer
             self._asking = None
-        # one hint per window: the same call offered again for another player is a new one
-        window = state.view.get("call_window") or state.view.get("declare_window")
-        hint = json.dumps([[c.actions for c in calls], window], sort_keys=True)
-        if calls and hint != self._hinted:
-            self._hinted = hint
-            for c in calls:
-                self.say(Text(f"Press {c.key} + Enter to ").append_text(c.label), style="bold")
 
     def _time_jumped(self, expected: float | None) -> bool:
         """Whether the turn timer now says something else than the one the player was told

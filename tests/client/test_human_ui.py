@@ -451,3 +451,15 @@ def test_the_call_hint_is_said_for_every_window() -> None:
     assert out.getvalue().count(hint) == 3
     ui.on_push(tc, _state(tc, second, [{"type": "call"}], [0]), [])  # the same window
     assert out.getvalue().count(hint) == 3
+
+
+def test_the_call_hint_is_said_on_our_own_turn_too() -> None:
+    """Before, a window that opened on our turn said no hint (only another's turn did)."""
+    ui, out = _human()
+    tc = _tc()
+    view = {**VIEW, "call_window": {"holder": 0, "target": 1}}
+    ui.on_push(tc, _state(tc, view, [*SEVENS, {"type": "draw"}, {"type": "call"}], [1]), [])
+    said = out.getvalue()
+    assert said.count('Press c + Enter to call "One Card!"') == 1 and "Your move" in said
+    ui.on_push(tc, _state(tc, view, [{"type": "call"}], [2]), [])  # our turn over, same window
+    assert out.getvalue().count("Press c + Enter") == 1
