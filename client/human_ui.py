@@ -78,8 +78,6 @@ TURN_HINT = "On your turn type the number of a move or a card code; ? for help, 
 PLAIN: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
 #: how to stop watching, said to a person watching a table
 WATCH_HINT = "q + Enter to stop watching"
-#: action types a seat may send when it is not its turn
-OUT_OF_TURN = frozenset({"call", "declare"})
 #: "q" in the middle of a game asks this first, worded for the command that runs the table
 LEAVE_QUESTION = {
     "play": "Leave in the middle of the game? The game ends here. [y/N] ",
@@ -377,43 +375,30 @@ class HumanUI:
 
     def _on_state(self, tc: TableClient, state: tm.StatePush) -> None:
         running = state.phase == "playing" and bool(state.to_act)
-        expected = self.clock.left()  # what the last state's timer has left now
-        self.clock.start(state.turn_ms if running else None)
+        jumped = self.clock.start(state.turn_ms if running else None)
         if state.seat is None:
             self._spectator_state(tc, state)
             return
         self.menu = build_menu(state.view, state.legal, ascii_only=self.ascii_only)
         self._stray.seen(self.menu)
         legal_key = json.dumps(state.legal, sort_keys=True)
-        calls = [c for c in self.menu.choices if c.actions[0].get("type") in OUT_OF_TURN]
-        # one hint per window, on our turn too (the same call offered again for another
-        # player is a new window); before, one said on another's turn was never said again
-        window = state.view.get("call_window") or state.view.get("declare_window")
-        hint = json.dumps([[c.actions for c in calls], window], sort_keys=True)
-        if calls and hint != self._hinted:
+        calls, hint = self.menu.calls(state.view)
+        if hint is not None and hint != self._hinted:  # once a window, on our turn too
             for c in calls:
                 self.say(Text(f"Press {c.key} + Enter to ").append_text(c.label), style="bold")
-        self._hinted = hint if calls else None
+        self._hinted = hint
         if tc.my_turn:
             if legal_key != self._shown:
                 self._shown = legal_key
                 self._pending = None
                 self._draw_turn(tc, state)
-            elif self._time_jumped(expected) and not self.on_screen:
-                # the same turn, another time left (a resume: the host's clock ran meanwhile);
-                # the table screen's block counts from the new state by itself
+            elif jumped and not self.on_screen:  # the same turn, another time left (a resume)
                 self.say(f"{int(self.clock.left() or 0)} s left for your move", style="bold")
                 self._reprompt()
             return
         self._shown = None
         if not self._quitting:  # the turn has passed (our move, a timer): nothing to answer
             self._asking = None
-
-    def _time_jumped(self, expected: float | None) -> bool:
-        """Whether the turn timer now says something else than the one the player was told
-        of (by more than a second or two: the time a message takes)."""
-        left = self.clock.left()
-        return left is not None and (expected is None or abs(left - expected) > 2)
 
     def _table(self, tc: TableClient, state: tm.StatePush) -> Text:
         return render_table(
@@ -434,9 +419,7 @@ class HumanUI:
         if self._quitting:  # "leave mid-game?" stays the only question until it is answered
             self.prompt(self.leave_question, again=self.leave_question)
             return
-        # (the table screen's block counts the time down: its input line says no figure that
-        # would go stale, as "Your move (119 s left):" did beside 63 s really left)
-        timed = state.turn_ms is not None and not self.on_screen
+        timed = state.turn_ms is not None and not self.on_screen  # (the block counts down)
         left = f" ({state.turn_ms // 1000} s left)" if timed and state.turn_ms is not None else ""
         self.prompt(f"Your move{left}: ", again="Your move: ")  # the time left goes stale
 
@@ -615,9 +598,8 @@ class HumanUI:
     def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
         what = describe_action(action, ascii_only=self.ascii_only)
         error = name_seats(error, tc.name_of, tc.seat)
-        refused = Text("The host refused ").append_text(what).append(": ")
-        refused.append_text(cards_in_text(error, ascii_only=self.ascii_only))  # as ``what`` is
-        self.say(refused, style="red")
+        why = cards_in_text(error, ascii_only=self.ascii_only)  # cards as ``what`` shows them
+        self.say(Text("The host refused ").append_text(what).append(": ").append_text(why), "red")
         self._shown = None
         if tc.my_turn and tc.state is not None:
             self._shown = json.dumps(tc.state.legal, sort_keys=True)
