@@ -440,7 +440,7 @@ class HumanUI:
             self._reprompt()  # (after chat or a question, once the host has answered)
         return wanted
 
-    def _on_line(self, tc: TableClient, line: str) -> Command | None:  # noqa: C901, PLR0912, PLR0915
+    def _on_line(self, tc: TableClient, line: str) -> Command | None:  # noqa: C901, PLR0912
         text = line.strip()
         low = text.lower()
         if self._quitting:

@@ -328,8 +328,8 @@ async def test_leaving_mid_game_forgets_the_saved_seat(
     the seat the host's bot now plays."""
     info = await start_host(bot_think=0.05)
     address = f"127.0.0.1:{info.port}"
-    dave = await json_client("join", address, "--name", "dave", "--create", "one-card",
-                             "--bots", "1")  # fmt: skip
+    args = ["--name", "dave", "--create", "one-card", "--bots", "1"]
+    dave = await json_client("join", address, *args)
     table = (await _until(dave, "seated"))["table"]
     tokens = tmp_path / "state" / "tokens.json"
     assert table in tokens.read_text()

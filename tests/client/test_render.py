@@ -282,8 +282,8 @@ def test_a_reshuffle_of_one_card_and_a_dry_draw_read_right() -> None:
 
 def test_after_an_attack_the_table_says_only_a_card_just_drawn_may_follow() -> None:
     """Before, ``May follow: any ♦`` although only the cards just drawn could be played."""
-    view = {"game": "one-card", "top": "2D", "suit": "D", "phase": "after_attack",
-            "follow": {"suits": [], "ranks": [], "cards": ["5D"], "only": "drawn"}}  # fmt: skip
+    follow = {"suits": [], "ranks": [], "cards": ["5D"], "only": "drawn"}
+    view = {"game": "one-card", "top": "2D", "suit": "D", "phase": "after_attack", "follow": follow}
     shown = render_table(view, NAMES, me=1).plain
     assert "May follow: only a card just drawn: 5♦\n" in shown
     view["follow"] = {"suits": ["D"], "ranks": [], "cards": [], "only": "drawn"}  # a spectator
