@@ -28,6 +28,7 @@ listed them.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from protocol.text import safe_text
 
 __all__ = [
     "GAME_HELP",
+    "OUT_OF_TURN",
     "Choice",
     "Menu",
     "StrayBids",
@@ -51,6 +53,8 @@ __all__ = [
     "normalise_card",
 ]
 
+#: action types a seat may send when it is not its turn
+OUT_OF_TURN = frozenset({"call", "declare"})
 GAME_HELP = CATALOGUE.helps
 """Each game's ``?`` help line as the host gave it (a live view of the catalogue)."""
 _SYMBOL_TO_LETTER = {v: k for k, v in SUIT_SYMBOLS.items()}
@@ -90,6 +94,15 @@ class Menu:
 
     def by_key(self, key: str) -> Choice | None:
         return next((c for c in self.choices if c.key == key), None)
+
+    def calls(self, view: Mapping[str, Any]) -> tuple[list[Choice], str | None]:
+        """The moves a seat may make out of its turn (a call, a declaration), and a key for
+        this offer in the view's window (None: none on offer): a hint is said once a key, so
+        the same call offered again in another player's window is said again."""
+        calls = [c for c in self.choices if c.actions[0].get("type") in OUT_OF_TURN]
+        window = view.get("call_window") or view.get("declare_window")
+        key = json.dumps([[c.actions for c in calls], window], sort_keys=True)
+        return calls, key if calls else None
 
     def resolve(self, text: str) -> Choice | str:
         """The choice the user meant by ``text``, or an error line to show.

@@ -78,8 +78,6 @@ TURN_HINT = "On your turn type the number of a move or a card code; ? for help, 
 PLAIN: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
 #: how to stop watching, said to a person watching a table
 WATCH_HINT = "q + Enter to stop watching"
-#: action types a seat may send when it is not its turn
-OUT_OF_TURN = frozenset({"call", "declare"})
 #: "q" in the middle of a game asks this first, worded for the command that runs the table
 LEAVE_QUESTION = {
     "play": "Leave in the middle of the game? The game ends here. [y/N] ",
@@ -377,30 +375,30 @@ class HumanUI:
 
     def _on_state(self, tc: TableClient, state: tm.StatePush) -> None:
         running = state.phase == "playing" and bool(state.to_act)
-        self.clock.start(state.turn_ms if running else None)
+        jumped = self.clock.start(state.turn_ms if running else None)
         if state.seat is None:
             self._spectator_state(tc, state)
             return
         self.menu = build_menu(state.view, state.legal, ascii_only=self.ascii_only)
         self._stray.seen(self.menu)
         legal_key = json.dumps(state.legal, sort_keys=True)
+        calls, hint = self.menu.calls(state.view)
+        if hint is not None and hint != self._hinted:  # once a window, on our turn too
+            for c in calls:
+                self.say(Text(f"Press {c.key} + Enter to ").append_text(c.label), style="bold")
+        self._hinted = hint
         if tc.my_turn:
             if legal_key != self._shown:
                 self._shown = legal_key
                 self._pending = None
                 self._draw_turn(tc, state)
+            elif jumped and not self.on_screen:  # the same turn, another time left (a resume)
+                self.say(f"{int(self.clock.left() or 0)} s left for your move", style="bold")
+                self._reprompt()
             return
         self._shown = None
         if not self._quitting:  # the turn has passed (our move, a timer): nothing to answer
             self._asking = None
-        calls = [c for c in self.menu.choices if c.actions[0].get("type") in OUT_OF_TURN]
-        hint = json.dumps([c.actions for c in calls], sort_keys=True)
-        if calls and hint != self._hinted:
-            self._hinted = hint
-            for c in calls:
-                self.say(Text(f"Press {c.key} + Enter to ").append_text(c.label), style="bold")
-        elif not calls:
-            self._hinted = None
 
     def _table(self, tc: TableClient, state: tm.StatePush) -> Text:
         return render_table(
@@ -421,7 +419,8 @@ class HumanUI:
         if self._quitting:  # "leave mid-game?" stays the only question until it is answered
             self.prompt(self.leave_question, again=self.leave_question)
             return
-        left = "" if state.turn_ms is None else f" ({state.turn_ms // 1000} s left)"
+        timed = state.turn_ms is not None and not self.on_screen  # (the block counts down)
+        left = f" ({state.turn_ms // 1000} s left)" if timed and state.turn_ms is not None else ""
         self.prompt(f"Your move{left}: ", again="Your move: ")  # the time left goes stale
 
     # ------------------------------------------------------------------ input
@@ -441,7 +440,7 @@ class HumanUI:
             self._reprompt()  # (after chat or a question, once the host has answered)
         return wanted
 
-    def _on_line(self, tc: TableClient, line: str) -> Command | None:  # noqa: C901, PLR0912, PLR0915
+    def _on_line(self, tc: TableClient, line: str) -> Command | None:  # noqa: C901, PLR0912
         text = line.strip()
         low = text.lower()
         if self._quitting:
@@ -508,12 +507,12 @@ class HumanUI:
         found = self.menu.resolve(text)
         if isinstance(found, str):
             held = self._held(tc, text)  # a card we hold but may not play: ask the host why
-            refused = Text(found)
-            if held is not None:  # "9♠ is not one of your moves now", as the hand shows it
-                refused = cards_in_text(held, ascii_only=self.ascii_only)
-                refused.append(found.removeprefix(held))
-            self.say(refused, style="yellow")
-            return None if held is None else self._ask_why(tc, held)
+            if held is not None:  # its answer is the one line said (on_explained)
+                return self._ask_why(tc, held)
+            typed_card = normalise_card(text) is not None  # "you do not hold Q♠", as the hand
+            shown = cards_in_text(found, ascii_only=self.ascii_only) if typed_card else Text(found)
+            self.say(shown, style="yellow")  # (a hint's "a card code like 7S" stays typed)
+            return None
         if len(found.actions) == 1:
             return Act(found.actions[0])
         self._ask_choice(found)
@@ -599,7 +598,8 @@ class HumanUI:
     def on_refused(self, tc: TableClient, action: dict[str, Any], error: str) -> None:
         what = describe_action(action, ascii_only=self.ascii_only)
         error = name_seats(error, tc.name_of, tc.seat)
-        self.say(Text("The host refused ").append_text(what).append(f": {error}"), style="red")
+        why = cards_in_text(error, ascii_only=self.ascii_only)  # cards as ``what`` shows them
+        self.say(Text("The host refused ").append_text(what).append(": ").append_text(why), "red")
         self._shown = None
         if tc.my_turn and tc.state is not None:
             self._shown = json.dumps(tc.state.legal, sort_keys=True)

@@ -226,8 +226,8 @@ async def run_join(
                 break
             await _back_in_lobby(tc, ui, tokens, slot if seated else None)
             want = dataclasses.replace(want, new=True)  # (no saved seat to take back now)
-        if outcome is not None and seated and slot is not None:
-            tokens.forget(slot)
+        if seated and slot is not None and (outcome is not None or tc.token is None):
+            tokens.forget(slot)  # (a seat left mid-game is the host's bot's: nothing to resume)
         await session.bye("leaving")
     return outcome
 

@@ -54,12 +54,27 @@ LOBBY_HELP = (
 
 
 def describe_table(i: int, t: dict[str, Any]) -> str:
+    """One table of the lobby's list; a seat the host's bot plays for a player who left (or
+    for one away) says so, rather than list the player as still sitting there.
+
+    >>> print(describe_table(1, {"table": "t1", "game": "one", "phase": "playing", "seats": [
+    ...     {"name": "Ann", "bot": "host", "substitute": True}, {"name": "Bob"},
+    ...     {"name": "Cy", "bot": None, "substitute": True}]}))
+      1) t1  one  3/3 seats  playing (a bot for Ann, Bob, Cy (away: a bot plays))
+    """
     seats = t.get("seats") or []
-    taken = [s["name"] for s in seats if s]
+    taken = [_seat_label(s) for s in seats if s]
     who = f" ({', '.join(taken)})" if taken else ""
     return f"  {i}) {t.get('table')}  {t.get('game')}  {len(taken)}/{len(seats)} seats  " + (
         f"{t.get('phase')}{who}"
     )
+
+
+def _seat_label(seat: dict[str, Any]) -> str:
+    name = str(seat.get("name"))
+    if not seat.get("substitute"):
+        return name
+    return f"a bot for {name}" if seat.get("bot") else f"{name} (away: a bot plays)"
 
 
 async def _read_lobby_line(session: ClientSession) -> str | None:

@@ -29,7 +29,8 @@ and its ``records/`` (the host's hand records, for ``onecard verify``) stay; a s
 no records leaves nothing behind. A session that died without tidying (a crash, a kill) is
 tidied the same way by the next one (:func:`host.embedded.sweep_play_dirs`, by the process id
 in its ``owner.pid``). The client
-fetches each hand's record into the proofs directory as well.
+fetches each hand's record into the proofs directory as well (not with ``--watch``: bots play
+every seat, the deals are checked and nothing is kept).
 ``onecard join`` itself lives in :mod:`client.join_cmd`.
 """
 
@@ -196,7 +197,9 @@ async def _play_at(
         return (await open_stream(address, port, expect=info.fingerprint)).stream
 
     async with open_session(connected.stream) as session:
-        tc = TableClient(session, table_id=table, name=None if watch else name, proofs_dir=proofs)
+        # bots at every seat: the deals are still checked, but nobody needs a proof kept
+        kept = None if watch else proofs
+        tc = TableClient(session, table_id=table, name=None if watch else name, proofs_dir=kept)
         if watch:
             await tc.watch()  # first, so that we see the first deal's commitment
             await host.add_bots(table, seats, kind=level)
@@ -204,7 +207,7 @@ async def _play_at(
             ui.info(
                 f"Watching {seats} bots play {title} (table {table})", kind="watching", table=table
             )
-            return await run_table(tc, ui, reconnect=reconnect, records_dir=proofs)
+            return await run_table(tc, ui, reconnect=reconnect)
         await tc.join(0)
         if lan:
             targets = [join_target(a, port) for a in lan_addresses(info)]  # ([fe80::1]:7531)

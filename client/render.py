@@ -254,14 +254,14 @@ def render_table(
     if layout == "tricks":
         _trick_table(out, view, names, ascii_only=ascii_only, me=me, game_no=game_no)
     else:
-        _shedding_table(out, view, ascii_only)
+        _shedding_table(out, view, ascii_only, game)
     out.append_text(
         _seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only, presence=presence)
     )
     return out
 
 
-def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> None:
+def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool, game: str) -> None:
     top = view.get("top")
     out.append("Top card: ")
     out.append_text(card_text(str(top), ascii_only=ascii_only) if top else Text("none"))
@@ -275,7 +275,7 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
     if view.get("extra_turns"):
         out.append(f"   extra turns owed: {view['extra_turns']}")
     out.append("\n")
-    follow = follow_text(view.get("follow"), ascii_only=ascii_only)
+    follow = follow_text(view.get("follow"), ascii_only=ascii_only, game=game)
     if follow is not None:
         out.append("May follow: ").append_text(follow).append("\n")
     damage = view.get("damage")
@@ -291,10 +291,11 @@ def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool) -> Non
         out.append("The queen must be covered\n", style="bold")
 
 
-def follow_text(follow: object, *, ascii_only: bool = False) -> Text | None:
+def follow_text(follow: object, *, ascii_only: bool = False, game: str = "") -> Text | None:
     """What may be played on the top card, from a view's ``follow`` (the host's sets of suits,
     ranks and cards): ``any ♥, any 9 or Joker(R)``; ``any card`` when every suit plays; None
-    when the view has none.
+    when the view has none. A ``follow`` with ``only`` (One Card's ``drawn``: after taking an
+    attack) opens with the host's words for it: ``only a card just drawn: 5♦``.
 
     >>> follow_text({"suits": ["H"], "ranks": ["9"], "cards": ["JR"]}).plain
     'any ♥, any 9 or Joker(R)'
@@ -305,6 +306,15 @@ def follow_text(follow: object, *, ascii_only: bool = False) -> Text | None:
     """
     if not isinstance(follow, Mapping):
         return None
+    only = follow.get("only")
+    if isinstance(only, str) and only:
+        words = safe_text(CATALOGUE.word(only, game))  # (the value itself from a silent host)
+        sets = _follow_sets(follow, ascii_only)
+        return Text(f"{words}: ").append_text(sets if sets.plain != "nothing" else Text("none"))
+    return _follow_sets(follow, ascii_only)
+
+
+def _follow_sets(follow: Mapping[str, Any], ascii_only: bool) -> Text:
     suits, ranks, cards = (follow.get(k) for k in ("suits", "ranks", "cards"))
     suits = suits if isinstance(suits, list) else []
     if len(suits) >= len(SUIT_SYMBOLS):

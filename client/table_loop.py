@@ -265,6 +265,7 @@ async def run_table(
                 # waiting out a grace period for a player who is not coming back)
                 with trio.move_on_after(LEAVE_WAIT), suppress(RequestError, Disconnected):
                     await tc.session.request(tm.Leave(table=tc.table_id))
+                tc.token = None  # given up: no seat to take back (join forgets the saved one)
             nursery.cancel_scope.cancel()
     if machine.distrusted is not None:  # raised out of the nursery: one error, not a group
         raise DealCheckFailed(tc.table_id, machine.distrusted)

@@ -24,7 +24,7 @@ class TurnClock:
     >>> clock = TurnClock()
     >>> clock.left() is None
     True
-    >>> clock.start(45_000, now=100.0)
+    >>> _ = clock.start(45_000, now=100.0)
     >>> clock.left(now=110.0)
     35.0
     >>> clock.reminder(now=114.0), clock.reminder(now=116.0), clock.reminder(now=117.0)
@@ -37,14 +37,25 @@ class TurnClock:
         self._until: float | None = None
         self._said: set[int] = set()  #: marks already reminded of (or above the start)
 
-    def start(self, turn_ms: int | None, *, now: float | None = None) -> None:
-        """A new ``state``: its timer (None: no timer runs)."""
+    def start(self, turn_ms: int | None, *, now: float | None = None) -> bool:
+        """A new ``state``: its timer (None: no timer runs). Whether it says another time left
+        than the timer running did, by more than the 2 s a message may take (a resumed turn:
+        the host's clock ran meanwhile), so the player is told again.
+
+        >>> clock = TurnClock()
+        >>> clock.start(119_000, now=0.0), clock.start(63_000, now=1.0)
+        (True, True)
+        >>> clock.start(62_500, now=1.5), clock.start(None)
+        (False, False)
+        """
+        now = time.monotonic() if now is None else now
+        before = self.left(now=now)
         if turn_ms is None:
             self._until = None
-            return
-        now = time.monotonic() if now is None else now
+            return False
         self._until = now + turn_ms / 1000
         self._said = {m for m in REMIND_AT if m >= turn_ms / 1000 - 1}
+        return before is None or abs(before - turn_ms / 1000) > 2
 
     def stop(self) -> None:
         self._until = None

@@ -25,6 +25,7 @@ from protocol.fairness import SignedMessage
 __all__ = [
     "AWAY_AFTER_TIMEOUTS",
     "AWAY_TURN_S",
+    "HOST_BOT",
     "MAX_MISSED_ROUNDS",
     "ROUND_TIMEOUT",
     "VOID_TIMEOUT",
@@ -55,6 +56,9 @@ AWAY_AFTER_TIMEOUTS = 2
 AWAY_TURN_S = 10.0
 #: the ``void`` reason of a round a seat left unanswered in time (the only kind that counts)
 VOID_TIMEOUT = "timeout"
+#: the ``bot`` label ``table_info`` gives a seat whose player left its game (or was stood up):
+#: the host's bot plays it to the end of the game
+HOST_BOT = "host"
 
 
 class TableError(LocalProtocolError):
@@ -135,10 +139,13 @@ class Seat:
         raise SeqConflictError(self.last_cseq + 1, cseq)
 
     def summary(self) -> WireMap:
+        """The seat as ``table_info`` lists it. A seat whose player left the game or was stood
+        up has no owner any more: the host's bot plays it to the end (``bot: "host"``), so a
+        lobby does not list the player as still sitting there."""
         return {
             "seat": self.index,
             "name": self.name,
-            "bot": self.bot,
+            "bot": HOST_BOT if self.stood_up and self.bot is None else self.bot,
             "connected": self.conn is not None,
             "ready": self.ready,
             "substitute": self.substitute,

@@ -416,7 +416,7 @@ class Table:
                 [
                     head,
                     {"type": "table_info", **self.summary()},
-                    *self.chat_room.backlog(last_seq),
+                    *self.chat_room.backlog(max(last_seq, self.runner.game_seq)),  # this game's
                     *await self.backlogs.after(found.index, last_seq, self.runner),
                     *self.view_msgs(found.index),
                 ]

@@ -325,6 +325,9 @@ async def test_leaving_mid_game_hands_the_seat_to_the_hosts_bot_at_once(
             assert isinstance(reply, tm.Left)
             events = [m["event"] for m in watcher.got if m.get("type") == "event"]
             assert {"kind": "left", "seat": ann.seat, "name": "ann"} in events
+            # the lobby lists the host's bot in the seat, not ann as if still there
+            listed = table.public_summary()["seats"][ann.seat or 0]
+            assert listed["bot"] == "host" and listed["substitute"] and not listed["connected"]
             with trio.fail_after(600):
                 while bob.outcome is None:
                     await trio.sleep(0.1)

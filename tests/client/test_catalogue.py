@@ -56,7 +56,8 @@ def test_a_games_reply_gives_titles_help_letters_and_wording() -> None:
     assert c.key("one", "draw") == "d"  # a letter names one action type in every game
     assert c.letters() == {"d", "c", "l", "p"}
     assert c.refusal("one", "c") == "ONE has no calls to make"
-    assert c.refusal("one", "d") == "you cannot draw now"
+    assert c.refusal("one", "d") == "ONE has no drawing: every card is dealt, play one of yours"
+    assert c.refusal("one-card", "d") == "you cannot draw now"  # (only not now)
     assert c.refusal("one-card", "x") is None
     assert c.calls("black-jack") == {"declare"} and c.calls(None) == {"call", "declare"}
     assert c.layout("one") == "tricks" and c.layout("one-card") == "shedding"

@@ -53,12 +53,13 @@ def test_a_held_card_that_is_no_move_asks_the_host_why() -> None:
     tc = _tc([PLAY_9H, {"type": "draw"}])
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     assert ui.on_line(tc, "qs") == Explain("QS")
-    assert "Q♠ is not one of your moves now" in out.getvalue()  # as the hand shows it
+    before = out.getvalue()  # the host's answer is the one line said about it
     assert ui.on_line(tc, "AD") is None  # not held: the client says so, nothing to ask
-    assert "you do not hold AD" in out.getvalue()
+    assert "you do not hold A♦" in out.getvalue()  # cards as the hand shows them
     ui.on_explained(tc, _explained("QS matches neither rank 10 nor suit C", blunder=False,
                                    action=None))  # fmt: skip
     assert out.getvalue().endswith("Q♠ matches neither rank 10 nor suit C\nYour move: ")
+    assert out.getvalue()[len(before) :].count("Q♠") == 1  # before, the client's own came too
     ui.on_explained(tc, _explained("out of turn: it is seat 0's turn", blunder=False, action=None))
     assert out.getvalue().endswith("Q♠: out of turn: it is Ann's turn\nYour move: ")  # names
     ui.on_explained(tc, _explained("", blunder=False, action=None))  # only with other cards
@@ -177,3 +178,15 @@ async def test_the_table_loop_sends_the_question_and_hands_the_answer_to_the_ui(
                 await trio.sleep(0.01)
             nursery.cancel_scope.cancel()
     assert table.asked == ["QS"] and ui.answers[0].reason == "because"
+
+
+def test_the_hosts_refusal_shows_its_cards_as_the_hand_does() -> None:
+    """Before, "The host refused play Q♠: you do not hold QS" mixed two notations."""
+    ui, out = _human()
+    tc = _tc([PLAY_9H, {"type": "draw"}])
+    ui.on_refused(tc, PLAY_QS, "you do not hold QS")
+    assert "The host refused play Q♠: you do not hold Q♠" in out.getvalue()
+    ascii_out = io.StringIO()
+    ascii_ui = HumanUI(make_console(file=ascii_out), ascii_only=True)  # the player's choice
+    ascii_ui.on_refused(tc, PLAY_QS, "you do not hold QS")
+    assert "you do not hold QS" in ascii_out.getvalue() and "♠" not in ascii_out.getvalue()

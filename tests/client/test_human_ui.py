@@ -106,8 +106,8 @@ def test_joker_declarations_and_runs_are_offered_by_the_host_list() -> None:
     ("typed", "said"),
     [
         ("zz", "not understood: 'zz'"),
-        ("9H", "9♥ is not one of your moves now: a numbered card or d draw"),
-        ("QS", "you do not hold QS"),
+        ("9H", ""),  # a held card that is no move: the host's answer is the one line said
+        ("QS", "you do not hold Q♠"),  # the card as the hand shows cards
         ("7", "there is no move 7"),
         ("?", "Type the number of a move"),
         ("c", "no One Card call to make now"),
@@ -117,9 +117,11 @@ def test_bad_entries_say_what_was_wrong(typed: str, said: str) -> None:
     ui, out = _human()
     tc = _tc()
     ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
-    asked = ui.on_line(tc, typed)  # a held card that is no move also asks the host why
+    before = out.getvalue()
+    asked = ui.on_line(tc, typed)  # a held card that is no move asks the host why
     assert asked == (Explain("9H") if typed == "9H" else None)
-    assert said in out.getvalue()
+    assert said in out.getvalue()[len(before) :]
+    assert (out.getvalue() == before) is (typed == "9H")
 
 
 def test_quit_and_chat() -> None:
@@ -414,3 +416,50 @@ def test_a_rematch_opens_the_table_screen_again() -> None:
     ui.screen.reading = False
     os.close(read)
     os.close(write)
+
+
+def test_a_resumed_turn_says_the_time_really_left() -> None:
+    """Before, "Your move (119 s left):" stood after a resume with 63 s left: the fresh state
+    offered the same moves, so nothing was said again."""
+    ui, out = _human()
+    tc = _tc()
+    state = _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1])
+    ui.on_push(tc, dataclasses.replace(state, turn_ms=119_500), [])
+    assert out.getvalue().endswith("Your move (119 s left): ")
+    ui.info("reconnected: seat 1 resumed as Bob", kind="reconnected")
+    ui.on_push(tc, dataclasses.replace(state, turn_ms=63_400), [])  # the state after resumed
+    assert out.getvalue().endswith("\n63 s left for your move\nYour move: ")
+    before = out.getvalue()
+    ui.on_push(tc, dataclasses.replace(state, turn_ms=63_000), [])  # the same clock: quiet
+    assert out.getvalue() == before
+
+
+def test_the_call_hint_is_said_for_every_window() -> None:
+    """Before, a window that closed during our turn left the hint marked as said, so the next
+    window (the same call, another player down to one card) said nothing."""
+    ui, out = _human()
+    tc = _tc()
+    hint = 'Press c + Enter to call "One Card!"'
+    first = {**VIEW, "call_window": {"holder": 0, "target": 1}}
+    ui.on_push(tc, _state(tc, first, [{"type": "call"}], [2]), [])
+    assert out.getvalue().count(hint) == 1
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])  # our turn: closed
+    ui.on_push(tc, _state(tc, first, [{"type": "call"}], [2]), [])  # Ann down to one again
+    assert out.getvalue().count(hint) == 2
+    second = {**VIEW, "call_window": {"holder": 2, "target": 0}}  # at once Cy's window
+    ui.on_push(tc, _state(tc, second, [{"type": "call"}], [0]), [])
+    assert out.getvalue().count(hint) == 3
+    ui.on_push(tc, _state(tc, second, [{"type": "call"}], [0]), [])  # the same window
+    assert out.getvalue().count(hint) == 3
+
+
+def test_the_call_hint_is_said_on_our_own_turn_too() -> None:
+    """Before, a window that opened on our turn said no hint (only another's turn did)."""
+    ui, out = _human()
+    tc = _tc()
+    view = {**VIEW, "call_window": {"holder": 0, "target": 1}}
+    ui.on_push(tc, _state(tc, view, [*SEVENS, {"type": "draw"}, {"type": "call"}], [1]), [])
+    said = out.getvalue()
+    assert said.count('Press c + Enter to call "One Card!"') == 1 and "Your move" in said
+    ui.on_push(tc, _state(tc, view, [{"type": "call"}], [2]), [])  # our turn over, same window
+    assert out.getvalue().count("Press c + Enter") == 1

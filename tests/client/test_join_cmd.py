@@ -317,3 +317,25 @@ async def test_a_fake_lan_host_with_the_real_ones_name_is_refused_by_join(
         await join()
     assert real.fingerprint in str(caught.value) and fake.fingerprint in str(caught.value)
     assert KnownHosts(known).get(f"127.0.0.1:{fake.port}") is None
+
+
+async def test_leaving_mid_game_forgets_the_saved_seat(
+    start_host: Callable[..., Awaitable[Any]],
+    json_client: Callable[..., Awaitable[Any]],
+    tmp_path: Path,
+) -> None:
+    """Before, the saved token of a seat left mid-game made the next join try to take back
+    the seat the host's bot now plays."""
+    info = await start_host(bot_think=0.05)
+    address = f"127.0.0.1:{info.port}"
+    args = ["--name", "dave", "--create", "one-card", "--bots", "1"]
+    dave = await json_client("join", address, *args)
+    table = (await _until(dave, "seated"))["table"]
+    tokens = tmp_path / "state" / "tokens.json"
+    assert table in tokens.read_text()
+    await _until(dave, "state")  # the game is under way
+    await dave.send({"cmd": "leave"})
+    await _until(dave, "end")
+    with trio.fail_after(GAME_TIMEOUT):
+        assert await dave.process.wait() == 0
+    assert table not in tokens.read_text()  # the host's bot plays it: nothing to take back

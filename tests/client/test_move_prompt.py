@@ -116,13 +116,11 @@ def test_a_card_that_is_no_move_says_what_is_on_offer() -> None:
     view = {"game": "one", "hand": ["9S", "KH"], "phase": "auction", "hand_counts": [2, 2, 2]}
     bids = [{"type": "bid", "value": v} for v in range(7, 16)]
     ui.on_push(tc, _state(tc, view, [*bids, {"type": "pass"}], [1]), [])
-    assert ui.on_line(tc, "9S") == Explain("9S")  # and the host is asked why (test_explain)
-    said = out.getvalue()
-    assert "9♠ is not one of your moves now: bids 7-15 or p pass" in said
-    assert "numbered card" not in said
+    assert ui.on_line(tc, "9S") == Explain("9S")  # the host says why (test_explain), alone
     ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
-    assert ui.on_line(tc, "KH") == Explain("KH")
-    assert "K♥ is not one of your moves now: 1 uptown or 2 downtown" in out.getvalue()
+    said = _said(ui, tc, "bid 9", out)
+    assert "no bid to make now: 1 uptown or 2 downtown" in said
+    assert "numbered card" not in out.getvalue()
 
 
 def test_a_long_line_not_understood_is_echoed_cut_short() -> None:
@@ -213,3 +211,12 @@ def test_a_bid_typed_after_the_auction_asks_before_it_plays_a_card() -> None:
     assert "the auction is over: 9 now plays move 9 (a card); type 9 again to play it" in said
     assert ui.on_line(tc, "9") == Act(plays[8])
     assert ui.on_line(tc, "8") == Act(plays[7])  # no question once a move was made
+
+
+def test_d_in_one_says_the_game_has_no_drawing() -> None:
+    """Before, ONE answered d with One Card's "you cannot draw now", as if later it could."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
+    said = _said(ui, tc, "d", out)
+    assert "ONE has no drawing" in said and "cannot draw now" not in said

@@ -35,9 +35,11 @@ def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_watch_plays_a_whole_game_and_exits_0(game: str, runner: CliRunner) -> None:
+def test_watch_plays_a_whole_game_and_exits_0(game: str, runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(cli, ["play", "--watch", "--game", game, "--delay", "0"])
     assert result.exit_code == 0, result.output
+    proofs = tmp_path / "state" / "proofs"  # bots at every seat: no proofs (before, each deal's)
+    assert not proofs.exists() or not any(p.is_file() for p in proofs.rglob("*"))
     assert "Watching 3 bots play" in result.output
     assert "deal verified" in result.output
     assert " plays " in result.output

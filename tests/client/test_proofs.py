@@ -97,7 +97,5 @@ def test_play_prunes_the_proofs_when_it_ends(
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     kept = list_tables(root)
-    assert [t.table for t in kept][1:] == ["tpast0"]  # the game just watched, and the newest
-    played = kept[0]
-    assert played.hands and all(f.parent == root / played.table for f in played.files)
-    assert any(f.name.endswith("-record.json") for f in played.files)
+    # the newest two; the game just watched (bots at every seat) left no proofs of its own
+    assert [t.table for t in kept] == ["tpast0", "tpast1"]

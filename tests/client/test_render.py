@@ -278,3 +278,13 @@ def test_a_reshuffle_of_one_card_and_a_dry_draw_read_right() -> None:
         "Bob is let off 3 cards (the attack): the stock is empty and no discards are left to "
         "shuffle"
     )
+
+
+def test_after_an_attack_the_table_says_only_a_card_just_drawn_may_follow() -> None:
+    """Before, ``May follow: any ♦`` although only the cards just drawn could be played."""
+    follow = {"suits": [], "ranks": [], "cards": ["5D"], "only": "drawn"}
+    view = {"game": "one-card", "top": "2D", "suit": "D", "phase": "after_attack", "follow": follow}
+    shown = render_table(view, NAMES, me=1).plain
+    assert "May follow: only a card just drawn: 5♦\n" in shown
+    view["follow"] = {"suits": ["D"], "ranks": [], "cards": [], "only": "drawn"}  # a spectator
+    assert "May follow: only a card just drawn: any ♦\n" in render_table(view, NAMES, me=None).plain

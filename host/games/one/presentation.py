@@ -23,7 +23,11 @@ PRESENTATION = Presentation(
     ),
     layout="tricks",
     keys={"pass": Key("p", "you cannot pass now")},
-    absent_keys={"c": "ONE has no calls to make", "l": "ONE has no declarations to make"},
+    absent_keys={
+        "c": "ONE has no calls to make",
+        "l": "ONE has no declarations to make",
+        "d": "ONE has no drawing: every card is dealt, play one of yours",
+    },
     events={
         **shared("deal", "play"),
         "hand": "{me:name} is dealt {cards:cards}",

@@ -76,10 +76,17 @@ class OneCard(OneCardState):
 
     def view(self, seat: int | None) -> WireMap:
         """The table's view (:class:`OneCardState`) with ``follow``: what may be played on the
-        top card now (:func:`host.games.follow.follow_map`; null outside play)."""
+        top card now (:func:`host.games.follow.follow_map`; null outside play). After taking an
+        attack only a card just drawn plays: ``follow`` says so (``only: "drawn"``, worded by
+        the presentation's ``words``), and the drawing seat sees just its own drawn cards."""
         out = super().view(seat)
         playing = self._phase in (_PLAY, _AFTER) and self._discards
         out["follow"] = follow_map(self._allowed()) if playing else None
+        if playing and self._phase is _AFTER:
+            allowed = self._allowed()
+            if seat == self._turn:  # (its own cards: the other seats never learn them)
+                allowed = allowed & frozenset(self._fresh)
+            out["follow"] = {**follow_map(allowed), "only": "drawn"}
         return out
 
     def _plays(self, seat: int) -> list[Action]:

@@ -61,6 +61,7 @@ PRESENTATION = Presentation(
         ],
     },
     actions={"play": PLAY_ACTION, "draw": DRAW_ACTION, "call": 'call "One Card!"'},
+    words={"drawn": "only a card just drawn"},  # a ``follow`` limited to them (``only``)
     endings=endings("went_out", "ranked", "exhausted", "turn_limit", "last_standing"),
     guide=(
         [

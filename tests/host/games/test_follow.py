@@ -40,3 +40,21 @@ def test_black_jack_says_what_counters_a_pick_up() -> None:
     assert follow is not None and follow["suits"]  # the top card's suit plays
     game.pending = 2  # a pick-up is owed: only a 2 or a jack may be played
     assert game.view(None)["follow"] == {"suits": [], "ranks": ["2", "J"], "cards": []}
+
+
+def test_after_taking_an_attack_only_the_cards_just_drawn_may_follow() -> None:
+    """Before, the table said "May follow: any ♠" although only a drawn card played."""
+    game = OneCard(seats=2, dealer=0)
+    hands = ["2S", "4S", "5S", "6S", "8S", "9S", "3H", "AS", "3C", "4C", "5C", "6C", "8C", "9C"]
+    deck = [*hands, "2D", "10S", "JH", "KH"]
+    game.apply_chance([card(c) for c in [*deck, *(c.code for c in DECK_54 if c.code not in deck)]])
+    game.apply(1, game.parse_action({"type": "play", "cards": ["2S"]}))  # seat 0 takes 2
+    game.apply(0, game.parse_action({"type": "draw"}))  # 10S and JH
+    assert game.view(0)["fresh"] == ["10S", "JH"]
+    mine = game.view(0)["follow"]  # AS, held before, would match the top 2S
+    assert mine == {"suits": [], "ranks": [], "cards": ["10S"], "only": "drawn"}
+    public = game.view(None)["follow"]  # others do not know which cards were drawn
+    assert public["only"] == "drawn" and public["suits"] == ["S"]
+    assert game.view(1)["follow"] == public
+    words = game.presentation.to_wire()["words"]
+    assert words["drawn"] == "only a card just drawn"
