@@ -8,7 +8,7 @@ the ``py`` launcher on Windows; the ones missing are named, at least one must be
 * from another folder, with ``PYTHONPATH`` pointing at a folder of decoy ``protocol.py``,
   ``net.py``, ``host.py`` and ``client.py`` that exit at once if run (issue 19: the installed
   command must not run them): ``onecard --version``, ``onecard play --watch --delay 0`` for each
-  game, ``onecard verify`` on the hand records those games saved, ``onecard proofs``;
+  game, ``onecard verify`` on the hand records their hosts kept, ``onecard proofs``;
 * ``python -m protocol --check-spec``, which reads the spec the wheel carries;
 * on each Python but the one that ran the full suite (``--full``, by default this one), the
   fast suite (:data:`FAST_SUITE`) from the repository, in that environment.
@@ -106,6 +106,7 @@ def check_wheel(python: list[str], wheel: Path, work: Path, *, with_tests: bool)
     onecard = vpy.with_name("onecard.exe" if os.name == "nt" else "onecard")
 
     elsewhere, decoys, state = work / "elsewhere", work / "decoys", work / "state"
+    host_dir = work / "host"  # play --watch keeps no proofs: the records are its host's
     for folder in (elsewhere, decoys):
         folder.mkdir()
     for name in DECOYS:
@@ -115,11 +116,12 @@ def check_wheel(python: list[str], wheel: Path, work: Path, *, with_tests: bool)
     print(run([onecard, "--version"], cwd=elsewhere, env=env).strip())
     for game in GAMES:
         command = [onecard, "play", "--watch", "--game", game, "--delay", "0"]
+        command += ["--data-dir", str(host_dir)]
         out = run(command, cwd=elsewhere, env=env, stdin=subprocess.DEVNULL, timeout=300)
         print(out.strip().splitlines()[-1])
-    records = sorted(state.rglob("*-record.json"))
+    records = sorted(host_dir.rglob("*.json.xz"))
     if len(records) < len(GAMES):
-        sys.exit(f"FAILED: {len(records)} hand records saved in {state}, expected one a game")
+        sys.exit(f"FAILED: {len(records)} hand records kept in {host_dir}, expected one a game")
     print(run([onecard, "verify", *records], cwd=elsewhere, env=env).strip())
     print(run([onecard, "proofs"], cwd=elsewhere, env=env).strip())
     plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
