@@ -19,7 +19,11 @@ slot is taken:
   a few machines cannot fill the host);
 * otherwise the connection is *provisional*: its first request must be a ``resume`` whose token
   a seat holds, and the host then makes room by closing a connection that holds no seat (from
-  the busiest address first); anything else is answered with a fatal ``full``.
+  the busiest address first), or, when every connection holds a seat, a seated connection of
+  an address holding at least two more slots than the resuming player's (that seat keeps its
+  grace period and may resume when there is room; an address that seats every connection it
+  may cannot keep a player out of the seat it had); anything else is answered with a fatal
+  ``full``.
 
 Address keys (:func:`address_key`): IPv4-mapped IPv6 addresses count as their IPv4 address,
 other IPv6 addresses by their /64 network (one machine takes a whole /64 for itself with
@@ -174,9 +178,14 @@ class Admission:
         return False  # still in the handshake budget, with its deadline
 
     def make_room(self, ticket: Ticket) -> bool:
-        """A provisional connection resumes a seat: close a connection without a seat and give
-        its slot to this one; False if every connection holds a seat."""
-        if len(self.holders) < self.max_connections or self._evict(ticket, fair=False):
+        """A provisional connection resumes a seat: close a connection without a seat, else a
+        seated one of an address holding at least two more slots than this one's, and give its
+        slot to this one; False if there is none."""
+        if (
+            len(self.holders) < self.max_connections
+            or self._evict(ticket, fair=False)
+            or self._evict_seated(ticket)
+        ):
             self._hold(ticket)
             return True
         return False
@@ -204,6 +213,34 @@ class Admission:
             self.per_address[ticket.key] -= 1
             if not self.per_address[ticket.key]:
                 del self.per_address[ticket.key]
+
+    def _evict_seated(self, newcomer: Ticket) -> bool:
+        """Close a seated connection of the address holding most slots, if it holds at least
+        two more than the newcomer's (so that the displaced player, resuming in turn, cannot
+        displace the newcomer back); its seat stays in its grace period."""
+        groups: Counter[str | None] = Counter(t.key for t in self.holders)
+        mine = groups.get(newcomer.key, 0) if newcomer.key is not None else 0
+        candidates = [
+            t
+            for t in self.holders
+            if t.conn is not None
+            and not t.conn.closed
+            and t.key is not None
+            and groups[t.key] >= mine + 2
+        ]
+        if not candidates:
+            return False
+        victim = max(candidates, key=lambda t: groups[t.key])
+        assert victim.conn is not None
+        log.info("closing a seated connection from %s for a player resuming a seat", victim.key)
+        victim.conn.close_politely(
+            victim.conn.full_error(
+                "the host is full and gave your connection to a player resuming a seat from an "
+                "address with fewer connections; your seat is kept: resume when there is room"
+            )
+        )
+        self._drop(victim)
+        return True
 
     def _evict(self, newcomer: Ticket, *, fair: bool) -> bool:
         """Close a slot holder with no seat (from the address holding most slots first) and

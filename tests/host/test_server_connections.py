@@ -399,3 +399,36 @@ async def test_four_machines_holding_every_slot_keep_no_one_out(
                 made = await newcomer.request(tm.CreateTable(game="one", seats=2))
                 assert isinstance(made, tm.TableCreated)
             assert len(held) >= MAX_CONNECTIONS - 1
+
+
+async def test_a_seated_player_resumes_while_every_connection_holds_a_seat(
+    autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
+) -> None:
+    table = await capped.host.create_table("one-card", seats=4)
+    async with _client(capped, nursery, B) as player:
+        joined = await player.request(tm.Join(table=table, name="Ann"))
+        assert isinstance(joined, tm.Joined)
+    await _until(lambda: not capped.host.per_address)  # the player's link dropped
+    other = await capped.host.create_table("one-card", seats=4)
+    async with (
+        _client(capped, nursery, A) as a1,
+        _client(capped, nursery, A) as a2,
+        _client(capped, nursery, "203.0.113.9") as c,
+    ):
+        for name, client in (("Mal", a1), ("Lory", a2), ("Cy", c)):
+            assert isinstance(await client.request(tm.Join(table=other, name=name)), tm.Joined)
+        assert len(capped.host.admission.holders) == 3  # every slot held, each with a seat
+        async with _client(capped, nursery, B) as back:
+            resumed = await back.request(tm.Resume(token=joined.token))
+            assert isinstance(resumed, tm.Resumed) and resumed.seat == 0
+            # room was made from the address holding two more than B's: one of A's seated
+            assert capped.host.per_address == {A: 1, B: 1, "203.0.113.9": 1}
+            assert isinstance(await back.request(tm.Ready(table=table)), tm.Ok)
+            # the displaced seat is kept, and its player cannot displace B back
+            seated = [s for s in capped.host.lobby.tables[other].seats if s is not None]
+            assert len(seated) == 3
+            async with _client(capped, nursery, A) as again:
+                with pytest.raises(RequestError) as refused:
+                    await again.request(tm.Resume(token="x" * 32))
+            assert refused.value.code is ErrorCode.FULL
+            assert capped.host.per_address == {A: 1, B: 1, "203.0.113.9": 1}
