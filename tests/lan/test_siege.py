@@ -8,7 +8,8 @@ their own, the two honest players:
 
 * ``ipv4``: four machines (10.79.0.2-5), each opening as many connections as the host lets it
   (completing TLS and ``hello``, answering a request) and holding them, reopening any the host
-  closes; two of each machine's connections make tables up to its limit and sit at them;
+  closes, never more at once in their handshake than the host's budget lets finish; two of
+  each machine's connections make tables up to its limit and sit at them;
 * ``ipv6``: 64 addresses of one /64 (``fd79::100``-``fd79::13f``, added ``nodad``), one
   connection each, held the same way (the host counts them as one machine);
 * ``silent``: 80 TCP connections spread over all those addresses that never send a TLS
@@ -44,7 +45,7 @@ import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.admission import HANDSHAKE_DEADLINE_S
+from host.admission import HANDSHAKE_DEADLINE_S, MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS
 from host.lobby import MAX_TABLES_PER_ADDRESS, MAX_TABLES_PER_CONNECTION
 from host.server import MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS
 from net.session import ClientSession, Disconnected, RequestError, open_session
@@ -210,6 +211,8 @@ class Siege:
     #: what ``until`` waits for: each condition is checked at every change, as it happens (a
     #: waiting task woken later could miss a state the churn of evictions passes through)
     _waiting: list[tuple[Callable[[], bool], trio.Event]] = field(default_factory=list)
+    _opening_in_all: trio.Semaphore = field(default_factory=lambda: trio.Semaphore(MAX_HANDSHAKING))
+    _opening_per_key: dict[str, trio.Semaphore] = field(default_factory=dict)
 
     def _bump(self) -> None:
         for done, met in self._waiting:
@@ -240,8 +243,10 @@ class Siege:
         or refuses it."""
         while True:
             with contextlib.suppress(*GONE):
-                async with session_from(self.ns, source) as session:
-                    await session.request(tm.ListTables())  # answered: it holds a slot
+                async with contextlib.AsyncExitStack() as stack:
+                    async with self._opening(key):
+                        session = await stack.enter_async_context(session_from(self.ns, source))
+                        await session.request(tm.ListTables())  # answered: it holds a slot
                     self.held[key] = self.held.get(key, 0) + 1
                     self._bump()
                     try:
@@ -251,6 +256,18 @@ class Siege:
                         self.held[key] -= 1
                         self._bump()
             await trio.sleep(RETRY_S)
+
+    @contextlib.asynccontextmanager
+    async def _opening(self, key: str) -> AsyncIterator[None]:
+        """A place in the host's handshake budget: the attackers open no more connections at
+        once than the host lets finish their handshakes (in all, and per address key), as a
+        siege that means to hold every slot would. Opening more makes the host cancel the
+        oldest for each new one; on a loaded machine none then reaches ``welcome``."""
+        semaphore = self._opening_per_key.setdefault(
+            key, trio.Semaphore(MAX_HANDSHAKING_PER_ADDRESS)
+        )
+        async with self._opening_in_all, semaphore:
+            yield
 
     async def _make_tables(self, session: ClientSession, key: str) -> None:
         for _ in range(MAX_TABLES_PER_CONNECTION):
