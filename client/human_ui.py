@@ -397,6 +397,10 @@ class HumanUI:
                 self._reprompt()
             return
         self._shown = None
+        if self._pending is not None:  # a follow-up question of a turn that has passed
+            self._pending = None
+            self._asking = None
+            self.say("(the turn passed before the choice was answered)", style="dim")
         if not self._quitting:  # the turn has passed (our move, a timer): nothing to answer
             self._asking = None
 

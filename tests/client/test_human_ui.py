@@ -463,3 +463,21 @@ def test_the_call_hint_is_said_on_our_own_turn_too() -> None:
     assert said.count('Press c + Enter to call "One Card!"') == 1 and "Your move" in said
     ui.on_push(tc, _state(tc, view, [{"type": "call"}], [2]), [])  # our turn over, same window
     assert out.getvalue().count("Press c + Enter") == 1
+
+
+def test_a_follow_up_question_goes_when_the_turn_passes() -> None:
+    """Before, the "Choose: 7S" options stayed in the bottom block after the timer played for
+    the seat, and the next turn's number answered the stale question."""
+    ui, out = _human()
+    tc = _tc()
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    assert ui.on_line(tc, "7s") is None  # asks which suit
+    block = ui._status()
+    assert block is not None and "Choose:" in block.plain
+    ui.on_push(tc, _state(tc, VIEW, [], [2]), [])  # the timer played for us
+    assert "the turn passed before the choice was answered" in out.getvalue()
+    block = ui._status()
+    assert block is not None and "Choose:" not in block.plain
+    ui.on_push(tc, _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
+    assert out.getvalue().endswith("Your move: ")
+    assert ui.on_line(tc, "d") == Act({"type": "draw"})
