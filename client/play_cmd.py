@@ -36,6 +36,7 @@ every seat, the deals are checked and nothing is kept).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ from net.discover import lan_addresses
 from net.session import Disconnected, RequestError, open_session
 from net.trust import TrustError, open_stream
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.lobby_messages import BOT_LEVELS
+from protocol.lobby_messages import BOT_LEVELS, Leave
 
 __all__ = ["GAME_CHOICES", "play_command", "run_play"]
 
@@ -77,6 +78,8 @@ GAME_CHOICES = ("one-card", "one", "black-jack")
 #: seconds the host of a LAN game waits after it for friends to finish and leave
 FRIENDS_LINGER_S = 30.0
 FRIENDS_POLL_S = 0.2
+#: seconds the host of a LAN game waits for nothing but its own player's connection to end
+FRIENDS_QUIET_S = 1.0
 
 
 def _loopback(info: HostInfo) -> tuple[str, int]:
@@ -245,16 +248,36 @@ async def _play_at(
         outcome = await run_table(
             tc, ui, reconnect=reconnect, offer_rematch=rematch, records_dir=proofs
         )
-        if lan:
-            await _let_friends_finish(info, ui)
-        return outcome
+        if lan and not session.closed.is_set():  # friends see our seat empty: we are not back
+            with contextlib.suppress(RequestError, Disconnected):
+                await session.request(Leave(table=table))
+    if lan:
+        await _let_friends_finish(info, ui, table)
+    return outcome
 
 
-async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI) -> None:
-    """Keep the host up while friends' clients still fetch the last hand records and leave
-    (ours is the one connection left), at most ``FRIENDS_LINGER_S``: the host closing at once
-    cut their record checks off with "the host is shutting down"."""
-    if len(info.host.connections) <= 1:
+def _friends_busy(info: HostInfo, table: str) -> bool:
+    """Whether a connection other than the host's bots is still doing something: anything
+    but sitting ready for another game at our table (it may still fetch the last hand's
+    records, or play at a table of its own)."""
+    at_table = info.host.lobby.tables.get(table)
+    waiting: set[int] = set()
+    if at_table is not None:
+        waiting = {id(s.conn) for s in at_table.seats if s is not None and s.ready}
+    return any(
+        not c.closed and not c.trusted and id(c) not in waiting for c in info.host.connections
+    )
+
+
+async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI, table: str) -> None:
+    """Keep the host up while friends' clients still fetch the last hand records and leave,
+    at most ``FRIENDS_LINGER_S``: the host closing at once cut their record checks off with
+    "the host is shutting down". Friends who said they would play again are done: the host
+    stops at once for them (they are told it has stopped)."""
+    with trio.move_on_after(FRIENDS_QUIET_S):  # our own connection's end reaching the host
+        while _friends_busy(info, table):
+            await trio.sleep(FRIENDS_POLL_S)
+    if not _friends_busy(info, table):
         return
     ui.info(
         f"Waiting up to {FRIENDS_LINGER_S:.0f} s for friends to finish before the host stops "
@@ -262,7 +285,7 @@ async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI) -> None:
         kind="lingering",
     )
     with trio.move_on_after(FRIENDS_LINGER_S):
-        while len(info.host.connections) > 1:
+        while _friends_busy(info, table):
             await trio.sleep(FRIENDS_POLL_S)
 
 

@@ -152,6 +152,43 @@ async def test_lan_host_and_friend_play_again_at_the_same_table(
         assert await host.process.wait() == 0
 
 
+async def test_the_lan_host_player_declining_a_rematch_stops_the_host_for_ready_friends(
+    json_client: Callable[..., Awaitable[Any]], tmp_path: Path
+) -> None:
+    """Before, friends who had said they would play again waited 30 s, told nothing, for a
+    host player who had said no: now the host player's seat empties at once and the host stops
+    without lingering, telling the friends why."""
+    host = await json_client(
+        *("play", "--lan", "--port", "0", "--bots", "1", "--delay", "0", "--name", "Ann"),
+        *("--data-dir", str(tmp_path / "lan-host"), "--rematch", "--option", "attack_cap=2"),
+    )
+    hosting = await _until(host, "hosting")
+    friend = await json_client(
+        *("join", f"127.0.0.1:{hosting['port']}", "--table", hosting["table"]),
+        *("--name", "Bea", "--rematch"),
+    )
+    await _until(friend, "seated")
+    await host.send({"start": True})
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host.play_to_end)
+        nursery.start_soon(friend.play_to_end)
+    await _until(friend, "rematch")
+    await friend.send({"cmd": "rematch"})
+    assert "Ann" in (await _until(friend, "waiting"))["waiting_for"]  # Bea is ready
+    await _until(host, "rematch")
+    await host.send({"cmd": "quit"})
+    with trio.fail_after(60):
+        assert await host.process.wait() == 0
+        while await friend.next() is not None:
+            pass
+        assert await friend.process.wait() == 0
+    assert "lingering" not in host.types()
+    waits = [line["waiting_for"] for line in friend.lines if line["type"] == "waiting"]
+    assert any("Ann" not in names for names in waits), waits  # the host player's seat emptied
+    ended = [line for line in friend.lines if line["type"] in ("disconnected", "end")]
+    assert any("stopped the game" in str(line) for line in ended), friend.types()
+
+
 def test_a_taken_port_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Before, ``onecard play --port`` on a taken port said only "network error: Address
     already in use"."""
