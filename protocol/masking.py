@@ -41,6 +41,7 @@ __all__ = [
     "KeyRoute",
     "MaskSecret",
     "MaskingError",
+    "Openings",
     "PointError",
     "ScalarError",
     "SealError",
@@ -248,6 +249,27 @@ def identify(point: bytes, points: Sequence[bytes]) -> int:
 def unmask_card(point: bytes, keys: Sequence[bytes], points: Sequence[bytes]) -> int:
     """Open a position: the index (into the round's card list) of the card under ``point``."""
     return identify(unmask(point, keys), points)
+
+
+class Openings:
+    """The positions of one round opened so far, each to its card: a card that opens at two
+    positions proves that a pass copied a point (StageError, live; the audit names the seat)."""
+
+    def __init__(self, points: Sequence[bytes]) -> None:
+        self.points = tuple(points)
+        self.card_at: dict[int, int] = {}
+        self._pos_of: dict[int, int] = {}
+
+    def open(self, pos: int, point: bytes, keys: Sequence[bytes]) -> int:
+        """Open ``pos``; the index of its card in the round's list."""
+        j = unmask_card(point, keys, self.points)
+        if self.card_at.get(pos, j) != j:
+            raise UnmaskError(f"position {pos} opened to two different cards")
+        other = self._pos_of.setdefault(j, pos)
+        if other != pos:
+            raise StageError(f"card {j} of the round opens at positions {other} and {pos}")
+        self.card_at[pos] = j
+        return j
 
 
 # --------------------------------------------------------------------------- sealed keys

@@ -20,6 +20,7 @@ from protocol.masking import (
     SEALED_KEY_BYTES,
     KeyRoute,
     MaskSecret,
+    Openings,
     PointError,
     ScalarError,
     SealError,
@@ -273,6 +274,25 @@ def test_a_point_swapped_for_its_negative_is_masked_but_opens_to_no_card() -> No
         except UnmaskError:
             failures += 1
     assert failures == 1
+
+
+def test_a_copied_point_is_caught_when_its_second_position_opens() -> None:
+    seats = _seats([b"\x01" * 32, b"\x02" * 32])
+    pts = card_points(CTX, 0, SMALL)
+    deck = list(seats[0].mask(0, pts))
+    deck[4] = deck[1]  # seat 0 duplicates a card it cannot see
+    out = seats[1].rekey(0, seats[0].rekey(0, seats[1].mask(0, deck)))
+    openings = Openings(pts)
+    cards = []
+    with pytest.raises(StageError, match="opens at positions"):
+        for i, point in enumerate(out):
+            cards.append(openings.open(i, point, [s.position_key(0, i) for s in seats]))
+    assert len(cards) < len(SMALL)
+    again = Openings(pts)
+    honest = seats[1].rekey(0, seats[0].rekey(0, seats[1].mask(0, seats[0].mask(0, pts))))
+    keys = [s.position_key(0, 2) for s in seats]
+    j = again.open(2, honest[2], keys)
+    assert again.open(2, honest[2], keys) == j  # opening a position twice is harmless
 
 
 # --------------------------------------------------------------------------- sealed keys
