@@ -28,7 +28,7 @@ from typing import Final
 from nacl import bindings as sodium
 from nacl.exceptions import CryptoError
 
-from protocol.cardfair import CommitmentError, FairnessError, Stream, enc, u32
+from protocol.cardfair import CommitmentError, ContextError, FairnessError, Stream, enc, u32
 
 __all__ = [
     "GROUP_ORDER",
@@ -344,6 +344,8 @@ class MaskSecret:
     secret: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
+        if len(self.ctx) != 32:
+            raise ContextError(f"ctx is 32 bytes, not {len(self.ctx)}")
         if len(self.secret) != SECRET_BYTES:
             raise CommitmentError(
                 f"a masking secret is {SECRET_BYTES} bytes, not {len(self.secret)}"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from nacl import bindings as sodium
 from nacl.exceptions import CryptoError
 
-from protocol.cardfair import CommitmentError, FairnessError
+from protocol.cardfair import CommitmentError, ContextError, FairnessError
 from protocol.cards import DECK_54
 from protocol.errors import ErrorCode
 from protocol.masking import (
@@ -121,6 +121,17 @@ def test_off_curve_and_mixed_order_points_are_refused() -> None:
         seat.rekey(0, [_mixed_order()])
     with pytest.raises(PointError):
         unmask(_off_curve(), [seat.deck_key(0)])
+
+
+def test_a_seat_secret_needs_a_32_byte_ctx_and_secret() -> None:
+    with pytest.raises(ContextError):
+        MaskSecret(CTX[:31], 0, bytes(32))
+    with pytest.raises(CommitmentError):
+        MaskSecret(CTX, 0, bytes(31))
+    with pytest.raises(StageError, match="rearrange"):
+        mask_pass(
+            card_points(CTX, 0, ["AS", "KS"]), MaskSecret(CTX, 0, bytes(32)).deck_key(0), (0, 0)
+        )
 
 
 def test_a_masking_error_is_a_fairness_error() -> None:
