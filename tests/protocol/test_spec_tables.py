@@ -27,7 +27,7 @@ def test_spec_tables_match_the_code() -> None:
 
 def test_spec_message_table_lists_exactly_the_registry() -> None:
     text = spec_text()
-    section = text[text.index("## 9. Message table") :]
+    section = text[text.index("## 9. Message table") :].split("\n## ", 1)[0]  # up to section 10
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     assert sorted(row.split("`")[1] for row in rows) == sorted(MESSAGE_TYPES), REGENERATE
 
