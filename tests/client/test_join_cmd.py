@@ -168,10 +168,7 @@ async def test_join_asks_for_a_rematch_and_says_whom_it_waits_for(
     one who said yes is told whom the table waits for and may still leave."""
     info = await start_host()
     address = f"127.0.0.1:{info.port}"
-    # attack_cap: no endless attacks. Without it a third of these games ran to the 1,000-turn
-    # limit, and two people's ~1,000 acts met the host's rate limit: 24 s of the 60 s bound.
-    dave = await json_client("join", address, "--name", "dave", "--create", "one-card",
-                             "--option", "attack_cap=2", "--rematch")  # fmt: skip
+    dave = await json_client("join", address, "--name", "dave", "--create", "one-card", "--rematch")
     table = (await _until(dave, "seated"))["table"]
     erin = await json_client("join", address, "--name", "erin", "--table", table, "--rematch")
     async with trio.open_nursery() as nursery:
