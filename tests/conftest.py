@@ -231,10 +231,13 @@ def serve_tls(nursery: trio.Nursery, tmp_path: Path) -> Callable[[TlsHandler], A
         identity = load_or_create_identity(tmp_path / "tls-server")
         listeners = await nursery.start(
             functools.partial(
-                trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(),
+                trio.serve_ssl_over_tcp,
+                handler,
+                0,
+                identity.server_ssl_context(),
                 host="127.0.0.1",
             )
-        )  # fmt: skip
+        )
         return int(listeners[0].transport_listener.socket.getsockname()[1])
 
     return serve

@@ -60,10 +60,16 @@ async def lobby(
     """A lobby that seats its bots as in-process connections would (no bot plays: the
     tables' games are not what these tests look at)."""
     lobby = Lobby(
-        store=store, signing_key=Ed25519PrivateKey.generate(), host_name="test",
-        key_fingerprint="x", turn_timer=None, grace=60.0, round_timeout=20.0, nursery=nursery,
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        host_name="test",
+        key_fingerprint="x",
+        turn_timer=None,
+        grace=60.0,
+        round_timeout=20.0,
+        nursery=nursery,
         bot_limits=BotLimits(per_client=3, hard_per_client=2),
-    )  # fmt: skip
+    )
 
     async def spawn(table_id: str, kind: str, seat: int | None, token: str | None) -> int:
         table = lobby.table(table_id)
@@ -161,9 +167,15 @@ async def test_a_freed_seat_shows_the_next_player_nothing_of_the_last(
     autojump_clock: trio.testing.MockClock, tmp_path: Path, nursery: trio.Nursery
 ) -> None:
     config = HostConfig(
-        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, turn_timer=None, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        turn_timer=None,
+        bot_think=0.0,
+    )
     info: HostInfo = await nursery.start(serve_host, config)
 
     @asynccontextmanager

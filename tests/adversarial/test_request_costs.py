@@ -32,9 +32,14 @@ HELLO = encode_frame(Hello(protocol="onecard", versions=(1,), software="attack",
 @pytest.fixture
 async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
     config = HostConfig(
-        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        bot_think=0.0,
+    )
     info: HostInfo = await nursery.start(serve_host, config)
     return info
 

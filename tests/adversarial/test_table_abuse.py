@@ -59,9 +59,15 @@ async def lobby(
     """A lobby whose timers run on the mock clock: each test takes ``autojump_clock`` too, since
     pytest-trio uses only the clock the test function asks for (``tests/conftest.py`` checks)."""
     return Lobby(
-        store=store, signing_key=Ed25519PrivateKey.generate(), host_name="test",
-        key_fingerprint="x", turn_timer=None, grace=60.0, round_timeout=20.0, nursery=nursery,
-    )  # fmt: skip
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        host_name="test",
+        key_fingerprint="x",
+        turn_timer=None,
+        grace=60.0,
+        round_timeout=20.0,
+        nursery=nursery,
+    )
 
 
 async def drop(table: Table, conn: Any) -> None:
@@ -101,9 +107,12 @@ async def test_ready_survives_a_host_restart(
     await table.set_ready(ann, True)
     (row,) = await store.load_tables()
     restored = restore_table(
-        row, game_cls=find_game("one-card"), store=store,
-        signing_key=Ed25519PrivateKey.generate(), grace=60.0,
-    )  # fmt: skip
+        row,
+        game_cls=find_game("one-card"),
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        grace=60.0,
+    )
     ready = {s.name: s.ready for s in restored.seats if s is not None}
     assert ready == {"ann": True, "bob": False}
 
@@ -237,9 +246,16 @@ def connect_memory(nursery: trio.Nursery) -> Any:
 @pytest.fixture
 async def timed_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
     config = HostConfig(
-        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, turn_timer=30.0, grace=60.0, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        turn_timer=30.0,
+        grace=60.0,
+        bot_think=0.0,
+    )
     info: HostInfo = await nursery.start(serve_host, config)
     return info
 

@@ -254,9 +254,13 @@ def spawn_pty(client_env: dict[str, str]) -> Callable[..., Any]:
             env.pop("NO_COLOR", None)
         env["TERM"] = "xterm-256color"
         child = pexpect.spawn(
-            sys.executable, ["-m", "client", *args], env=env, encoding="utf-8",
-            timeout=timeout, dimensions=(60, 100),
-        )  # fmt: skip
+            sys.executable,
+            ["-m", "client", *args],
+            env=env,
+            encoding="utf-8",
+            timeout=timeout,
+            dimensions=(60, 100),
+        )
         child.delaybeforesend = None  # the 50 ms default per line adds up over a long game
         return PtyDriver(child)
 

@@ -23,8 +23,14 @@ from client.render import make_console
 from client.table_client import TableClient
 from protocol.cards import parse_card
 
-VIEW = {"game": "black-jack", "hand": ["QS", "9H", "KC"], "top": "10C", "suit": "C",
-        "hand_counts": [5, 3], "stock": 20}  # fmt: skip
+VIEW = {
+    "game": "black-jack",
+    "hand": ["QS", "9H", "KC"],
+    "top": "10C",
+    "suit": "C",
+    "hand_counts": [5, 3],
+    "stock": 20,
+}
 PLAY_9H = {"type": "play", "cards": ["9H"]}
 PLAY_QS = {"type": "play", "cards": ["QS"]}
 
@@ -45,8 +51,9 @@ def test_a_held_card_that_is_no_move_asks_the_host_why(
     before = out.getvalue()  # the host's answer is the one line said about it
     assert ui.on_line(tc, "AD") is None  # not held: the client says so, nothing to ask
     assert "you do not hold A♦" in out.getvalue()  # cards as the hand shows them
-    ui.on_explained(tc, _explained("QS matches neither rank 10 nor suit C", blunder=False,
-                                   action=None))  # fmt: skip
+    ui.on_explained(
+        tc, _explained("QS matches neither rank 10 nor suit C", blunder=False, action=None)
+    )
     assert out.getvalue().endswith("Q♠ matches neither rank 10 nor suit C\nYour move: ")
     assert out.getvalue()[len(before) :].count("Q♠") == 1  # before, the client's own came too
     ui.on_explained(tc, _explained("out of turn: it is seat 0's turn", blunder=False, action=None))
@@ -128,8 +135,14 @@ def test_the_json_client_asks_with_a_command_and_prints_the_answer(
     ui.on_explained(tc, _explained("no", blunder=True, action=PLAY_QS))
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert "card" in lines[0]["message"]
-    assert lines[1] == {"type": "explained", "table": "t1", "card": "QS", "reason": "no",
-                        "blunder": True, "action": PLAY_QS}  # fmt: skip
+    assert lines[1] == {
+        "type": "explained",
+        "table": "t1",
+        "card": "QS",
+        "reason": "no",
+        "blunder": True,
+        "action": PLAY_QS,
+    }
 
 
 class _Session:

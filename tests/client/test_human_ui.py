@@ -30,8 +30,15 @@ from client.table_client import TableClient
 SEVENS = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
 
 
-VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D",
-        "hand_counts": [5, 3, 4], "direction": "clockwise", "stock": 20}  # fmt: skip
+VIEW = {
+    "game": "one-card",
+    "hand": ["7S", "9H", "KC"],
+    "top": "7D",
+    "suit": "D",
+    "hand_counts": [5, 3, 4],
+    "direction": "clockwise",
+    "stock": 20,
+}
 
 
 def test_a_wild_suit_choice_is_asked_as_numbered_options(
@@ -191,8 +198,9 @@ def test_the_move_prompt_is_asked_again_after_other_lines(
     tc = table_client()
     ui.on_push(tc, push_state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
     assert out.getvalue().endswith("Your move: ")
-    assert _said(ui, tc, "zz", out).endswith("not understood: 'zz'; type a number, a card code "
-                                             "like 7S, or a letter shown\nYour move: ")  # fmt: skip
+    assert _said(ui, tc, "zz", out).endswith(
+        "not understood: 'zz'; type a number, a card code like 7S, or a letter shown\nYour move: "
+    )
     assert _said(ui, tc, "?", out).endswith("Your move: ")
     ui.info("connection lost (reset); reconnecting", kind="disconnected")
     ui.info("reconnected: seat 1 resumed as Bob", kind="reconnected")
@@ -220,8 +228,9 @@ def test_no_move_prompt_when_it_is_not_our_turn(
     ui.on_push(tc, push_state(tc, VIEW, [], [2]), [])  # the turn passed (a timer)
     ui.info("reconnected: seat 1 resumed as Bob", kind="reconnected")
     assert "Your move" not in _said(ui, tc, "zz", out)
-    assert out.getvalue().endswith("reconnected: seat 1 resumed as Bob\nNothing to do right "
-                                   "now (waiting for Cy)\n")  # fmt: skip
+    assert out.getvalue().endswith(
+        "reconnected: seat 1 resumed as Bob\nNothing to do right now (waiting for Cy)\n"
+    )
 
 
 def test_help_and_letters_follow_what_the_host_offers_now(
@@ -294,8 +303,9 @@ def test_a_leave_question_lapses_when_the_game_ends_before_the_answer(
     tc = table_client()
     ui.on_push(tc, push_state(tc, VIEW, [{"type": "draw"}], [0]), [])
     assert ui.on_line(tc, "q") is None  # asked to confirm
-    over = tm.GameOver(table="t1", seq=9, game_no=1, outcome={"termination": "went_out",
-                                                              "winners": [0]})  # fmt: skip
+    over = tm.GameOver(
+        table="t1", seq=9, game_no=1, outcome={"termination": "went_out", "winners": [0]}
+    )
     tc.outcome = dict(over.outcome)
     ui.on_push(tc, over, [])
     assert "you are still at the table" in out.getvalue()
@@ -308,8 +318,9 @@ def test_the_verdict_line_says_where_the_proof_is_saved(human_ui: Callable[..., 
     """Before, only the record's path was ever shown; the proof bundle's never."""
     ui, out = human_ui()
     proof = Path("/state/proofs/t1-hand2.json")
-    verdict = FairNotice(FairKind.VERIFIED, 2, "deal verified: 9 cards you saw checked",
-                         "56b6-a629", 9, proof)  # fmt: skip
+    verdict = FairNotice(
+        FairKind.VERIFIED, 2, "deal verified: 9 cards you saw checked", "56b6-a629", 9, proof
+    )
     ui._fair(verdict)
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].endswith(f"· proof {proof}")

@@ -21,8 +21,15 @@ from host.games import find_game
 SEVENS = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
 
 
-VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D",
-        "hand_counts": [5, 3, 4], "direction": "clockwise", "stock": 20}  # fmt: skip
+VIEW = {
+    "game": "one-card",
+    "hand": ["7S", "9H", "KC"],
+    "top": "7D",
+    "suit": "D",
+    "hand_counts": [5, 3, 4],
+    "direction": "clockwise",
+    "stock": 20,
+}
 
 
 def test_json_commands_and_events(
@@ -32,8 +39,9 @@ def test_json_commands_and_events(
     ui, tc = JsonUI(out), table_client()
     state = push_state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1])
     ui.on_push(tc, state, [])
-    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0,
-                                                         "cards": ["QH"]}), [])  # fmt: skip
+    ui.on_push(
+        tc, tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0, "cards": ["QH"]}), []
+    )
     first, second = (json.loads(line) for line in out.getvalue().splitlines())
     assert first["type"] == "state" and first["my_turn"] is True and first["legal"][0] == SEVENS[0]
     assert second["type"] == "event" and second["seq"] == 6 and second["text"] == "Ann plays QH"

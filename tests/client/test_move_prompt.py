@@ -25,8 +25,15 @@ def _said(ui: HumanUI, tc: TableClient, typed: str, out: io.StringIO) -> str:
     return out.getvalue()[before:]
 
 
-VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D",
-        "hand_counts": [5, 3, 4], "direction": "clockwise", "stock": 20}  # fmt: skip
+VIEW = {
+    "game": "one-card",
+    "hand": ["7S", "9H", "KC"],
+    "top": "7D",
+    "suit": "D",
+    "hand_counts": [5, 3, 4],
+    "direction": "clockwise",
+    "stock": 20,
+}
 
 
 @pytest.mark.parametrize(

@@ -41,15 +41,29 @@ SEATED = ("Ann", "Bob", "Cat")
 
 
 def _seat(i: int, name: str, *, ready: bool = False, connected: bool = True) -> dict[str, Any]:
-    return {"seat": i, "name": name, "bot": None, "ready": ready, "connected": connected,
-            "substitute": False}  # fmt: skip
+    return {
+        "seat": i,
+        "name": name,
+        "bot": None,
+        "ready": ready,
+        "connected": connected,
+        "substitute": False,
+    }
 
 
 def _info(*seats: dict[str, Any] | None, phase: str = "finished") -> tm.TableInfo:
     return tm.TableInfo(
-        table="t1", name="t1", game="one-card", options={}, seats=seats, phase=phase,
-        game_no=1, spectators=0, turn_timer=None, voids=0,
-    )  # fmt: skip
+        table="t1",
+        name="t1",
+        game="one-card",
+        options={},
+        seats=seats,
+        phase=phase,
+        game_no=1,
+        spectators=0,
+        turn_timer=None,
+        voids=0,
+    )
 
 
 def test_a_seat_freed_after_a_no_says_who_left(
@@ -68,9 +82,15 @@ def test_a_seat_freed_after_a_no_says_who_left(
     jui.on_push(tc, _info(ann, bob, None), [])
     presence = [json.loads(x) for x in stream.getvalue().splitlines() if '"presence"' in x]
     assert presence == [
-        {"type": "presence", "seat": 2, "name": "Cat", "connected": False, "left": True,
-         "message": "Cat left the table"}
-    ]  # fmt: skip
+        {
+            "type": "presence",
+            "seat": 2,
+            "name": "Cat",
+            "connected": False,
+            "left": True,
+            "message": "Cat left the table",
+        }
+    ]
 
 
 def test_b_and_add_bot_ask_for_a_bot_between_games(
@@ -245,8 +265,10 @@ async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
         async with trio.open_nursery() as nursery:
             loop = functools.partial(run_table, read_input=False, reconnect=reconnect)
             nursery.start_soon(loop, cast(TableClient, table), ui)
-            for info in (_info(ann, bob, cat, phase="playing"),
-                         _info(ann, bob, cat_gone, phase="playing")):  # fmt: skip
+            for info in (
+                _info(ann, bob, cat, phase="playing"),
+                _info(ann, bob, cat_gone, phase="playing"),
+            ):
                 await table.session.push_send.send(info)
             await trio.testing.wait_all_tasks_blocked()
             await table.session.push_send.aclose()  # the host restarts

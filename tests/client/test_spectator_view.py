@@ -17,12 +17,27 @@ def _watching() -> TableClient:
 
 
 def _watched(phase: str, to_act: tuple[int, ...], game_no: int = 1, **view: Any) -> tm.StatePush:
-    shown = {"game": "one-card", "top": "7D", "suit": "D", "hand_counts": [5, 3, 4],
-             "direction": "clockwise", "stock": 20, "hand_no": 1, **view}  # fmt: skip
+    shown = {
+        "game": "one-card",
+        "top": "7D",
+        "suit": "D",
+        "hand_counts": [5, 3, 4],
+        "direction": "clockwise",
+        "stock": 20,
+        "hand_no": 1,
+        **view,
+    }
     return tm.StatePush(
-        table="t1", seq=5, game_no=game_no, phase=phase, seat=None, view=shown, legal=(),
-        to_act=to_act, turn_ms=None,
-    )  # fmt: skip
+        table="t1",
+        seq=5,
+        game_no=game_no,
+        phase=phase,
+        seat=None,
+        view=shown,
+        legal=(),
+        to_act=to_act,
+        turn_ms=None,
+    )
 
 
 def test_a_spectator_s_table_is_redrawn_once_each_time_the_turn_passes(

@@ -13,8 +13,15 @@ import protocol.table_messages as tm
 from client.json_ui import JsonUI
 from client.tracking import CardsLeft, DealNumbers, Presence
 
-VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D",
-        "hand_counts": [5, 3, 4], "direction": "clockwise", "stock": 20}  # fmt: skip
+VIEW = {
+    "game": "one-card",
+    "hand": ["7S", "9H", "KC"],
+    "top": "7D",
+    "suit": "D",
+    "hand_counts": [5, 3, 4],
+    "direction": "clockwise",
+    "stock": 20,
+}
 
 
 def _info(phase: str, *connected: bool) -> tm.TableInfo:
@@ -23,8 +30,18 @@ def _info(phase: str, *connected: bool) -> tm.TableInfo:
         {"seat": i, "name": names[i], "bot": None, "connected": c, "ready": True}
         for i, c in enumerate(connected)
     )
-    return tm.TableInfo(table="t1", name="t1", game="one", options={}, seats=seats, phase=phase,
-                        game_no=1, spectators=0, turn_timer=None, voids=0)  # fmt: skip
+    return tm.TableInfo(
+        table="t1",
+        name="t1",
+        game="one",
+        options={},
+        seats=seats,
+        phase=phase,
+        game_no=1,
+        spectators=0,
+        turn_timer=None,
+        voids=0,
+    )
 
 
 def test_players_are_told_when_another_seat_drops_or_comes_back(
@@ -46,8 +63,14 @@ def test_players_are_told_when_another_seat_drops_or_comes_back(
     js.on_push(tc, _info("playing", True, True, False), [])
     presence = json.loads(lines.getvalue().splitlines()[-1])
     said = "Cy dropped (the host plays for Cy after the grace period)"
-    assert presence == {"type": "presence", "seat": 2, "name": "Cy", "connected": False,
-                        "left": False, "message": said}  # fmt: skip
+    assert presence == {
+        "type": "presence",
+        "seat": 2,
+        "name": "Cy",
+        "connected": False,
+        "left": False,
+        "message": said,
+    }
 
 
 def test_the_outcome_of_a_shedding_game_shows_the_cards_left(
@@ -59,10 +82,12 @@ def test_the_outcome_of_a_shedding_game_shows_the_cards_left(
     tc = table_client()
     view = {**VIEW, "game": "black-jack", "hand_counts": [1, 3, 4]}
     ui.on_push(tc, push_state(tc, view, [], [0]), [])
-    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event={"kind": "draw", "seat": 2, "count": 2}),
-               [])  # fmt: skip
-    ui.on_push(tc, tm.EventPush(table="t1", seq=7, event={"kind": "play", "seat": 0,
-                                                         "cards": ["AC"]}), [])  # fmt: skip
+    ui.on_push(
+        tc, tm.EventPush(table="t1", seq=6, event={"kind": "draw", "seat": 2, "count": 2}), []
+    )
+    ui.on_push(
+        tc, tm.EventPush(table="t1", seq=7, event={"kind": "play", "seat": 0, "cards": ["AC"]}), []
+    )
     outcome = {"termination": "went_out", "winners": [0], "ranking": None, "scores": None}
     ui.on_push(tc, tm.GameOver(table="t1", seq=8, game_no=1, outcome=outcome), [])
     assert "Ann wins! (first out of cards) Cards left: Ann 0, Bob 3, Cy 6\n" in out.getvalue()

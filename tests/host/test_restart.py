@@ -200,9 +200,15 @@ async def test_a_stood_up_seat_stays_stood_up_and_unresumable_after_a_restart(
     connect_memory: Any,
 ) -> None:
     config = HostConfig(
-        data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, grace=10.0, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path,
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        grace=10.0,
+        bot_think=0.0,
+    )
     first: HostInfo = await nursery.start(serve_host, config)
     table_id = await first.host.create_table("one-card", seats=2)
     async with connect_memory(first) as a, connect_memory(first) as b:
@@ -242,9 +248,14 @@ async def test_the_chat_backlog_is_bounded_and_survives_a_restart(
     connect_memory: Any,
 ) -> None:
     config = HostConfig(
-        data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path,
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        bot_think=0.0,
+    )
     first: HostInfo = await nursery.start(serve_host, config)
     table_id = await first.host.create_table("one-card", seats=2)
     table = first.host.lobby.table(table_id)

@@ -161,9 +161,16 @@ async def _chat_table(store: Store) -> Table:
     await store.open()
     await store.put_table("t1", 1, {})
     return Table(
-        table_id="t1", game_cls=find_game("one-card"), seats=2, options={}, store=store,
-        signing_key=Ed25519PrivateKey.generate(), turn_timer=None, grace=60.0, created=1,
-    )  # fmt: skip
+        table_id="t1",
+        game_cls=find_game("one-card"),
+        seats=2,
+        options={},
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        turn_timer=None,
+        grace=60.0,
+        created=1,
+    )
 
 
 async def test_a_slow_chat_write_holds_up_neither_the_line_nor_the_table(

@@ -36,9 +36,15 @@ async def lobby(
     store = Store(tmp_path, in_thread=False)
     await store.open()
     lobby = Lobby(
-        store=store, signing_key=Ed25519PrivateKey.generate(), host_name="test",
-        key_fingerprint="x", turn_timer=None, grace=60.0, round_timeout=20.0, nursery=nursery,
-    )  # fmt: skip
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        host_name="test",
+        key_fingerprint="x",
+        turn_timer=None,
+        grace=60.0,
+        round_timeout=20.0,
+        nursery=nursery,
+    )
 
     async def spawn(table_id: str, kind: str, seat: int | None, token: str | None) -> int:
         table = lobby.table(table_id)

@@ -292,9 +292,22 @@ async def start_host(ns: str, root: Path, nursery: trio.Nursery) -> trio.Process
     env["ONECARD_STATE_DIR"] = str(root / "state")
     env["ONECARD_KNOWN_HOSTS"] = str(root / "known_hosts")
     cmd = [
-        "ip", "netns", "exec", ns, sys.executable, "-m", "client", "host",
-        "--data-dir", str(root / "host-data"), "--port", str(PORT), "--name", "Keep", "-v",
-    ]  # fmt: skip
+        "ip",
+        "netns",
+        "exec",
+        ns,
+        sys.executable,
+        "-m",
+        "client",
+        "host",
+        "--data-dir",
+        str(root / "host-data"),
+        "--port",
+        str(PORT),
+        "--name",
+        "Keep",
+        "-v",
+    ]
     log = (root / "host.log").open("ab")
     process: trio.Process = await nursery.start(
         lambda task_status: trio.run_process(

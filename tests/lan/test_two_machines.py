@@ -144,9 +144,19 @@ async def machines(lan: Any, tmp_path: Path) -> AsyncIterator[Machines]:
 
 async def start_host(m: Machines) -> Proc:
     host = await m.run(
-        m.lan.host_ns, "host", "host", "--data-dir", str(m.root / "host-data"),
-        "--port", str(PORT), "--name", "Den", "--bot-think", "0.01", "-v",
-    )  # fmt: skip
+        m.lan.host_ns,
+        "host",
+        "host",
+        "--data-dir",
+        str(m.root / "host-data"),
+        "--port",
+        str(PORT),
+        "--name",
+        "Den",
+        "--bot-think",
+        "0.01",
+        "-v",
+    )
     with trio.fail_after(30):
         await host.until("data directory:")
     return host
@@ -220,9 +230,20 @@ async def test_a_friend_discovers_joins_and_plays_a_whole_game(
     assert not any(a.startswith("127.") or a == "::1" for a in ad["addresses"]), ad
     assert ad["target"] == f"{HOST_IP}:{PORT}"
     client = await machines.run(
-        machines.lan.other_ns, "bea", "join", "--json", "--name", "Bea",
-        "--create", game, "--seats", "2", "--bots", "1", *(SHORT if game == "one-card" else ()),
-    )  # fmt: skip
+        machines.lan.other_ns,
+        "bea",
+        "join",
+        "--json",
+        "--name",
+        "Bea",
+        "--create",
+        game,
+        "--seats",
+        "2",
+        "--bots",
+        "1",
+        *(SHORT if game == "one-card" else ()),
+    )
     seen = await play_json(machines, client, drop_link=True)
     check_game(seen, dropped=True)
     connected = next(o for o in seen if o["type"] == "connected")
@@ -235,9 +256,17 @@ async def test_a_friend_discovers_joins_and_plays_a_whole_game(
 async def test_bots_from_the_other_machine_play_to_the_end(machines: Machines) -> None:
     host = await start_host(machines)
     out = await machines.output(
-        machines.lan.other_ns, "bots", "bot", HOST_IP, "--create", "black-jack",
-        "--count", "2", "--think", "0.02",
-    )  # fmt: skip
+        machines.lan.other_ns,
+        "bots",
+        "bot",
+        HOST_IP,
+        "--create",
+        "black-jack",
+        "--count",
+        "2",
+        "--think",
+        "0.02",
+    )
     assert out.startswith("game over: ") and ("went out" in out or "won" in out), out
     await stop(host)
 
@@ -247,10 +276,25 @@ async def test_play_lan_with_a_friend_joining_from_the_other_machine(machines: M
     # bots at start_host's pace (play's default is a person's, 1 s a move: this game took up
     # to two minutes), One Card capped as everywhere else
     ann = await m.run(
-        m.lan.host_ns, "ann", "play", "--lan", "--json", "--name", "Ann", "--bots", "2",
-        "--data-dir", str(m.root / "ann-data"), "--port", str(PORT), "--game", "one-card",
-        "--delay", "0.01", *SHORT,
-    )  # fmt: skip
+        m.lan.host_ns,
+        "ann",
+        "play",
+        "--lan",
+        "--json",
+        "--name",
+        "Ann",
+        "--bots",
+        "2",
+        "--data-dir",
+        str(m.root / "ann-data"),
+        "--port",
+        str(PORT),
+        "--game",
+        "one-card",
+        "--delay",
+        "0.01",
+        *SHORT,
+    )
     with trio.fail_after(30):
         while True:
             obj = await ann.obj()
@@ -262,8 +306,15 @@ async def test_play_lan_with_a_friend_joining_from_the_other_machine(machines: M
     ad = await discovered(m)
     assert ad["addresses"][0] == HOST_IP
     bea = await m.run(
-        m.lan.other_ns, "bea", "join", "--json", "--name", "Bea", "--table", table,
-    )  # fmt: skip
+        m.lan.other_ns,
+        "bea",
+        "join",
+        "--json",
+        "--name",
+        "Bea",
+        "--table",
+        table,
+    )
     with trio.fail_after(30):
         await bea.until('"seated"')
     await ann.send("")  # Enter: start; the empty seat gets a bot

@@ -20,9 +20,19 @@ CONTROLS = [chr(c) for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))]
 FORMATS = [
     *map(chr, range(0x202A, 0x202F)),
     *map(chr, range(0x2066, 0x206A)),
-    "\u200e", "\u200f", "\u061c", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad",
-    "\u2028", "\u2029", "\U000e0001",
-]  # fmt: skip
+    "\u200e",
+    "\u200f",
+    "\u061c",
+    "\u200b",
+    "\u200c",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u00ad",
+    "\u2028",
+    "\u2029",
+    "\U000e0001",
+]
 
 
 @pytest.mark.parametrize("ch", CONTROLS + FORMATS, ids=lambda ch: f"U+{ord(ch):04X}")

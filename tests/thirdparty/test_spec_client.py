@@ -63,8 +63,9 @@ def test_primitive_vectors() -> None:
         reader = sc.Stream(key, case["stream"])
         assert [reader.below(case["n"]) for _ in case["results"]] == case["results"]
     tr = p["transcript"]
-    nxt = sc.next_transcript(*(bytes.fromhex(tr[k]) if k != "type" else tr[k]
-                               for k in ("prev", "type", "body", "sig")))  # fmt: skip
+    nxt = sc.next_transcript(
+        *(bytes.fromhex(tr[k]) if k != "type" else tr[k] for k in ("prev", "type", "body", "sig"))
+    )
     assert nxt.hex() == tr["next"] and sc.fingerprint(nxt) == tr["fingerprint"]
     assert tr["signer_pk"] == _vec("signed.json")["public_key"]
     body, sig = bytes.fromhex(tr["body"]), bytes.fromhex(tr["sig"])
@@ -208,8 +209,13 @@ def test_spec_client_over_tls(host: dict[str, Any]) -> None:
 
 
 def test_check_explained_refuses_replies_the_spec_does_not_allow() -> None:
-    good = {"table": "t", "card": "QS", "reason": "follow suit", "blunder": True,
-            "action": {"type": "play", "cards": ["QS"]}}  # fmt: skip
+    good = {
+        "table": "t",
+        "card": "QS",
+        "reason": "follow suit",
+        "blunder": True,
+        "action": {"type": "play", "cards": ["QS"]},
+    }
     sc.check_explained(good, table="t", card="QS", playable=False, blunders=True, cut=False)
     legal = {**good, "reason": "", "blunder": False, "action": None}
     sc.check_explained(legal, table="t", card="QS", playable=True, blunders=True, cut=False)

@@ -229,8 +229,11 @@ def test_deal_events_show_positions_publicly_and_cards_privately() -> None:
         assert sorted(e.data["cards"]) == sorted(c.code for c in game.hands[e.to])
     (up,) = [e for e in events if e.kind == "turn_up"]
     assert up.to is None and up.data == {
-        "card": order[21].code, "positions": [[0, 21]], "seats": [None], "pile": [order[21].code]
-    }  # fmt: skip
+        "card": order[21].code,
+        "positions": [[0, 21]],
+        "seats": [None],
+        "pile": [order[21].code],
+    }
     assert events[-1].kind == "turn" and events[-1].data["seat"] == 2
 
 
