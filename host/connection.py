@@ -44,7 +44,7 @@ import protocol.table_messages as tm
 from host.failures import failure
 from host.games.base import RulesError, WireMap
 from host.logs import get_logger
-from host.ratelimit import TokenBucket
+from host.ratelimit import RateLimits, TokenBucket
 from host.seating import spectator_name
 from protocol.connection import Connection, Role, State
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
@@ -77,26 +77,13 @@ SEND_TIMEOUT = 20.0
 COALESCE_MAX_MESSAGES = 256
 #: seconds the writer gets to flush a last message (error, server_closing) before closing
 CLOSE_FLUSH_TIMEOUT = 2.0
-#: messages per second a connection may send on average, and the burst allowed
-RATE_PER_SECOND = 20.0
-RATE_BURST = 60.0
-#: chat lines per second on average and the burst allowed
-CHAT_PER_SECOND = 0.5
-CHAT_BURST = 5.0
-#: a connection over its rate limit this many times in a row is closed
-MAX_RATE_STRIKES = 100
 #: seconds of host CPU that decoding a connection's frames may cost per token of its rate
 #: limit: a frame is charged one token per millisecond it took to decode, on top of its one
 #: token as a message, so a connection sending the costliest frames the limits allow gets
-#: about RATE_PER_SECOND ms of the host's CPU a second, not a whole core
+#: about ``RateLimits.per_second`` ms of the host's CPU a second, not a whole core
 CPU_SECONDS_PER_TOKEN = 0.001
 #: seconds of decoding per frame that are not charged: an ordinary request takes far less
 CPU_FREE_SECONDS = 0.0005
-#: a seat's commit and reveal count against the rate limit like any message, but when it is
-#: spent they draw on this small reserve instead of being refused (a refused reveal would void
-#: the deal and bench an honest player who had just chatted): per second, and the burst
-FAIR_RESERVE_PER_SECOND = 1.0
-FAIR_RESERVE_BURST = 4.0
 SOFTWARE = software("host")
 #: check every message the host sends against its schema, as if a peer had sent it (the test
 #: suite sets ``ONECARD_CHECK_SENT=1``); off, what the host built is only packed
@@ -143,6 +130,7 @@ class ClientConnection:
         trusted: bool = False,
         admit: Admit | None = None,
         address_key: str | None = None,
+        limits: RateLimits | None = None,
     ) -> None:
         self.stream = stream
         self.trusted = trusted  # in-process bots: no rate limit
@@ -159,9 +147,13 @@ class ClientConnection:
         self._receive = receive
         self._backlog: list[WireMap] = []
         self.tables: dict[str, Table] = {}
-        self._rate = TokenBucket(RATE_PER_SECOND, RATE_BURST)
-        self._fair_reserve = TokenBucket(FAIR_RESERVE_PER_SECOND, FAIR_RESERVE_BURST)
-        self._chat_rate = TokenBucket(CHAT_PER_SECOND, CHAT_BURST)
+        #: what this connection may send (HostConfig.rate_limits; None: the defaults)
+        self.limits = limits or RateLimits()
+        self._rate = TokenBucket(self.limits.per_second, self.limits.burst)
+        self._fair_reserve = TokenBucket(
+            self.limits.fair_reserve_per_second, self.limits.fair_reserve_burst
+        )
+        self._chat_rate = TokenBucket(self.limits.chat_per_second, self.limits.chat_burst)
         self._strikes = 0
         self._cancel = trio.CancelScope()
         self._writer_done = trio.Event()
@@ -344,13 +336,13 @@ class ClientConnection:
             await self._wrote.wait()
 
     def _within_rate(self, *, exempt: bool) -> bool:
-        """Take a token from the rate limit; False when over it (after ``MAX_RATE_STRIKES``
+        """Take a token from the rate limit; False when over it (after ``limits.max_strikes``
         refusals in a row the connection is closed as flooding)."""
         if exempt or self._rate.take():
             self._strikes = 0
             return True
         self._strikes += 1
-        if self._strikes > MAX_RATE_STRIKES:
+        if self._strikes > self.limits.max_strikes:
             raise _Close(self._error(ErrorCode.RATE_LIMITED, "flooding", fatal=True))
         return False
 
@@ -401,7 +393,7 @@ class ClientConnection:
         """After refusing a message for the rate limit, read nothing for the time one token
         takes to come back: a flood is answered (and decoded) at the rate, never faster, so
         refusing it costs the host no more than serving an honest client would."""
-        await trio.sleep(1.0 / RATE_PER_SECOND)
+        await trio.sleep(1.0 / self.limits.per_second)
 
     def _charge_cpu(self, started: float) -> None:
         """Charge the rate limit for the CPU decoding a frame took (``CPU_SECONDS_PER_TOKEN``)."""

@@ -5,14 +5,37 @@ How it works: a bucket holds up to ``burst`` tokens and refills at ``rate`` toke
 spends one token if there is one; :meth:`TokenBucket.charge` spends any amount, going into debt
 below zero, and :meth:`TokenBucket.debt_seconds` says how long until the debt is paid. The
 session limits each connection's messages (and charges the CPU its frames cost to decode); a
-table limits its chat as a whole.
+table limits its chat as a whole. :class:`RateLimits` holds what one connection may send; a
+host takes it from its ``HostConfig`` (tests run real-TCP hosts at full speed that way).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import trio
 
-__all__ = ["TokenBucket"]
+__all__ = ["RateLimits", "TokenBucket"]
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimits:
+    """What one connection may send (its buckets: messages, chat, the fair-deal reserve)."""
+
+    #: messages per second a connection may send on average, and the burst allowed
+    per_second: float = 20.0
+    burst: float = 60.0
+    #: chat lines per second on average and the burst allowed
+    chat_per_second: float = 0.5
+    chat_burst: float = 5.0
+    #: a seat's commit and reveal count against the rate limit like any message, but when it
+    #: is spent they draw on this small reserve instead of being refused (a refused reveal
+    #: would void the deal and bench an honest player who had just chatted): per second, and
+    #: the burst
+    fair_reserve_per_second: float = 1.0
+    fair_reserve_burst: float = 4.0
+    #: a connection over its rate limit this many times in a row is closed
+    max_strikes: int = 100
 
 
 class TokenBucket:

@@ -56,6 +56,7 @@ from host.datadir import hold_data_dir
 from host.identity import HostIdentity, default_host_name, load_or_create_identity
 from host.lobby import HOSTED_BOT_PREFIX, MAX_TABLES, BotLimits, Lobby
 from host.logs import get_logger
+from host.ratelimit import RateLimits
 from host.store import Store
 from host.table import ROUND_TIMEOUT, Table, TableError
 from host.thinking import Thinkers, ThinkingLimits, open_thinkers
@@ -140,6 +141,8 @@ class HostConfig:
     cheat: CheatKind | None = None
     #: run sqlite in a worker thread (False only for tests on trio's mock clock)
     store_in_thread: bool = True
+    #: what each remote connection may send (host.ratelimit; the in-process bots are exempt)
+    rate_limits: RateLimits = field(default_factory=RateLimits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +297,7 @@ class Host:
             trusted=trusted,
             admit=admit,
             address_key=_key(ticket),
+            limits=self.config.rate_limits,
         )
         self.connections.add(session)
         try:

@@ -23,8 +23,11 @@ a test of the generic wording clears it (``CATALOGUE.forget()``), and the next t
 afresh.
 
 Shared fixtures: ``start_host`` runs :func:`host.server.serve_host` in the test's nursery (port
-0, 127.0.0.1, a temporary data directory, bots with no thinking time); ``serve_tls`` starts a
-TLS server with a fresh host identity around any handler.
+0, 127.0.0.1, a temporary data directory, bots with no thinking time, no rate limit:
+``FULL_SPEED``); ``serve_tls`` starts a TLS server with a fresh host identity around any
+handler; ``fake_conn`` is the class :class:`FakeConn`, what a table needs of a connection, for
+tests that drive a :class:`host.table.Table` or :class:`host.lobby.Lobby` without a socket;
+``host_process`` runs ``onecard host`` as a process of its own, for tests that kill it.
 
 Every host the suite runs, in-process or as a subprocess, checks each message it sends against
 its schema (``ONECARD_CHECK_SENT``), so a host that built a bad message fails its test instead
@@ -35,8 +38,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import os
+import re
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +57,7 @@ from client.catalogue import CATALOGUE, Catalogue
 from host import connection as host_connection
 from host.games import game_entries
 from host.identity import load_or_create_identity
+from host.ratelimit import RateLimits
 from host.server import HostConfig, HostInfo, serve_host
 
 _HOST_SAYS = Catalogue(game_entries()).games
@@ -97,8 +107,106 @@ def umask_022() -> Iterator[None]:
         os.umask(old)
 
 
+class FakeConn:
+    """What a table needs of a connection: deliveries are kept, closing is a flag.
+
+    ``address`` is its key for the per-address caps (host.admission; None: not capped);
+    ``trusted`` makes it the host's own in-process bot connection.
+    """
+
+    _peers = itertools.count()
+
+    def __init__(self, address: str | None = None, *, trusted: bool = False) -> None:
+        self.closed = False
+        self.trusted = trusted
+        self.address_key = address
+        self.peer = f"fake-{next(self._peers)}"
+        self.got: list[dict[str, Any]] = []
+
+    def deliver(self, msgs: list[dict[str, Any]]) -> bool:
+        self.got.extend(msgs)
+        return True
+
+    def deliver_backlog(self, msgs: list[dict[str, Any]]) -> None:
+        self.got.extend(msgs)
+
+    def close_politely(self, msg: dict[str, Any]) -> None:
+        self.closed = True
+
+    def types(self) -> list[str]:
+        """The types of the messages delivered so far, in order."""
+        return [m["type"] for m in self.got]
+
+
+@pytest.fixture
+def fake_conn() -> type[FakeConn]:
+    """The class :class:`FakeConn` (test files cannot import the conftest): ``fake_conn()``."""
+    return FakeConn
+
+
+@dataclass(frozen=True)
+class HostProcess:
+    """``onecard host`` running as a process of its own, and the port it said it listens on."""
+
+    proc: subprocess.Popen[str]
+    port: int
+
+    async def connect(self) -> trio.SocketStream:
+        """A TCP connection to it (retried while it is not accepting yet)."""
+        with trio.fail_after(30):
+            while True:
+                try:
+                    return await trio.open_tcp_stream("127.0.0.1", self.port)
+                except OSError:
+                    await trio.sleep(0.05)
+
+
+def _listening_port(proc: subprocess.Popen[str]) -> int:
+    """The port ``onecard host`` says it listens on (its first line)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if m := re.search(r"listening on 127\.0\.0\.1:(\d+)", line):
+            return int(m.group(1))
+    raise AssertionError(f"the host exited ({proc.wait(timeout=10)}) before listening")
+
+
+@contextmanager
+def _host_process(data_dir: Path) -> Iterator[HostProcess]:
+    """``onecard host`` on ``data_dir`` (plain TCP, not advertised, bots thinking 0.01 s), on a
+    port it picks itself (port 0) and prints: a port picked here and handed over could be taken
+    by another test meanwhile, and was free again whenever the host was down between two
+    starts. Killed at the end if it still runs."""
+    cmd = [
+        *(sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", "0"),
+        *("--data-dir", str(data_dir), "--insecure", "--no-advertise", "--bot-think", "0.01"),
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        yield HostProcess(proc, _listening_port(proc))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        assert proc.stdout is not None
+        proc.stdout.close()
+
+
+@pytest.fixture
+def host_process() -> Callable[[Path], AbstractContextManager[HostProcess]]:
+    """``with host_process(data_dir) as host``: a :class:`HostProcess` (kill it to test
+    restarts), ``await host.connect()`` for a TCP stream to it."""
+    return _host_process
+
+
+#: rate limits for tests' real-TCP hosts: no pause for the clients' messages, so a test game
+#: runs at full speed (a test of the limits themselves passes ``rate_limits=RateLimits()``)
+FULL_SPEED = RateLimits(per_second=1_000_000.0, burst=1_000_000.0)
+
+
 @pytest.fixture
 def start_host(nursery: trio.Nursery, tmp_path: Path) -> StartHost:
+    """``await start_host(**overrides)``: a host on loopback TCP at full speed (FULL_SPEED)."""
+
     async def start(**overrides: Any) -> HostInfo:
         fields: dict[str, Any] = {
             "data_dir": tmp_path / "host",
@@ -106,6 +214,7 @@ def start_host(nursery: trio.Nursery, tmp_path: Path) -> StartHost:
             "port": 0,
             "advertise": False,
             "bot_think": 0.0,
+            "rate_limits": FULL_SPEED,
             **overrides,
         }
         info: HostInfo = await nursery.start(serve_host, HostConfig(**fields))
@@ -122,10 +231,13 @@ def serve_tls(nursery: trio.Nursery, tmp_path: Path) -> Callable[[TlsHandler], A
         identity = load_or_create_identity(tmp_path / "tls-server")
         listeners = await nursery.start(
             functools.partial(
-                trio.serve_ssl_over_tcp, handler, 0, identity.server_ssl_context(),
+                trio.serve_ssl_over_tcp,
+                handler,
+                0,
+                identity.server_ssl_context(),
                 host="127.0.0.1",
             )
-        )  # fmt: skip
+        )
         return int(listeners[0].transport_listener.socket.getsockname()[1])
 
     return serve

@@ -104,16 +104,33 @@ def _pushes(table: str = "t1") -> list[Message]:
     dropped = ({**seats_waiting[0], "connected": False}, seats_waiting[1])
 
     def info(seats: tuple[dict[str, Any], ...], phase: str = "waiting") -> tm.TableInfo:
-        return tm.TableInfo(table=table, name=TEXT[:64], game="one-card", options={},
-                            seats=seats, phase=phase, game_no=0, spectators=1, turn_timer=None,
-                            voids=0)  # fmt: skip
+        return tm.TableInfo(
+            table=table,
+            name=TEXT[:64],
+            game="one-card",
+            options={},
+            seats=seats,
+            phase=phase,
+            game_no=0,
+            spectators=1,
+            turn_timer=None,
+            voids=0,
+        )
 
     def event(seq: int, **fields: Any) -> tm.EventPush:
         return tm.EventPush(table=table, seq=seq, event=fields)
 
-    view = {"game": "one-card", "hand": ["7S", "9H"], "top": "7D", "suit": "D",
-            "hand_counts": [3, 2], "direction": TEXT, "stock": TEXT, "extra_turns": TEXT,
-            "damage": TEXT}  # fmt: skip
+    view = {
+        "game": "one-card",
+        "hand": ["7S", "9H"],
+        "top": "7D",
+        "suit": "D",
+        "hand_counts": [3, 2],
+        "direction": TEXT,
+        "stock": TEXT,
+        "extra_turns": TEXT,
+        "damage": TEXT,
+    }
     legal = (
         {"type": "play", "cards": ["7S"]},
         {"type": "draw"},
@@ -156,9 +173,11 @@ def hostile_pushes() -> list[Message]:
 def hostile_outcome(table: str = "t1") -> tm.GameOver:
     """The game's end, with a hostile ``termination``; seat 0 (the hostile name) wins."""
     return tm.GameOver(
-        table=table, seq=8, game_no=1,
+        table=table,
+        seq=8,
+        game_no=1,
         outcome={"termination": TEXT, "winners": [0], "ranking": [0, 1], "scores": None},
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
@@ -197,26 +216,41 @@ async def _hostile_handler(host: ScriptedHost, stream: trio.SocketStream) -> Non
     with trio.move_on_after(60):
         while (msg := await recv()) is not None:
             if isinstance(msg, Hello):
-                await send(Welcome(re=msg.id, version=1, host_name="[red]Evil[/red] host",
-                                   software="evil/1", fingerprint="sha256:" + "0" * 64,
-                                   limits={}))  # fmt: skip
+                await send(
+                    Welcome(
+                        re=msg.id,
+                        version=1,
+                        host_name="[red]Evil[/red] host",
+                        software="evil/1",
+                        fingerprint="sha256:" + "0" * 64,
+                        limits={},
+                    )
+                )
             elif isinstance(msg, tm.Join):
                 await send(tm.Joined(re=msg.id, table=msg.table, seat=1, token="t" * 20))
             elif isinstance(msg, tm.Ready) and not readied:
                 readied = True
                 await send(tm.Ok(re=msg.id), *_pushes(msg.table))
             elif isinstance(msg, tm.Ready):  # a rematch: the last word, fatal and hostile
-                await send(Error(re=msg.id, code=ErrorCode.BAD_STATE, message=TEXT,
-                                 fatal=True))  # fmt: skip
+                await send(Error(re=msg.id, code=ErrorCode.BAD_STATE, message=TEXT, fatal=True))
                 break
             elif isinstance(msg, tm.Act) and not refused:
                 refused = True
-                await send(Error(re=msg.id, code=ErrorCode.ILLEGAL_ACTION, message=TEXT,
-                                 fatal=False))  # fmt: skip
+                await send(
+                    Error(re=msg.id, code=ErrorCode.ILLEGAL_ACTION, message=TEXT, fatal=False)
+                )
             elif isinstance(msg, tm.Explain):
-                await send(tm.Explained(re=msg.id, table=msg.table, card=parse_card("9H"),
-                                        reason=TEXT, blunder=False, action=None),
-                           hostile_outcome(msg.table))  # fmt: skip
+                await send(
+                    tm.Explained(
+                        re=msg.id,
+                        table=msg.table,
+                        card=parse_card("9H"),
+                        reason=TEXT,
+                        blunder=False,
+                        action=None,
+                    ),
+                    hostile_outcome(msg.table),
+                )
             elif msg.id is not None:
                 await send(tm.Ok(re=msg.id))
     await stream.aclose()
@@ -252,8 +286,14 @@ def client_env(tmp_path: Path) -> dict[str, str]:
 @pytest.fixture
 async def real_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
     """A real host on loopback (plain TCP)."""
-    config = HostConfig(data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True,
-                        advertise=False, bot_think=0.0)  # fmt: skip
+    config = HostConfig(
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        bot_think=0.0,
+    )
     info: HostInfo = await nursery.start(serve_host, config)
     return info
 
@@ -328,9 +368,15 @@ class Lab:
     ) -> None:
         self.data_dir = tmp_path / "host"
         self.config = HostConfig(
-            data_dir=self.data_dir, bind="127.0.0.1", port=0, insecure=True, advertise=False,
-            store_in_thread=False, grace=10.0, bot_think=0.0,
-        )  # fmt: skip
+            data_dir=self.data_dir,
+            bind="127.0.0.1",
+            port=0,
+            insecure=True,
+            advertise=False,
+            store_in_thread=False,
+            grace=10.0,
+            bot_think=0.0,
+        )
         self._nursery = nursery
         self._monkeypatch = monkeypatch
         self._full = False
@@ -374,9 +420,15 @@ class Lab:
 
         self._monkeypatch.setattr(cli, "run_host", start_and_stop)
         args = [
-            "--data-dir", str(self.data_dir), "--bind", "127.0.0.1", "--port", "0",
-            "--insecure", "--no-advertise",
-        ]  # fmt: skip
+            "--data-dir",
+            str(self.data_dir),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--insecure",
+            "--no-advertise",
+        ]
         return CliRunner().invoke(cli.host_command, args)
 
     def disk_full(self, full: bool) -> None:
@@ -419,9 +471,15 @@ class HalfDealtTable:
         self.table_id = table_id
         key = load_or_create_identity(data_dir).signing_key  # what the restarted host signs with
         self.runner = GameRunner(
-            table_id=table_id, game_cls=find_game("one"), seats=3, options=META["options"],
-            signing_key=key, turn_timer=None, round_timeout=20.0, now=trio.current_time,
-        )  # fmt: skip
+            table_id=table_id,
+            game_cls=find_game("one"),
+            seats=3,
+            options=META["options"],
+            signing_key=key,
+            turn_timer=None,
+            round_timeout=20.0,
+            now=trio.current_time,
+        )
         self.runner.seats[0] = Seat(0, "p0", None, sit_out=True)
         self.runner.seats[1] = Seat(1, "p1", b"\x01" * 32)
         self.runner.seats[2] = Seat(2, "p2", b"\x02" * 32)

@@ -66,9 +66,27 @@ VALID: dict[str, dict[str, Any]] = {
 }
 #: values of every msgpack type, several out of every range a field could have
 WRONG: list[Any] = [
-    None, True, False, 0, -1, 2**53, 2**64 - 1, -(2**63), "", "x" * 200, "\x1b[2J", "AS",
-    b"", b"\x00" * 31, b"\x00" * 33, [], [1, 2], {}, {"type": "draw"}, 1.5,
-]  # fmt: skip
+    None,
+    True,
+    False,
+    0,
+    -1,
+    2**53,
+    2**64 - 1,
+    -(2**63),
+    "",
+    "x" * 200,
+    "\x1b[2J",
+    "AS",
+    b"",
+    b"\x00" * 31,
+    b"\x00" * 33,
+    [],
+    [1, 2],
+    {},
+    {"type": "draw"},
+    1.5,
+]
 
 
 def requests() -> list[str]:
@@ -181,8 +199,12 @@ def test_a_hundred_thousand_fuzzed_frames_get_only_typed_outcomes() -> None:
             conn = _open_host()
     # every kind of outcome was reached, so the fuzz is not stuck on one path
     assert outcomes["message"] > 1000
-    for expected in ("skipped bad_field", "skipped unknown_type", "fatal malformed",
-                     "fatal frame_too_large"):  # fmt: skip
+    for expected in (
+        "skipped bad_field",
+        "skipped unknown_type",
+        "fatal malformed",
+        "fatal frame_too_large",
+    ):
         assert outcomes[expected] > 100, outcomes
 
 
@@ -192,9 +214,14 @@ def test_a_hundred_thousand_fuzzed_frames_get_only_typed_outcomes() -> None:
 @pytest.fixture
 async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
     config = HostConfig(
-        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        bot_think=0.0,
+    )
     info: HostInfo = await nursery.start(serve_host, config)
     return info
 

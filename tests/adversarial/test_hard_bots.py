@@ -18,7 +18,6 @@ sent):
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -42,29 +41,6 @@ from protocol.errors import ErrorCode
 from protocol.framing import encode_frame
 from protocol.messages import Hello
 
-_peers = itertools.count()
-
-
-class FakeConn:
-    """What a table needs of a connection: deliveries are kept, closing is a flag."""
-
-    def __init__(self, address: str | None = "192.0.2.1", *, trusted: bool = False) -> None:
-        self.closed = False
-        self.trusted = trusted
-        self.address_key = address  # host.admission's key: the address itself here
-        self.peer = f"fake-{next(_peers)}"
-        self.got: list[dict[str, Any]] = []
-
-    def deliver(self, msgs: list[dict[str, Any]]) -> bool:
-        self.got.extend(msgs)
-        return True
-
-    def deliver_backlog(self, msgs: list[dict[str, Any]]) -> None:
-        self.got.extend(msgs)
-
-    def close_politely(self, msg: dict[str, Any]) -> None:
-        self.closed = True
-
 
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[Store]:
@@ -76,20 +52,29 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 
 @pytest.fixture
 async def lobby(
-    autojump_clock: trio.testing.MockClock, store: Store, nursery: trio.Nursery
+    autojump_clock: trio.testing.MockClock,
+    store: Store,
+    nursery: trio.Nursery,
+    fake_conn: type[Any],
 ) -> Lobby:
     """A lobby that seats its bots as in-process connections would (no bot plays: the
     tables' games are not what these tests look at)."""
     lobby = Lobby(
-        store=store, signing_key=Ed25519PrivateKey.generate(), host_name="test",
-        key_fingerprint="x", turn_timer=None, grace=60.0, round_timeout=20.0, nursery=nursery,
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        host_name="test",
+        key_fingerprint="x",
+        turn_timer=None,
+        grace=60.0,
+        round_timeout=20.0,
+        nursery=nursery,
         bot_limits=BotLimits(per_client=3, hard_per_client=2),
-    )  # fmt: skip
+    )
 
     async def spawn(table_id: str, kind: str, seat: int | None, token: str | None) -> int:
         table = lobby.table(table_id)
         name = lobby.bot_name(table_id)
-        index, _ = await table.join(FakeConn(trusted=True), name, seat, HOSTED_BOT_PREFIX + kind)
+        index, _ = await table.join(fake_conn(trusted=True), name, seat, HOSTED_BOT_PREFIX + kind)
         return index
 
     lobby.spawn_bot = spawn
@@ -97,9 +82,9 @@ async def lobby(
 
 
 async def test_one_client_seats_only_so_many_hard_bots(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
-    eve = FakeConn()
+    eve = fake_conn()
     tables = [await lobby.create_table(game="one-card", seats=4, creator=eve) for _ in range(3)]
     await lobby.add_bot(tables[0].table_id, kind="hard", seat=None, by=eve)
     await lobby.add_bot(tables[1].table_id, kind="hard", seat=None, by=eve)
@@ -120,31 +105,31 @@ async def test_one_client_seats_only_so_many_hard_bots(
 
 
 async def test_one_address_seats_twice_what_one_client_may(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     """Reconnecting gives a fresh connection but not a fresh allowance."""
     tables = []
     for i in range(2):
-        eve = FakeConn("192.0.2.66")
+        eve = fake_conn("192.0.2.66")
         tables.append(await lobby.create_table(game="one-card", seats=4, creator=eve))
         for _ in range(2):
             await lobby.add_bot(tables[i].table_id, kind="hard", seat=None, by=eve)
-    again = FakeConn("192.0.2.66")
+    again = fake_conn("192.0.2.66")
     table = await lobby.create_table(game="one-card", seats=4, creator=again)
     with pytest.raises(TableError) as refused:
         await lobby.add_bot(table.table_id, kind="hard", seat=None, by=again)
     assert refused.value.message.startswith(
         "your address (192.0.2.66) has 4 hard bots seated, the most this host allows"
     )
-    other = FakeConn("192.0.2.7")  # another machine is not held back
+    other = fake_conn("192.0.2.7")  # another machine is not held back
     table = await lobby.create_table(game="one-card", seats=4, creator=other)
     await lobby.add_bot(table.table_id, kind="hard", seat=None, by=other)
 
 
 async def test_a_bot_stops_counting_once_its_seat_is_freed(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
-    eve = FakeConn()
+    eve = fake_conn()
     table = await lobby.create_table(game="one-card", seats=4, creator=eve)
     await eve_sits(table, eve)
     for _ in range(2):
@@ -154,15 +139,15 @@ async def test_a_bot_stops_counting_once_its_seat_is_freed(
     await lobby.add_bot(table.table_id, kind="hard", seat=None, by=eve)
 
 
-async def eve_sits(table: Any, eve: FakeConn) -> None:
+async def eve_sits(table: Any, eve: Any) -> None:
     await table.join(eve, "eve")
 
 
 async def test_one_connection_cannot_hold_two_seats_by_resuming_another_token(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     table = await lobby.create_table(game="one-card", seats=3)
-    eve, ann = FakeConn(), FakeConn()
+    eve, ann = fake_conn(), fake_conn()
     await table.join(eve, "eve")
     _, ann_token = await table.join(ann, "ann")
     ann.closed = True
@@ -175,16 +160,22 @@ async def test_one_connection_cannot_hold_two_seats_by_resuming_another_token(
         "one seat at a table (resume seat 1 from another connection)"
     )
     assert table.seat_of(eve) == 0 and table.seats[1] is not None and table.seats[1].conn is None
-    await lobby.resume(FakeConn(), ann_token, 0)  # from a connection of her own: fine
+    await lobby.resume(fake_conn(), ann_token, 0)  # from a connection of her own: fine
 
 
 async def test_a_freed_seat_shows_the_next_player_nothing_of_the_last(
     autojump_clock: trio.testing.MockClock, tmp_path: Path, nursery: trio.Nursery
 ) -> None:
     config = HostConfig(
-        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, turn_timer=None, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        turn_timer=None,
+        bot_think=0.0,
+    )
     info: HostInfo = await nursery.start(serve_host, config)
 
     @asynccontextmanager
@@ -225,10 +216,10 @@ async def test_a_freed_seat_shows_the_next_player_nothing_of_the_last(
 
 
 async def test_resuming_again_and_again_without_reading_shares_one_backlog(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
-    eve, bob = FakeConn(), FakeConn()
+    eve, bob = fake_conn(), fake_conn()
     _, token = await table.join(eve, "eve")
     await table.join(bob, "bob")
     await table.set_ready(eve, True)

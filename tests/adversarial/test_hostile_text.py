@@ -64,8 +64,12 @@ async def test_the_text_front_end_shows_every_host_string_escaped(
     ui, out = _terminal()
     tc = await _show(ui, hostile_pushes)
     ui.on_refused(tc, {"type": "play", "cards": ["7S"]}, f"{hostile.text} (illegal_action)")
-    ui.on_explained(tc, tm.Explained(table="t1", card=parse_card("9H"), reason=hostile.text,
-                                      blunder=False, action=None))  # fmt: skip
+    ui.on_explained(
+        tc,
+        tm.Explained(
+            table="t1", card=parse_card("9H"), reason=hostile.text, blunder=False, action=None
+        ),
+    )
     ui.on_line(tc, "?")  # the help line words the host's moves
     ui.on_push(tc, tm.Ok(), [FairNotice(FairKind.FAILED, 1, hostile.text)])  # a verdict
     ui.info(f"Host: {hostile.name}")
@@ -119,8 +123,15 @@ async def test_the_json_front_end_writes_escapes_and_keeps_the_exact_values(
     assert info["seats"][0]["name"] == hostile.name
     error = next(o for o in objects if o["type"] == "error")
     assert error["message"] == hostile.text
-    worded = {"event": "text", "game_over": "text", "presence": "message", "refused": "message",
-              "welcome": "message", "end": "reason", "fairness": "message"}  # fmt: skip
+    worded = {
+        "event": "text",
+        "game_over": "text",
+        "presence": "message",
+        "refused": "message",
+        "welcome": "message",
+        "end": "reason",
+        "fairness": "message",
+    }
     said = [o[worded[o["type"]]] for o in objects if o["type"] in worded]
     assert {o["type"] for o in objects} >= set(worded)
     for line in filter(None, said):  # what the client words for people: escaped
@@ -139,10 +150,24 @@ async def test_onecard_join_in_a_terminal_acts_on_nothing_a_hostile_host_sends(
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "client", "join", f"127.0.0.1:{hostile_host.port}", "--insecure", "--table", "t1",
-         "--name", "Bob", "--ascii"],
-        env=client_env, encoding="utf-8", timeout=30, dimensions=(60, 100), cwd=str(ROOT),
-    )  # fmt: skip
+        [
+            "-m",
+            "client",
+            "join",
+            f"127.0.0.1:{hostile_host.port}",
+            "--insecure",
+            "--table",
+            "t1",
+            "--name",
+            "Bob",
+            "--ascii",
+        ],
+        env=client_env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(60, 100),
+        cwd=str(ROOT),
+    )
     child.delaybeforesend = None
     seen: list[str] = []
 
@@ -190,9 +215,11 @@ def test_a_fatal_error_ends_the_program_with_one_line_shown_escaped(hostile: Any
 
 
 async def test_discover_lists_advertised_names_escaped(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], hostile: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    hostile: Any,
     unsafe: Unsafe,
-) -> None:  # fmt: skip
+) -> None:
     """Anyone on the LAN can advertise a host, under any name."""
     ad = HostAd(hostile.name, "10.0.0.2", 7531, "abcd", "1", ("10.0.0.2", "fe80::1%e\x1b[2K"))
 
@@ -224,9 +251,12 @@ def test_verify_shows_record_fields_escaped(tmp_path: Path, hostile: Any, unsafe
 
 
 async def test_records_shows_the_hosts_record_fields_escaped(
-    nursery: trio.Nursery, tmp_path: Path, capsys: pytest.CaptureFixture[str], hostile: Any,
+    nursery: trio.Nursery,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    hostile: Any,
     unsafe: Unsafe,
-) -> None:  # fmt: skip
+) -> None:
     """``onecard records`` fetches a record from a host that tampered with it."""
     text = json.dumps(_tampered_record(hostile.text))
     record = json.loads(text)
@@ -242,17 +272,29 @@ async def test_records_shows_the_hosts_record_fields_escaped(
             assert isinstance(msg, Message)
             if isinstance(msg, Hello):
                 replies: list[Message] = [
-                    Welcome(re=msg.id, version=1, host_name="evil", software="e/1",
-                            fingerprint="sha256:" + "0" * 64, limits={})
-                ]  # fmt: skip
+                    Welcome(
+                        re=msg.id,
+                        version=1,
+                        host_name="evil",
+                        software="e/1",
+                        fingerprint="sha256:" + "0" * 64,
+                        limits={},
+                    )
+                ]
             elif isinstance(msg, tm.GetRecord):
                 size = tm.RECORD_CHUNK_CHARS
                 chunks = [text[i : i + size] for i in range(0, len(text), size)]
                 replies = [
-                    tm.RecordPart(re=msg.id, table=msg.table, hand_no=msg.hand_no, part=i,
-                                  parts=len(chunks), text=chunk)
+                    tm.RecordPart(
+                        re=msg.id,
+                        table=msg.table,
+                        hand_no=msg.hand_no,
+                        part=i,
+                        parts=len(chunks),
+                        text=chunk,
+                    )
                     for i, chunk in enumerate(chunks)
-                ]  # fmt: skip
+                ]
             else:
                 return
             for reply in replies:
@@ -261,10 +303,13 @@ async def test_records_shows_the_hosts_record_fields_escaped(
     listeners = await nursery.start(functools.partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
     port = listeners[0].socket.getsockname()[1]
     results = await run_records(
-        address=f"127.0.0.1:{port}", table=str(record["table_id"]),
-        hands=(int(record["hand_no"]),), out=tmp_path, insecure=True,
+        address=f"127.0.0.1:{port}",
+        table=str(record["table_id"]),
+        hands=(int(record["hand_no"]),),
+        out=tmp_path,
+        insecure=True,
         known_hosts=tmp_path / "known_hosts",
-    )  # fmt: skip
+    )
     assert [r.status for r in results] == ["invalid"]
     shown = capsys.readouterr().out
     assert "\\x1b]0;PWNED\\x07" in shown and unsafe(shown) == []

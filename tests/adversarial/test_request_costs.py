@@ -32,9 +32,14 @@ HELLO = encode_frame(Hello(protocol="onecard", versions=(1,), software="attack",
 @pytest.fixture
 async def mock_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
     config = HostConfig(
-        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        bot_think=0.0,
+    )
     info: HostInfo = await nursery.start(serve_host, config)
     return info
 
@@ -156,12 +161,13 @@ async def test_fair_messages_count_against_the_rate_limit(
         with trio.fail_after(30):
             replies = await raw.read(flood)
         codes = [f.get("code") for f in replies]
-        served = int(connection_module.RATE_BURST + connection_module.FAIR_RESERVE_BURST)
+        limits = mock_host.host.config.rate_limits  # the default limits
+        served = int(limits.burst + limits.fair_reserve_burst)
         assert codes[:served] == [ErrorCode.BAD_STATE.value] * served  # answered: no such table
         # after the burst: refused, each refusal pausing the reader for one token's time, so
         # the flood is served no faster than the rate plus the reserve allow
         later = codes[served:].count(ErrorCode.BAD_STATE.value)
-        rate = connection_module.RATE_PER_SECOND + connection_module.FAIR_RESERVE_PER_SECOND
+        rate = limits.per_second + limits.fair_reserve_per_second
         assert later <= trio.current_time() * rate + 1
         assert ErrorCode.RATE_LIMITED.value in codes[served:]
         nursery.cancel_scope.cancel()

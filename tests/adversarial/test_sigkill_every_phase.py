@@ -13,14 +13,12 @@ and the player's ``ready`` from before the first kill must have survived it.
 from __future__ import annotations
 
 import json
-import re
 import signal
-import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -35,50 +33,6 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 #: seconds any one wait may take before the test fails instead of hanging
 WAIT = 60
-
-
-@dataclass(frozen=True)
-class HostProcess:
-    proc: subprocess.Popen[str]
-    port: int
-
-
-def listening_port(proc: subprocess.Popen[str]) -> int:
-    """The port ``onecard host`` says it listens on (its first line)."""
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if m := re.search(r"listening on 127\.0\.0\.1:(\d+)", line):
-            return int(m.group(1))
-    raise AssertionError(f"the host exited ({proc.wait(timeout=10)}) before listening")
-
-
-@contextmanager
-def host_process(data_dir: Path) -> Iterator[HostProcess]:
-    """``onecard host`` on ``data_dir``, on a port it picks itself (port 0) and prints: a port
-    picked here and handed over could be taken by another test meanwhile, and was free again
-    whenever the host was down between two starts."""
-    cmd = [
-        sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", "0",
-        "--data-dir", str(data_dir), "--insecure", "--no-advertise", "--bot-think", "0.01",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        yield HostProcess(proc, listening_port(proc))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(timeout=10)
-        assert proc.stdout is not None
-        proc.stdout.close()
-
-
-async def connect(port: int) -> trio.SocketStream:
-    with trio.fail_after(WAIT):
-        while True:
-            try:
-                return await trio.open_tcp_stream("127.0.0.1", port)
-            except OSError:
-                await trio.sleep(0.05)
 
 
 async def until_phase(spectator: ClientSession, table: str, phase: str) -> None:
@@ -103,10 +57,10 @@ async def until_phase(spectator: ClientSession, table: str, phase: str) -> None:
     raise AssertionError(f"the host closed before {phase}")
 
 
-async def play_on(port: int, table: str, token: str, *, bots: int = 0) -> dict[str, object]:
+async def play_on(host: Any, table: str, token: str, *, bots: int = 0) -> dict[str, object]:
     """Ann takes her seat at ``table`` back (seats ``bots`` host bots) and plays it to the end;
     the outcome."""
-    async with open_session(await connect(port)) as me:
+    async with open_session(await host.connect()) as me:
         player = BotPlayer(me, table_id=table, think=0.01)
         await player.resume(token)
         for _ in range(bots):
@@ -117,14 +71,16 @@ async def play_on(port: int, table: str, token: str, *, bots: int = 0) -> dict[s
         return player.outcome
 
 
-async def test_a_host_killed_in_every_phase_loses_nothing(tmp_path: Path) -> None:
+async def test_a_host_killed_in_every_phase_loses_nothing(
+    tmp_path: Path, host_process: Callable[[Path], AbstractContextManager[Any]]
+) -> None:
     data_dir = tmp_path / "data"
     seats: dict[str, tuple[str, str]] = {}  # table -> (phase it was killed in, ann's token)
     for phase in ("waiting", "commit", "reveal", "playing", "over"):
         with host_process(data_dir) as host:
             async with (
-                open_session(await connect(host.port)) as me,
-                open_session(await connect(host.port)) as spectator,
+                open_session(await host.connect()) as me,
+                open_session(await host.connect()) as spectator,
             ):
                 created = await me.request(
                     tm.CreateTable(game="one-card", seats=3, options={"attack_cap": 2})
@@ -147,12 +103,12 @@ async def test_a_host_killed_in_every_phase_loses_nothing(tmp_path: Path) -> Non
                     host.proc.wait(timeout=10)
                     nursery.cancel_scope.cancel()
     with host_process(data_dir) as host:
-        async with open_session(await connect(host.port)) as c:
+        async with open_session(await host.connect()) as c:
             for table, (phase, token) in seats.items():
                 if phase != "over":
                     # waiting: ann said ready before the kill, and the bots come only now
                     bots = 2 if phase == "waiting" else 0
-                    outcome = await play_on(host.port, table, token, bots=bots)
+                    outcome = await play_on(host, table, token, bots=bots)
                     assert outcome["winners"], (phase, outcome)
             for table, (phase, _) in seats.items():
                 listing = await c.request(tm.ListRecords(table=table))

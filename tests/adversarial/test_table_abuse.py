@@ -44,24 +44,6 @@ from net.session import ClientSession, open_session
 from protocol.errors import ErrorCode
 
 
-class FakeConn:
-    """What a table needs of a connection: deliveries are kept, closing is a flag."""
-
-    def __init__(self) -> None:
-        self.closed = False
-        self.got: list[dict[str, Any]] = []
-
-    def deliver(self, msgs: list[dict[str, Any]]) -> bool:
-        self.got.extend(msgs)
-        return True
-
-    def deliver_backlog(self, msgs: list[dict[str, Any]]) -> None:
-        self.got.extend(msgs)
-
-    def close_politely(self, msg: dict[str, Any]) -> None:
-        self.closed = True
-
-
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[Store]:
     store = Store(tmp_path, in_thread=False)
@@ -77,12 +59,18 @@ async def lobby(
     """A lobby whose timers run on the mock clock: each test takes ``autojump_clock`` too, since
     pytest-trio uses only the clock the test function asks for (``tests/conftest.py`` checks)."""
     return Lobby(
-        store=store, signing_key=Ed25519PrivateKey.generate(), host_name="test",
-        key_fingerprint="x", turn_timer=None, grace=60.0, round_timeout=20.0, nursery=nursery,
-    )  # fmt: skip
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        host_name="test",
+        key_fingerprint="x",
+        turn_timer=None,
+        grace=60.0,
+        round_timeout=20.0,
+        nursery=nursery,
+    )
 
 
-async def drop(table: Table, conn: FakeConn) -> None:
+async def drop(table: Table, conn: Any) -> None:
     conn.closed = True
     table.detach(conn)
     await trio.testing.wait_all_tasks_blocked()
@@ -94,9 +82,10 @@ async def drop(table: Table, conn: FakeConn) -> None:
 async def test_ready_survives_a_drop_and_the_game_starts_when_the_player_is_back(
     autojump_clock: trio.testing.MockClock,
     lobby: Lobby,
+    fake_conn: type[Any],
 ) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
-    ann, bob = FakeConn(), FakeConn()
+    ann, bob = fake_conn(), fake_conn()
     _, token = await table.join(ann, "ann")
     await table.join(bob, "bob")
     await table.set_ready(ann, True)
@@ -104,23 +93,26 @@ async def test_ready_survives_a_drop_and_the_game_starts_when_the_player_is_back
     await table.set_ready(bob, True)
     assert table.phase is TablePhase.WAITING  # ann is away: the game waits for her
     assert table.summary()["seats"][0]["ready"] is True
-    await table.resume(FakeConn(), token, 0)
+    await table.resume(fake_conn(), token, 0)
     assert table.phase is TablePhase.DEALING  # she is back, still ready: it starts
 
 
 async def test_ready_survives_a_host_restart(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby, store: Store
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, store: Store, fake_conn: type[Any]
 ) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
-    ann, bob = FakeConn(), FakeConn()
+    ann, bob = fake_conn(), fake_conn()
     await table.join(ann, "ann")
     await table.join(bob, "bob")
     await table.set_ready(ann, True)
     (row,) = await store.load_tables()
     restored = restore_table(
-        row, game_cls=find_game("one-card"), store=store,
-        signing_key=Ed25519PrivateKey.generate(), grace=60.0,
-    )  # fmt: skip
+        row,
+        game_cls=find_game("one-card"),
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        grace=60.0,
+    )
     ready = {s.name: s.ready for s in restored.seats if s is not None}
     assert ready == {"ann": True, "bob": False}
 
@@ -129,12 +121,12 @@ async def test_ready_survives_a_host_restart(
 
 
 async def test_a_table_whose_player_blipped_is_not_dropped_for_a_new_one(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     lobby.max_tables = 3
     tables = [await lobby.create_table(game="one-card", seats=2) for _ in range(3)]
     for i, table in enumerate(tables):
-        conn = FakeConn()
+        conn = fake_conn()
         await table.join(conn, f"p{i}")
         await drop(table, conn)  # within the grace period: the seat is still theirs
     with pytest.raises(TableError) as full:
@@ -144,11 +136,11 @@ async def test_a_table_whose_player_blipped_is_not_dropped_for_a_new_one(
 
 
 async def test_watching_a_table_does_not_keep_it_from_being_dropped(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     """One connection watching every table used to block all table creation."""
     lobby.max_tables = 3
-    watcher = FakeConn()
+    watcher = fake_conn()
     tables = [await lobby.create_table(game="one-card", seats=2) for _ in range(3)]
     for table in tables:
         await table.watch(watcher, "lurker")
@@ -158,15 +150,15 @@ async def test_watching_a_table_does_not_keep_it_from_being_dropped(
 
 
 async def test_tables_being_filled_are_never_dropped_for_a_new_one(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     """Before, with 100 tables asked for, tables still being filled with bots were dropped as
     idle and their bots failed. Now: a bot seated at a table that has not started, or an empty
     table whose creator is still connected, keeps it (the creator's for ``UNSTARTED_TABLE_S``)."""
     lobby.max_tables = 2
-    creator = FakeConn()
+    creator = fake_conn()
     filling = await lobby.create_table(game="one-card", seats=3)
-    await filling.join(FakeConn(), "bot-1", bot="remote")
+    await filling.join(fake_conn(), "bot-1", bot="remote")
     kept = await lobby.create_table(game="one", seats=2, creator=creator)
     await trio.sleep(UNSTARTED_TABLE_S - 1)
     with pytest.raises(TableError) as full:
@@ -182,10 +174,10 @@ async def test_tables_being_filled_are_never_dropped_for_a_new_one(
 
 
 async def test_a_crowd_of_chatters_is_limited_per_table(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
-    crowd = [FakeConn() for _ in range(20)]
+    crowd = [fake_conn() for _ in range(20)]
     said = refused = 0
     for i, conn in enumerate(crowd):
         await table.watch(conn, f"w{i}")
@@ -209,9 +201,10 @@ async def test_list_tables_shows_only_what_is_committed(
     lobby: Lobby,
     store: Store,
     monkeypatch: pytest.MonkeyPatch,
+    fake_conn: type[Any],
 ) -> None:
     table = await lobby.create_table(game="one-card", seats=2)
-    ann, bob = FakeConn(), FakeConn()
+    ann, bob = fake_conn(), fake_conn()
     await table.join(ann, "ann")
     await table.join(bob, "bob")
     await table.set_ready(ann, True)
@@ -253,9 +246,16 @@ def connect_memory(nursery: trio.Nursery) -> Any:
 @pytest.fixture
 async def timed_host(nursery: trio.Nursery, tmp_path: Path) -> HostInfo:
     config = HostConfig(
-        data_dir=tmp_path / "host", bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, turn_timer=30.0, grace=60.0, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        turn_timer=30.0,
+        grace=60.0,
+        bot_think=0.0,
+    )
     info: HostInfo = await nursery.start(serve_host, config)
     return info
 
@@ -301,7 +301,10 @@ async def test_a_player_who_never_acts_cannot_hold_the_game(
 
 
 async def test_leaving_mid_game_hands_the_seat_to_the_hosts_bot_at_once(
-    autojump_clock: trio.testing.MockClock, timed_host: HostInfo, connect_memory: Any
+    autojump_clock: trio.testing.MockClock,
+    timed_host: HostInfo,
+    connect_memory: Any,
+    fake_conn: type[Any],
 ) -> None:
     table_id = await timed_host.host.create_table("one-card", seats=2)
     table = timed_host.host.lobby.table(table_id)
@@ -318,7 +321,7 @@ async def test_leaving_mid_game_hands_the_seat_to_the_hosts_bot_at_once(
             with trio.fail_after(600):
                 while table.phase is not TablePhase.PLAYING:
                     await trio.sleep(0.1)
-            watcher = FakeConn()
+            watcher = fake_conn()
             await table.watch(watcher, "watcher")
             left_at = trio.current_time()
             reply = await a.request(tm.Leave(table=table_id))
@@ -370,20 +373,12 @@ def test_a_huge_black_jack_hand_is_judged_without_a_long_search(
 # --------------------------------------------------------------------------- issue 25: tables
 
 
-class AddressConn(FakeConn):
-    """A connection from one address key (as host.admission gives it)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__()
-        self.address_key = key
-
-
 async def test_one_connection_cannot_take_every_table(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     """66 create_table in 0.6 s from one connection took all 64 tables: now it gets its share,
     and an honest player still creates one."""
-    attacker = AddressConn("192.0.2.7")
+    attacker = fake_conn("192.0.2.7")
     made, refused = [], []
     for _ in range(66):
         try:
@@ -393,24 +388,24 @@ async def test_one_connection_cannot_take_every_table(
     assert len(made) == MAX_TABLES_PER_CONNECTION
     assert {e.code for e in refused} == {ErrorCode.FULL}
     assert "at most 4 per connection" in str(refused[0])
-    others = [AddressConn("192.0.2.7") for _ in range(3)]  # more connections, same address
+    others = [fake_conn("192.0.2.7") for _ in range(3)]  # more connections, same address
     for conn in others:
         for _ in range(MAX_TABLES_PER_CONNECTION):
             with contextlib.suppress(TableError):
                 made.append(await lobby.create_table(game="one-card", seats=2, creator=conn))
     assert len(made) == MAX_TABLES_PER_ADDRESS
-    honest = await lobby.create_table(game="one-card", seats=2, creator=AddressConn("192.0.2.9"))
+    honest = await lobby.create_table(game="one-card", seats=2, creator=fake_conn("192.0.2.9"))
     assert honest.table_id in lobby.tables
 
 
 async def test_a_hit_and_run_creator_locks_no_table(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     """Creating tables, sitting at each and leaving blocked creation for 120 s (grace, then
     EMPTY_TABLE_S): a table only its creator ever sat at, that never started, now makes room
     as soon as its creator is gone."""
     lobby.max_tables = MAX_TABLES_PER_CONNECTION
-    attacker = AddressConn("192.0.2.7")
+    attacker = fake_conn("192.0.2.7")
     tables = [
         await lobby.create_table(game="one-card", seats=2, creator=attacker)
         for _ in range(MAX_TABLES_PER_CONNECTION)
@@ -418,19 +413,19 @@ async def test_a_hit_and_run_creator_locks_no_table(
     for table in tables:
         await table.join(attacker, "mallory")
     with pytest.raises(TableError) as full:  # while it is there, they are its tables
-        await lobby.create_table(game="one-card", seats=2, creator=AddressConn("192.0.2.9"))
+        await lobby.create_table(game="one-card", seats=2, creator=fake_conn("192.0.2.9"))
     assert full.value.code is ErrorCode.FULL
     attacker.closed = True
     lobby.detach(attacker)  # it leaves: no grace period, no EMPTY_TABLE_S
-    honest = await lobby.create_table(game="one-card", seats=2, creator=AddressConn("192.0.2.9"))
+    honest = await lobby.create_table(game="one-card", seats=2, creator=fake_conn("192.0.2.9"))
     assert honest.table_id in lobby.tables and len(lobby.tables) == MAX_TABLES_PER_CONNECTION
 
 
 async def test_a_table_someone_else_joined_waits_for_its_players(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     lobby.max_tables = 1
-    creator, friend = AddressConn("192.0.2.7"), AddressConn("192.0.2.8")
+    creator, friend = fake_conn("192.0.2.7"), fake_conn("192.0.2.8")
     table = await lobby.create_table(game="one-card", seats=3, creator=creator)
     await table.join(creator, "ann")
     await table.join(friend, "bob")
@@ -443,10 +438,10 @@ async def test_a_table_someone_else_joined_waits_for_its_players(
 
 
 async def test_a_table_that_never_starts_expires(
-    autojump_clock: trio.testing.MockClock, lobby: Lobby
+    autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     lobby.max_tables = 1
-    creator = AddressConn("192.0.2.7")
+    creator = fake_conn("192.0.2.7")
     table = await lobby.create_table(game="one-card", seats=3, creator=creator)
     await table.join(creator, "ann")  # and it stays, alone, for ever
     with pytest.raises(TableError):

@@ -6,21 +6,32 @@ fixtures. ``start_host`` runs :func:`host.server.serve_host` in the test's trio 
 environment for client subprocesses whose known_hosts file and state directory live under
 ``tmp_path``, so no test touches the user's real files; ``json_client`` starts ``onecard ...
 --json`` as a subprocess and reads its NDJSON output line by line.
+
+For tests of what a client shows, without a host: ``table_client(seat)`` is a
+:class:`client.table_client.TableClient` with no session, seated at table ``t1`` among Ann, Bob
+and Cy; ``push_state(tc, view, legal, to_act)`` gives it a ``state`` push as the host would;
+``human_ui()`` is a :class:`client.human_ui.HumanUI` writing to a ``StringIO`` (pass console
+options, e.g. ``width=40``, for a plain console of that size).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
+from rich.console import Console
 
 import protocol.table_messages as tm
+from client.human_ui import HumanUI
+from client.render import make_console
+from client.table_client import TableClient
 from host.server import HostInfo
 from net.session import open_session
 from net.trust import open_stream
@@ -31,6 +42,58 @@ ONECARD = [sys.executable, "-m", "client"]
 GAME_TIMEOUT = 60
 
 StartHost = Callable[..., Awaitable[HostInfo]]
+
+
+def _table_client(
+    seat: int | None = 1, *, name: str = "Bob", names: Sequence[str] = ("Ann", "Bob", "Cy")
+) -> TableClient:
+    tc = TableClient(None, table_id="t1", name=name)  # type: ignore[arg-type]
+    tc.seat, tc.names = seat, list(names)
+    return tc
+
+
+def _push_state(
+    tc: TableClient, view: dict[str, Any], legal: list[dict[str, Any]], to_act: Sequence[int]
+) -> tm.StatePush:
+    state = tm.StatePush(
+        table="t1",
+        seq=5,
+        game_no=1,
+        phase="playing",
+        seat=tc.seat,
+        view=view,
+        legal=tuple(legal),
+        to_act=tuple(to_act),
+        turn_ms=None,
+    )
+    tc.state = state
+    return state
+
+
+def _human_ui(command: str = "join", **console: Any) -> tuple[HumanUI, io.StringIO]:
+    out = io.StringIO()
+    if console:
+        con = Console(file=out, highlight=False, markup=False, emoji=False, **console)
+        return HumanUI(con, command=command), out
+    return HumanUI(make_console(file=out), command=command), out
+
+
+@pytest.fixture
+def table_client() -> Callable[..., TableClient]:
+    """``table_client(seat=1, name="Bob", names=("Ann", "Bob", "Cy"))``: see the module doc."""
+    return _table_client
+
+
+@pytest.fixture
+def push_state() -> Callable[..., tm.StatePush]:
+    """``push_state(tc, view, legal, to_act)``: set and return ``tc.state``."""
+    return _push_state
+
+
+@pytest.fixture
+def human_ui() -> Callable[..., tuple[HumanUI, io.StringIO]]:
+    """``human_ui(command="join", **console)``: a HumanUI and what it wrote."""
+    return _human_ui
 
 
 @pytest.fixture
@@ -191,9 +254,13 @@ def spawn_pty(client_env: dict[str, str]) -> Callable[..., Any]:
             env.pop("NO_COLOR", None)
         env["TERM"] = "xterm-256color"
         child = pexpect.spawn(
-            sys.executable, ["-m", "client", *args], env=env, encoding="utf-8",
-            timeout=timeout, dimensions=(60, 100),
-        )  # fmt: skip
+            sys.executable,
+            ["-m", "client", *args],
+            env=env,
+            encoding="utf-8",
+            timeout=timeout,
+            dimensions=(60, 100),
+        )
         child.delaybeforesend = None  # the 50 ms default per line adds up over a long game
         return PtyDriver(child)
 

@@ -33,9 +33,10 @@ def _strings(path: Path) -> set[str]:
     return {
         node.value
         for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
         and id(node) not in docstrings
-    }  # fmt: skip
+    }
 
 
 def test_the_client_holds_no_table_per_game() -> None:
@@ -84,10 +85,15 @@ def test_a_host_that_says_little_or_wrongly_typed_things_gets_generic_wording() 
             {"name": "old", "title": "Old Game", "min_seats": 2, "max_seats": 4, "options": []},
             {"title": "no name"},
             "not a map",  # type: ignore[list-item]
-            {"name": "odd", "keys": {"draw": "d", "pass": {"key": 7}}, "calls": "call",
-             "events": ["x"], "words": {"a": 1}},
+            {
+                "name": "odd",
+                "keys": {"draw": "d", "pass": {"key": 7}},
+                "calls": "call",
+                "events": ["x"],
+                "words": {"a": 1},
+            },
         ]
-    )  # fmt: skip
+    )
     assert list(c.games) == ["old", "odd"]
     assert c.title("old") == "Old Game" and c.title("odd") == "odd"
     assert c.key("odd", "draw") is None and c.calls("odd") == frozenset()
@@ -95,8 +101,16 @@ def test_a_host_that_says_little_or_wrongly_typed_things_gets_generic_wording() 
 
 
 def test_what_a_host_says_is_made_safe_when_it_is_learnt() -> None:
-    c = Catalogue([{"name": "g\x1b[2J", "title": "T\x1b]0;pwned\x07", "help": "h\u202e",
-                    "keys": {"draw": {"key": "d", "none": "no\x1b[31m"}}}])  # fmt: skip
+    c = Catalogue(
+        [
+            {
+                "name": "g\x1b[2J",
+                "title": "T\x1b]0;pwned\x07",
+                "help": "h\u202e",
+                "keys": {"draw": {"key": "d", "none": "no\x1b[31m"}},
+            }
+        ]
+    )
     (game,) = c.games.values()
     assert game == GameText(
         name="g\\x1b[2J",

@@ -56,9 +56,16 @@ async def test_our_client_catches_every_kind_of_cheating_live(
     failure = None
     for _ in range(5 if kind is CheatKind.WRONG_RESHUFFLE else 1):
         client = await json_client(
-            "join", f"127.0.0.1:{info.port}", "--insecure", "--create", "one-card", *args,
-            "--name", "Ann", "--new",
-        )  # fmt: skip
+            "join",
+            f"127.0.0.1:{info.port}",
+            "--insecure",
+            "--create",
+            "one-card",
+            *args,
+            "--name",
+            "Ann",
+            "--new",
+        )
         failure = await _first_failure(client)
         if failure is not None:
             break

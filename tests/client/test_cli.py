@@ -54,8 +54,11 @@ def test_a_pipe_closed_by_its_reader_ends_the_client_quietly(
     with errors.open("wb") as stderr:
         child = subprocess.Popen(
             [*ONECARD, "play", "--watch", *mode],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, env=client_env,
-        )  # fmt: skip
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=client_env,
+        )
     assert child.stdout is not None
     try:
         assert child.stdout.readline()  # like `| head -1`: read a line, then go away
@@ -71,9 +74,15 @@ def test_a_pipe_closed_by_its_reader_ends_the_client_quietly(
 #: project modules ``onecard --help`` may load: the start-up check, the packages it loads by
 #: path (their ``__init__`` only), the group and the exit statuses its epilog prints
 HELP_MODULES = {
-    "onecard", "onecard.startup", "protocol", "net", "host", "client", "client.cli",
+    "onecard",
+    "onecard.startup",
+    "protocol",
+    "net",
+    "host",
+    "client",
+    "client.cli",
     "protocol.exit_codes",
-}  # fmt: skip
+}
 
 
 def test_help_imports_only_what_it_prints() -> None:

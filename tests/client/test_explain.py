@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -22,20 +23,16 @@ from client.render import make_console
 from client.table_client import TableClient
 from protocol.cards import parse_card
 
-VIEW = {"game": "black-jack", "hand": ["QS", "9H", "KC"], "top": "10C", "suit": "C",
-        "hand_counts": [5, 3], "stock": 20}  # fmt: skip
+VIEW = {
+    "game": "black-jack",
+    "hand": ["QS", "9H", "KC"],
+    "top": "10C",
+    "suit": "C",
+    "hand_counts": [5, 3],
+    "stock": 20,
+}
 PLAY_9H = {"type": "play", "cards": ["9H"]}
 PLAY_QS = {"type": "play", "cards": ["QS"]}
-
-
-def _tc(legal: list[dict[str, Any]], to_act: tuple[int, ...] = (1,)) -> TableClient:
-    tc = TableClient(None, table_id="t1", name="Bob")  # type: ignore[arg-type]
-    tc.seat, tc.names = 1, ["Ann", "Bob"]
-    tc.state = tm.StatePush(
-        table="t1", seq=5, game_no=1, phase="playing", seat=1, view=VIEW, legal=tuple(legal),
-        to_act=to_act, turn_ms=None,
-    )  # fmt: skip
-    return tc
 
 
 def _explained(reason: str, *, blunder: bool, action: dict[str, Any] | None) -> tm.Explained:
@@ -43,21 +40,20 @@ def _explained(reason: str, *, blunder: bool, action: dict[str, Any] | None) -> 
     return tm.Explained(table="t1", card=card, reason=reason, blunder=blunder, action=action)
 
 
-def _human() -> tuple[HumanUI, io.StringIO]:
-    out = io.StringIO()
-    return HumanUI(make_console(file=out)), out
-
-
-def test_a_held_card_that_is_no_move_asks_the_host_why() -> None:
-    ui, out = _human()
-    tc = _tc([PLAY_9H, {"type": "draw"}])
+def test_a_held_card_that_is_no_move_asks_the_host_why(
+    human_ui: Callable[..., Any], table_client: Callable[..., Any], push_state: Callable[..., Any]
+) -> None:
+    ui, out = human_ui()
+    tc = table_client(names=("Ann", "Bob"))
+    push_state(tc, VIEW, [PLAY_9H, {"type": "draw"}], (1,))
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     assert ui.on_line(tc, "qs") == Explain("QS")
     before = out.getvalue()  # the host's answer is the one line said about it
     assert ui.on_line(tc, "AD") is None  # not held: the client says so, nothing to ask
     assert "you do not hold A♦" in out.getvalue()  # cards as the hand shows them
-    ui.on_explained(tc, _explained("QS matches neither rank 10 nor suit C", blunder=False,
-                                   action=None))  # fmt: skip
+    ui.on_explained(
+        tc, _explained("QS matches neither rank 10 nor suit C", blunder=False, action=None)
+    )
     assert out.getvalue().endswith("Q♠ matches neither rank 10 nor suit C\nYour move: ")
     assert out.getvalue()[len(before) :].count("Q♠") == 1  # before, the client's own came too
     ui.on_explained(tc, _explained("out of turn: it is seat 0's turn", blunder=False, action=None))
@@ -66,9 +62,12 @@ def test_a_held_card_that_is_no_move_asks_the_host_why() -> None:
     assert "Q♠ goes down now only together with other cards: t shows your moves" in out.getvalue()
 
 
-def test_a_blunder_the_host_offers_is_played_only_on_yes() -> None:
-    ui, out = _human()
-    tc = _tc([PLAY_9H, {"type": "draw"}])
+def test_a_blunder_the_host_offers_is_played_only_on_yes(
+    human_ui: Callable[..., Any], table_client: Callable[..., Any], push_state: Callable[..., Any]
+) -> None:
+    ui, out = human_ui()
+    tc = table_client(names=("Ann", "Bob"))
+    push_state(tc, VIEW, [PLAY_9H, {"type": "draw"}], (1,))
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     reason = "QS matches neither rank 10 nor suit C (played anyway: a blunder, pick up 2)"
     assert ui.on_line(tc, "QS") == Explain("QS")
@@ -88,11 +87,14 @@ def _moved_on(tc: TableClient, seq: int) -> tm.StatePush:
     return tc.state
 
 
-def test_a_blunder_offer_lapses_when_the_game_moves_on() -> None:
+def test_a_blunder_offer_lapses_when_the_game_moves_on(
+    human_ui: Callable[..., Any], table_client: Callable[..., Any], push_state: Callable[..., Any]
+) -> None:
     """A review found the question outliving its turn: the next move typed answered it (and
     was lost), or a y played an out-of-turn blunder in turn, at another cost."""
-    ui, out = _human()
-    tc = _tc([PLAY_9H, {"type": "draw"}])
+    ui, out = human_ui()
+    tc = table_client(names=("Ann", "Bob"))
+    push_state(tc, VIEW, [PLAY_9H, {"type": "draw"}], (1,))
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     assert ui.on_line(tc, "QS") == Explain("QS")
     ui.on_explained(tc, _explained("why (a blunder)", blunder=True, action=PLAY_QS))
@@ -109,26 +111,38 @@ def test_a_blunder_offer_lapses_when_the_game_moves_on() -> None:
     assert ui.on_line(tc, "y") is None
 
 
-def test_out_of_turn_a_held_card_asks_the_host_instead_of_nothing_to_do() -> None:
-    ui, out = _human()
-    tc = _tc([], to_act=(0,))
+def test_out_of_turn_a_held_card_asks_the_host_instead_of_nothing_to_do(
+    human_ui: Callable[..., Any], table_client: Callable[..., Any], push_state: Callable[..., Any]
+) -> None:
+    ui, out = human_ui()
+    tc = table_client(names=("Ann", "Bob"))
+    push_state(tc, VIEW, [], (0,))
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     assert ui.on_line(tc, "QS") == Explain("QS")
     assert ui.on_line(tc, "hello") is None
     assert "Nothing to do right now" in out.getvalue()
 
 
-def test_the_json_client_asks_with_a_command_and_prints_the_answer() -> None:
+def test_the_json_client_asks_with_a_command_and_prints_the_answer(
+    table_client: Callable[..., Any], push_state: Callable[..., Any]
+) -> None:
     out = io.StringIO()
     ui = JsonUI(out)
-    tc = _tc([PLAY_9H])
+    tc = table_client(names=("Ann", "Bob"))
+    push_state(tc, VIEW, [PLAY_9H], (1,))
     assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "qs"})) == Explain("QS")
     assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "ZZ"})) is None
     ui.on_explained(tc, _explained("no", blunder=True, action=PLAY_QS))
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert "card" in lines[0]["message"]
-    assert lines[1] == {"type": "explained", "table": "t1", "card": "QS", "reason": "no",
-                        "blunder": True, "action": PLAY_QS}  # fmt: skip
+    assert lines[1] == {
+        "type": "explained",
+        "table": "t1",
+        "card": "QS",
+        "reason": "no",
+        "blunder": True,
+        "action": PLAY_QS,
+    }
 
 
 class _Session:
@@ -180,10 +194,13 @@ async def test_the_table_loop_sends_the_question_and_hands_the_answer_to_the_ui(
     assert table.asked == ["QS"] and ui.answers[0].reason == "because"
 
 
-def test_the_hosts_refusal_shows_its_cards_as_the_hand_does() -> None:
+def test_the_hosts_refusal_shows_its_cards_as_the_hand_does(
+    human_ui: Callable[..., Any], table_client: Callable[..., Any], push_state: Callable[..., Any]
+) -> None:
     """Before, "The host refused play Q♠: you do not hold QS" mixed two notations."""
-    ui, out = _human()
-    tc = _tc([PLAY_9H, {"type": "draw"}])
+    ui, out = human_ui()
+    tc = table_client(names=("Ann", "Bob"))
+    push_state(tc, VIEW, [PLAY_9H, {"type": "draw"}], (1,))
     ui.on_refused(tc, PLAY_QS, "you do not hold QS")
     assert "The host refused play Q♠: you do not hold Q♠" in out.getvalue()
     ascii_out = io.StringIO()

@@ -28,9 +28,13 @@ class _Table:
     def __init__(self, tmp_path: Path) -> None:
         self.sk = Ed25519PrivateKey.generate()
         self.dealer = HandDealer(
-            signing_key=self.sk, table_id="t1", hand_no=1, ruleset_id="black-jack",
-            deck=DECK_52, pids=PIDS,
-        )  # fmt: skip
+            signing_key=self.sk,
+            table_id="t1",
+            hand_no=1,
+            ruleset_id="black-jack",
+            deck=DECK_52,
+            pids=PIDS,
+        )
         self.checker = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "proofs")
         self.seq = 0
         self.notices: list[Any] = []
@@ -383,8 +387,9 @@ def test_cards_checked_says_they_are_the_cards_this_client_saw() -> None:
     """Before: "deal verified: 64 cards checked" here, 83 there, 239 in the record."""
     checker = DealChecker(table_id="t1", pid="ann")
     checker.seated = True
-    report = type("R", (), {"voided": False, "hand_no": 1, "cards_checked": 64,
-                            "fingerprint": "ab"})()  # fmt: skip
+    report = type(
+        "R", (), {"voided": False, "hand_no": 1, "cards_checked": 64, "fingerprint": "ab"}
+    )()
     notice = checker._finish(report)  # type: ignore[arg-type]
     assert notice.message == "deal verified: 64 cards you saw checked"
     assert notice.to_json()["cards_checked"] == 64

@@ -45,7 +45,10 @@ def test_commands_are_values() -> None:
     assert Act({"type": "draw"}) == Act({"type": "draw"}) != Act({"type": "pass"})
     assert Leave() == Leave(give_up=False) != Leave(give_up=True)
     assert [Chat("hi"), Explain("QS"), AddBot(), Rematch(True)] == [
-        Chat("hi"), Explain("QS"), AddBot(), Rematch(yes=True)
-    ]  # fmt: skip
+        Chat("hi"),
+        Explain("QS"),
+        AddBot(),
+        Rematch(yes=True),
+    ]
     with pytest.raises(dataclasses.FrozenInstanceError):
         Chat("hi").text = "bye"  # type: ignore[misc]

@@ -92,8 +92,9 @@ async def test_a_second_player_from_the_same_state_dir_does_not_take_the_first_o
 ) -> None:
     info = await start_host()
     address = f"127.0.0.1:{info.port}"
-    dave = await json_client("join", address, "--name", "dave", "--create", "one-card",
-                             "--seats", "3")  # fmt: skip
+    dave = await json_client(
+        "join", address, "--name", "dave", "--create", "one-card", "--seats", "3"
+    )
     table = (await _until(dave, "seated"))["table"]
     erin = await json_client("join", address, "--name", "erin")
     await _until(erin, "tables")  # the lobby, not dave's seat
@@ -123,9 +124,12 @@ async def test_a_tls_server_that_is_no_onecard_host_is_not_pinned(
     known = tmp_path / "known_hosts"
     with pytest.raises(Disconnected, match="does not look like a onecard host"):
         await join_cmd.run_join(
-            address=f"127.0.0.1:{port}", name="Ann", known_hosts=known,
-            state_dir=tmp_path / "state", json_mode=True,
-        )  # fmt: skip
+            address=f"127.0.0.1:{port}",
+            name="Ann",
+            known_hosts=known,
+            state_dir=tmp_path / "state",
+            json_mode=True,
+        )
     assert not known.exists() or f"127.0.0.1:{port}" not in known.read_text()
 
 
@@ -135,9 +139,13 @@ async def test_insecure_join_to_a_tls_host_suggests_dropping_insecure(
     info = await start_host()
     with pytest.raises(Disconnected, match=r"drop --insecure"):
         await join_cmd.run_join(
-            address=f"127.0.0.1:{info.port}", name="Ann", insecure=True,
-            known_hosts=tmp_path / "known_hosts", state_dir=tmp_path / "state", json_mode=True,
-        )  # fmt: skip
+            address=f"127.0.0.1:{info.port}",
+            name="Ann",
+            insecure=True,
+            known_hosts=tmp_path / "known_hosts",
+            state_dir=tmp_path / "state",
+            json_mode=True,
+        )
 
 
 async def test_a_onecard_host_is_pinned_after_its_welcome(
@@ -153,9 +161,12 @@ async def test_a_onecard_host_is_pinned_after_its_welcome(
 
     with pytest.raises(Quit):
         await join_cmd.run_join(
-            address=f"127.0.0.1:{info.port}", name="Ann", known_hosts=known,
-            state_dir=tmp_path / "state", json_mode=True,
-        )  # fmt: skip
+            address=f"127.0.0.1:{info.port}",
+            name="Ann",
+            known_hosts=known,
+            state_dir=tmp_path / "state",
+            json_mode=True,
+        )
     named = quote(default_host_name(), safe="")  # the host's name, from its welcome
     assert known.read_text() == f"127.0.0.1:{info.port} {info.fingerprint} name={named}\n"
 
@@ -168,10 +179,7 @@ async def test_join_asks_for_a_rematch_and_says_whom_it_waits_for(
     one who said yes is told whom the table waits for and may still leave."""
     info = await start_host()
     address = f"127.0.0.1:{info.port}"
-    # attack_cap: no endless attacks. Without it a third of these games ran to the 1,000-turn
-    # limit, and two people's ~1,000 acts met the host's rate limit: 24 s of the 60 s bound.
-    dave = await json_client("join", address, "--name", "dave", "--create", "one-card",
-                             "--option", "attack_cap=2", "--rematch")  # fmt: skip
+    dave = await json_client("join", address, "--name", "dave", "--create", "one-card", "--rematch")
     table = (await _until(dave, "seated"))["table"]
     erin = await json_client("join", address, "--name", "erin", "--table", table, "--rematch")
     async with trio.open_nursery() as nursery:
@@ -212,9 +220,14 @@ async def test_a_person_watching_stays_for_the_tables_next_game(
 
     monkeypatch.setattr(join_cmd, "run_table", watch)
     await join_cmd.run_join(
-        address=f"127.0.0.1:{info.port}", name="Sam", table=table, watch=True,
-        json_mode=json_mode, known_hosts=tmp_path / "known_hosts", state_dir=tmp_path / "state",
-    )  # fmt: skip
+        address=f"127.0.0.1:{info.port}",
+        name="Sam",
+        table=table,
+        watch=True,
+        json_mode=json_mode,
+        known_hosts=tmp_path / "known_hosts",
+        state_dir=tmp_path / "state",
+    )
     assert seen["until_game_over"] is until_game_over
 
 
@@ -291,9 +304,12 @@ async def test_a_fake_lan_host_with_the_real_ones_name_is_refused_by_join(
 
     async def join() -> None:
         await join_cmd.run_join(
-            address=None, name="Ann", known_hosts=known, state_dir=tmp_path / "state",
+            address=None,
+            name="Ann",
+            known_hosts=known,
+            state_dir=tmp_path / "state",
             json_mode=True,
-        )  # fmt: skip
+        )
 
     # the fake copies the real host's advertisement, with its own address
     heard[:] = [HostAd("Den", "127.0.0.1", fake.port, fingerprint_prefix(real.fingerprint), "1")]

@@ -154,10 +154,22 @@ async def test_join_refuses_a_changed_fingerprint(
     wrong = "SHA256:" + ":".join(["ab"] * 32)
     (tmp_path / "known_hosts").write_text(f"127.0.0.1:{info.port} {wrong}\n")
     result = await trio.run_process(
-        [sys.executable, "-m", "client", "join",
-         f"127.0.0.1:{info.port}", "--table", table, "--name", "Eve"],
-        capture_stdout=True, capture_stderr=True, env=client_env, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "client",
+            "join",
+            f"127.0.0.1:{info.port}",
+            "--table",
+            table,
+            "--name",
+            "Eve",
+        ],
+        capture_stdout=True,
+        capture_stderr=True,
+        env=client_env,
+        check=False,
+    )
     err = result.stderr.decode()
     assert result.returncode == 1
     assert "HAS CHANGED" in err and wrong in err and info.fingerprint in err
@@ -169,15 +181,28 @@ async def test_lan_game_host_player_and_a_friend(
     json_client: Callable[..., Awaitable[Any]], tmp_path: Path
 ) -> None:
     host = await json_client(
-        "play", "--lan", "--port", "0", "--game", "one", "--bots", "2", "--delay", "0",
-        "--name", "Ann", "--data-dir", str(tmp_path / "lan-host"),
-    )  # fmt: skip
+        "play",
+        "--lan",
+        "--port",
+        "0",
+        "--game",
+        "one",
+        "--bots",
+        "2",
+        "--delay",
+        "0",
+        "--name",
+        "Ann",
+        "--data-dir",
+        str(tmp_path / "lan-host"),
+    )
     hosting = await host.next()
     while hosting is not None and hosting["type"] != "hosting":
         hosting = await host.next()
     assert hosting is not None and hosting["fingerprint"].startswith("SHA256:")
-    friend = await json_client("join", f"127.0.0.1:{hosting['port']}", "--table", hosting["table"],
-                               "--name", "Bea")  # fmt: skip
+    friend = await json_client(
+        "join", f"127.0.0.1:{hosting['port']}", "--table", hosting["table"], "--name", "Bea"
+    )
     while (line := await friend.next()) is not None and line["type"] != "seated":
         pass
     await host.send({"start": True})  # any line: fill the empty seat with a bot and start
@@ -246,9 +271,19 @@ async def test_join_creates_a_table_with_bots_and_plays_it(
 ) -> None:
     info = await start_host()
     client = await json_client(
-        "join", f"127.0.0.1:{info.port}", "--create", "black-jack", "--seats", "3", "--bots", "2",
-        "--option", "jokers=1", "--name", "Cy",
-    )  # fmt: skip
+        "join",
+        f"127.0.0.1:{info.port}",
+        "--create",
+        "black-jack",
+        "--seats",
+        "3",
+        "--bots",
+        "2",
+        "--option",
+        "jokers=1",
+        "--name",
+        "Cy",
+    )
     end = await client.play_to_end()
     assert end is not None and end["reason"] == "game over"
     start = next(line for line in client.lines if line["type"] == "game_start")
@@ -295,9 +330,18 @@ async def test_an_insecure_host_has_its_deal_key_pinned_alone_and_kept(
     key = f"127.0.0.1:{info.port}"
     (tmp_path / "known_hosts").write_text(f"{key}#deal-key {'ab' * 32}\n")
     client = await json_client(
-        "join", key, "--insecure", "--create", "black-jack", "--seats", "2", "--bots", "1",
-        "--name", "Cy",
-    )  # fmt: skip
+        "join",
+        key,
+        "--insecure",
+        "--create",
+        "black-jack",
+        "--seats",
+        "2",
+        "--bots",
+        "1",
+        "--name",
+        "Cy",
+    )
     await client.play_to_end()
     await client.process.wait()
     verdicts = [line for line in client.lines if line["type"] == "fairness"]
@@ -341,9 +385,22 @@ async def test_play_lan_lobby_shows_only_its_own_table_and_keeps_the_records(
     # --rematch: the host's session stays until the friend has fetched its records (a host
     # that ended at game over cut off the friend's fetch on a loaded machine)
     host = await json_client(
-        "play", "--lan", "--port", "0", "--game", "black-jack", "--bots", "1", "--delay", "0",
-        "--name", "Ann", "--data-dir", str(data), "--rematch",
-    )  # fmt: skip
+        "play",
+        "--lan",
+        "--port",
+        "0",
+        "--game",
+        "black-jack",
+        "--bots",
+        "1",
+        "--delay",
+        "0",
+        "--name",
+        "Ann",
+        "--data-dir",
+        str(data),
+        "--rematch",
+    )
     lines: list[dict[str, Any]] = []
     while (line := await host.next()) is not None and line["type"] != "hosting":
         lines.append(line)

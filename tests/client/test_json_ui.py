@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,41 +16,32 @@ import protocol.table_messages as tm
 from client.intents import Act, Chat, Leave
 from client.json_ui import JsonUI
 from client.render import OutputClosed
-from client.table_client import TableClient
 from host.games import find_game
-
-
-def _tc(seat: int = 1) -> TableClient:
-    tc = TableClient(None, table_id="t1", name="Bob")  # type: ignore[arg-type]
-    tc.seat, tc.names = seat, ["Ann", "Bob", "Cy"]
-    return tc
-
-
-def _state(
-    tc: TableClient, view: dict[str, Any], legal: list[dict[str, Any]], to_act: list[int]
-) -> tm.StatePush:
-    state = tm.StatePush(
-        table="t1", seq=5, game_no=1, phase="playing", seat=tc.seat, view=view,
-        legal=tuple(legal), to_act=tuple(to_act), turn_ms=None,
-    )  # fmt: skip
-    tc.state = state
-    return state
-
 
 SEVENS = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
 
 
-VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D",
-        "hand_counts": [5, 3, 4], "direction": "clockwise", "stock": 20}  # fmt: skip
+VIEW = {
+    "game": "one-card",
+    "hand": ["7S", "9H", "KC"],
+    "top": "7D",
+    "suit": "D",
+    "hand_counts": [5, 3, 4],
+    "direction": "clockwise",
+    "stock": 20,
+}
 
 
-def test_json_commands_and_events() -> None:
+def test_json_commands_and_events(
+    table_client: Callable[..., Any], push_state: Callable[..., Any]
+) -> None:
     out = io.StringIO()
-    ui, tc = JsonUI(out), _tc()
-    state = _state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1])
+    ui, tc = JsonUI(out), table_client()
+    state = push_state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1])
     ui.on_push(tc, state, [])
-    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0,
-                                                         "cards": ["QH"]}), [])  # fmt: skip
+    ui.on_push(
+        tc, tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0, "cards": ["QH"]}), []
+    )
     first, second = (json.loads(line) for line in out.getvalue().splitlines())
     assert first["type"] == "state" and first["my_turn"] is True and first["legal"][0] == SEVENS[0]
     assert second["type"] == "event" and second["seq"] == 6 and second["text"] == "Ann plays QH"
@@ -76,9 +68,11 @@ def test_json_commands_and_events() -> None:
         ("[" * 100_000, "not JSON: nested too deeply"),
     ],
 )
-def test_json_commands_the_protocol_forbids_are_errors(line: str, said: str) -> None:
+def test_json_commands_the_protocol_forbids_are_errors(
+    line: str, said: str, table_client: Callable[..., Any]
+) -> None:
     out = io.StringIO()
-    ui, tc = JsonUI(out), _tc()
+    ui, tc = JsonUI(out), table_client()
     assert ui.on_line(tc, line) is None
     error = json.loads(out.getvalue())
     assert error["type"] == "error" and said in error["message"]
@@ -115,12 +109,16 @@ def test_a_closed_output_is_not_a_network_error(monkeypatch: pytest.MonkeyPatch)
     ],
 )
 def test_a_json_act_that_names_no_move_says_why(
-    cmd: dict[str, Any], legal: list[dict[str, Any]], said: str
+    cmd: dict[str, Any],
+    legal: list[dict[str, Any]],
+    said: str,
+    table_client: Callable[..., Any],
+    push_state: Callable[..., Any],
 ) -> None:
     """Before: "act needs 'action' or an 'index' below 0" when there were no legal moves."""
     out = io.StringIO()
-    ui, tc = JsonUI(out), _tc()
-    _state(tc, VIEW, legal, [1] if legal else [2])
+    ui, tc = JsonUI(out), table_client()
+    push_state(tc, VIEW, legal, [1] if legal else [2])
     assert ui.on_line(tc, json.dumps({"cmd": "act", **cmd})) is None
     error = json.loads(out.getvalue())
     assert error["type"] == "error" and said in error["message"]
@@ -138,11 +136,11 @@ def test_the_json_specs_create_examples_are_real_tables() -> None:
         assert engine.min_seats <= cmd["seats"] <= engine.max_seats
 
 
-def test_a_bare_ok_is_not_printed_as_a_json_object() -> None:
+def test_a_bare_ok_is_not_printed_as_a_json_object(table_client: Callable[..., Any]) -> None:
     """Before, the host's ``ok`` to the client's own fair_commit and fair_reveal (no ``re``)
     appeared as ``{"type": "ok"}`` about twice per hand, matching nothing the script sent."""
     out = io.StringIO()
-    ui, tc = JsonUI(out), _tc()
+    ui, tc = JsonUI(out), table_client()
     ui.on_push(tc, tm.Ok(), [])
     assert out.getvalue() == ""
     spec = (Path(__file__).parents[2] / "spec" / "CLIENT-JSON.md").read_text(encoding="utf-8")

@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 import trio
-from rich.console import Console
 
 import protocol.table_messages as tm
 from client import lobby
-from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.table_loop import Quit
 from net.session import Disconnected, RequestError, open_session
@@ -41,11 +39,6 @@ class _FakeSession:
         raise RequestError(Error(code=ErrorCode.BAD_FIELD, message="unknown game", fatal=False))
 
 
-def _human() -> tuple[HumanUI, io.StringIO]:
-    out = io.StringIO()
-    return HumanUI(Console(file=out, width=400, color_system=None)), out
-
-
 def _script(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
     queue = list(lines)
 
@@ -58,9 +51,10 @@ def _script(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
 
 async def test_lobby_typos_are_reported_and_the_lobby_goes_on(
     monkeypatch: pytest.MonkeyPatch,
+    human_ui: Callable[..., Any],
 ) -> None:
     session = _FakeSession([TABLE])
-    ui, out = _human()
+    ui, out = human_ui(width=400, color_system=None)
     _script(monkeypatch, ["c one-card 99", "5", "w 7", "zap", "c poker", "?", "q"])
     with pytest.raises(Quit):
         await lobby.run_lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
@@ -78,10 +72,11 @@ async def test_lobby_typos_are_reported_and_the_lobby_goes_on(
 
 async def test_watching_from_the_lobby_sends_the_name_chat_shows(
     monkeypatch: pytest.MonkeyPatch,
+    human_ui: Callable[..., Any],
 ) -> None:
     """Before, ``watch`` carried no name and a spectator's chat read "spectator: hi"."""
     session = _FakeSession([TABLE])
-    ui, _ = _human()
+    ui, _ = human_ui(width=400, color_system=None)
     _script(monkeypatch, ["w 1", "q"])
     with pytest.raises(Quit):
         await lobby.run_lobby(session, {}, ui, name="Sam")  # type: ignore[arg-type]
@@ -92,10 +87,11 @@ async def test_watching_from_the_lobby_sends_the_name_chat_shows(
 
 async def test_lobby_create_takes_table_options_as_join_option_does(
     monkeypatch: pytest.MonkeyPatch,
+    human_ui: Callable[..., Any],
 ) -> None:
     """Before, ``c black-jack 3 1 jokers=2`` was refused: SEATS and BOTS are numbers."""
     session = _FakeSession([])
-    ui, out = _human()
+    ui, out = human_ui(width=400, color_system=None)
     lines = [
         "c black-jack 3 1 jokers=2 decks=2",
         "c one jokers",
@@ -139,10 +135,13 @@ async def test_lobby_json_commands_that_cannot_be_built_are_reported(
 
 
 async def test_lobby_notices_the_host_closing_while_waiting_for_input(
-    monkeypatch: pytest.MonkeyPatch, autojump_clock: trio.testing.MockClock, nursery: trio.Nursery
+    monkeypatch: pytest.MonkeyPatch,
+    autojump_clock: trio.testing.MockClock,
+    nursery: trio.Nursery,
+    human_ui: Callable[..., Any],
 ) -> None:
     session = _FakeSession([])
-    ui, _ = _human()
+    ui, _ = human_ui(width=400, color_system=None)
 
     async def never() -> str | None:
         await trio.sleep_forever()
@@ -169,11 +168,12 @@ def test_a_table_number_out_of_range_names_the_numbers_there_are() -> None:
 async def test_the_games_seat_range_is_the_hosts_to_say(
     start_host: Callable[..., Awaitable[Any]],
     monkeypatch: pytest.MonkeyPatch,
+    human_ui: Callable[..., Any],
 ) -> None:
     """Before, ``c one 11`` answered "seats must be from 2 to 10" though ONE seats 2-4."""
     info = await start_host()
     connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint, remember=False)
-    ui, out = _human()
+    ui, out = human_ui(width=400, color_system=None)
     _script(monkeypatch, ["c one 11", "q"])
     async with open_session(connected.stream) as session:
         with pytest.raises(Quit):

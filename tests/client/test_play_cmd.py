@@ -63,17 +63,26 @@ def test_watch_json_ends_with_the_outcome(runner: CliRunner) -> None:
 @pytest.mark.parametrize(
     ("args", "message", "status"),
     [
-        (["play", "--option", "nosuch=1", "--delay", "0"], "unknown option 'nosuch'",
-         ExitCode.USAGE),
-        (["play", "--game", "one", "--bots", "5", "--delay", "0"], "ONE takes 2-4 players",
-         ExitCode.USAGE),
+        (
+            ["play", "--option", "nosuch=1", "--delay", "0"],
+            "unknown option 'nosuch'",
+            ExitCode.USAGE,
+        ),
+        (
+            ["play", "--game", "one", "--bots", "5", "--delay", "0"],
+            "ONE takes 2-4 players",
+            ExitCode.USAGE,
+        ),
         (["play", "--option", "novalue"], "is not KEY=VALUE", ExitCode.USAGE),
         (["play", "--watch", "--lan"], "do not go together", ExitCode.USAGE),
-        (["join", "127.0.0.1:1", "--insecure", "--table", "x"], "cannot connect to 127.0.0.1:1",
-         ExitCode.UNAVAILABLE),
+        (
+            ["join", "127.0.0.1:1", "--insecure", "--table", "x"],
+            "cannot connect to 127.0.0.1:1",
+            ExitCode.UNAVAILABLE,
+        ),
         (["join", "host:notaport"], "bad port", ExitCode.USAGE),
     ],
-)  # fmt: skip
+)
 def test_errors_are_one_clear_line(
     args: list[str], message: str, status: int, runner: CliRunner
 ) -> None:
@@ -126,12 +135,32 @@ async def test_lan_host_and_friend_play_again_at_the_same_table(
     # attack_cap: no endless attacks (a game run to the 1,000-turn limit took 25 s of the 60 s
     # bound: two people's acts meet the host's rate limit)
     host = await json_client(
-        "play", "--lan", "--port", "0", "--bots", "1", "--delay", "0", "--name", "Ann",
-        "--data-dir", str(tmp_path / "lan-host"), "--rematch", "--option", "attack_cap=2",
-    )  # fmt: skip
+        "play",
+        "--lan",
+        "--port",
+        "0",
+        "--bots",
+        "1",
+        "--delay",
+        "0",
+        "--name",
+        "Ann",
+        "--data-dir",
+        str(tmp_path / "lan-host"),
+        "--rematch",
+        "--option",
+        "attack_cap=2",
+    )
     hosting = await _until(host, "hosting")
-    friend = await json_client("join", f"127.0.0.1:{hosting['port']}", "--table", hosting["table"],
-                               "--name", "Bea", "--rematch")  # fmt: skip
+    friend = await json_client(
+        "join",
+        f"127.0.0.1:{hosting['port']}",
+        "--table",
+        hosting["table"],
+        "--name",
+        "Bea",
+        "--rematch",
+    )
     await _until(friend, "seated")
     await host.send({"start": True})
     async with trio.open_nursery() as nursery:

@@ -20,9 +20,18 @@ pexpect = pytest.importorskip("pexpect")
 def test_play_a_whole_game_in_a_terminal(game: str, spawn_pty: Callable[..., Any]) -> None:
     short = ["--option", "attack_cap=2"] if game == "one-card" else []  # no endless attacks
     driver = spawn_pty(
-        "play", "--game", game, "--bots", "1", "--delay", "0", "--name", "Alice", *short,
+        "play",
+        "--game",
+        game,
+        "--bots",
+        "1",
+        "--delay",
+        "0",
+        "--name",
+        "Alice",
+        *short,
         color=True,
-    )  # fmt: skip
+    )
     log: list[str] = []
     driver.child.logfile_read = _Collect(log)
     assert driver.run() == 0
@@ -123,8 +132,15 @@ async def test_wild_suit_and_one_card_call_through_a_terminal(  # noqa: PLR0915
     from protocol.messages import Message, Welcome
 
     acted: list[dict[str, Any]] = []
-    view = {"game": "one-card", "hand": ["7S", "9H"], "top": "7D", "suit": "D",
-            "hand_counts": [4, 2, 5], "direction": "counter-clockwise", "stock": 30}  # fmt: skip
+    view = {
+        "game": "one-card",
+        "hand": ["7S", "9H"],
+        "top": "7D",
+        "suit": "D",
+        "hand_counts": [4, 2, 5],
+        "direction": "counter-clockwise",
+        "stock": 30,
+    }
     sevens = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
 
     async def handler(stream: trio.SocketStream) -> None:
@@ -141,13 +157,29 @@ async def test_wild_suit_and_one_card_call_through_a_terminal(  # noqa: PLR0915
                 await stream.send_all(conn.send(msg))
 
         def state(legal: list[dict[str, Any]], to_act: int, **extra: Any) -> tm.StatePush:
-            return tm.StatePush(table="t1", seq=3, game_no=1, phase="playing", seat=1,
-                                view={**view, **extra}, legal=tuple(legal), to_act=(to_act,),
-                                turn_ms=None)  # fmt: skip
+            return tm.StatePush(
+                table="t1",
+                seq=3,
+                game_no=1,
+                phase="playing",
+                seat=1,
+                view={**view, **extra},
+                legal=tuple(legal),
+                to_act=(to_act,),
+                turn_ms=None,
+            )
 
         hello = await recv()
-        await send(Welcome(re=hello.id, version=1, host_name="scripted", software="test/1",
-                           fingerprint="sha256:" + "0" * 64, limits={}))  # fmt: skip
+        await send(
+            Welcome(
+                re=hello.id,
+                version=1,
+                host_name="scripted",
+                software="test/1",
+                fingerprint="sha256:" + "0" * 64,
+                limits={},
+            )
+        )
         join = await recv()
         await send(tm.Joined(re=join.id, table="t1", seat=1, token="t" * 20))
         asked = await recv()  # the client asks how the host's games read, once
@@ -155,22 +187,28 @@ async def test_wild_suit_and_one_card_call_through_a_terminal(  # noqa: PLR0915
         await send(tm.Games(re=asked.id, games=tuple(game_entries())))
         ready = await recv()
         await send(tm.Ok(re=ready.id))
-        await send(tm.GameStart(table="t1", seq=1, game_no=1, game="one-card",
-                                names=("Ann", "Bob", "Cy")),
-                   state([*sevens, {"type": "draw"}], 1))  # fmt: skip
+        await send(
+            tm.GameStart(table="t1", seq=1, game_no=1, game="one-card", names=("Ann", "Bob", "Cy")),
+            state([*sevens, {"type": "draw"}], 1),
+        )
         act = await recv()
         assert isinstance(act, tm.Act)
         acted.append(dict(act.action))
         window = {"holder": 2, "target": 0}
-        await send(tm.Ack(re=act.id, table="t1", seq=act.seq, duplicate=False),
-                   tm.EventPush(table="t1", seq=2, event={"kind": "call_window", "holder": 2}),
-                   state([{"type": "call"}], 0, call_window=window))  # fmt: skip
+        await send(
+            tm.Ack(re=act.id, table="t1", seq=act.seq, duplicate=False),
+            tm.EventPush(table="t1", seq=2, event={"kind": "call_window", "holder": 2}),
+            state([{"type": "call"}], 0, call_window=window),
+        )
         act = await recv()
         assert isinstance(act, tm.Act)
         acted.append(dict(act.action))
-        await send(tm.Ack(re=act.id, table="t1", seq=act.seq, duplicate=False),
-                   tm.GameOver(table="t1", seq=4, game_no=1,
-                               outcome={"termination": "went_out", "winners": [1]}))  # fmt: skip
+        await send(
+            tm.Ack(re=act.id, table="t1", seq=act.seq, duplicate=False),
+            tm.GameOver(
+                table="t1", seq=4, game_no=1, outcome={"termination": "went_out", "winners": [1]}
+            ),
+        )
         await trio.sleep(1)
 
     listeners = await nursery.start(functools.partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))

@@ -197,9 +197,14 @@ async def test_fetch_and_save_reports_failures(
     result = await fetch_and_save(_fake(replies), "t1", 3, tmp_path)
     assert (result.status, result.message, result.path) == ("unavailable", message, None)
     assert result.to_json() == {
-        "table": "t1", "hand_no": 3, "ok": False, "status": "unavailable",
-        "message": message, "file": None, "fingerprint": None,
-    }  # fmt: skip
+        "table": "t1",
+        "hand_no": 3,
+        "ok": False,
+        "status": "unavailable",
+        "message": message,
+        "file": None,
+        "fingerprint": None,
+    }
 
 
 async def test_an_unwritable_directory_is_unavailable(tmp_path: Path) -> None:

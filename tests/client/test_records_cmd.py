@@ -27,8 +27,11 @@ def onecard(client_env: dict[str, str]) -> Run:
     async def run(*args: str) -> tuple[int, str, str]:
         result = await trio.run_process(
             [sys.executable, "-m", "client", *args],
-            capture_stdout=True, capture_stderr=True, env=client_env, check=False,
-        )  # fmt: skip
+            capture_stdout=True,
+            capture_stderr=True,
+            env=client_env,
+            check=False,
+        )
         return result.returncode, result.stdout.decode(), result.stderr.decode()
 
     return run
@@ -178,9 +181,11 @@ async def test_a_tls_server_that_is_no_onecard_host_is_not_pinned(
     known = tmp_path / "known_hosts"
     with pytest.raises(Disconnected, match="does not look like a onecard host"):
         await run_records(
-            address=f"127.0.0.1:{tls_http_server}", table="t1", known_hosts=known,
+            address=f"127.0.0.1:{tls_http_server}",
+            table="t1",
+            known_hosts=known,
             out=tmp_path / "out",
-        )  # fmt: skip
+        )
     assert not known.exists() or str(tls_http_server) not in known.read_text()
 
 

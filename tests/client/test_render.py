@@ -249,8 +249,15 @@ def test_black_jack_says_pick_up_and_one_card_says_attack() -> None:
 
 
 def test_the_one_bidder_is_told_the_first_lead_sets_trump() -> None:
-    view = {"game": "one", "phase": "play", "trump": None, "no_trump": False, "to_act": [0],
-            "auction": {"high": 9, "bidder": 0}, "hand_counts": [8, 8, 8]}  # fmt: skip
+    view = {
+        "game": "one",
+        "phase": "play",
+        "trump": None,
+        "no_trump": False,
+        "to_act": [0],
+        "auction": {"high": 9, "bidder": 0},
+        "hand_counts": [8, 8, 8],
+    }
     assert "the suit of the card you lead now is trump" in _table_text(view)
     assert "you lead now" not in _table_text(view, me=1)
     assert "you lead now" not in _table_text({**view, "trump": "S"})

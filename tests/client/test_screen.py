@@ -229,9 +229,13 @@ def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(
     # bench/endings.py), too few to check the screen often; three players take 66
     args = ["play", "--game", "one-card", "--bots", "2", "--delay", "0.2", "--name", "Ann"]
     child = pexpect.spawn(
-        ONECARD[0], [*ONECARD[1:], *args, "--option", "attack_cap=2"], env=env,
-        encoding="utf-8", dimensions=(rows, columns), timeout=120,
-    )  # fmt: skip
+        ONECARD[0],
+        [*ONECARD[1:], *args, "--option", "attack_cap=2"],
+        env=env,
+        encoding="utf-8",
+        dimensions=(rows, columns),
+        timeout=120,
+    )
     term = Terminal(columns, rows)
     checks, log = _play_watching_the_screen(child, term)
     child.close()

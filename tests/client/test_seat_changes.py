@@ -11,6 +11,7 @@ import json
 import os
 import queue
 import sys
+from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
@@ -24,7 +25,6 @@ from client.fairplay import DealChecker, FairNotice
 from client.human_ui import HumanUI
 from client.intents import AddBot, Command, Rematch, rematch_answer
 from client.json_ui import JsonUI
-from client.render import make_console
 from client.screen import Screen
 from client.table_client import TableClient
 from client.table_loop import run_table
@@ -33,37 +33,45 @@ from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.messages import Error, Message
 
-
-def _human() -> tuple[HumanUI, io.StringIO]:
-    out = io.StringIO()
-    return HumanUI(make_console(file=out)), out
-
-
-def _tc(seat: int | None = 0) -> TableClient:
-    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
-    tc.seat, tc.names = seat, ["Ann", "Bob", "Cat"]
-    return tc
-
-
 OUTCOME = {"termination": "target", "winners": [0], "ranking": [0, 1, 2], "scores": [0, 3, 5]}
 
 
+#: the seated players of these tests' table
+SEATED = ("Ann", "Bob", "Cat")
+
+
 def _seat(i: int, name: str, *, ready: bool = False, connected: bool = True) -> dict[str, Any]:
-    return {"seat": i, "name": name, "bot": None, "ready": ready, "connected": connected,
-            "substitute": False}  # fmt: skip
+    return {
+        "seat": i,
+        "name": name,
+        "bot": None,
+        "ready": ready,
+        "connected": connected,
+        "substitute": False,
+    }
 
 
 def _info(*seats: dict[str, Any] | None, phase: str = "finished") -> tm.TableInfo:
     return tm.TableInfo(
-        table="t1", name="t1", game="one-card", options={}, seats=seats, phase=phase,
-        game_no=1, spectators=0, turn_timer=None, voids=0,
-    )  # fmt: skip
+        table="t1",
+        name="t1",
+        game="one-card",
+        options={},
+        seats=seats,
+        phase=phase,
+        game_no=1,
+        spectators=0,
+        turn_timer=None,
+        voids=0,
+    )
 
 
-def test_a_seat_freed_after_a_no_says_who_left() -> None:
+def test_a_seat_freed_after_a_no_says_who_left(
+    human_ui: Callable[..., Any], table_client: Callable[..., Any]
+) -> None:
     """Before, Ann and Bob saw only "Waiting for seat 2 (empty)": nobody said Cat left."""
-    ui, out = _human()
-    tc = _tc()
+    ui, out = human_ui()
+    tc = table_client(0, name="Ann", names=SEATED)
     ann, bob = _seat(0, "Ann", ready=True), _seat(1, "Bob", ready=True)
     ui.on_push(tc, _info(ann, bob, _seat(2, "Cat")), [])
     ui.on_push(tc, _info(ann, bob, None), [])
@@ -74,14 +82,22 @@ def test_a_seat_freed_after_a_no_says_who_left() -> None:
     jui.on_push(tc, _info(ann, bob, None), [])
     presence = [json.loads(x) for x in stream.getvalue().splitlines() if '"presence"' in x]
     assert presence == [
-        {"type": "presence", "seat": 2, "name": "Cat", "connected": False, "left": True,
-         "message": "Cat left the table"}
-    ]  # fmt: skip
+        {
+            "type": "presence",
+            "seat": 2,
+            "name": "Cat",
+            "connected": False,
+            "left": True,
+            "message": "Cat left the table",
+        }
+    ]
 
 
-def test_b_and_add_bot_ask_for_a_bot_between_games() -> None:
-    tc = _tc()
-    ui, _ = _human()
+def test_b_and_add_bot_ask_for_a_bot_between_games(
+    human_ui: Callable[..., Any], table_client: Callable[..., Any]
+) -> None:
+    tc = table_client(0, name="Ann", names=SEATED)
+    ui, _ = human_ui()
     assert ui.on_line(tc, "b") != AddBot()  # during a game "b" is no bot
     tc.outcome = dict(OUTCOME)
     assert ui.on_line(tc, "b") == AddBot()
@@ -225,6 +241,7 @@ class _Resumable(_Table):
 
 async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
     monkeypatch: pytest.MonkeyPatch,
+    human_ui: Callable[..., Any],
 ) -> None:
     """Before, after a host restart every client said "Bob dropped ..." then "Bob is back" for
     every other player, though only the host had gone."""
@@ -237,7 +254,7 @@ async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
         await trio.sleep_forever()
 
     monkeypatch.setattr(table_loop, "_hold_session", hold)
-    table, (ui, out) = _Resumable(), _human()
+    table, (ui, out) = _Resumable(), human_ui()
     ann, bob, cat = _seat(0, "Ann"), _seat(1, "Bob"), _seat(2, "Cat")
     bob_gone, cat_gone = _seat(1, "Bob", connected=False), _seat(2, "Cat", connected=False)
 
@@ -248,8 +265,10 @@ async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
         async with trio.open_nursery() as nursery:
             loop = functools.partial(run_table, read_input=False, reconnect=reconnect)
             nursery.start_soon(loop, cast(TableClient, table), ui)
-            for info in (_info(ann, bob, cat, phase="playing"),
-                         _info(ann, bob, cat_gone, phase="playing")):  # fmt: skip
+            for info in (
+                _info(ann, bob, cat, phase="playing"),
+                _info(ann, bob, cat_gone, phase="playing"),
+            ):
                 await table.session.push_send.send(info)
             await trio.testing.wait_all_tasks_blocked()
             await table.session.push_send.aclose()  # the host restarts
@@ -272,7 +291,9 @@ async def test_after_our_own_reconnect_nobody_is_said_to_drop_and_come_back(
     ]
 
 
-def test_the_table_screen_shows_the_seats_in_its_block_not_as_log_lines() -> None:
+def test_the_table_screen_shows_the_seats_in_its_block_not_as_log_lines(
+    human_ui: Callable[..., Any], table_client: Callable[..., Any]
+) -> None:
     """Before, each seat change before a game was a "Seats at ..." log line, above a block
     that said the same (and plain lines still say each change once)."""
     out = io.StringIO()
@@ -283,7 +304,7 @@ def test_the_table_screen_shows_the_seats_in_its_block_not_as_log_lines() -> Non
     logged: list[str] = []
     ui.screen.log = lambda *items: logged.extend(str(i) for i in items)  # type: ignore[method-assign]
     ui.screen.is_open = True
-    tc = _tc()
+    tc = table_client(0, name="Ann", names=SEATED)
     ann, bob = _seat(0, "Ann", ready=True), _seat(1, "Bob")
     for info in (_info(ann, None, phase="waiting"), _info(ann, bob, phase="waiting")):
         tc.info = info  # (as TableClient.handle keeps it)
@@ -291,7 +312,7 @@ def test_the_table_screen_shows_the_seats_in_its_block_not_as_log_lines() -> Non
     assert not [line for line in logged if "Seats at" in line]
     block = ui._status()
     assert block is not None and "Seats at t1: Ann, Bob (not ready)" in block.plain
-    plain, said = _human()
+    plain, said = human_ui()
     plain.on_push(tc, _info(ann, None, phase="waiting"), [])
     plain.on_push(tc, _info(ann, None, phase="waiting"), [])
     plain.on_push(tc, _info(ann, bob, phase="waiting"), [])

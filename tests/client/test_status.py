@@ -24,8 +24,15 @@ NAMES = ["Ann", "Bob", "Cy"]
 
 
 def _seat(seat: int, **state: Any) -> dict[str, Any]:
-    return {"seat": seat, "name": NAMES[seat], "bot": None, "connected": True, "ready": True,
-            "substitute": False, **state}  # fmt: skip
+    return {
+        "seat": seat,
+        "name": NAMES[seat],
+        "bot": None,
+        "connected": True,
+        "ready": True,
+        "substitute": False,
+        **state,
+    }
 
 
 def _status(game: str, steps: int, **extra: Any) -> Status:
@@ -42,11 +49,29 @@ def _status(game: str, steps: int, **extra: Any) -> Status:
     to_act = tuple(engine.to_act())
     legal = [a.to_wire() for a in engine.legal_actions(1)] if 1 in to_act else []
     view = engine.view(1)
-    state = tm.StatePush(table="t1", seq=1, game_no=1, phase="playing", seat=1, view=view,
-                         legal=tuple(legal), to_act=to_act, turn_ms=None)  # fmt: skip
-    info = tm.TableInfo(table="t1", name="t", game=game, options={}, phase="playing",
-                        seats=(_seat(0), _seat(1), _seat(2, connected=False)), game_no=1,
-                        spectators=0, turn_timer=None, voids=0)  # fmt: skip
+    state = tm.StatePush(
+        table="t1",
+        seq=1,
+        game_no=1,
+        phase="playing",
+        seat=1,
+        view=view,
+        legal=tuple(legal),
+        to_act=to_act,
+        turn_ms=None,
+    )
+    info = tm.TableInfo(
+        table="t1",
+        name="t",
+        game=game,
+        options={},
+        phase="playing",
+        seats=(_seat(0), _seat(1), _seat(2, connected=False)),
+        game_no=1,
+        spectators=0,
+        turn_timer=None,
+        voids=0,
+    )
     return Status(NAMES, 1, "t1", state, info, build_menu(view, legal), **extra)
 
 
@@ -65,20 +90,32 @@ def test_status_blocks() -> None:
         show(f"{game}: game over", _status(game, theirs, over=True))
     status = _status("one-card", 0)
     assert status.info is not None
-    seats = (_seat(0, connected=False, substitute=True), _seat(1),
-             _seat(2, connected=False, away_ms=52_000))  # fmt: skip
+    seats = (
+        _seat(0, connected=False, substitute=True),
+        _seat(1),
+        _seat(2, connected=False, away_ms=52_000),
+    )
     info = dataclasses.replace(status.info, seats=seats)
     left = Status(NAMES, 1, "t1", status.state, info, status.menu, info_age=9.6)
     show("one-card: Ann left (a bot plays), Cy away (52 s of grace left 9.6 s ago)", left)
     sevens = _status("one-card", 1)  # our turn
     assert sevens.state is not None
-    view = {"game": "one-card", "hand": ["7S", "9H"], "top": "7D", "suit": "D",
-            "hand_counts": [5, 2, 4], "direction": "counter-clockwise", "stock": 30}  # fmt: skip
+    view = {
+        "game": "one-card",
+        "hand": ["7S", "9H"],
+        "top": "7D",
+        "suit": "D",
+        "hand_counts": [5, 2, 4],
+        "direction": "counter-clockwise",
+        "stock": 30,
+    }
     legal = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
     state = dataclasses.replace(sevens.state, view=view, legal=tuple(legal))
     menu = build_menu(view, [*legal, {"type": "draw"}])
-    show("a follow-up question", Status(NAMES, 1, "t1", state, sevens.info, menu,
-                                        pending=menu.choices[0]))  # fmt: skip
+    show(
+        "a follow-up question",
+        Status(NAMES, 1, "t1", state, sevens.info, menu, pending=menu.choices[0]),
+    )
     show("before the game", Status(NAMES, 1, "t1", None, sevens.info))
     text = console.export_text()
     path = DATA / "status-blocks.txt"

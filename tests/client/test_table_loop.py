@@ -297,8 +297,14 @@ def _info(*seats: dict[str, Any] | None) -> tm.TableInfo:
 
 
 def _seat(i: int, name: str, *, ready: bool, connected: bool = True) -> dict[str, Any]:
-    return {"seat": i, "name": name, "bot": None, "ready": ready, "connected": connected,
-            "substitute": False}  # fmt: skip
+    return {
+        "seat": i,
+        "name": name,
+        "bot": None,
+        "ready": ready,
+        "connected": connected,
+        "substitute": False,
+    }
 
 
 class _Leaver(_Typist):
@@ -413,9 +419,16 @@ async def test_quitting_during_a_game_keeps_the_seat(stdin: _Stdin) -> None:
 def _spectator_state(phase: str = "finished", game_no: int = 1) -> tm.StatePush:
     view = {"outcome": OUTCOME if phase == "finished" else None}
     return tm.StatePush(
-        table="t1", seq=9, game_no=game_no, phase=phase, seat=None, view=view, legal=(),
-        to_act=(), turn_ms=None,
-    )  # fmt: skip
+        table="t1",
+        seq=9,
+        game_no=game_no,
+        phase=phase,
+        seat=None,
+        view=view,
+        legal=(),
+        to_act=(),
+        turn_ms=None,
+    )
 
 
 async def test_a_spectator_that_finds_its_game_over_ends_with_its_outcome(stdin: _Stdin) -> None:
@@ -510,8 +523,9 @@ async def test_a_game_over_waits_for_the_records_being_fetched(
     table.checker = DealChecker(table_id="t1", pid=None)  # type: ignore[attr-defined]
     release = trio.Event()
 
-    async def fetch(session: object, table_id: str, hand_no: int, directory: Path,
-                    **_: Any) -> RecordResult:  # fmt: skip
+    async def fetch(
+        session: object, table_id: str, hand_no: int, directory: Path, **_: Any
+    ) -> RecordResult:
         await release.wait()
         return RecordResult(table_id, hand_no, "valid", "valid", path=directory / "r.json")
 
@@ -533,9 +547,11 @@ async def test_a_game_over_waits_for_the_records_being_fetched(
             release.set()
     assert result == [OUTCOME]
     assert ui.said == [
-        "push fair", f"record saved: {tmp_path / 'r.json'} (valid)", "push game_over",
+        "push fair",
+        f"record saved: {tmp_path / 'r.json'} (valid)",
+        "push game_over",
         "end game over",
-    ]  # fmt: skip
+    ]
 
 
 async def test_a_late_push_from_a_replaced_session_is_not_shown() -> None:

@@ -80,9 +80,16 @@ def _state(phase: str = "playing", *, seat: int | None = 0, game_no: int = 1) ->
     view: dict[str, Any] = {"outcome": OUTCOME if phase == "finished" else None}
     legal = (DRAW,) if phase == "playing" and seat is not None else ()
     return tm.StatePush(
-        table="t1", seq=9, game_no=game_no, phase=phase, seat=seat, view=view, legal=legal,
-        to_act=(0,), turn_ms=None,
-    )  # fmt: skip
+        table="t1",
+        seq=9,
+        game_no=game_no,
+        phase=phase,
+        seat=seat,
+        view=view,
+        legal=legal,
+        to_act=(0,),
+        turn_ms=None,
+    )
 
 
 def _over(game_no: int = 1) -> tm.GameOver:
@@ -90,8 +97,9 @@ def _over(game_no: int = 1) -> tm.GameOver:
 
 
 def _start(game_no: int = 2) -> tm.GameStart:
-    return tm.GameStart(table="t1", seq=10 * game_no + 1, game_no=game_no, game="one",
-                        names=("Ann", "Bob"))  # fmt: skip
+    return tm.GameStart(
+        table="t1", seq=10 * game_no + 1, game_no=game_no, game="one", names=("Ann", "Bob")
+    )
 
 
 def _seat(i: int, name: str, *, ready: bool, connected: bool = True) -> dict[str, Any]:
@@ -99,8 +107,18 @@ def _seat(i: int, name: str, *, ready: bool, connected: bool = True) -> dict[str
 
 
 def _finished(*seats: dict[str, Any] | None) -> tm.TableInfo:
-    return tm.TableInfo(table="t1", name="t1", game="one", options={}, phase="finished",
-                        seats=seats, game_no=1, spectators=0, turn_timer=None, voids=0)  # fmt: skip
+    return tm.TableInfo(
+        table="t1",
+        name="t1",
+        game="one",
+        options={},
+        phase="finished",
+        seats=seats,
+        game_no=1,
+        spectators=0,
+        turn_timer=None,
+        voids=0,
+    )
 
 
 # --------------------------------------------------------------------------- acting
@@ -119,11 +137,17 @@ def test_a_refused_dropped_or_unsendable_action_says_why_and_frees_the_next() ->
     machine = TableMachine(_table())
     cases = [
         (Failure.REFUSED, "no (bad_action)", ShowRefused(DRAW, "no (bad_action)")),
-        (Failure.DROPPED, "the host closed the connection",
-         ShowRefused(DRAW, "the connection dropped before the host answered")),
-        (Failure.INVALID, "field 'action': float is not a protocol type",
-         ShowInfo("action not sent: field 'action': float is not a protocol type", "error")),
-    ]  # fmt: skip
+        (
+            Failure.DROPPED,
+            "the host closed the connection",
+            ShowRefused(DRAW, "the connection dropped before the host answered"),
+        ),
+        (
+            Failure.INVALID,
+            "field 'action': float is not a protocol type",
+            ShowInfo("action not sent: field 'action': float is not a protocol type", "error"),
+        ),
+    ]
     for failure, why, shown in cases:
         assert machine.handle(Typed(Act(DRAW))) == [SendAct(DRAW)]
         assert machine.handle(Failed(SendAct(DRAW), why, failure)) == [shown]
@@ -209,9 +233,11 @@ def test_play_again_yes_readies_and_says_whom_the_table_waits_for() -> None:
         ShowPush(waiting),
         ShowInfo(
             "Waiting for Bob (gone), seat 2 (empty) to play again (b + Enter seats a bot, "
-            "q leaves)", "waiting", {"waiting_for": ["Bob (gone)", "seat 2 (empty)"]},
+            "q leaves)",
+            "waiting",
+            {"waiting_for": ["Bob (gone)", "seat 2 (empty)"]},
         ),
-    ]  # fmt: skip
+    ]
     assert _push(machine, waiting) == [ShowPush(waiting)]  # said once while it stands
     everyone = _finished(ann, _seat(1, "Bob", ready=True), _seat(2, "Cy", ready=True))
     assert _push(machine, everyone) == [ShowPush(everyone)]
@@ -337,9 +363,12 @@ def test_a_spectator_watches_again_after_a_drop() -> None:
     machine = TableMachine(_table(None), can_reconnect=True)
     assert machine.handle(Closed("reset"))[-1] == Reconnect()
     assert machine.handle(Reconnected()) == [
-        ShowInfo("reconnected: watching table t1 again (the hand in progress is checked from "
-                 "its record)", "reconnected")
-    ]  # fmt: skip
+        ShowInfo(
+            "reconnected: watching table t1 again (the hand in progress is checked from "
+            "its record)",
+            "reconnected",
+        )
+    ]
 
 
 def test_a_drop_ends_the_loop_when_there_is_nothing_to_resume() -> None:
@@ -384,9 +413,10 @@ def test_a_game_over_seen_live_is_not_replayed_and_a_watcher_may_stay() -> None:
     over = _over()
     assert _push(machine, over) == [
         ShowPush(over),
-        ShowInfo("Still watching table t1: its next game shows here (q + Enter to stop)",
-                 "watching_on"),
-    ]  # fmt: skip
+        ShowInfo(
+            "Still watching table t1: its next game shows here (q + Enter to stop)", "watching_on"
+        ),
+    ]
     finished = _state("finished", seat=None)
     assert _push(machine, finished) == [ShowPush(finished)]
     assert game_over_from_state(_state("finished")) is None  # a player's state: no stand-in

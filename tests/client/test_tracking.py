@@ -6,40 +6,22 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+from collections.abc import Callable
 from typing import Any
 
 import protocol.table_messages as tm
-from client.human_ui import HumanUI
 from client.json_ui import JsonUI
-from client.render import make_console
-from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
 
-
-def _tc(seat: int = 1) -> TableClient:
-    tc = TableClient(None, table_id="t1", name="Bob")  # type: ignore[arg-type]
-    tc.seat, tc.names = seat, ["Ann", "Bob", "Cy"]
-    return tc
-
-
-def _state(
-    tc: TableClient, view: dict[str, Any], legal: list[dict[str, Any]], to_act: list[int]
-) -> tm.StatePush:
-    state = tm.StatePush(
-        table="t1", seq=5, game_no=1, phase="playing", seat=tc.seat, view=view,
-        legal=tuple(legal), to_act=tuple(to_act), turn_ms=None,
-    )  # fmt: skip
-    tc.state = state
-    return state
-
-
-def _human() -> tuple[HumanUI, io.StringIO]:
-    out = io.StringIO()
-    return HumanUI(make_console(file=out)), out
-
-
-VIEW = {"game": "one-card", "hand": ["7S", "9H", "KC"], "top": "7D", "suit": "D",
-        "hand_counts": [5, 3, 4], "direction": "clockwise", "stock": 20}  # fmt: skip
+VIEW = {
+    "game": "one-card",
+    "hand": ["7S", "9H", "KC"],
+    "top": "7D",
+    "suit": "D",
+    "hand_counts": [5, 3, 4],
+    "direction": "clockwise",
+    "stock": 20,
+}
 
 
 def _info(phase: str, *connected: bool) -> tm.TableInfo:
@@ -48,14 +30,26 @@ def _info(phase: str, *connected: bool) -> tm.TableInfo:
         {"seat": i, "name": names[i], "bot": None, "connected": c, "ready": True}
         for i, c in enumerate(connected)
     )
-    return tm.TableInfo(table="t1", name="t1", game="one", options={}, seats=seats, phase=phase,
-                        game_no=1, spectators=0, turn_timer=None, voids=0)  # fmt: skip
+    return tm.TableInfo(
+        table="t1",
+        name="t1",
+        game="one",
+        options={},
+        seats=seats,
+        phase=phase,
+        game_no=1,
+        spectators=0,
+        turn_timer=None,
+        voids=0,
+    )
 
 
-def test_players_are_told_when_another_seat_drops_or_comes_back() -> None:
+def test_players_are_told_when_another_seat_drops_or_comes_back(
+    table_client: Callable[..., Any], human_ui: Callable[..., Any]
+) -> None:
     """Before, a seat's connection dying (kill -9) or resuming showed nothing to the others."""
-    ui, out = _human()
-    tc = _tc()
+    ui, out = human_ui()
+    tc = table_client()
     ui.on_push(tc, _info("playing", True, True, True), [])
     ui.on_push(tc, _info("playing", False, True, True), [])
     assert "Ann dropped (the host plays for Ann after the grace period)" in out.getvalue()
@@ -69,33 +63,45 @@ def test_players_are_told_when_another_seat_drops_or_comes_back() -> None:
     js.on_push(tc, _info("playing", True, True, False), [])
     presence = json.loads(lines.getvalue().splitlines()[-1])
     said = "Cy dropped (the host plays for Cy after the grace period)"
-    assert presence == {"type": "presence", "seat": 2, "name": "Cy", "connected": False,
-                        "left": False, "message": said}  # fmt: skip
+    assert presence == {
+        "type": "presence",
+        "seat": 2,
+        "name": "Cy",
+        "connected": False,
+        "left": False,
+        "message": said,
+    }
 
 
-def test_the_outcome_of_a_shedding_game_shows_the_cards_left() -> None:
+def test_the_outcome_of_a_shedding_game_shows_the_cards_left(
+    table_client: Callable[..., Any], push_state: Callable[..., Any], human_ui: Callable[..., Any]
+) -> None:
     """Before, a Black Jack game ended with just "Bot-2 wins!" (its outcome names only the
     winner); the last state before it is followed by the winning play."""
-    ui, out = _human()
-    tc = _tc()
+    ui, out = human_ui()
+    tc = table_client()
     view = {**VIEW, "game": "black-jack", "hand_counts": [1, 3, 4]}
-    ui.on_push(tc, _state(tc, view, [], [0]), [])
-    ui.on_push(tc, tm.EventPush(table="t1", seq=6, event={"kind": "draw", "seat": 2, "count": 2}),
-               [])  # fmt: skip
-    ui.on_push(tc, tm.EventPush(table="t1", seq=7, event={"kind": "play", "seat": 0,
-                                                         "cards": ["AC"]}), [])  # fmt: skip
+    ui.on_push(tc, push_state(tc, view, [], [0]), [])
+    ui.on_push(
+        tc, tm.EventPush(table="t1", seq=6, event={"kind": "draw", "seat": 2, "count": 2}), []
+    )
+    ui.on_push(
+        tc, tm.EventPush(table="t1", seq=7, event={"kind": "play", "seat": 0, "cards": ["AC"]}), []
+    )
     outcome = {"termination": "went_out", "winners": [0], "ranking": None, "scores": None}
     ui.on_push(tc, tm.GameOver(table="t1", seq=8, game_no=1, outcome=outcome), [])
     assert "Ann wins! (first out of cards) Cards left: Ann 0, Bob 3, Cy 6\n" in out.getvalue()
 
 
-def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line() -> None:
+def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line(
+    table_client: Callable[..., Any], push_state: Callable[..., Any], human_ui: Callable[..., Any]
+) -> None:
     """Before, game 2 said "Hand 1: Bob deals" and then "hand 2: deal verified" (the table's
     count of hands), which read as two different hands."""
     from client.fairplay import FairKind, FairNotice
 
-    ui, out = _human()
-    tc = _tc()
+    ui, out = human_ui()
+    tc = table_client()
     tc.game_no, tc.checker.hand_no = 2, 2  # game 2's first hand is the table's second
     ui.on_push(tc, tm.GameStart(table="t1", seq=1, game_no=2, game="one", names=("A", "B")), [])
     deal = tm.EventPush(table="t1", seq=2, event={"kind": "deal", "hand_no": 1, "dealer": 1})
@@ -107,7 +113,7 @@ def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line() -> None:
     assert "table hand 2 (game 2, hand 1): deal verified: 24 cards checked" in text
     view = {"game": "one", "hand_no": 1, "target": 30, "hand_counts": [8, 8]}
     tc.seat = 0
-    tc.state = dataclasses.replace(_state(tc, view, [], [1]), game_no=2)
+    tc.state = dataclasses.replace(push_state(tc, view, [], [1]), game_no=2)
     ui.on_line(tc, "t")
     assert "Game 2, hand 1   target 30" in out.getvalue()
     lines = io.StringIO()
@@ -145,8 +151,10 @@ def test_a_seat_freed_is_said_to_be_left_once() -> None:
     assert presence.see(freed, 0) == []
 
 
-def test_deal_numbers_name_the_game_and_hand_only_when_they_say_more() -> None:
-    deals, tc = DealNumbers(), _tc()
+def test_deal_numbers_name_the_game_and_hand_only_when_they_say_more(
+    table_client: Callable[..., Any],
+) -> None:
+    deals, tc = DealNumbers(), table_client()
     tc.game_no, tc.checker.hand_no = 1, 1
     deals.see(tc, tm.EventPush(table="t1", seq=2, event={"kind": "deal", "hand_no": 1}))
     tc.game_no, tc.checker.hand_no = 2, 3
@@ -156,10 +164,12 @@ def test_deal_numbers_name_the_game_and_hand_only_when_they_say_more() -> None:
     assert deals.label(2) == "table hand 2"  # (a voided round: no deal event)
 
 
-def test_cards_left_follow_the_public_events_after_the_last_state() -> None:
-    left, tc = CardsLeft(), _tc()
+def test_cards_left_follow_the_public_events_after_the_last_state(
+    table_client: Callable[..., Any], push_state: Callable[..., Any]
+) -> None:
+    left, tc = CardsLeft(), table_client()
     assert left.shown is None
-    left.see(_state(tc, {**VIEW, "hand_counts": [2, 3, 4]}, [], [0]))
+    left.see(push_state(tc, {**VIEW, "hand_counts": [2, 3, 4]}, [], [0]))
     left.see(tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0, "cards": ["AC"]}))
     left.see(tm.EventPush(table="t1", seq=7, event={"kind": "draw", "seat": 1, "count": 2}))
     left.see(tm.EventPush(table="t1", seq=8, event={"kind": "bankrupt", "seat": 2}))

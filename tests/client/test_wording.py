@@ -22,9 +22,18 @@ def _name(seat: object) -> str:
 
 
 def _say(template: Any, event: dict[str, Any], **kw: Any) -> str | None:
-    house = Catalogue([{"name": "g", "events": {"e": template}, "words": {"w_1": "word one"},
-                        "actions": {"draw": ["draw", {"if": {"true": "view.damage"},
-                                                      "then": " {view.damage}"}]}}])  # fmt: skip
+    house = Catalogue(
+        [
+            {
+                "name": "g",
+                "events": {"e": template},
+                "words": {"w_1": "word one"},
+                "actions": {
+                    "draw": ["draw", {"if": {"true": "view.damage"}, "then": " {view.damage}"}]
+                },
+            }
+        ]
+    )
     line = describe_event({"kind": "e", **event}, _name, catalogue=house, **kw)
     return None if line is None else line.plain
 
@@ -90,8 +99,19 @@ def test_cards_and_suits_keep_their_colour() -> None:
 
 
 def test_a_move_on_offer_is_worded_with_the_seats_view() -> None:
-    house = Catalogue([{"name": "g", "actions": {"draw": ["draw", {"if": {"true": "view.damage"},
-                        "then": " {view.damage} (take the attack)"}]}}])  # fmt: skip
+    house = Catalogue(
+        [
+            {
+                "name": "g",
+                "actions": {
+                    "draw": [
+                        "draw",
+                        {"if": {"true": "view.damage"}, "then": " {view.damage} (take the attack)"},
+                    ]
+                },
+            }
+        ]
+    )
     assert describe_action({"type": "draw"}, catalogue=house).plain == "draw"
     offered = describe_action({"type": "draw"}, view={"damage": 3}, catalogue=house)
     assert offered.plain == "draw 3 (take the attack)"

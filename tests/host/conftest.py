@@ -17,6 +17,7 @@ import pytest
 import trio
 import trio.testing
 
+from host.ratelimit import RateLimits
 from host.server import HostConfig, HostInfo, serve_host
 from net.session import ClientSession, open_session
 from protocol.fairness import SignedMessage
@@ -34,6 +35,7 @@ def host_config(tmp_path: Path) -> HostConfig:
         advertise=False,
         bot_think=0.0,
         grace=5.0,
+        rate_limits=RateLimits(per_second=1_000_000.0, burst=1_000_000.0),  # at full speed
     )
 
 

@@ -60,9 +60,13 @@ async def test_a_bot_whose_host_is_gone_when_it_commits_stops_playing(
         version=1, host_name="h", software="h/1", fingerprint="sha256:" + "f" * 64, limits={}
     )
     dealer = HandDealer(
-        signing_key=Ed25519PrivateKey.generate(), table_id="t1", hand_no=1,
-        ruleset_id="black-jack", deck=DECK_52, pids=["ann", "bob"],
-    )  # fmt: skip
+        signing_key=Ed25519PrivateKey.generate(),
+        table_id="t1",
+        hand_no=1,
+        ruleset_id="black-jack",
+        deck=DECK_52,
+        pids=["ann", "bob"],
+    )
     opened = tm.FairPush(table="t1", seq=1, hand_no=1, msg=dealer.hand_commit.to_wire())
 
     async def host_killed_after_the_commit() -> None:

@@ -46,9 +46,14 @@ def _hand(
     ``after`` face up from the new stock, end."""
     sk = Ed25519PrivateKey.generate()
     d = HandDealer(
-        signing_key=sk, table_id="t1", hand_no=1, ruleset_id="one-card", deck=DECK_54,
-        pids=["p", "q"], ledger=SecretLedger(),
-    )  # fmt: skip
+        signing_key=sk,
+        table_id="t1",
+        hand_no=1,
+        ruleset_id="one-card",
+        deck=DECK_54,
+        pids=["p", "q"],
+        ledger=SecretLedger(),
+    )
     cheat = Cheat(kind, sk, "t1")
     sent = [m for _, m in cheat.rewrite([(None, d.hand_commit)])]
     seats = [SeatSecret.new(d.context.digest, p) for p in ("p", "q")]
@@ -69,9 +74,16 @@ def _hand(
     for _ in range(after):
         sent += [m for _, m in cheat.rewrite([(None, d.draw(1, None, public=True).draw)])]
     sent += [m for _, m in cheat.rewrite([(None, d.hand_end(None))])]
-    record = cheat.record({"format": "onecard-hand-record/1", "scheme": "cardfair/v1",
-                           "table_id": "t1", "hand_no": 1, "pids": ["p", "q"],
-                           "host_pk": d.context.host_pk.hex()})  # fmt: skip
+    record = cheat.record(
+        {
+            "format": "onecard-hand-record/1",
+            "scheme": "cardfair/v1",
+            "table_id": "t1",
+            "hand_no": 1,
+            "pids": ["p", "q"],
+            "host_pk": d.context.host_pk.hex(),
+        }
+    )
     return sent, d, record
 
 

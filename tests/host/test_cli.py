@@ -139,10 +139,19 @@ def test_bot_reports_an_unreachable_host_cleanly() -> None:
 
 async def test_bot_command_plays_a_game_to_the_end_and_exits_0(host: HostInfo) -> None:
     cmd = [
-        sys.executable, "-c", "from client.cli import main; main()", "bot",
-        f"127.0.0.1:{host.port}", "--count", "2", "--create", "black-jack",
-        "--insecure", "--think", "0",
-    ]  # fmt: skip
+        sys.executable,
+        "-c",
+        "from client.cli import main; main()",
+        "bot",
+        f"127.0.0.1:{host.port}",
+        "--count",
+        "2",
+        "--create",
+        "black-jack",
+        "--insecure",
+        "--think",
+        "0",
+    ]
     with trio.fail_after(60):
         done: Any = await trio.run_process(
             cmd, capture_stdout=True, capture_stderr=True, check=False
@@ -165,9 +174,17 @@ def test_host_rejects_a_name_clients_could_not_be_sent(tmp_path: Path) -> None:
 
 async def test_bot_reports_a_refused_table_cleanly(host: HostInfo) -> None:
     cmd = [
-        sys.executable, "-c", "from client.cli import main; main()", "bot",
-        f"127.0.0.1:{host.port}", "--count", "2", "--table", "nope", "--insecure",
-    ]  # fmt: skip
+        sys.executable,
+        "-c",
+        "from client.cli import main; main()",
+        "bot",
+        f"127.0.0.1:{host.port}",
+        "--count",
+        "2",
+        "--table",
+        "nope",
+        "--insecure",
+    ]
     with trio.fail_after(60):
         done: Any = await trio.run_process(
             cmd, capture_stdout=True, capture_stderr=True, check=False
@@ -219,9 +236,19 @@ async def test_a_second_host_on_the_same_data_dir_is_refused_until_the_first_sto
     first: HostInfo = await nursery.start(serve_host, host_config)
     data = str(host_config.data_dir)
     cmd = [
-        sys.executable, "-c", "from client.cli import main; main()", "host",
-        "--bind", "127.0.0.1", "--port", "0", "--data-dir", data, "--insecure", "--no-advertise",
-    ]  # fmt: skip
+        sys.executable,
+        "-c",
+        "from client.cli import main; main()",
+        "host",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        data,
+        "--insecure",
+        "--no-advertise",
+    ]
     with trio.fail_after(60):
         done: Any = await trio.run_process(
             cmd, capture_stdout=True, capture_stderr=True, check=False

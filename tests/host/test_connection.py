@@ -811,7 +811,8 @@ async def test_an_ack_comes_before_the_events_and_the_state_its_action_caused(
         await wait_for(mover, lambda m: isinstance(m, tm.StatePush) and m.seq > turn.seq)
         later = after(mover, turn)
         caused = [
-            i for i, m in enumerate(later)
+            i
+            for i, m in enumerate(later)
             if isinstance(m, tm.EventPush | tm.StatePush) and m.seq > turn.seq
-        ]  # fmt: skip
+        ]
         assert caused and later.index(ack) < min(caused)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,8 +11,9 @@ import trio.testing
 
 import protocol.table_messages as tm
 from host import connection
-from host.connection import OUTGOING_QUEUE, RATE_BURST
-from host.server import HostInfo
+from host.connection import OUTGOING_QUEUE
+from host.ratelimit import RateLimits
+from host.server import HostConfig, HostInfo, serve_host
 from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
@@ -53,7 +55,8 @@ async def test_a_burst_of_requests_in_one_write_is_answered_not_disconnected(
     # More requests in one read than the outgoing queue holds: the reader used to answer them
     # all without letting the writer run, overflowed the queue and dropped a client that reads.
     burst = 2 * OUTGOING_QUEUE + 10
-    assert burst > RATE_BURST
+    allowed = int(mock_host.host.config.rate_limits.burst)  # the default limits
+    assert burst > allowed
     client_end, host_end = trio.testing.memory_stream_pair()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(mock_host.host.handle, host_end)
@@ -66,12 +69,53 @@ async def test_a_burst_of_requests_in_one_write_is_answered_not_disconnected(
         replies = frames[1:]
         assert [f["re"] for f in replies] == list(range(1, burst + 1))  # each answered, in order
         kinds = [f["type"] if f["type"] == "pong" else f["code"] for f in replies]
-        assert kinds[: int(RATE_BURST)] == [answer] * int(RATE_BURST)
-        rest = replies[int(RATE_BURST) :]
+        assert kinds[:allowed] == [answer] * allowed
+        rest = replies[allowed:]
         refused = [f for f in rest if f.get("code") == ErrorCode.RATE_LIMITED.value]
         assert refused and all(not f["fatal"] for f in refused)
         # the rest is answered at the rate (each refusal paces the reader): some go through
-        assert set(kinds[int(RATE_BURST) :]) <= {answer, ErrorCode.RATE_LIMITED.value}
+        assert set(kinds[allowed:]) <= {answer, ErrorCode.RATE_LIMITED.value}
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("limits", "answered"),
+    [
+        (RateLimits(per_second=1.0, burst=5.0), 5),  # a strict host: 5 at once, then refusals
+        (RateLimits(per_second=1_000_000.0, burst=1_000_000.0), 100),  # the tests' full speed
+    ],
+)
+async def test_the_rate_limit_is_the_hosts_config(
+    autojump_clock: trio.testing.MockClock,
+    tmp_path: Path,
+    limits: RateLimits,
+    answered: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HostConfig.rate_limits sets each connection's bucket: of 100 pings in one write, as many
+    as the burst allows are answered before the first refusal."""
+    monkeypatch.setattr(connection, "CPU_FREE_SECONDS", 1.0)  # count messages only, not CPU
+    config = HostConfig(
+        data_dir=tmp_path / "host",
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        rate_limits=limits,
+    )
+    async with trio.open_nursery() as nursery:
+        info: HostInfo = await nursery.start(serve_host, config)
+        client_end, host_end = trio.testing.memory_stream_pair()
+        nursery.start_soon(info.host.handle, host_end)
+        pings = b"".join(encode_frame({"type": "ping", "id": i + 1}) for i in range(100))
+        await client_end.send_all(HELLO + pings)
+        with trio.fail_after(600):
+            frames = await read_frames(client_end, FrameDecoder(), 101)
+        kinds = [f["type"] if f["type"] == "pong" else f["code"] for f in frames[1:]]
+        assert kinds[:answered] == ["pong"] * answered
+        refused = [i for i, kind in enumerate(kinds) if kind == ErrorCode.RATE_LIMITED.value]
+        assert refused[:1] == ([answered] if answered < 100 else [])
         nursery.cancel_scope.cancel()
 
 

@@ -34,12 +34,16 @@ def test_a_lock_held_by_another_process_is_busy_and_released_when_it_dies(
 ) -> None:
     lock = tmp_path / ".lock"
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; from host.datadir import locked\n"
-         "with locked(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)",
-         str(lock)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from host.datadir import locked\n"
+            "with locked(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(LockBusy), locked(lock, blocking=False):

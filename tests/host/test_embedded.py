@@ -101,8 +101,12 @@ def test_sessions_left_by_a_dead_play_are_tidied_by_the_next(tmp_path: Path) -> 
     session tidies them, keeping the records; live sessions are left alone."""
     base = tmp_path / "data"
     crashed, orphan, mine, live = (new_play_dir(base) for _ in range(4))
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     (crashed / "owner.pid").write_text(gone.stdout)  # a process that has exited
     (orphan / "owner.pid").unlink()  # from before owners were written
     (live / "owner.pid").write_text(f"{os.getppid()}\n")

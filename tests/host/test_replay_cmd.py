@@ -52,8 +52,11 @@ def test_json_output_is_one_object_per_line() -> None:
     assert {o["type"] for o in objects} == {"chance", "action", "event"} | {"outcome"}
     actions = [o for o in objects if o["type"] == "action"]
     assert actions[0] == {
-        "type": "action", "step": 0, "seat": 2, "action": {"type": "play", "cards": ["3H"]},
-    }  # fmt: skip
+        "type": "action",
+        "step": 0,
+        "seat": 2,
+        "action": {"type": "play", "cards": ["3H"]},
+    }
     private = [o for o in objects if o["type"] == "event" and "to" in o]
     assert {o["kind"] for o in private} == {"dealt", "drawn"}
     assert objects[-1] == {

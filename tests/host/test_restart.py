@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 import signal
-import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,51 +37,6 @@ from protocol.records import verify_record
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
-@dataclass(frozen=True)
-class HostProcess:
-    proc: subprocess.Popen[str]
-    port: int
-
-
-def listening_port(proc: subprocess.Popen[str]) -> int:
-    """The port ``onecard host`` says it listens on (its first line)."""
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if m := re.search(r"listening on 127\.0\.0\.1:(\d+)", line):
-            return int(m.group(1))
-    raise AssertionError(f"the host exited ({proc.wait(timeout=10)}) before listening")
-
-
-@contextmanager
-def host_process(data_dir: Path) -> Iterator[HostProcess]:
-    """``onecard host`` on ``data_dir``, on a port it picks itself (port 0) and prints: a port
-    picked here and handed over could be taken by another test before the host binds it."""
-    cmd = [
-        sys.executable, "-c", "from client.cli import main; main()", "host",
-        "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir),
-        "--insecure", "--no-advertise", "--bot-think", "0.01",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        yield HostProcess(proc, listening_port(proc))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(timeout=10)
-        assert proc.stdout is not None and proc.stderr is not None
-        proc.stdout.close()
-        proc.stderr.close()
-
-
-async def connect(port: int) -> trio.SocketStream:
-    with trio.fail_after(30):
-        while True:
-            try:
-                return await trio.open_tcp_stream("127.0.0.1", port)
-            except OSError:
-                await trio.sleep(0.05)
-
-
 async def watch_until(client: ClientSession, table: str, *, events: int | None) -> int:
     """Watch ``table``; return after ``events`` card events (or at game over: -1)."""
     await client.request(tm.Watch(table=table))
@@ -102,10 +55,12 @@ async def watch_until(client: ClientSession, table: str, *, events: int | None) 
     raise AssertionError("the host closed the connection")
 
 
-async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path) -> None:
+async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(
+    tmp_path: Path, host_process: Callable[[Path], AbstractContextManager[Any]]
+) -> None:
     data_dir = tmp_path / "data"
     with host_process(data_dir) as first:
-        async with open_session(await connect(first.port)) as c:
+        async with open_session(await first.connect()) as c:
             # attack_cap: no endless attacks. A default game often runs to the 1,000-turn
             # limit: with the bots' 0.02 s of thinking per turn that took ~28 s of the 60 s
             # bound here, too long for a slower machine.
@@ -120,7 +75,7 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(tmp_path: Path
             first.proc.send_signal(signal.SIGKILL)
             first.proc.wait(timeout=10)
     with host_process(data_dir) as second:
-        async with open_session(await connect(second.port)) as c:
+        async with open_session(await second.connect()) as c:
             assert await watch_until(c, table, events=None) == -1
             listing = await c.request(tm.ListRecords(table=table))
             assert isinstance(listing, tm.Records) and listing.hands
@@ -245,9 +200,15 @@ async def test_a_stood_up_seat_stays_stood_up_and_unresumable_after_a_restart(
     connect_memory: Any,
 ) -> None:
     config = HostConfig(
-        data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, grace=10.0, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path,
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        grace=10.0,
+        bot_think=0.0,
+    )
     first: HostInfo = await nursery.start(serve_host, config)
     table_id = await first.host.create_table("one-card", seats=2)
     async with connect_memory(first) as a, connect_memory(first) as b:
@@ -287,9 +248,14 @@ async def test_the_chat_backlog_is_bounded_and_survives_a_restart(
     connect_memory: Any,
 ) -> None:
     config = HostConfig(
-        data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path,
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        bot_think=0.0,
+    )
     first: HostInfo = await nursery.start(serve_host, config)
     table_id = await first.host.create_table("one-card", seats=2)
     table = first.host.lobby.table(table_id)

@@ -31,9 +31,15 @@ def new_runner(
     game: str, seats: int, key: Ed25519PrivateKey, options: dict[str, object] | None = None
 ) -> GameRunner:
     runner = GameRunner(
-        table_id="t-replay", game_cls=find_game(game), seats=seats, options=options or {},
-        signing_key=key, turn_timer=None, round_timeout=20.0, now=trio.current_time,
-    )  # fmt: skip
+        table_id="t-replay",
+        game_cls=find_game(game),
+        seats=seats,
+        options=options or {},
+        signing_key=key,
+        turn_timer=None,
+        round_timeout=20.0,
+        now=trio.current_time,
+    )
     for i in range(seats):
         runner.seats[i] = Seat(i, f"p{i}", None, sit_out=True)  # the host plays every seat
     return runner
@@ -131,10 +137,15 @@ class _Table:
 
     def __init__(self) -> None:
         self.runner = GameRunner(
-            table_id="t-misses", game_cls=find_game("one"), seats=2, options={"target": 1000},
-            signing_key=Ed25519PrivateKey.generate(), turn_timer=None, round_timeout=20.0,
+            table_id="t-misses",
+            game_cls=find_game("one"),
+            seats=2,
+            options={"target": 1000},
+            signing_key=Ed25519PrivateKey.generate(),
+            turn_timer=None,
+            round_timeout=20.0,
             now=trio.current_time,
-        )  # fmt: skip
+        )
         self.runner.seats[0] = Seat(0, "p0", None, sit_out=True)
         self.runner.seats[1] = Seat(1, "p1", b"\x01" * 32)
         self.journal: list[JournalRow] = []

@@ -30,12 +30,27 @@ BASE: dict[str, Any] = {
     "game": "one-card",
     "seats": 2,
     "dealer": 0,
-    "deck": ["7S", "3H", "5C", "4H", "9D", "KH", "2D", "8D", "JC", "6S", "10C", "QC", "3C", "8H",
-             "5H"],
+    "deck": [
+        "7S",
+        "3H",
+        "5C",
+        "4H",
+        "9D",
+        "KH",
+        "2D",
+        "8D",
+        "JC",
+        "6S",
+        "10C",
+        "QC",
+        "3C",
+        "8H",
+        "5H",
+    ],
     "steps": [
         {"seat": 1, "action": {"type": "play", "cards": ["5C"]}, "expect_to_act": [0]},
     ],
-}  # fmt: skip
+}
 
 
 def scenario(**changes: Any) -> dict[str, Any]:
@@ -119,24 +134,56 @@ def test_expected_error_is_checked_and_the_run_goes_on() -> None:
     ("step", "needle"),
     [
         ({"seat": 1, "action": {"type": "play", "cards": ["9D"]}}, "step 0 (seat 1"),
-        ({"seat": 1, "action": {"type": "play", "cards": ["5C"]}, "expect": {"error": "bad_field"}},
-         "expected error bad_field, but it was accepted"),
-        ({"seat": 1, "action": {"type": "play", "cards": ["9D"]}, "expect": {"error": "bad_field"}},
-         "expected error bad_field, got illegal_action"),
-        ({"seat": 1, "action": {"type": "play", "cards": ["5C"]}, "expect_view": {"top": "9D"}},
-         'view.top: expected "9D", got "5C"'),
-        ({"seat": 1, "action": {"type": "play", "cards": ["5C"]}, "expect_to_act": [1]},
-         "expected to_act [1], got [0]"),
-        ({"seat": 1, "action": {"type": "play", "cards": ["5C"]}, "expect_legal_count": 3},
-         "expected 3 legal actions for seat 1"),
-        ({"seat": 1, "action": {"type": "play", "cards": ["5C"]},
-          "expect_events": [{"kind": "draw"}]}, "expected event #0"),
-        ({"seat": 1, "action": {"type": "play", "cards": ["9D"]},
-          "expect": {"error": "illegal_action", "message": "zebra"}}, "zebra"),
-        ({"seat": 1, "expect_views": {"spectator": {"hand_counts": [7, 6]}}},
-         "spectator view.hand_counts[1]"),
+        (
+            {
+                "seat": 1,
+                "action": {"type": "play", "cards": ["5C"]},
+                "expect": {"error": "bad_field"},
+            },
+            "expected error bad_field, but it was accepted",
+        ),
+        (
+            {
+                "seat": 1,
+                "action": {"type": "play", "cards": ["9D"]},
+                "expect": {"error": "bad_field"},
+            },
+            "expected error bad_field, got illegal_action",
+        ),
+        (
+            {"seat": 1, "action": {"type": "play", "cards": ["5C"]}, "expect_view": {"top": "9D"}},
+            'view.top: expected "9D", got "5C"',
+        ),
+        (
+            {"seat": 1, "action": {"type": "play", "cards": ["5C"]}, "expect_to_act": [1]},
+            "expected to_act [1], got [0]",
+        ),
+        (
+            {"seat": 1, "action": {"type": "play", "cards": ["5C"]}, "expect_legal_count": 3},
+            "expected 3 legal actions for seat 1",
+        ),
+        (
+            {
+                "seat": 1,
+                "action": {"type": "play", "cards": ["5C"]},
+                "expect_events": [{"kind": "draw"}],
+            },
+            "expected event #0",
+        ),
+        (
+            {
+                "seat": 1,
+                "action": {"type": "play", "cards": ["9D"]},
+                "expect": {"error": "illegal_action", "message": "zebra"},
+            },
+            "zebra",
+        ),
+        (
+            {"seat": 1, "expect_views": {"spectator": {"hand_counts": [7, 6]}}},
+            "spectator view.hand_counts[1]",
+        ),
     ],
-)  # fmt: skip
+)
 def test_failures_are_one_line_and_name_the_step(step: dict[str, Any], needle: str) -> None:
     message = failure(scenario(steps=[step]))
     assert message.startswith("t.json: step 0")

@@ -22,24 +22,6 @@ from host.table import Table, TableError
 from host.table_restore import finish_restore, restore_table
 
 
-class FakeConn:
-    """What a table needs of a connection: deliveries are kept, closing is a flag."""
-
-    def __init__(self) -> None:
-        self.closed = False
-        self.got: list[dict[str, Any]] = []
-
-    def deliver(self, msgs: list[dict[str, Any]]) -> bool:
-        self.got.extend(msgs)
-        return True
-
-    def deliver_backlog(self, msgs: list[dict[str, Any]]) -> None:
-        self.got.extend(msgs)
-
-    def close_politely(self, msg: dict[str, Any]) -> None:
-        self.closed = True
-
-
 async def _store(path: Path, table_id: str) -> Store:
     store = Store(path, in_thread=False)
     await store.open()
@@ -48,7 +30,10 @@ async def _store(path: Path, table_id: str) -> Store:
 
 
 async def test_a_player_who_dropped_during_the_game_keeps_the_seat_for_the_grace_after_it(
-    autojump_clock: trio.testing.MockClock, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    autojump_clock: trio.testing.MockClock,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    fake_conn: type[Any],
 ) -> None:
     """The grace for freeing an absent seat counts from the end of the game, not from the drop:
     a player coming back just after the game still finds the seat (and the game's end)."""
@@ -67,7 +52,7 @@ async def test_a_player_who_dropped_during_the_game_keeps_the_seat_for_the_grace
     )
     async with trio.open_nursery() as nursery:
         await nursery.start(table.run)
-        ann, bob = FakeConn(), FakeConn()
+        ann, bob = fake_conn(), fake_conn()
         await table.join(ann, "ann", bot="external")
         _, token = await table.join(bob, "bob")
         await table.set_ready(bob, True)
@@ -176,19 +161,26 @@ async def _chat_table(store: Store) -> Table:
     await store.open()
     await store.put_table("t1", 1, {})
     return Table(
-        table_id="t1", game_cls=find_game("one-card"), seats=2, options={}, store=store,
-        signing_key=Ed25519PrivateKey.generate(), turn_timer=None, grace=60.0, created=1,
-    )  # fmt: skip
+        table_id="t1",
+        game_cls=find_game("one-card"),
+        seats=2,
+        options={},
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        turn_timer=None,
+        grace=60.0,
+        created=1,
+    )
 
 
 async def test_a_slow_chat_write_holds_up_neither_the_line_nor_the_table(
-    autojump_clock: trio.testing.MockClock, tmp_path: Path
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, fake_conn: type[Any]
 ) -> None:
     """The chat line reaches the table at once and the table lock is free while the store
     writes it (before, the synced write ran under the lock, so a slow disk held up moves)."""
     store = _SlowChatStore(tmp_path)
     table = await _chat_table(store)
-    ann, bob = FakeConn(), FakeConn()
+    ann, bob = fake_conn(), fake_conn()
     await table.join(ann, "ann")
     await table.join(bob, "bob")
     async with trio.open_nursery() as nursery:
@@ -205,13 +197,13 @@ async def test_a_slow_chat_write_holds_up_neither_the_line_nor_the_table(
 
 
 async def test_a_failed_chat_write_still_says_the_line(
-    autojump_clock: trio.testing.MockClock, tmp_path: Path
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, fake_conn: type[Any]
 ) -> None:
     store = _SlowChatStore(tmp_path)
     store.fail = True
     store.release.set()
     table = await _chat_table(store)
-    ann = FakeConn()
+    ann = fake_conn()
     await table.join(ann, "ann")
     await table.chat(ann, "hello")  # no error for the speaker: the line was said
     assert [m["text"] for m in ann.got if m["type"] == "chat_line"] == ["hello"]

@@ -41,8 +41,13 @@ def test_each_member_gets_its_ack_then_its_messages_in_order_then_its_own_view()
     out = [(None, {"n": 1}), (0, {"n": 2, "hand": "ann's"}), (1, {"n": 3}), (None, {"n": 4})]
     ack = (ann, {"type": "ack"})
     got = {c.name: msgs for c, msgs in fan_out(book_of(ann, bob, watcher), out, ack, views)}
-    assert got["ann"] == [{"type": "ack"}, {"n": 1}, {"n": 2, "hand": "ann's"}, {"n": 4},
-                          {"type": "state", "seat": 0}]  # fmt: skip
+    assert got["ann"] == [
+        {"type": "ack"},
+        {"n": 1},
+        {"n": 2, "hand": "ann's"},
+        {"n": 4},
+        {"type": "state", "seat": 0},
+    ]
     assert got["bob"] == [{"n": 1}, {"n": 3}, {"n": 4}, {"type": "state", "seat": 1}]
     assert got["watcher"] == [{"n": 1}, {"n": 4}, {"type": "state", "seat": None}]
 

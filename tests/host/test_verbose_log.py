@@ -29,9 +29,15 @@ async def test_the_host_logs_takeovers_spectators_voids_and_restores_one_line_ea
 ) -> None:
     caplog.set_level(logging.INFO, logger="host")
     config = HostConfig(
-        data_dir=tmp_path, bind="127.0.0.1", port=0, insecure=True, advertise=False,
-        store_in_thread=False, grace=10.0, bot_think=0.0,
-    )  # fmt: skip
+        data_dir=tmp_path,
+        bind="127.0.0.1",
+        port=0,
+        insecure=True,
+        advertise=False,
+        store_in_thread=False,
+        grace=10.0,
+        bot_think=0.0,
+    )
     first: HostInfo = await nursery.start(serve_host, config)
     table_id = await first.host.create_table("one-card", seats=3)
     table = first.host.lobby.table(table_id)

@@ -23,8 +23,8 @@ table. Each must get its answer within the host's handshake deadline.
 
 The test process opens its sockets in the other namespace (``setns`` around ``socket()``: a
 socket stays in the namespace it was made in), so the attackers and players run in trio here.
-Needs root and iproute2; elsewhere it is skipped with the reason. The namespaces are removed
-afterwards.
+Needs root and iproute2; elsewhere it is skipped with the reason. The namespaces
+(``lan_of``, tests/lan/conftest.py) are removed afterwards.
 """
 
 from __future__ import annotations
@@ -32,14 +32,15 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import shutil
 import socket
 import ssl
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -64,59 +65,10 @@ RETRY_S = 0.05
 CLONE_NEWNET = 0x40000000
 
 
-def _why_not() -> str | None:
-    """Why the namespaces cannot be built here, or None if they can."""
-    if sys.platform != "linux":
-        return "network namespaces are Linux only"
-    if os.geteuid() != 0:
-        return "building network namespaces needs root"
-    if shutil.which("ip") is None:
-        return "iproute2's ip command is not installed"
-    probe = f"ocprobe{os.getpid() % 100000}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, check=False)
-    if made.returncode:
-        return f"ip netns add failed: {made.stderr.decode(errors='replace').strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True, check=False)
-    return None
-
-
-WHY_NOT = _why_not()
-pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"LAN test skipped: {WHY_NOT}")
-
-
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True)
-
-
-@dataclass(frozen=True)
-class Lan:
-    host_ns: str
-    other_ns: str
-
-
 @pytest.fixture(scope="module")
-def lan() -> Iterator[Lan]:
-    tag = str(os.getpid() % 100000)
-    net = Lan(f"osh{tag}", f"osa{tag}")
-    host_link, other_link = f"vsh{tag}", f"vsa{tag}"
-    try:
-        _ip("netns", "add", net.host_ns)
-        _ip("netns", "add", net.other_ns)
-        _ip("link", "add", host_link, "type", "veth", "peer", "name", other_link)
-        v4 = {host_link: [HOST_V4], other_link: [*ATTACK_V4, SEATED, NEWCOMER]}
-        v6 = {host_link: [HOST_V6], other_link: ATTACK_V6}
-        for ns, link in ((net.host_ns, host_link), (net.other_ns, other_link)):
-            _ip("link", "set", link, "netns", ns)
-            for address in v4[link]:
-                _ip("-n", ns, "addr", "add", f"{address}/24", "dev", link)
-            for address in v6[link]:
-                _ip("-n", ns, "-6", "addr", "add", f"{address}/64", "dev", link, "nodad")
-            _ip("-n", ns, "link", "set", link, "up")
-            _ip("-n", ns, "link", "set", "lo", "up")
+def lan(lan_of: Callable[..., AbstractContextManager[Any]]) -> Iterator[Any]:
+    with lan_of(host=[HOST_V4, HOST_V6], other=[*ATTACK_V4, SEATED, NEWCOMER, *ATTACK_V6]) as net:
         yield net
-    finally:
-        for ns in (net.host_ns, net.other_ns):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -340,9 +292,22 @@ async def start_host(ns: str, root: Path, nursery: trio.Nursery) -> trio.Process
     env["ONECARD_STATE_DIR"] = str(root / "state")
     env["ONECARD_KNOWN_HOSTS"] = str(root / "known_hosts")
     cmd = [
-        "ip", "netns", "exec", ns, sys.executable, "-m", "client", "host",
-        "--data-dir", str(root / "host-data"), "--port", str(PORT), "--name", "Keep", "-v",
-    ]  # fmt: skip
+        "ip",
+        "netns",
+        "exec",
+        ns,
+        sys.executable,
+        "-m",
+        "client",
+        "host",
+        "--data-dir",
+        str(root / "host-data"),
+        "--port",
+        str(PORT),
+        "--name",
+        "Keep",
+        "-v",
+    ]
     log = (root / "host.log").open("ab")
     process: trio.Process = await nursery.start(
         lambda task_status: trio.run_process(
@@ -382,7 +347,7 @@ def _explained(siege: Siege, root: Path) -> Iterator[None]:
 
 @pytest.mark.parametrize("attack", ["ipv4", "ipv6", "silent", "all"])
 async def test_honest_players_get_in_while_attackers_hold_all_they_may(
-    lan: Lan, tmp_path: Path, attack: str
+    lan: Any, tmp_path: Path, attack: str
 ) -> None:
     kinds = {"ipv4", "ipv6", "silent"} if attack == "all" else {attack}
     async with trio.open_nursery() as nursery:

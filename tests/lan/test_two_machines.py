@@ -11,17 +11,18 @@ would otherwise survive a short outage untouched); the player's client must reco
 link is back, resume its seat, and play the game to its end.
 
 Needs root and iproute2 (as the CI machine has); elsewhere every test is skipped with the
-reason. All traffic stays inside the two namespaces, which are removed afterwards.
+reason. All traffic stays inside the two namespaces (``lan_of``, tests/lan/conftest.py), which
+are removed afterwards.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,75 +43,14 @@ DISCOVER_S = 1.5
 SHORT = ("--option", "attack_cap=2")
 
 
-def _why_not() -> str | None:
-    """Why the namespaces cannot be built here, or None if they can."""
-    if sys.platform != "linux":
-        return "network namespaces are Linux only"
-    if os.geteuid() != 0:
-        return "building network namespaces needs root"
-    if shutil.which("ip") is None:
-        return "iproute2's ip command is not installed"
-    probe = f"ocprobe{os.getpid() % 100000}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, check=False)
-    if made.returncode:
-        return f"ip netns add failed: {made.stderr.decode(errors='replace').strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True, check=False)
-    return None
-
-
-WHY_NOT = _why_not()
-pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"LAN test skipped: {WHY_NOT}")
-
-
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True)
-
-
-@dataclass(frozen=True)
-class Lan:
-    host_ns: str
-    player_ns: str
-    host_link: str  #: the host's end of the veth pair
-
-    def link(self, up: bool) -> None:
-        _ip("-n", self.host_ns, "link", "set", self.host_link, "up" if up else "down")
-
-    def cut(self) -> None:
-        """The host's side of the link goes down and the host's connections to the player
-        are killed (``ss -K``), as a host whose cable was pulled long enough to give up."""
-        self.link(up=False)
-        subprocess.run(
-            ["ip", "netns", "exec", self.host_ns, "ss", "-K", "dst", PLAYER_IP],
-            capture_output=True,
-            check=True,
-        )
-
-
 @pytest.fixture(scope="module")
-def lan() -> Iterator[Lan]:
-    tag = str(os.getpid() % 100000)
-    net = Lan(f"och{tag}", f"ocp{tag}", f"vh{tag}")
-    player_link = f"vp{tag}"
-    try:
-        _ip("netns", "add", net.host_ns)
-        _ip("netns", "add", net.player_ns)
-        _ip("link", "add", net.host_link, "type", "veth", "peer", "name", player_link)
-        for ns, link, address in (
-            (net.host_ns, net.host_link, HOST_IP),
-            (net.player_ns, player_link, PLAYER_IP),
-        ):
-            _ip("link", "set", link, "netns", ns)
-            _ip("-n", ns, "addr", "add", f"{address}/24", "dev", link)
-            _ip("-n", ns, "link", "set", link, "up")
-            _ip("-n", ns, "link", "set", "lo", "up")
+def lan(lan_of: Callable[..., AbstractContextManager[Any]]) -> Iterator[Any]:
+    with lan_of(host=[HOST_IP], other=[PLAYER_IP]) as net:
         yield net
-    finally:
-        for ns in (net.host_ns, net.player_ns):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
 
 
-def test_neither_machine_has_a_default_route(lan: Lan) -> None:
-    for ns in (lan.host_ns, lan.player_ns):
+def test_neither_machine_has_a_default_route(lan: Any) -> None:
+    for ns in (lan.host_ns, lan.other_ns):
         routes = subprocess.run(
             ["ip", "-n", ns, "route", "show", "default"], capture_output=True, check=True
         )
@@ -156,7 +96,7 @@ class Proc:
 
 @dataclass
 class Machines:
-    lan: Lan
+    lan: Any
     root: Path
     nursery: trio.Nursery
 
@@ -196,7 +136,7 @@ class Machines:
 
 
 @pytest.fixture
-async def machines(lan: Lan, tmp_path: Path) -> AsyncIterator[Machines]:
+async def machines(lan: Any, tmp_path: Path) -> AsyncIterator[Machines]:
     async with trio.open_nursery() as nursery:
         yield Machines(lan, tmp_path, nursery)
         nursery.cancel_scope.cancel()
@@ -204,9 +144,19 @@ async def machines(lan: Lan, tmp_path: Path) -> AsyncIterator[Machines]:
 
 async def start_host(m: Machines) -> Proc:
     host = await m.run(
-        m.lan.host_ns, "host", "host", "--data-dir", str(m.root / "host-data"),
-        "--port", str(PORT), "--name", "Den", "--bot-think", "0.01", "-v",
-    )  # fmt: skip
+        m.lan.host_ns,
+        "host",
+        "host",
+        "--data-dir",
+        str(m.root / "host-data"),
+        "--port",
+        str(PORT),
+        "--name",
+        "Den",
+        "--bot-think",
+        "0.01",
+        "-v",
+    )
     with trio.fail_after(30):
         await host.until("data directory:")
     return host
@@ -222,7 +172,7 @@ async def discovered(m: Machines) -> dict[str, Any]:
     """``onecard discover --json`` on the player's machine: the one host it hears."""
     for _ in range(3):  # an mDNS answer can be missed; the command itself says so
         out = await m.output(
-            m.lan.player_ns, "bea", "discover", "--json", "--timeout", str(DISCOVER_S)
+            m.lan.other_ns, "bea", "discover", "--json", "--timeout", str(DISCOVER_S)
         )
         rows = [json.loads(line) for line in out.splitlines() if line.strip()]
         if rows:
@@ -244,7 +194,7 @@ async def play_json(m: Machines, client: Proc, *, drop_link: bool) -> list[dict[
             seen.append(obj)
             if obj["type"] == "state" and obj.get("my_turn"):
                 if drop_link and moves == 0:  # our first turn: mid-hand, whatever its length
-                    m.lan.cut()
+                    m.lan.cut(PLAYER_IP)
                     await trio.sleep(LINK_DOWN_S)
                     m.lan.link(up=True)
                 await client.send(json.dumps({"cmd": "act", "index": 0}))
@@ -280,9 +230,20 @@ async def test_a_friend_discovers_joins_and_plays_a_whole_game(
     assert not any(a.startswith("127.") or a == "::1" for a in ad["addresses"]), ad
     assert ad["target"] == f"{HOST_IP}:{PORT}"
     client = await machines.run(
-        machines.lan.player_ns, "bea", "join", "--json", "--name", "Bea",
-        "--create", game, "--seats", "2", "--bots", "1", *(SHORT if game == "one-card" else ()),
-    )  # fmt: skip
+        machines.lan.other_ns,
+        "bea",
+        "join",
+        "--json",
+        "--name",
+        "Bea",
+        "--create",
+        game,
+        "--seats",
+        "2",
+        "--bots",
+        "1",
+        *(SHORT if game == "one-card" else ()),
+    )
     seen = await play_json(machines, client, drop_link=True)
     check_game(seen, dropped=True)
     connected = next(o for o in seen if o["type"] == "connected")
@@ -295,9 +256,17 @@ async def test_a_friend_discovers_joins_and_plays_a_whole_game(
 async def test_bots_from_the_other_machine_play_to_the_end(machines: Machines) -> None:
     host = await start_host(machines)
     out = await machines.output(
-        machines.lan.player_ns, "bots", "bot", HOST_IP, "--create", "black-jack",
-        "--count", "2", "--think", "0.02",
-    )  # fmt: skip
+        machines.lan.other_ns,
+        "bots",
+        "bot",
+        HOST_IP,
+        "--create",
+        "black-jack",
+        "--count",
+        "2",
+        "--think",
+        "0.02",
+    )
     assert out.startswith("game over: ") and ("went out" in out or "won" in out), out
     await stop(host)
 
@@ -307,10 +276,25 @@ async def test_play_lan_with_a_friend_joining_from_the_other_machine(machines: M
     # bots at start_host's pace (play's default is a person's, 1 s a move: this game took up
     # to two minutes), One Card capped as everywhere else
     ann = await m.run(
-        m.lan.host_ns, "ann", "play", "--lan", "--json", "--name", "Ann", "--bots", "2",
-        "--data-dir", str(m.root / "ann-data"), "--port", str(PORT), "--game", "one-card",
-        "--delay", "0.01", *SHORT,
-    )  # fmt: skip
+        m.lan.host_ns,
+        "ann",
+        "play",
+        "--lan",
+        "--json",
+        "--name",
+        "Ann",
+        "--bots",
+        "2",
+        "--data-dir",
+        str(m.root / "ann-data"),
+        "--port",
+        str(PORT),
+        "--game",
+        "one-card",
+        "--delay",
+        "0.01",
+        *SHORT,
+    )
     with trio.fail_after(30):
         while True:
             obj = await ann.obj()
@@ -322,8 +306,15 @@ async def test_play_lan_with_a_friend_joining_from_the_other_machine(machines: M
     ad = await discovered(m)
     assert ad["addresses"][0] == HOST_IP
     bea = await m.run(
-        m.lan.player_ns, "bea", "join", "--json", "--name", "Bea", "--table", table,
-    )  # fmt: skip
+        m.lan.other_ns,
+        "bea",
+        "join",
+        "--json",
+        "--name",
+        "Bea",
+        "--table",
+        table,
+    )
     with trio.fail_after(30):
         await bea.until('"seated"')
     await ann.send("")  # Enter: start; the empty seat gets a bot

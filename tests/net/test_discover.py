@@ -14,8 +14,13 @@ FP = "SHA256:" + ":".join(["5d", "91", "cd", "5c", "f1", "c8", "0a", "b6", "61"]
 def test_txt_round_trip() -> None:
     txt = encode_txt(name="Ann's table", fingerprint=FP, port=7531)
     assert next(iter(txt)) == "txtvers"
-    assert txt == {"txtvers": "1", "proto": "1", "name": "Ann's table",
-                   "fp": "5d91cd5cf1c80ab6", "port": "7531"}  # fmt: skip
+    assert txt == {
+        "txtvers": "1",
+        "proto": "1",
+        "name": "Ann's table",
+        "fp": "5d91cd5cf1c80ab6",
+        "port": "7531",
+    }
     wire = {k.encode(): v.encode() for k, v in txt.items()}
     assert decode_txt(wire) == txt
     assert sum(len(k) + len(v) + 2 for k, v in wire.items()) < 200  # RFC 6763 6.2
@@ -96,8 +101,11 @@ def test_a_wildcard_host_advertises_every_lan_address_and_no_loopback() -> None:
     """Issue 20: with no default route the host advertised 127.0.0.1; every interface counts."""
     every = ["127.0.0.1", "10.77.0.1", "192.168.1.5", "::1", "fe80::fc:ff:fe00:1", "fd00::2"]
     assert lan_addresses(_Wildcard(), every) == [
-        "10.77.0.1", "192.168.1.5", "fd00::2", "fe80::fc:ff:fe00:1",
-    ]  # fmt: skip
+        "10.77.0.1",
+        "192.168.1.5",
+        "fd00::2",
+        "fe80::fc:ff:fe00:1",
+    ]
     only_v4 = type("Info", (), {"addresses": (("0.0.0.0", 7531),)})()
     assert lan_addresses(only_v4, every) == ["10.77.0.1", "192.168.1.5"]
     assert lan_addresses(_Wildcard(), ["127.0.0.1", "::1"]) == ["127.0.0.1", "::1"]

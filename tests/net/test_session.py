@@ -20,7 +20,6 @@ import trio.testing
 import net.session as session_module
 import protocol.table_messages as tm
 from net.session import (
-    PUSH_FLOOD_BYTES,
     PUSH_QUEUE,
     WELCOME_TIMEOUT,
     ClientSession,
@@ -342,18 +341,26 @@ def _heavy_reply(n: int, _re: int) -> Message:
 
 
 async def test_a_flood_of_heavy_pushes_ends_the_session_by_the_memory_they_hold(
-    autojump_clock: trio.testing.MockClock,
+    autojump_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """64 MiB on the wire would hold gigabytes decoded: the limit is the memory held by the
-    pushes past PUSH_QUEUE (at about 200 kB each, some 330 of them), not their wire size."""
-    past = PUSH_FLOOD_BYTES // weight(_heavy_state(1)) + 10
-    flood: list[Reply] = [functools.partial(_heavy_reply, n) for n in range(1, PUSH_QUEUE + past)]
+    pushes past PUSH_QUEUE (at about 200 kB each, some 330 of them), not their wire size.
+    Run with both limits scaled down (a queue of 32, 40 heavy pushes' worth of memory): the
+    same path, a tenth of the pushes to decode."""
+    heavy = weight(_heavy_state(1))
+    queue, flood_bytes = 32, 40 * heavy
+    monkeypatch.setattr(session_module, "PUSH_QUEUE", queue)
+    monkeypatch.setattr(session_module, "PUSH_FLOOD_BYTES", flood_bytes)
+    past = flood_bytes // heavy + 10
+    on_the_wire = len(encode_frame(_heavy_state(1).to_wire())) * past
+    assert on_the_wire < flood_bytes // 40  # a limit on wire bytes would never have tripped
+    flood: list[Reply] = [functools.partial(_heavy_reply, n) for n in range(1, queue + past)]
     flood.append(lambda re: Ok(re=re))
     async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
         nursery.start_soon(host.answer, *flood)
         with pytest.raises(Disconnected, match="a flood, disconnecting"):
             await session.request(tm.Ready(table="t1"))
-        assert PUSH_QUEUE < session.pushes.count < PUSH_QUEUE + past
+        assert queue < session.pushes.count < queue + past
         nursery.cancel_scope.cancel()
 
 

@@ -70,9 +70,13 @@ class Env:
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            list(args), cwd=self.cwd, capture_output=True, text=True, check=False,
+            list(args),
+            cwd=self.cwd,
+            capture_output=True,
+            text=True,
+            check=False,
             env={**os.environ, "PYTHONPATH": ""},
-        )  # fmt: skip
+        )
 
     def onecard(self, *args: str) -> subprocess.CompletedProcess[str]:
         script = self.scripts / f"onecard{sysconfig.get_config_var('EXE') or ''}"  # .exe: Windows
@@ -87,10 +91,21 @@ def _quiet_pip() -> dict[str, str]:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(out),
-         str(ROOT)],
-        check=True, capture_output=True, env=_quiet_pip(),
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        env=_quiet_pip(),
+    )
     return next(out.glob("onecard-*.whl"))
 
 
@@ -159,7 +174,7 @@ def test_the_wheel_carries_the_spec_the_license_and_the_metadata(wheel: Path, en
         "Classifier: Programming Language :: Python :: 3.13",
         "Project-URL: Source, ",
     ):
-        assert field in metadata  # fmt: skip
+        assert field in metadata
     links = re.findall(r"\]\(([^)]+)\)", metadata)  # README, shown on the package index
     assert links and [link for link in links if not link.startswith("https://")] == []
     help_text = " ".join(env.onecard("play", "--help").stdout.split())

@@ -71,8 +71,11 @@ def test_a_file_taken_away_says_to_reinstall(tmp_path: Path) -> None:
     (tmp_path / "protocol" / "__init__.py").unlink()
     found = own_record(str(tmp_path))
     assert found is not None
-    with pytest.raises(InstallProblem, match=r"a file of onecard 0\.1\.0, is missing .* "
-                       r"pip install --force-reinstall onecard"):  # fmt: skip
+    with pytest.raises(
+        InstallProblem,
+        match=r"a file of onecard 0\.1\.0, is missing .* "
+        r"pip install --force-reinstall onecard",
+    ):
         check_files(str(tmp_path), *found)
 
 
@@ -112,7 +115,11 @@ def test_a_protocol_module_in_the_working_directory_is_never_run(tmp_path: Path)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     result = subprocess.run(
         [sys.executable, "-m", "onecard", "--version"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.startswith("onecard, version ")

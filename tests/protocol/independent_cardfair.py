@@ -527,8 +527,11 @@ def check_all(vectors: Path) -> list[str]:  # noqa: C901, PLR0915
         got = hm(k, frame(lab("stream"), be32(c["stream"]), be64(c["j"]))).hex()
         eq(f"block {c['stream']}/{c['j']}", got, c["hex"])
     w = Words(k, 0)
-    eq("stream 0 words", [f"{w.word():08x}" for _ in pv["stream0_first_words"]],
-       pv["stream0_first_words"])  # fmt: skip
+    eq(
+        "stream 0 words",
+        [f"{w.word():08x}" for _ in pv["stream0_first_words"]],
+        pv["stream0_first_words"],
+    )
     for c in pv["below"]:
         rd = Words(k, c["stream"])
         got_r = [rd.below(c["n"]) for _ in c["results"]]
@@ -536,8 +539,15 @@ def check_all(vectors: Path) -> list[str]:  # noqa: C901, PLR0915
         logged = [{"word": f"{x:08x}", "rejected": rej} for x, rej in rd.log]
         eq(f"below({c['n']}) words", logged, c["words"])
     tr = pv["transcript"]
-    t = sha(frame(lab("transcript"), bytes.fromhex(tr["prev"]), tr["type"],
-                  bytes.fromhex(tr["body"]), bytes.fromhex(tr["sig"])))  # fmt: skip
+    t = sha(
+        frame(
+            lab("transcript"),
+            bytes.fromhex(tr["prev"]),
+            tr["type"],
+            bytes.fromhex(tr["body"]),
+            bytes.fromhex(tr["sig"]),
+        )
+    )
     eq("transcript", t.hex(), tr["next"])
     try:  # transcript.sig is the signature of signer_pk (signed.json's key) over the LOCK body
         Ed25519PublicKey.from_public_bytes(bytes.fromhex(tr["signer_pk"])).verify(
@@ -547,8 +557,15 @@ def check_all(vectors: Path) -> list[str]:  # noqa: C901, PLR0915
         bad.append("transcript sig does not verify under signer_pk")
     eq("fingerprint", fp(t), tr["fingerprint"])
     pr = tr["private"]
-    p = sha(frame(lab("private"), bytes.fromhex(pr["prev"]), bytes.fromhex(pr["transcript"]),
-                  bytes.fromhex(pr["body"]), bytes.fromhex(pr["sig"])))  # fmt: skip
+    p = sha(
+        frame(
+            lab("private"),
+            bytes.fromhex(pr["prev"]),
+            bytes.fromhex(pr["transcript"]),
+            bytes.fromhex(pr["body"]),
+            bytes.fromhex(pr["sig"]),
+        )
+    )
     eq("private", p.hex(), pr["next"])
 
     sv = load("shuffles.json")
@@ -567,15 +584,21 @@ def check_all(vectors: Path) -> list[str]:  # noqa: C901, PLR0915
     sk = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(gv["seed"]))
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-    eq("public key", sk.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex(),
-       gv["public_key"])  # fmt: skip
+    eq(
+        "public key",
+        sk.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex(),
+        gv["public_key"],
+    )
     signed = frame(lab("sig"), gv["type"], bytes.fromhex(gv["body"]))
     eq("signed bytes", signed.hex(), gv["signed_bytes"])
     eq("signature", sk.sign(signed).hex(), gv["sig"])
 
     eq("valid record", verify_record(load("hand_record.json"))[0], "ok")
-    eq("valid record fp", verify_record(load("hand_record.json"))[2],
-       load("hand_record.json")["fingerprint"])  # fmt: skip
+    eq(
+        "valid record fp",
+        verify_record(load("hand_record.json"))[2],
+        load("hand_record.json")["fingerprint"],
+    )
     for case in load("tampered_records.json")["cases"]:
         kind, index, detail = verify_record(case["record"])
         eq(f"tampered {case['name']}", (kind, index), (case["failure"], case["message_index"]))

@@ -22,8 +22,20 @@ from protocol.errors import ErrorCode
 def test_canonical_order_and_codes() -> None:
     assert len(ALL_CARDS) == 54
     assert [c.code for c in ALL_CARDS[:13]] == [
-        "AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS",
-    ]  # fmt: skip
+        "AS",
+        "2S",
+        "3S",
+        "4S",
+        "5S",
+        "6S",
+        "7S",
+        "8S",
+        "9S",
+        "10S",
+        "JS",
+        "QS",
+        "KS",
+    ]
     assert [c.code for c in ALL_CARDS[-2:]] == ["JB", "JR"]
     assert [c.index for c in ALL_CARDS] == list(range(54))
     assert len({c.code for c in ALL_CARDS}) == 54
@@ -60,8 +72,13 @@ def test_decks() -> None:
     assert len(DECK_54) == 54 and len(DECK_52) == 52
     assert len(DECK_ONE) == 25
     assert {c.rank for c in DECK_ONE if not c.is_joker} == {
-        Rank.NINE, Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE,
-    }  # fmt: skip
+        Rank.NINE,
+        Rank.TEN,
+        Rank.JACK,
+        Rank.QUEEN,
+        Rank.KING,
+        Rank.ACE,
+    }
     assert [c for c in DECK_ONE if c.is_joker] == [card("JR")]
     assert deck_for(jokers=0) == list(DECK_52)
     assert deck_for(jokers=1)[-1] is card("JR") and len(deck_for(jokers=1)) == 53

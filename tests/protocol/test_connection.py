@@ -390,18 +390,32 @@ class TestErrors:
     @pytest.mark.parametrize(
         ("frame", "code"),
         [
-            ({"type": "hello", "id": 3, "protocol": "onecard", "versions": list(range(1, 41)),
-              "software": "x"}, ErrorCode.BAD_FIELD),  # 40 versions
-            ({"type": "hello", "id": 3, "protocol": "onecard", "versions": [0], "software": "x"},
-             ErrorCode.BAD_FIELD),
-            ({"type": "hello", "id": 3, "protocol": "onecard", "versions": [1]},
-             ErrorCode.BAD_FIELD),  # no software
-            ({"type": "hello", "id": 3, "protocol": "other", "versions": [1], "software": "x"},
-             ErrorCode.VERSION_MISMATCH),
+            (
+                {
+                    "type": "hello",
+                    "id": 3,
+                    "protocol": "onecard",
+                    "versions": list(range(1, 41)),
+                    "software": "x",
+                },
+                ErrorCode.BAD_FIELD,
+            ),  # 40 versions
+            (
+                {"type": "hello", "id": 3, "protocol": "onecard", "versions": [0], "software": "x"},
+                ErrorCode.BAD_FIELD,
+            ),
+            (
+                {"type": "hello", "id": 3, "protocol": "onecard", "versions": [1]},
+                ErrorCode.BAD_FIELD,
+            ),  # no software
+            (
+                {"type": "hello", "id": 3, "protocol": "other", "versions": [1], "software": "x"},
+                ErrorCode.VERSION_MISMATCH,
+            ),
             ({"type": "ping", "id": 3}, ErrorCode.BAD_STATE),
             ({"type": "no_such", "id": 3}, ErrorCode.UNKNOWN_TYPE),
         ],
-    )  # fmt: skip
+    )
     def test_an_invalid_first_message_gets_a_named_fatal_error(
         self, frame: dict[str, object], code: ErrorCode
     ) -> None:

@@ -134,11 +134,27 @@ class TestDecodeBody:
             (msgpack.packb({"a": b"x" * (MAX_BIN_LEN + 1)}), ErrorCode.LIMIT_EXCEEDED),
         ],
         ids=[
-            "empty", "c1", "array", "str", "extra-data", "truncated", "float", "int-key",
-            "bin-key", "duplicate-key", "bad-utf8", "ext", "timestamp", "stack-error",
-            "nesting", "array-len", "map-len", "str-len", "bin-len",
+            "empty",
+            "c1",
+            "array",
+            "str",
+            "extra-data",
+            "truncated",
+            "float",
+            "int-key",
+            "bin-key",
+            "duplicate-key",
+            "bad-utf8",
+            "ext",
+            "timestamp",
+            "stack-error",
+            "nesting",
+            "array-len",
+            "map-len",
+            "str-len",
+            "bin-len",
         ],
-    )  # fmt: skip
+    )
     def test_rejects(self, body: bytes, code: ErrorCode) -> None:
         with pytest.raises(LocalProtocolError) as info:
             decode_body(body)

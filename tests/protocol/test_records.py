@@ -319,9 +319,14 @@ def test_reveals_are_written_in_seat_order_whatever_order_they_arrived_in() -> N
     """PROTOCOL.md 8.1 (issue 17, point 1): a host wrote arrival order; a strict checker
     following the vector's seat order rejected real records."""
     d = HandDealer(
-        signing_key=Ed25519PrivateKey.generate(), table_id="t9", hand_no=1,
-        ruleset_id="one?target=200", deck=DECK_ONE, pids=["p", "q", "r"], ledger=SecretLedger(),
-    )  # fmt: skip
+        signing_key=Ed25519PrivateKey.generate(),
+        table_id="t9",
+        hand_no=1,
+        ruleset_id="one?target=200",
+        deck=DECK_ONE,
+        pids=["p", "q", "r"],
+        ledger=SecretLedger(),
+    )
     seats = [SeatSecret.new(d.context.digest, p) for p in ("p", "q", "r")]
     for s in seats:
         d.accept_commit(s.pid, s.commit_body(1))

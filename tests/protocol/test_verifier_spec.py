@@ -128,10 +128,14 @@ def test_each_tampered_vector_fails_with_the_kind_7_9_gives_its_check() -> None:
 
 def _dealer(deck: Any = DECK_54, hand_no: int = 1) -> HandDealer:
     return HandDealer(
-        signing_key=SK, table_id="t1", hand_no=hand_no, pids=PIDS, deck=deck,
+        signing_key=SK,
+        table_id="t1",
+        hand_no=hand_no,
+        pids=PIDS,
+        deck=deck,
         ruleset_id="one" if deck == DECK_ONE else "one-card",
         ledger=SecretLedger(),
-    )  # fmt: skip
+    )
 
 
 def _dealt(deck: Any = DECK_54) -> tuple[HandDealer, list[SignedMessage]]:

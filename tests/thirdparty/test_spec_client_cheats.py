@@ -37,9 +37,11 @@ def test_the_spec_client_catches_every_kind_of_cheating_live(tmp_path: Path, kin
             client = sc.SpecClient(host["addr"], host["port"], name="Spec", tls=False)
             try:
                 client.play_game(
-                    "one-card", 4 if long_game else 2, {"bankrupt_at": 0} if long_game else {},
+                    "one-card",
+                    4 if long_game else 2,
+                    {"bankrupt_at": 0} if long_game else {},
                     deadline=45,
-                )  # fmt: skip
+                )
             except sc.FairnessError as exc:
                 caught = exc
                 break

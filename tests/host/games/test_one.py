@@ -696,7 +696,7 @@ class AuditedOne(One):
         return events
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seats=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), options=_OPTIONS)
 def test_random_matches_keep_every_invariant_and_end(
     seats: int, seed: int, options: dict[str, object]
@@ -769,7 +769,7 @@ def _fresh_legal(game: One, seat: int) -> list[Action]:
     return fresh.legal_actions(seat)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seats=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), options=_OPTIONS)
 def test_the_legal_actions_cache_is_never_stale_after_apply_or_copy(
     seats: int, seed: int, options: dict[str, object]

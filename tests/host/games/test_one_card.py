@@ -77,9 +77,15 @@ def test_registry_and_options() -> None:
     assert find_game("one-card") is OneCard
     names = [o.name for o in OneCard.OPTIONS]
     assert names == [
-        "direction", "defence", "play_after_attack", "multi_play", "attack_cap", "ranking",
-        "must_play_if_able", "bankrupt_at",
-    ]  # fmt: skip
+        "direction",
+        "defence",
+        "play_after_attack",
+        "multi_play",
+        "attack_cap",
+        "ranking",
+        "must_play_if_able",
+        "bankrupt_at",
+    ]
     defaults = OneCard.validate_options({})
     assert defaults["direction"] == "counter-clockwise"
     assert defaults["defence"] == "match"
@@ -620,8 +626,10 @@ def test_wire_round_trip_and_malformed_actions() -> None:
     for action in [Play((card("7S"),), Suit.HEARTS), Play((card("5C"),)), Draw(), Call()]:
         assert game.parse_action(action.to_wire()) == action
     assert Play((card("7S"),), Suit.HEARTS).to_wire() == {
-        "type": "play", "cards": ["7S"], "suit": "H",
-    }  # fmt: skip
+        "type": "play",
+        "cards": ["7S"],
+        "suit": "H",
+    }
     bad: list[object] = [
         None,
         [],
@@ -659,13 +667,34 @@ def test_views_hide_other_hands_and_the_stock() -> None:
 
 
 OPTION_SETS = [
-    dict(zip(("direction", "defence", "play_after_attack", "multi_play", "attack_cap", "ranking",
-              "must_play_if_able"), combo, strict=True), bankrupt_at=(20, 0, 8)[i % 3])
-    for i, combo in enumerate(itertools.product(
-        ("counter-clockwise", "clockwise"), ("match", "any", "escalate"), (True, False),
-        (False, True), (0, 20), (False, True), (False, True),
-    ))
-]  # fmt: skip
+    dict(
+        zip(
+            (
+                "direction",
+                "defence",
+                "play_after_attack",
+                "multi_play",
+                "attack_cap",
+                "ranking",
+                "must_play_if_able",
+            ),
+            combo,
+            strict=True,
+        ),
+        bankrupt_at=(20, 0, 8)[i % 3],
+    )
+    for i, combo in enumerate(
+        itertools.product(
+            ("counter-clockwise", "clockwise"),
+            ("match", "any", "escalate"),
+            (True, False),
+            (False, True),
+            (0, 20),
+            (False, True),
+            (False, True),
+        )
+    )
+]
 
 
 @pytest.mark.parametrize("index", range(len(OPTION_SETS)))

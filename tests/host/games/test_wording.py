@@ -113,9 +113,29 @@ def test_a_third_seat_losing_the_race_hears_who_called_on_whom() -> None:
 
 
 BJ_DECK = [
-    "3C", "3H", "3S", "4C", "4H", "4S", "5C", "5H", "5S", "6C", "6H", "6S", "7C", "7H", "7S",
-    "8C", "8H", "9S", "9C", "9H", "10S", "2C",
-]  # fmt: skip
+    "3C",
+    "3H",
+    "3S",
+    "4C",
+    "4H",
+    "4S",
+    "5C",
+    "5H",
+    "5S",
+    "6C",
+    "6H",
+    "6S",
+    "7C",
+    "7H",
+    "7S",
+    "8C",
+    "8H",
+    "9S",
+    "9C",
+    "9H",
+    "10S",
+    "2C",
+]
 RUN = (0, {"type": "play", "cards": ["3C", "4C", "5C", "6C", "7C"]})
 DECLARE: dict[str, object] = {"type": "declare", "what": "cards"}
 HOW = "say it with your play or draw, or declare right after it"
