@@ -92,7 +92,7 @@ def test_the_outcome_of_a_shedding_game_shows_the_cards_left() -> None:
 def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line() -> None:
     """Before, game 2 said "Hand 1: Bob deals" and then "hand 2: deal verified" (the table's
     count of hands), which read as two different hands."""
-    from client.fairplay import FairKind, FairNotice
+    from net.fairplay import FairKind, FairNotice
 
     ui, out = _human()
     tc = _tc()
