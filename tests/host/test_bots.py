@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -266,20 +265,6 @@ async def test_a_bot_is_fed_every_card_played_before_it_chooses(
     assert [w.missed for w in watchers] == [[], []]
 
 
-#: what the failed check says for each kind (as tests/client/test_cheating_host.py has it for
-#: the terminal client)
-CAUGHT = {
-    CheatKind.SWAPPED_CARD: "never dealt to us",
-    CheatKind.BAD_SIGNATURE: "signature",
-    CheatKind.WRONG_RESHUFFLE: "does not recycle the discard pile",
-    CheatKind.WITHHELD_REVEAL: "out of order (after LOCK)",
-    CheatKind.CHANGED_COMMITMENT: "LOCK carries a host commitment other than HAND_COMMIT's",
-    CheatKind.REPLAYED_MESSAGE: "has seq",
-    CheatKind.SHORT_DECK: "HAND_COMMIT deals 46 cards without 2S 3S",
-    CheatKind.CHANGED_OPTIONS: "HAND_COMMIT ruleset 'one-card?",
-}
-
-
 async def test_a_bot_and_the_terminal_client_are_one_seat_client_and_refuse_a_deal_alike() -> None:
     """Both are :class:`net.seat.SeatClient`: the same bad HAND_COMMIT (a One Card deck
     without its 2s and 3s) fails both with the same words, and neither commits to it."""
@@ -321,10 +306,13 @@ async def test_a_bot_and_the_terminal_client_are_one_seat_client_and_refuse_a_de
 
 @pytest.mark.parametrize("kind", list(CheatKind), ids=lambda k: k.value)
 async def test_a_bot_catches_every_kind_of_cheating_live(
-    kind: CheatKind, nursery: trio.Nursery, host_config: HostConfig, tmp_path: Path
+    kind: CheatKind,
+    nursery: trio.Nursery,
+    host_config: HostConfig,
+    cheat_caught: dict[CheatKind, str],
 ) -> None:
     """A bot seated like the terminal client in tests/client/test_cheating_host.py (a player's
-    seat, with host-run bots at the other seats) reports each kind in the client's words. A
+    seat, with host-run bots at the other seats) reports each kind in the same words. A
     reshuffle needs a long game: four seats with bankruptcy off, up to five games."""
     config = dataclasses.replace(host_config, cheat=kind)
     info: HostInfo = await nursery.start(serve_host, config)
@@ -349,4 +337,4 @@ async def test_a_bot_catches_every_kind_of_cheating_live(
             if alerts:
                 break
     assert alerts, f"{kind.value}: no failed check reported"
-    assert CAUGHT[kind] in alerts[0], alerts
+    assert cheat_caught[kind] in alerts[0], alerts
