@@ -39,7 +39,6 @@ from rich.text import Text
 import protocol.table_messages as tm
 from client import stdin
 from client.choices import Choice, Menu, StrayBids, build_menu, normalise_card
-from client.fairplay import FairKind, FairNotice
 from client.farewell import ending_line, interrupt_line
 from client.help import help_lines
 from client.intents import (
@@ -67,6 +66,7 @@ from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
 from client.turn_clock import TurnClock
 from client.wording import describe_action, describe_event
+from net.fairplay import FairKind, FairNotice
 from protocol.messages import Error, Message
 from protocol.text import safe_text
 

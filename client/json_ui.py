@@ -24,7 +24,6 @@ from typing import IO, Any
 
 import protocol.table_messages as tm
 from client.choices import ECHO_LIMIT, clip, normalise_card
-from client.fairplay import FairNotice
 from client.intents import (
     Act,
     AddBot,
@@ -40,6 +39,7 @@ from client.render import OutputClosed, render_outcome
 from client.table_client import TableClient
 from client.tracking import CardsLeft, DealNumbers, Presence
 from client.wording import describe_event
+from net.fairplay import FairNotice
 from protocol.messages import Message
 from protocol.text import safe_json, safe_text
 

@@ -211,7 +211,7 @@ async def _play_at(
                 f"Watching {seats} bots play {title} (table {table})", kind="watching", table=table
             )
             return await run_table(tc, ui, reconnect=reconnect)
-        await tc.join(0)
+        await tc.join(seat=0)
         if lan:
             targets = [join_target(a, port) for a in lan_addresses(info)]  # ([fe80::1]:7531)
             ui.info(

@@ -1,7 +1,7 @@
 """The deal proofs a client keeps: one folder per table, pruned by age and count.
 
 How it works: after every hand the client saves its proof bundle (``TABLE-handN.json``,
-:mod:`client.fairplay`) and the host's record (``TABLE-handN-record.json``,
+:mod:`net.fairplay`) and the host's record (``TABLE-handN-record.json``,
 :mod:`client.records`) in ``proofs/TABLE/`` under the state directory (:func:`table_dir`).
 :func:`list_tables` groups what is there by table, newest first (a table's age is that of its
 newest file; files an older version saved flat in ``proofs/`` are grouped by the table their

@@ -13,6 +13,9 @@ does both and writes the text verbatim (even when it fails a check: it is eviden
 raises for a host that has no record, a dropped connection or a bad record: the
 :class:`RecordResult` says so.
 
+:func:`proof_keeper` saves the client's own proof bundles there (the
+:class:`net.fairplay.DealChecker` of every seat hands it each finished hand).
+
 Used after every hand by the table loop (``onecard play``/``onecard join``) and by ``onecard
 records`` (:mod:`client.records_cmd`).
 """
@@ -31,6 +34,7 @@ import trio
 
 import protocol.table_messages as tm
 from client.proofs import table_dir
+from net.fairplay import KeepProof
 from net.session import REPLY_TIMEOUT, ClientSession, Disconnected, RequestError
 from protocol.fairness import key_fingerprint
 from protocol.records import MAX_RECORD_BYTES, verify_record
@@ -223,6 +227,20 @@ def _holds(path: Path, text: str) -> bool:
         return path.read_bytes() == text.encode("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
+
+
+def proof_keeper(root: Path) -> KeepProof:
+    """Where a :class:`~net.fairplay.DealChecker` saves each hand's proof bundle: as
+    ``<table>/<table>-hand<N>.json`` under ``root`` (None returned if it cannot be written)."""
+
+    def keep(table: str, hand_no: int, bundle: dict[str, Any]) -> Path | None:
+        path = table_dir(root, table) / f"{table}-hand{hand_no}.json"
+        try:  # never over another bundle (two seats sharing a state dir): beside it as -2
+            return save_new(path, json.dumps(bundle, indent=1))
+        except OSError:
+            return None
+
+    return keep
 
 
 async def fetch_and_save(

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import protocol.table_messages as tm
-from client.fairplay import FairNotice
 from client.intents import Command
 from client.records import RecordResult
+from net.fairplay import FairNotice
 from protocol.messages import Message
 
 __all__ = [

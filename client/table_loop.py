@@ -51,7 +51,6 @@ import trio
 
 import protocol.table_messages as tm
 from client import stdin
-from client.fairplay import FairNotice
 from client.intents import Command
 from client.records import fetch_and_save
 from client.table_client import TableClient
@@ -87,6 +86,7 @@ from client.table_events import (
     Typed,
 )
 from client.table_machine import TableMachine
+from net.fairplay import FairNotice
 from net.retry import AFTER_SHUTDOWN, KEEP_SEAT
 from net.session import (
     ClientSession,

@@ -18,7 +18,6 @@ Answers to requests never end the loop.
 from __future__ import annotations
 
 import protocol.table_messages as tm
-from client.fairplay import FairKind, FairNotice
 from client.intents import Act, AddBot, Chat, Command, Explain, Leave, Rematch
 from client.table_client import TableClient
 from client.table_events import (
@@ -52,6 +51,7 @@ from client.table_events import (
     ShowRefused,
     Typed,
 )
+from net.fairplay import FairKind, FairNotice
 from protocol.messages import Message
 
 __all__ = ["PLAY_AGAIN", "TableMachine", "game_over_from_state", "waiting_for"]

@@ -5,19 +5,21 @@ How it works: a bot talks to the host through the one protocol client,
 ``id``, pushes in a bounded channel), opened with the bots' ``software`` name over any
 ``trio.abc.Stream``: TCP/TLS for ``onecard bot`` (:func:`net.trust.open_stream`, pinning the
 first certificate seen for its reconnects), a socket pair for bots the host runs in-process.
-:class:`BotPlayer` consumes the pushes: it answers the
-fair-dealing round like any client (a :class:`protocol.fairness.HandVerifier` per hand: commit
-after HAND_COMMIT, reveal only after a verified LOCK, check every DRAW/CARD and the revealed
-secret), and on each ``state`` in which it may act asks its :class:`host.ai.levels.Bot` (the
-level named by ``kind``: easy, normal or hard) for an action and sends ``act`` once ``think``
-seconds have passed since the state came (a hard bot's search runs in a worker process,
-:mod:`host.thinking`, within those seconds, so it adds no wait of its own unless it thinks
-longer or waits for a worker; one that waits too long plays the normal move). The bot is fed the
-events the seat receives, in order, before each choice. It sees nothing but what the host
-sends its seat.
+A :class:`BotPlayer` is the one seat client, :class:`net.seat.SeatClient`, as the terminal
+client is: it tracks the seat, resumes, numbers its actions and does the fair-dealing duties and
+deal checks of :class:`net.fairplay.DealChecker` (commit after HAND_COMMIT, reveal only after a
+verified LOCK, check every DRAW/CARD, event and hand shown and the revealed secret); a failed
+check is kept in ``fair_alerts`` and logged. What it adds is a policy: on each ``state`` in
+which it may act it asks its :class:`host.ai.levels.Bot` (the level named by ``kind``: easy,
+normal or hard) for an action and sends ``act`` once ``think`` seconds have passed since the
+state came (a hard bot's search runs in a worker process, :mod:`host.thinking`, within those
+seconds, so it adds no wait of its own unless it thinks longer or waits for a worker; one that
+waits too long plays the normal move). The bot is fed the events the seat receives, in order,
+before each choice. It sees nothing but what the host sends its seat.
 
 :func:`run_bots` is the plain async function behind ``onecard bot``: connect ``count`` bots,
-join (or create) a table, play until the game is over, resume after a dropped connection. It
+join (or create) a table, play until the game is over, resume after a dropped connection (the
+same seat client on a fresh session, so a hand in progress is still checked). It
 looks the table up first: a finished table with no player left to start a rematch is refused
 (:class:`TableFinished`) instead of seating bots that would wait for ever; at a finished table
 where players sit, the bots say they wait for a rematch. Each bot's result is a
@@ -40,18 +42,12 @@ from host.ai.levels import Bot, HardBot, make_bot
 from host.games.base import describe_outcome
 from host.logs import get_logger
 from host.thinking import Thinkers, current_thinkers
+from net.fairplay import FairKind
 from net.retry import RECONNECT
+from net.seat import SeatClient
 from net.session import ClientSession, Disconnected, RequestError, first_leaf, open_session
 from net.trust import HostKeyChanged, TrustError, open_stream
 from protocol.errors import ErrorCode, LocalProtocolError, RemoteProtocolError
-from protocol.fairness import (
-    FairnessError,
-    HandReport,
-    HandVerifier,
-    SignedMessage,
-    field_b32,
-    ruleset_id,
-)
 from protocol.messages import Message
 from protocol.version import software
 
@@ -85,12 +81,13 @@ class BotOutcome:
         return describe_outcome(self.outcome, self.names)
 
 
-class BotPlayer:
-    """Plays one seat from the pushes of a :class:`ClientSession`."""
+class BotPlayer(SeatClient):
+    """Plays one seat from the pushes of a :class:`ClientSession`: the seat client's duties
+    (:class:`net.seat.SeatClient`) plus a policy that picks each action."""
 
     def __init__(
         self,
-        client: ClientSession,
+        session: ClientSession,
         *,
         table_id: str,
         kind: str = "normal",
@@ -101,12 +98,11 @@ class BotPlayer:
         bot: Bot | None = None,
         thinkers: Thinkers | None = None,
     ) -> None:
-        self.client = client
+        super().__init__(session, table_id=table_id)
         #: where a hard bot's searches run (``None``: this trio run's own pool)
         self.thinkers = thinkers
         #: False: only answer the fair-dealing round, never act (tests of timers)
         self.acts = acts
-        self.table_id = table_id
         self.kind = kind
         self.think = think
         self.rng = rng or random.Random()
@@ -115,126 +111,67 @@ class BotPlayer:
         #: events received since the bot last chose (``None`` marks a new game)
         self._unseen: list[dict[str, Any] | None] = []
         self.stay = stay
-        self.name = ""
-        self.seat: int | None = None
-        self.token: str | None = None
-        self.last_seq = 0
-        self.act_seq = 0
-        self.game_no = 0
-        self.host_pk: bytes | None = None
-        self.verifier: HandVerifier | None = None
-        self.state: tm.StatePush | None = None
-        self.outcome: dict[str, Any] | None = None
-        #: seat -> player name, from the latest ``table_info``
-        self.names: dict[int, str] = {}
-        #: the ruleset the table's options give (``table_info``): every hand must be signed so
-        self.ruleset: str | None = None
+        #: what each failed deal check said, one per hand
         self.fair_alerts: list[str] = []
-        #: table seq up to which pushes are a resume backlog (our old secrets are gone)
-        self.backlog_until = 0
+        #: hands whose deal checked out (verified, or voided with the host's secret opened)
         self.reports = 0
+        self._alerted: set[int] = set()
         self._changed = trio.Event()
         self._last_action: dict[str, Any] | None = None
         self._acted_on = -1
         self._fallback = False
         self._refusals = 0
 
-    async def join(self, name: str, seat: int | None = None, *, as_bot: bool = True) -> None:
-        """Take a seat; ``as_bot`` labels it a bot seat (always ready, shown as a bot)."""
-        label = self.kind if as_bot else None
-        reply = await self.client.request(
-            tm.Join(table=self.table_id, name=name, seat=seat, bot=label)
-        )
-        assert isinstance(reply, tm.Joined)
-        self.name, self.seat, self.token = name, reply.seat, reply.token
+    async def join(
+        self,
+        name: str | None = None,
+        seat: int | None = None,
+        *,
+        bot: str | None = None,
+        as_bot: bool = True,
+    ) -> int:
+        """Take a seat; ``as_bot`` labels it a bot seat of our ``kind`` (always ready, shown as
+        a bot) unless ``bot`` gives the label."""
+        label = bot or (self.kind if as_bot else None)
+        return await super().join(name, seat, bot=label)
 
-    async def resume(self, token: str) -> None:
-        reply = await self.client.request(tm.Resume(token=token, last_seq=self.last_seq))
-        assert isinstance(reply, tm.Resumed)
-        self.name, self.seat, self.token = reply.name, reply.seat, token
-        self.act_seq = reply.act_seq
-        self.backlog_until = reply.seq
+    @property
+    def seat_names(self) -> dict[int, str]:
+        """Seat -> player name, as the bot last saw them."""
+        return {seat: name for seat, name in enumerate(self.names) if name}
 
     async def play(self) -> None:
         """Run until the game is over (or forever with ``stay``) or the connection ends; a
         connection that ends, at whatever moment, ends it without an error."""
+        self._changed = trio.Event()  # (a state seen on an earlier session is stale)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._actor)
-            async for push in self.client.pushes:
+            async for push in self.session.pushes:
                 await self._on_push(push)
                 if self.outcome is not None and not self.stay:
                     break
             nursery.cancel_scope.cancel()
 
     async def _on_push(self, push: Message) -> None:
-        seq = getattr(push, "seq", None)
-        if isinstance(seq, int) and not isinstance(push, tm.Resumed | tm.StatePush):
-            self.last_seq = max(self.last_seq, seq)
-        live = not isinstance(seq, int) or seq > self.backlog_until
+        try:
+            notices = await self.handle(push)
+        except Disconnected:
+            # a fair-dealing answer could not be sent (a host killed as the round opened): the
+            # pushes it sent before are still read, then play ends as whenever the connection ends
+            notices = []
+        for notice in notices:
+            if notice.kind in (FairKind.VERIFIED, FairKind.VOID):
+                self.reports += 1
+            elif notice.kind is FairKind.FAILED and notice.hand_no not in self._alerted:
+                self._alerted.add(notice.hand_no)
+                self.fair_alerts.append(notice.message)
+                log.warning("bot %s: %s", self.name, notice.message)
         if isinstance(push, tm.StatePush) and push.seat == self.seat:
-            self.game_no = push.game_no
-            self.state = push
             self._changed.set()
         elif isinstance(push, tm.EventPush):
             self._unseen.append(dict(push.event))
-        elif isinstance(push, tm.GameStart) and live:
+        elif isinstance(push, tm.GameStart) and not self.in_backlog(push):
             self._unseen.append(None)
-            self.outcome = None
-            self.act_seq = 0  # action seqs restart with each game
-            self.game_no = push.game_no
-        elif isinstance(push, tm.GameOver):
-            self.outcome = push.outcome
-        elif isinstance(push, tm.TableInfo):
-            plain = {k: v for k, v in push.options.items() if isinstance(v, bool | int | str)}
-            self.ruleset = ruleset_id(push.game, plain)
-            self.names = {
-                int(s["seat"]): str(s["name"]) for s in push.seats if s is not None and "seat" in s
-            }
-        elif isinstance(push, tm.FairPush):
-            await self._on_fair(push)
-
-    async def _on_fair(self, push: tm.FairPush) -> None:
-        try:
-            msg = SignedMessage.from_wire(push.msg)
-            if msg.type == "hand_commit":
-                body = msg.decode()
-                if self.host_pk is None:  # trust on first use, then pinned
-                    self.host_pk = field_b32(body, "host_pk", msg.name)
-                sitting_out = self.seat in push.host_seats
-                # the deck is checked against the signed ruleset, that against the table's
-                self.verifier = HandVerifier(
-                    self.host_pk,
-                    pid=None if sitting_out else self.name,
-                    table_id=self.table_id,
-                    ruleset_id=self.ruleset,
-                )
-            if self.verifier is None:
-                return  # joined mid-hand: wait for the next hand
-            result = self.verifier.receive(msg)
-            if isinstance(result, HandReport):
-                self.reports += 1
-            if self.verifier.pid is None:
-                return
-            if msg.type == "hand_commit":
-                body = self.verifier.player_commit()
-                await self.client.send(
-                    tm.FairCommit(table=self.table_id, hand_no=body["hand_no"], c=body["c"])
-                )
-            elif msg.type == "lock":
-                body = self.verifier.reveal()
-                await self.client.send(
-                    tm.FairReveal(table=self.table_id, hand_no=body["hand_no"], r=body["r"])
-                )
-        except Disconnected:
-            # the connection ended (a host killed as the round opened): the pushes it sent
-            # before are still read, then play ends as it does whenever the connection ends
-            return
-        except FairnessError as exc:
-            self.verifier = None
-            if push.seq <= self.backlog_until:
-                return  # a hand begun before we resumed: our secret for it is gone
-            self.fair_alerts.append(exc.message)
-            log.warning("bot %s: fairness check failed: %s", self.name, exc.message)
 
     async def _actor(self) -> None:
         while True:
@@ -261,11 +198,8 @@ class BotPlayer:
             if choice is None:
                 continue
             self._acted_on = state.seq
-            self.act_seq += 1
             try:
-                ack = await self.client.request(
-                    tm.Act(table=self.table_id, seq=self.act_seq, action=choice)
-                )
+                ack = await self.act(choice)
                 if isinstance(ack, tm.Ack) and ack.duplicate:  # our seq was stale: next one
                     self._acted_on = -1
                     self._changed.set()
@@ -344,8 +278,8 @@ async def _one_bot(
     fingerprint: str | None,
     joined: trio.Event,
 ) -> BotOutcome:
+    bot: BotPlayer | None = None
     token: str | None = None
-    last_seq = 0
     pauses = RECONNECT.pauses()
     for attempt in range(1 + RECONNECT.tries):
         try:
@@ -356,18 +290,17 @@ async def _one_bot(
             # only goes to the host we first saw
             fingerprint = fingerprint or connected.fingerprint
             async with open_session(connected.stream, software=BOT_SOFTWARE) as client:
-                bot = BotPlayer(client, table_id=table_id, kind=kind, think=think)
-                bot.last_seq = last_seq
-                if token is None:
+                if bot is None or token is None:
+                    bot = BotPlayer(client, table_id=table_id, kind=kind, think=think)
                     await bot.join(name)
                     joined.set()
-                else:
+                else:  # the same seat client on a fresh session: the deal checks carry over
+                    bot.session = client
                     await bot.resume(token)
                 token = bot.token
                 await bot.play()
-                last_seq = bot.last_seq
                 if bot.outcome is not None:
-                    return BotOutcome(bot.outcome, dict(bot.names))
+                    return BotOutcome(bot.outcome, bot.seat_names)
         except BaseException as raised:  # errors may come wrapped in nursery groups
             exc = first_leaf(raised)
             if isinstance(exc, RequestError):

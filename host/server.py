@@ -47,7 +47,6 @@ from typing import Any
 
 import trio
 
-import protocol.table_messages as tm
 from host.admission import Admission, Ticket, address_key
 from host.bots import BotPlayer
 from host.cheats import CheatKind
@@ -376,10 +375,7 @@ class Host:
                 )
                 if token is None:
                     name = self.lobby.bot_name(table_id)
-                    reply = await client.request(
-                        _join(table_id, name, seat, HOSTED_BOT_PREFIX + kind)
-                    )
-                    bot.name, bot.seat = name, getattr(reply, "seat", None)
+                    await bot.join(name, seat, bot=HOSTED_BOT_PREFIX + kind)
                 else:
                     await bot.resume(token)
                 assert bot.seat is not None
@@ -423,10 +419,6 @@ class Host:
             await self._spawn_bot(table.table_id, kind, seat, token)
         except TableError as exc:
             log.error("cannot restart the bot at %s seat %d: %s", table.table_id, seat, exc)
-
-
-def _join(table_id: str, name: str, seat: int | None, label: str) -> tm.Join:
-    return tm.Join(table=table_id, name=name, seat=seat, bot=label)
 
 
 def _peername(stream: trio.abc.Stream) -> Any:

@@ -27,7 +27,9 @@ Shared fixtures: ``start_host`` runs :func:`host.server.serve_host` in the test'
 ``FULL_SPEED``); ``serve_tls`` starts a TLS server with a fresh host identity around any
 handler; ``fake_conn`` is the class :class:`FakeConn`, what a table needs of a connection, for
 tests that drive a :class:`host.table.Table` or :class:`host.lobby.Lobby` without a socket;
-``host_process`` runs ``onecard host`` as a process of its own, for tests that kill it.
+``host_process`` runs ``onecard host`` as a process of its own, for tests that kill it;
+``cheat_caught`` is what a seat client (the terminal client's and the bots' alike) says when it
+catches each kind of cheating.
 
 Every host the suite runs, in-process or as a subprocess, checks each message it sends against
 its schema (``ONECARD_CHECK_SENT``), so a host that built a bad message fails its test instead
@@ -55,6 +57,7 @@ from hypothesis import HealthCheck, settings
 
 from client.catalogue import CATALOGUE, Catalogue
 from host import connection as host_connection
+from host.cheats import CheatKind
 from host.games import game_entries
 from host.identity import load_or_create_identity
 from host.ratelimit import RateLimits
@@ -94,6 +97,22 @@ settings.load_profile("onecard")
 #: an async handler of one accepted TLS stream (``serve_tls``)
 TlsHandler = Callable[[trio.SSLStream[trio.SocketStream]], Awaitable[None]]
 StartHost = Callable[..., Awaitable[HostInfo]]
+
+
+@pytest.fixture
+def cheat_caught() -> dict[CheatKind, str]:
+    """What the failed check of a seat client (``net.seat``) says for each kind of cheating of
+    ``onecard host --cheat KIND`` (a part of the message)."""
+    return {
+        CheatKind.SWAPPED_CARD: "never dealt to us",
+        CheatKind.BAD_SIGNATURE: "signature",
+        CheatKind.WRONG_RESHUFFLE: "does not recycle the discard pile",
+        CheatKind.WITHHELD_REVEAL: "out of order (after LOCK)",
+        CheatKind.CHANGED_COMMITMENT: "LOCK carries a host commitment other than HAND_COMMIT's",
+        CheatKind.REPLAYED_MESSAGE: "has seq",
+        CheatKind.SHORT_DECK: "HAND_COMMIT deals 46 cards without 2S 3S",
+        CheatKind.CHANGED_OPTIONS: "HAND_COMMIT ruleset 'one-card?",
+    }
 
 
 @pytest.fixture

@@ -55,6 +55,12 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "host/embedded.py": "",
         "host/bad.py": "import client.render\n",
         "host/curve.py": "import nacl\n",
+        "host/bots.py": "from protocol.fairness import HandVerifier\n",
+        "protocol/fairness.py": "",
+        "protocol/verifier.py": "",
+        "client/table_client.py": "",
+        "client/table_loop.py": "",
+        "client/table_machine.py": "",
         "host/games/__init__.py": "",
         "host/games/base.py": "",
         "host/games/one/__init__.py": "",
@@ -89,6 +95,7 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "host.games.one.engine -> random",
         "host.games.one.worlds -> time",
         "onecard.bad -> protocol",
+        "host.bots -> protocol.fairness",
     ):
         assert line in result.stdout, line
     assert "client.play_cmd -> host.embedded" not in result.stdout

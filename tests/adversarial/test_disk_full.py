@@ -54,7 +54,7 @@ async def play_games(players: list[BotPlayer], games: int) -> None:
                 while players[0].game_no < n or players[0].outcome is None:
                     await trio.sleep(1)
                 if n < games:
-                    await players[0].client.request(tm.Ready(table=players[0].table_id))
+                    await players[0].ready()
         nursery.cancel_scope.cancel()
 
 

@@ -23,7 +23,6 @@ import protocol.table_messages as tm
 from client import discover_cmd as discover
 from client.commands import ClientError
 from client.discover_cmd import run_discover
-from client.fairplay import FairKind, FairNotice
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.records_cmd import run_records
@@ -31,6 +30,7 @@ from client.render import make_console
 from client.table_client import TableClient
 from client.verify_cmd import verify_command
 from net.discover import HostAd
+from net.fairplay import FairKind, FairNotice
 from protocol.cards import parse_card
 from protocol.connection import Connection, Role
 from protocol.framing import NEED_DATA

@@ -19,13 +19,13 @@ import trio.testing
 from rich.console import Console
 
 import protocol.table_messages as tm
-from client.fairplay import FairKind, FairNotice
 from client.human_ui import HumanUI
 from client.intents import Act, Chat, Explain, Leave
 from client.json_ui import JsonUI
 from client.render import OutputClosed, make_console
 from client.screen import Screen
 from client.table_client import TableClient
+from net.fairplay import FairKind, FairNotice
 
 SEVENS = [{"type": "play", "cards": ["7S"], "suit": s} for s in "SHDC"]
 

@@ -21,13 +21,13 @@ from rich.console import Console
 
 import protocol.table_messages as tm
 from client import table_loop
-from client.fairplay import DealChecker, FairNotice
 from client.human_ui import HumanUI
 from client.intents import AddBot, Command, Rematch, rematch_answer
 from client.json_ui import JsonUI
 from client.screen import Screen
 from client.table_client import TableClient
 from client.table_loop import run_table
+from net.fairplay import DealChecker, FairNotice
 from net.retry import Backoff
 from net.session import RequestError
 from protocol.errors import ErrorCode

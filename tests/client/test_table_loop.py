@@ -20,11 +20,11 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop, table_machine
-from client.fairplay import DealChecker, FairNotice
 from client.intents import Act, Chat, Command, Leave, Rematch, rematch_answer
 from client.records import RecordResult
 from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
+from net.fairplay import DealChecker, FairNotice
 from net.retry import AFTER_SHUTDOWN, Backoff
 from net.session import Disconnected, RequestError, leaves
 from net.trust import HostKeyChanged

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import protocol.table_messages as tm
-from client.fairplay import FairKind, FairNotice
 from client.intents import Act, AddBot, Chat, Explain, Leave, Rematch
 from client.records import RecordResult
 from client.table_client import TableClient
@@ -46,6 +45,7 @@ from client.table_events import (
     Typed,
 )
 from client.table_machine import PLAY_AGAIN, TableMachine, game_over_from_state, waiting_for
+from net.fairplay import FairKind, FairNotice
 from protocol.cards import parse_card
 from protocol.messages import Message
 

@@ -98,7 +98,7 @@ def test_a_rematchs_hands_are_numbered_the_same_way_on_every_line(
 ) -> None:
     """Before, game 2 said "Hand 1: Bob deals" and then "hand 2: deal verified" (the table's
     count of hands), which read as two different hands."""
-    from client.fairplay import FairKind, FairNotice
+    from net.fairplay import FairKind, FairNotice
 
     ui, out = human_ui()
     tc = table_client()

@@ -1,13 +1,16 @@
 """host/bots.py: bots speak through the shared protocol client, and ``onecard bot`` refusals.
 
 The game-playing side of :class:`host.bots.BotPlayer` is exercised by the server, session and
-restart tests; these check what bots.py itself adds on top of :mod:`net.session`.
+restart tests; these check what bots.py itself adds on top of :mod:`net.session`, and that a bot
+is the terminal client's seat client (:class:`net.seat.SeatClient`): it catches a cheating host
+as the client does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import trio
@@ -15,12 +18,16 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
+from client.table_client import TableClient
 from host.ai.ismcts import Budget
 from host.ai.levels import HardBot, NormalBot
 from host.bots import BOT_SOFTWARE, BotOutcome, BotPlayer, BotRefused, TableFinished, run_bots
-from host.server import HostInfo
-from net.session import Disconnected, RequestError, first_leaf, open_session
-from protocol.cards import DECK_52
+from host.cheats import CheatKind
+from host.server import HostConfig, HostInfo, serve_host
+from net.fairplay import FairKind
+from net.seat import SeatClient
+from net.session import ClientSession, Disconnected, RequestError, first_leaf, open_session
+from protocol.cards import DECK_52, DECK_54, Rank
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
 from protocol.fairness import HandDealer
@@ -82,7 +89,8 @@ async def test_a_bot_whose_host_is_gone_when_it_commits_stops_playing(
             bot = BotPlayer(client, table_id="t1", stay=True)
             bot.name, bot.seat = "ann", 0
             await bot.play()
-    assert bot.verifier is not None and bot.verifier.pid == "ann"  # it did try to commit
+    verifier = bot.checker.verifier
+    assert verifier is not None and verifier.pid == "ann"  # it did try to commit
     assert bot.fair_alerts == []
 
 
@@ -259,3 +267,78 @@ async def test_a_bot_is_fed_every_card_played_before_it_chooses(
         nursery.cancel_scope.cancel()
     assert all(w.checked for w in watchers)
     assert [w.missed for w in watchers] == [[], []]
+
+
+async def test_a_bot_and_the_terminal_client_are_one_seat_client_and_refuse_a_deal_alike() -> None:
+    """Both are :class:`net.seat.SeatClient`: the same bad HAND_COMMIT (a One Card deck
+    without its 2s and 3s) fails both with the same words, and neither commits to it."""
+    short = tuple(c for c in DECK_54 if c.rank not in (Rank.TWO, Rank.THREE))
+    dealer = HandDealer(
+        signing_key=Ed25519PrivateKey.generate(),
+        table_id="t1",
+        hand_no=1,
+        ruleset_id="one-card",
+        deck=short,
+        pids=["ann", "bob"],
+    )
+    info = tm.TableInfo(
+        table="t1",
+        name="t",
+        game="one-card",
+        options={},
+        seats=(None, None),
+        phase="dealing",
+        game_no=1,
+        spectators=0,
+        turn_timer=None,
+        voids=0,
+    )
+    opened = tm.FairPush(table="t1", seq=1, hand_no=1, msg=dealer.hand_commit.to_wire())
+    nowhere = cast(ClientSession, None)  # a commit sent would fail on it
+    client = TableClient(nowhere, table_id="t1", name="ann")
+    bot = BotPlayer(nowhere, table_id="t1")
+    bot.name = "ann"
+    assert isinstance(client, SeatClient) and isinstance(bot, SeatClient)
+    assert await client.handle(info) == []
+    (failed,) = await client.handle(opened)
+    await bot._on_push(info)
+    await bot._on_push(opened)
+    assert failed.kind is FairKind.FAILED and "deals 46 cards" in failed.message
+    assert bot.fair_alerts == [failed.message]
+    assert client.checker.verifier is None and bot.checker.verifier is None
+
+
+@pytest.mark.parametrize("kind", list(CheatKind), ids=lambda k: k.value)
+async def test_a_bot_catches_every_kind_of_cheating_live(
+    kind: CheatKind,
+    nursery: trio.Nursery,
+    host_config: HostConfig,
+    cheat_caught: dict[CheatKind, str],
+) -> None:
+    """A bot seated like the terminal client in tests/client/test_cheating_host.py (a player's
+    seat, with host-run bots at the other seats) reports each kind in the same words. A
+    reshuffle needs a long game: four seats with bankruptcy off, up to five games."""
+    config = dataclasses.replace(host_config, cheat=kind)
+    info: HostInfo = await nursery.start(serve_host, config)
+    reshuffle = kind is CheatKind.WRONG_RESHUFFLE
+    seats, options = (4, {"bankrupt_at": 0}) if reshuffle else (2, {})
+    alerts: list[str] = []
+    with trio.fail_after(100):
+        for _ in range(5 if reshuffle else 1):
+            table = await info.host.create_table("one-card", seats=seats, options=options)
+            stream = await trio.open_tcp_stream("127.0.0.1", info.port)
+            async with open_session(stream) as client:
+                ann = BotPlayer(client, table_id=table, stay=True)
+                await ann.join("Ann", as_bot=False)
+                await info.host.add_bots(table, seats - 1)
+                await client.request(tm.Ready(table=table))
+                async with trio.open_nursery() as playing:
+                    playing.start_soon(ann.play)
+                    while not ann.fair_alerts and ann.outcome is None:
+                        await trio.sleep(0.01)
+                    playing.cancel_scope.cancel()
+            alerts = ann.fair_alerts
+            if alerts:
+                break
+    assert alerts, f"{kind.value}: no failed check reported"
+    assert cheat_caught[kind] in alerts[0], alerts

@@ -188,8 +188,8 @@ async def test_a_bot_refuses_a_deck_or_ruleset_not_the_tables() -> None:
         bot = BotPlayer(cast(ClientSession, None), table_id="t1")  # the client is not reached
         await bot._on_push(info)
         push = tm.FairPush(table="t1", seq=1, hand_no=1, msg=deal.opening()[0].to_wire())
-        await bot._on_fair(push)
-        assert bot.verifier is None and len(bot.fair_alerts) == 1
+        await bot._on_push(push)
+        assert bot.checker.verifier is None and len(bot.fair_alerts) == 1
         assert caught in bot.fair_alerts[0], bot.fair_alerts
 
 

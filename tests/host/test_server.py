@@ -460,8 +460,8 @@ async def test_a_bot_takes_a_bad_host_key_in_hand_commit_as_a_fairness_alert(
     body = {"seq": 0} if host_pk is None else {"seq": 0, "host_pk": host_pk}
     bad = sign_message(Ed25519PrivateKey.generate(), "hand_commit", body)
     bot = BotPlayer(cast(ClientSession, None), table_id="t1")  # the client is not reached
-    await bot._on_fair(tm.FairPush(table="t1", seq=1, hand_no=1, msg=bad.to_wire()))
-    assert bot.fair_alerts and bot.verifier is None and bot.host_pk is None
+    await bot._on_push(tm.FairPush(table="t1", seq=1, hand_no=1, msg=bad.to_wire()))
+    assert bot.fair_alerts and bot.checker.verifier is None and bot.checker.host_pk is None
 
 
 async def test_a_host_bound_to_loopback_is_not_advertised_on_the_lan(

@@ -1,5 +1,7 @@
 """Checking the host's deals as they happen: fair-dealing duties and deal checks for one seat.
 
+Shared by every seat client (:mod:`net.seat`): the terminal client and the host's bots.
+
 How it works: :class:`DealChecker` runs one :class:`protocol.fairness.HandVerifier` per hand
 (section 7 of ``spec/PROTOCOL.md``): it answers HAND_COMMIT with the seat's commitment, reveals
 only after a verified LOCK, checks every DRAW and CARD as it arrives and the revealed secret at
@@ -8,25 +10,23 @@ that every card the host's ``state`` puts in our hand was dealt to us by a signe
 feeds the verifier every game event (:meth:`DealChecker.shown`): where each DRAW's card goes and
 what a RESHUFFLE must recycle are checked against the events' ``seats`` and ``pile``. Any
 failure is kept (the rest of that hand is not verified) and reported at the hand's end exactly
-as the verifier worded it. Each finished hand's signed messages are saved as a proof bundle
-(``proofs/<table>/<table>-hand<N>.json`` under the state directory, one folder per table:
-:mod:`client.proofs`) that ``onecard verify`` can check.
+as the verifier worded it. Each finished hand's signed messages are handed, as a proof bundle
+that ``onecard verify`` can check, to the checker's ``keep`` (the terminal client saves them as
+``proofs/<table>/<table>-hand<N>.json`` under its state directory:
+:func:`client.records.proof_keeper`; a bot keeps none).
 The host's Ed25519 key is trusted on the first HAND_COMMIT and pinned for the session.
 """
 
 from __future__ import annotations
 
 import enum
-import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import protocol.table_messages as tm
-from client.proofs import table_dir
-from client.records import save_new
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
     SCHEME,
@@ -41,7 +41,10 @@ from protocol.fairness import (
 from protocol.messages import Message
 from protocol.records import RECORD_FORMAT
 
-__all__ = ["DealChecker", "FairKind", "FairNotice"]
+__all__ = ["DealChecker", "FairKind", "FairNotice", "KeepProof"]
+
+#: keeps one hand's proof bundle: ``(table id, hand no, bundle)`` -> where it went (None: nowhere)
+KeepProof = Callable[[str, int, dict[str, Any]], Path | None]
 
 
 class FairKind(enum.Enum):
@@ -87,12 +90,12 @@ class DealChecker:
         *,
         table_id: str,
         pid: str | None,
-        proofs_dir: Path | None = None,
+        keep: KeepProof | None = None,
         host_pk: bytes | None = None,
     ) -> None:
         self.table_id = table_id
         self.pid = pid
-        self.proofs_dir = proofs_dir
+        self.keep = keep
         #: the host's signing key: pinned from an earlier session, else learnt from the first
         #: HAND_COMMIT and pinned for this one
         self.host_pk: bytes | None = host_pk
@@ -348,9 +351,9 @@ class DealChecker:
         )
 
     def _save(self, opening: SignedMessage | None = None) -> Path | None:
-        """Save the hand's signed messages; for a HAND_COMMIT refused outright (``opening``)
+        """Keep the hand's signed messages; for a HAND_COMMIT refused outright (``opening``)
         that one message, so ``onecard verify`` names what was wrong with it."""
-        if self.proofs_dir is None:
+        if self.keep is None:
             return None
         if self.verifier is not None and self.verifier.context is not None:
             bundle = self.verifier.bundle()
@@ -365,12 +368,7 @@ class DealChecker:
             bundle["ruleset_id"] = self.ruleset
         if self.failure is not None:
             bundle["client_failure"] = self.failure
-        name = f"{self.table_id}-hand{self.hand_no}.json"
-        path = table_dir(self.proofs_dir, self.table_id) / name
-        try:  # never over another bundle (two seats sharing a state dir): beside it as -2
-            return save_new(path, json.dumps(bundle, indent=1))
-        except OSError:
-            return None
+        return self.keep(self.table_id, self.hand_no, bundle)
 
 
 def _opening_bundle(msg: SignedMessage) -> dict[str, Any] | None:

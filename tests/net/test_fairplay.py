@@ -1,6 +1,6 @@
-"""The client's deal checks (DealChecker) against a real HandDealer: an honest hand verifies, a
-card the host changed is caught at the hand's end with exactly what failed, a card shown in our
-hand that was never dealt to us is caught at once, and the evidence is saved."""
+"""net/fairplay.py: a seat's deal checks (DealChecker) against a real HandDealer: an honest
+hand verifies, a card the host changed is caught at the hand's end with exactly what failed, a
+card shown in our hand that was never dealt to us is caught at once, and the evidence is saved."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from client.fairplay import DealChecker, FairKind
-from client.table_client import TableClient
+from client.records import proof_keeper
 from host.games.base import ChanceKind, ChanceRequest
+from net.fairplay import DealChecker, FairKind
+from net.seat import SeatClient
 from protocol.cards import DECK_52
 from protocol.fairness import HandDealer, SeatSecret, SignedMessage, key_fingerprint, sign_message
 from protocol.messages import Message
@@ -35,7 +36,7 @@ class _Table:
             deck=DECK_52,
             pids=PIDS,
         )
-        self.checker = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "proofs")
+        self.checker = DealChecker(table_id="t1", pid="Ann", keep=proof_keeper(tmp_path / "proofs"))
         self.seq = 0
         self.notices: list[Any] = []
 
@@ -228,7 +229,7 @@ def test_a_first_hand_commit_whose_signature_fails_pins_no_deal_key(tmp_path: Pa
     (notice,) = t.notices
     assert notice.kind is FairKind.FAILED and "signature" in notice.message
     assert t.checker.host_pk is None  # nothing pinned from a message that did not verify
-    t.checker = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "proofs")
+    t.checker = DealChecker(table_id="t1", pid="Ann", keep=proof_keeper(tmp_path / "proofs"))
     (commit,) = t.push(honest)
     assert isinstance(commit, tm.FairCommit)
     assert t.checker.host_pk == t.sk.public_key().public_bytes_raw()
@@ -251,7 +252,7 @@ def test_two_clients_sharing_a_proofs_dir_keep_both_bundles(tmp_path: Path) -> N
     """Ann and a spectator on one machine (one state dir): the second bundle of the hand goes
     beside the first, not over it."""
     t = _Table(tmp_path)
-    bob = DealChecker(table_id="t1", pid=None, proofs_dir=tmp_path / "proofs")
+    bob = DealChecker(table_id="t1", pid=None, keep=proof_keeper(tmp_path / "proofs"))
     t.open_round()
     dealt = t.dealer.draw(0, 0)  # a card to Ann: her bundle holds it, the spectator's cannot
     assert dealt.private is not None
@@ -284,7 +285,7 @@ async def test_a_card_dealt_face_down_and_turned_up_later_is_checked(tmp_path: P
     trick. Before, no client compared it with the deal (PROTOCOL.md 7.9 says it must)."""
     for honest in (True, False):
         t = _Table(tmp_path / str(honest))
-        tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+        tc = SeatClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
         tc.checker = t.checker
         t.open_round()
         centre = t.dealer.draw(0, None)  # face down to the table: no card in the DRAW
@@ -307,7 +308,7 @@ async def test_a_shown_card_waits_for_its_draw_and_one_never_drawn_fails_at_the_
     """An event may name a position before its DRAW arrives (Black Jack's turn-up): it waits;
     at HAND_END a position still never drawn is a failure."""
     t = _Table(tmp_path)
-    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+    tc = SeatClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
     tc.checker = t.checker
     t.open_round()
     up = t.dealer.draw(0, None, public=True)
@@ -322,7 +323,7 @@ async def test_a_shown_card_waits_for_its_draw_and_one_never_drawn_fails_at_the_
 
 async def test_an_unknown_card_shown_fails_at_once(tmp_path: Path) -> None:
     t = _Table(tmp_path)
-    tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+    tc = SeatClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
     tc.checker = t.checker
     t.open_round()
     (notice,) = await tc.handle(_centre("ZZ", 0))
@@ -339,7 +340,7 @@ async def test_watching_again_after_a_drop_keeps_the_chat_name() -> None:
             sent.append(msg)
             return tm.Watching(table="t1")
 
-    tc = TableClient(Session(), table_id="t1", name=None)  # type: ignore[arg-type]
+    tc = SeatClient(Session(), table_id="t1", name=None)  # type: ignore[arg-type]
     await tc.watch("Sam")
     assert sent == [tm.Watch(table="t1", name="Sam")] and tc.watching
     lost: list[bool] = []
@@ -365,7 +366,7 @@ async def test_a_card_dealt_face_down_to_the_table_must_be_shown_by_the_hands_en
 async def test_a_card_shown_after_the_hands_end_is_still_checked(tmp_path: Path) -> None:
     for honest in (True, False):
         t = _Table(tmp_path / str(honest))
-        tc = TableClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
+        tc = SeatClient(None, table_id="t1", name="Ann")  # type: ignore[arg-type]
         tc.checker = t.checker
         t.open_round()
         centre = t.dealer.draw(0, None)
@@ -418,16 +419,16 @@ def test_the_ruleset_is_the_tables_and_does_not_change_between_hands(tmp_path: P
                 return f"{verdict.failure}: {notice.message}"
         return ""
 
-    told = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "a")
+    told = DealChecker(table_id="t1", pid="Ann", keep=proof_keeper(tmp_path / "a"))
     told.table_options("black-jack", {"jokers": 0, "chain": False})
     other = _commit(sk, 1, "black-jack?chain=true&jokers=0")
     assert first_failure(told, other).startswith("RulesetError: fairness check failed: ")
     assert "ruleset 'black-jack?chain=true&jokers=0', expected 'black-jack?chain=false" in (
         first_failure(told, other)
     )
-    alone = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "b")
+    alone = DealChecker(table_id="t1", pid="Ann", keep=proof_keeper(tmp_path / "b"))
     changed = first_failure(alone, _commit(sk, 1, "black-jack"), _commit(sk, 2, "black-jack?x=1"))
     assert "ruleset 'black-jack?x=1' changed from 'black-jack'" in changed
-    short = DealChecker(table_id="t1", pid="Ann", proofs_dir=tmp_path / "c")
+    short = DealChecker(table_id="t1", pid="Ann", keep=proof_keeper(tmp_path / "c"))
     caught = first_failure(short, _commit(sk, 1, "one-card", DECK_52))
     assert caught.startswith("DeckError: ") and "without JB JR" in caught

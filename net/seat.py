@@ -1,0 +1,179 @@
+"""Our seat (or spectator place) at one table: requests, pushes tracked, resume, fair dealing.
+
+How it works: a :class:`SeatClient` wraps a :class:`net.session.ClientSession` for one table;
+it is the one seat client, which the terminal client (:class:`client.table_client.TableClient`
+adds what a person needs) and the host's bots (:class:`host.bots.BotPlayer` adds a policy) both
+are. Whoever reads the session hands it every push (:meth:`SeatClient.handle`); it keeps the
+table seq (``last_seq``, for ``resume``), the seat names, the latest ``state`` and the outcome,
+numbers our actions (``act_seq``: 1, 2, ... within a game, PROTOCOL.md 4.2), and passes every
+``fair`` push and every game event and hand shown to a :class:`net.fairplay.DealChecker`, which
+answers the seat's fair-dealing duties (commit, reveal) and checks each deal. After a drop the
+owner gives it a fresh ``session`` and calls :meth:`SeatClient.resume` (or
+:meth:`SeatClient.rewatch` for a spectator); pushes up to the table seq the host resumed at are
+the backlog (``backlog_until``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import protocol.table_messages as tm
+from net.fairplay import DealChecker, FairNotice, KeepProof
+from net.session import ClientSession, expect_reply
+from protocol.messages import Message
+
+__all__ = ["SeatClient"]
+
+
+class SeatClient:
+    """Our seat (or spectator place) at one table, over a replaceable session."""
+
+    def __init__(
+        self,
+        session: ClientSession,
+        *,
+        table_id: str,
+        name: str | None = None,
+        keep: KeepProof | None = None,
+        host_pk: bytes | None = None,
+    ) -> None:
+        self.session = session
+        self.table_id = table_id
+        self.seat: int | None = None
+        self.token: str | None = None
+        self.last_seq = 0
+        self.act_seq = 0
+        #: the table seq the host resumed us at: pushes up to it are a backlog of what we missed
+        self.backlog_until = 0
+        self.game_no = 0
+        self.game = ""
+        self.names: list[str] = []
+        self.info: tm.TableInfo | None = None
+        self.state: tm.StatePush | None = None
+        self.watch_name = ""  #: the chat name we watch under (sent again by :meth:`rewatch`)
+        self.outcome: dict[str, Any] | None = None
+        #: watching as a spectator (a dropped connection is followed by ``rewatch``)
+        self.watching = False
+        self.checker = DealChecker(table_id=table_id, pid=name, keep=keep, host_pk=host_pk)
+
+    @property
+    def name(self) -> str | None:
+        """Our player name (None: a spectator); the fair-dealing round knows us by it."""
+        return self.checker.pid
+
+    @name.setter
+    def name(self, name: str | None) -> None:
+        self.checker.pid = name
+
+    # ------------------------------------------------------------------ requests
+
+    async def join(
+        self, name: str | None = None, seat: int | None = None, *, bot: str | None = None
+    ) -> int:
+        """Take a seat (``seat``, or the first free one) as ``name`` (default: ``self.name``);
+        return it. ``bot`` labels it a bot seat (``kind`` on the wire: always ready)."""
+        if name is not None:
+            self.name = name
+        assert self.name is not None
+        msg = tm.Join(table=self.table_id, name=self.name, seat=seat, bot=bot)
+        reply = expect_reply(await self.session.request(msg), tm.Joined)
+        self.seat, self.token = reply.seat, reply.token
+        return reply.seat
+
+    async def watch(self, name: str = "") -> None:
+        """Watch the table as a spectator whose chat lines carry ``name`` (empty: the host
+        says "spectator")."""
+        await self.session.request(tm.Watch(table=self.table_id, name=name))
+        self.watching, self.watch_name = True, name
+
+    async def rewatch(self) -> None:
+        """Watch again (under the same name) on a fresh session after a drop.
+
+        A spectator gets no backlog (PROTOCOL.md section 5), so the hand in progress has gaps
+        for this client: its live check stops without a verdict (the host's full record of it is
+        still fetched and verified at its end) and the next hand is checked as usual.
+        """
+        self.checker.lose_track()
+        await self.watch(self.watch_name)
+
+    async def resume(self, token: str) -> None:
+        """Take the seat back on a fresh session; the host replays what we missed."""
+        reply = expect_reply(
+            await self.session.request(tm.Resume(token=token, last_seq=self.last_seq)), tm.Resumed
+        )
+        self.seat, self.token, self.name = reply.seat, token, reply.name
+        if self.checker.fresh:  # a new process: hands in the backlog are audited, not joined
+            self.checker.replay_until = reply.seq
+        self.act_seq = reply.act_seq
+        self.backlog_until = reply.seq
+
+    async def ready(self, ready: bool = True) -> None:
+        await self.session.request(tm.Ready(table=self.table_id, ready=ready))
+
+    async def act(self, action: dict[str, Any]) -> Message:
+        """Send one action (a map from ``state.legal``) under the next ``act_seq``; return the
+        host's reply (``ack``; ``duplicate`` if that seq was applied before).
+
+        Raises:
+            RequestError: the host refused it.
+            LocalProtocolError: ``action`` cannot be sent (not a valid ``act`` field); no
+                ``seq`` is used up then.
+        """
+        msg = tm.Act(table=self.table_id, seq=self.act_seq + 1, action=action)
+        self.act_seq += 1
+        return await self.session.request(msg)
+
+    # ------------------------------------------------------------------ pushes
+
+    @property
+    def my_turn(self) -> bool:
+        s = self.state
+        return s is not None and s.seat is not None and s.seat in s.to_act and bool(s.legal)
+
+    def in_backlog(self, push: Message) -> bool:
+        """Whether ``push`` is one the host replayed on resume (not live)."""
+        seq = getattr(push, "seq", None)
+        return isinstance(seq, int) and seq <= self.backlog_until
+
+    async def handle(self, push: Message) -> list[FairNotice]:
+        """Track one push; answer fair-dealing duties; return fairness notices.
+
+        Raises:
+            Disconnected: a fair-dealing answer could not be sent (the connection ended).
+        """
+        seq = getattr(push, "seq", None)
+        journaled = tm.GameStart | tm.EventPush | tm.FairPush | tm.GameOver
+        if isinstance(push, journaled) and isinstance(seq, int):
+            self.last_seq = max(self.last_seq, seq)
+        if isinstance(push, tm.TableInfo):
+            self.info = push
+            self.game = push.game
+            self.checker.table_options(push.game, push.options)
+            if not self.names or push.phase in ("waiting", "finished"):
+                self.names = [s["name"] if s else "" for s in push.seats]
+        elif isinstance(push, tm.GameStart):
+            self.game_no, self.game, self.names = push.game_no, push.game, list(push.names)
+            self.outcome = None
+            if not self.in_backlog(push):
+                self.act_seq = 0  # action seqs restart with each game (a resume says where)
+        elif isinstance(push, tm.GameOver):
+            self.outcome = dict(push.outcome)
+        elif isinstance(push, tm.EventPush) and push.event.get("kind") == "stood_up":
+            if self.seat is not None and push.event.get("seat") == self.seat:
+                # the host took our seat (PROTOCOL.md 4.5): its token is dead and this
+                # connection only watches now, so a later drop is followed by watching again
+                self.token, self.seat, self.watching = None, None, True
+        elif isinstance(push, tm.EventPush):
+            return self.checker.shown(push.event)
+        elif isinstance(push, tm.StatePush):
+            self.state = push
+            self.game_no = push.game_no
+            hand = push.view.get("hand")
+            if push.seat is not None and isinstance(hand, list):
+                return self.checker.check_hand([str(c) for c in hand])
+        elif isinstance(push, tm.FairPush):
+            out, notices = self.checker.receive(push)
+            for msg in out:
+                await self.session.send(msg)
+            return notices
+        return []
