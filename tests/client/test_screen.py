@@ -13,6 +13,7 @@ import io
 import re
 import sys
 import time
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -173,13 +174,15 @@ def test_a_long_question_wraps_and_redraws_in_place_and_a_leave_clears_the_block
     assert term.lines() == ["You left the table", ""]
 
 
-def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[int, list[str]]:
+def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[Counter[str], list[str]]:
     """Play a whole game at the terminal; at every quiet moment while the screen is up, check
-    that whose turn it is and the hand are in sight and that the log only grew. The number of
-    checks made and the log."""
+    that whose turn it is and the hand are in sight and that the log only grew. The checks made
+    on our turn ("ours"), on others' ("others") and in between (dealing, game over), and the
+    log."""
     import pexpect
 
-    checks, started = 0, time.monotonic()
+    checks: Counter[str] = Counter()
+    started = time.monotonic()
     log: list[str] = []
     while True:
         try:
@@ -202,7 +205,9 @@ def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[int, list[str
             assert lines[: len(log)] == log, "a logged line was rewritten"
             log = lines[:start]
             assert not any(line.startswith(("Your hand:", "── ", "▶ ")) for line in log)
-            checks += 1
+            turn = next(line for line in shown if TURN_LINE.match(line))
+            ours, theirs = turn.startswith("▶ Your turn"), "'s turn" in turn
+            checks["ours" if ours else "others" if theirs else "between"] += 1
         if last.startswith("Your move"):
             hand = " ".join(line for line in term.visible() if line.startswith("Your hand:"))
             numbers = re.findall(r"(\d+)\)", hand)
@@ -240,7 +245,9 @@ def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(
     checks, log = _play_watching_the_screen(child, term)
     child.close()
     assert child.exitstatus == 0, "\n".join(term.lines()[-30:])
-    assert checks > 10
+    # how many quiet moments a game has depends on its deal and the machine's load: at least
+    # one on our turn and one while the bots played
+    assert checks["ours"] and checks["others"], checks
     said = "\n".join(log)
     assert "Game 1 starts" in said and "Bot-1 plays" in said and "Ann plays" in said
     assert "deal verified" in "\n".join(term.lines())
