@@ -61,6 +61,8 @@ class GameText:
 
     name: str
     title: str = ""
+    seats: tuple[int, int] | None = None  #: ``min_seats``, ``max_seats`` (None: not said)
+    options: Mapping[str, Any] = field(default_factory=dict)  #: option name -> default
     help: str = ""
     layout: str = ""  #: "shedding" or "tricks": how the table is drawn
     keys: Mapping[str, str] = field(default_factory=dict)  #: action type -> letter
@@ -89,9 +91,17 @@ class GameText:
                 unavailable[letter.lower()] = str(key.get("none") or f"no {action_type} now")
         calls = entry.get("calls")
         title = entry.get("title")
+        low, high = entry.get("min_seats"), entry.get("max_seats")
+        options = entry.get("options")
         return cls(
             name=name,
             title=title if isinstance(title, str) and title else name,
+            seats=(low, high) if isinstance(low, int) and isinstance(high, int) else None,
+            options={
+                str(o["name"]): o.get("default")
+                for o in (options if isinstance(options, list) else [])
+                if isinstance(o, Mapping) and isinstance(o.get("name"), str)
+            },
             help=str(entry.get("help") or ""),
             layout=str(entry.get("layout") or ""),
             keys=keys,
