@@ -20,11 +20,11 @@ from client.commands import parse_options
 from client.play_cmd import play_command
 from host import embedded
 from host.cheats import CheatKind
-from host.games import find_game
+from host.games import find_game, game_names
 from host.server import HostConfig
 from protocol.exit_codes import ExitCode
 
-GAMES = ["one-card", "black-jack", "one"]
+GAMES = game_names()
 
 
 @pytest.fixture
