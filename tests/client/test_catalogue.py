@@ -61,7 +61,8 @@ def test_a_games_reply_gives_titles_help_letters_and_wording() -> None:
     assert c.refusal("one-card", "d") == "you cannot draw now"  # (only not now)
     assert c.refusal("one-card", "x") is None
     assert c.calls("black-jack") == {"declare"} and c.calls(None) == {"call", "declare"}
-    assert c.layout("one") == "tricks" and c.layout("one-card") == "shedding"
+    assert c.games["one"].layout == "tricks" and c.games["one-card"].layout == "shedding"
+    assert c.games["one"].table and c.games["one"].seat_columns and c.games["one-card"].seat_tags
     assert c.word("last_card") == "last card" and c.word("cards") == "cards"
     assert c.event("call_window") == "{holder:name} has one card left!"
     assert c.event("turn") is None and c.event("snap") is MISSING

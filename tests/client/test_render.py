@@ -19,9 +19,9 @@ from client.render import (
     card_text,
     make_console,
     render_outcome,
-    render_table,
     suit_text,
 )
+from client.table_view import render_table
 from client.wording import describe_event
 from host.games import find_game, game_names
 
