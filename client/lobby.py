@@ -97,10 +97,10 @@ def describe_table(i: int, t: dict[str, Any]) -> str:
     """One table of the lobby's list; a seat the host's bot plays for a player who left (or
     for one away) says so, rather than list the player as still sitting there.
 
-    >>> print(describe_table(1, {"table": "t1", "game": "one", "phase": "playing", "seats": [
+    >>> print(describe_table(1, {"table": "t1", "game": "snap", "phase": "playing", "seats": [
     ...     {"name": "Ann", "bot": "host", "substitute": True}, {"name": "Bob"},
     ...     {"name": "Cy", "bot": None, "substitute": True}]}))
-      1) t1  one  3/3 seats  playing (a bot for Ann, Bob, Cy (away: a bot plays))
+      1) t1  snap  3/3 seats  playing (a bot for Ann, Bob, Cy (away: a bot plays))
     """
     seats = t.get("seats") or []
     taken = [_seat_label(s) for s in seats if s]
@@ -271,10 +271,10 @@ def parse_lobby(  # noqa: C901, PLR0912
 ) -> tuple[str, str, dict[str, Any]]:
     """A lobby command as (verb, table or game, extra); ``ValueError`` explains a bad one.
 
-    >>> parse_lobby("c one 3 1", [], json_mode=False)
-    ('create', 'one', {'seats': 3, 'bots': 1, 'options': {}})
-    >>> parse_lobby("c black-jack 3 jokers=2 decks=2", [], json_mode=False)
-    ('create', 'black-jack', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
+    >>> parse_lobby("c snap 3 1", [], json_mode=False)
+    ('create', 'snap', {'seats': 3, 'bots': 1, 'options': {}})
+    >>> parse_lobby("c snap 3 jokers=2 decks=2", [], json_mode=False)
+    ('create', 'snap', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
     >>> parse_lobby("5", [{"table": "t1"}], json_mode=False)
     Traceback (most recent call last):
     ValueError: no table 5: there is one table, number 1
