@@ -8,7 +8,8 @@ the ``py`` launcher on Windows; the ones missing are named, at least one must be
 * from another folder, with ``PYTHONPATH`` pointing at a folder of decoy ``protocol.py``,
   ``net.py``, ``host.py`` and ``client.py`` that exit at once if run (issue 19: the installed
   command must not run them): ``onecard --version``, ``onecard play --watch --delay 0`` for each
-  game, ``onecard verify`` on the hand records their hosts kept, ``onecard proofs``;
+  game of the installed host's registry (``host.games.game_names``), ``onecard verify`` on the
+  hand records their hosts kept, ``onecard proofs``;
 * ``python -m protocol --check-spec``, which reads the spec the wheel carries;
 * on each Python but the one that ran the full suite (``--full``, by default this one), the
   fast suite (:data:`FAST_SUITE`) from the repository, in that environment.
@@ -31,7 +32,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SUPPORTED = ("3.11", "3.12", "3.13")
-GAMES = ("one-card", "one", "black-jack")
+#: prints the games of the installed wheel's registry, one a line
+LIST_GAMES = "from host.games import game_names; print('\\n'.join(game_names()))"
 #: the sans-I/O protocol, the network helpers and the doctests: about a minute on two cores
 FAST_SUITE = ("tests/protocol", "tests/net", "tests/test_doctests.py")
 DECOYS = ("protocol", "net", "host", "client")
@@ -114,17 +116,20 @@ def check_wheel(python: list[str], wheel: Path, work: Path, *, with_tests: bool)
     env = {**os.environ, "PYTHONPATH": str(decoys), "ONECARD_STATE_DIR": str(state)}
     env["NO_COLOR"] = "1"
     print(run([onecard, "--version"], cwd=elsewhere, env=env).strip())
-    for game in GAMES:
+    plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    games = run([vpy, "-c", LIST_GAMES], cwd=elsewhere, env=plain).split()
+    if not games:
+        sys.exit("FAILED: the installed host's registry lists no game")
+    for game in games:
         command = [onecard, "play", "--watch", "--game", game, "--delay", "0"]
         command += ["--data-dir", str(host_dir)]
         out = run(command, cwd=elsewhere, env=env, stdin=subprocess.DEVNULL, timeout=300)
         print(out.strip().splitlines()[-1])
     records = sorted(host_dir.rglob("*.json.xz"))
-    if len(records) < len(GAMES):
+    if len(records) < len(games):
         sys.exit(f"FAILED: {len(records)} hand records kept in {host_dir}, expected one a game")
     print(run([onecard, "verify", *records], cwd=elsewhere, env=env).strip())
     print(run([onecard, "proofs"], cwd=elsewhere, env=env).strip())
-    plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     run([vpy, "-m", "protocol", "--check-spec"], cwd=elsewhere, env=plain)
     print(f"spec checked: {run([vpy, '-m', 'protocol', '--spec-dir'], cwd=elsewhere).strip()}")
     return vpy

@@ -5,8 +5,9 @@ How it works: the client holds no table per game. It asks the host ``list_games`
 learned yet: a command talks to one host) and keeps the answer in :data:`CATALOGUE`, one
 :class:`GameText` per game, every string in it made safe to show
 (:func:`host_data`). :mod:`client.render` takes the titles from it,
-:mod:`client.choices` the help line and the letters, and :mod:`client.wording` the templates
-that word events and actions (``spec/PROTOCOL.md`` section 3.5).
+:mod:`client.choices` the help line and the letters, :mod:`client.wording` the templates
+that word events and actions, and :mod:`client.table_view` the view fields each game declares
+for its table (``spec/PROTOCOL.md`` section 3.5).
 
 Lookups take the table's game when the caller knows it; without one (or for a game the host did
 not describe) they use the first game the host listed that has the kind, type or letter: the
@@ -45,6 +46,10 @@ def host_data(value: Any) -> Any:
     return value
 
 
+def _templates(value: object) -> tuple[Any, ...]:
+    return tuple(value) if isinstance(value, list) else ()
+
+
 def _str_map(value: object) -> dict[str, str]:
     if not isinstance(value, Mapping):
         return {}
@@ -61,8 +66,10 @@ class GameText:
 
     name: str
     title: str = ""
+    seats: tuple[int, int] | None = None  #: ``min_seats``, ``max_seats`` (None: not said)
+    options: Mapping[str, Any] = field(default_factory=dict)  #: option name -> default
     help: str = ""
-    layout: str = ""  #: "shedding" or "tricks": how the table is drawn
+    layout: str = ""  #: "shedding" or "tricks" (the table is drawn from ``table``)
     keys: Mapping[str, str] = field(default_factory=dict)  #: action type -> letter
     unavailable: Mapping[str, str] = field(default_factory=dict)  #: letter -> "not now" line
     absent_keys: Mapping[str, str] = field(default_factory=dict)  #: letter -> "never" line
@@ -72,6 +79,9 @@ class GameText:
     words: Mapping[str, str] = field(default_factory=dict)
     endings: Mapping[str, str] = field(default_factory=dict)  #: termination -> why it ended
     guide: tuple[Any, ...] = ()  #: the ``?`` paragraphs, templates over the view
+    table: tuple[Any, ...] | None = None  #: the lines above the seats (None: not declared)
+    seat_columns: tuple[Any, ...] = ()  #: templates over the view and ``row``: a column each
+    seat_tags: tuple[Any, ...] = ()  #: templates over the view and ``row``: a tag each
 
     @classmethod
     def from_wire(cls, entry: Mapping[str, Any]) -> GameText | None:
@@ -89,9 +99,17 @@ class GameText:
                 unavailable[letter.lower()] = str(key.get("none") or f"no {action_type} now")
         calls = entry.get("calls")
         title = entry.get("title")
+        low, high = entry.get("min_seats"), entry.get("max_seats")
+        options = entry.get("options")
         return cls(
             name=name,
             title=title if isinstance(title, str) and title else name,
+            seats=(low, high) if isinstance(low, int) and isinstance(high, int) else None,
+            options={
+                str(o["name"]): o.get("default")
+                for o in (options if isinstance(options, list) else [])
+                if isinstance(o, Mapping) and isinstance(o.get("name"), str)
+            },
             help=str(entry.get("help") or ""),
             layout=str(entry.get("layout") or ""),
             keys=keys,
@@ -105,6 +123,9 @@ class GameText:
             words=_str_map(entry.get("words")),
             endings=_str_map(entry.get("endings")),
             guide=tuple(guide) if isinstance(guide := entry.get("guide"), list) else (),
+            table=tuple(table) if isinstance(table := entry.get("table"), list) else None,
+            seat_columns=_templates(entry.get("seat_columns")),
+            seat_tags=_templates(entry.get("seat_tags")),
         )
 
 
@@ -175,11 +196,6 @@ class Catalogue:
         """The game's title, or its name when the host did not give one."""
         found = self.games.get(game)
         return found.title if found is not None else game
-
-    def layout(self, game: str) -> str:
-        """How the host says to draw the game's table (``""`` when it did not say)."""
-        found = self.games.get(game)
-        return found.layout if found is not None else ""
 
     def help(self, game: str) -> str:
         """The game's ``?`` help line; ``""`` when the host gave none."""

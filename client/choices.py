@@ -43,7 +43,6 @@ from protocol.text import safe_text
 
 __all__ = [
     "GAME_HELP",
-    "OUT_OF_TURN",
     "Choice",
     "Menu",
     "StrayBids",
@@ -53,8 +52,6 @@ __all__ = [
     "normalise_card",
 ]
 
-#: action types a seat may send when it is not its turn
-OUT_OF_TURN = frozenset({"call", "declare"})
 GAME_HELP = CATALOGUE.helps
 """Each game's ``?`` help line as the host gave it (a live view of the catalogue)."""
 _SYMBOL_TO_LETTER = {v: k for k, v in SUIT_SYMBOLS.items()}
@@ -99,7 +96,8 @@ class Menu:
         """The moves a seat may make out of its turn (a call, a declaration), and a key for
         this offer in the view's window (None: none on offer): a hint is said once a key, so
         the same call offered again in another player's window is said again."""
-        calls = [c for c in self.choices if c.actions[0].get("type") in OUT_OF_TURN]
+        out_of_turn = self.catalogue.calls(self.game or None)  # the host's ``calls``
+        calls = [c for c in self.choices if c.actions[0].get("type") in out_of_turn]
         window = view.get("call_window") or view.get("declare_window")
         key = json.dumps([[c.actions for c in calls], window], sort_keys=True)
         return calls, key if calls else None

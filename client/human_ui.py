@@ -53,16 +53,11 @@ from client.intents import (
     rematch_answer,
 )
 from client.outage import Outage
-from client.render import (
-    OutputClosed,
-    cards_in_text,
-    name_seats,
-    render_outcome,
-    render_table,
-)
+from client.render import OutputClosed, cards_in_text, name_seats, render_outcome
 from client.screen import Deliver, Screen, wanted
 from client.status import LIST_MARGIN, Status, counts_down, options_text, status_block
 from client.table_client import TableClient
+from client.table_view import render_table
 from client.tracking import CardsLeft, DealNumbers, Presence
 from client.turn_clock import TurnClock
 from client.wording import describe_action, describe_event

@@ -415,9 +415,9 @@ def _check_combination(
 @click.option("--watch", is_flag=True, help="Watch instead of taking a seat.")
 @click.option(
     "--create",
-    type=click.Choice(["one-card", "one", "black-jack"]),
+    metavar="GAME",
     default=None,
-    help="Create a table of this game and sit down at it.",
+    help="Create a table of this game (one the host runs: it names them if not) and sit down.",
 )
 @click.option(
     "--seats",

@@ -4,7 +4,9 @@ How it works: :func:`run_lobby` lists the tables and reads commands until one is
 watched. People type a table number, ``w NUMBER``, ``c GAME [SEATS] [BOTS] [KEY=VALUE ...]``,
 ``r``, ``?`` or ``q``; ``--json`` scripts send one JSON object per line
 (``{"cmd": "join", "table": ...}``, ``create``, ``watch``, ``list``, ``quit``) and get a
-``tables`` event after each. :func:`parse_lobby` turns a line into a command without I/O, so a
+``tables`` event after each. The games people may create are the host's: the lobby asks it
+(``list_games``, kept in :data:`client.catalogue.CATALOGUE`) and its help names them
+(:func:`lobby_help`). :func:`parse_lobby` turns a line into a command without I/O, so a
 typo only gets its own message; the host's refusals are shown and the lobby goes on. The host
 closing while we wait for input ends the lobby at once with :class:`net.session.Disconnected`.
 """
@@ -18,6 +20,7 @@ import click
 import trio
 
 import protocol.table_messages as tm
+from client.catalogue import CATALOGUE, Catalogue
 from client.choices import clip
 from client.commands import parse_options
 from client.human_ui import HumanUI
@@ -30,10 +33,10 @@ from protocol.errors import LocalProtocolError
 
 __all__ = [
     "CREATE_USAGE",
-    "LOBBY_HELP",
     "SEATS_RANGE",
     "create_table",
     "describe_table",
+    "lobby_help",
     "parse_lobby",
     "run_lobby",
     "too_many_bots",
@@ -45,22 +48,59 @@ SEATS_RANGE = (2, 10)
 PROTOCOL_SEATS = (1, 16)
 #: the lobby's create command, as its errors name it
 CREATE_USAGE = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
-LOBBY_HELP = (
-    f"Type a table number to join it, w NUMBER to watch, {CREATE_USAGE} to create a "
-    f"table and sit down (games: one-card, one, black-jack; SEATS as the game allows, the host "
-    "says; BOTS fill seats; KEY=VALUE sets a table option, as --option: "
-    "black-jack 3 1 jokers=2), r to list the tables again, ? for this help, q to quit."
-)
+
+
+def lobby_help(catalogue: Catalogue | None = None) -> str:
+    """What the lobby's ``?`` says, with the games the host said it runs (and their seats).
+
+    >>> print(lobby_help(Catalogue([{"name": "snap", "min_seats": 2, "max_seats": 4,
+    ...     "options": [{"name": "fast", "default": False}]}, {"name": "go"}])))
+    Type a table number to join it, w NUMBER to watch, c GAME [SEATS] [BOTS] [KEY=VALUE ...] \
+to create a table and sit down (games: snap 2-4 seats, go; BOTS fill seats; KEY=VALUE sets a \
+table option, as --option: c snap 3 1 fast=off), r to list the tables again, ? for this help, \
+q to quit.
+    """
+    games = list((CATALOGUE if catalogue is None else catalogue).games.values())
+    named = ", ".join(
+        f"{g.name} {g.seats[0]}-{g.seats[1]} seats" if g.seats else g.name for g in games
+    )
+    example = ""
+    for game in games:
+        if game.options:
+            option, default = next(iter(game.options.items()))
+            value = ("on" if default else "off") if isinstance(default, bool) else default
+            seats = min(max(3, game.seats[0] if game.seats else 3), PROTOCOL_SEATS[1])
+            example = f": c {game.name} {seats} 1 {option}={value}"
+            break
+    return (
+        f"Type a table number to join it, w NUMBER to watch, {CREATE_USAGE} to create a table "
+        f"and sit down (games: {named or 'the host did not say'}; BOTS fill seats; KEY=VALUE "
+        f"sets a table option, as --option{example}), r to list the tables again, ? for this "
+        "help, q to quit."
+    )
+
+
+async def _learn_games(session: ClientSession) -> None:
+    """Ask the host which games it runs, unless this process knows already (a refusal leaves
+    the help without them)."""
+    if CATALOGUE.learned:
+        return
+    try:
+        reply = await session.request(tm.ListGames())
+    except RequestError:
+        return
+    if isinstance(reply, tm.Games):
+        CATALOGUE.learn(reply.games)
 
 
 def describe_table(i: int, t: dict[str, Any]) -> str:
     """One table of the lobby's list; a seat the host's bot plays for a player who left (or
     for one away) says so, rather than list the player as still sitting there.
 
-    >>> print(describe_table(1, {"table": "t1", "game": "one", "phase": "playing", "seats": [
+    >>> print(describe_table(1, {"table": "t1", "game": "snap", "phase": "playing", "seats": [
     ...     {"name": "Ann", "bot": "host", "substitute": True}, {"name": "Bob"},
     ...     {"name": "Cy", "bot": None, "substitute": True}]}))
-      1) t1  one  3/3 seats  playing (a bot for Ann, Bob, Cy (away: a bot plays))
+      1) t1  snap  3/3 seats  playing (a bot for Ann, Bob, Cy (away: a bot plays))
     """
     seats = t.get("seats") or []
     taken = [_seat_label(s) for s in seats if s]
@@ -139,7 +179,8 @@ async def _lobby_loop(  # noqa: C901, PLR0912
                     ui.info(describe_table(i, t))
         if isinstance(ui, HumanUI):
             if show_help:
-                ui.info(LOBBY_HELP)
+                await _learn_games(session)
+                ui.info(lobby_help())
             ui.prompt("Lobby> ")
         show_tables, show_help = json_mode, False
         line = await _read_lobby_line(session)
@@ -230,10 +271,10 @@ def parse_lobby(  # noqa: C901, PLR0912
 ) -> tuple[str, str, dict[str, Any]]:
     """A lobby command as (verb, table or game, extra); ``ValueError`` explains a bad one.
 
-    >>> parse_lobby("c one 3 1", [], json_mode=False)
-    ('create', 'one', {'seats': 3, 'bots': 1, 'options': {}})
-    >>> parse_lobby("c black-jack 3 jokers=2 decks=2", [], json_mode=False)
-    ('create', 'black-jack', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
+    >>> parse_lobby("c snap 3 1", [], json_mode=False)
+    ('create', 'snap', {'seats': 3, 'bots': 1, 'options': {}})
+    >>> parse_lobby("c snap 3 jokers=2 decks=2", [], json_mode=False)
+    ('create', 'snap', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
     >>> parse_lobby("5", [{"table": "t1"}], json_mode=False)
     Traceback (most recent call last):
     ValueError: no table 5: there is one table, number 1

@@ -62,7 +62,15 @@ from client.stdin import read_line
 from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
 from client.tokens import default_state_dir
-from host.embedded import EmbeddedError, HostInfo, Setup, embedded_host, records_dir
+from host.embedded import (
+    EmbeddedError,
+    HostInfo,
+    Setup,
+    embedded_host,
+    find_game,
+    game_names,
+    records_dir,
+)
 from net.address import join_target
 from net.discover import lan_addresses
 from net.session import Disconnected, RequestError, open_session
@@ -72,7 +80,20 @@ from protocol.lobby_messages import BOT_LEVELS, Leave
 
 __all__ = ["GAME_CHOICES", "play_command", "run_play"]
 
-GAME_CHOICES = ("one-card", "one", "black-jack")
+#: the games the embedded host runs, from its registry (the first is the default)
+GAME_CHOICES = tuple(game_names())
+
+
+def _option_example() -> str:
+    """``--option``'s example: a real option of a game of the registry, set to a value other
+    than its default when it has a list of them."""
+    for game in GAME_CHOICES:
+        for spec in find_game(game).OPTIONS:
+            others = [c for c in spec.choices or () if c != spec.default]
+            value = others[0] if others else spec.default
+            shown = ("on" if value else "off") if isinstance(value, bool) else str(value)
+            return f", e.g. --game {game} --option {spec.name}={shown}"
+    return ""
 
 
 #: seconds the host of a LAN game waits after it for friends to finish and leave
@@ -105,7 +126,7 @@ async def _wait_for_start(tc: TableClient, ui: Frontend) -> None:
 
 async def run_play(
     *,
-    game: str = "one-card",
+    game: str = GAME_CHOICES[0],
     bots: int = 2,
     level: str = "normal",
     options: dict[str, Any] | None = None,
@@ -296,7 +317,7 @@ async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI, table: str) 
 @click.option(
     "--game",
     type=click.Choice(GAME_CHOICES),
-    default="one-card",
+    default=GAME_CHOICES[0],
     show_default=True,
     help="Which game.",
 )
@@ -320,8 +341,8 @@ async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI, table: str) 
     "option_pairs",
     multiple=True,
     metavar="KEY=VALUE",
-    help="A table option (house rule) of the chosen game, e.g. --game black-jack --option "
-    "jokers=2; repeatable.",
+    help=f"A table option (house rule) of the chosen game{_option_example()}; onecard rules "
+    "GAME lists them; repeatable.",
 )
 @click.option(
     "--watch", is_flag=True, help="Bots play every seat; you watch. Ends by itself; q stops it."

@@ -19,12 +19,9 @@ goes into :class:`~rich.text.Text` as plain text). The console of
 :func:`make_console` escapes, as a last line of defence, any control character that still
 reaches it other than the line breaks it lays out itself.
 
-No game is named here: :func:`render_table` draws the header with the title the host gave
-(:data:`client.catalogue.CATALOGUE`), then the table in the layout the host gave: a
-trick-taking table (trump, auction, the trick, points taken) or a shedding table (the pile, what
-is pending; a host that says neither: tricks when the view has a ``trick`` or an ``auction``),
-and every seat (hand size, turn, dealer, calls, scores); the hand with its numbered legal moves
-is drawn by :mod:`client.choices`, and events and actions are worded by :mod:`client.wording`.
+No game is named here: the table is drawn by :mod:`client.table_view` from the view fields the
+host declares, the hand with its numbered legal moves by :mod:`client.choices`, and events and
+actions are worded by :mod:`client.wording`, all with the pieces here.
 """
 
 from __future__ import annotations
@@ -54,7 +51,6 @@ __all__ = [
     "make_console",
     "name_seats",
     "render_outcome",
-    "render_table",
     "suit_text",
 ]
 
@@ -220,77 +216,6 @@ def name_seats(text: str, names: Names, me: int | None = None) -> str:
 # --------------------------------------------------------------------------- the table
 
 
-def render_table(
-    view: Mapping[str, Any],
-    names: Sequence[str],
-    *,
-    me: int | None,
-    to_act: Sequence[int] = (),
-    ascii_only: bool = False,
-    game_no: int = 1,
-    width: int | None = None,
-    presence: Sequence[object] = (),
-) -> Text:
-    """The table as ``me`` sees it (no hand: :mod:`client.choices` draws it with the moves);
-    ``game_no`` (the table's game, from 1) words a trick game's hand after a rematch; the rule
-    at the top fits in ``width`` columns (the terminal's); ``presence``, the ``table_info``
-    seats, marks a seat whose player is away or played by the host.
-
-    >>> top = render_table({"game": "snap"}, [], me=None, width=30).plain.splitlines()[0]
-    >>> len(top), top[:10]
-    (30, '── snap ──')
-    """
-    view, names = host_data(view), _safe_name_list(names)
-    game = str(view.get("game", ""))
-    out = Text()
-    title = CATALOGUE.title(game)
-    rule = "-" if ascii_only else "─"
-    out.append(f"{rule * 2} {title} ", style="bold")
-    length = 40 - len(title) if width is None else min(40, width) - 4 - len(title)
-    out.append(rule * max(2, length) + "\n")
-    layout = CATALOGUE.layout(game) or (
-        "tricks" if isinstance(view.get("trick") or view.get("auction"), dict) else "shedding"
-    )
-    if layout == "tricks":
-        _trick_table(out, view, names, ascii_only=ascii_only, me=me, game_no=game_no)
-    else:
-        _shedding_table(out, view, ascii_only, game)
-    out.append_text(
-        _seats(view, names, me=me, to_act=to_act, ascii_only=ascii_only, presence=presence)
-    )
-    return out
-
-
-def _shedding_table(out: Text, view: Mapping[str, Any], ascii_only: bool, game: str) -> None:
-    top = view.get("top")
-    out.append("Top card: ")
-    out.append_text(card_text(str(top), ascii_only=ascii_only) if top else Text("none"))
-    suit = view.get("suit")
-    if suit is not None:
-        named = view.get("named_suit") is not None
-        out.append("   suit to match: " if not named else "   named suit: ")
-        out.append_text(suit_text(suit, ascii_only=ascii_only, named=True))
-    out.append(f"   stock: {view.get('stock', '?')}\n")
-    out.append(f"Direction: {view.get('direction', '?')}")
-    if view.get("extra_turns"):
-        out.append(f"   extra turns owed: {view['extra_turns']}")
-    out.append("\n")
-    follow = follow_text(view.get("follow"), ascii_only=ascii_only, game=game)
-    if follow is not None:
-        out.append("May follow: ").append_text(follow).append("\n")
-    damage = view.get("damage")
-    target = view.get("target")
-    if damage and target is not None and target != view.get("turn"):  # played on an extra turn
-        out.append(f"Pending attack: {damage} cards, aimed at seat {target}\n", style="bold")
-    elif damage:
-        out.append(f"Pending attack: {damage} cards to pick up unless answered\n", style="bold")
-    pickup = view.get("pending")
-    if pickup:  # Black Jack's word (spec/RULES.md): a pick-up, answered by a counter
-        out.append(f"Pick-up: {pickup} cards to pick up unless countered\n", style="bold")
-    if view.get("cover"):
-        out.append("The queen must be covered\n", style="bold")
-
-
 def follow_text(follow: object, *, ascii_only: bool = False, game: str = "") -> Text | None:
     """What may be played on the top card, from a view's ``follow`` (the host's sets of suits,
     ranks and cards): ``any ♥, any 9 or Joker(R)``; ``any card`` when every suit plays; None
@@ -338,106 +263,10 @@ def _follow_sets(follow: Mapping[str, Any], ascii_only: bool) -> Text:
     return out
 
 
-def _trick_table(
-    out: Text,
-    view: Mapping[str, Any],
-    names: Sequence[str],
-    *,
-    ascii_only: bool,
-    me: int | None,
-    game_no: int,
-) -> None:
-    out.append(f"{hand_label(view.get('hand_no'), game_no)}   target {view.get('target')}   ")
-    out.append(f"phase: {view.get('phase')}   ranking: {view.get('ranking')}\n")
-    trump = view.get("trump")
-    out.append("Trump: ")
-    if trump:
-        out.append_text(suit_text(trump, ascii_only=ascii_only, named=True))
-    else:
-        out.append("no trump" if view.get("no_trump") else "not yet")
-    auction = view.get("auction")
-    bidder = auction.get("bidder") if isinstance(auction, dict) else None
-    leading = view.get("phase") == "play" and me is not None and me in (view.get("to_act") or [])
-    if not trump and not view.get("no_trump") and leading and bidder == me:
-        out.append(" (you won the auction: the suit of the card you lead now is trump)")
-    if isinstance(auction, dict):
-        high, bidder = auction.get("high"), auction.get("bidder")
-        if high is not None and bidder is not None:
-            out.append(f"   bid: {high} by {_name(names, bidder)}")
-        elif view.get("phase") == "auction":
-            out.append(f"   no bid yet (minimum {auction.get('min')})")
-    out.append("\n")
-    taken = view.get("points_taken")
-    if isinstance(taken, list) and any(taken):
-        points = ", ".join(f"{_name(names, i)} {p}" for i, p in enumerate(taken))
-        out.append(f"Points taken this hand: {points}\n")
-    trick = view.get("trick")
-    if isinstance(trick, dict) and trick.get("cards"):
-        out.append("Trick: ")
-        for i, item in enumerate(trick["cards"]):
-            if i:
-                out.append(", ")
-            out.append(_name(names, item.get("seat")) + " ")
-            out.append_text(card_text(str(item.get("card")), ascii_only=ascii_only))
-        out.append("\n")
-
-
 def _name(names: Sequence[str], seat: object) -> str:
     if isinstance(seat, int) and 0 <= seat < len(names) and names[seat]:
         return names[seat]
     return f"seat {seat}"
-
-
-def _seats(
-    view: Mapping[str, Any],
-    names: Sequence[str],
-    *,
-    me: int | None,
-    to_act: Sequence[int],
-    ascii_only: bool,
-    presence: Sequence[object] = (),
-) -> Text:
-    counts = view.get("hand_counts") or []
-    scores = view.get("scores")
-    declared = view.get("declared")
-    finished = view.get("finished") or view.get("out") or []
-    window = view.get("call_window")
-    turn = list(to_act) or list(view.get("to_act") or [])
-    width = max((len(n) for n in names), default=4)
-    out = Text()
-    for seat, count in enumerate(counts):
-        marker = ">" if ascii_only else "▶"
-        out.append(f" {marker} " if seat in turn else "   ", style="bold")
-        out.append(f"{_name(names, seat):<{width}}", style="bold" if seat == me else "")
-        out.append(f"  {count:>2} card{'s' if count != 1 else ' '}")
-        if isinstance(scores, list) and seat < len(scores):
-            out.append(f"  {scores[seat]:>3} pt{' ' if scores[seat] == 1 else 's'}")
-        tags = []
-        if seat == me:
-            tags.append("you")
-        held = presence[seat] if seat < len(presence) else None
-        if isinstance(held, Mapping) and held.get("substitute"):
-            tags.append("a bot plays")
-        elif isinstance(held, Mapping) and isinstance(held.get("away_s"), int):
-            tags.append(f"away: a bot plays in {held['away_s']} s")  # the host's grace left
-        elif isinstance(held, Mapping) and held.get("connected") is False:
-            tags.append("away")
-        if view.get("dealer") == seat:
-            tags.append("dealer")
-        if seat in finished:
-            tags.append(f"out #{list(finished).index(seat) + 1}")
-        if seat in (view.get("bankrupt") or []):
-            tags.append("bankrupt")
-        if isinstance(declared, list) and seat < len(declared) and declared[seat]:
-            said = declared[seat]  # Black Jack's view has a flag; a word is shown as said
-            word = CATALOGUE.word(str(said), str(view.get("game", "")))
-            tags.append("declared" if said is True else f'said "{word}"')
-        if isinstance(window, dict) and window.get("holder") == seat:
-            tags.append("ONE CARD!")
-        if tags:
-            out.append("  (" + ", ".join(tags) + ")")
-        out.append("\n")
-    return out
 
 
 # --------------------------------------------------------------------------- outcome

@@ -9,7 +9,9 @@ item is left out too unless ``--reasons`` asks for it. The rules file is the spe
 (:data:`protocol.spec_tables.SPEC_DIR`: inside the protocol package of an installed wheel, the
 repository's ``spec/`` in an editable install). The text is Markdown, drawn by rich's
 :class:`~rich.markdown.Markdown` for the terminal (styles, wrapped to its width); in a pipe the
-same drawing comes out as plain text, without styles or trailing spaces.
+same drawing comes out as plain text, without styles or trailing spaces. The games it knows are
+the sections the rules file has (:func:`rules_games`): the client holds no list of games, and a
+game added to the host's registry comes with its section (docs/ADDING-A-GAME.md).
 """
 
 from __future__ import annotations
@@ -23,12 +25,12 @@ from rich.markdown import Markdown
 from client.render import make_console
 from protocol.exit_codes import ExitCode
 
-__all__ = ["GAMES", "NOTES_HEADING", "rules_command", "rules_file", "rules_text"]
+__all__ = ["NOTES_HEADING", "rules_command", "rules_file", "rules_games", "rules_text"]
 
-#: the games the rules file describes (their section headings name them)
-GAMES = ("one-card", "one", "black-jack")
 #: the heading in a game's section after which everything is for implementers
 NOTES_HEADING = "### Notes for implementers"
+#: a game's section heading: ``## One Card (`one-card`)``
+_SECTION = re.compile(r"(?m)^## [^\n]*\(`([^`\n]+)`\)[ \t]*$")
 _REASON = re.compile(r" *\*Reason\*:.*?(?=\n\s*\n|\n *- |\n#|\Z)", re.DOTALL)
 
 
@@ -37,6 +39,15 @@ def rules_file() -> Path:
     from protocol.spec_tables import SPEC_DIR  # noqa: PLC0415 (only when the command runs)
 
     return SPEC_DIR / "RULES.md"
+
+
+def rules_games(source: str) -> list[str]:
+    """The games ``source`` (the rules file) has a section for, in its order.
+
+    >>> rules_games("# rules\\n## Snap (`snap`)\\nIntro.\\n## Scenario files\\n## Go (`go`)\\n")
+    ['snap', 'go']
+    """
+    return _SECTION.findall(source)
 
 
 def rules_text(source: str, game: str, *, reasons: bool = False) -> str:
@@ -61,16 +72,22 @@ def rules_text(source: str, game: str, *, reasons: bool = False) -> str:
 
 
 @click.command("rules", short_help="Print a game's rules (from spec/RULES.md).")
-@click.argument("game", type=click.Choice(GAMES))
+@click.argument("game")
 @click.option("--reasons", is_flag=True, help="Keep the reason given for each rule.")
 def rules_command(game: str, reasons: bool) -> None:
-    """Print the rules of GAME: the deck and the deal, turns, the special cards, scoring and
-    the end, and the table options (``--option`` of ``onecard play``)."""
+    """Print the rules of GAME (a game the rules file has a section for: onecard play --help
+    lists the games): the deck and the deal, turns, the special cards, scoring and the end,
+    and the table options (``--option`` of ``onecard play``)."""
     try:
         source = rules_file().read_text(encoding="utf-8")
     except OSError as exc:
         click.echo(f"the rules file cannot be read: {exc}", err=True)
         raise SystemExit(ExitCode.DATA) from None
+    games = rules_games(source)
+    if game not in games:
+        raise click.BadParameter(
+            f"{game!r} is not one of {', '.join(map(repr, games))}", param_hint="'GAME'"
+        )
     rules = Markdown(rules_text(source, game, reasons=reasons))
     console = make_console()
     if console.is_terminal:

@@ -2,7 +2,7 @@
 
 How it works: :func:`status_block` draws what a player needs between two events, from what the
 client last heard (the seat's ``state``, the ``table_info``, the menu of moves): the table as
-:func:`client.render.render_table` draws it (top card, what may follow, every seat with its
+:func:`client.table_view.render_table` draws it (top card, what may follow, every seat with its
 cards, connection and score, the turn marker), the player's hand and moves
 (:meth:`client.choices.Menu.render`), a follow-up question's options, and one line saying whose
 turn it is, with the seconds left when a turn timer runs. :class:`client.screen.Screen` keeps
@@ -23,7 +23,7 @@ from rich.text import Text
 
 import protocol.table_messages as tm
 from client.choices import Choice, Menu
-from client.render import render_table
+from client.table_view import render_table
 from protocol.text import safe_text
 
 __all__ = ["Status", "common_prefix", "counts_down", "grid", "status_block", "turn_line"]

@@ -30,7 +30,7 @@ def presence_changes(
 
     >>> def info(connected: bool) -> tm.TableInfo:
     ...     seat = {"seat": 1, "name": "Bob", "connected": connected}
-    ...     return tm.TableInfo(table="t1", name="t", game="one", options={}, phase="playing",
+    ...     return tm.TableInfo(table="t1", name="t", game="snap", options={}, phase="playing",
     ...                         seats=(None, seat), game_no=1, spectators=0, turn_timer=None,
     ...                         voids=0)
     >>> import dataclasses

@@ -8,7 +8,9 @@ templates said one after the other, or ``{"if": condition, "then": ..., "else": 
 fields: seat numbers become the players' names, card codes cards (``7♠``, red for hearts and
 diamonds, the code itself in ASCII), suit letters symbols, through :mod:`client.render`. This
 module knows no game: a kind or type the host did not word is shown generically, as its name
-and fields (``bid: seat=1 value=9``, ``bid value=9``).
+and fields (``bid: seat=1 value=9``, ``bid value=9``). A field may be a path into the map
+(``auction.bidder``; on an array, a number or the name of a field holding one:
+``scores.row``), which is how :mod:`client.table_view` fills the table a game declares.
 
 Host text is never shown raw: the fields go through :func:`client.catalogue.host_data` first and
 the templates were made safe when they were learnt.
@@ -24,10 +26,18 @@ from typing import Any
 from rich.text import Text
 
 from client.catalogue import CATALOGUE, MISSING, Catalogue, host_data
-from client.render import Names, card_text, cards_text, hand_label, name_seats, suit_text
+from client.render import (
+    Names,
+    card_text,
+    cards_text,
+    follow_text,
+    hand_label,
+    name_seats,
+    suit_text,
+)
 from protocol.text import safe_text
 
-__all__ = ["describe_action", "describe_event", "fill", "fill_with"]
+__all__ = ["describe_action", "describe_event", "fill", "fill_view", "fill_with"]
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 _JOKERS = ("JR", "JB")
@@ -155,38 +165,55 @@ def _value(name: str, context: _Context) -> Any:
         return context.me
     if name.startswith("view."):
         return host_data(context.view.get(name[5:]))
-    return context.fields.get(name)
+    head, *path = name.split(".")
+    value = context.me if head == "me" else context.fields.get(head)
+    for part in path:
+        if isinstance(value, Mapping):
+            value = value.get(part)
+        elif isinstance(value, list):
+            at = int(part) if part.isdigit() else _value(part, context)
+            ok = isinstance(at, int) and not isinstance(at, bool) and 0 <= at < len(value)
+            value = value[at] if ok else None
+        else:
+            return None
+    return value
 
 
 def _holds(condition: object, context: _Context) -> bool:
     """Whether every test of ``condition`` holds (an unknown test, or no map, does not)."""
     if not isinstance(condition, Mapping) or not condition:
         return False
-    for test, arg in condition.items():
-        if test == "is" and isinstance(arg, Mapping):
-            for name, allowed in arg.items():
-                options = allowed if isinstance(allowed, list) else [allowed]
-                if _value(str(name), context) not in options:
-                    return False
-            continue
-        if test == "same" and isinstance(arg, list) and len(arg) == 2:
-            if _value(str(arg[0]), context) != _value(str(arg[1]), context):
-                return False
-            continue
-        value = _value(str(arg), context)
-        if test == "has":
-            ok = value is not None
-        elif test == "true":
-            ok = bool(value)
-        elif test == "false":
-            ok = not value
-        elif test == "mine":
-            ok = context.me is not None and value == context.me
-        else:
-            ok = False
-        if not ok:
+    return all(_test(str(test), arg, context) for test, arg in condition.items())
+
+
+def _test(test: str, arg: object, context: _Context) -> bool:
+    """One test of a condition (``spec/PROTOCOL.md`` 3.5)."""
+    if test == "is":
+        if not isinstance(arg, Mapping):
             return False
-    return True
+        return all(
+            _value(str(name), context) in (allowed if isinstance(allowed, list) else [allowed])
+            for name, allowed in arg.items()
+        )
+    if test in ("same", "in"):
+        if not isinstance(arg, list) or len(arg) != 2:
+            return False
+        first, second = (_value(str(name), context) for name in arg)
+        if test == "same":
+            return bool(first == second)
+        return isinstance(second, list) and first in second
+    value = _value(str(arg), context)
+    if test == "some":
+        return isinstance(value, list) and any(value)
+    if test == "has":
+        return value is not None
+    if test == "true":
+        return bool(value)
+    if test == "false":
+        return not value
+    if test == "mine":
+        return context.me is not None and value == context.me
+    return False
 
 
 def _fill_text(text: str, context: _Context) -> Text:
@@ -225,6 +252,15 @@ def _format(value: Any, form: str, context: _Context) -> Text:
         return Text(", ".join(f"{context.names(i)} {v}" for i, v in enumerate(items)))
     if form == "hand":
         return Text(hand_label(value, context.game_no))
+    if form == "follow":
+        return follow_text(value, ascii_only=ascii_only, game=context.game or "") or Text()
+    if form == "seat_cards":
+        return _seat_cards(value, context)
+    if form == "place":
+        row = context.fields.get("row")
+        return Text(str(value.index(row) + 1) if isinstance(value, list) and row in value else "")
+    if form == "points":
+        return Text(f"{value:>3} pt{' ' if value == 1 else 's'}" if _number(value) else str(value))
     if form == "action":
         if not isinstance(value, Mapping):
             return Text()
@@ -236,6 +272,23 @@ def _format(value: Any, form: str, context: _Context) -> Text:
             names=context.names,
         )
     return Text(str(value))
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _seat_cards(value: object, context: _Context) -> Text:
+    """An array of ``{seat, card}`` maps as ``NAME CARD, NAME CARD`` (a trick on the table)."""
+    out = Text()
+    for i, item in enumerate(value if isinstance(value, list) else []):
+        if not isinstance(item, Mapping):
+            continue
+        if i:
+            out.append(", ")
+        out.append(context.names(item.get("seat")) + " ")
+        out.append_text(card_text(str(item.get("card")), ascii_only=context.ascii_only))
+    return out
 
 
 def _played(codes: list[Any], declared: object, ascii_only: bool) -> Text:
@@ -262,3 +315,29 @@ def _plain(value: object) -> str:
 def _safe_names(names: Names) -> Names:
     """``names`` with each name made safe to show."""
     return lambda seat: safe_text(str(names(seat)))
+
+
+def fill_view(
+    template: Any,
+    view: Mapping[str, Any],
+    names: Names,
+    *,
+    me: int | None = None,
+    row: int | None = None,
+    ascii_only: bool = False,
+    game_no: int = 1,
+    game: str | None = None,
+    catalogue: Catalogue | None = None,
+) -> Text | None:
+    """``template`` filled in with a seat's ``view`` (made safe already): a line of the table
+    a game declares, or with ``row`` (the seat of a seat's line) one of its columns or tags.
+
+    >>> view = {"scores": [3, 1], "trick": {"cards": [{"seat": 1, "card": "9H"}]}}
+    >>> fill_view("{trick.cards:seat_cards}, {scores.row:points}", view,
+    ...           ["Ann", "Bob"].__getitem__, row=1, ascii_only=True).plain
+    'Bob 9H,   1 pt '
+    """
+    catalogue = CATALOGUE if catalogue is None else catalogue
+    fields = view if row is None else {**view, "row": row}
+    context = _Context(fields, _safe_names(names), me, ascii_only, game_no, game, catalogue, view)
+    return fill(template, context)

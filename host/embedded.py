@@ -11,7 +11,9 @@ whose identity (certificate, deal key) every session shares, so the fingerprint 
 stays the same. A play directory is tidied when its game ends (:func:`end_play_dir`: the
 journal goes, the hand records stay) and one left by a crashed ``play`` is tidied by the next
 (:func:`sweep_play_dirs`). Every failure to start is one :class:`EmbeddedError` line. The client
-imports nothing else from ``host/`` (a test in ``tests/test_layout.py`` keeps it so).
+imports nothing else from ``host/`` (an import-linter contract keeps it so): the games ``play``
+offers before its host runs are the registry's (:func:`game_names` and :func:`find_game`,
+re-exported here).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import trio
 
 from host.datadir import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR, DataDirError
 from host.filemodes import make_private_dir, write_new_private
+from host.games import find_game, game_names
 from host.identity import (
     CERT_FILE,
     KEY_FILE,
@@ -47,6 +50,8 @@ __all__ = [
     "Setup",
     "embedded_host",
     "end_play_dir",
+    "find_game",
+    "game_names",
     "new_play_dir",
     "records_dir",
     "sweep_play_dirs",

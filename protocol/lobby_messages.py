@@ -90,7 +90,8 @@ class Games(Message):
     games: tuple[dict[str, Any], ...] = wire(
         ListOf(AnyMap(), max_len=16),
         "`{name, title, min_seats, max_seats, options, help?, layout?, keys?, absent_keys?, "
-        "calls?, events?, actions?, words?}` per game (options: 3.2; the rest: 3.5)",
+        "calls?, events?, actions?, words?, endings?, guide?, table?, seat_columns?, "
+        "seat_tags?}` per game (options: 3.2; the rest: 3.5)",
     )
 
 

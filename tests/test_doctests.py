@@ -20,6 +20,7 @@ MODULES = [
     "client.join_cmd",
     "client.commands",
     "client.render",
+    "client.table_view",
     "client.rules_cmd",
     "client.tracking",
     "client.farewell",

@@ -452,13 +452,17 @@ export function shownCards(ev) {
   return null;
 }
 
+// The games whose deck the table of PROTOCOL.md 7.3 defines: the only ones whose deals this
+// client can check. A host may run others; their deals are not verifiable here.
+export const DECK_GAMES = Object.freeze(["one-card", "one", "black-jack"]);
+
 // The deck a game deals, from the table of PROTOCOL.md 7.3 alone, in canonical order. A game
 // or a deck option value the table does not define is refused (a FairnessError), never guessed.
 export function expectedDeck(game, seats, options) {
+  if (!DECK_GAMES.includes(game)) fail(`no deck is defined for game ${JSON.stringify(game)} (7.3)`);
   const all = SUITS.flatMap((s) => RANKS.map((r) => r + s));
   if (game === "one-card") return [...all, "JB", "JR"];
   if (game === "one") return SUITS.flatMap((s) => ["A", "9", "10", "J", "Q", "K"].map((r) => r + s)).concat(["JR"]);
-  if (game !== "black-jack") fail(`no deck is defined for game ${JSON.stringify(game)} (7.3)`);
   const jokers = String(options.jokers ?? 0);
   const decks = String(options.decks ?? "auto");
   if (!["0", "1", "2"].includes(jokers) || !["auto", "1", "2"].includes(decks)) {

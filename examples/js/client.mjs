@@ -4,7 +4,8 @@
 // the first legal play (else the first legal action) on each of its turns, answers every
 // fair-deal round and verifies every deal live (cardfair.mjs). It prints one line per hand and
 // one at the end, and exits 0 when the game ended and every deal verified, 1 when a deal check
-// failed (printed as `deal check FAILED: hand N: ...`) or the host refused, 2 on bad usage.
+// failed (printed as `deal check FAILED: hand N: ...`) or the host refused, 2 on bad usage or
+// a game it cannot verify (one the host does not run, or whose deck PROTOCOL.md 7.3 lacks).
 //
 //   node client.mjs HOST:PORT [--tls [--pin SHA256:..]] [--game G] [--seats N] [--option K=V]..
 
@@ -12,7 +13,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { parseArgs } from "node:util";
 import { decode, encode } from "@msgpack/msgpack";
-import { FairnessError, H, HandVerifier, expectedDeck, fingerprint, rulesetId } from "./cardfair.mjs";
+import { DECK_GAMES, FairnessError, H, HandVerifier, expectedDeck, fingerprint, rulesetId } from "./cardfair.mjs";
 
 const MAX_FRAME = 65536;
 
@@ -224,6 +225,23 @@ function checked(hand, what) {
   }
 }
 
+// The game to play (3.2 `list_games`): the one asked for, else the first the host lists that
+// this client can verify. A game the host does not run, or one whose deck 7.3 does not define
+// (its deals could not be checked: never guessed), is refused before any table is made.
+async function chooseGame(client, wanted) {
+  const listed = await client.request({ type: "list_games" }, "games");
+  const runs = listed.games.map((g) => g.name);
+  const game = wanted ?? runs.find((name) => DECK_GAMES.includes(name));
+  if (game === undefined) throw new UsageError(`the host runs no game this client can verify (it runs ${runs.join(", ")})`);
+  if (!runs.includes(game)) throw new UsageError(`the host runs no game ${JSON.stringify(game)} (it runs ${runs.join(", ")})`);
+  if (!DECK_GAMES.includes(game)) {
+    throw new UsageError(`PROTOCOL.md 7.3 defines no deck for ${JSON.stringify(game)}: its deals cannot be verified, so it is not played (this client verifies ${DECK_GAMES.join(", ")})`);
+  }
+  return game;
+}
+
+class UsageError extends Error {}
+
 async function main() {
   let args;
   try {
@@ -232,7 +250,7 @@ async function main() {
       options: {
         tls: { type: "boolean", default: false },
         pin: { type: "string" },
-        game: { type: "string", default: "one-card" },
+        game: { type: "string" },
         seats: { type: "string", default: "2" },
         option: { type: "string", multiple: true, default: [] },
         name: { type: "string", default: "JS" },
@@ -261,8 +279,9 @@ async function main() {
   const client = new Client(conn);
   const welcome = await client.request({ type: "hello", protocol: "onecard", versions: [1], software: "onecard-js-example/1.0" }, "welcome");
   if (welcome.version !== 1) throw new Error(`the host chose version ${welcome.version}`);
+  const game = await chooseGame(client, args.values.game);
   const result = await client.play({
-    game: args.values.game,
+    game,
     seats: Number(args.values.seats),
     options,
     name: args.values.name,
@@ -275,6 +294,10 @@ async function main() {
 main().then(
   () => process.exit(0),
   (err) => {
+    if (err instanceof UsageError) {
+      console.error(`refused: ${err.message}`);
+      process.exit(2);
+    }
     if (err instanceof FairnessError) console.log(`deal check FAILED: ${err.message}`);
     else console.log(`failed: ${err.message}`);
     process.exit(1);

@@ -13,8 +13,11 @@ per game. A *template* is plain data a client fills in: ``None`` (no line), a st
 ``{field}`` / ``{field:format}`` placeholders, a list of templates said one after the other, or
 ``{"if": condition, "then": template, "else": template}``; :func:`when` and the condition
 helpers (:func:`has`, :func:`truthy`, :func:`falsy`, :func:`is_`, :func:`same`, :func:`mine`)
-build them. Wording shared by several games, and the host's own event kinds, are in
-:mod:`host.games.wording`.
+build them. The table a client draws is declared the same way (``table``, ``seat_columns``,
+``seat_tags``: templates over the seat's view, :func:`strong` for a line to stress, and the
+conditions :func:`in_` and :func:`some`), so a client reads the view fields a game declares,
+never a key it knows by name. Wording shared by several games, and the host's own event kinds,
+are in :mod:`host.games.wording`.
 """
 
 from __future__ import annotations
@@ -38,9 +41,12 @@ __all__ = [
     "cases",
     "falsy",
     "has",
+    "in_",
     "is_",
     "mine",
     "same",
+    "some",
+    "strong",
     "truthy",
     "when",
 ]
@@ -50,7 +56,8 @@ Strategy = Callable[[dict[str, Any], Sequence[dict[str, Any]]], dict[str, Any] |
 Template = Any
 """``None``, a string with placeholders, a list of templates, or an ``if`` map (see above)."""
 Condition = dict[str, Any]
-"""A map of tests that must all hold: ``has``, ``true``, ``false``, ``is``, ``same``, ``mine``."""
+"""A map of tests that must all hold: ``has``, ``true``, ``false``, ``is``, ``same``, ``mine``,
+``in``, ``some``."""
 
 #: the placeholder formats a client understands (``spec/PROTOCOL.md`` section 3.5)
 FORMATS = frozenset(
@@ -66,6 +73,10 @@ FORMATS = frozenset(
         "by_seat",
         "hand",
         "action",
+        "follow",
+        "seat_cards",
+        "place",
+        "points",
     }
 )
 
@@ -109,6 +120,21 @@ def mine(name: str) -> Condition:
     return {"mine": name}
 
 
+def in_(item: str, array: str) -> Condition:
+    """The first field's value is an element of the second, an array (``in_("me", "to_act")``)."""
+    return {"in": [item, array]}
+
+
+def some(name: str) -> Condition:
+    """The field is an array with at least one truthy element (``[0, 2]``, not ``[0, 0]``)."""
+    return {"some": name}
+
+
+def strong(template: Template) -> dict[str, Any]:
+    """A ``table`` line a client stresses (bold): ``Pending attack: ...``."""
+    return {"strong": template}
+
+
 def cases(name: str, by_value: Mapping[str, Template], otherwise: Template) -> Template:
     """The template for the field's value, ``otherwise`` for any other value: nested ``if``s.
 
@@ -144,7 +170,10 @@ class Presentation:
     ``calls`` lists the
     action types that are announcements a seat may make out of its turn. ``layout`` says how a
     client draws the table: ``shedding`` (a pile to match) or ``tricks`` (trump, the auction,
-    the trick on the table).
+    the trick on the table). ``table`` is what a client draws above the seats, one line a
+    template over the seat's view (or :func:`strong`); ``seat_columns`` and ``seat_tags`` are
+    templates over the view and ``row`` (the seat of the row) that add to each seat's line
+    a column (the score) and tags in brackets (``dealer`` is every game's: clients add it).
     """
 
     help: str = ""
@@ -157,6 +186,9 @@ class Presentation:
     words: Mapping[str, str] = field(default_factory=dict)
     endings: Mapping[str, str] = field(default_factory=dict)
     guide: tuple[Template, ...] = ()
+    table: tuple[Template, ...] = ()
+    seat_columns: tuple[Template, ...] = ()
+    seat_tags: tuple[Template, ...] = ()
 
     def to_wire(self) -> dict[str, Any]:
         """The presentation's keys of a ``games`` entry (``spec/PROTOCOL.md`` section 3.5); the
@@ -172,6 +204,9 @@ class Presentation:
             "words": dict(self.words),
             "endings": dict(self.endings),
             "guide": list(self.guide),
+            "table": list(self.table),
+            "seat_columns": list(self.seat_columns),
+            "seat_tags": list(self.seat_tags),
         }
 
 

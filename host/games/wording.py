@@ -12,7 +12,16 @@ checks it). The kinds the host itself pushes during a game (``timeout``, ``subst
 
 from __future__ import annotations
 
-from host.games.presentation import Template, cases, has, is_, mine, truthy, when
+from host.games.presentation import (
+    Template,
+    cases,
+    has,
+    in_,
+    is_,
+    mine,
+    truthy,
+    when,
+)
 
 __all__ = [
     "DRAW_ACTION",
@@ -22,8 +31,13 @@ __all__ = [
     "NO_LINE",
     "PLAY_ACTION",
     "SAY",
+    "SHEDDING_FOLLOW",
+    "TRICK_TABLE",
     "endings",
+    "out_place",
     "shared",
+    "shedding_top",
+    "shedding_turn",
 ]
 
 NO_LINE: Template = None
@@ -44,6 +58,67 @@ _EMPTY_STOCK = ": the stock is empty and no discards are left to shuffle"
 
 SAY: Template = when(truthy("say"), ' and say "{say:word}"')
 """A declaration made with a play or a draw (Black Jack's ``say``)."""
+
+
+def shedding_top(*, named_suit: bool) -> Template:
+    """A shedding table's first line: the card to match, the suit and the stock; with
+    ``named_suit`` (a view field saying a card named the suit) it tells a named suit apart."""
+    label: Template = "   suit to match: "
+    if named_suit:
+        label = when(has("named_suit"), "   named suit: ", label)
+    return [
+        "Top card: ",
+        when(has("top"), "{top:cards}", "none"),
+        when(has("suit"), [label, "{suit:suit_name}"]),
+        "   stock: {stock}",
+    ]
+
+
+def shedding_turn(*, extra_turns: bool) -> Template:
+    """The direction of play, and (``extra_turns``: a view field) the extra turns owed."""
+    if not extra_turns:
+        return "Direction: {direction}"
+    return [
+        "Direction: {direction}",
+        when(truthy("extra_turns"), "   extra turns owed: {extra_turns}"),
+    ]
+
+
+#: what may be played on the top card (the view's ``follow``)
+SHEDDING_FOLLOW: Template = when(has("follow"), "May follow: {follow:follow}")
+
+
+def out_place(field: str) -> Template:
+    """The seat tag of a player who went out, by the view's array of seats in finishing order."""
+    return when(in_("row", field), f"out #{{{field}:place}}")
+
+
+#: a trick-taking table: the hand and the target, trump (and who sets it), the auction, the
+#: points taken and the trick on the table
+TRICK_TABLE: tuple[Template, ...] = (
+    "{hand_no:hand}   target {target}   phase: {phase}   ranking: {ranking}",
+    [
+        "Trump: ",
+        when(has("trump"), "{trump:suit_name}", when(truthy("no_trump"), "no trump", "not yet")),
+        when(
+            {"false": "trump", "is": {"phase": "play"}, "in": ["me", "to_act"]},
+            when(
+                {"false": "no_trump", "mine": "auction.bidder"},
+                " (you won the auction: the suit of the card you lead now is trump)",
+            ),
+        ),
+        when(
+            {"has": "auction.high", "true": "auction"},
+            when(has("auction.bidder"), "   bid: {auction.high} by {auction.bidder:name}"),
+            when(
+                {"is": {"phase": "auction"}, "true": "auction"},
+                "   no bid yet (minimum {auction.min})",
+            ),
+        ),
+    ],
+    when({"some": "points_taken"}, "Points taken this hand: {points_taken:by_seat}"),
+    when(truthy("trick.cards"), "Trick: {trick.cards:seat_cards}"),
+)
 
 #: the wording of every event kind several games share
 EVENTS: dict[str, Template] = {

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from host.ai.ismcts import Budget
+from host.games import game_names
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def test_the_interval_is_over_the_pairs(bench: ModuleType) -> None:
     assert bench.paired_interval([1.0] * (bench.MIN_PAIRS - 1)) == (0.0, 1.0)
 
 
-@pytest.mark.parametrize("game", ["one-card", "black-jack", "one"])
+@pytest.mark.parametrize("game", game_names())
 @pytest.mark.parametrize("seats", [2, 4])
 def test_the_greedy_baseline_plays_only_legal_moves(
     bench: ModuleType, game: str, seats: int

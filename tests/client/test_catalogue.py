@@ -11,7 +11,7 @@ import pytest
 import protocol.table_messages as tm
 from client.catalogue import CATALOGUE, MISSING, Catalogue, GameText
 from client.table_client import TableClient
-from host.games import game_entries
+from host.games import game_entries, game_names
 from net.session import RequestError, open_session
 from net.trust import open_stream
 from protocol.errors import ErrorCode
@@ -44,13 +44,13 @@ def test_the_client_holds_no_table_per_game() -> None:
     client/render.py and client/choices.py, keyed by game name; now they come from the host."""
     for name in ("catalogue.py", "wording.py", "render.py", "choices.py"):
         for text in _strings(CLIENT / name):
-            assert text not in ("one-card", "black-jack", "one"), (name, text)
+            assert text not in game_names(), (name, text)
             assert "One Card" not in text and "Black Jack" not in text, (name, text)
 
 
 def test_a_games_reply_gives_titles_help_letters_and_wording() -> None:
     c = Catalogue(game_entries())
-    assert list(c.games) == ["one-card", "black-jack", "one"]
+    assert list(c.games) == game_names()
     assert c.title("black-jack") == "Black Jack" and c.title("snap") == "snap"
     assert c.help("one").startswith("ONE: in the auction") and c.help("snap") == ""
     assert c.key("one-card", "call") == "c" and c.key("one", "pass") == "p"
@@ -61,7 +61,8 @@ def test_a_games_reply_gives_titles_help_letters_and_wording() -> None:
     assert c.refusal("one-card", "d") == "you cannot draw now"  # (only not now)
     assert c.refusal("one-card", "x") is None
     assert c.calls("black-jack") == {"declare"} and c.calls(None) == {"call", "declare"}
-    assert c.layout("one") == "tricks" and c.layout("one-card") == "shedding"
+    assert c.games["one"].layout == "tricks" and c.games["one-card"].layout == "shedding"
+    assert c.games["one"].table and c.games["one"].seat_columns and c.games["one-card"].seat_tags
     assert c.word("last_card") == "last card" and c.word("cards") == "cards"
     assert c.event("call_window") == "{holder:name} has one card left!"
     assert c.event("turn") is None and c.event("snap") is MISSING

@@ -13,9 +13,10 @@ import pytest
 import trio
 
 from client.verify_cmd import verify_files
+from host.games import game_names
 from host.table import Table
 
-GAMES = ["one-card", "black-jack", "one"]
+GAMES = game_names()
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -13,8 +13,10 @@ import trio
 
 import protocol.table_messages as tm
 from client import lobby
+from client.catalogue import Catalogue
 from client.json_ui import JsonUI
 from client.table_loop import Quit
+from host.games import find_game, game_entries, game_names
 from net.session import Disconnected, RequestError, open_session
 from net.trust import open_stream
 from protocol.errors import ErrorCode
@@ -65,9 +67,38 @@ async def test_lobby_typos_are_reported_and_the_lobby_goes_on(
     assert "not understood: 'zap' (? for help)" in text
     assert "the host refused: unknown game\n" in text  # (no internal code: bad_field)
     assert "bad_field" not in text
-    assert text.count(lobby.LOBBY_HELP) == 2  # at the start and on "?"
+    assert text.count(lobby.lobby_help()) == 2  # at the start and on "?"
     lists = [m for m in session.requests if isinstance(m, tm.ListTables)]
     assert len(lists) == 2  # at the start and after the refusal, not after every typo
+
+
+class _GamesSession(_FakeSession):
+    """A fake session whose host answers ``list_games`` with the registry's games."""
+
+    async def request(self, msg: Message) -> Message:
+        if isinstance(msg, tm.ListGames):
+            self.requests.append(msg)
+            return tm.Games(games=tuple(game_entries()))
+        return await super().request(msg)
+
+
+async def test_lobby_help_names_the_games_the_host_runs(
+    monkeypatch: pytest.MonkeyPatch, human_ui: Callable[..., Any]
+) -> None:
+    """Before, the lobby's help listed three games written into the client: a game the host
+    added was missing from it, one it dropped was still offered."""
+    monkeypatch.setattr(lobby, "CATALOGUE", Catalogue())
+    session = _GamesSession([])
+    ui, out = human_ui(width=400, color_system=None)
+    _script(monkeypatch, ["q"])
+    with pytest.raises(Quit):
+        await lobby.run_lobby(session, {}, ui, name="Ann")  # type: ignore[arg-type]
+    text = " ".join(out.getvalue().split())
+    for name in game_names():
+        cls = find_game(name)
+        assert f"{name} {cls.min_seats}-{cls.max_seats} seats" in text
+    assert "games: the host did not say" not in text
+    assert [m for m in session.requests if isinstance(m, tm.ListGames)] == [tm.ListGames()]
 
 
 async def test_watching_from_the_lobby_sends_the_name_chat_shows(
@@ -111,7 +142,7 @@ async def test_lobby_create_takes_table_options_as_join_option_does(
     usage = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
     assert f"{usage}: SEATS and BOTS are numbers, then table options as KEY=VALUE" in text
     assert f"{usage}: '=2' is not KEY=VALUE" in text
-    assert "KEY=VALUE sets a table option" in lobby.LOBBY_HELP
+    assert "KEY=VALUE sets a table option" in lobby.lobby_help()
 
 
 async def test_lobby_json_commands_that_cannot_be_built_are_reported(

@@ -20,11 +20,11 @@ from client.commands import parse_options
 from client.play_cmd import play_command
 from host import embedded
 from host.cheats import CheatKind
-from host.games import find_game
+from host.games import find_game, game_names
 from host.server import HostConfig
 from protocol.exit_codes import ExitCode
 
-GAMES = ["one-card", "black-jack", "one"]
+GAMES = game_names()
 
 
 @pytest.fixture
@@ -104,6 +104,17 @@ def test_every_option_has_help(command: str, runner: CliRunner) -> None:
         if param.param_type_name == "option":
             assert getattr(param, "help", None), f"{command} {param.name} has no help"
             assert param.opts[0] in result.output
+
+
+def test_play_offers_the_games_of_the_registry_and_defaults_to_its_first(
+    runner: CliRunner,
+) -> None:
+    """Before, play's --game choices were three names written into the client."""
+    game = next(p for p in play_command.params if p.name == "game")
+    assert list(game.type.choices) == game_names()  # type: ignore[attr-defined]
+    assert game.default == game_names()[0]
+    refused = runner.invoke(cli, ["play", "--game", "snap"])
+    assert refused.exit_code == 2 and all(repr(g) in refused.output for g in game_names())
 
 
 def test_parse_options() -> None:

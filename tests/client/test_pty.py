@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 import trio
 
+from host.games import game_names
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
 pexpect = pytest.importorskip("pexpect")
 
 
-@pytest.mark.parametrize("game", ["one-card", "black-jack", "one"])
+@pytest.mark.parametrize("game", game_names())
 def test_play_a_whole_game_in_a_terminal(game: str, spawn_pty: Callable[..., Any]) -> None:
     short = ["--option", "attack_cap=2"] if game == "one-card" else []  # no endless attacks
     driver = spawn_pty(

@@ -19,11 +19,11 @@ from client.render import (
     card_text,
     make_console,
     render_outcome,
-    render_table,
     suit_text,
 )
+from client.table_view import render_table
 from client.wording import describe_event
-from host.games import find_game
+from host.games import find_game, game_names
 
 DATA = Path(__file__).parent.parent / "data" / "render"
 REGEN = os.environ.get("ONECARD_REGEN_RENDER") == "1"
@@ -72,7 +72,7 @@ def _play(game: str, steps: int, *, ascii_only: bool) -> Console:
     return console
 
 
-@pytest.mark.parametrize("game", ["one-card", "black-jack", "one"])
+@pytest.mark.parametrize("game", game_names())
 def test_first_turns(game: str) -> None:
     _snapshot(f"{game}-first-turns", _play(game, 12, ascii_only=False))
 

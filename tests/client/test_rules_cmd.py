@@ -8,7 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from client.cli import cli
-from client.rules_cmd import GAMES, NOTES_HEADING, rules_file
+from client.rules_cmd import NOTES_HEADING, rules_file, rules_games
+from host.games import game_names
+
+GAMES = game_names()
 
 #: what only implementers read: Markdown marks, file paths, wire and test words, measurements
 IMPLEMENTERS_WORDS = re.compile(
@@ -100,6 +103,13 @@ def test_every_game_section_has_its_notes_for_implementers() -> None:
         assert "#### " not in players and "### " in players
 
 
-def test_rules_of_an_unknown_game_is_a_usage_error() -> None:
+def test_the_rules_file_has_a_section_for_every_game_of_the_registry_and_no_other() -> None:
+    """The client lists no games: ``onecard rules`` offers the sections of the rules file, so
+    that file must describe exactly the games the host runs, in the registry's order."""
+    assert rules_games(rules_file().read_text(encoding="utf-8")) == game_names()
+
+
+def test_rules_of_an_unknown_game_is_a_usage_error_naming_the_games() -> None:
     result = CliRunner().invoke(cli, ["rules", "snap"])
-    assert result.exit_code == 2 and "one-card" in result.output
+    assert result.exit_code == 2 and "'snap' is not one of" in result.output
+    assert all(repr(game) in result.output for game in GAMES)

@@ -16,7 +16,7 @@ from rich.console import Console
 import protocol.table_messages as tm
 from client.choices import build_menu
 from client.status import Status, status_block
-from host.games import find_game
+from host.games import find_game, game_names
 
 DATA = Path(__file__).parent.parent / "data" / "render"
 REGEN = os.environ.get("ONECARD_REGEN_RENDER") == "1"
@@ -82,7 +82,7 @@ def test_status_blocks() -> None:
         console.print(f"#### {title}")
         console.print(status_block(status, ascii_only=False, width=79, height=24))
 
-    for game in ("one-card", "black-jack", "one"):
+    for game in game_names():
         mine = next(s for s in range(12) if 1 in _status(game, s).state.to_act)  # type: ignore[union-attr]
         show(f"{game}: our turn", _status(game, mine))
         theirs = next(s for s in range(mine, 20) if 1 not in _status(game, s).state.to_act)  # type: ignore[union-attr]

@@ -10,7 +10,7 @@ import pytest
 
 from client.catalogue import CATALOGUE, Catalogue
 from client.choices import build_menu
-from client.render import render_table
+from client.table_view import render_table
 from client.wording import describe_action, describe_event
 from protocol.text import safe_text
 

@@ -17,6 +17,7 @@ import protocol.table_messages as tm
 from host import connection as host_connection
 from host.bots import BotPlayer, run_bots
 from host.connection import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
+from host.games import game_names
 from host.runner import MAX_MISSED_ROUNDS
 from host.server import HostConfig, HostInfo, serve_host
 from host.table_timers import Timers
@@ -760,7 +761,7 @@ async def test_a_connection_that_closes_while_waiting_to_join_keeps_no_seat(
     assert table.seats == [None, None]
 
 
-@pytest.mark.parametrize("game", ["one-card", "one", "black-jack"])
+@pytest.mark.parametrize("game", game_names())
 async def test_a_host_that_only_packs_what_it_built_plays_games_clients_accept(
     host: HostInfo, game: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,7 +17,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.cheats import CheatKind, install
-from host.games import find_game
+from host.games import find_game, game_names
 from host.runner import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
 from host.store import JournalKind, JournalRow
 from protocol.cards import Card
@@ -78,7 +78,7 @@ def play(
     return journal
 
 
-@pytest.mark.parametrize("game", ["one-card", "one", "black-jack"])
+@pytest.mark.parametrize("game", game_names())
 async def test_replaying_a_journal_rebuilds_the_same_game(game: str) -> None:
     key = Ed25519PrivateKey.generate()
     live = new_runner(game, 3, key)

@@ -30,6 +30,8 @@ from typing import Any
 import pytest
 import trio
 
+from host.games import game_names
+
 HOST_IP, PLAYER_IP = "10.77.0.1", "10.77.0.2"
 PORT = 7531
 #: seconds one whole game may take here before the test fails instead of hanging
@@ -220,7 +222,7 @@ def check_game(seen: list[dict[str, Any]], *, dropped: bool = False) -> None:
         assert "reconnected" in kinds[kinds.index("disconnected") :], kinds
 
 
-@pytest.mark.parametrize("game", ["one-card", "one", "black-jack"])
+@pytest.mark.parametrize("game", game_names())
 async def test_a_friend_discovers_joins_and_plays_a_whole_game(
     machines: Machines, game: str
 ) -> None:

@@ -7,6 +7,7 @@ does it when `node` is on the machine). Without them these tests skip and say wh
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from hosts import running_host
+
+from host.games import game_names
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "js"
 NODE = shutil.which("node")
@@ -60,7 +63,7 @@ def test_the_js_client_over_tls_checks_the_certificate_pin(tmp_path: Path) -> No
 
 def test_the_js_client_plays_every_game_and_verifies_every_deal(tmp_path: Path) -> None:
     with running_host(tmp_path) as host:
-        for game in ("one-card", "black-jack", "one"):
+        for game in game_names():
             for seats in (2, 3, 4):
                 done = _run(host["port"], game, seats)
                 assert done.returncode == 0, (game, seats, done.stdout, done.stderr)
@@ -68,6 +71,37 @@ def test_the_js_client_plays_every_game_and_verifies_every_deal(tmp_path: Path) 
                 assert "every deal verified" in last and host["deal_key"] in last, last
                 hands = [line for line in done.stdout.splitlines() if line.startswith("hand ")]
                 assert hands and all("deal verified" in line for line in hands), done.stdout
+
+
+def test_the_js_client_refuses_a_game_it_cannot_verify_before_making_a_table(
+    tmp_path: Path,
+) -> None:
+    """Before, a game missing from PROTOCOL.md 7.3's table of decks (a fourth game) was
+    played with a guessed deck and its first deal reported as cheating."""
+    with running_host(tmp_path) as host:
+        unknown = _run(host["port"], "snap", 2)
+        first = _node("client.mjs", f"127.0.0.1:{host['port']}", "--seats", "2")
+    assert unknown.returncode == 2, unknown.stdout + unknown.stderr
+    assert 'the host runs no game "snap" (it runs ' in unknown.stderr, unknown.stderr
+    assert all(game in unknown.stderr for game in game_names())
+    assert "deal check" not in unknown.stdout
+    assert first.returncode == 0 and "every deal verified" in first.stdout, first.stdout
+
+
+def test_the_js_example_has_no_deck_for_a_game_7_3_does_not_define() -> None:
+    """The games whose deck the example knows are the registry's (a game added to the host
+    fails here until 7.3, and the example, give its deck); any other game's deck is refused,
+    not guessed."""
+    script = (
+        'import { DECK_GAMES, expectedDeck } from "./cardfair.mjs";'
+        "console.log(JSON.stringify(DECK_GAMES));"
+        'try { expectedDeck("snap", 2, {}); } catch (e) { console.log(e.constructor.name); }'
+    )
+    done = _node("--input-type=module", "-e", script)
+    assert done.returncode == 0, done.stderr
+    listed, error = done.stdout.splitlines()
+    assert sorted(json.loads(listed)) == sorted(game_names())
+    assert error == "FairnessError"
 
 
 #: a part of what the JS client prints for each kind

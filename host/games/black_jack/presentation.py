@@ -11,8 +11,17 @@ from __future__ import annotations
 
 from host.games.black_jack.moves import Declaration
 from host.games.black_jack.strategy import choose
-from host.games.presentation import BotFeatures, Key, Presentation, has, truthy, when
-from host.games.wording import DRAW_ACTION, PLAY_ACTION, endings, shared
+from host.games.presentation import BotFeatures, Key, Presentation, has, strong, truthy, when
+from host.games.wording import (
+    DRAW_ACTION,
+    PLAY_ACTION,
+    SHEDDING_FOLLOW,
+    endings,
+    out_place,
+    shared,
+    shedding_top,
+    shedding_turn,
+)
 from protocol.cards import ALL_CARDS, Color, Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -76,6 +85,14 @@ PRESENTATION = Presentation(
         'the pick-up, l say "last card" after your turn.',
     ),
     endings=endings("went_out", "ranked", "exhausted", "turn_limit"),
+    table=(
+        shedding_top(named_suit=True),
+        shedding_turn(extra_turns=False),
+        SHEDDING_FOLLOW,
+        strong(when(truthy("pending"), "Pick-up: {pending} cards to pick up unless countered")),
+        strong(when(truthy("cover"), "The queen must be covered")),
+    ),
+    seat_tags=(out_place("out"), when(truthy("declared.row"), "declared")),
 )
 
 BOT = BotFeatures(

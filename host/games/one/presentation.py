@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host.games.one.strategy import choose
 from host.games.presentation import BotFeatures, Key, Presentation, has, is_, truthy, when
-from host.games.wording import NO_LINE, PLAY_ACTION, endings, shared
+from host.games.wording import NO_LINE, PLAY_ACTION, TRICK_TABLE, endings, shared
 from protocol.cards import Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -86,6 +86,8 @@ PRESENTATION = Presentation(
         "Keys: in the auction type your bid (a number) or p to pass; in the tricks the number "
         "of a card.",
     ),
+    table=TRICK_TABLE,
+    seat_columns=(when(has("scores.row"), "  {scores.row:points}"),),
 )
 
 BOT = BotFeatures(

@@ -16,12 +16,23 @@ from host.games.presentation import (
     Key,
     Presentation,
     cases,
+    in_,
     is_,
     same,
+    strong,
     truthy,
     when,
 )
-from host.games.wording import DRAW_ACTION, PLAY_ACTION, endings, shared
+from host.games.wording import (
+    DRAW_ACTION,
+    PLAY_ACTION,
+    SHEDDING_FOLLOW,
+    endings,
+    out_place,
+    shared,
+    shedding_top,
+    shedding_turn,
+)
 from protocol.cards import DECK_54, Rank
 
 __all__ = ["BOT", "PRESENTATION"]
@@ -98,6 +109,30 @@ PRESENTATION = Presentation(
             "than the stock can pay, puts you out of the game.",
         ),
         'Keys: the number of a card (a seven then asks for the suit), d draw, c "One Card!".',
+    ),
+    table=(
+        shedding_top(named_suit=False),
+        shedding_turn(extra_turns=True),
+        SHEDDING_FOLLOW,
+        strong(
+            when(
+                truthy("damage"),
+                when(
+                    {"has": "target"},
+                    when(
+                        same("target", "turn"),
+                        "Pending attack: {damage} cards to pick up unless answered",
+                        "Pending attack: {damage} cards, aimed at {target:name}",
+                    ),
+                    "Pending attack: {damage} cards to pick up unless answered",
+                ),
+            )
+        ),
+    ),
+    seat_tags=(
+        out_place("finished"),
+        when(in_("row", "bankrupt"), "bankrupt"),
+        when(same("call_window.holder", "row"), "ONE CARD!"),
     ),
 )
 

@@ -10,6 +10,7 @@ import pytest
 from host.ai.arena import seat_turns
 from host.ai.ismcts import Budget, search
 from host.ai.support import SeatMemory, by_hand_size, find_support
+from host.games import game_names
 from host.games.base import Game
 
 
@@ -29,7 +30,7 @@ def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, SeatMemory]
         yield engine, memory
 
 
-@pytest.mark.parametrize("name", ["one-card", "one", "black-jack"])
+@pytest.mark.parametrize("name", game_names())
 def test_a_search_spends_its_iterations_on_legal_moves_and_replays(name: str) -> None:
     support = find_support(name)
     budget = Budget(iterations=60)
