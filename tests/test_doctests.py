@@ -42,6 +42,7 @@ MODULES = [
     "protocol.framing",
     "protocol.limits",
     "protocol.messages",
+    "protocol.registry",
     "protocol.text",
     "protocol.version",
     "net.address",

@@ -11,7 +11,7 @@ import pytest
 from protocol.__main__ import main
 from protocol.errors import ErrorCode
 from protocol.framing import encode_frame
-from protocol.messages import MESSAGE_TYPES
+from protocol.registry import MESSAGE_TYPES
 from protocol.spec_tables import GENERATED, SPEC_PATH, error_table, render_spec, stale_blocks
 
 REGENERATE = "spec/PROTOCOL.md is stale: run `python -m protocol --write-spec`"
