@@ -29,7 +29,7 @@ from typing import Any
 
 import protocol.table_messages as tm
 from client.fairplay import FairNotice
-from client.intents import Command
+from client.intents import Intent
 from client.records import RecordResult
 from protocol.messages import Message
 
@@ -206,7 +206,7 @@ class Pushed:
 class Typed:
     """A command the front end read from a typed line."""
 
-    command: Command
+    command: Intent
 
 
 @dataclass(frozen=True, slots=True)

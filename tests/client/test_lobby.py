@@ -13,8 +13,8 @@ import trio
 
 import protocol.table_messages as tm
 from client import lobby
+from client.commands import Quit
 from client.json_ui import JsonUI
-from client.table_loop import Quit
 from net.session import Disconnected, RequestError, open_session
 from net.trust import open_stream
 from protocol.errors import ErrorCode
