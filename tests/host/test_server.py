@@ -66,8 +66,8 @@ async def test_bots_play_a_whole_game_with_verifiable_records(
     table = await host.host.create_table(game, seats=seats)
     async with connect() as spectator:
         await spectator.request(tm.Watch(table=table))
-        await host.host.add_bots(table, seats - 1, kind="heuristic")
-        await host.host.add_bots(table, 1, kind="random")
+        await host.host.add_bots(table, seats - 1, level="heuristic")
+        await host.host.add_bots(table, 1, level="random")
         over = await until_game_over(spectator)
         assert over.outcome["winners"]
         records = await fetch_records(spectator, table)
