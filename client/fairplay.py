@@ -26,7 +26,7 @@ from typing import Any
 
 import protocol.table_messages as tm
 from client.proofs import table_dir
-from client.records import save_new
+from client.record_fetch import save_new
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
     SCHEME,
@@ -38,8 +38,8 @@ from protocol.fairness import (
     key_fingerprint,
     ruleset_id,
 )
+from protocol.hand_records import RECORD_FORMAT
 from protocol.messages import Message
-from protocol.records import RECORD_FORMAT
 
 __all__ = ["DealChecker", "FairKind", "FairNotice"]
 

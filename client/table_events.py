@@ -30,7 +30,7 @@ from typing import Any
 import protocol.table_messages as tm
 from client.fairplay import FairNotice
 from client.intents import Intent
-from client.records import RecordResult
+from client.record_fetch import RecordResult
 from protocol.messages import Message
 
 __all__ = [

@@ -28,7 +28,7 @@ that straddles the disconnect is still verified. A spectator reconnects the same
 spectators, the hand in progress is left to its record.
 
 With ``records_dir``, every signed ``hand_end`` or ``void`` also starts a task that fetches the
-host's complete record of that hand (:func:`client.records.fetch_and_save`: checked against the
+host's complete record of that hand (:func:`client.record_fetch.fetch_and_save`: checked against the
 host's deal key and the transcript the deal check verified, saved next to the proof bundles)
 and reports it in one line. A ``game_over`` waits for those fetches (at most
 :data:`RECORD_WAIT` seconds), so each record's line comes before the outcome.
@@ -53,7 +53,7 @@ import protocol.table_messages as tm
 from client import stdin
 from client.fairplay import FairNotice
 from client.intents import Intent
-from client.records import fetch_and_save
+from client.record_fetch import fetch_and_save
 from client.table_client import TableClient
 from client.table_events import (
     Answered,

@@ -37,7 +37,7 @@ from host.seating import HOSTED_BOT_PREFIX, Conn
 from host.store import Store, TableRow
 from host.table import Table, TableError, TablePhase
 from protocol.errors import ErrorCode
-from protocol.records import dump_record
+from protocol.hand_records import dump_record
 
 __all__ = [
     "FINISHED_LISTED_S",

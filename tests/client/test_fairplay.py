@@ -16,8 +16,8 @@ from client.table_client import TableClient
 from host.games.base import ChanceKind, ChanceRequest
 from protocol.cards import DECK_52
 from protocol.fairness import HandDealer, SeatSecret, SignedMessage, key_fingerprint, sign_message
+from protocol.hand_records import verify_record
 from protocol.messages import Message
-from protocol.records import verify_record
 
 PIDS = ["Ann", "Bob"]
 

@@ -22,7 +22,7 @@ import protocol.table_messages as tm
 from client import table_loop, table_machine
 from client.fairplay import DealChecker, FairNotice
 from client.intents import ActIntent, ChatIntent, Intent, LeaveIntent, RematchIntent, rematch_answer
-from client.records import RecordResult
+from client.record_fetch import RecordResult
 from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
 from net.retry import AFTER_SHUTDOWN, Backoff

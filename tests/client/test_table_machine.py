@@ -21,7 +21,7 @@ from client.intents import (
     LeaveIntent,
     RematchIntent,
 )
-from client.records import RecordResult
+from client.record_fetch import RecordResult
 from client.table_client import TableClient
 from client.table_events import (
     Answered,

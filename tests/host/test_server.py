@@ -27,8 +27,8 @@ from net.session import ClientSession, RequestError
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage, sign_message
+from protocol.hand_records import verify_record
 from protocol.messages import Message
-from protocol.records import verify_record
 
 GAMES = [("one-card", 3), ("one", 2), ("black-jack", 3)]
 
