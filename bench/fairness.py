@@ -35,7 +35,7 @@ from host.games.base import ChanceKind, ChanceRequest
 from host.policy import heuristic_choice
 from protocol.cards import DECK_54, sort_canonical
 from protocol.fairness import HandDealer, SeatSecret, SecretLedger
-from protocol.records import build_record, dump_record, verify_record
+from protocol.hand_records import build_record, dump_record, verify_record
 
 VECTORS = Path(__file__).resolve().parents[1] / "spec" / "vectors"
 SK = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # reproducible games

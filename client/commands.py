@@ -2,11 +2,12 @@
 
 How it works: every client command (``play``, ``join``, ``records``, ``verify``) parses its
 options with click and hands a plain async function to :func:`run_sync`, which runs it with
-``trio.run``, turns Ctrl-C into exit status 130 and a failure reaching or talking to a host into
-one :class:`ClientError` line (:func:`host_error`), each with its status from
-:mod:`protocol.exit_codes`; a failure no path foresaw is one line too, its traceback under
-``-vv``. :func:`common_options` are the options ``play`` and ``join`` share;
-:func:`make_ui` picks the front end (rich text for people, NDJSON for scripts).
+``trio.run``, turns Ctrl-C into exit status 130, a :class:`Quit` (the user left the lobby) into
+a quiet end and a failure reaching or talking to a host into one :class:`ClientError` line
+(:func:`host_error`), each with its status from :mod:`protocol.exit_codes`; a failure no path
+foresaw is one line too, its traceback under ``-vv``. :func:`common_options` are the options
+``play`` and ``join`` share; :func:`make_ui` picks the front end (rich text for people, NDJSON
+for scripts).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.proofs_cmd import keep_options
 from client.render import OutputClosed, make_console
-from client.table_loop import DealCheckFailed, Quit, interrupt_note, leaves
+from client.table_loop import DealCheckFailed, interrupt_note, leaves
 from net.session import REPLY_TIMEOUT, Disconnected, RequestError
 from net.trust import HostKeyChanged, TrustError
 from protocol.errors import ErrorCode, ProtocolError
@@ -36,6 +37,7 @@ from protocol.text import safe_text
 __all__ = [
     "ClientError",
     "HostUnavailable",
+    "Quit",
     "bug_line",
     "common_options",
     "default_name",
@@ -45,6 +47,14 @@ __all__ = [
     "run_sync",
     "want_ascii",
 ]
+
+
+class Quit(Exception):
+    """The user asked to leave before a table was reached (the lobby, the list of hosts):
+    :func:`run_sync` ends the command quietly, exit status 0."""
+
+    def __init__(self) -> None:
+        super().__init__("quit")
 
 
 class ClientError(click.ClickException):

@@ -42,13 +42,13 @@ from client.choices import Choice, Menu, StrayBids, build_menu, normalise_card
 from client.farewell import ending_line, interrupt_line
 from client.help import help_lines
 from client.intents import (
-    Act,
-    AddBot,
-    Chat,
-    Command,
-    Explain,
-    Leave,
-    Rematch,
+    ActIntent,
+    AddBotIntent,
+    ChatIntent,
+    ExplainIntent,
+    Intent,
+    LeaveIntent,
+    RematchIntent,
     chat_problem,
     rematch_answer,
 )
@@ -424,28 +424,28 @@ class HumanUI:
 
     # ------------------------------------------------------------------ input
 
-    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Intent | None:
         """What the typed ``line`` asks for; any question still standing is asked again.
         While "Play again?" stands (``rematch_asked``) a line is first read as its answer."""
         if rematch_asked:
             answer = rematch_answer(line)
             if answer is not None:
-                return Rematch(answer)
+                return RematchIntent(answer)
         self._prompt_open = False  # Enter was pressed: the cursor is on a fresh line
         wanted = self._on_line(tc, line)
-        if isinstance(wanted, Act):
+        if isinstance(wanted, ActIntent):
             self._asking = None  # answered: the host's reply decides what comes next
         elif wanted is None:
             self._reprompt()  # (after chat or a question, once the host has answered)
         return wanted
 
-    def _on_line(self, tc: TableClient, line: str) -> Command | None:  # noqa: C901, PLR0912
+    def _on_line(self, tc: TableClient, line: str) -> Intent | None:  # noqa: C901, PLR0912
         text = line.strip()
         low = text.lower()
         if self._quitting:
             self._quitting = False
             if low in ("y", "yes"):
-                return Leave(give_up=True)  # a bot takes the seat at once
+                return LeaveIntent(give_up=True)  # a bot takes the seat at once
             self._asking = "Your move: " if tc.my_turn and self._pending is None else None
             if self._pending is not None:
                 self._asking = f"Option 1-{len(self._pending.actions)} (x to cancel): "
@@ -455,10 +455,10 @@ class HumanUI:
             return self._answer_blunder(tc, low)
         if low.split()[:1] == ["b"] and tc.seat is not None and tc.outcome is not None:
             # between games: ask the host to seat a bot in an empty seat ("b hard": at a level)
-            return AddBot(*low.split()[1:2])
+            return AddBotIntent(*low.split()[1:2])
         if low in ("q", "quit", "exit"):
             if tc.seat is None or tc.outcome is not None or tc.state is None:
-                return Leave()  # watching, or no game under way: nothing to lose
+                return LeaveIntent()  # watching, or no game under way: nothing to lose
             self._quitting = True  # a stray "q" must not throw a game away
             self.prompt(self.leave_question, again=self.leave_question)  # the only question
             return None
@@ -474,7 +474,7 @@ class HumanUI:
             if problem is not None:
                 self.say(problem, style="yellow")
                 return None
-            return Chat(said)
+            return ChatIntent(said)
         if low in ("t", "table"):
             if tc.state is not None and not self.on_screen:  # (the screen shows it always)
                 if tc.my_turn:
@@ -513,7 +513,7 @@ class HumanUI:
             self.say(shown, style="yellow")  # (a hint's "a card code like 7S" stays typed)
             return None
         if len(found.actions) == 1:
-            return Act(found.actions[0])
+            return ActIntent(found.actions[0])
         self._ask_choice(found)
         return None
 
@@ -539,9 +539,9 @@ class HumanUI:
         hand = tc.state.view.get("hand") if tc.state is not None else None
         return code if code is not None and isinstance(hand, list) and code in hand else None
 
-    def _ask_why(self, tc: TableClient, card: str) -> Explain:
+    def _ask_why(self, tc: TableClient, card: str) -> ExplainIntent:
         self._explain_seq = tc.state.seq if tc.state is not None else -1
-        return Explain(card)
+        return ExplainIntent(card)
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         card = reply.card.code
@@ -563,7 +563,7 @@ class HumanUI:
             return
         self._reprompt()
 
-    def _answer_blunder(self, tc: TableClient, low: str) -> Act | None:
+    def _answer_blunder(self, tc: TableClient, low: str) -> ActIntent | None:
         assert self._blunder is not None
         (card, action, _), self._blunder = self._blunder, None
         self._asking = "Your move: " if tc.my_turn and self._pending is None else None
@@ -578,9 +578,9 @@ class HumanUI:
                 style="yellow",
             )
             return None
-        return Act(action)
+        return ActIntent(action)
 
-    def _answer(self, tc: TableClient, text: str) -> Act | None:
+    def _answer(self, tc: TableClient, text: str) -> ActIntent | None:
         choice = self._pending
         assert choice is not None
         if text.lower() in ("x", ""):
@@ -590,7 +590,7 @@ class HumanUI:
             return None
         if text.isdigit() and 1 <= int(text) <= len(choice.actions):
             self._pending = None
-            return Act(choice.actions[int(text) - 1])
+            return ActIntent(choice.actions[int(text) - 1])
         self.say(f"type a number from 1 to {len(choice.actions)}, or x to cancel", style="yellow")
         return None
 

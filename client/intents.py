@@ -1,12 +1,14 @@
-"""What a user asks the table loop for: typed commands, read from lines by the front ends.
+"""What a user asks the table loop for: intents, read from typed lines by the front ends.
 
 How it works: a front end (a person at a terminal, or a script speaking NDJSON) reads each line
 typed, deals by itself with whatever concerns only its own screen (help, drawing the table
-again, a follow-up question, a typing mistake) and hands the table loop at most one command:
-:class:`Act` (send this action), :class:`Chat`, :class:`Explain` (ask the host why a held card
-cannot be played), :class:`AddBot` (between games), :class:`Rematch` (the answer to "Play
-again?") or :class:`Leave`. The loop decides what each leads to; see
-:mod:`client.table_machine`.
+again, a follow-up question, a typing mistake) and hands the table loop at most one
+:data:`Intent`: :class:`ActIntent` (send this action), :class:`ChatIntent`,
+:class:`ExplainIntent` (ask the host why a held card cannot be played), :class:`AddBotIntent`
+(between games), :class:`RematchIntent` (the answer to "Play again?") or :class:`LeaveIntent`.
+The loop decides what each leads to (see :mod:`client.table_machine`): an intent is not a wire
+message, and the ``Intent`` suffix keeps these apart from the protocol's ``Act``, ``Explain``,
+``AddBot`` and ``Leave`` messages (:mod:`protocol.table_messages`).
 
 Two checks both front ends make live here too: :func:`chat_problem` (a chat line the protocol
 would refuse is never sent) and :func:`rematch_answer` (how a line typed while "Play again?"
@@ -22,41 +24,41 @@ from typing import Any
 from protocol.limits import MAX_CHAT_LEN
 
 __all__ = [
-    "Act",
-    "AddBot",
-    "Chat",
-    "Command",
-    "Explain",
-    "Leave",
-    "Rematch",
+    "ActIntent",
+    "AddBotIntent",
+    "ChatIntent",
+    "ExplainIntent",
+    "Intent",
+    "LeaveIntent",
+    "RematchIntent",
     "chat_problem",
     "rematch_answer",
 ]
 
 
 @dataclass(frozen=True, slots=True)
-class Act:
+class ActIntent:
     """Send this action (a map from the latest ``state``'s ``legal``, or the user's own)."""
 
     action: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
-class Chat:
+class ChatIntent:
     """Say ``text`` at the table (already checked by :func:`chat_problem`)."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class Explain:
+class ExplainIntent:
     """Ask the host why our seat cannot play ``card`` (a card code) now."""
 
     card: str
 
 
 @dataclass(frozen=True, slots=True)
-class AddBot:
+class AddBotIntent:
     """Between games: ask the host to seat one of its bots in the first empty seat, playing at
     ``level`` (``easy``, ``normal`` or ``hard``: docs/BOTS.md)."""
 
@@ -64,22 +66,22 @@ class AddBot:
 
 
 @dataclass(frozen=True, slots=True)
-class Rematch:
+class RematchIntent:
     """The answer to "Play again? [y/N]": ``yes`` plays again at the same table."""
 
     yes: bool
 
 
 @dataclass(frozen=True, slots=True)
-class Leave:
+class LeaveIntent:
     """Leave the table. ``give_up``: during a game, hand the seat to the host's bot at once
     (``leave``); otherwise the seat waits for a resume (the grace period) as after a drop."""
 
     give_up: bool = False
 
 
-#: everything a front end may hand the table loop
-Command = Act | Chat | Explain | AddBot | Rematch | Leave
+#: every intent a front end may hand the table loop
+Intent = ActIntent | ChatIntent | ExplainIntent | AddBotIntent | RematchIntent | LeaveIntent
 
 
 def chat_problem(text: str) -> str | None:

@@ -38,6 +38,7 @@ import protocol.table_messages as tm
 from client.commands import (
     ClientError,
     HostUnavailable,
+    Quit,
     common_options,
     default_name,
     make_ui,
@@ -51,7 +52,7 @@ from client.lobby import SEATS_RANGE, create_table, run_lobby, too_many_bots
 from client.options import connection_options, table_id
 from client.stdin import read_line
 from client.table_client import TableClient
-from client.table_loop import LEAVE_WAIT, Quit, run_table
+from client.table_loop import LEAVE_WAIT, run_table
 from client.tokens import SavedSeat, TokenStore
 from net.address import Address, split_address
 from net.discover import HostAd, browse

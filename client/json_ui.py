@@ -25,13 +25,13 @@ from typing import IO, Any
 import protocol.table_messages as tm
 from client.choices import ECHO_LIMIT, clip, normalise_card
 from client.intents import (
-    Act,
-    AddBot,
-    Chat,
-    Command,
-    Explain,
-    Leave,
-    Rematch,
+    ActIntent,
+    AddBotIntent,
+    ChatIntent,
+    ExplainIntent,
+    Intent,
+    LeaveIntent,
+    RematchIntent,
     chat_problem,
     rematch_answer,
 )
@@ -121,7 +121,7 @@ class JsonUI:
             self._key_shown = True
             self.emit({"type": "deal_key", "fingerprint": tc.checker.key_fingerprint})
 
-    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:  # noqa: C901, PLR0912
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Intent | None:  # noqa: C901, PLR0912
         """The command a JSON line asks for, or None (an ``error`` object says what was
         wrong). While "Play again?" stands (``rematch_asked``) a line is first read as its
         answer: ``{"cmd": "rematch"}`` plays again, ``{"cmd": "quit"}`` or a line that is no
@@ -129,7 +129,7 @@ class JsonUI:
         if rematch_asked:
             answer = rematch_answer(line)
             if answer is not None:
-                return Rematch(answer)
+                return RematchIntent(answer)
         if not line.strip():
             return None
         try:
@@ -145,7 +145,7 @@ class JsonUI:
             return None
         name = cmd.get("cmd")
         if name in ("quit", "leave"):
-            return Leave(give_up=name == "leave")
+            return LeaveIntent(give_up=name == "leave")
         if name == "chat":
             text = cmd.get("text")
             if not isinstance(text, str):
@@ -155,7 +155,7 @@ class JsonUI:
             if problem is not None:
                 self.emit({"type": "error", "message": problem})
                 return None
-            return Chat(text)
+            return ChatIntent(text)
         if name == "state":
             if tc.state is not None:
                 self.on_push(tc, tc.state, [])
@@ -164,27 +164,27 @@ class JsonUI:
             return self._action(tc, cmd)
         if name == "add_bot":
             level = cmd.get("level", "normal")
-            return AddBot(level if isinstance(level, str) else "normal")
+            return AddBotIntent(level if isinstance(level, str) else "normal")
         if name == "explain":
             card = cmd.get("card")
             code = normalise_card(card) if isinstance(card, str) else None
             if code is None:
                 self.emit({"type": "error", "message": "explain needs a 'card' code, like \"QS\""})
                 return None
-            return Explain(code)
+            return ExplainIntent(code)
         problem = 'missing "cmd"' if "cmd" not in cmd else f"unknown command {name!r}"
         if len(problem) > ECHO_LIMIT + 20:
             problem = f"unknown command {clip(str(name))!r}"
         self.emit({"type": "error", "message": f"{problem} (act, explain, chat, state, quit)"})
         return None
 
-    def _action(self, tc: TableClient, cmd: dict[str, Any]) -> Act | None:
+    def _action(self, tc: TableClient, cmd: dict[str, Any]) -> ActIntent | None:
         action, index = cmd.get("action"), cmd.get("index")
         if isinstance(action, dict):
-            return Act(action)
+            return ActIntent(action)
         legal = list(tc.state.legal) if tc.state is not None else []
         if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal):
-            return Act(dict(legal[index]))
+            return ActIntent(dict(legal[index]))
         if action is not None:
             problem = "'action' must be a JSON object (a map from 'legal')"
         elif not legal:

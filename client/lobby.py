@@ -22,12 +22,11 @@ import trio
 import protocol.table_messages as tm
 from client.catalogue import CATALOGUE, Catalogue
 from client.choices import clip
-from client.commands import parse_options
+from client.commands import Quit, parse_options
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
 from client.stdin import read_line
 from client.table_client import TableClient
-from client.table_loop import Quit
 from net.session import ClientSession, Disconnected, RequestError, expect_reply
 from protocol.errors import LocalProtocolError
 

@@ -226,7 +226,7 @@ async def _play_at(
         tc = TableClient(session, table_id=table, name=None if watch else name, proofs_dir=kept)
         if watch:
             await tc.watch()  # first, so that we see the first deal's commitment
-            await host.add_bots(table, seats, kind=level)
+            await host.add_bots(table, seats, level=level)
             title = GAME_TITLES.get(game, game)
             ui.info(
                 f"Watching {seats} bots play {title} (table {table})", kind="watching", table=table
@@ -251,11 +251,11 @@ async def _play_at(
                 empty = seats - 1
             for _ in range(empty):
                 try:
-                    await host.add_bots(table, 1, kind=level)
+                    await host.add_bots(table, 1, level=level)
                 except ProtocolError:
                     break  # a friend took the last seat meanwhile
         else:
-            await host.add_bots(table, seats - 1, kind=level)
+            await host.add_bots(table, seats - 1, level=level)
         title = GAME_TITLES.get(game, game)
         ui.info(
             f"{title}: {name} at seat 0 of {seats}",  # the text front end adds how to play

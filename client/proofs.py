@@ -2,7 +2,7 @@
 
 How it works: after every hand the client saves its proof bundle (``TABLE-handN.json``,
 :mod:`net.fairplay`) and the host's record (``TABLE-handN-record.json``,
-:mod:`client.records`) in ``proofs/TABLE/`` under the state directory (:func:`table_dir`).
+:mod:`client.record_fetch`) in ``proofs/TABLE/`` under the state directory (:func:`table_dir`).
 :func:`list_tables` groups what is there by table, newest first (a table's age is that of its
 newest file; files an older version saved flat in ``proofs/`` are grouped by the table their
 name starts with). :func:`prune` removes the proofs of every table past the ``keep`` newest,

@@ -3,7 +3,7 @@
 How it works: :func:`records_command` parses the arguments and runs :func:`run_records`, which
 connects like ``onecard join`` (TLS pinned in known_hosts, ``--insecure`` for plain TCP), asks
 ``list_records`` when no HAND is given, then fetches, checks and saves each record with
-:func:`client.records.fetch_and_save` (into the proofs directory under the state directory
+:func:`client.record_fetch.fetch_and_save` (into the proofs directory under the state directory
 unless ``--out`` says otherwise) and prints one line per hand. When ``onecard join`` has pinned
 the host's deal-signing key, every record must be signed by it. Exit status as ``onecard
 verify``: 0 every record valid (a correctly voided hand counts), 1 some record failed a check or
@@ -25,7 +25,7 @@ import click
 import protocol.table_messages as tm
 from client.commands import run_sync
 from client.options import connection_options, table_id
-from client.records import RecordResult, fetch_and_save
+from client.record_fetch import RecordResult, fetch_and_save
 from client.tokens import default_state_dir
 from net.address import Address, split_address
 from net.session import expect_reply

@@ -3,7 +3,7 @@
 How it works: a :class:`TableClient` is the one seat client, :class:`net.seat.SeatClient`
 (requests, pushes tracked, resume, act numbering, the fair-dealing duties and deal checks), plus
 what a person at the terminal needs: proof bundles saved under the state directory
-(:func:`client.records.proof_keeper`), the host's game wording learnt on joining, watching or
+(:func:`client.record_fetch.proof_keeper`), the host's game wording learnt on joining, watching or
 resuming (:mod:`client.catalogue`), the player requests bots never make (``explain``,
 ``add_bot``, ``chat``), seat names for display and chat lines told apart from repeats. The
 table loop hands it every push (:meth:`~net.seat.SeatClient.handle`); after a drop it gives it a
@@ -18,7 +18,7 @@ import trio
 
 import protocol.table_messages as tm
 from client.catalogue import CATALOGUE
-from client.records import proof_keeper
+from client.record_fetch import proof_keeper
 from net.seat import SeatClient
 from net.session import ClientSession, RequestError, expect_reply
 from protocol.cards import parse_card

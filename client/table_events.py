@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import protocol.table_messages as tm
-from client.intents import Command
-from client.records import RecordResult
+from client.intents import Intent
+from client.record_fetch import RecordResult
 from net.fairplay import FairNotice
 from protocol.messages import Message
 
@@ -206,7 +206,7 @@ class Pushed:
 class Typed:
     """A command the front end read from a typed line."""
 
-    command: Command
+    command: Intent
 
 
 @dataclass(frozen=True, slots=True)

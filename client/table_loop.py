@@ -28,7 +28,7 @@ that straddles the disconnect is still verified. A spectator reconnects the same
 spectators, the hand in progress is left to its record.
 
 With ``records_dir``, every signed ``hand_end`` or ``void`` also starts a task that fetches the
-host's complete record of that hand (:func:`client.records.fetch_and_save`: checked against the
+host's complete record of that hand (:func:`client.record_fetch.fetch_and_save`: checked against the
 host's deal key and the transcript the deal check verified, saved next to the proof bundles)
 and reports it in one line. A ``game_over`` waits for those fetches (at most
 :data:`RECORD_WAIT` seconds), so each record's line comes before the outcome.
@@ -51,8 +51,8 @@ import trio
 
 import protocol.table_messages as tm
 from client import stdin
-from client.intents import Command
-from client.records import fetch_and_save
+from client.intents import Intent
+from client.record_fetch import fetch_and_save
 from client.table_client import TableClient
 from client.table_events import (
     Answered,
@@ -104,7 +104,6 @@ __all__ = [
     "DealCheckFailed",
     "Frontend",
     "LineSource",
-    "Quit",
     "interrupt_note",
     "leaves",
     "read_lines",
@@ -132,23 +131,16 @@ def interrupt_note() -> str | None:
     return _NOTES[-1]() if _NOTES else None
 
 
-class Quit(Exception):
-    """The user asked to leave before a table was reached (the lobby, the list of hosts)."""
-
-    def __init__(self) -> None:
-        super().__init__("quit")
-
-
 class Frontend(Protocol):
     """What the loop needs from a user interface."""
 
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None: ...
 
-    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Command | None:
+    def on_line(self, tc: TableClient, line: str, *, rematch_asked: bool = False) -> Intent | None:
         """What the typed ``line`` asks the loop for (:mod:`client.intents`), or None when
         the front end answered it by itself (help, a typing mistake, a follow-up question).
         With ``rematch_asked`` ("Play again? [y/N]" stands) a line that answers it is a
-        :class:`client.intents.Rematch` (:func:`client.intents.rematch_answer`)."""
+        :class:`client.intents.RematchIntent` (:func:`client.intents.rematch_answer`)."""
 
     def on_explained(self, tc: TableClient, reply: tm.Explained) -> None:
         """The host's answer to ``explain``."""

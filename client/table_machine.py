@@ -18,7 +18,15 @@ Answers to requests never end the loop.
 from __future__ import annotations
 
 import protocol.table_messages as tm
-from client.intents import Act, AddBot, Chat, Command, Explain, Leave, Rematch
+from client.intents import (
+    ActIntent,
+    AddBotIntent,
+    ChatIntent,
+    ExplainIntent,
+    Intent,
+    LeaveIntent,
+    RematchIntent,
+)
 from client.table_client import TableClient
 from client.table_events import (
     Answered,
@@ -259,27 +267,27 @@ class TableMachine:
 
     # ------------------------------------------------------------------ the user
 
-    def _asked(self, command: Command) -> list[Effect]:
+    def _asked(self, command: Intent) -> list[Effect]:
         """A command while "Play again?" waits: the answer, or something said meanwhile."""
-        if isinstance(command, Rematch):
+        if isinstance(command, RematchIntent):
             self.asking = False
             if not command.yes:
                 return [Finish(self.table.outcome)]
             self.rematch = True
             return [SendReady()]
-        if isinstance(command, Leave):
+        if isinstance(command, LeaveIntent):
             return [ShowEnd("you left the table"), Finish(self.table.outcome)]
         return self._aside(command)  # the question stays
 
-    def _typed(self, command: Command) -> list[Effect]:
+    def _typed(self, command: Intent) -> list[Effect]:
         tc = self.table
-        if isinstance(command, Leave):
+        if isinstance(command, LeaveIntent):
             phase = tc.state.phase if tc.state is not None else ""
             playing = tc.seat is not None and phase in ("dealing", "playing")
             self.left_mid_game = playing and command.give_up
             # None during a game; after one, its outcome
             return [ShowEnd("you left the table"), Finish(tc.outcome)]
-        if isinstance(command, Act):
+        if isinstance(command, ActIntent):
             if self.acting:
                 busy = "still waiting for the host to answer your last move"
                 return [ShowInfo(busy, "busy")]
@@ -288,14 +296,14 @@ class TableMachine:
         return self._aside(command)
 
     @staticmethod
-    def _aside(command: Command) -> list[Effect]:
+    def _aside(command: Intent) -> list[Effect]:
         """What a command asks for besides a move: chat, a question, a bot (a move or an
         answer out of place is dropped)."""
-        if isinstance(command, Chat):
+        if isinstance(command, ChatIntent):
             return [SendChat(command.text)]
-        if isinstance(command, Explain):
+        if isinstance(command, ExplainIntent):
             return [SendExplain(command.card)]
-        if isinstance(command, AddBot):
+        if isinstance(command, AddBotIntent):
             return [SendAddBot(command.level)]
         return []
 

@@ -1,7 +1,7 @@
 """``onecard verify FILE...``: check hand records offline, one verdict line per file.
 
-How it works: each file is read with :func:`protocol.records.load_record` and checked with
-:func:`protocol.records.verify_record`, which recomputes every commitment, signature, position
+How it works: each file is read with :func:`protocol.hand_records.load_record` and checked with
+:func:`protocol.hand_records.verify_record`, which recomputes every commitment, signature, position
 and card of the hand from the host's revealed secret. Nothing here talks to the network. A file
 that cannot be read or is not JSON gets a one-line reason, never a traceback. Exit status: 0 when
 every record is valid (a correctly voided hand counts as valid), 1 when any record fails a check,
@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from protocol.exit_codes import ExitCode
-from protocol.records import RecordError, load_record, verify_record
+from protocol.hand_records import RecordError, load_record, verify_record
 from protocol.text import safe_text
 
 __all__ = ["verify_command", "verify_files"]

@@ -510,7 +510,7 @@ class ClientConnection:
         await table.watch(self, name)
 
     async def _on_add_bot(self, msg: tm.AddBot) -> None:
-        seat, name = await self.lobby.add_bot(msg.table, kind=msg.kind, seat=msg.seat, by=self)
+        seat, name = await self.lobby.add_bot(msg.table, level=msg.kind, seat=msg.seat, by=self)
         self._reply(msg, tm.BotAdded(table=msg.table, seat=seat, name=name))
 
     async def _on_ready(self, msg: tm.Ready) -> None:

@@ -47,7 +47,7 @@ from protocol.fairness import (
     public_key_bytes,
     ruleset_id,
 )
-from protocol.records import build_record
+from protocol.hand_records import build_record
 
 __all__ = ["Deal", "FairnessError"]
 
@@ -253,7 +253,7 @@ class Deal:
     # -- the record
 
     def record(self, table_id: str) -> dict[str, Any]:
-        """The hand record (``protocol.records`` format): every signed message, the actions."""
+        """The hand record (``protocol.hand_records`` format): every signed message, the actions."""
         assert self.dealer.context.table_id == table_id
         return build_record(
             self.dealer,

@@ -37,7 +37,7 @@ from host.seating import HOSTED_BOT_PREFIX, Conn
 from host.store import Store, TableRow
 from host.table import Table, TableError, TablePhase
 from protocol.errors import ErrorCode
-from protocol.records import dump_record
+from protocol.hand_records import dump_record
 
 __all__ = [
     "FINISHED_LISTED_S",
@@ -106,7 +106,7 @@ class _BotOrder:
 
 
 BotSpawner = Callable[[str, str, int | None, str | None], Awaitable[int]]
-"""``spawn(table_id, kind, seat, resume_token) -> seat``: connect an in-process bot client."""
+"""``spawn(table_id, level, seat, resume_token) -> seat``: connect an in-process bot client."""
 
 
 def _stale(table: Table) -> bool:
@@ -352,9 +352,10 @@ class Lobby:
         return None
 
     async def add_bot(
-        self, table_id: str, *, kind: str, seat: int | None, by: Conn | None = None
+        self, table_id: str, *, level: str, seat: int | None, by: Conn | None = None
     ) -> tuple[int, str]:
-        """Seat a host-run bot; return its seat and name.
+        """Seat a host-run bot playing at ``level`` (``add_bot.kind`` on the wire: a level or an
+        older name of one); return its seat and name.
 
         ``by`` is the requesting connection (``None``: the host itself, always allowed); only
         the table's creator or a player seated there may (``bad_state`` otherwise, see
@@ -365,13 +366,13 @@ class Lobby:
         if self.spawn_bot is None:
             raise TableError("this host cannot run bots", code=ErrorCode.BAD_STATE)
         try:
-            hard = parse_level(kind) is Level.HARD
+            hard = parse_level(level) is Level.HARD
         except ValueError:
-            hard = False  # the bot itself refuses the kind, with its own error
+            hard = False  # the bot itself refuses the level, with its own error
         address = None if by is None else getattr(by, "address_key", None)
         if by is not None:
             self._check_bot_limits(by, address, hard=hard)
-        seat_no = await self.spawn_bot(table_id, kind, seat, None)
+        seat_no = await self.spawn_bot(table_id, level, seat, None)
         s = table.seats[seat_no]
         assert s is not None
         if by is not None:

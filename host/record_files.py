@@ -46,7 +46,7 @@ import trio
 from host.datadir import RECORDS_DIR, DataDirDamaged, DataDirError, hold_data_dir
 from host.filemodes import PRIVATE_FILE_MODE, make_private_dir, tighten
 from host.logs import get_logger
-from protocol.records import RecordError, dump_record, unpack_record_bytes
+from protocol.hand_records import RecordError, dump_record, unpack_record_bytes
 
 __all__ = [
     "MAX_UNWRITTEN_BYTES",

@@ -40,7 +40,7 @@ from host.games.base import (
 )
 from host.scenario_file import FairInputs, Scenario, ScenarioError, Step, parse_scenario
 from protocol.cards import Card
-from protocol.records import MAX_RECORD_BYTES
+from protocol.hand_records import MAX_RECORD_BYTES
 
 __all__ = [
     "MAX_SCENARIO_BYTES",

@@ -8,7 +8,7 @@ Embedding API (``onecard play`` runs a host in-process this way)::
         info = await nursery.start(serve_host, HostConfig(data_dir=path, port=0, bind="127.0.0.1"))
         info.port, info.fingerprint          # where it listens, TLS pin (SHA256:ab:cd:...)
         table = await info.host.create_table("one-card", seats=3)
-        await info.host.add_bots(table, 2, kind="normal")     # in-process bot clients
+        await info.host.add_bots(table, 2, level="normal")     # in-process bot clients
         ...                                  # connect a client to ("127.0.0.1", info.port)
         await info.host.shutdown()           # tells clients server_closing, then returns
 
@@ -202,9 +202,12 @@ class Host:
         )
         return table.table_id
 
-    async def add_bots(self, table_id: str, count: int, *, kind: str = "normal") -> list[int]:
-        """Seat ``count`` in-process bots at a table; return their seats."""
-        return [(await self.lobby.add_bot(table_id, kind=kind, seat=None))[0] for _ in range(count)]
+    async def add_bots(self, table_id: str, count: int, *, level: str = "normal") -> list[int]:
+        """Seat ``count`` in-process bots playing at ``level`` (a bot kind of ``add_bot``) at a
+        table; return their seats."""
+        return [
+            (await self.lobby.add_bot(table_id, level=level, seat=None))[0] for _ in range(count)
+        ]
 
     async def shutdown(
         self, *, retry_after: int | None = RETRY_AFTER_S, reason: str = "the host is shutting down"
@@ -335,7 +338,7 @@ class Host:
     # ------------------------------------------------------------------ bots
 
     async def _spawn_bot(
-        self, table_id: str, kind: str, seat: int | None, token: str | None
+        self, table_id: str, level: str, seat: int | None, token: str | None
     ) -> int:
         a, b = trio.socket.socketpair()
         host_end, bot_end = trio.SocketStream(a), trio.SocketStream(b)
@@ -344,7 +347,7 @@ class Host:
             functools.partial(self.handle, host_end, peer="in-process bot", trusted=True)
         )
         try:
-            seat_no: int = await nursery.start(self._run_bot, bot_end, table_id, kind, seat, token)
+            seat_no: int = await nursery.start(self._run_bot, bot_end, table_id, level, seat, token)
         except Exception as raised:  # the bot could not take its seat
             exc = first_leaf(raised)
             if isinstance(exc, RequestError):
@@ -356,7 +359,7 @@ class Host:
         self,
         stream: trio.abc.Stream,
         table_id: str,
-        kind: str,
+        level: str,
         seat: int | None,
         token: str | None,
         *,
@@ -368,14 +371,14 @@ class Host:
                 bot = BotPlayer(
                     client,
                     table_id=table_id,
-                    kind=kind,
+                    kind=level,
                     stay=True,
                     think=self.config.bot_think,
                     thinkers=self.thinkers,
                 )
                 if token is None:
                     name = self.lobby.bot_name(table_id)
-                    await bot.join(name, seat, bot=HOSTED_BOT_PREFIX + kind)
+                    await bot.join(name, seat, bot=HOSTED_BOT_PREFIX + level)
                 else:
                     await bot.resume(token)
                 assert bot.seat is not None
@@ -414,9 +417,9 @@ class Host:
         except Exception:
             log.exception("table %s: cannot restart the bot in seat %d", table.table_id, seat)
             return
-        kind = s.bot.removeprefix(HOSTED_BOT_PREFIX)
+        level = s.bot.removeprefix(HOSTED_BOT_PREFIX)
         try:
-            await self._spawn_bot(table.table_id, kind, seat, token)
+            await self._spawn_bot(table.table_id, level, seat, token)
         except TableError as exc:
             log.error("cannot restart the bot at %s seat %d: %s", table.table_id, seat, exc)
 

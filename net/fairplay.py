@@ -13,7 +13,7 @@ failure is kept (the rest of that hand is not verified) and reported at the hand
 as the verifier worded it. Each finished hand's signed messages are handed, as a proof bundle
 that ``onecard verify`` can check, to the checker's ``keep`` (the terminal client saves them as
 ``proofs/<table>/<table>-hand<N>.json`` under its state directory:
-:func:`client.records.proof_keeper`; a bot keeps none).
+:func:`client.record_fetch.proof_keeper`; a bot keeps none).
 The host's Ed25519 key is trusted on the first HAND_COMMIT and pinned for the session.
 """
 
@@ -38,8 +38,8 @@ from protocol.fairness import (
     key_fingerprint,
     ruleset_id,
 )
+from protocol.hand_records import RECORD_FORMAT
 from protocol.messages import Message
-from protocol.records import RECORD_FORMAT
 
 __all__ = ["DealChecker", "FairKind", "FairNotice", "KeepProof"]
 

@@ -51,9 +51,9 @@ from net.retry import RATE_LIMITED
 from protocol.connection import PROTOCOL_NAME, SUPPORTED_VERSIONS, Connection, Role, State
 from protocol.errors import ErrorCode, ProtocolError, RemoteProtocolError
 from protocol.framing import NEED_DATA
+from protocol.hand_records import MAX_RECORD_BYTES
 from protocol.limits import HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S, RECEIVE_CHUNK_BYTES
 from protocol.messages import Bye, Error, Hello, Message, Ping, ServerClosing, Welcome
-from protocol.records import MAX_RECORD_BYTES
 from protocol.text import safe_text
 from protocol.version import software
 
@@ -405,8 +405,8 @@ class ClientSession:
         """Whether ``msg`` ends a multi-part reply: the last part, or one out of line.
 
         A part that is not the next in order, changes the part count or takes the reply past
-        :data:`~protocol.records.MAX_RECORD_BYTES` ends the collection at once (the caller finds
-        the reply incomplete), so a host cannot make the client hoard parts without bound.
+        :data:`~protocol.hand_records.MAX_RECORD_BYTES` ends the collection at once (the caller
+        finds the reply incomplete), so a host cannot make the client hoard parts without bound.
         """
         waiter.size += len(msg.text.encode("utf-8", "surrogatepass"))
         first = waiter.replies[0]

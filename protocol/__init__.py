@@ -3,9 +3,10 @@
 This package never imports trio, sockets or click, so the host, the clients, the tests and
 third-party Python code can all use it. See ``spec/PROTOCOL.md`` for the contract.
 
-Layers, bottom up: :mod:`protocol.limits` (every limit), :mod:`protocol.framing` (bytes <->
-maps), :mod:`protocol.messages` (maps <-> validated messages, the registry) and
-:mod:`protocol.connection` (the handshake and state machine). The names below are the public API.
+Layers, bottom up: :mod:`protocol.limits` (every limit), :mod:`protocol.framing` (bytes <-> maps),
+:mod:`protocol.messages` (maps <-> validated messages), :mod:`protocol.registry` (every message
+type, in spec order) and :mod:`protocol.connection` (the handshake and state machine). The names
+below are the public API.
 
 They are imported when first used (PEP 562 ``__getattr__``), not with the package: ``from
 protocol import Connection`` works as usual, while importing one light module such as
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
     from protocol.framing import NEED_DATA, FrameDecoder, NeedData, decode_body, encode_frame
     from protocol.messages import (
-        MESSAGE_TYPES,
         Bye,
         Direction,
         Error,
@@ -41,10 +41,10 @@ if TYPE_CHECKING:
         Pong,
         ServerClosing,
         Welcome,
-        message_from_wire,
         register,
         wire,
     )
+    from protocol.registry import MESSAGE_TYPES, message_from_wire
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -103,7 +103,6 @@ _WHERE = {
     ),
     **dict.fromkeys(
         [
-            "MESSAGE_TYPES",
             "Bye",
             "Direction",
             "Error",
@@ -114,12 +113,12 @@ _WHERE = {
             "Pong",
             "ServerClosing",
             "Welcome",
-            "message_from_wire",
             "register",
             "wire",
         ],
         "protocol.messages",
     ),
+    **dict.fromkeys(["MESSAGE_TYPES", "message_from_wire"], "protocol.registry"),
 }
 
 

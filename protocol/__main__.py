@@ -16,8 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from protocol.messages import spec_table
-from protocol.spec_tables import SPEC_DIR, SPEC_PATH, render_spec, stale_blocks
+from protocol.spec_tables import SPEC_DIR, SPEC_PATH, message_table, render_spec, stale_blocks
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         print(SPEC_DIR)
         return 0
     if args.spec_table:
-        sys.stdout.write(spec_table())
+        sys.stdout.write(message_table())
         return 0
     text = args.spec.read_text(encoding="utf-8")
     if args.write_spec:

@@ -42,16 +42,15 @@ from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, Remote
 from protocol.framing import NEED_DATA, FrameDecoder, NeedData, encode_frame, pack_frame
 from protocol.limits import MAX_BUFFERED_BYTES, MAX_FRAME_BYTES, MAX_REQUEST_BYTES
 from protocol.messages import (
-    MESSAGE_TYPES,
     Direction,
     Error,
     Hello,
     Message,
     MessageId,
     Welcome,
-    message_from_wire,
     message_id_of,
 )
+from protocol.registry import MESSAGE_TYPES, message_from_wire
 
 __all__ = [
     "PROTOCOL_NAME",

@@ -8,9 +8,8 @@ host bot and marks itself ready; the host answers each request with exactly one 
 to everyone at a table when its seating or phase changes. The field kinds every table message
 shares (:data:`TABLE_ID`, :data:`PLAYER_NAME`, :data:`SEAT`) are defined here too.
 
-Everything here is re-exported by :mod:`protocol.table_messages`, which imports this module
-before it defines its own messages (so the registry keeps the order of the spec's sections):
-use the messages as ``table_messages.Join`` like the others.
+Everything here is re-exported by :mod:`protocol.table_messages`: use the messages as
+``table_messages.Join`` like the others. :mod:`protocol.registry` holds the registry.
 """
 
 from __future__ import annotations
@@ -310,8 +309,3 @@ class Ok(Message):
 
     TYPE: ClassVar[str] = "ok"
     DIRECTION: ClassVar[Direction] = H2C
-
-
-# imported before the registry (protocol.messages), this module completes it: see the end of
-# messages.py
-from protocol import table_messages as _table_messages  # noqa: E402, F401

@@ -10,16 +10,18 @@ How it works (after h11 ``_events.py``):
   coerces a value (wire form or Python form) to its Python form and validates it, renders it
   back to the wire and describes itself for the spec. So one declaration drives construction,
   decoding, encoding, the spec table and test strategies.
-* ``@register`` adds a class to :data:`MESSAGE_TYPES`, the single registry.
-  :func:`message_from_wire` decodes a map with it; ``Message.to_wire`` encodes.
+* ``@register`` checks a class and declares it a message type (only a declared type can be
+  built). This module defines the core types (section 2); :mod:`protocol.registry` imports it
+  and the other message modules in the spec's order and holds ``MESSAGE_TYPES``, the one
+  registry that decodes (``message_from_wire``). ``Message.to_wire`` encodes.
 
 Rules: invalid values raise ``LocalProtocolError(code=bad_field)`` naming the field (``bad_card``
 for a card code). Unknown map keys are ignored (forward compatibility: a newer peer may add
 optional fields). Absent optional fields take their default. Never subclass a concrete message.
 
-Adding a message type: define it here or in a ``protocol/`` module imported at the bottom of this
-one (like :mod:`protocol.table_messages`, which imports :mod:`protocol.lobby_messages` in turn),
-so the registry is complete wherever it is used (a test checks), then regenerate the spec with
+Adding a message type: define it in the ``protocol/`` module of its spec section (this one,
+:mod:`protocol.lobby_messages` or :mod:`protocol.table_messages`; a new module also goes in
+:data:`protocol.registry.SPEC_ORDER`), then regenerate the spec with
 ``python -m protocol --write-spec``. A custom :class:`Kind` also needs ``examples()`` for the
 property tests. For example::
 
@@ -39,10 +41,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError
 from protocol.framing import WireDict
@@ -72,7 +73,6 @@ from protocol.limits import (
 )
 
 __all__ = [
-    "MESSAGE_TYPES",
     "AnyMap",
     "Bool",
     "Bye",
@@ -98,9 +98,9 @@ __all__ = [
     "Welcome",
     "field_required",
     "field_specs",
-    "message_from_wire",
     "message_id_of",
     "register",
+    "registered_types",
     "spec_table",
     "wire",
 ]
@@ -187,7 +187,7 @@ class Message:
     re: MessageId | None = None
 
     def __post_init__(self) -> None:
-        if MESSAGE_TYPES.get(getattr(self, "TYPE", "")) is not type(self):
+        if _DECLARED.get(getattr(self, "TYPE", "")) is not type(self):
             raise TypeError(f"{type(self).__name__} is not a registered message type")
         for name in _ENVELOPE:
             value = getattr(self, name)
@@ -211,18 +211,39 @@ class Message:
             out[name] = spec.kind.to_wire(getattr(self, name))
         return out
 
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Self:
+        """The message of this type a decoded wire map describes (its ``type`` is not read:
+        :func:`protocol.registry.message_from_wire` picks the class by it).
+
+        Raises:
+            LocalProtocolError: ``bad_field`` for a missing or invalid field (the message names
+                it), ``bad_card`` for a bad card code. Unknown extra keys are ignored.
+        """
+        kwargs: dict[str, Any] = {}
+        for name in _ENVELOPE:
+            if data.get(name) is not None:
+                kwargs[name] = data[name]
+        for name in field_specs(cls):
+            if name in data:
+                kwargs[name] = data[name]
+            elif field_required(cls, name):
+                raise bad_field(name, f"missing from {cls.TYPE!r}")
+        return cls(**kwargs)
+
 
 _BASE_FIELDS = {f.name: f for f in dataclasses.fields(Message)}
 
-MESSAGE_TYPES: dict[str, type[Message]] = {}
-"""The registry: wire ``type`` string to message class. Fill it only with :func:`register`."""
+_DECLARED: dict[str, type[Message]] = {}
+"""Every class :func:`register` has checked, by wire ``type``, in the order they were declared
+(the decoding registry is :data:`protocol.registry.MESSAGE_TYPES`)."""
 
 _TYPE_RE = re.compile(r"[a-z][a-z0-9_]{0,31}")
 M = TypeVar("M", bound=type[Message])
 
 
 def register(cls: M) -> M:
-    """Class decorator adding a message class to :data:`MESSAGE_TYPES` after checking it.
+    """Class decorator declaring a message type after checking the class.
 
     Checks: a frozen keyword-only dataclass subclass of :class:`Message`; ``TYPE`` unique and
     ``[a-z][a-z0-9_]*``; ``DIRECTION`` set; a docstring (its first line goes in the spec); every
@@ -236,7 +257,7 @@ def register(cls: M) -> M:
     type_name = cls.__dict__.get("TYPE")
     if not isinstance(type_name, str) or _TYPE_RE.fullmatch(type_name) is None:
         raise TypeError(f"{cls.__name__}: TYPE must be a str matching {_TYPE_RE.pattern}")
-    if type_name in MESSAGE_TYPES:
+    if type_name in _DECLARED:
         raise TypeError(f"message type {type_name!r} is already registered")
     if not isinstance(cls.__dict__.get("DIRECTION"), Direction):
         raise TypeError(f"{cls.__name__}: DIRECTION must be a Direction")
@@ -253,41 +274,13 @@ def register(cls: M) -> M:
             raise TypeError(f"{cls.__name__}.{f.name}: declare the field with wire(...)")
         if not f.kw_only:
             raise TypeError(f"{cls.__name__}: use @dataclass(frozen=True, kw_only=True)")
-    MESSAGE_TYPES[type_name] = cls
+    _DECLARED[type_name] = cls
     return cls
 
 
-def message_from_wire(data: Mapping[str, Any]) -> Message:
-    """Build the message a decoded wire map describes.
-
-    Raises:
-        LocalProtocolError: ``bad_field`` for a missing/non-str ``type`` or a missing or invalid
-            field (the message names it), ``unknown_type`` for an unregistered ``type``,
-            ``bad_card`` for a bad card code. Unknown extra keys are ignored.
-
-    >>> message_from_wire({"type": "ping", "id": 7, "x_new_field": True})
-    Ping(id=7, re=None)
-    >>> Ping(id=7).response().to_wire()
-    {'type': 'pong', 're': 7}
-    """
-    type_name = data.get("type")
-    if not isinstance(type_name, str):
-        raise bad_field("type", "missing" if type_name is None else "expected str")
-    cls = MESSAGE_TYPES.get(type_name)
-    if cls is None:
-        raise LocalProtocolError(
-            f"unknown message type {type_name[:MAX_NAME_LEN]!r}", code=ErrorCode.UNKNOWN_TYPE
-        )
-    kwargs: dict[str, Any] = {}
-    for name in _ENVELOPE:
-        if data.get(name) is not None:
-            kwargs[name] = data[name]
-    for name in field_specs(cls):
-        if name in data:
-            kwargs[name] = data[name]
-        elif field_required(cls, name):
-            raise bad_field(name, f"missing from {type_name!r}")
-    return cls(**kwargs)
+def registered_types() -> list[type[Message]]:
+    """Every class declared with :func:`register` so far, in the order of declaration."""
+    return list(_DECLARED.values())
 
 
 def message_id_of(data: Mapping[str, Any]) -> MessageId | None:
@@ -396,7 +389,11 @@ class Ping(Message):
     DIRECTION: ClassVar[Direction] = Direction.BOTH
 
     def response(self) -> Pong:
-        """The matching pong."""
+        """The matching pong.
+
+        >>> Ping(id=7).response().to_wire()
+        {'type': 'pong', 're': 7}
+        """
         return Pong(re=self.id)
 
 
@@ -443,12 +440,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def spec_table(types: Mapping[str, type[Message]] | None = None) -> str:
-    """The Markdown message table of ``spec/PROTOCOL.md`` section 9, from the registry.
+def spec_table(registry: Mapping[str, type[Message]]) -> str:
+    """The Markdown message table of ``spec/PROTOCOL.md`` section 9 for the ``registry`` given
+    (:data:`protocol.registry.MESSAGE_TYPES`).
 
     Rows are sorted by type; each field reads ``name: kind`` with ``?`` marking optional fields.
     """
-    registry = MESSAGE_TYPES if types is None else types
     lines = [
         "| Type | Direction | Fields (`?` = optional) | Meaning |",
         "|---|---|---|---|",
@@ -463,14 +460,3 @@ def spec_table(types: Mapping[str, type[Message]] | None = None) -> str:
         doc = (cls.__doc__ or "").strip().splitlines()[0]
         lines.append(f"| `{type_name}` | {cls.DIRECTION.value} | {_cell(fields)} | {_cell(doc)} |")
     return "\n".join(lines) + "\n"
-
-
-# --------------------------------------------------------------------------- application types
-
-# Lobby, play, reconnect, chat and fairness-wrapper messages live in their own modules; importing
-# table_messages here (it imports lobby_messages first) registers them, so every user of the
-# registry (and the spec table) sees them. When lobby_messages is imported first (the package
-# does not load the registry: protocol/__init__.py), it is still running its first lines here,
-# so it imports table_messages at its own end instead.
-if "protocol.lobby_messages" not in sys.modules:
-    from protocol import table_messages as _table_messages  # noqa: F401

@@ -1,11 +1,11 @@
 """The generated tables of ``spec/PROTOCOL.md``: messages, error codes and limits.
 
-How it works: the spec marks each generated table with a pair of HTML comments,
-``<!-- generated: NAME ... -->`` and ``<!-- end generated: NAME -->``. :func:`render_spec`
-replaces what lies between them with the table built from the code (the message registry,
-:class:`~protocol.errors.ErrorCode` and its ``#:`` comments, :mod:`protocol.limits`), leaving
-everything else untouched. ``python -m protocol --write-spec`` rewrites the file;
-``--check-spec`` (and a test) fail when the spec is stale.
+How it works: the spec marks each generated table with a pair of HTML comments, ``<!-- generated:
+NAME ... -->`` and ``<!-- end generated: NAME -->``. :func:`render_spec` replaces what lies between
+them with the table built from the code (the message registry :mod:`protocol.registry`,
+:class:`~protocol.errors.ErrorCode` and its ``#:`` comments, the declared table of
+:mod:`protocol.limits`), leaving everything else untouched. ``python -m protocol --write-spec``
+rewrites the file; ``--check-spec`` (and a test) fail when the spec is stale.
 
 Where the spec is: ``spec/`` in a source checkout (and the sdist); an installed wheel carries
 the same files in ``protocol/spec/`` (pyproject's ``force-include``): :data:`SPEC_DIR` is the one
@@ -22,8 +22,17 @@ from protocol import errors
 from protocol.errors import ErrorCode
 from protocol.limits import limits_table
 from protocol.messages import spec_table
+from protocol.registry import MESSAGE_TYPES
 
-__all__ = ["GENERATED", "SPEC_DIR", "SPEC_PATH", "error_table", "render_spec", "stale_blocks"]
+__all__ = [
+    "GENERATED",
+    "SPEC_DIR",
+    "SPEC_PATH",
+    "error_table",
+    "message_table",
+    "render_spec",
+    "stale_blocks",
+]
 
 
 def _spec_dir() -> Path:
@@ -49,10 +58,15 @@ def error_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def message_table() -> str:
+    """The Markdown table of every message type in the registry (section 9)."""
+    return spec_table(MESSAGE_TYPES)
+
+
 GENERATED: dict[str, Callable[[], str]] = {
     "errors": error_table,
     "limits": limits_table,
-    "messages": spec_table,
+    "messages": message_table,
 }
 """Block name in the spec to the function that renders it."""
 

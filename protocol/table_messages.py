@@ -8,9 +8,8 @@ Requests from a client carry an ``id``; the host answers each with exactly one r
 ``re`` (the reply type named in the request's docstring, or ``error``). Pushes from the host
 (``table_info``, ``state``, ``event``, ``fair``, ``game_start``, ``game_over``, ``chat_line``)
 carry no ``re``. Messages about a table carry its id in ``table``; messages the host journals
-carry the table's ``seq`` (increasing, with gaps), which a client keeps to resume. The lobby
-module is imported before anything here is registered, so the registry lists the types in the
-order of the spec's sections.
+carry the table's ``seq`` (increasing, with gaps), which a client keeps to resume.
+:mod:`protocol.registry` holds the registry of every type, in the order of the spec's sections.
 
 Game-specific maps (views, actions, events, outcomes, options) are free-form maps here; their
 contents are specified per game in ``spec/RULES.md`` and by the engines' ``to_wire``.

@@ -149,7 +149,7 @@ class HandVerifier:
     chained into its ``prev``, and a complete record's CARDs into HAND_END's ``private``) plus
     every CARD nothing vouches for. Bodies are decoded before their signature is checked, so
     a caller must treat any failure in this mode as provisional and re-run without it to name
-    the first failure (``protocol.records.verify_record`` does).
+    the first failure (``protocol.hand_records.verify_record`` does).
 
     The expectations (``table_id``, ``ruleset_id``, ``deck``, ``pids``) are checked against
     HAND_COMMIT when given; ``last_hand_no`` and ``seen_commitments`` carry what the client
@@ -491,7 +491,7 @@ class HandVerifier:
     def bundle(self) -> dict[str, Any]:
         """A proof bundle: a minimal hand record of every verified message received so far.
 
-        ``protocol.records.verify_record`` on it names the offending message, or says that
+        ``protocol.hand_records.verify_record`` on it names the offending message, or says that
         the hand was never opened (no HAND_END) when the host withholds ``S``.
         """
         if self.context is None:

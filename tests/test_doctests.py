@@ -43,6 +43,7 @@ MODULES = [
     "protocol.framing",
     "protocol.limits",
     "protocol.messages",
+    "protocol.registry",
     "protocol.text",
     "protocol.version",
     "net.address",

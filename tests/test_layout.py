@@ -49,6 +49,10 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
     sources = {
         "protocol/bad.py": "import trio\n",
         "protocol/cardfair.py": "import secrets\n",
+        "protocol/messages.py": "",
+        "protocol/lobby_messages.py": "from protocol import table_messages\n",
+        "protocol/table_messages.py": "",
+        "protocol/registry.py": "",
         "net/bad.py": "from host.table import Table\n",
         "net/worse.py": "from onecard.startup import main\n",
         "host/table.py": "",
@@ -96,6 +100,7 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "host.games.one.worlds -> time",
         "onecard.bad -> protocol",
         "host.bots -> protocol.fairness",
+        "protocol.lobby_messages -> protocol.table_messages",
     ):
         assert line in result.stdout, line
     assert "client.play_cmd -> host.embedded" not in result.stdout

@@ -57,7 +57,7 @@ from protocol.fairness import (
     u32,
     u64,
 )
-from protocol.records import build_record, dump_record, verify_record
+from protocol.hand_records import build_record, dump_record, verify_record
 
 #: where the vectors live (this generator is code, kept out of ``spec/``: a stranger implementing
 #: the spec needs the JSON files only)

@@ -26,8 +26,8 @@ from host.datadir import DB_FILE, RECORDS_DIR
 from host.identity import KEY_FILE, SIGNING_KEY_FILE, load_or_create_identity
 from host.runner import TablePhase
 from net.session import RequestError
+from protocol.hand_records import verify_record
 from protocol.messages import Ping, Pong
-from protocol.records import verify_record
 
 Lab = Any  # tests/adversarial/conftest.py (test modules cannot import it)
 

@@ -24,8 +24,8 @@ from host.store import SeatRow, Store
 from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
+from protocol.hand_records import verify_record
 from protocol.messages import Error
-from protocol.records import verify_record
 
 Lab = Any  # tests/adversarial/conftest.py (test modules cannot import it)
 

@@ -29,14 +29,8 @@ from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode, RemoteProtocolError
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
 from protocol.limits import MAX_REQUEST_BYTES, wire_limits
-from protocol.messages import (
-    MESSAGE_TYPES,
-    Direction,
-    Hello,
-    Welcome,
-    field_required,
-    field_specs,
-)
+from protocol.messages import Direction, Hello, Welcome, field_required, field_specs
+from protocol.registry import MESSAGE_TYPES
 
 FRAMES = 100_000
 TABLE = "tfuzz1"

@@ -86,22 +86,22 @@ async def test_one_client_seats_only_so_many_hard_bots(
 ) -> None:
     eve = fake_conn()
     tables = [await lobby.create_table(game="one-card", seats=4, creator=eve) for _ in range(3)]
-    await lobby.add_bot(tables[0].table_id, kind="hard", seat=None, by=eve)
-    await lobby.add_bot(tables[1].table_id, kind="hard", seat=None, by=eve)
+    await lobby.add_bot(tables[0].table_id, level="hard", seat=None, by=eve)
+    await lobby.add_bot(tables[1].table_id, level="hard", seat=None, by=eve)
     with pytest.raises(TableError) as refused:
-        await lobby.add_bot(tables[2].table_id, kind="hard", seat=None, by=eve)
+        await lobby.add_bot(tables[2].table_id, level="hard", seat=None, by=eve)
     assert refused.value.code is ErrorCode.FULL
     assert refused.value.message == (
         "you have 2 hard bots seated, the most this host allows (its operator can raise "
         "onecard host --max-hard-bots-per-client); an easy or normal bot may still be added"
     )
-    await lobby.add_bot(tables[2].table_id, kind="normal", seat=None, by=eve)
+    await lobby.add_bot(tables[2].table_id, level="normal", seat=None, by=eve)
     with pytest.raises(TableError) as refused:
-        await lobby.add_bot(tables[2].table_id, kind="easy", seat=None, by=eve)
+        await lobby.add_bot(tables[2].table_id, level="easy", seat=None, by=eve)
     assert refused.value.message.startswith("you have 3 host bots seated, the most")
     assert "--max-bots-per-client" in refused.value.message
     # the host itself (onecard play) is not limited
-    await lobby.add_bot(tables[2].table_id, kind="hard", seat=None, by=None)
+    await lobby.add_bot(tables[2].table_id, level="hard", seat=None, by=None)
 
 
 async def test_one_address_seats_twice_what_one_client_may(
@@ -113,17 +113,17 @@ async def test_one_address_seats_twice_what_one_client_may(
         eve = fake_conn("192.0.2.66")
         tables.append(await lobby.create_table(game="one-card", seats=4, creator=eve))
         for _ in range(2):
-            await lobby.add_bot(tables[i].table_id, kind="hard", seat=None, by=eve)
+            await lobby.add_bot(tables[i].table_id, level="hard", seat=None, by=eve)
     again = fake_conn("192.0.2.66")
     table = await lobby.create_table(game="one-card", seats=4, creator=again)
     with pytest.raises(TableError) as refused:
-        await lobby.add_bot(table.table_id, kind="hard", seat=None, by=again)
+        await lobby.add_bot(table.table_id, level="hard", seat=None, by=again)
     assert refused.value.message.startswith(
         "your address (192.0.2.66) has 4 hard bots seated, the most this host allows"
     )
     other = fake_conn("192.0.2.7")  # another machine is not held back
     table = await lobby.create_table(game="one-card", seats=4, creator=other)
-    await lobby.add_bot(table.table_id, kind="hard", seat=None, by=other)
+    await lobby.add_bot(table.table_id, level="hard", seat=None, by=other)
 
 
 async def test_a_bot_stops_counting_once_its_seat_is_freed(
@@ -133,10 +133,10 @@ async def test_a_bot_stops_counting_once_its_seat_is_freed(
     table = await lobby.create_table(game="one-card", seats=4, creator=eve)
     await eve_sits(table, eve)
     for _ in range(2):
-        await lobby.add_bot(table.table_id, kind="hard", seat=None, by=eve)
+        await lobby.add_bot(table.table_id, level="hard", seat=None, by=eve)
     seat = next(s for s in table.seats if s is not None and s.bot is not None)
     table.seats[seat.index] = None  # the seat is freed (a kick, a dropped table)
-    await lobby.add_bot(table.table_id, kind="hard", seat=None, by=eve)
+    await lobby.add_bot(table.table_id, level="hard", seat=None, by=eve)
 
 
 async def eve_sits(table: Any, eve: Any) -> None:

@@ -27,7 +27,7 @@ import protocol.table_messages as tm
 from host.bots import BotPlayer
 from net.session import ClientSession, open_session
 from protocol.fairness import SignedMessage
-from protocol.records import verify_record
+from protocol.hand_records import verify_record
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

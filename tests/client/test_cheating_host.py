@@ -15,7 +15,7 @@ import pytest
 
 from host.cheats import CheatKind
 from protocol.exit_codes import ExitCode
-from protocol.records import verify_record
+from protocol.hand_records import verify_record
 
 
 async def _first_failure(client: Any) -> dict[str, Any] | None:

@@ -17,7 +17,7 @@ import trio.testing
 import protocol.table_messages as tm
 from client import table_loop
 from client.human_ui import HumanUI
-from client.intents import Act, Explain
+from client.intents import ActIntent, ExplainIntent
 from client.json_ui import JsonUI
 from client.render import make_console
 from client.table_client import TableClient
@@ -47,7 +47,7 @@ def test_a_held_card_that_is_no_move_asks_the_host_why(
     tc = table_client(names=("Ann", "Bob"))
     push_state(tc, VIEW, [PLAY_9H, {"type": "draw"}], (1,))
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
-    assert ui.on_line(tc, "qs") == Explain("QS")
+    assert ui.on_line(tc, "qs") == ExplainIntent("QS")
     before = out.getvalue()  # the host's answer is the one line said about it
     assert ui.on_line(tc, "AD") is None  # not held: the client says so, nothing to ask
     assert "you do not hold A♦" in out.getvalue()  # cards as the hand shows them
@@ -70,15 +70,15 @@ def test_a_blunder_the_host_offers_is_played_only_on_yes(
     push_state(tc, VIEW, [PLAY_9H, {"type": "draw"}], (1,))
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
     reason = "QS matches neither rank 10 nor suit C (played anyway: a blunder, pick up 2)"
-    assert ui.on_line(tc, "QS") == Explain("QS")
+    assert ui.on_line(tc, "QS") == ExplainIntent("QS")
     ui.on_explained(tc, _explained(reason, blunder=True, action=PLAY_QS))
     assert out.getvalue().endswith("Play Q♠ anyway, as a blunder? [y/N] ")
     assert ui.on_line(tc, "n") is None
     assert out.getvalue().endswith("Q♠ stays in your hand\nYour move: ")
-    assert ui.on_line(tc, "1") == Act(PLAY_9H)  # the question is gone: lines are moves again
-    assert ui.on_line(tc, "QS") == Explain("QS")
+    assert ui.on_line(tc, "1") == ActIntent(PLAY_9H)  # the question is gone: lines are moves again
+    assert ui.on_line(tc, "QS") == ExplainIntent("QS")
     ui.on_explained(tc, _explained(reason, blunder=True, action=PLAY_QS))
-    assert ui.on_line(tc, "y") == Act(PLAY_QS)
+    assert ui.on_line(tc, "y") == ActIntent(PLAY_QS)
 
 
 def _moved_on(tc: TableClient, seq: int) -> tm.StatePush:
@@ -96,15 +96,15 @@ def test_a_blunder_offer_lapses_when_the_game_moves_on(
     tc = table_client(names=("Ann", "Bob"))
     push_state(tc, VIEW, [PLAY_9H, {"type": "draw"}], (1,))
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
-    assert ui.on_line(tc, "QS") == Explain("QS")
+    assert ui.on_line(tc, "QS") == ExplainIntent("QS")
     ui.on_explained(tc, _explained("why (a blunder)", blunder=True, action=PLAY_QS))
     event = tm.EventPush(table="t1", seq=6, event={"kind": "play", "seat": 0, "cards": ["5S"]})
     ui.on_push(tc, event, [])  # someone moved: another situation, said before any re-ask
     assert "the blunder offer lapsed" in out.getvalue()
     assert out.getvalue().count("Play Q♠ anyway, as a blunder? [y/N]") == 1
     ui.on_push(tc, _moved_on(tc, 6), [])
-    assert ui.on_line(tc, "1") == Act(PLAY_9H)  # a move again, not an answer
-    assert ui.on_line(tc, "QS") == Explain("QS")
+    assert ui.on_line(tc, "1") == ActIntent(PLAY_9H)  # a move again, not an answer
+    assert ui.on_line(tc, "QS") == ExplainIntent("QS")
     _moved_on(tc, 7)  # the answer comes after the game moved on: no offer
     ui.on_explained(tc, _explained("why (a blunder)", blunder=True, action=PLAY_QS))
     assert "moved on since you asked" in out.getvalue()
@@ -118,7 +118,7 @@ def test_out_of_turn_a_held_card_asks_the_host_instead_of_nothing_to_do(
     tc = table_client(names=("Ann", "Bob"))
     push_state(tc, VIEW, [], (0,))
     ui.on_push(tc, tc.state, [])  # type: ignore[arg-type]
-    assert ui.on_line(tc, "QS") == Explain("QS")
+    assert ui.on_line(tc, "QS") == ExplainIntent("QS")
     assert ui.on_line(tc, "hello") is None
     assert "Nothing to do right now" in out.getvalue()
 
@@ -130,7 +130,7 @@ def test_the_json_client_asks_with_a_command_and_prints_the_answer(
     ui = JsonUI(out)
     tc = table_client(names=("Ann", "Bob"))
     push_state(tc, VIEW, [PLAY_9H], (1,))
-    assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "qs"})) == Explain("QS")
+    assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "qs"})) == ExplainIntent("QS")
     assert ui.on_line(tc, json.dumps({"cmd": "explain", "card": "ZZ"})) is None
     ui.on_explained(tc, _explained("no", blunder=True, action=PLAY_QS))
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -169,8 +169,8 @@ class _AskingUI:
     def __init__(self) -> None:
         self.answers: list[tm.Explained] = []
 
-    def on_line(self, tc: object, line: str, **_: Any) -> Explain:
-        return Explain(line)
+    def on_line(self, tc: object, line: str, **_: Any) -> ExplainIntent:
+        return ExplainIntent(line)
 
     def on_explained(self, tc: object, reply: tm.Explained) -> None:
         self.answers.append(reply)

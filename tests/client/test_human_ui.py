@@ -20,7 +20,7 @@ from rich.console import Console
 
 import protocol.table_messages as tm
 from client.human_ui import HumanUI
-from client.intents import Act, Chat, Explain, Leave
+from client.intents import ActIntent, ChatIntent, ExplainIntent, LeaveIntent
 from client.json_ui import JsonUI
 from client.render import OutputClosed, make_console
 from client.screen import Screen
@@ -53,7 +53,7 @@ def test_a_wild_suit_choice_is_asked_as_numbered_options(
     asked = out.getvalue()
     assert "1) play 7♠ naming ♠ spades" in asked and "4) play 7♠ naming ♣ clubs" in asked
     assert ui.on_line(tc, "9") is None and "type a number from 1 to 4" in out.getvalue()
-    assert ui.on_line(tc, "2") == Act({"type": "play", "cards": ["7S"], "suit": "H"})
+    assert ui.on_line(tc, "2") == ActIntent({"type": "play", "cards": ["7S"], "suit": "H"})
 
 
 def test_the_one_card_call_is_one_key_when_it_matters(
@@ -65,7 +65,7 @@ def test_the_one_card_call_is_one_key_when_it_matters(
     ui.on_push(tc, push_state(tc, view, [{"type": "call"}], [2]), [])
     assert 'Press c + Enter to call "One Card!"' in out.getvalue()
     assert "Your move" not in out.getvalue()  # not our turn: no table redraw
-    assert ui.on_line(tc, "c") == Act({"type": "call"})
+    assert ui.on_line(tc, "c") == ActIntent({"type": "call"})
     ui.on_push(tc, push_state(tc, VIEW, [], [2]), [])  # the window closed
     assert "Nothing to do right now (waiting for Cy)" in _said(ui, tc, "1", out)
 
@@ -90,7 +90,7 @@ def test_joker_declarations_and_runs_are_offered_by_the_host_list(
     ui.on_line(tc, "x")
     ui.on_line(tc, "1")
     assert 'play 6♦ and say "last card"' in out.getvalue()
-    assert ui.on_line(tc, "2") == Act({"type": "play", "cards": ["6D"], "say": "last_card"})
+    assert ui.on_line(tc, "2") == ActIntent({"type": "play", "cards": ["6D"], "say": "last_card"})
 
 
 @pytest.mark.parametrize(
@@ -116,7 +116,7 @@ def test_bad_entries_say_what_was_wrong(
     ui.on_push(tc, push_state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
     before = out.getvalue()
     asked = ui.on_line(tc, typed)  # a held card that is no move asks the host why
-    assert asked == (Explain("9H") if typed == "9H" else None)
+    assert asked == (ExplainIntent("9H") if typed == "9H" else None)
     assert said in out.getvalue()[len(before) :]
     assert (out.getvalue() == before) is (typed == "9H")
 
@@ -124,8 +124,8 @@ def test_bad_entries_say_what_was_wrong(
 def test_quit_and_chat(table_client: Callable[..., Any], human_ui: Callable[..., Any]) -> None:
     ui, _ = human_ui()
     tc = table_client()
-    assert ui.on_line(tc, "say hello all") == Chat("hello all")
-    assert ui.on_line(tc, "q") == Leave()
+    assert ui.on_line(tc, "say hello all") == ChatIntent("hello all")
+    assert ui.on_line(tc, "q") == LeaveIntent()
 
 
 def test_q_in_the_middle_of_a_game_asks_first(
@@ -139,13 +139,13 @@ def test_q_in_the_middle_of_a_game_asks_first(
     assert "Leave in the middle of the game?" in out.getvalue()
     assert ui.on_line(tc, "n") is None and "staying at the table" in out.getvalue()
     assert ui.on_line(tc, "q") is None
-    assert ui.on_line(tc, "y") == Leave(give_up=True)
+    assert ui.on_line(tc, "y") == LeaveIntent(give_up=True)
     tc.outcome = {"termination": "went_out", "winners": [0]}  # the game is over: at once
-    assert ui.on_line(tc, "q") == Leave()
+    assert ui.on_line(tc, "q") == LeaveIntent()
     watcher = table_client()
     watcher.seat = None
     push_state(watcher, VIEW, [], [0])
-    assert ui.on_line(watcher, "quit") == Leave()
+    assert ui.on_line(watcher, "quit") == LeaveIntent()
 
 
 def _said(ui: HumanUI, tc: TableClient, typed: str, out: io.StringIO) -> str:
@@ -214,7 +214,8 @@ def test_the_move_prompt_is_asked_again_after_other_lines(
     assert _said(ui, tc, "9", out).endswith("or x to cancel\nOption 1-4 (x to cancel): ")
     assert _said(ui, tc, "x", out) == "cancelled; pick another move\nYour move: "
     before = len(out.getvalue())
-    assert ui.on_line(tc, "d") == Act({"type": "draw"})  # answered: no prompt until the host says
+    # answered: no prompt until the host says
+    assert ui.on_line(tc, "d") == ActIntent({"type": "draw"})
     ui.info("hand 1 record: valid")
     assert out.getvalue()[before:] == "hand 1 record: valid\n"
 
@@ -311,7 +312,7 @@ def test_a_leave_question_lapses_when_the_game_ends_before_the_answer(
     assert "you are still at the table" in out.getvalue()
     tc.outcome = None
     ui.on_push(tc, push_state(tc, VIEW, [{"type": "draw"}], [1]), [])
-    assert ui.on_line(tc, "d") == Act({"type": "draw"})  # a move again, not an answer
+    assert ui.on_line(tc, "d") == ActIntent({"type": "draw"})  # a move again, not an answer
 
 
 def test_the_verdict_line_says_where_the_proof_is_saved(human_ui: Callable[..., Any]) -> None:
@@ -518,4 +519,4 @@ def test_a_follow_up_question_goes_when_the_turn_passes(
     assert block is not None and "Choose:" not in block.plain
     ui.on_push(tc, push_state(tc, VIEW, [*SEVENS, {"type": "draw"}], [1]), [])
     assert out.getvalue().endswith("Your move: ")
-    assert ui.on_line(tc, "d") == Act({"type": "draw"})
+    assert ui.on_line(tc, "d") == ActIntent({"type": "draw"})

@@ -6,7 +6,16 @@ import dataclasses
 
 import pytest
 
-from client.intents import Act, AddBot, Chat, Explain, Leave, Rematch, chat_problem, rematch_answer
+from client.intents import (
+    ActIntent,
+    AddBotIntent,
+    ChatIntent,
+    ExplainIntent,
+    LeaveIntent,
+    RematchIntent,
+    chat_problem,
+    rematch_answer,
+)
 
 
 def test_help_or_the_table_at_play_again_keeps_the_question() -> None:
@@ -19,7 +28,7 @@ def test_help_or_the_table_at_play_again_keeps_the_question() -> None:
 
 
 def test_a_leave_command_at_play_again_is_read_by_the_front_end() -> None:
-    """``{"cmd": "leave"}`` is no answer: the front end reads it (a Leave), as mid-game."""
+    """``{"cmd": "leave"}`` is no answer: the front end reads it (a LeaveIntent), as mid-game."""
     assert rematch_answer('{"cmd": "leave"}') is None
     assert rematch_answer('["rematch"]') is False
 
@@ -42,13 +51,13 @@ def test_a_chat_line_is_checked_against_the_protocols_limits(
 
 def test_commands_are_values() -> None:
     """Front ends return them and tests compare them: equal by value, and never changed."""
-    assert Act({"type": "draw"}) == Act({"type": "draw"}) != Act({"type": "pass"})
-    assert Leave() == Leave(give_up=False) != Leave(give_up=True)
-    assert [Chat("hi"), Explain("QS"), AddBot(), Rematch(True)] == [
-        Chat("hi"),
-        Explain("QS"),
-        AddBot(),
-        Rematch(yes=True),
+    assert ActIntent({"type": "draw"}) == ActIntent({"type": "draw"}) != ActIntent({"type": "pass"})
+    assert LeaveIntent() == LeaveIntent(give_up=False) != LeaveIntent(give_up=True)
+    assert [ChatIntent("hi"), ExplainIntent("QS"), AddBotIntent(), RematchIntent(True)] == [
+        ChatIntent("hi"),
+        ExplainIntent("QS"),
+        AddBotIntent(),
+        RematchIntent(yes=True),
     ]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        Chat("hi").text = "bye"  # type: ignore[misc]
+        ChatIntent("hi").text = "bye"  # type: ignore[misc]

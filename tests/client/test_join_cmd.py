@@ -15,10 +15,10 @@ import trio
 from click.testing import CliRunner
 
 from client import join_cmd, lobby
+from client.commands import Quit
 from client.join_cmd import join_command
 from client.json_ui import JsonUI
 from client.lobby import parse_lobby
-from client.table_loop import Quit
 from host.identity import default_host_name
 from net.session import Disconnected
 

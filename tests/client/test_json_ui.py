@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import protocol.table_messages as tm
-from client.intents import Act, Chat, Leave
+from client.intents import ActIntent, ChatIntent, LeaveIntent
 from client.json_ui import JsonUI
 from client.render import OutputClosed
 from host.games import find_game
@@ -46,15 +46,17 @@ def test_json_commands_and_events(
     assert first["type"] == "state" and first["my_turn"] is True and first["legal"][0] == SEVENS[0]
     assert second["type"] == "event" and second["seq"] == 6 and second["text"] == "Ann plays QH"
     assert second["event"] == {"kind": "play", "seat": 0, "cards": ["QH"]}
-    assert ui.on_line(tc, '{"cmd": "act", "index": 4}') == Act({"type": "draw"})
-    assert ui.on_line(tc, '{"cmd": "act", "action": {"type": "call"}}') == Act({"type": "call"})
-    assert ui.on_line(tc, '{"cmd": "chat", "text": "hi"}') == Chat("hi")
+    assert ui.on_line(tc, '{"cmd": "act", "index": 4}') == ActIntent({"type": "draw"})
+    assert ui.on_line(tc, '{"cmd": "act", "action": {"type": "call"}}') == ActIntent(
+        {"type": "call"}
+    )
+    assert ui.on_line(tc, '{"cmd": "chat", "text": "hi"}') == ChatIntent("hi")
     for bad in ("nope", "[1]", '{"cmd": "act", "index": 9}', '{"cmd": "dance"}'):
         assert ui.on_line(tc, bad) is None
     errors = [json.loads(line) for line in out.getvalue().splitlines()][2:]
     assert [e["type"] for e in errors] == ["error"] * 4
-    assert ui.on_line(tc, '{"cmd": "quit"}') == Leave()
-    assert ui.on_line(tc, '{"cmd": "leave"}') == Leave(give_up=True)
+    assert ui.on_line(tc, '{"cmd": "quit"}') == LeaveIntent()
+    assert ui.on_line(tc, '{"cmd": "leave"}') == LeaveIntent(give_up=True)
 
 
 @pytest.mark.parametrize(

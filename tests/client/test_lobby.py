@@ -14,8 +14,8 @@ import trio
 import protocol.table_messages as tm
 from client import lobby
 from client.catalogue import Catalogue
+from client.commands import Quit
 from client.json_ui import JsonUI
-from client.table_loop import Quit
 from host.games import find_game, game_entries, game_names
 from net.session import Disconnected, RequestError, open_session
 from net.trust import open_stream

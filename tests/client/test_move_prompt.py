@@ -14,7 +14,7 @@ import pytest
 
 import protocol.table_messages as tm
 from client.human_ui import HumanUI
-from client.intents import Act, Chat, Explain, Leave
+from client.intents import ActIntent, ChatIntent, ExplainIntent, LeaveIntent
 from client.json_ui import JsonUI
 from client.table_client import TableClient
 
@@ -61,7 +61,7 @@ def test_the_leave_question_is_the_only_prompt_until_answered(
     assert out.getvalue().endswith("[chat] Ann: hm\n" + ui.leave_question)
     assert _said(ui, tc, "n", out).endswith("staying at the table\nYour move: ")
     assert ui.on_line(tc, "q") is None
-    assert ui.on_line(tc, "y") == Leave(give_up=True)
+    assert ui.on_line(tc, "y") == LeaveIntent(give_up=True)
 
 
 DOWNTOWN = [{"type": "downtown", "switch": False}, {"type": "downtown", "switch": True}]
@@ -82,7 +82,7 @@ def test_a_choice_can_be_typed_as_a_word_of_its_label(
     ui, _ = human_ui()
     tc = table_client()
     ui.on_push(tc, push_state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
-    assert ui.on_line(tc, typed) == Act({"type": "downtown", "switch": switch})
+    assert ui.on_line(tc, typed) == ActIntent({"type": "downtown", "switch": switch})
 
 
 def test_help_mentions_the_words_of_the_moves_on_offer(
@@ -117,7 +117,7 @@ def test_a_card_that_is_no_move_says_what_is_on_offer(
     view = {"game": "one", "hand": ["9S", "KH"], "phase": "auction", "hand_counts": [2, 2, 2]}
     bids = [{"type": "bid", "value": v} for v in range(7, 16)]
     ui.on_push(tc, push_state(tc, view, [*bids, {"type": "pass"}], [1]), [])
-    assert ui.on_line(tc, "9S") == Explain("9S")  # the host says why (test_explain), alone
+    assert ui.on_line(tc, "9S") == ExplainIntent("9S")  # the host says why (test_explain), alone
     ui.on_push(tc, push_state(tc, ONE_VIEW, DOWNTOWN, [1]), [])
     said = _said(ui, tc, "bid 9", out)
     assert "no bid to make now: 1 uptown or 2 downtown" in said
@@ -154,10 +154,10 @@ def test_our_own_chat_line_is_followed_by_the_prompt_not_preceded(
     tc = table_client()
     ui.on_push(tc, push_state(tc, VIEW, [{"type": "draw"}], [1]), [])
     before = len(out.getvalue())
-    assert ui.on_line(tc, "say hi") == Chat("hi")
+    assert ui.on_line(tc, "say hi") == ChatIntent("hi")
     ui.on_push(tc, tm.ChatLine(table="t1", seat=1, name="Bob", text="hi"), [])
     assert out.getvalue()[before:] == "[chat] Bob: hi\nYour move: "
-    assert ui.on_line(tc, "say no") == Chat("no")
+    assert ui.on_line(tc, "say no") == ChatIntent("no")
     ui.info("chat not sent: slow down", kind="error")  # refused: the prompt comes back too
     assert out.getvalue().endswith("chat not sent: slow down\nYour move: ")
 
@@ -198,7 +198,7 @@ def test_a_long_list_of_options_is_shown_in_columns_that_fit_the_screen(
     assert "Each option: play Joker(R) with the joker as ..." in shown
     assert "1) A♠" in shown and "55) A♦" in shown
     assert shown.endswith("Option 1-55 (x to cancel): ")
-    assert ui.on_line(tc, "55") == Act(legal[54])
+    assert ui.on_line(tc, "55") == ActIntent(legal[54])
 
 
 def test_a_bid_typed_after_the_auction_asks_before_it_plays_a_card(
@@ -213,15 +213,15 @@ def test_a_bid_typed_after_the_auction_asks_before_it_plays_a_card(
     auction = {"game": "one", "hand": hand, "phase": "auction", "hand_counts": [9, 9, 9]}
     bids = [{"type": "bid", "value": v} for v in range(7, 16)]
     ui.on_push(tc, push_state(tc, auction, [*bids, {"type": "pass"}], [1]), [])
-    assert ui.on_line(tc, "9") == Act({"type": "bid", "value": 9})
+    assert ui.on_line(tc, "9") == ActIntent({"type": "bid", "value": 9})
     play = {**auction, "phase": "play"}
     plays = [{"type": "play", "card": c} for c in hand]
     ui.on_push(tc, push_state(tc, play, [], [0]), [])  # the auction is over: seat 0 leads
     ui.on_push(tc, push_state(tc, play, plays, [1]), [])
     said = _said(ui, tc, "9", out)
     assert "the auction is over: 9 now plays move 9 (a card); type 9 again to play it" in said
-    assert ui.on_line(tc, "9") == Act(plays[8])
-    assert ui.on_line(tc, "8") == Act(plays[7])  # no question once a move was made
+    assert ui.on_line(tc, "9") == ActIntent(plays[8])
+    assert ui.on_line(tc, "8") == ActIntent(plays[7])  # no question once a move was made
 
 
 def test_d_in_one_says_the_game_has_no_drawing(

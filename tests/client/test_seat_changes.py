@@ -22,7 +22,7 @@ from rich.console import Console
 import protocol.table_messages as tm
 from client import table_loop
 from client.human_ui import HumanUI
-from client.intents import AddBot, Command, Rematch, rematch_answer
+from client.intents import AddBotIntent, Intent, RematchIntent, rematch_answer
 from client.json_ui import JsonUI
 from client.screen import Screen
 from client.table_client import TableClient
@@ -98,13 +98,13 @@ def test_b_and_add_bot_ask_for_a_bot_between_games(
 ) -> None:
     tc = table_client(0, name="Ann", names=SEATED)
     ui, _ = human_ui()
-    assert ui.on_line(tc, "b") != AddBot()  # during a game "b" is no bot
+    assert ui.on_line(tc, "b") != AddBotIntent()  # during a game "b" is no bot
     tc.outcome = dict(OUTCOME)
-    assert ui.on_line(tc, "b") == AddBot()
-    assert JsonUI(io.StringIO()).on_line(tc, '{"cmd": "add_bot"}') == AddBot()
-    assert ui.on_line(tc, "b hard") == AddBot("hard")
+    assert ui.on_line(tc, "b") == AddBotIntent()
+    assert JsonUI(io.StringIO()).on_line(tc, '{"cmd": "add_bot"}') == AddBotIntent()
+    assert ui.on_line(tc, "b hard") == AddBotIntent("hard")
     json_hard = '{"cmd": "add_bot", "level": "hard"}'
-    assert JsonUI(io.StringIO()).on_line(tc, json_hard) == AddBot("hard")
+    assert JsonUI(io.StringIO()).on_line(tc, json_hard) == AddBotIntent("hard")
     assert rematch_answer("b easy") is None  # asked at "Play again?": the question stays
 
 
@@ -174,11 +174,11 @@ class _UI:
     def on_push(self, tc: object, push: Message, notices: list[FairNotice]) -> None:
         pass
 
-    def on_line(self, tc: object, line: str, *, rematch_asked: bool = False) -> Command | None:
+    def on_line(self, tc: object, line: str, *, rematch_asked: bool = False) -> Intent | None:
         answer = rematch_answer(line) if rematch_asked else None
         if answer is not None:
-            return Rematch(answer)
-        return AddBot() if line == "b" else None
+            return RematchIntent(answer)
+        return AddBotIntent() if line == "b" else None
 
     def info(self, text: str, **fields: Any) -> None:
         self.said.append(text)

@@ -20,8 +20,8 @@ import trio.testing
 
 import protocol.table_messages as tm
 from client import table_loop, table_machine
-from client.intents import Act, Chat, Command, Leave, Rematch, rematch_answer
-from client.records import RecordResult
+from client.intents import ActIntent, ChatIntent, Intent, LeaveIntent, RematchIntent, rematch_answer
+from client.record_fetch import RecordResult
 from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
 from net.fairplay import DealChecker, FairNotice
@@ -96,15 +96,15 @@ class _UI:
     def on_push(self, tc: object, push: Message, notices: list[FairNotice]) -> None:
         self.said.append(f"push {push.TYPE}")
 
-    def on_line(self, tc: object, line: str, *, rematch_asked: bool = False) -> Command | None:
+    def on_line(self, tc: object, line: str, *, rematch_asked: bool = False) -> Intent | None:
         """As the real front ends: at "Play again?" a line is first read as the answer."""
         answer = rematch_answer(line) if rematch_asked else None
         if answer is not None:
-            return Rematch(answer)
+            return RematchIntent(answer)
         self.said.append(f"line {line}")
         return self.command(line)
 
-    def command(self, line: str) -> Command | None:
+    def command(self, line: str) -> Intent | None:
         return None
 
     def on_refused(self, tc: object, action: dict[str, Any], error: str) -> None:
@@ -237,12 +237,12 @@ class _Sender(_Table):
 class _Typist(_UI):
     """A front end that turns each typed line into what the test scripted for it."""
 
-    def __init__(self, wanted: dict[str, Command]) -> None:
+    def __init__(self, wanted: dict[str, Intent]) -> None:
         super().__init__()
         self.wanted = wanted
         self.handled = trio.Event()
 
-    def command(self, line: str) -> Command | None:
+    def command(self, line: str) -> Intent | None:
         return self.wanted[line]
 
     def info(self, text: str, **fields: Any) -> None:
@@ -256,7 +256,9 @@ async def test_a_line_the_protocol_forbids_is_reported_and_the_loop_goes_on(
     """Before, the message's own validation error (a chat line over 500 characters, an empty
     one, an action map msgpack cannot carry) escaped the loop and ended the client."""
     table = _Sender()
-    ui = _Typist({"long": Chat("x" * 600), "empty": Chat(""), "float": Act({"type": 1.5})})
+    ui = _Typist(
+        {"long": ChatIntent("x" * 600), "empty": ChatIntent(""), "float": ActIntent({"type": 1.5})}
+    )
     result: list[Any] = []
 
     with trio.fail_after(10):
@@ -311,7 +313,7 @@ class _Leaver(_Typist):
     """A front end where ``q`` leaves (as HumanUI's between games) and ``say gg`` chats."""
 
     def __init__(self) -> None:
-        super().__init__({"say gg": Chat("gg"), "q": Leave()})
+        super().__init__({"say gg": ChatIntent("gg"), "q": LeaveIntent()})
 
 
 async def test_a_yes_says_whom_the_rematch_waits_for_and_q_leaves_with_the_outcome(

@@ -12,8 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import protocol.table_messages as tm
-from client.intents import Act, AddBot, Chat, Explain, Leave, Rematch
-from client.records import RecordResult
+from client.intents import (
+    ActIntent,
+    AddBotIntent,
+    ChatIntent,
+    ExplainIntent,
+    LeaveIntent,
+    RematchIntent,
+)
+from client.record_fetch import RecordResult
 from client.table_client import TableClient
 from client.table_events import (
     Answered,
@@ -126,11 +133,11 @@ def _finished(*seats: dict[str, Any] | None) -> tm.TableInfo:
 
 def test_one_action_is_in_flight_at_a_time() -> None:
     machine = TableMachine(_table())
-    assert machine.handle(Typed(Act(DRAW))) == [SendAct(DRAW)]
+    assert machine.handle(Typed(ActIntent(DRAW))) == [SendAct(DRAW)]
     busy = ShowInfo("still waiting for the host to answer your last move", "busy")
-    assert machine.handle(Typed(Act(PASS))) == [busy]  # dropped, not queued
+    assert machine.handle(Typed(ActIntent(PASS))) == [busy]  # dropped, not queued
     assert machine.handle(Answered(SendAct(DRAW))) == [ShowActed(DRAW)]
-    assert machine.handle(Typed(Act(PASS))) == [SendAct(PASS)]
+    assert machine.handle(Typed(ActIntent(PASS))) == [SendAct(PASS)]
 
 
 def test_a_refused_dropped_or_unsendable_action_says_why_and_frees_the_next() -> None:
@@ -149,24 +156,24 @@ def test_a_refused_dropped_or_unsendable_action_says_why_and_frees_the_next() ->
         ),
     ]
     for failure, why, shown in cases:
-        assert machine.handle(Typed(Act(DRAW))) == [SendAct(DRAW)]
+        assert machine.handle(Typed(ActIntent(DRAW))) == [SendAct(DRAW)]
         assert machine.handle(Failed(SendAct(DRAW), why, failure)) == [shown]
 
 
 def test_chat_questions_and_bots_are_requests_answered_in_lines() -> None:
     machine = TableMachine(_table())
-    assert machine.handle(Typed(Chat("hi"))) == [SendChat("hi")]
+    assert machine.handle(Typed(ChatIntent("hi"))) == [SendChat("hi")]
     assert machine.handle(Answered(SendChat("hi"))) == []  # the host's chat_line shows it
     assert machine.handle(Failed(SendChat("hi"), "slow down (rate_limited)")) == [
         ShowInfo("chat not sent: slow down (rate_limited)", "error")
     ]
-    assert machine.handle(Typed(Explain("QS"))) == [SendExplain("QS")]
+    assert machine.handle(Typed(ExplainIntent("QS"))) == [SendExplain("QS")]
     reply = tm.Explained(table="t1", card=parse_card("QS"), reason="no", blunder=False, action=None)
     assert machine.handle(Answered(SendExplain("QS"), reply)) == [ShowExplained(reply)]
     assert machine.handle(Failed(SendExplain("QS"), "no game (bad_state)")) == [
         ShowInfo("could not ask the host about QS: no game (bad_state)", "error")
     ]
-    assert machine.handle(Typed(AddBot())) == [SendAddBot()]
+    assert machine.handle(Typed(AddBotIntent())) == [SendAddBot()]
     bot = tm.BotAdded(table="t1", seat=2, name="Bot")
     assert machine.handle(Answered(SendAddBot(), bot)) == [
         ShowInfo("Bot (a bot) takes seat 2", "bot_added", {"seat": 2, "name": "Bot"})
@@ -177,7 +184,7 @@ def test_chat_questions_and_bots_are_requests_answered_in_lines() -> None:
 
 
 def test_a_rematch_answer_out_of_place_is_dropped() -> None:
-    assert TableMachine(_table()).handle(Typed(Rematch(True))) == []
+    assert TableMachine(_table()).handle(Typed(RematchIntent(True))) == []
 
 
 # --------------------------------------------------------------------------- the game's end
@@ -223,10 +230,10 @@ def test_play_again_yes_readies_and_says_whom_the_table_waits_for() -> None:
     machine = TableMachine(_table(), offer_rematch=True)
     over = _over()
     assert _push(machine, over) == [ShowPush(over), ShowEnd("game over"), ASKED]
-    assert machine.handle(Typed(Chat("gg"))) == [SendChat("gg")]  # the question stays
-    assert machine.handle(Typed(Act(DRAW))) == []  # no move to make now
+    assert machine.handle(Typed(ChatIntent("gg"))) == [SendChat("gg")]  # the question stays
+    assert machine.handle(Typed(ActIntent(DRAW))) == []  # no move to make now
     assert machine.asking
-    assert machine.handle(Typed(Rematch(True))) == [SendReady()]
+    assert machine.handle(Typed(RematchIntent(True))) == [SendReady()]
     ann = _seat(0, "Ann", ready=True)
     waiting = _finished(ann, _seat(1, "Bob", ready=False, connected=False), None)
     assert _push(machine, waiting) == [
@@ -244,19 +251,19 @@ def test_play_again_yes_readies_and_says_whom_the_table_waits_for() -> None:
     start = _start()
     assert _push(machine, start) == [ShowPush(start)]
     assert not machine.asking and not machine.rematch  # lines are moves again
-    assert machine.handle(Typed(Act(DRAW))) == [SendAct(DRAW)]
+    assert machine.handle(Typed(ActIntent(DRAW))) == [SendAct(DRAW)]
 
 
 def test_play_again_no_ends_with_the_outcome_and_no_second_end() -> None:
     machine = TableMachine(_table(), offer_rematch=True)
     _push(machine, _over())
-    assert machine.handle(Typed(Rematch(False))) == [Finish(OUTCOME)]
+    assert machine.handle(Typed(RematchIntent(False))) == [Finish(OUTCOME)]
 
 
 def test_leave_at_play_again_ends_saying_so() -> None:
     machine = TableMachine(_table(), offer_rematch=True, leave_when_done=True)
     _push(machine, _over())
-    assert machine.handle(Typed(Leave(give_up=True))) == [
+    assert machine.handle(Typed(LeaveIntent(give_up=True))) == [
         ShowEnd("you left the table"),
         Finish(OUTCOME),
     ]
@@ -266,7 +273,7 @@ def test_leave_at_play_again_ends_saying_so() -> None:
 def test_a_refused_rematch_asks_again_while_the_game_is_over() -> None:
     machine = TableMachine(_table(), offer_rematch=True)
     _push(machine, _over())
-    machine.handle(Typed(Rematch(True)))
+    machine.handle(Typed(RematchIntent(True)))
     assert machine.handle(Failed(SendReady(), "slow down (rate_limited)")) == [
         ShowInfo("rematch refused: slow down (rate_limited)", "error"),
         ASKED,
@@ -293,7 +300,7 @@ def test_leaving_mid_game_gives_the_seat_to_the_bot_only_when_asked() -> None:
     for give_up in (False, True):
         machine = TableMachine(_table(), leave_when_done=True)
         _push(machine, _state())
-        assert machine.handle(Typed(Leave(give_up=give_up))) == [
+        assert machine.handle(Typed(LeaveIntent(give_up=give_up))) == [
             ShowEnd("you left the table"),
             Finish(None),
         ]
@@ -304,7 +311,10 @@ def test_leaving_after_the_game_gives_the_seat_up_with_leave_when_done() -> None
     for leave_when_done in (False, True):
         machine = TableMachine(_table(), until_game_over=False, leave_when_done=leave_when_done)
         _push(machine, _over())
-        assert machine.handle(Typed(Leave())) == [ShowEnd("you left the table"), Finish(OUTCOME)]
+        assert machine.handle(Typed(LeaveIntent())) == [
+            ShowEnd("you left the table"),
+            Finish(OUTCOME),
+        ]
         assert machine.leaves_seat() is leave_when_done
 
 

@@ -15,7 +15,7 @@ from client.verify_cmd import verify_command
 from protocol.cards import DECK_54
 from protocol.exit_codes import ExitCode
 from protocol.fairness import HandDealer, SecretLedger
-from protocol.records import build_record, dump_record
+from protocol.hand_records import build_record, dump_record
 
 VECTORS = Path(__file__).resolve().parents[2] / "spec" / "vectors"
 

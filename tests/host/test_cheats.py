@@ -27,7 +27,7 @@ from protocol.fairness import (
     SecretLedger,
     SignedMessage,
 )
-from protocol.records import verify_record
+from protocol.hand_records import verify_record
 
 
 def test_a_cheating_host_says_so_before_it_listens(tmp_path: Path) -> None:

@@ -25,9 +25,9 @@ from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
+from protocol.hand_records import verify_record
 from protocol.limits import HANDSHAKE_TIMEOUT_S, IDLE_TIMEOUT_S
 from protocol.messages import Error, Hello, Message, Ping, Pong, ServerClosing
-from protocol.records import verify_record
 
 
 async def wait_for(client: ClientSession, predicate: Any, limit: float = 600) -> Message:

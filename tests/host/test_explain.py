@@ -16,7 +16,8 @@ from host.server import HostInfo
 from net.session import ClientSession, RequestError
 from protocol.cards import ALL_CARDS, card
 from protocol.errors import ErrorCode, LocalProtocolError
-from protocol.messages import Message, message_from_wire
+from protocol.messages import Message
+from protocol.registry import message_from_wire
 
 
 async def wait_for(client: ClientSession, predicate: Any, limit: float = 600) -> Message:

@@ -12,7 +12,7 @@ import protocol.table_messages as tm
 from host.server import HostInfo
 from net.session import RequestError
 from protocol.errors import ErrorCode
-from protocol.messages import message_from_wire
+from protocol.registry import message_from_wire
 
 
 async def test_a_resume_is_not_held_up_by_another_tables_busy_lock(

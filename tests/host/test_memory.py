@@ -37,7 +37,7 @@ async def test_a_dropped_table_and_its_bots_connections_are_freed_without_the_co
 ) -> None:
     info = await start_host(max_tables=1)
     table_id = await info.host.create_table("one-card", seats=3)
-    await info.host.add_bots(table_id, 3, kind="normal")
+    await info.host.add_bots(table_id, 3, level="normal")
     table = info.host.lobby.table(table_id)
     with trio.fail_after(120):
         while table.phase is not TablePhase.FINISHED:

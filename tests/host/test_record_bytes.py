@@ -12,7 +12,7 @@ import trio.testing
 
 import protocol.table_messages as tm
 from host.server import HostInfo
-from protocol.records import dump_record
+from protocol.hand_records import dump_record
 
 RECORD: dict[str, Any] = {"format": "onecard-hand-record/1", "hand_no": 1, "names": ["Ann", "Ümit"]}
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from host import cli
 from host.record_files import PRUNED_FILE, RecordFiles, prune_data_dir
-from protocol.records import MAX_RECORD_BYTES, RecordError, dump_record, load_record
+from protocol.hand_records import MAX_RECORD_BYTES, RecordError, dump_record, load_record
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]

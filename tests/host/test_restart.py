@@ -31,8 +31,8 @@ from net.session import ClientSession, RequestError, open_session
 from protocol.cards import DECK_54
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
+from protocol.hand_records import verify_record
 from protocol.messages import Ping
-from protocol.records import verify_record
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

@@ -22,7 +22,7 @@ from host.runner import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, GameRunner, Seat
 from host.store import JournalKind, JournalRow
 from protocol.cards import Card
 from protocol.fairness import SeatSecret, SignedMessage, sign_message
-from protocol.records import verify_record
+from protocol.hand_records import verify_record
 
 Outgoing = list[tuple[int | None, SignedMessage]]
 

@@ -27,8 +27,8 @@ from net.session import ClientSession, RequestError
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage, sign_message
+from protocol.hand_records import verify_record
 from protocol.messages import Message
-from protocol.records import verify_record
 
 GAMES = [("one-card", 3), ("one", 2), ("black-jack", 3)]
 
@@ -66,8 +66,8 @@ async def test_bots_play_a_whole_game_with_verifiable_records(
     table = await host.host.create_table(game, seats=seats)
     async with connect() as spectator:
         await spectator.request(tm.Watch(table=table))
-        await host.host.add_bots(table, seats - 1, kind="heuristic")
-        await host.host.add_bots(table, 1, kind="random")
+        await host.host.add_bots(table, seats - 1, level="heuristic")
+        await host.host.add_bots(table, 1, level="random")
         over = await until_game_over(spectator)
         assert over.outcome["winners"]
         records = await fetch_records(spectator, table)

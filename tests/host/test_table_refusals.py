@@ -79,7 +79,7 @@ async def test_a_stranger_may_not_add_bots_to_a_table(
     await table.watch(watcher)
     for who in (stranger, watcher):
         message = await _refused(
-            ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, kind="random", seat=None, by=who)
+            ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, level="random", seat=None, by=who)
         )
         assert message == "only the table's creator or a player seated at it may add bots"
     assert [s is None for s in table.seats] == [False, True, True]
@@ -93,10 +93,10 @@ async def test_the_creator_adds_bots_before_sitting_down(
     ann = fake_conn()
     table = await lobby.create_table(game="one-card", seats=3, creator=ann)
     assert table.creator is ann
-    seat, name = await lobby.add_bot(table.table_id, kind="random", seat=None, by=ann)
+    seat, name = await lobby.add_bot(table.table_id, level="random", seat=None, by=ann)
     assert (seat, name) == (0, "Bot-1")
     await table.join(ann, "ann")
-    assert (await lobby.add_bot(table.table_id, kind="random", seat=None, by=ann))[0] == 2
+    assert (await lobby.add_bot(table.table_id, level="random", seat=None, by=ann))[0] == 2
 
 
 async def test_a_seated_player_adds_bots_at_a_table_someone_else_created(
@@ -106,17 +106,17 @@ async def test_a_seated_player_adds_bots_at_a_table_someone_else_created(
     assert table.creator is None
     bea = fake_conn()
     await _refused(
-        ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, kind="random", seat=None, by=bea)
+        ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, level="random", seat=None, by=bea)
     )
     await table.join(bea, "bea")
-    assert (await lobby.add_bot(table.table_id, kind="random", seat=None, by=bea))[0] == 1
+    assert (await lobby.add_bot(table.table_id, level="random", seat=None, by=bea))[0] == 1
 
 
 async def test_the_host_itself_may_always_add_bots(
     autojump_clock: trio.testing.MockClock, lobby: Lobby, fake_conn: type[Any]
 ) -> None:
     table = await lobby.create_table(game="one", seats=2, creator=fake_conn())
-    assert (await lobby.add_bot(table.table_id, kind="random", seat=None))[0] == 0
+    assert (await lobby.add_bot(table.table_id, level="random", seat=None))[0] == 0
 
 
 async def test_a_creator_that_disconnected_loses_the_right_to_add_bots(
@@ -129,7 +129,7 @@ async def test_a_creator_that_disconnected_loses_the_right_to_add_bots(
     lobby.detach(ann)
     assert table.creator is None
     await _refused(
-        ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, kind="random", seat=None, by=ann)
+        ErrorCode.BAD_STATE, lobby.add_bot(table.table_id, level="random", seat=None, by=ann)
     )
 
 

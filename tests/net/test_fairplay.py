@@ -11,14 +11,14 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from client.records import proof_keeper
+from client.record_fetch import proof_keeper
 from host.games.base import ChanceKind, ChanceRequest
 from net.fairplay import DealChecker, FairKind
 from net.seat import SeatClient
 from protocol.cards import DECK_52
 from protocol.fairness import HandDealer, SeatSecret, SignedMessage, key_fingerprint, sign_message
+from protocol.hand_records import verify_record
 from protocol.messages import Message
-from protocol.records import verify_record
 
 PIDS = ["Ann", "Bob"]
 

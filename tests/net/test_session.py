@@ -36,17 +36,8 @@ from protocol.errors import ErrorCode, RemoteProtocolError
 from protocol.framing import NEED_DATA, decode_body, encode_frame
 from protocol.limits import FRAME_HEADER_BYTES, HEARTBEAT_INTERVAL_S, IDLE_TIMEOUT_S
 from protocol.lobby_messages import Ok
-from protocol.messages import (
-    Bye,
-    Error,
-    Hello,
-    Message,
-    Ping,
-    Pong,
-    ServerClosing,
-    Welcome,
-    message_from_wire,
-)
+from protocol.messages import Bye, Error, Hello, Message, Ping, Pong, ServerClosing, Welcome
+from protocol.registry import message_from_wire
 
 Reply = Callable[[int], Message]
 """builds one reply from the id of the request it answers"""

@@ -21,7 +21,6 @@ from protocol.cards import ALL_CARDS
 from protocol.errors import LocalProtocolError
 from protocol.limits import MAX_ID_LEN, MAX_MESSAGE_ID
 from protocol.messages import (
-    MESSAGE_TYPES,
     AnyMap,
     Bool,
     Bytes,
@@ -40,6 +39,7 @@ from protocol.messages import (
     register,
     wire,
 )
+from protocol.registry import MESSAGE_TYPES
 
 # Drawn sizes are capped to keep examples fast; boundaries are tested explicitly elsewhere.
 _SIZE_CAP = 6
@@ -138,21 +138,23 @@ def wire_values() -> st.SearchStrategy[Any]:
     return protocol_values
 
 
+@register
+@dataclass(frozen=True, kw_only=True)
+class Show(Message):
+    """Test-only: shows some cards."""
+
+    TYPE: ClassVar[str] = "test_show"
+    DIRECTION: ClassVar[Direction] = Direction.CLIENT_TO_HOST
+    cards: tuple[Any, ...] = wire(ListOf(CardKind(), max_len=5), "cards shown")
+    note: str = wire(Str(max_len=20), "a note", default="")
+
+
 @pytest.fixture
 def app_message() -> Iterator[type[Message]]:
-    """A temporarily registered application message with a card field (removed afterwards)."""
-
-    @dataclass(frozen=True, kw_only=True)
-    class Show(Message):
-        """Test-only: shows some cards."""
-
-        TYPE: ClassVar[str] = "test_show"
-        DIRECTION: ClassVar[Direction] = Direction.CLIENT_TO_HOST
-        cards: tuple[Any, ...] = wire(ListOf(CardKind(), max_len=5), "cards shown")
-        note: str = wire(Str(max_len=20), "a note", default="")
-
-    register(Show)
+    """An application message with a card field, in the registry for one test (declared once,
+    here: protocol.registry built its registry before, so it is added by hand)."""
+    MESSAGE_TYPES[Show.TYPE] = Show
     try:
         yield Show
     finally:
-        del MESSAGE_TYPES["test_show"]
+        del MESSAGE_TYPES[Show.TYPE]

@@ -21,7 +21,6 @@ from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, Remote
 from protocol.framing import NEED_DATA, encode_frame
 from protocol.limits import wire_limits
 from protocol.messages import (
-    MESSAGE_TYPES,
     Bye,
     Direction,
     Error,
@@ -32,6 +31,7 @@ from protocol.messages import (
     ServerClosing,
     Welcome,
 )
+from protocol.registry import MESSAGE_TYPES
 
 Strategies = Callable[[type[Message]], st.SearchStrategy[Message]]
 FINGERPRINT = "sha256:" + "0f" * 32

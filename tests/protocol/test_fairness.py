@@ -521,7 +521,7 @@ def test_body_is_verified_before_decoding() -> None:
 
 
 def test_bundle_is_a_transferable_proof() -> None:
-    from protocol.records import RECORD_FORMAT, verify_record
+    from protocol.hand_records import RECORD_FORMAT, verify_record
 
     t = _setup()
     t.dealer.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54))
@@ -549,7 +549,7 @@ def test_bundle_is_a_transferable_proof() -> None:
 
 
 def test_withheld_hand_end_shows_in_the_bundle() -> None:
-    from protocol.records import verify_record
+    from protocol.hand_records import verify_record
 
     t = _setup()
     _deal_some(t, per_seat=1)
@@ -573,7 +573,7 @@ def test_protocol_fairness_is_sans_io() -> None:
     import sys
 
     code = (
-        "import sys, protocol.fairness, protocol.records\n"
+        "import sys, protocol.fairness, protocol.hand_records\n"
         "bad = [m for m in ('trio', 'socket', 'click') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )

@@ -28,7 +28,7 @@ from protocol.fairness import (
     public_key_bytes,
     ruleset_id,
 )
-from protocol.records import build_record, verify_record
+from protocol.hand_records import build_record, verify_record
 
 SK = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 

@@ -6,16 +6,23 @@ from protocol import limits
 
 
 def constant_names() -> list[str]:
-    return [name for name in limits.__all__ if name.isupper()]
+    return [name for name in limits.__all__ if name.isupper() and name != "LIMITS"]
 
 
-def test_every_constant_has_a_one_line_doc() -> None:
-    docs = limits.limit_docs()
-    assert list(docs) == [n for n in vars(limits) if n in set(constant_names())]
-    assert set(docs) == set(constant_names())
-    for name, doc in docs.items():
-        assert doc.endswith("."), name
-        assert "\n" not in doc
+def test_every_constant_is_a_row_of_the_table_with_a_one_line_doc() -> None:
+    rows = [limit.name.upper() for limit in limits.LIMITS]
+    assert rows == [n for n in vars(limits) if n in set(constant_names())]
+    assert set(rows) == set(constant_names())
+    for limit in limits.LIMITS:
+        assert getattr(limits, limit.name.upper()) == limit.value, limit.name
+        assert limit.name == limit.name.lower()
+        assert limit.doc.endswith("."), limit.name
+        assert "\n" not in limit.doc
+
+
+def test_every_int_constant_of_the_module_is_a_declared_limit() -> None:
+    ints = {n for n, v in vars(limits).items() if n.isupper() and isinstance(v, int)}
+    assert ints == set(constant_names())
 
 
 def test_every_limit_is_a_positive_int() -> None:
@@ -46,7 +53,15 @@ def test_wire_limits_advertise_every_limit_by_lower_case_name() -> None:
     assert set(advertised) == {n.lower() for n in constant_names()}
 
 
-def test_limits_table_has_a_row_per_limit() -> None:
-    table = limits.limits_table()
+def test_limits_table_has_a_row_per_limit_in_the_declared_order() -> None:
+    rows = limits.limits_table().splitlines()[2:]
+    assert rows == [f"| `{row.name}` | {row.value} | {row.doc} |" for row in limits.LIMITS]
     for name in constant_names():
-        assert f"| `{name.lower()}` | {getattr(limits, name)} |" in table
+        assert f"| `{name.lower()}` | {getattr(limits, name)} |" in limits.limits_table()
+
+
+def test_the_handshake_and_the_spec_read_the_same_table() -> None:
+    table = limits.limits_table()
+    for name, value in limits.wire_limits().items():
+        assert f"| `{name}` | {value} |" in table
+    assert len(limits.wire_limits()) == len(table.splitlines()) - 2

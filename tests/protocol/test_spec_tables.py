@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 from protocol.__main__ import main
 from protocol.errors import ErrorCode
 from protocol.framing import encode_frame
-from protocol.messages import MESSAGE_TYPES
+from protocol.messages import field_specs
+from protocol.registry import MESSAGE_TYPES
 from protocol.spec_tables import GENERATED, SPEC_PATH, error_table, render_spec, stale_blocks
 
 REGENERATE = "spec/PROTOCOL.md is stale: run `python -m protocol --write-spec`"
@@ -88,3 +90,33 @@ def test_module_prints_the_message_table() -> None:
     )
     assert result.stdout.startswith("| Type | Direction |")
     assert "| `hello` | client→host |" in result.stdout
+
+
+#: "`field` of `a`, `b` and `c`" or "`field` (`a`, `b`)" in the glossary
+_FIELD_OF = r"`([a-z_]+)` (?:of|\() *((?:`[a-z_]+`(?:, | and )?)+)"
+
+
+def glossary_wire_names() -> list[tuple[str, str]]:
+    """(message type, field) pairs the glossary (section 11) names in its wire-name column."""
+    text = spec_text()
+    section = text[text.index("## 11. Glossary") :]
+    rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| **")]
+    pairs: list[tuple[str, str]] = []
+    for cells in rows:
+        wire = cells[1]
+        pairs += re.findall(r"`([a-z_]+)\.([a-z_]+)`", wire)
+        for field, types in re.findall(
+            r"`([a-z_]+)` (?:of|\() *((?:`[a-z_]+`(?:, | and )?)+)", wire
+        ):
+            pairs += [(type_name, field) for type_name in re.findall(r"`([a-z_]+)`", types)]
+    return pairs
+
+
+def test_the_glossary_names_real_fields_of_real_messages() -> None:
+    pairs = glossary_wire_names()
+    assert len(pairs) >= 25  # the parser still reads the table
+    for type_name, field in pairs:
+        if type_name == "view":  # the game's view map: its keys are spec/RULES.md's
+            continue
+        assert type_name in MESSAGE_TYPES, (type_name, field)
+        assert field in field_specs(MESSAGE_TYPES[type_name]), (type_name, field)

@@ -20,7 +20,7 @@ from host.games.base import Game
 from host.games.presentation import FORMATS, GENERIC, Presentation, cases, is_, when
 from host.games.wording import EVENTS, HOST_EVENTS
 from protocol.framing import decode_body, encode_frame
-from protocol.messages import message_from_wire
+from protocol.registry import message_from_wire
 from protocol.table_messages import Games
 
 CONDITIONS = {"has", "true", "false", "is", "same", "mine"}

@@ -1,4 +1,4 @@
-"""Fetching the host's full hand records (client.records) from a real loopback host where bots
+"""Fetching the host's full hand records (client.record_fetch) from a real loopback host where bots
 played a game: every record is saved verbatim, verifies and is accepted by ``onecard verify``;
 a hand without a record, a dropped connection, parts out of order and records that fail a check
 (or are of another table, hand, key or transcript) are reported, never raised."""
@@ -16,8 +16,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 import protocol.table_messages as tm
-from client import records
-from client.records import (
+from client import record_fetch
+from client.record_fetch import (
     RecordFetchError,
     check_record_text,
     fetch_and_save,
@@ -30,8 +30,8 @@ from net.session import ClientSession, Disconnected, RequestError, open_session
 from net.trust import open_stream
 from protocol.errors import ErrorCode
 from protocol.fairness import key_fingerprint
+from protocol.hand_records import load_record
 from protocol.messages import Error, Message
-from protocol.records import load_record
 
 
 def _host_pk(info: HostInfo) -> bytes:
@@ -177,7 +177,7 @@ async def test_bad_parts_are_refused(replies: list[Message], message: str) -> No
 
 
 async def test_an_oversized_record_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 4)
+    monkeypatch.setattr(record_fetch, "MAX_RECORD_BYTES", 4)
     with pytest.raises(RecordFetchError, match="larger than 4 bytes"):
         await fetch_record_text(_fake([_part(0, 1, "12345")]), "t1", 3)
 
@@ -260,12 +260,12 @@ def test_a_host_record_marked_partial_is_invalid() -> None:
 def test_a_saved_record_is_never_replaced(tmp_path: Path) -> None:
     """The same text again stays one file; a different text goes beside it, not over it."""
     path = record_path(tmp_path, "t1", 3)
-    assert records.save_new(path, "first") == path
-    assert records.save_new(path, "first") == path
-    second = records.save_new(path, "second")
+    assert record_fetch.save_new(path, "first") == path
+    assert record_fetch.save_new(path, "first") == path
+    second = record_fetch.save_new(path, "second")
     assert second == path.with_name("t1-hand3-record-2.json")
     assert second.read_text("utf-8") == "second"
-    assert records.save_new(path, "second") == second
+    assert record_fetch.save_new(path, "second") == second
     assert path.read_text("utf-8") == "first"
     assert {p.name for p in path.parent.iterdir()} == {path.name, second.name}  # no temp left
 
@@ -276,7 +276,7 @@ def test_a_record_is_kept_byte_for_byte_and_compared_so(tmp_path: Path) -> None:
     text = '{\n  "hand_no": 1\n}\n'
     path = tmp_path / "t1-hand1-record.json"
     path.write_bytes(text.replace("\n", "\r\n").encode())
-    saved = records.save_new(path, text)
+    saved = record_fetch.save_new(path, text)
     assert saved == tmp_path / "t1-hand1-record-2.json"
     assert saved.read_bytes() == text.encode()
-    assert records.save_new(path, text) == saved  # the same bytes again: kept as they are
+    assert record_fetch.save_new(path, text) == saved  # the same bytes again: kept as they are

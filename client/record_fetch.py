@@ -3,7 +3,7 @@
 How it works: :func:`fetch_record_text` sends ``get_record {table, hand_no}`` and collects the
 multi-part ``record_part`` reply (``spec/PROTOCOL.md`` 4.6): the parts must come in order
 ``0..parts-1`` for the hand asked for, and their texts joined are the record's JSON (section 8).
-:func:`check_record_text` parses that text and runs :func:`protocol.records.verify_record`
+:func:`check_record_text` parses that text and runs :func:`protocol.hand_records.verify_record`
 (every signature, commitment, position and card), then binds the record to what this client
 knows: the table and hand it asked for, the host's deal-signing key (pinned or learnt during the
 game) and the transcript fingerprint it verified live, when it has them. :func:`fetch_and_save`
@@ -37,7 +37,7 @@ from client.proofs import table_dir
 from net.fairplay import KeepProof
 from net.session import REPLY_TIMEOUT, ClientSession, Disconnected, RequestError
 from protocol.fairness import key_fingerprint
-from protocol.records import MAX_RECORD_BYTES, verify_record
+from protocol.hand_records import MAX_RECORD_BYTES, verify_record
 
 __all__ = [
     "GOOD",
@@ -146,7 +146,7 @@ def check_record_text(
 ) -> tuple[str, str, str | None]:
     """Verify a record's text: ``(status, message, fingerprint)``.
 
-    Besides :func:`protocol.records.verify_record`, the record must be of ``table`` and
+    Besides :func:`protocol.hand_records.verify_record`, the record must be of ``table`` and
     ``hand_no``, signed by ``host_pk`` (the host's deal key, when known) and end in the
     ``transcript`` fingerprint this client verified during the hand (when it did).
     """

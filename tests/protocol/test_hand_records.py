@@ -1,4 +1,4 @@
-"""Tests of protocol.records: building, loading and verifying hand records, and the vectors."""
+"""Tests of protocol.hand_records: building, loading and verifying hand records, and the vectors."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from host.games.base import ChanceKind, ChanceRequest
 from protocol.cards import DECK_ONE
 from protocol.fairness import HandDealer, SeatSecret, SecretLedger
-from protocol.records import (
+from protocol.hand_records import (
     RECORD_FORMAT,
     RecordError,
     build_record,
