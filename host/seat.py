@@ -112,7 +112,6 @@ class Seat:
     substitute: bool = False
     #: missed a commit/reveal: the host contributes this seat's entropy in the next round
     sit_out: bool = False
-    last_action: WireMap | None = None
     #: deal rounds this seat was asked to answer and did not, in halves: +2 a miss, -1 a reveal
     #: (see MAX_MISSED_ROUNDS)
     misses: int = 0
