@@ -209,13 +209,6 @@ class Catalogue:
                 return text.unavailable[letter]
         return None
 
-    def calls(self, game: str | None) -> frozenset[str]:
-        """The action types a seat may send out of its turn (every game's, without a game)."""
-        own = self.games.get(game) if game else None
-        if own is not None:
-            return own.calls
-        return frozenset(c for text in self.games.values() for c in text.calls)
-
     def event(self, kind: str, game: str | None = None) -> Any:
         """The template wording events of ``kind`` (None: no line), or :data:`MISSING`."""
         for text in self._in_order(game):

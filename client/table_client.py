@@ -20,7 +20,7 @@ from client.catalogue import CATALOGUE
 from client.fairplay import DealChecker, FairNotice
 from net.session import ClientSession, RequestError, expect_reply
 from protocol.cards import parse_card
-from protocol.messages import Error, Message
+from protocol.messages import Message
 
 __all__ = ["TableClient"]
 
@@ -209,6 +209,3 @@ class TableClient:
                 await self.session.send(msg)
             return notices
         return []
-
-    def error_text(self, err: Error) -> str:
-        return f"{err.message} ({err.code.value})"

@@ -119,7 +119,7 @@ class _Close(Exception):
 
 
 class ClientConnection:
-    """A connected client. Implements :class:`host.table.Conn`."""
+    """A connected client. Implements :class:`host.seating.Conn`."""
 
     def __init__(
         self,

@@ -101,7 +101,7 @@ class Seat:
     token_hash: bytes | None
     #: a label for seats taken by bot clients (they are always ready); None for players
     bot: str | None = None
-    conn: Any = None  #: the seat's connection (a ``host.table.Conn``), None while away
+    conn: Any = None  #: the seat's connection (a ``host.seating.Conn``), None while away
     ready: bool = False
     #: the highest client action seq accepted from this seat in the current game
     last_cseq: int = 0
