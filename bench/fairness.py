@@ -136,6 +136,7 @@ def real_game_record(seed: int, seats: int = 4, game: str = "one-card") -> dict[
         legal = engine.legal_actions(seat)
         wire = heuristic_choice(engine.view(seat), [a.to_wire() for a in legal])
         action = legal[0] if wire is None else engine.parse_action(wire)
+        engine.check(seat, action)
         deal.actions.append({"seat": seat, "action": action.to_wire(), "note": None})
         deal.draws(engine.apply(seat, action))
     outcome = engine.outcome()

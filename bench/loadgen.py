@@ -38,8 +38,6 @@ from host.bots import BotPlayer
 from net.session import leaves, open_session
 from protocol.messages import Message
 
-#: how long a connection and its join may take before the run counts it as an error
-CONNECT_TIMEOUT_S = 120.0
 HEADER = 4
 
 

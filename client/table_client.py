@@ -22,7 +22,6 @@ from client.record_fetch import proof_keeper
 from net.seat import SeatClient
 from net.session import ClientSession, RequestError, expect_reply
 from protocol.cards import parse_card
-from protocol.messages import Error
 
 __all__ = ["TableClient"]
 
@@ -112,6 +111,3 @@ class TableClient(SeatClient):
         if isinstance(seat, int) and 0 <= seat < len(self.names) and self.names[seat]:
             return self.names[seat]
         return f"seat {seat}"
-
-    def error_text(self, err: Error) -> str:
-        return f"{err.message} ({err.code.value})"

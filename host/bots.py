@@ -244,9 +244,8 @@ class BotPlayer(SeatClient):
             return answer
         # seconds of search: in a worker process, when this table's turn comes
         thinkers = self.thinkers or current_thinkers()
-        started = trio.current_time()
         found = await thinkers.search(self.table_id, job)
-        return self.bot.conclude(view, legal, found, trio.current_time() - started, last=last)
+        return self.bot.conclude(view, legal, found, last=last)
 
 
 # --------------------------------------------------------------------------- onecard bot

@@ -9,7 +9,7 @@ the ``-v`` log escapes it (:mod:`host.logs`, on the stderr handler too, for the 
 other libraries), and ``onecard bot`` makes the host's refusals, notices and outcome safe to
 show (:func:`protocol.text.safe_text`). Errors reach here inside trio's exception
 groups (``serve_host`` runs in a nursery, and ``nursery.start`` wraps what its task raised):
-:func:`host.bots.first_leaf` unwraps them, and anything unexpected is re-raised as itself, not
+:func:`net.session.first_leaf` unwraps them, and anything unexpected is re-raised as itself, not
 as a group.
 
 ``onecard host`` exits (:mod:`protocol.exit_codes`) with 0 after Ctrl-C or SIGTERM; 1 when it

@@ -119,7 +119,7 @@ class _Close(Exception):
 
 
 class ClientConnection:
-    """A connected client. Implements :class:`host.table.Conn`."""
+    """A connected client. Implements :class:`host.seating.Conn`."""
 
     def __init__(
         self,
@@ -520,9 +520,7 @@ class ClientConnection:
 
     async def _on_act(self, msg: tm.Act) -> None:
         table = self._my_table(msg.table)
-        applied = await table.act(self, msg.seq, msg.action, re=msg.id)
-        if not applied:
-            self._reply(msg, tm.Ack(table=msg.table, seq=msg.seq, duplicate=True))
+        await table.act(self, msg.seq, msg.action, re=msg.id)  # the table acknowledges it
 
     async def _on_explain(self, msg: tm.Explain) -> None:
         why = self._my_table(msg.table).explain(self, msg.card)

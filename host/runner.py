@@ -90,12 +90,7 @@ class GameRunner:
         round_timeout: float,
         now: Callable[[], float],
     ) -> None:
-        if not game_cls.min_seats <= seats <= game_cls.max_seats:
-            raise TableError(
-                f"{game_cls.title} takes {game_cls.min_seats}-{game_cls.max_seats} players, "
-                f"not {seats}",
-                code=ErrorCode.BAD_FIELD,
-            )
+        game_cls.check_seats(seats)
         self.table_id = table_id
         self.game_cls = game_cls
         self.nseats = seats
@@ -254,7 +249,6 @@ class GameRunner:
                 s.ready = False
                 s.last_cseq = 0
                 s.last_cseq_action = None
-                s.last_action = None
                 # a count carried from the game before, unless someone else sits there now
                 # (replayed after a restart, the seat may have changed hands since)
                 played = s.index < len(self.game_names) and self.game_names[s.index] == s.name
@@ -279,10 +273,19 @@ class GameRunner:
         self._after_change(batch)
 
     def _action(self, batch: Batch, payload: WireMap) -> None:
-        assert self.engine is not None
+        """A seat's move: the one place a move is parsed and checked (live and replayed).
+
+        ``payload["action"]`` is the wire map as sent; the journal keeps the engine's canonical
+        form of it (:meth:`Action.to_wire`), so a replay and a resend compare like with like.
+        """
+        if self.phase is not TablePhase.PLAYING or self.engine is None:
+            raise TableError(
+                f"no moves now: the table is {self.phase.value}", code=ErrorCode.BAD_STATE
+            )
         seat = int(payload["seat"])
         action = self.engine.parse_action(payload["action"])
         self.engine.check(seat, action)
+        payload = {**payload, "action": action.to_wire()}
         try:
             events = self.engine.apply(seat, action)
         except Exception as exc:  # check() passed, so the engine may be half-changed
@@ -300,7 +303,6 @@ class GameRunner:
                 s.timeouts = 0  # its player acted: full turns again
             elif payload.get("note") == "timeout":
                 s.timeouts += 1
-            s.last_action = payload["action"]
         if payload.get("note") is not None:
             self._message(
                 batch,
@@ -583,7 +585,7 @@ class GameRunner:
         stored = {r.seat: r for r in row.seats} if row is not None else {}
         for s in self.seats:
             if s is not None:
-                s.last_cseq, s.sit_out, s.last_action = 0, False, None
+                s.last_cseq, s.sit_out = 0, False
                 s.last_cseq_action = None
                 if s.stood_up:  # the replay says again whether it stands up
                     s.stood_up = s.substitute = False

@@ -7,8 +7,8 @@ list of steps. :func:`load_scenario` / :func:`parse_scenario` validate the whole
 and raise :class:`ScenarioError` with a message naming the bad field (the format and its
 validation are :mod:`host.scenario_file`, re-exported here). :class:`ScenarioRunner`
 then plays it against the engine, game-agnostically: before every step it answers pending chance
-requests, then applies the step's action (through ``parse_action`` and ``apply``, exactly like
-the host) and checks the step's expectations. It yields one :class:`StepResult` per chance
+requests, then applies the step's action (through ``parse_action``, ``check`` and ``apply``, exactly
+like the host) and checks the step's expectations. It yields one :class:`StepResult` per chance
 answer and per step; the first unexpected error or failed expectation raises
 :class:`ScenarioFailure` whose message is one line. The format is specified in ``spec/RULES.md``
 (section "Scenario files").
@@ -289,6 +289,7 @@ class ScenarioRunner:
             assert step.seat is not None
             try:
                 action = game.parse_action(step.action)
+                game.check(step.seat, action)
                 events = game.apply(step.seat, action)
             except RulesError as exc:
                 error = f"{exc.code.value}: {exc.message}"

@@ -101,7 +101,7 @@ class Seat:
     token_hash: bytes | None
     #: a label for seats taken by bot clients (they are always ready); None for players
     bot: str | None = None
-    conn: Any = None  #: the seat's connection (a ``host.table.Conn``), None while away
+    conn: Any = None  #: the seat's connection (a ``host.seating.Conn``), None while away
     ready: bool = False
     #: the highest client action seq accepted from this seat in the current game
     last_cseq: int = 0
@@ -112,7 +112,6 @@ class Seat:
     substitute: bool = False
     #: missed a commit/reveal: the host contributes this seat's entropy in the next round
     sit_out: bool = False
-    last_action: WireMap | None = None
     #: deal rounds this seat was asked to answer and did not, in halves: +2 a miss, -1 a reveal
     #: (see MAX_MISSED_ROUNDS)
     misses: int = 0

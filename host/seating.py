@@ -1,7 +1,7 @@
 """Who sits where at a table, who watches, and how a seat is claimed back: the seat book.
 
 How it works: a :class:`SeatBook` owns the table's seat list (the same list object the game
-runner reads names and flags from: :class:`host.runner.Seat`) and the spectators, with the
+runner reads names and flags from: :class:`host.seat.Seat`) and the spectators, with the
 connection (:class:`Conn`) each one is reached through. It answers who is at the table
 (:meth:`SeatBook.seat_of`, :meth:`SeatBook.members`), finds the seat a resume token belongs to
 (only its SHA-256 is kept, compared in constant time), attaches and detaches connections (a

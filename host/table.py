@@ -56,6 +56,7 @@ from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
 from host.table_clock import EMPTY_TABLE_S, TableClock
 from host.table_timers import Timers
 from host.table_views import Backlogs, fan_out, state_message
+from protocol import table_messages as tm
 from protocol.cards import Card
 from protocol.errors import ErrorCode
 from protocol.framing import Outgoing
@@ -459,7 +460,8 @@ class Table:
     # ------------------------------------------------------------------ play
 
     async def act(self, conn: Conn, cseq: int, wire: object, *, re: Any = None) -> bool:
-        """Apply a seat's action; False for a duplicate ``cseq`` (see :meth:`Seat.repeated`).
+        """Apply a seat's action and acknowledge it; False for a duplicate ``cseq`` (see
+        :meth:`Seat.repeated`), acknowledged as such and not applied again.
 
         Raises:
             TableError, RulesError: the action is refused (code says why).
@@ -467,21 +469,20 @@ class Table:
         async with self.lock:
             seat = self._require_seat(conn)
             if seat.repeated(self.engine, cseq, wire):
+                conn.deliver([self._ack_msg(cseq, re, duplicate=True)])
                 return False
-            if self.phase is not TablePhase.PLAYING or self.engine is None:
-                raise TableError(
-                    f"no moves now: the table is {self.phase.value}", code=ErrorCode.BAD_STATE
-                )
-            action = self.engine.parse_action(wire)
-            self.engine.check(seat.index, action)
-            ack = {"type": "ack", "table": self.table_id, "seq": cseq, "duplicate": False}
-            self._ack = (conn, {**ack, "re": re})
+            # the runner parses and checks the move (once); refused, it leaves no row
+            self._ack = (conn, self._ack_msg(cseq, re, duplicate=False))
             try:
-                payload = {"seat": seat.index, "action": action.to_wire(), "cseq": cseq}
-                await self.live(JournalKind.ACTION, {**payload, "note": None})
+                payload = {"seat": seat.index, "action": wire, "cseq": cseq, "note": None}
+                await self.live(JournalKind.ACTION, payload)
             finally:
                 self._ack = None
             return True
+
+    def _ack_msg(self, cseq: int, re: Any, *, duplicate: bool) -> WireMap:
+        """The ``ack`` of an ``act``: sent before the move's messages, or alone for a resend."""
+        return tm.Ack(table=self.table_id, seq=cseq, duplicate=duplicate, re=re).to_wire()
 
     def explain(self, conn: Conn, card: Card) -> Explanation:
         """Why the connection's seat cannot play ``card`` now; changes nothing, not journaled.

@@ -519,8 +519,3 @@ def first_leaf(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
-
-
-def is_gone(exc: RequestError) -> bool:
-    """True when a resume was refused because the seat or table no longer exists."""
-    return exc.code in (ErrorCode.NOT_FOUND, ErrorCode.BAD_FIELD)

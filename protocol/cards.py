@@ -60,10 +60,6 @@ class Suit(enum.Enum):
     def color(self) -> Color:
         return Color.RED if self in (Suit.HEARTS, Suit.DIAMONDS) else Color.BLACK
 
-    @property
-    def symbol(self) -> str:
-        return _SUIT_SYMBOLS[self]
-
     @classmethod
     def parse(cls, text: object) -> Suit:
         """Parse a suit letter (``S H D C``, case-insensitive); raise :class:`CardCodeError`."""
@@ -73,9 +69,6 @@ class Suit(enum.Enum):
             except ValueError:
                 pass
         raise CardCodeError(f"not a suit: {text!r} (expected one of S, H, D, C)")
-
-
-_SUIT_SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 
 
 class Rank(enum.IntEnum):

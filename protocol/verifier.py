@@ -214,7 +214,6 @@ class HandVerifier:
         self._seq = 0
         self._state: MessageType | None = None
         self._locked = False
-        self._revealed = False
         self.dealer: int | None = None
         self._dealer_seats = 0
         #: DRAW / CARD / RESHUFFLE positions and cards learnt; ``live``: checked against events
@@ -234,7 +233,6 @@ class HandVerifier:
         """The REVEAL body; refused until a LOCK holding our commitment verified."""
         if self.seat is None or self.context is None or not self._locked:
             raise FairnessStateError("refusing to reveal r before a valid LOCK")
-        self._revealed = True
         return self.seat.reveal_body(self.context.hand_no)
 
     @property

@@ -7,10 +7,10 @@ Before each turn the seats with something to do race as bots at a host do: every
 legal action (the seat to act, and any seat that may announce out of turn, a One Card call or
 a Black Jack declaration) is asked in a random order, and the first that answers acts; a seat
 off its turn only ever announces. A bot is handed its seat's ``view`` with the legal actions in
-wire form, never the engine, and its answer goes through ``parse_action`` and ``apply`` as the
-host's would. The result records the winners, each seat's decisions and thinking times, and
-for ONE each hand's bidder and whether the bid was made. The tournament bench
-(``bench/bots.py``) and the tests use it. :func:`seat_turns` walks a seeded game of normal
+wire form, never the engine, and its answer goes through ``parse_action``, ``check`` and
+``apply`` as the host's would. The result records the winners, each seat's decisions and
+thinking times, and for ONE each hand's bidder and whether the bid was made. The tournament
+bench (``bench/bots.py``) and the tests use it. :func:`seat_turns` walks a seeded game of normal
 bots and stops at each turn of one seat, for tests of what that seat may know.
 """
 
@@ -72,7 +72,9 @@ def play_match(
             _deliver(bots, answer_chance(engine, rng), record)
             continue
         seat, wire = _next_move(engine, bots, last, rng, record)
-        events = engine.apply(seat, engine.parse_action(wire))
+        action = engine.parse_action(wire)
+        engine.check(seat, action)  # a bot's answer is checked as the host checks it
+        events = engine.apply(seat, action)
         last[seat] = wire
         record.actions += 1
         _deliver(bots, events, record)
@@ -145,7 +147,9 @@ def seat_turns(
             view = engine.view(to)
             wire = policy.heuristic_choice(view, view["legal"])
             assert wire is not None, f"no normal choice for seat {to} of {game}"
-            events = engine.apply(to, engine.parse_action(wire))
+            action = engine.parse_action(wire)
+            engine.check(to, action)
+            events = engine.apply(to, action)
         if observe is not None:
             for event in events:
                 if event.to is None or event.to == seat:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import enum
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -142,7 +141,7 @@ def run_search(job: SearchJob) -> Found:
 class HardBot(Bot):
     """Announces as ``normal``; searches its turns (see the module docstring).
 
-    After each search, ``thought`` holds its wall-clock seconds and ``iterations`` its count.
+    After each search, ``iterations`` holds its count.
     """
 
     level = Level.HARD
@@ -150,7 +149,6 @@ class HardBot(Bot):
     def __init__(self, *, rng: random.Random | None = None, budget: Budget | None = None) -> None:
         super().__init__(rng=rng)
         self.budget = budget or DEFAULT_BUDGET
-        self.thought = 0.0
         self.iterations = 0
         self._events: list[WireMap] = []
         self._memory: SeatMemory | None = None
@@ -171,9 +169,7 @@ class HardBot(Bot):
         job, answer = self.prepare(view, legal, last=last)
         if job is None:
             return answer
-        started = time.monotonic()
-        found = run_search(job)
-        return self.conclude(view, legal, found, time.monotonic() - started, last=last)
+        return self.conclude(view, legal, run_search(job), last=last)
 
     def prepare(
         self, view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
@@ -203,13 +199,11 @@ class HardBot(Bot):
         view: WireMap,
         legal: Sequence[WireMap],
         found: Found | None,
-        thought: float,
         *,
         last: WireMap | None = None,
     ) -> WireMap | None:
-        """The action after a search found ``found`` in ``thought`` seconds (``None``: no
-        search ran, as when the host had no worker free in time: the normal move)."""
-        self.thought = thought
+        """The action after a search found ``found`` (``None``: no search ran, as when the host
+        had no worker free in time: the normal move)."""
         self.iterations = 0 if found is None else found.iterations
         chosen = None if found is None else found.action
         if chosen is None or chosen not in legal:

@@ -1,7 +1,10 @@
 """Game engines, registered by name (like python-chess's ``VARIANTS`` / ``find_variant``).
 
-Each engine lives in its own package and is imported on first use, so a broken or slow import of
-one game never affects the others. ``GAMES`` maps the wire name to ``"module:Class"``.
+Each engine lives in its own package, named here as ``"module:Class"`` by its wire name in
+``GAMES`` and imported by :func:`find_game` when first asked for. The host imports every one of
+them when it starts (:mod:`host.policy` reads each game's bot features at import): a game
+package missing from the build is left out (:func:`game_names`), one that fails to import stops
+the host. Only a tool that asks for one game imports that game alone.
 :func:`game_entry` is what the host says about one game in its ``games`` reply: name, title,
 seats, options and the game's presentation (help, letters, wording), plus the wording of the
 host's own event kinds (``spec/PROTOCOL.md`` sections 3.2 and 3.5).

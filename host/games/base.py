@@ -12,9 +12,10 @@ How it works (after OpenSpiel's game/state split and python-chess's parse-then-a
   outcomes plus its action log.
 * Seats act through value-object :class:`Action` subclasses. Wire maps become actions through
   :meth:`Game.parse_action` (raises :class:`InvalidAction`); :meth:`Game.check` raises
-  :class:`NotYourTurn` or :class:`IllegalAction`; :meth:`Game.apply` checks then applies and
-  returns the :class:`Event` list describing what happened, public events and private ones
-  (addressed to one seat) in order.
+  :class:`NotYourTurn` or :class:`IllegalAction`; :meth:`Game.apply` applies a checked action
+  (it does not check again: the host's runner parses and checks each move once) and returns
+  the :class:`Event` list describing what happened, public events and private ones (addressed
+  to one seat) in order.
 * :meth:`Game.view` is the single place that decides what a seat (or a spectator, ``None``)
   may see. Its result is a wire-ready dict (str keys; str/int/bool/None/list/dict values) that
   always has the common core :data:`VIEW_CORE_KEYS`, plus keys of the game's own.
@@ -413,14 +414,20 @@ class Game(abc.ABC):
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
     ) -> None:
         """``dealer=None`` means the first hand's dealer comes from chance (``choose_dealer``)."""
-        if not self.min_seats <= seats <= self.max_seats:
-            raise OptionError(
-                f"{self.title} takes {self.min_seats}-{self.max_seats} players, not {seats}"
-            )
+        self.check_seats(seats)
         if dealer is not None and not 0 <= dealer < seats:
             raise OptionError(f"dealer must be a seat 0..{seats - 1}, not {dealer}")
         self.seats = seats
         self.options = self.validate_options(options or {})
+
+    @classmethod
+    def check_seats(cls, seats: int) -> None:
+        """Raise :class:`OptionError` unless the game is played by ``seats`` players: the one
+        seat-count check (a table checks it when it is created, the engine when it is made)."""
+        if not cls.min_seats <= seats <= cls.max_seats:
+            raise OptionError(
+                f"{cls.title} takes {cls.min_seats}-{cls.max_seats} players, not {seats}"
+            )
 
     @classmethod
     def validate_options(cls, options: Mapping[str, object]) -> dict[str, bool | int | str]:
@@ -462,11 +469,18 @@ class Game(abc.ABC):
 
     @abc.abstractmethod
     def check(self, seat: int, action: Action) -> None:
-        """Raise :class:`NotYourTurn` or :class:`IllegalAction` unless ``apply`` would accept."""
+        """Raise :class:`NotYourTurn` or :class:`IllegalAction` (or :class:`InvalidAction` for a
+        card the seat does not hold) unless ``seat`` may take ``action`` now (see :meth:`apply`).
+        """
 
     @abc.abstractmethod
     def apply(self, seat: int, action: Action) -> list[Event]:
-        """Check, then apply ``action`` for ``seat``; return the events, in order."""
+        """Apply ``action`` for ``seat``; return the events, in order.
+
+        ``action`` must be one :meth:`check` accepted, or one :meth:`legal_actions` listed, in
+        this very state: it is not checked again, and an unchecked one may leave the game in
+        any state (the host's runner is the one place that parses and checks a move).
+        """
 
     def default_action(self, seat: int) -> Action | None:
         """What the host plays for a seat whose turn timer ran out (draw / pass)."""

@@ -60,6 +60,7 @@ def test_a_games_reply_gives_titles_help_letters_and_wording() -> None:
     assert c.refusal("one", "d") == "ONE has no drawing: every card is dealt, play one of yours"
     assert c.refusal("one-card", "d") == "you cannot draw now"  # (only not now)
     assert c.refusal("one-card", "x") is None
+    assert c.games["black-jack"].calls == {"declare"} and c.games["one"].calls == frozenset()
     assert c.calls("black-jack") == {"declare"} and c.calls(None) == {"call", "declare"}
     assert c.games["one"].layout == "tricks" and c.games["one-card"].layout == "shedding"
     assert c.games["one"].table and c.games["one"].seat_columns and c.games["one-card"].seat_tags
@@ -97,7 +98,7 @@ def test_a_host_that_says_little_or_wrongly_typed_things_gets_generic_wording() 
     )
     assert list(c.games) == ["old", "odd"]
     assert c.title("old") == "Old Game" and c.title("odd") == "odd"
-    assert c.key("odd", "draw") is None and c.calls("odd") == frozenset()
+    assert c.key("odd", "draw") is None and c.games["odd"].calls == frozenset()
     assert c.event("x") is MISSING and c.word("a") == "a"
 
 

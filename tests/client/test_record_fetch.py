@@ -239,7 +239,7 @@ class _SlowDown(_FakeSession):
 
 
 async def test_a_fetch_the_host_keeps_refusing_as_rate_limited_is_unavailable() -> None:
-    """(The resends after "slow down" are ClientSession's; tests/client/test_session.py.)"""
+    """(The resends after "slow down" are ClientSession's; tests/net/test_session.py.)"""
     result = await fetch_and_save(cast(ClientSession, _SlowDown([])), "t1", 3, Path("unused"))
     assert result.status == "unavailable" and "rate_limited" in result.message
 

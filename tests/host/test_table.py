@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import random
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +15,14 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.games import find_game
+from host.games import find_game, game_names
+from host.games.base import Game, RulesError
 from host.runner import VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
 from host.seating import hash_token, spectator_name
 from host.store import JournalKind, JournalRow, SeatRow, Store, TableRow
 from host.table import Table, TableError
 from host.table_restore import finish_restore, restore_table
+from protocol.cardfair import SeatSecret
 
 
 async def _store(path: Path, table_id: str) -> Store:
@@ -216,3 +219,115 @@ def test_a_spectator_name_is_checked_like_a_seat_name_and_defaults_to_spectator(
     for bad in ("x" * 33, "a\tb"):
         with pytest.raises(TableError):
             spectator_name(bad)
+
+
+async def _answer_round(table: Table, conns: dict[int, Any]) -> None:
+    """Commit and reveal for every seat: the deal round of the hand being dealt."""
+    deal = table.deal
+    assert deal is not None
+    hand_no, ctx = deal.hand_no, deal.ctx
+    mine = {s: SeatSecret.new(ctx, table.runner.seat(s).name) for s in conns}
+    for s, sec in mine.items():
+        await table.fair_commit(conns[s], hand_no, sec.c)
+    for s, sec in mine.items():
+        await table.fair_reveal(conns[s], hand_no, sec.r)
+
+
+def _counting(game_cls: type[Game], monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Count the calls of the engine's ``parse_action``, ``check`` and ``apply``."""
+    calls: Counter[str] = Counter()
+    for name in ("parse_action", "check", "apply"):
+        real = getattr(game_cls, name)
+
+        def counted(self: Any, *args: Any, _real: Any = real, _name: str = name) -> Any:
+            calls[_name] += 1
+            return _real(self, *args)
+
+        monkeypatch.setattr(game_cls, name, counted)
+    return calls
+
+
+async def _move_counted(
+    table: Table, conns: dict[int, Any], cseq: dict[int, int], calls: Counter[str]
+) -> bool:
+    """The seat to act makes its first legal move, sent twice, after the other seat tried it
+    (when it is not the other's too); the calls each costs are counted. Whether one was refused.
+    """
+    assert table.engine is not None
+    seat = table.engine.to_act()[0]
+    other = 1 - seat
+    legal = table.engine.view(seat)["legal"]
+    theirs = table.engine.view(other)["legal"]
+    wrong = next((w for w in legal if w not in theirs), None)
+    if wrong is not None:  # the other seat sends this seat's move: refused
+        calls.clear()
+        with pytest.raises(RulesError):
+            await table.act(conns[other], cseq[other] + 1, wrong)
+        assert calls == {"parse_action": 1, "check": 1}
+    cseq[seat] += 1
+    calls.clear()
+    conns[seat].got.clear()
+    assert await table.act(conns[seat], cseq[seat], legal[0], re=7) is True
+    assert calls == {"parse_action": 1, "check": 1, "apply": 1}
+    ack = {"type": "ack", "re": 7, "table": "t1", "seq": cseq[seat], "duplicate": False}
+    sent = [m for m in conns[seat].got if m["type"] in ("ack", "state")]
+    assert sent[0] == ack and sent.count(ack) == 1  # once, before the move's views
+    calls.clear()
+    conns[seat].got.clear()
+    assert await table.act(conns[seat], cseq[seat], legal[0]) is False
+    assert calls["check"] == calls["apply"] == 0
+    dup = {"type": "ack", "table": "t1", "seq": cseq[seat], "duplicate": True}
+    assert [m for m in conns[seat].got if m["type"] == "ack"] == [dup]
+    return wrong is not None
+
+
+@pytest.mark.parametrize("game", game_names())
+async def test_a_move_is_parsed_and_checked_once_on_its_way_through_the_table(
+    game: str,
+    autojump_clock: trio.testing.MockClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_conn: type[Any],
+) -> None:
+    """Issue 27, step 4: from ``act`` to the journal, the runner alone parses and checks a
+    move, once, and the engine applies it without checking it again; a refused move is parsed
+    and checked once and applied never; a resend is acknowledged as a duplicate, unchecked."""
+    game_cls = find_game(game)
+    calls = _counting(game_cls, monkeypatch)
+    store = await _store(tmp_path, "t1")
+    table = Table(
+        table_id="t1",
+        game_cls=game_cls,
+        seats=2,
+        options={},
+        store=store,
+        signing_key=Ed25519PrivateKey.generate(),
+        turn_timer=None,
+        grace=60.0,
+        created=1,
+    )
+    async with trio.open_nursery() as nursery:
+        await nursery.start(table.run)
+        conns: dict[int, Any] = {}
+        for name in ("ann", "bob"):
+            conn = fake_conn()
+            seat, _ = await table.join(conn, name)
+            conns[seat] = conn
+        for conn in conns.values():
+            await table.set_ready(conn, True)
+        cseq = dict.fromkeys(conns, 0)
+        moves = refused = 0
+        while moves < 12 and table.phase is not TablePhase.FINISHED:
+            if table.phase is TablePhase.DEALING:
+                await _answer_round(table, conns)
+                continue
+            refused += await _move_counted(table, conns, cseq, calls)
+            moves += 1
+        nursery.cancel_scope.cancel()
+    # a One Card game may end early (a seat bankrupt after a few attacks)
+    assert moves == 12 or table.phase is TablePhase.FINISHED
+    assert moves > 0 and refused > 0
+    rows = await store.load_tables(only="t1")
+    acts = [r.payload for r in rows[0].journal if r.kind is JournalKind.ACTION]
+    assert len(acts) == moves  # a refused move and a resend leave no row
+    await store.close()

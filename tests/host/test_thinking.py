@@ -142,7 +142,7 @@ async def test_a_search_that_waits_too_long_for_a_worker_gives_up(
         held.finish.set()
     # the bot then plays the normal move
     bot = HardBot(rng=random.Random(1))
-    assert bot.conclude(job.view, legal, None, 2.0) == heuristic_choice(job.view, legal)
+    assert bot.conclude(job.view, legal, None) == heuristic_choice(job.view, legal)
     assert bot.iterations == 0
 
 

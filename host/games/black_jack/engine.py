@@ -90,7 +90,8 @@ class BlackJack(BlackJackState):
         self._judge(seat, action)
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        acting, blunder = self._judged(seat, action)
+        acting = _acting(action) if isinstance(action, Play) else None
+        blunder = None if acting is None else self._blunder_reason(seat, acting)
         self._legal.clear()
         events: list[Event] = []
         if isinstance(action, Declare):
@@ -169,6 +170,13 @@ class BlackJack(BlackJackState):
             raise IllegalAction(error)
         return acting, error
 
+    def _blunder_reason(self, seat: int, acting: Sequence[Card]) -> str | None:
+        """Why a checked play is a blunder (as :meth:`_judged` found), or ``None``: worked out
+        again by :meth:`apply`, whose penalty it decides; it checks nothing."""
+        if seat != self.current:
+            return f"played out of turn (seat {self.current} is to act)"
+        return self._rule_error(seat, acting) if self.options["blunders"] else None
+
     def _shape(self, seat: int, play: Play) -> list[Card]:
         """The cards as they act (jokers replaced); raise :class:`InvalidAction` on bad shape."""
         cards, hand = play.cards, self.hands[seat]
@@ -186,11 +194,7 @@ class BlackJack(BlackJackState):
         declare = play.declare
         if len(declare) != jokers or (declare and any(c.rank is _JOKER for c in declare)):
             raise InvalidAction("declare one non-joker card for each joker played, in order")
-        if jokers:
-            names = iter(play.declare)
-            acting = [next(names) if c.rank is _JOKER else c for c in cards]
-        else:
-            acting = list(cards)
+        acting = _acting(play) if jokers else list(cards)
         if (acting[-1].rank is Rank.ACE) != (play.suit is not None):
             raise InvalidAction("name a suit exactly when the last card acts as an ace")
         return acting
@@ -436,3 +440,9 @@ class BlackJack(BlackJackState):
             return Draw()
         legal = self.legal_actions(seat)
         return legal[0] if legal else None
+
+
+def _acting(play: Play) -> list[Card]:
+    """The cards of a play as they act: each joker as the card declared for it, in order."""
+    names = iter(play.declare)
+    return [next(names) if c.rank is _JOKER else c for c in play.cards]

@@ -142,11 +142,6 @@ class BlackJackState(Game):
         game._top_as = parse_card(view["rank"] + view["suit"]) if top.is_joker else top
         return game
 
-    def to_match(self) -> tuple[Card | None, Suit | None]:
-        """The top card as it acts (a joker's declared card) and the suit an ace named: what a
-        searching bot's quick playouts match against (a view costs far more)."""
-        return self._top_as, self._named
-
     def chance_request(self) -> ChanceRequest | None:
         if self.phase is Phase.DEALING:
             return ChanceRequest(ChanceKind.DEAL, 1, 0, self.deck, self.dealer is None)

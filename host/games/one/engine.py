@@ -15,8 +15,9 @@ Positions 0..23 of the shuffled deck go one at a time clockwise from the dealer'
 Seats act with four frozen actions (wire forms in :mod:`host.games.one.moves`): :class:`Bid`,
 :class:`Pass`, :class:`Play` (a no-trump joker lead also names the suit to follow) and
 :class:`DowntownChoice`. The legal actions are listed once per state (kept until the next action
-or deal; an offered object is not checked again). :meth:`One.view` alone decides what a seat may
-see. The rules and every ruling, with reasons, are in ``spec/RULES.md`` section ONE.
+or deal); :meth:`One.apply` takes a checked action and checks nothing. :meth:`One.view` alone
+decides what a seat may see. The rules and every ruling, with reasons, are in
+``spec/RULES.md`` section ONE.
 """
 
 from __future__ import annotations
@@ -341,11 +342,6 @@ class One(Game):
         return f"you must follow suit: {led} were led and you can follow", False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        for a in (self._legal if seat == self.turn else None) or ():
-            if a is action:
-                break  # an action object we offered is known legal
-        else:
-            self.check(seat, action)
         self._legal = None
         if isinstance(action, Bid | Pass):
             return self._apply_call(seat, action)

@@ -182,11 +182,6 @@ class OneCard(OneCardState):
         return reason, False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        for a in self._legal.get(seat) or ():
-            if a is action:
-                break  # an action object we offered is known legal
-        else:
-            self.check(seat, action)
         self._legal = {}
         events: list[Event] = []
         if isinstance(action, Call):

@@ -109,7 +109,9 @@ def new(
 
 def play(game: BlackJack, seat: int, codes: str, **extra: object) -> list[Event]:
     wire: dict[str, object] = {"type": "play", "cards": codes.split(), **extra}
-    return game.apply(seat, game.parse_action(wire))
+    action = game.parse_action(wire)
+    game.check(seat, action)  # as the host's runner does: apply takes a checked action
+    return game.apply(seat, action)
 
 
 def strings(value: object) -> set[str]:
@@ -419,9 +421,9 @@ def test_errors_when_blunders_are_off_and_turn_rules_always() -> None:
     with pytest.raises(NotYourTurn):
         play(game, 2, "9D")
     with pytest.raises(NotYourTurn):
-        game.apply(1, Draw())
+        game.check(1, Draw())
     with pytest.raises(IllegalAction):
-        game.apply(0, Declare(Declaration.CARDS))
+        game.check(0, Declare(Declaration.CARDS))
     assert all(isinstance(e, RulesError) for e in (IllegalAction("x"), NotYourTurn("y")))
 
 

@@ -777,9 +777,9 @@ def test_the_legal_actions_cache_is_never_stale_after_apply_or_copy(
     """Each state lists its legal actions once (issue 15); no list outlives its state.
 
     Every step lists the legal actions (filling the cache), copies the game, applies an action
-    (the offered object, or an equal one parsed from the wire, which ``apply`` must check), and
-    then every seat's list of the game and of the copy must equal one listed anew and agree with
-    ``check``; an action offered before the step is applied again only if it is still legal.
+    (the offered object, or an equal one parsed from the wire), and then every seat's list of
+    the game and of the copy must equal one listed anew and agree with ``check``; an action
+    offered before the step passes ``check`` again only if it is still legal.
     """
     rng = random.Random(seed)
     game = One(seats=seats, options={**options, "target": 15})
@@ -813,7 +813,7 @@ def test_the_legal_actions_cache_is_never_stale_after_apply_or_copy(
         stale = rng.choice(before)
         if stale not in game.legal_actions(seat):
             with pytest.raises(RulesError):
-                game.apply(seat, stale)
+                game.check(seat, stale)
 
 
 _SCALARS = st.one_of(

@@ -56,8 +56,9 @@ def new_game(
 
 
 def play(game: OneCard, seat: int, *codes: str, suit: str | None = None) -> list[str]:
-    events = game.apply(seat, Play(tuple(card(c) for c in codes), Suit(suit) if suit else None))
-    return [e.kind for e in events]
+    action = Play(tuple(card(c) for c in codes), Suit(suit) if suit else None)
+    game.check(seat, action)  # as the host's runner does: apply takes a checked action
+    return [e.kind for e in game.apply(seat, action)]
 
 
 def hand(game: OneCard, seat: int) -> list[str]:
@@ -433,7 +434,7 @@ def test_call_without_window_is_illegal_and_moves_nothing() -> None:
     before = Counter(c.code for c in game.all_cards())
     counts = game.view(None)["hand_counts"]
     with pytest.raises(IllegalAction):
-        game.apply(0, CALL)
+        game.check(0, CALL)
     assert game.view(None)["hand_counts"] == counts
     assert Counter(c.code for c in game.all_cards()) == before
 
@@ -758,9 +759,11 @@ def test_rejected_actions_change_nothing() -> None:
         wire = garbage_wire(rng, [a.to_wire() for a in game.legal_actions(0)])
         for seat in range(3):
             try:
-                game.apply(seat, game.parse_action(wire))
+                action = game.parse_action(wire)
+                game.check(seat, action)
             except RulesError:
                 continue
+            game.apply(seat, action)
             break
         else:
             assert game.view(None) == snapshot
