@@ -33,7 +33,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from host.games.presentation import GENERIC, GENERIC_BOT, BotFeatures, Presentation
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.errors import ErrorCode, LocalProtocolError
 
@@ -404,10 +403,6 @@ class Game(abc.ABC):
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
     OPTIONS: ClassVar[tuple[OptionSpec, ...]]
-    #: how the game is shown to people (help, letters, wording); the engine never uses it
-    presentation: ClassVar[Presentation] = GENERIC
-    #: what the host's bots know about the game's actions and cards (:mod:`host.policy`)
-    bot: ClassVar[BotFeatures] = GENERIC_BOT
 
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None

@@ -31,8 +31,6 @@ from host.games.base import (
     Termination,
     WireMap,
 )
-from host.games.black_jack.presentation import BOT, PRESENTATION
-from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import Card, Suit, parse_card
 from protocol.decks import deck_of
 
@@ -55,8 +53,6 @@ class BlackJackState(Game):
 
     name: ClassVar[str] = "black-jack"
     title: ClassVar[str] = "Black Jack"
-    presentation: ClassVar[Presentation] = PRESENTATION
-    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 10
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (

@@ -57,8 +57,6 @@ from host.games.one.moves import (
     card_points,
     parse_one_action,
 )
-from host.games.one.presentation import BOT, PRESENTATION
-from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import DECK_ONE, Card, Rank, Suit, format_cards
 from protocol.decks import deck_of
 
@@ -104,8 +102,6 @@ class One(Game):
 
     name: ClassVar[str] = "one"
     title: ClassVar[str] = "ONE"
-    presentation: ClassVar[Presentation] = PRESENTATION
-    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 4
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (

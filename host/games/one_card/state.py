@@ -36,8 +36,6 @@ from host.games.base import (
     Termination,
     WireMap,
 )
-from host.games.one_card.presentation import BOT, PRESENTATION
-from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import DECK_54, Card, Suit, parse_card
 from protocol.decks import deck_of
 
@@ -67,8 +65,6 @@ class OneCardState(Game):
 
     name: ClassVar[str] = "one-card"
     title: ClassVar[str] = "One Card"
-    presentation: ClassVar[Presentation] = PRESENTATION
-    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 8
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
