@@ -41,9 +41,7 @@ from host.games.base import (
 )
 from host.games.one.moves import (
     BIDS,
-    DECK_SET,
     DOWNTOWN_CHOICES,
-    JOKER,
     JOKER_LEADS,
     PASS,
     PLAY_OF,
@@ -54,17 +52,14 @@ from host.games.one.moves import (
     Phase,
     Play,
     Ranking,
-    card_points,
     parse_one_action,
 )
-from protocol.cards import DECK_ONE, Card, Rank, Suit, format_cards
+from host.games.one.rules import DECK_SET, JOKER, MAX_BID, card_points, strength
+from protocol.cards import DECK_ONE, Card, Suit, format_cards
 from protocol.decks import deck_of
 
 __all__ = [
-    "JOKER",
-    "MAX_BID",
     "Bid",
-    "DealError",
     "DowntownChoice",
     "DowntownRule",
     "One",
@@ -72,23 +67,14 @@ __all__ = [
     "Phase",
     "Play",
     "Ranking",
-    "card_points",
 ]
 
-MAX_BID = 15
 #: the lowest legal bid, by number of players
 MIN_BID = {2: 8, 3: 7, 4: 6}
 #: cards dealt to each player, by number of players (24 in all; the 25th is the centre card)
 HAND_SIZE = {2: 12, 3: 8, 4: 6}
 #: stock position of the centre card (the last card of the deck)
 CENTRE_POSITION = 24
-#: uptown strength within a suit: 9 lowest, ace highest (downtown reverses it)
-_UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
-
-
-#: ONE's name for :class:`~host.games.base.ChanceError`: no deal pending, not a permutation,
-#: or a bad dealer.
-DealError = ChanceError
 
 
 # --------------------------------------------------------------------------- the game
@@ -174,20 +160,20 @@ class One(Game):
         """Deal a hand from ``order`` (a permutation of the deck, top first).
 
         Raises:
-            DealError: no deal is pending, ``order`` is not a permutation of the deck,
+            ChanceError: no deal is pending, ``order`` is not a permutation of the deck,
                 or ``dealer`` is missing (hand 1 without a given dealer) or unexpected.
         """
         request = self.chance_request()
         if request is None:
-            raise DealError("no deal is pending")
+            raise ChanceError("no deal is pending")
         if len(order) != len(DECK_ONE) or set(order) != DECK_SET:
-            raise DealError("the deal is not a permutation of the deck")
+            raise ChanceError("the deal is not a permutation of the deck")
         if request.choose_dealer:
             if dealer is None or not 0 <= dealer < self.seats:
-                raise DealError("the first deal must name the dealer")
+                raise ChanceError("the first deal must name the dealer")
             self.dealer = dealer
         elif dealer is not None and dealer != self.dealer:
-            raise DealError(f"the dealer is seat {self.dealer}")
+            raise ChanceError(f"the dealer is seat {self.dealer}")
         assert self.dealer is not None
         n, d = self.seats, self.dealer
         self._reset_hand()
@@ -420,10 +406,8 @@ class One(Game):
         return events + self._finish_trick()
 
     def _strength(self, c: Card) -> int:
-        if c is JOKER:  # the highest card with no trump, the lowest trump otherwise
-            return 99 if self.no_trump else -1
-        up = _UPTOWN[c.rank]
-        return up if self.ranking is Ranking.UPTOWN else 5 - up
+        downtown = self.ranking is Ranking.DOWNTOWN
+        return strength(c, no_trump=self.no_trump, downtown=downtown)
 
     def _trick_winner(self) -> int:
         if self.no_trump:  # the joker wins any trick it is in

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from host.games.one.moves import JOKER
+from host.games.one.rules import JOKER, UPTOWN
 from host.games.one.tactics import bid_value, pick_card, switch_downtown
 from host.games.presentation import BotFeatures
 from protocol.cards import Card, CardCodeError, Rank, Suit, parse_card
@@ -113,15 +113,7 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
 
 BOT = BotFeatures(
     passive=frozenset({"pass"}),
-    trick_order={
-        Rank.NINE: 0,
-        Rank.TEN: 1,
-        Rank.JACK: 2,
-        Rank.QUEEN: 3,
-        Rank.KING: 4,
-        Rank.ACE: 5,
-        Rank.JOKER: 6,
-    },
+    trick_order={**UPTOWN, Rank.JOKER: len(UPTOWN)},  # the joker above all
     # points held (K, Q, J one each, the joker three) plus the tricks high cards should win
     bid="bid",
     bid_strength={Rank.ACE: 0.5, Rank.KING: 1.5, Rank.QUEEN: 1.0, Rank.JACK: 1.0, Rank.JOKER: 4.0},

@@ -24,8 +24,9 @@ from typing import Any
 
 from host.games.base import Action, Game, WireMap
 from host.games.deal import deal_hidden
-from host.games.one.engine import JOKER, MAX_BID, One, Phase, Ranking, card_points
+from host.games.one.engine import One, Phase, Ranking
 from host.games.one.moves import PASS, Bid, DowntownChoice, Play
+from host.games.one.rules import JOKER, MAX_BID, card_points
 from host.games.one.tactics import bid_value, pick_card, switch_downtown
 from host.games.support import GameSupport, SeatMemory
 from protocol.cards import DECK_ONE, Card, Suit, parse_card
