@@ -16,12 +16,11 @@ the engine here as ``host.games.black_jack:BlackJack``.
 
 from __future__ import annotations
 
-from host.games.black_jack.engine import PLAY_LIMIT, TURN_LIMIT, BlackJack, Phase
+from host.games.black_jack.engine import PLAY_LIMIT, BlackJack, Phase
 from host.games.black_jack.moves import Declaration, Declare, Draw, Play, parse_black_jack_action
 
 __all__ = [
     "PLAY_LIMIT",
-    "TURN_LIMIT",
     "BlackJack",
     "Declaration",
     "Declare",

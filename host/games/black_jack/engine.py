@@ -59,11 +59,11 @@ from host.games.black_jack.plays import (
     matching,
     single_forms,
 )
-from host.games.black_jack.state import TURN_LIMIT, BlackJackState, Phase
+from host.games.black_jack.state import BlackJackState, Phase
 from host.games.follow import follow_map
 from protocol.cards import ALL_CARDS, JOKER_BLACK, JOKER_RED, Card, Rank, Suit
 
-__all__ = ["PLAY_LIMIT", "TURN_LIMIT", "BlackJack", "Phase"]
+__all__ = ["PLAY_LIMIT", "BlackJack", "Phase"]
 
 _SUITS = tuple(Suit)
 _JOKER = Rank.JOKER

@@ -8,7 +8,8 @@ reshuffle); owed cards wait in a queue (``_owed``) while a reshuffle is pending,
 across a reshuffle resumes where it stopped. The table is the top card *as it acts* (``_top_as``:
 a joker's declared identity), the suit named by an ace, the pick-up owed by the seat to act,
 whether that seat must cover its queen, and the direction. Two safety stops end a hand: a full
-round of draws that found nothing (``exhausted``) and :data:`TURN_LIMIT` turns (``turn_limit``).
+round of draws that found nothing (``exhausted``) and :data:`~host.games.base.TURN_LIMIT`
+turns (``turn_limit``).
 :meth:`view` alone decides what a seat may see.
 """
 
@@ -20,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from host.games.base import (
+    TURN_LIMIT,
     Action,
     ChanceError,
     ChanceKind,
@@ -34,11 +36,7 @@ from host.games.base import (
 from protocol.cards import Card, Suit, parse_card
 from protocol.decks import deck_of
 
-__all__ = ["TURN_LIMIT", "BlackJackState", "Phase"]
-
-TURN_LIMIT = 1000
-"""Turns after which a hand stops as ``TURN_LIMIT`` (fewest cards win): a safety stop, since
-legal play can cycle for ever (a card played, drawn back through a reshuffle, played again)."""
+__all__ = ["BlackJackState", "Phase"]
 
 
 class Phase(enum.Enum):

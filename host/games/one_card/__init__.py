@@ -15,13 +15,12 @@ engine here as ``host.games.one_card:OneCard``.
 
 from __future__ import annotations
 
-from host.games.one_card.engine import TURN_LIMIT, OneCard, Phase
+from host.games.one_card.engine import OneCard, Phase
 from host.games.one_card.moves import CALL, DRAW, Call, Draw, Play, parse_one_card_action
 
 __all__ = [
     "CALL",
     "DRAW",
-    "TURN_LIMIT",
     "Call",
     "Draw",
     "OneCard",

@@ -15,6 +15,7 @@ mutation, which keeps random playouts fast. Refusals are worded by
 from __future__ import annotations
 
 from host.games.base import (
+    TURN_LIMIT,
     Action,
     Event,
     IllegalAction,
@@ -40,10 +41,10 @@ from host.games.one_card.moves import (
     parse_one_card_action,
     plays_from,
 )
-from host.games.one_card.state import DIRECTIONS, TURN_LIMIT, OneCardState, Phase
+from host.games.one_card.state import DIRECTIONS, OneCardState, Phase
 from protocol.cards import Card, Rank
 
-__all__ = ["TURN_LIMIT", "OneCard", "Phase"]
+__all__ = ["OneCard", "Phase"]
 
 _DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.OVER
 _JACK, _QUEEN, _KING = Rank.JACK, Rank.QUEEN, Rank.KING

@@ -39,7 +39,7 @@ from host.games.base import (
 from protocol.cards import DECK_54, Card, Suit, parse_card
 from protocol.decks import deck_of
 
-__all__ = ["DIRECTIONS", "TURN_LIMIT", "OneCardState", "Phase"]
+__all__ = ["DIRECTIONS", "OneCardState", "Phase"]
 
 
 class Phase(enum.Enum):
@@ -54,10 +54,6 @@ _DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.
 # --------------------------------------------------------------------------- the game
 
 DIRECTIONS = {1: "clockwise", -1: "counter-clockwise"}
-
-TURN_LIMIT = 1000
-"""Turns after which a game stops as ``TURN_LIMIT`` (fewest cards wins): a safety stop for
-games that cycle, e.g. two jokers passed back and forth through a one-card stock."""
 
 
 class OneCardState(Game):

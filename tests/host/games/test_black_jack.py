@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from host.games import find_game
 from host.games.base import (
+    TURN_LIMIT,
     Action,
     ChanceError,
     ChanceKind,
@@ -40,7 +41,6 @@ from host.games.base import (
 )
 from host.games.black_jack import (
     PLAY_LIMIT,
-    TURN_LIMIT,
     BlackJack,
     Declaration,
     Declare,
