@@ -22,7 +22,7 @@ see. The rules and every ruling, with reasons, are in ``spec/RULES.md`` section 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 
 from host.games.base import (
     Action,
@@ -55,7 +55,7 @@ from host.games.one.moves import (
     parse_one_action,
 )
 from host.games.one.rules import DECK_SET, JOKER, MAX_BID, card_points, strength
-from protocol.cards import DECK_ONE, Card, Suit, format_cards
+from protocol.cards import DECK_ONE, Card, Suit, format_cards, parse_card
 from protocol.decks import deck_of
 
 __all__ = [
@@ -144,6 +144,50 @@ class One(Game):
         self.tricks_won = [0] * n
 
     # -- chance
+
+    @classmethod
+    def from_view(
+        cls,
+        view: Mapping[str, Any],
+        hands: Sequence[Sequence[Card]],
+        centre: Card,
+        won: Sequence[Sequence[Card]],
+    ) -> Self:
+        """A match in the position ``view`` shows, with the cards it hides filled in.
+
+        ``hands`` holds every seat's cards (the viewer's as its view shows them), ``centre`` the
+        face-down centre card and ``won`` the cards each seat has taken in this hand's tricks. The
+        result is one world consistent with what the viewer sees, for a bot to search
+        (determinization); it never goes back to the host.
+
+        Raises:
+            ValueError: the view is not of a hand being bid or played, or the hands do not fit it.
+        """
+        if view.get("phase") not in (Phase.AUCTION.value, Phase.PLAY.value, Phase.DOWNTOWN.value):
+            raise ValueError(f"no world to sample in phase {view.get('phase')!r}")
+        if [len(h) for h in hands] != list(view["hand_counts"]):
+            raise ValueError("the hands do not fit the view's hand counts")
+        game = cls(seats=int(view["seats"]), options=view["options"], dealer=view["dealer"])
+        auction, trick = view["auction"], view["trick"]
+        game.hand_no, game.scores = int(view["hand_no"]), list(view["scores"])
+        game.last_hand = view["last_hand"]
+        game.phase = Phase(view["phase"])
+        game.hands = [sorted(h) for h in hands]
+        game.centre = centre
+        game.high, game.bidder = auction["high"], auction["bidder"]
+        game.passed, game.calls = list(auction["passed"]), [dict(c) for c in auction["calls"]]
+        game.turn = int(view["to_act"][0])
+        game.no_trump = bool(view["no_trump"])
+        game.trump = None if view["trump"] is None else Suit(view["trump"])
+        game.ranking = Ranking(view["ranking"])
+        game.trick = [(int(p["seat"]), parse_card(p["card"])) for p in trick["cards"]]
+        game.leader = int(trick["leader"]) if game.trick else game.turn
+        game.led = None if trick["led"] is None else Suit(trick["led"])
+        game.tricks_won = list(view["tricks_won"])
+        game.tricks_played = sum(game.tricks_won)
+        game.last_trick = view["last_trick"]
+        game.won = [list(w) for w in won]
+        return game
 
     def chance_request(self) -> ChanceRequest | None:
         if self.phase is not Phase.DEAL:
