@@ -41,10 +41,6 @@ from host.games.black_jack.moves import (
     parse_black_jack_action,
 )
 from host.games.black_jack.plays import (
-    _NATURAL,
-    ANY_CARD,
-    BLUNDER_CARDS,
-    COUNTERS,
     _chains,
     _finishable,
     _finishable_without,
@@ -59,6 +55,7 @@ from host.games.black_jack.plays import (
     matching,
     single_forms,
 )
+from host.games.black_jack.rules import ANY_CARD, BLUNDER_CARDS, COUNTERS, NATURAL
 from host.games.black_jack.state import BlackJackState, Phase
 from host.games.follow import follow_map
 from protocol.cards import ALL_CARDS, JOKER_BLACK, JOKER_RED, Card, Rank, Suit
@@ -363,7 +360,7 @@ class BlackJack(BlackJackState):
         starts = [(c, c) for c in held if c in allowed]
         jokers = [c for c in held if c.rank is _JOKER]
         if jokers:  # each joker as each identity that may start
-            names = [n for n in _NATURAL if n in allowed]
+            names = [n for n in NATURAL if n in allowed]
             starts += [(j, n) for j in jokers for n in names]
         seqs: Iterable[_Seq] = (((c,), (a,)) for c, a in starts)
         if not attacked:

@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from host.games.base import Action, Game, WireMap
 from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play
-from host.games.black_jack.plays import COUNTERS, matching
+from host.games.black_jack.plays import matching
+from host.games.black_jack.rules import COUNTERS
 from host.games.black_jack.strategy import Table
 from host.games.deal import deal_hidden
 from host.games.support import GameSupport, SeatMemory, by_hand_size

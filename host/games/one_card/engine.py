@@ -27,9 +27,7 @@ from host.games.base import (
 from host.games.follow import follow_map
 from host.games.one_card.explain import mismatch_reason, no_call_reason, refusal
 from host.games.one_card.moves import (
-    ATTACKERS,
     CALL,
-    DAMAGE,
     DRAW,
     PLAYS_OF,
     Call,
@@ -41,13 +39,13 @@ from host.games.one_card.moves import (
     parse_one_card_action,
     plays_from,
 )
+from host.games.one_card.rules import AGAIN, ATTACKERS, DAMAGE, REVERSE, SKIP
 from host.games.one_card.state import DIRECTIONS, OneCardState, Phase
-from protocol.cards import Card, Rank
+from protocol.cards import Card
 
 __all__ = ["OneCard", "Phase"]
 
 _DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.OVER
-_JACK, _QUEEN, _KING = Rank.JACK, Rank.QUEEN, Rank.KING
 
 
 class OneCard(OneCardState):
@@ -257,14 +255,14 @@ class OneCard(OneCardState):
             self._target = self._aim(seat)
             data["damage"] = self._damage
             data["target"] = self._target
-        elif rank is _JACK or (rank is _QUEEN and self._n_active == 2):
+        elif rank is SKIP or (rank is REVERSE and self._n_active == 2):
             self._skip(seat, k, effects)  # each jack skips one more player, never its own
-        elif rank is _QUEEN:
+        elif rank is REVERSE:
             if k % 2:
                 self.direction = -self.direction
                 effects.append(Event("reverse", {"direction": DIRECTIONS[self.direction]}))
             data["direction"] = DIRECTIONS[self.direction]
-        elif rank is _KING:
+        elif rank is AGAIN:
             self._extra += k
             effects.append(Event("extra_turn", {"seat": seat, "count": k}))
         self.turn = self._pass(seat)

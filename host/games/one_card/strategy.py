@@ -23,7 +23,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from host.games.one_card.moves import ATTACKERS, DAMAGE
+from host.games.one_card import rules
+from host.games.one_card.rules import ATTACKERS, DAMAGE
 from host.games.presentation import BotFeatures
 from protocol.cards import DECK_54, Rank, cards_in
 
@@ -90,7 +91,7 @@ BOT = BotFeatures(
     passive=frozenset({"draw"}),
     attack=ATTACKERS,  # twos, aces and jokers
     attack_early=True,  # a race to shed under fire: attacks shed a card and grow a rival's hand
-    wild=frozenset(c for c in DECK_54 if c.rank is Rank.SEVEN),
-    extra_turn=frozenset(c for c in DECK_54 if c.rank is Rank.KING),
+    wild=frozenset(c for c in DECK_54 if c.rank is rules.WILD),
+    extra_turn=frozenset(c for c in DECK_54 if c.rank is rules.AGAIN),
     strategy=choose,  # the normal level, above
 )

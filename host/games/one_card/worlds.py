@@ -18,7 +18,8 @@ import random
 from host.games.base import Action, Game, WireMap
 from host.games.deal import deal_hidden
 from host.games.one_card.engine import OneCard
-from host.games.one_card.moves import ATTACKERS, CALL, DRAW, Play
+from host.games.one_card.moves import CALL, DRAW, Play
+from host.games.one_card.rules import ATTACKERS
 from host.games.support import GameSupport, SeatMemory, by_hand_size
 from protocol.cards import DECK_54, Card, Rank, parse_card
 
