@@ -39,6 +39,7 @@ from host.games.base import (
     Termination,
     WireMap,
 )
+from host.games.one.explain import IN_AUCTION, JOKER_FIRST_LEAD, unfollowed_reason
 from host.games.one.moves import (
     BIDS,
     DOWNTOWN_CHOICES,
@@ -78,9 +79,6 @@ CENTRE_POSITION = 24
 
 
 # --------------------------------------------------------------------------- the game
-
-
-_SUIT_WORDS = {s: s.name.lower() for s in Suit}  # spades, hearts, diamonds, clubs
 
 
 class One(Game):
@@ -334,7 +332,7 @@ class One(Game):
             raise InvalidAction(f"you do not hold {c.code}")
         if c not in self._playable(seat):
             if not self.trick:
-                raise IllegalAction("the bidder may not lead the joker to the first trick")
+                raise IllegalAction(JOKER_FIRST_LEAD)
             if c is JOKER:
                 raise IllegalAction("the joker may only lead or be played when unable to follow")
             assert self.led is not None
@@ -354,17 +352,14 @@ class One(Game):
         if not reason or seat != self.turn or not isinstance(action, Play):
             return reason, False
         if self.phase is Phase.AUCTION:
-            return "it is the bidding: bid or pass (cards are played after the auction)", False
+            return IN_AUCTION, False
         c = action.card
         if self.phase is not Phase.PLAY or c not in self.hands[seat] or c in self._playable(seat):
             return reason, False
         if not self.trick:
-            return "the bidder may not lead the joker to the first trick", False
+            return JOKER_FIRST_LEAD, False
         assert self.led is not None
-        led = _SUIT_WORDS[self.led]
-        if c is JOKER:
-            return f"the joker may lead, or follow only when you cannot: {led} were led", False
-        return f"you must follow suit: {led} were led and you can follow", False
+        return unfollowed_reason(c, self.led), False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         for a in (self._legal if seat == self.turn else None) or ():
