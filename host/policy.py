@@ -4,8 +4,8 @@ How it works: a policy sees exactly what its seat's client sees, the ``view`` ma
 that seat and the list of legal actions in wire form, never the engine; what it knows about the
 game itself (which actions are announcements or give up the turn, which cards attack, are wild
 or give another turn, how to bid and rank tricks) is the game's own declaration,
-``Game.bot`` (:class:`host.games.presentation.BotFeatures`), found by the view's ``game``. Two
-policies:
+its ``BOT`` (:class:`host.games.presentation.BotFeatures`), found through the registry
+(:func:`host.games.find_bot`) by the view's ``game``. Two policies:
 
 * :func:`random_choice` picks uniformly among the legal actions (calls included).
 * :func:`heuristic_choice` is a sensible generic player: it always makes a legal call ("one
@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from host.games import find_game, game_names
+from host.games import find_bot, game_names
 from host.games.base import OptionError
 from host.games.presentation import BotFeatures
 from protocol.cards import Card, CardCodeError, parse_card
@@ -48,9 +48,9 @@ WireMap = dict[str, Any]
 
 
 #: every game's announcement action types
-CALL_TYPES = frozenset().union(*(find_game(name).bot.calls for name in game_names()))
+CALL_TYPES = frozenset().union(*(find_bot(name).calls for name in game_names()))
 #: every game's action types that give up the turn without shedding
-PASSIVE_TYPES = frozenset().union(*(find_game(name).bot.passive for name in game_names()))
+PASSIVE_TYPES = frozenset().union(*(find_bot(name).passive for name in game_names()))
 #: a view of a game the host does not run (or none): call once, pass or draw as any game would
 _UNKNOWN = BotFeatures(calls=CALL_TYPES, passive=PASSIVE_TYPES)
 
@@ -58,7 +58,7 @@ _UNKNOWN = BotFeatures(calls=CALL_TYPES, passive=PASSIVE_TYPES)
 @functools.lru_cache(maxsize=64)
 def _features_of(game: str) -> BotFeatures:
     try:
-        return find_game(game).bot
+        return find_bot(game)
     except OptionError:
         return _UNKNOWN
 

@@ -3,7 +3,7 @@
 How it works: :mod:`~host.ai.levels` makes a :class:`~host.ai.levels.Bot` per seat, easy
 (random), normal (each game's ``strategy``) or hard (:mod:`~host.ai.ismcts`, information-set
 Monte Carlo tree search over worlds sampled from the seat's view by each game's ``worlds``
-module, :mod:`~host.ai.support`, :mod:`~host.ai.deal`). :mod:`~host.ai.arena` plays bots
+module, :mod:`host.games.support`, :mod:`host.games.deal`). :mod:`~host.ai.arena` plays bots
 against each other in process, for ``bench/bots.py`` and the tests. docs/BOTS.md tells how
 each level plays and how strong it is.
 """

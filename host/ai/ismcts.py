@@ -3,7 +3,7 @@
 How it works (single-observer ISMCTS, Cowling, Powley and Whitehouse 2012; OpenSpiel's
 ``ismcts.py`` read for its shape): the seat to decide cannot see the other hands, so every
 iteration starts from a fresh *world*, the hidden cards dealt at random consistently with what
-the seat has seen (:meth:`host.ai.support.SeatMemory.sample`). One tree of actions is shared by
+the seat has seen (:meth:`host.games.support.SeatMemory.sample`). One tree of actions is shared by
 all the worlds: a node is an action sequence from the root, the seat that chose its last action
 owns it, and its children are keyed by the actions (value objects) taken there. In a world,
 only the actions legal in *that* world compete; each child counts how often it was available
@@ -11,8 +11,8 @@ and UCB weighs its visits against that count, so an action legal in few worlds i
 
 One iteration: sample a world; walk down the tree choosing by UCB while every legal action has
 been tried, add one untried action as a new node, then play the world out with the game's
-playout policy (:meth:`~host.ai.support.GameSupport.playout`) until
-:meth:`~host.ai.support.GameSupport.returns` scores it; each node on the path adds the score of
+playout policy (:meth:`~host.games.support.GameSupport.playout`) until
+:meth:`~host.games.support.GameSupport.returns` scores it; each node on the path adds the score of
 its owner. Between turns the simulated table makes its announcements (a One Card call race) and
 chance is answered from the bot's own generator. A seat with one legal action is not a node.
 The answer is the root action tried most often.
@@ -29,9 +29,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from host.ai.support import GameSupport, SeatMemory
 from host.games.base import Action, Game, WireMap
 from host.games.playout import answer_chance
+from host.games.support import GameSupport, SeatMemory
 
 __all__ = ["DEFAULT_BUDGET", "EXPLORATION", "Budget", "SearchResult", "search"]
 

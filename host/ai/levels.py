@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 from host import policy
 from host.ai.ismcts import DEFAULT_BUDGET, Budget, search
-from host.ai.support import SeatMemory, find_support
+from host.games import find_support
 from host.games.base import OptionError, WireMap
+from host.games.support import SeatMemory
 from protocol.lobby_messages import BOT_KINDS, BOT_LEVEL_OF
 
 __all__ = [

@@ -1,10 +1,15 @@
 """Game engines, registered by name (like python-chess's ``VARIANTS`` / ``find_variant``).
 
-Each engine lives in its own package, named here as ``"module:Class"`` by its wire name in
-``GAMES`` and imported by :func:`find_game` when first asked for. The host imports every one of
-them when it starts (:mod:`host.policy` reads each game's bot features at import): a game
-package missing from the build is left out (:func:`game_names`), one that fails to import stops
-the host. Only a tool that asks for one game imports that game alone.
+How it works: :data:`GAMES` maps each wire name to one :class:`GameEntry`, which names, as
+``"module:attribute"``, the four things the host uses of a game: its engine class, its
+presentation (the wording clients get), what the host's bots know of it (``BotFeatures``, from
+the game's ``strategy`` module) and what the searching bot needs (``GameSupport``, from its
+``worlds`` module). Each is imported on first use, so a broken or slow import of one game never
+affects the others, and loading an engine never loads its bot. Adding a game is its package
+plus one entry here (docs/ADDING-A-GAME.md). The host still imports every game when it starts
+(:mod:`host.policy` reads each game's bot features at import); only a tool that asks for one
+game imports that game alone.
+
 :func:`game_entry` is what the host says about one game in its ``games`` reply: name, title,
 seats, options and the game's presentation (help, letters, wording), plus the wording of the
 host's own event kinds (``spec/PROTOCOL.md`` sections 3.2 and 3.5).
@@ -12,17 +17,61 @@ host's own event kinds (``spec/PROTOCOL.md`` sections 3.2 and 3.5).
 
 from __future__ import annotations
 
+import functools
 import importlib
+from dataclasses import dataclass
 
 from host.games.base import Game, OptionError, WireMap
+from host.games.presentation import BotFeatures, Presentation
+from host.games.support import GameSupport
 from host.games.wording import HOST_EVENTS
 
-__all__ = ["GAMES", "find_game", "game_entries", "game_entry", "game_names"]
+__all__ = [
+    "GAMES",
+    "GameEntry",
+    "find_bot",
+    "find_game",
+    "find_presentation",
+    "find_support",
+    "game_entries",
+    "game_entry",
+    "game_names",
+]
 
-GAMES: dict[str, str] = {
-    "one-card": "host.games.one_card:OneCard",
-    "black-jack": "host.games.black_jack:BlackJack",
-    "one": "host.games.one:One",
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """Where the host finds one game's parts, each as ``"module:attribute"``."""
+
+    #: the :class:`~host.games.base.Game` subclass the host runs
+    engine: str
+    #: the :class:`~host.games.presentation.Presentation` sent to clients
+    presentation: str
+    #: the :class:`~host.games.presentation.BotFeatures` the easy and normal bots play by
+    bot: str
+    #: the :class:`~host.games.support.GameSupport` the hard bot searches with
+    support: str
+
+
+GAMES: dict[str, GameEntry] = {
+    "one-card": GameEntry(
+        engine="host.games.one_card.engine:OneCard",
+        presentation="host.games.one_card.presentation:PRESENTATION",
+        bot="host.games.one_card.strategy:BOT",
+        support="host.games.one_card.worlds:SUPPORT",
+    ),
+    "black-jack": GameEntry(
+        engine="host.games.black_jack.engine:BlackJack",
+        presentation="host.games.black_jack.presentation:PRESENTATION",
+        bot="host.games.black_jack.strategy:BOT",
+        support="host.games.black_jack.worlds:SUPPORT",
+    ),
+    "one": GameEntry(
+        engine="host.games.one.engine:One",
+        presentation="host.games.one.presentation:PRESENTATION",
+        bot="host.games.one.strategy:BOT",
+        support="host.games.one.worlds:SUPPORT",
+    ),
 }
 
 
@@ -38,11 +87,15 @@ def game_names() -> list[str]:
     return names
 
 
-def find_game(name: str) -> type[Game]:
-    """The engine class for a game name; raise :class:`OptionError` for an unknown name."""
-    target = GAMES.get(name)
-    if target is None:
+def _entry(name: str) -> GameEntry:
+    entry = GAMES.get(name)
+    if entry is None:
         raise OptionError(f"unknown game {name!r} (known: {', '.join(GAMES)})")
+    return entry
+
+
+def _load(name: str, target: str) -> object:
+    """The attribute ``target`` (``"module:attribute"``) names, for the game ``name``."""
     module_name, _, attr = target.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -50,14 +103,47 @@ def find_game(name: str) -> type[Game]:
         if exc.name == module_name:
             raise OptionError(f"game {name!r} is not available in this build") from None
         raise
-    cls = getattr(module, attr)
+    return getattr(module, attr)
+
+
+def find_game(name: str) -> type[Game]:
+    """The engine class for a game name; raise :class:`OptionError` for an unknown name."""
+    cls = _load(name, _entry(name).engine)
     assert isinstance(cls, type) and issubclass(cls, Game)
     return cls
 
 
-def game_entry(cls: type[Game]) -> WireMap:
+def find_presentation(name: str) -> Presentation:
+    """How the game ``name`` is shown to people; raise :class:`OptionError` if unknown."""
+    text = _load(name, _entry(name).presentation)
+    assert isinstance(text, Presentation)
+    return text
+
+
+def find_bot(name: str) -> BotFeatures:
+    """What the host's bots know of the game ``name``; raise :class:`OptionError` if unknown."""
+    bot = _load(name, _entry(name).bot)
+    assert isinstance(bot, BotFeatures)
+    return bot
+
+
+@functools.lru_cache(maxsize=16)
+def find_support(name: str) -> GameSupport:
+    """What the searching bot needs of the game ``name``.
+
+    Raises:
+        OptionError: no such game, or the game declares no support for the search.
+    """
+    support = _load(name, _entry(name).support)
+    if not isinstance(support, GameSupport):
+        raise OptionError(f"game {name!r} has no support for searching bots")
+    return support
+
+
+def game_entry(name: str) -> WireMap:
     """One game as the ``games`` reply describes it (``spec/PROTOCOL.md`` 3.2 and 3.5)."""
-    text = cls.presentation.to_wire()
+    cls = find_game(name)
+    text = find_presentation(name).to_wire()
     text["events"] = {**text["events"], **HOST_EVENTS}
     return {
         "name": cls.name,
@@ -71,4 +157,4 @@ def game_entry(cls: type[Game]) -> WireMap:
 
 def game_entries() -> list[WireMap]:
     """:func:`game_entry` of every game whose engine can be imported, in registry order."""
-    return [game_entry(find_game(name)) for name in game_names()]
+    return [game_entry(name) for name in game_names()]

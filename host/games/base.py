@@ -19,6 +19,7 @@ How it works (after OpenSpiel's game/state split and python-chess's parse-then-a
 * :meth:`Game.view` is the single place that decides what a seat (or a spectator, ``None``)
   may see. Its result is a wire-ready dict (str keys; str/int/bool/None/list/dict values) that
   always has the common core :data:`VIEW_CORE_KEYS`, plus keys of the game's own.
+* :meth:`Game.hidden_from` lists the cards a seat may not see: what ``view`` must never show.
 * :meth:`Game.outcome` is ``None`` until the game is over, then an :class:`Outcome`.
 
 Cards drawn from the stock carry their fairness coordinates: every public event that moves
@@ -34,11 +35,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from host.games.presentation import GENERIC, GENERIC_BOT, BotFeatures, Presentation
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.errors import ErrorCode, LocalProtocolError
 
 __all__ = [
+    "TURN_LIMIT",
     "VIEW_CORE_KEYS",
     "Action",
     "ChanceError",
@@ -62,6 +63,11 @@ __all__ = [
     "parse_wire_card",
     "played_cards",
 ]
+
+TURN_LIMIT = 1000
+"""Turns after which a shedding game stops as :attr:`Termination.TURN_LIMIT` (fewest cards
+win): a safety stop, since legal play can cycle for ever (a card played, drawn back through a
+reshuffle, played again; two jokers passed back and forth through a one-card stock)."""
 
 WireMap = dict[str, Any]
 """A msgpack/JSON-ready map: str keys; str, int, bool, None, list or dict values."""
@@ -405,10 +411,6 @@ class Game(abc.ABC):
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
     OPTIONS: ClassVar[tuple[OptionSpec, ...]]
-    #: how the game is shown to people (help, letters, wording); the engine never uses it
-    presentation: ClassVar[Presentation] = GENERIC
-    #: what the host's bots know about the game's actions and cards (:mod:`host.policy`)
-    bot: ClassVar[BotFeatures] = GENERIC_BOT
 
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
@@ -577,6 +579,13 @@ class Game(abc.ABC):
 
         Any other key is the game's own.
         """
+
+    @abc.abstractmethod
+    def hidden_from(self, seat: int | None) -> list[Card]:
+        """The cards ``seat`` (``None``: a spectator) may not see: other hands, the stock,
+        face-down centre cards. :meth:`view` must show none of them (the tests' playouts check
+        it, :func:`host.games.playout.view_leaks`), and a searching bot deals exactly these
+        into the worlds it imagines."""
 
     @abc.abstractmethod
     def outcome(self) -> Outcome | None:

@@ -17,12 +17,10 @@ With ``check=True`` every step also runs :func:`check_invariants`:
   seat in ``to_act()`` always has at least one;
 * no view leaks a hidden card (:func:`view_leaks`).
 
-For engine authors: implement the optional method ``hidden_from(seat) -> list[Card]`` (the
-cards that ``seat``, or a spectator for ``None``, may not see: other hands, the stock, face-down
-centre cards) so :func:`view_leaks` can test your ``view`` exactly. Without it the check falls
-back to comparing views with each other (a card in seat t's view but not in the spectator's
-is t's secret and must not show in another seat's view), which cannot catch a leak into the
-spectator view. :func:`probe` checks one wire map against ``parse_action``/``check`` (use it to
+For engine authors: :func:`view_leaks` tests your ``view`` against your ``hidden_from(seat)``
+(the cards that ``seat``, or a spectator for ``None``, may not see: other hands, the stock,
+face-down centre cards), part of the :class:`~host.games.base.Game` interface.
+:func:`probe` checks one wire map against ``parse_action``/``check`` (use it to
 feed garbage: every rejection must be a typed ``RulesError`` and whatever ``check`` accepts must
 be among the legal actions). Example::
 
@@ -253,25 +251,16 @@ def card_codes(obj: object) -> set[str]:
 def view_leaks(game: Game, seat: int | None) -> set[str]:
     """Card codes in ``game.view(seat)`` that ``seat`` may not see (empty when all is well).
 
-    Uses the engine's ``hidden_from(seat)`` when it has one (a code hidden from the seat leaks
-    unless another copy of it is visible to the seat); otherwise compares views with each other.
+    A code in the engine's ``hidden_from(seat)`` leaks unless another copy of it is visible to
+    the seat.
     The ``declare`` lists of the view's ``legal`` actions are skipped: they name the identities
     a joker may take (any card), not cards the seat is shown; so is the view's ``follow``
     (:mod:`host.games.follow`), which names the kinds of card that may be played, not cards.
     """
     shown = _view_codes(game, seat)
-    hidden_from = getattr(game, "hidden_from", None)
-    if callable(hidden_from):
-        hidden = Counter(hidden_from(seat))
-        visible = {c.code for c in (Counter(game.all_cards()) - hidden)}
-        return (shown & {c.code for c in hidden}) - visible
-    public = _view_codes(game, None)
-    secret: set[str] = set()
-    for other in range(game.seats):
-        if other != seat:
-            secret |= _view_codes(game, other) - public
-    mine = shown - public
-    return mine & secret
+    hidden = Counter(game.hidden_from(seat))
+    visible = {c.code for c in (Counter(game.all_cards()) - hidden)}
+    return (shown & {c.code for c in hidden}) - visible
 
 
 def _view_codes(game: Game, seat: int | None) -> set[str]:

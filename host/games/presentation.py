@@ -2,10 +2,9 @@
 
 How it works: each game package has a ``presentation`` module holding one :class:`Presentation`
 (the ``?`` help line, the letters a person types for actions, and the wording of every event and
-action, as templates) and one :class:`BotFeatures` (what the host's bots need to know about its
-actions and cards). The engine class carries both (``Game.presentation``, ``Game.bot``), so the
-game knows how it is worded the way OpenSpiel's games know ``action_to_string``; the engines
-themselves stay pure state machines and never use them.
+action, as templates) and a ``strategy`` module holding one :class:`BotFeatures` (what the host's
+bots need to know about its actions and cards). The registry (:mod:`host.games`) names both, so
+the engines stay pure state machines that import neither.
 
 The host sends the presentation in its ``games`` reply (:meth:`Presentation.to_wire`,
 ``spec/PROTOCOL.md`` section 3.5), and clients word everything from it: no client holds a table

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from host import policy
-from host.games import find_game, game_names
+from host.games import find_bot, game_names
 from host.policy import (
     CALL_TYPES,
     PASSIVE_TYPES,
@@ -100,7 +100,7 @@ def test_what_a_bot_knows_of_a_game_is_the_games_own_declaration() -> None:
     source = Path(policy.__file__).read_text("utf-8")
     assert not re.search(r'"(one-card|black-jack|one)"', source)
     for name in game_names():
-        assert features({"game": name}) is find_game(name).bot
+        assert features({"game": name}) is find_bot(name)
     assert {"call", "declare"} == CALL_TYPES and {"draw", "pass"} == PASSIVE_TYPES
 
 

@@ -2,6 +2,8 @@
 
 How it works: the game is split by concern, each module with one job:
 
+* :mod:`~host.games.black_jack.rules`: the game's facts (natural cards, counters, what a
+  blunder costs), stated once;
 * :mod:`~host.games.black_jack.moves`: the actions and their wire forms;
 * :mod:`~host.games.black_jack.plays`: play shapes (runs, chains) and the "could go out next
   turn" search, pure functions of cards;
@@ -10,18 +12,17 @@ How it works: the game is split by concern, each module with one job:
   (the turns, on top of the table);
 * :mod:`~host.games.black_jack.explain`: how refusals are worded.
 
-The rules are in ``spec/RULES.md``, section Black Jack. The registry (:mod:`host.games`) finds
-the engine here as ``host.games.black_jack:BlackJack``.
+The rules are in ``spec/RULES.md``, section Black Jack. The registry (:mod:`host.games`) names
+its engine, presentation, ``strategy`` and ``worlds``.
 """
 
 from __future__ import annotations
 
-from host.games.black_jack.engine import PLAY_LIMIT, TURN_LIMIT, BlackJack, Phase
+from host.games.black_jack.engine import PLAY_LIMIT, BlackJack, Phase
 from host.games.black_jack.moves import Declaration, Declare, Draw, Play, parse_black_jack_action
 
 __all__ = [
     "PLAY_LIMIT",
-    "TURN_LIMIT",
     "BlackJack",
     "Declaration",
     "Declare",

@@ -41,10 +41,6 @@ from host.games.black_jack.moves import (
     parse_black_jack_action,
 )
 from host.games.black_jack.plays import (
-    _NATURAL,
-    ANY_CARD,
-    BLUNDER_CARDS,
-    COUNTERS,
     _chains,
     _finishable,
     _finishable_without,
@@ -59,11 +55,12 @@ from host.games.black_jack.plays import (
     matching,
     single_forms,
 )
-from host.games.black_jack.state import TURN_LIMIT, BlackJackState, Phase
+from host.games.black_jack.rules import ANY_CARD, BLUNDER_CARDS, COUNTERS, NATURAL
+from host.games.black_jack.state import BlackJackState, Phase
 from host.games.follow import follow_map
 from protocol.cards import ALL_CARDS, JOKER_BLACK, JOKER_RED, Card, Rank, Suit
 
-__all__ = ["PLAY_LIMIT", "TURN_LIMIT", "BlackJack", "Phase"]
+__all__ = ["PLAY_LIMIT", "BlackJack", "Phase"]
 
 _SUITS = tuple(Suit)
 _JOKER = Rank.JOKER
@@ -81,7 +78,7 @@ class BlackJack(BlackJackState):
     """One hand of Black Jack; see the module docstring and ``spec/RULES.md``."""
 
     def to_act(self) -> tuple[int, ...]:
-        return (self.current,) if self.phase is Phase.PLAYING else ()
+        return (self.turn,) if self.phase is Phase.PLAY else ()
 
     def parse_action(self, wire: object) -> Action:
         return parse_black_jack_action(wire)
@@ -130,9 +127,9 @@ class BlackJack(BlackJackState):
         if blunder is None:
             return "", False
         pickup = 0 if self.covering else self.pending
-        cost = blunder_cost(in_turn=seat == self.current, pickup=pickup)
-        if seat != self.current:
-            blunder = f"out of turn: it is seat {self.current}'s turn"
+        cost = blunder_cost(in_turn=seat == self.turn, pickup=pickup)
+        if seat != self.turn:
+            blunder = f"out of turn: it is seat {self.turn}'s turn"
         return f"{blunder}; playing it anyway is a blunder: {cost}", True
 
     def _judge(self, seat: int, action: Action) -> str | None:
@@ -145,26 +142,26 @@ class BlackJack(BlackJackState):
             raise NotYourTurn(f"there is no seat {seat}")
         # a malformed play is refused before the turn is considered (PROTOCOL.md 4.2)
         acting = self._shape(seat, action) if isinstance(action, Play) else []
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not Phase.PLAY:
             raise NotYourTurn(WAIT[self.phase.value])
         if isinstance(action, Declare):
             if self.window != seat:
-                raise IllegalAction(no_declare_reason(seat, self._closed_by[seat], self.current))
+                raise IllegalAction(no_declare_reason(seat, self._closed_by[seat], self.turn))
             if self.declared[seat]:
                 raise IllegalAction("you have already declared for this turn")
             return None, None
         if isinstance(action, Draw):
-            if seat != self.current:
-                raise NotYourTurn(f"it is seat {self.current}'s turn")
+            if seat != self.turn:
+                raise NotYourTurn(f"it is seat {self.turn}'s turn")
             if self.options["must_play_if_able"] and self._has_play(seat):
                 raise IllegalAction("you may not draw while you can play (must_play_if_able)")
             return None, None
         if not isinstance(action, Play):
             raise InvalidAction(f"not a Black Jack action: {action!r}")
-        if seat != self.current:
+        if seat != self.turn:
             if not self.options["blunders"]:
-                raise NotYourTurn(f"it is seat {self.current}'s turn")
-            return acting, f"played out of turn (seat {self.current} is to act)"
+                raise NotYourTurn(f"it is seat {self.turn}'s turn")
+            return acting, f"played out of turn (seat {self.turn} is to act)"
         error = self._rule_error(seat, acting)
         if error is not None and not self.options["blunders"]:
             raise IllegalAction(error)
@@ -173,8 +170,8 @@ class BlackJack(BlackJackState):
     def _blunder_reason(self, seat: int, acting: Sequence[Card]) -> str | None:
         """Why a checked play is a blunder (as :meth:`_judged` found), or ``None``: worked out
         again by :meth:`apply`, whose penalty it decides; it checks nothing."""
-        if seat != self.current:
-            return f"played out of turn (seat {self.current} is to act)"
+        if seat != self.turn:
+            return f"played out of turn (seat {self.turn} is to act)"
         return self._rule_error(seat, acting) if self.options["blunders"] else None
 
     def _shape(self, seat: int, play: Play) -> list[Card]:
@@ -298,7 +295,7 @@ class BlackJack(BlackJackState):
             self._owed.append((seat, 2, "undeclared"))
 
     def _blunder(self, seat: int, play: Play, reason: str, events: list[Event]) -> list[Event]:
-        in_turn = seat == self.current
+        in_turn = seat == self.turn
         cards = [c.code for c in play.cards]
         events.append(
             Event("blunder", {"seat": seat, "cards": cards, "reason": reason, "in_turn": in_turn})
@@ -334,7 +331,7 @@ class BlackJack(BlackJackState):
         Blunders are never offered: they are mistakes that :meth:`check` accepts so that
         :meth:`apply` can penalise them.
         """
-        if self.phase is not Phase.PLAYING or not 0 <= seat < self.seats:
+        if self.phase is not Phase.PLAY or not 0 <= seat < self.seats:
             return []
         listed = self._legal.get(seat)
         if listed is None:
@@ -345,7 +342,7 @@ class BlackJack(BlackJackState):
         """:meth:`legal_actions` of a seat, listed anew (once per state: they are kept)."""
         out: list[Action] = []
         hand = self.hands[seat]
-        if seat == self.current:
+        if seat == self.turn:
             plays = self._plays(seat, first_only=False)
             if not (self.options["must_play_if_able"] and plays):
                 out.append(Draw())
@@ -367,7 +364,7 @@ class BlackJack(BlackJackState):
         starts = [(c, c) for c in held if c in allowed]
         jokers = [c for c in held if c.rank is _JOKER]
         if jokers:  # each joker as each identity that may start
-            names = [n for n in _NATURAL if n in allowed]
+            names = [n for n in NATURAL if n in allowed]
             starts += [(j, n) for j in jokers for n in names]
         seqs: Iterable[_Seq] = (((c,), (a,)) for c, a in starts)
         if not attacked:
@@ -425,7 +422,7 @@ class BlackJack(BlackJackState):
         start with now (:func:`host.games.follow.follow_map`; null outside play)."""
         out = super().view(seat)
         out["follow"] = None
-        if self.phase is Phase.PLAYING and self._top_as is not None:
+        if self.phase is Phase.PLAY and self._top_as is not None:
             starting = self._starting_cards(attacked=bool(self.pending and not self.covering))
             allowed = [c for c in ALL_CARDS if c in starting]  # canonical order, no jokers
             jokers = int(self.options["jokers"])  # each declared as any card legal there
@@ -435,7 +432,7 @@ class BlackJack(BlackJackState):
 
     def default_action(self, seat: int) -> Action | None:
         """The draw for the seat to act (a forced play under ``must_play_if_able``)."""
-        playing = self.phase is Phase.PLAYING and seat == self.current
+        playing = self.phase is Phase.PLAY and seat == self.turn
         if playing and not self.options["must_play_if_able"]:
             return Draw()
         legal = self.legal_actions(seat)

@@ -19,16 +19,8 @@ import functools
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
 
-from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit
-
-_NATURAL = ALL_CARDS[:52]
-BLUNDER_CARDS = 2
-"""Cards a blunder costs (``spec/RULES.md``, Black Jack, Blunders)."""
-
-
-#: the cards that counter a pick-up (2s and jacks), and every natural card (covering a queen)
-COUNTERS = frozenset(c for c in _NATURAL if c.rank is Rank.TWO or c.rank is Rank.JACK)
-ANY_CARD = frozenset(_NATURAL)
+from host.games.black_jack.rules import BLUNDER_CARDS, NATURAL
+from protocol.cards import Card, Color, Rank, Suit
 
 
 @functools.lru_cache(maxsize=1024)
@@ -37,7 +29,7 @@ def matching(top: Card, suit: Suit, aces_anytime: bool) -> frozenset[Card]:
     or its own): the same rank or suit, or any ace with ``aces_anytime``. Built once per key."""
     return frozenset(
         c
-        for c in _NATURAL
+        for c in NATURAL
         if c.rank is top.rank or c.suit is suit or (aces_anytime and c.rank is Rank.ACE)
     )
 
@@ -45,7 +37,7 @@ def matching(top: Card, suit: Suit, aces_anytime: bool) -> frozenset[Card]:
 def single_forms(card: Card) -> list[tuple[Suit | None, tuple[Card, ...]]]:
     """``(suit, declare)`` of every well-formed play of ``card`` alone: an ace names each suit;
     a joker is declared as each natural card in canonical order (an ace naming each suit)."""
-    identities = [card] if not card.is_joker else list(_NATURAL)
+    identities = [card] if not card.is_joker else list(NATURAL)
     declare = (lambda n: ()) if not card.is_joker else (lambda n: (n,))
     return [
         (s, declare(n))
@@ -146,7 +138,7 @@ _SUIT_NO = {suit: i for i, suit in enumerate(Suit)}
 #: canonical indices from here on are jokers
 _JOKER_INDEX = 52
 #: per canonical index of a natural card: its suit's slot in the masks, and its rank's bit
-_SLOT = tuple((2 * _SUIT_NO[c.suit], 1 << int(c.rank)) for c in _NATURAL if c.suit is not None)
+_SLOT = tuple((2 * _SUIT_NO[c.suit], 1 << int(c.rank)) for c in NATURAL if c.suit is not None)
 
 #: a hand for the search: per suit the ranks held once, and the ranks held twice (two decks)
 _Masks = tuple[int, int, int, int, int, int, int, int]
@@ -253,7 +245,7 @@ def _can_finish(masks: _Masks, jokers: int, seen: dict[object, bool]) -> bool:
 
 
 #: the identities that may follow a card in a chain (same rank or same suit, itself included)
-_LINKED = {c: tuple(d for d in _NATURAL if d.rank is c.rank or d.suit is c.suit) for c in _NATURAL}
+_LINKED = {c: tuple(d for d in NATURAL if d.rank is c.rank or d.suit is c.suit) for c in NATURAL}
 
 #: a candidate play: the cards as put down, and the cards as they act (jokers as declared)
 _Seq = tuple[tuple[Card, ...], tuple[Card, ...]]
@@ -271,8 +263,8 @@ def _runs(starts: Sequence[tuple[Card, Card]], counts: Mapping[Card, int]) -> It
         if not jokers:  # without jokers, a run needs a neighbour of its first card
             i = acting.index
             rank = i % 13
-            if (rank == 12 or _NATURAL[i + 1] not in counts) and (
-                rank == 0 or _NATURAL[i - 1] not in counts
+            if (rank == 12 or NATURAL[i + 1] not in counts) and (
+                rank == 0 or NATURAL[i - 1] not in counts
             ):
                 continue
         left = dict(counts)
@@ -292,7 +284,7 @@ def _run_on(
     rank = last % 13 + 1 + step
     if not 1 <= rank <= 13:
         return
-    want = _NATURAL[last - last % 13 + rank - 1]  # the same suit, the next rank
+    want = NATURAL[last - last % 13 + rank - 1]  # the same suit, the next rank
     for put in (want, *jokers):
         if left.get(put, 0) <= 0:
             continue

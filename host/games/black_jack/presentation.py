@@ -1,17 +1,15 @@
-"""How Black Jack presents itself: its help, its letters, how its events and actions read, and
-what the host's bots know about its cards.
+"""How Black Jack presents itself: its help, its letters, how its events and actions read.
 
-How it works: :data:`PRESENTATION` and :data:`BOT` are plain data (see
-:mod:`host.games.presentation`); the engine class carries them and the host sends the first in
-its ``games`` reply. Kinds Black Jack shares with other games are worded in
-:mod:`host.games.wording`; the rest are here.
+How it works: :data:`PRESENTATION` is plain data (see :mod:`host.games.presentation`), wording
+only; the registry (:mod:`host.games`) names it and the host sends it in its ``games`` reply.
+Kinds Black Jack shares with other games are worded in :mod:`host.games.wording`; the rest are here.
+What the host's bots know of the game is in its ``strategy`` module.
 """
 
 from __future__ import annotations
 
 from host.games.black_jack.moves import Declaration
-from host.games.black_jack.strategy import choose
-from host.games.presentation import BotFeatures, Key, Presentation, has, strong, truthy, when
+from host.games.presentation import Key, Presentation, has, strong, truthy, when
 from host.games.wording import (
     DRAW_ACTION,
     PLAY_ACTION,
@@ -22,9 +20,8 @@ from host.games.wording import (
     shedding_top,
     shedding_turn,
 )
-from protocol.cards import ALL_CARDS, Color, Rank
 
-__all__ = ["BOT", "PRESENTATION"]
+__all__ = ["PRESENTATION"]
 
 PRESENTATION = Presentation(
     help=(
@@ -93,17 +90,4 @@ PRESENTATION = Presentation(
         strong(when(truthy("cover"), "The queen must be covered")),
     ),
     seat_tags=(out_place("out"), when(truthy("declared.row"), "declared")),
-)
-
-BOT = BotFeatures(
-    calls=frozenset({"declare"}),
-    passive=frozenset({"draw"}),
-    attack=frozenset(  # twos and black jacks
-        c
-        for c in ALL_CARDS
-        if c.rank is Rank.TWO or (c.rank is Rank.JACK and c.color is Color.BLACK)
-    ),
-    attack_early=False,  # counters are kept until a rival is close to going out
-    wild=frozenset(c for c in ALL_CARDS if c.rank in (Rank.ACE, Rank.EIGHT, Rank.JOKER)),
-    strategy=choose,  # the normal level: :mod:`host.games.black_jack.strategy`
 )

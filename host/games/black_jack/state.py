@@ -8,7 +8,8 @@ reshuffle); owed cards wait in a queue (``_owed``) while a reshuffle is pending,
 across a reshuffle resumes where it stopped. The table is the top card *as it acts* (``_top_as``:
 a joker's declared identity), the suit named by an ace, the pick-up owed by the seat to act,
 whether that seat must cover its queen, and the direction. Two safety stops end a hand: a full
-round of draws that found nothing (``exhausted``) and :data:`TURN_LIMIT` turns (``turn_limit``).
+round of draws that found nothing (``exhausted``) and :data:`~host.games.base.TURN_LIMIT`
+turns (``turn_limit``).
 :meth:`view` alone decides what a seat may see.
 """
 
@@ -20,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from host.games.base import (
+    TURN_LIMIT,
     Action,
     ChanceError,
     ChanceKind,
@@ -31,21 +33,15 @@ from host.games.base import (
     Termination,
     WireMap,
 )
-from host.games.black_jack.presentation import BOT, PRESENTATION
-from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import Card, Suit, parse_card
 from protocol.decks import deck_of
 
-__all__ = ["TURN_LIMIT", "BlackJackState", "Phase"]
-
-TURN_LIMIT = 1000
-"""Turns after which a hand stops as ``TURN_LIMIT`` (fewest cards win): a safety stop, since
-legal play can cycle for ever (a card played, drawn back through a reshuffle, played again)."""
+__all__ = ["BlackJackState", "Phase"]
 
 
 class Phase(enum.Enum):
-    DEALING = "dealing"  #: waiting for the deal (chance)
-    PLAYING = "playing"  #: a seat is to act
+    DEAL = "dealing"  #: waiting for the deal (chance); the values are the wire names
+    PLAY = "playing"  #: a seat is to act
     RESHUFFLING = "reshuffling"  #: a draw is waiting for a reshuffle of the discards (chance)
     OVER = "over"  #: the hand is finished
 
@@ -55,8 +51,6 @@ class BlackJackState(Game):
 
     name: ClassVar[str] = "black-jack"
     title: ClassVar[str] = "Black Jack"
-    presentation: ClassVar[Presentation] = PRESENTATION
-    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 10
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
@@ -78,13 +72,13 @@ class BlackJackState(Game):
         self.deck = deck_of(self.name, self.options, seats)
         self.hand_size = 5 if seats > 5 else 7
         self.dealer = dealer
-        self.phase = Phase.DEALING
+        self.phase = Phase.DEAL
         self.hands: list[list[Card]] = [[] for _ in range(seats)]
         self.stock: list[Card] = []
         self.discards: list[Card] = []
         self.stream = 0
         self.position = 0  # next unused position of the current stream
-        self.current = 0
+        self.turn = 0
         self.direction = 1  # +1 clockwise (increasing seat numbers)
         self.pending = 0  # pick-up owed by the seat to act (or its successor while covering)
         self.covering = False  # the seat to act must cover its queen
@@ -119,16 +113,16 @@ class BlackJackState(Game):
         Raises:
             ValueError: the view is not of a hand in play, or the cards do not fit it.
         """
-        if view.get("phase") != Phase.PLAYING.value:
+        if view.get("phase") != Phase.PLAY.value:
             raise ValueError(f"no world to sample in phase {view.get('phase')!r}")
         if [len(h) for h in hands] != list(view["hand_counts"]) or len(stock) != view["stock"]:
             raise ValueError("the cards do not fit the view's hand and stock counts")
         game = cls(seats=int(view["seats"]), options=view["options"], dealer=view["dealer"])
-        game.phase = Phase.PLAYING
+        game.phase = Phase.PLAY
         game.hands = [list(h) for h in hands]
         game.stock, game.position, game.stream = list(stock), 0, int(view["stream"])
         game.discards = [parse_card(c) for c in view["discards"]]
-        game.current = int(view["to_act"][0])
+        game.turn = int(view["to_act"][0])
         game.direction = 1 if view["direction"] == "clockwise" else -1
         game.pending, game.covering = int(view["pending"]), bool(view["cover"])
         game.finished = list(view["out"])
@@ -143,7 +137,7 @@ class BlackJackState(Game):
         return game
 
     def chance_request(self) -> ChanceRequest | None:
-        if self.phase is Phase.DEALING:
+        if self.phase is Phase.DEAL:
             return ChanceRequest(ChanceKind.DEAL, 1, 0, self.deck, self.dealer is None)
         if self.phase is Phase.RESHUFFLING:
             recycled = sorted(self.discards[:-1], key=lambda c: c.index)
@@ -191,8 +185,8 @@ class BlackJackState(Game):
             if not up.is_joker:
                 break
         self._top_as = self.discards[-1]
-        self.current = (self.dealer + 1) % self.seats
-        self.phase = Phase.PLAYING
+        self.turn = (self.dealer + 1) % self.seats
+        self.phase = Phase.PLAY
         return self._settle(events)
 
     def _next(self, seat: int) -> int:
@@ -211,7 +205,7 @@ class BlackJackState(Game):
         if skip:
             events.append(Event("skip", {"seat": nxt}))
             nxt = self._next(nxt)
-        self.current = nxt
+        self.turn = nxt
 
     def _settle(self, events: list[Event]) -> list[Event]:
         """Draw whatever is owed (pausing for a reshuffle), then announce the turn."""
@@ -239,8 +233,8 @@ class BlackJackState(Game):
                 self._finish(Termination.TURN_LIMIT, events)
         if self.phase is Phase.OVER:
             return events
-        self.phase = Phase.PLAYING
-        data: WireMap = {"seat": self.current, "pending": self.pending, "cover": self.covering}
+        self.phase = Phase.PLAY
+        data: WireMap = {"seat": self.turn, "pending": self.pending, "cover": self.covering}
         events.append(Event("turn", data))
         return events
 
@@ -321,6 +315,6 @@ class BlackJackState(Game):
 
     def all_cards(self) -> list[Card]:
         """Every card: before the deal, the whole (undealt) deck."""
-        if self.phase is Phase.DEALING:
+        if self.phase is Phase.DEAL:
             return list(self.deck)
         return [c for h in self.hands for c in h] + self.stock + self.discards

@@ -27,9 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.cards import Card, Color, Rank, cards_in
+from host.games.presentation import BotFeatures
+from protocol.cards import ALL_CARDS, Card, Color, Rank, cards_in
 
-__all__ = ["Table", "choose"]
+__all__ = ["BOT", "Table", "choose"]
 
 WireMap = dict[str, Any]
 
@@ -115,3 +116,17 @@ class Table:
         ):
             value += AGAIN
         return value
+
+
+BOT = BotFeatures(
+    calls=frozenset({"declare"}),
+    passive=frozenset({"draw"}),
+    attack=frozenset(  # twos and black jacks
+        c
+        for c in ALL_CARDS
+        if c.rank is Rank.TWO or (c.rank is Rank.JACK and c.color is Color.BLACK)
+    ),
+    attack_early=False,  # counters are kept until a rival is close to going out
+    wild=frozenset(c for c in ALL_CARDS if c.rank in (Rank.ACE, Rank.EIGHT, Rank.JOKER)),
+    strategy=choose,  # the normal level, above
+)

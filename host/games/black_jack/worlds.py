@@ -26,13 +26,14 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from host.ai.deal import deal_hidden
-from host.ai.support import GameSupport, SeatMemory, by_hand_size
 from host.games.base import Action, Game, WireMap
 from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play
-from host.games.black_jack.plays import COUNTERS, matching
+from host.games.black_jack.plays import matching
+from host.games.black_jack.rules import COUNTERS
 from host.games.black_jack.strategy import Table
+from host.games.deal import deal_hidden
+from host.games.support import GameSupport, SeatMemory, by_hand_size
 from protocol.cards import Card, Rank, Suit, parse_card
 from protocol.decks import deck_of
 
@@ -49,7 +50,7 @@ __all__ = [
 #: simulated actions past the search tree before a position is scored by its hand sizes
 HORIZON = 12
 #: how much each play a hand still needs lowers a seat's chances (see :func:`_plays_left` and
-#: :func:`host.ai.support.by_hand_size`)
+#: :func:`host.games.support.by_hand_size`)
 PLAY_WEIGHT = 0.5
 #: the plays the search weighs at a turn: the normal bot's best few (the rest spread it thin)
 CANDIDATES = 4

@@ -23,7 +23,7 @@ decides what a seat may see. The rules and every ruling, with reasons, are in
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 
 from host.games.base import (
     Action,
@@ -40,11 +40,10 @@ from host.games.base import (
     Termination,
     WireMap,
 )
+from host.games.one.explain import IN_AUCTION, JOKER_FIRST_LEAD, unfollowed_reason
 from host.games.one.moves import (
     BIDS,
-    DECK_SET,
     DOWNTOWN_CHOICES,
-    JOKER,
     JOKER_LEADS,
     PASS,
     PLAY_OF,
@@ -55,19 +54,14 @@ from host.games.one.moves import (
     Phase,
     Play,
     Ranking,
-    card_points,
     parse_one_action,
 )
-from host.games.one.presentation import BOT, PRESENTATION
-from host.games.presentation import BotFeatures, Presentation
-from protocol.cards import DECK_ONE, Card, Rank, Suit, format_cards
+from host.games.one.rules import DECK_SET, JOKER, MAX_BID, card_points, strength
+from protocol.cards import DECK_ONE, Card, Suit, format_cards, parse_card
 from protocol.decks import deck_of
 
 __all__ = [
-    "JOKER",
-    "MAX_BID",
     "Bid",
-    "DealError",
     "DowntownChoice",
     "DowntownRule",
     "One",
@@ -75,29 +69,17 @@ __all__ = [
     "Phase",
     "Play",
     "Ranking",
-    "card_points",
 ]
 
-MAX_BID = 15
 #: the lowest legal bid, by number of players
 MIN_BID = {2: 8, 3: 7, 4: 6}
 #: cards dealt to each player, by number of players (24 in all; the 25th is the centre card)
 HAND_SIZE = {2: 12, 3: 8, 4: 6}
 #: stock position of the centre card (the last card of the deck)
 CENTRE_POSITION = 24
-#: uptown strength within a suit: 9 lowest, ace highest (downtown reverses it)
-_UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
-
-
-#: ONE's name for :class:`~host.games.base.ChanceError`: no deal pending, not a permutation,
-#: or a bad dealer.
-DealError = ChanceError
 
 
 # --------------------------------------------------------------------------- the game
-
-
-_SUIT_WORDS = {s: s.name.lower() for s in Suit}  # spades, hearts, diamonds, clubs
 
 
 class One(Game):
@@ -105,8 +87,6 @@ class One(Game):
 
     name: ClassVar[str] = "one"
     title: ClassVar[str] = "ONE"
-    presentation: ClassVar[Presentation] = PRESENTATION
-    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 4
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
@@ -164,6 +144,50 @@ class One(Game):
 
     # -- chance
 
+    @classmethod
+    def from_view(
+        cls,
+        view: Mapping[str, Any],
+        hands: Sequence[Sequence[Card]],
+        centre: Card,
+        won: Sequence[Sequence[Card]],
+    ) -> Self:
+        """A match in the position ``view`` shows, with the cards it hides filled in.
+
+        ``hands`` holds every seat's cards (the viewer's as its view shows them), ``centre`` the
+        face-down centre card and ``won`` the cards each seat has taken in this hand's tricks. The
+        result is one world consistent with what the viewer sees, for a bot to search
+        (determinization); it never goes back to the host.
+
+        Raises:
+            ValueError: the view is not of a hand being bid or played, or the hands do not fit it.
+        """
+        if view.get("phase") not in (Phase.AUCTION.value, Phase.PLAY.value, Phase.DOWNTOWN.value):
+            raise ValueError(f"no world to sample in phase {view.get('phase')!r}")
+        if [len(h) for h in hands] != list(view["hand_counts"]):
+            raise ValueError("the hands do not fit the view's hand counts")
+        game = cls(seats=int(view["seats"]), options=view["options"], dealer=view["dealer"])
+        auction, trick = view["auction"], view["trick"]
+        game.hand_no, game.scores = int(view["hand_no"]), list(view["scores"])
+        game.last_hand = view["last_hand"]
+        game.phase = Phase(view["phase"])
+        game.hands = [sorted(h) for h in hands]
+        game.centre = centre
+        game.high, game.bidder = auction["high"], auction["bidder"]
+        game.passed, game.calls = list(auction["passed"]), [dict(c) for c in auction["calls"]]
+        game.turn = int(view["to_act"][0])
+        game.no_trump = bool(view["no_trump"])
+        game.trump = None if view["trump"] is None else Suit(view["trump"])
+        game.ranking = Ranking(view["ranking"])
+        game.trick = [(int(p["seat"]), parse_card(p["card"])) for p in trick["cards"]]
+        game.leader = int(trick["leader"]) if game.trick else game.turn
+        game.led = None if trick["led"] is None else Suit(trick["led"])
+        game.tricks_won = list(view["tricks_won"])
+        game.tricks_played = sum(game.tricks_won)
+        game.last_trick = view["last_trick"]
+        game.won = [list(w) for w in won]
+        return game
+
     def chance_request(self) -> ChanceRequest | None:
         if self.phase is not Phase.DEAL:
             return None
@@ -179,20 +203,20 @@ class One(Game):
         """Deal a hand from ``order`` (a permutation of the deck, top first).
 
         Raises:
-            DealError: no deal is pending, ``order`` is not a permutation of the deck,
+            ChanceError: no deal is pending, ``order`` is not a permutation of the deck,
                 or ``dealer`` is missing (hand 1 without a given dealer) or unexpected.
         """
         request = self.chance_request()
         if request is None:
-            raise DealError("no deal is pending")
+            raise ChanceError("no deal is pending")
         if len(order) != len(DECK_ONE) or set(order) != DECK_SET:
-            raise DealError("the deal is not a permutation of the deck")
+            raise ChanceError("the deal is not a permutation of the deck")
         if request.choose_dealer:
             if dealer is None or not 0 <= dealer < self.seats:
-                raise DealError("the first deal must name the dealer")
+                raise ChanceError("the first deal must name the dealer")
             self.dealer = dealer
         elif dealer is not None and dealer != self.dealer:
-            raise DealError(f"the dealer is seat {self.dealer}")
+            raise ChanceError(f"the dealer is seat {self.dealer}")
         assert self.dealer is not None
         n, d = self.seats, self.dealer
         self._reset_hand()
@@ -309,7 +333,7 @@ class One(Game):
             raise InvalidAction(f"you do not hold {c.code}")
         if c not in self._playable(seat):
             if not self.trick:
-                raise IllegalAction("the bidder may not lead the joker to the first trick")
+                raise IllegalAction(JOKER_FIRST_LEAD)
             if c is JOKER:
                 raise IllegalAction("the joker may only lead or be played when unable to follow")
             assert self.led is not None
@@ -329,17 +353,14 @@ class One(Game):
         if not reason or seat != self.turn or not isinstance(action, Play):
             return reason, False
         if self.phase is Phase.AUCTION:
-            return "it is the bidding: bid or pass (cards are played after the auction)", False
+            return IN_AUCTION, False
         c = action.card
         if self.phase is not Phase.PLAY or c not in self.hands[seat] or c in self._playable(seat):
             return reason, False
         if not self.trick:
-            return "the bidder may not lead the joker to the first trick", False
+            return JOKER_FIRST_LEAD, False
         assert self.led is not None
-        led = _SUIT_WORDS[self.led]
-        if c is JOKER:
-            return f"the joker may lead, or follow only when you cannot: {led} were led", False
-        return f"you must follow suit: {led} were led and you can follow", False
+        return unfollowed_reason(c, self.led), False
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         self._legal = None
@@ -420,10 +441,8 @@ class One(Game):
         return events + self._finish_trick()
 
     def _strength(self, c: Card) -> int:
-        if c is JOKER:  # the highest card with no trump, the lowest trump otherwise
-            return 99 if self.no_trump else -1
-        up = _UPTOWN[c.rank]
-        return up if self.ranking is Ranking.UPTOWN else 5 - up
+        downtown = self.ranking is Ranking.DOWNTOWN
+        return strength(c, no_trump=self.no_trump, downtown=downtown)
 
     def _trick_winner(self) -> int:
         if self.no_trump:  # the joker wins any trick it is in

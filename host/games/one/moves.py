@@ -1,4 +1,4 @@
-"""ONE's actions and their wire forms, and the words of its state (phases, rankings, points).
+"""ONE's actions and their wire forms, and the words of its state (phases, rankings).
 
 How it works: :class:`Bid`, :class:`Pass`, :class:`Play` (a no-trump joker lead also names the
 suit to follow) and :class:`DowntownChoice` are frozen value objects; :func:`parse_one_action`
@@ -14,13 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from host.games.base import Action, InvalidAction, WireMap, parse_wire_card
-from protocol.cards import DECK_ONE, JOKER_RED, Card, CardCodeError, Rank, Suit
+from host.games.one.rules import DECK_SET, JOKER, MAX_BID
+from protocol.cards import DECK_ONE, Card, CardCodeError, Suit
 
 __all__ = [
     "BIDS",
-    "DECK_SET",
     "DOWNTOWN_CHOICES",
-    "JOKER",
     "JOKER_LEADS",
     "PASS",
     "PLAY_OF",
@@ -31,19 +30,8 @@ __all__ = [
     "Phase",
     "Play",
     "Ranking",
-    "card_points",
     "parse_one_action",
 ]
-
-DECK_SET = frozenset(DECK_ONE)
-_POINTS = {Rank.KING: 1, Rank.QUEEN: 1, Rank.JACK: 1, Rank.JOKER: 3}
-#: the deck's only joker (cards are interned, so identity is the cheapest test)
-JOKER = JOKER_RED
-
-
-def card_points(c: Card) -> int:
-    """Points a captured card is worth: K, Q, J one each, the joker three, the rest nothing."""
-    return _POINTS.get(c.rank, 0)
 
 
 class Phase(enum.Enum):
@@ -113,7 +101,7 @@ PASS = Pass()
 #: the actions the engine offers, built once (value objects: any equal action is accepted too)
 PLAY_OF = {c: Play(c) for c in DECK_ONE}
 JOKER_LEADS = tuple(Play(JOKER, s) for s in Suit)  #: a no-trump joker lead names the suit
-BIDS = tuple(Bid(v) for v in range(16))  #: ``BIDS[v]`` is ``Bid(v)`` (15 is the highest bid)
+BIDS = tuple(Bid(v) for v in range(MAX_BID + 1))  #: ``BIDS[v]`` is ``Bid(v)``
 DOWNTOWN_CHOICES = (DowntownChoice(False), DowntownChoice(True))
 _FIELDS = {"bid": {"value"}, "pass": set(), "play": {"card", "suit"}, "downtown": {"switch"}}
 

@@ -1,20 +1,17 @@
-"""How ONE presents itself: its help, its letters, how its events and actions read, and what
-the host's bots know about bidding and tricks.
+"""How ONE presents itself: its help, its letters, how its events and actions read.
 
-How it works: :data:`PRESENTATION` and :data:`BOT` are plain data (see
-:mod:`host.games.presentation`); the engine class carries them and the host sends the first in
-its ``games`` reply. Kinds ONE shares with other games are worded in :mod:`host.games.wording`;
-the rest are here.
+How it works: :data:`PRESENTATION` is plain data (see :mod:`host.games.presentation`), wording
+only; the registry (:mod:`host.games`) names it and the host sends it in its ``games`` reply.
+Kinds ONE shares with other games are worded in :mod:`host.games.wording`; the rest are here.
+What the host's bots know of the game is in its ``strategy`` module.
 """
 
 from __future__ import annotations
 
-from host.games.one.strategy import choose
-from host.games.presentation import BotFeatures, Key, Presentation, has, is_, truthy, when
+from host.games.presentation import Key, Presentation, has, is_, truthy, when
 from host.games.wording import NO_LINE, PLAY_ACTION, TRICK_TABLE, endings, shared
-from protocol.cards import Rank
 
-__all__ = ["BOT", "PRESENTATION"]
+__all__ = ["PRESENTATION"]
 
 PRESENTATION = Presentation(
     help=(
@@ -88,25 +85,4 @@ PRESENTATION = Presentation(
     ),
     table=TRICK_TABLE,
     seat_columns=(when(has("scores.row"), "  {scores.row:points}"),),
-)
-
-BOT = BotFeatures(
-    passive=frozenset({"pass"}),
-    trick_order={
-        Rank.NINE: 0,
-        Rank.TEN: 1,
-        Rank.JACK: 2,
-        Rank.QUEEN: 3,
-        Rank.KING: 4,
-        Rank.ACE: 5,
-        Rank.JOKER: 6,
-    },
-    # points held (K, Q, J one each, the joker three) plus the tricks high cards should win
-    bid="bid",
-    bid_strength={Rank.ACE: 0.5, Rank.KING: 1.5, Rank.QUEEN: 1.0, Rank.JACK: 1.0, Rank.JOKER: 4.0},
-    # downtown (9 high) when the hand has more nines and tens than aces and kings
-    switch="downtown",
-    switch_for=frozenset({Rank.NINE, Rank.TEN}),
-    stay_for=frozenset({Rank.ACE, Rank.KING}),
-    strategy=choose,  # the normal level: :mod:`host.games.one.strategy`
 )

@@ -24,11 +24,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from host.games.one.moves import JOKER
+from host.games.one.rules import JOKER, UPTOWN
 from host.games.one.tactics import bid_value, pick_card, switch_downtown
-from protocol.cards import Card, CardCodeError, Suit, parse_card
+from host.games.presentation import BotFeatures
+from protocol.cards import Card, CardCodeError, Rank, Suit, parse_card
 
-__all__ = ["MARGIN", "choose"]
+__all__ = ["BOT", "MARGIN", "choose"]
 
 WireMap = dict[str, Any]
 
@@ -108,3 +109,17 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
         longest = Counter(c.suit.value for c in hand if c.suit is not None)
         return max(options, key=lambda a: longest.get(str(a.get("suit")), 0))
     return options[0]
+
+
+BOT = BotFeatures(
+    passive=frozenset({"pass"}),
+    trick_order={**UPTOWN, Rank.JOKER: len(UPTOWN)},  # the joker above all
+    # points held (K, Q, J one each, the joker three) plus the tricks high cards should win
+    bid="bid",
+    bid_strength={Rank.ACE: 0.5, Rank.KING: 1.5, Rank.QUEEN: 1.0, Rank.JACK: 1.0, Rank.JOKER: 4.0},
+    # downtown (9 high) when the hand has more nines and tens than aces and kings
+    switch="downtown",
+    switch_for=frozenset({Rank.NINE, Rank.TEN}),
+    stay_for=frozenset({Rank.ACE, Rank.KING}),
+    strategy=choose,  # the normal level, above
+)

@@ -3,10 +3,11 @@
 How it works: everything here is a pure function of cards and of the public facts of a trick
 (trump, whether there is one, the ranking, the suit led), so the normal bot
 (:mod:`host.games.one.strategy`) calls it with what its view shows and the hard bot's playouts
-(:mod:`host.games.one.worlds`) with a simulated engine's state. It imports no engine: the
-game's declaration for bots (:mod:`host.games.one.presentation`) refers to the normal bot.
+(:mod:`host.games.one.worlds`) with a simulated engine's state. It imports no engine, only the
+game's facts (:mod:`host.games.one.rules`).
 
-* :func:`strength` and :func:`trick_winner` restate the engine's ranking for one trick.
+* :func:`trick_winner` finds the winner of a trick from the ranking in
+  :mod:`host.games.one.rules`, which the engine ranks by too.
 * :func:`bid_value` estimates the points a hand takes as the bidder: its own points, the tricks
   its high cards and long suits should win, and what those tricks bring in from the others.
 * :func:`pick_card` chooses the card to play: the bidder's first lead is the top of its best
@@ -20,39 +21,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from host.games.one.moves import JOKER
+from host.games.one.rules import JOKER, UPTOWN, card_points, strength
 from protocol.cards import Card, Rank, Suit
 
 __all__ = [
     "DOWNTOWN_RANKS",
     "UPTOWN_RANKS",
     "bid_value",
-    "card_points",
     "pick_card",
-    "strength",
     "switch_downtown",
     "trick_winner",
 ]
 
-_POINTS = {Rank.KING: 1, Rank.QUEEN: 1, Rank.JACK: 1, Rank.JOKER: 3}
-_UPTOWN = {Rank.NINE: 0, Rank.TEN: 1, Rank.JACK: 2, Rank.QUEEN: 3, Rank.KING: 4, Rank.ACE: 5}
 #: ranks that favour staying uptown (A high), and those that favour switching (9 high)
 UPTOWN_RANKS = frozenset({Rank.ACE, Rank.KING})
 DOWNTOWN_RANKS = frozenset({Rank.NINE, Rank.TEN})
-
-
-def card_points(c: Card) -> int:
-    """What a captured card is worth: K, Q, J one point each, the joker three."""
-    return _POINTS.get(c.rank, 0)
-
-
-def strength(c: Card, *, no_trump: bool, downtown: bool) -> int:
-    """A card's rank strength within its suit (the joker: above all with no trump, else the
-    lowest trump), as the engine ranks them; ``downtown``: the 9 high."""
-    if c is JOKER:
-        return 99 if no_trump else -1
-    up = _UPTOWN[c.rank]
-    return 5 - up if downtown else up
 
 
 def _follows(c: Card, trump: Suit | None) -> Suit | None:
@@ -76,7 +59,7 @@ def trick_winner(
 def bid_value(hand: Sequence[Card], seats: int) -> float:
     """The points ``hand`` should take as the bidder (its best suit becoming trump)."""
     suits = Counter(c.suit for c in hand if c is not JOKER)
-    best = max(suits, key=lambda s: (suits[s], sum(_UPTOWN[c.rank] for c in hand if c.suit is s)))
+    best = max(suits, key=lambda s: (suits[s], sum(UPTOWN[c.rank] for c in hand if c.suit is s)))
     trumps = [c for c in hand if c.suit is best]
     value = 3.0 if JOKER in hand else 0.0
     per_trick = 15.0 / (len(hand) * seats + 1) * seats  # what a trick brings in, on average

@@ -4,7 +4,7 @@ How it works: ONE's view shows the trick on the table and the last one, not ever
 this hand, so a seat's memory keeps what the events showed: the cards of each trick taken and
 who took them, the trump, and the suits each player has shown it cannot follow (a card of
 another suit on a lead it had to follow: with trump the joker counts as trump, with no trump
-it is played only by a player who cannot follow). A world (:func:`from_view`) deals the cards
+it is played only by a player who cannot follow). A world (:meth:`One.from_view`) deals the cards
 nobody has seen yet into the other hands and the centre, no player getting a suit it showed it
 lacks; a memory that missed the start of the hand (a bot that joined mid-hand) deals the cards
 already played as well, handing each player point cards worth what its view says it took.
@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from host.ai.deal import deal_hidden
-from host.ai.support import GameSupport, SeatMemory
 from host.games.base import Action, Game, WireMap
-from host.games.one.engine import JOKER, MAX_BID, One, Phase, Ranking, card_points
+from host.games.deal import deal_hidden
+from host.games.one.engine import One, Phase, Ranking
 from host.games.one.moves import PASS, Bid, DowntownChoice, Play
+from host.games.one.rules import JOKER, MAX_BID, card_points
 from host.games.one.tactics import bid_value, pick_card, switch_downtown
+from host.games.support import GameSupport, SeatMemory
 from protocol.cards import DECK_ONE, Card, Suit, parse_card
 
 __all__ = [
@@ -36,56 +36,12 @@ __all__ = [
     "SUPPORT",
     "OneMemory",
     "OneSupport",
-    "from_view",
     "hand_returns",
     "quick_action",
 ]
 
 #: points of lead over the best other player that make a seat's score 0.73 (tanh of 1)
 SCORE_SCALE = 10.0
-
-
-def from_view(
-    view: Mapping[str, Any],
-    hands: Sequence[Sequence[Card]],
-    centre: Card,
-    won: Sequence[Sequence[Card]],
-) -> One:
-    """A match in the position ``view`` shows, with the cards it hides filled in.
-
-    ``hands`` holds every seat's cards (the viewer's as its view shows them), ``centre`` the
-    face-down centre card and ``won`` the cards each seat has taken in this hand's tricks. The
-    result is one world consistent with what the viewer sees, for a bot to search
-    (determinization); it never goes back to the host.
-
-    Raises:
-        ValueError: the view is not of a hand being bid or played, or the hands do not fit it.
-    """
-    if view.get("phase") not in (Phase.AUCTION.value, Phase.PLAY.value, Phase.DOWNTOWN.value):
-        raise ValueError(f"no world to sample in phase {view.get('phase')!r}")
-    if [len(h) for h in hands] != list(view["hand_counts"]):
-        raise ValueError("the hands do not fit the view's hand counts")
-    game = One(seats=int(view["seats"]), options=view["options"], dealer=view["dealer"])
-    auction, trick = view["auction"], view["trick"]
-    game.hand_no, game.scores = int(view["hand_no"]), list(view["scores"])
-    game.last_hand = view["last_hand"]
-    game.phase = Phase(view["phase"])
-    game.hands = [sorted(h) for h in hands]
-    game.centre = centre
-    game.high, game.bidder = auction["high"], auction["bidder"]
-    game.passed, game.calls = list(auction["passed"]), [dict(c) for c in auction["calls"]]
-    game.turn = int(view["to_act"][0])
-    game.no_trump = bool(view["no_trump"])
-    game.trump = None if view["trump"] is None else Suit(view["trump"])
-    game.ranking = Ranking(view["ranking"])
-    game.trick = [(int(p["seat"]), parse_card(p["card"])) for p in trick["cards"]]
-    game.leader = int(trick["leader"]) if game.trick else game.turn
-    game.led = None if trick["led"] is None else Suit(trick["led"])
-    game.tricks_won = list(view["tricks_won"])
-    game.tricks_played = sum(game.tricks_won)
-    game.last_trick = view["last_trick"]
-    game.won = [list(w) for w in won]
-    return game
 
 
 def hand_returns(game: One) -> list[float] | None:
@@ -172,7 +128,7 @@ class OneMemory(SeatMemory):
             if complete
             else _piles(places[-1], view["points_taken"])
         )
-        return from_view(view, hands, places[len(others)][0], won)
+        return One.from_view(view, hands, places[len(others)][0], won)
 
 
 def _piles(cards: Sequence[Card], points: Sequence[int]) -> list[list[Card]]:

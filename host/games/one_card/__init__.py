@@ -2,6 +2,8 @@
 
 How it works: the game is split by concern, each module with one job:
 
+* :mod:`~host.games.one_card.rules`: the game's facts (attack cards and their damage, what
+  each special rank does), stated once;
 * :mod:`~host.games.one_card.moves`: the actions, their wire forms and which cards play on which;
 * :mod:`~host.games.one_card.state`: the table (deal, stock, owed cards, bankruptcy, the end,
   every view);
@@ -9,19 +11,18 @@ How it works: the game is split by concern, each module with one job:
   turns, on top of the table);
 * :mod:`~host.games.one_card.explain`: how refusals and ``explain`` answers are worded.
 
-The rules are in ``spec/RULES.md``, section One Card. The registry (:mod:`host.games`) finds the
-engine here as ``host.games.one_card:OneCard``.
+The rules are in ``spec/RULES.md``, section One Card. The registry (:mod:`host.games`) names its
+engine, presentation, ``strategy`` and ``worlds``.
 """
 
 from __future__ import annotations
 
-from host.games.one_card.engine import TURN_LIMIT, OneCard, Phase
+from host.games.one_card.engine import OneCard, Phase
 from host.games.one_card.moves import CALL, DRAW, Call, Draw, Play, parse_one_card_action
 
 __all__ = [
     "CALL",
     "DRAW",
-    "TURN_LIMIT",
     "Call",
     "Draw",
     "OneCard",

@@ -15,6 +15,7 @@ mutation, which keeps random playouts fast. Refusals are worded by
 from __future__ import annotations
 
 from host.games.base import (
+    TURN_LIMIT,
     Action,
     Event,
     IllegalAction,
@@ -26,9 +27,7 @@ from host.games.base import (
 from host.games.follow import follow_map
 from host.games.one_card.explain import mismatch_reason, no_call_reason, refusal
 from host.games.one_card.moves import (
-    ATTACKERS,
     CALL,
-    DAMAGE,
     DRAW,
     PLAYS_OF,
     Call,
@@ -40,13 +39,13 @@ from host.games.one_card.moves import (
     parse_one_card_action,
     plays_from,
 )
-from host.games.one_card.state import DIRECTIONS, TURN_LIMIT, OneCardState, Phase
-from protocol.cards import Card, Rank
+from host.games.one_card.rules import AGAIN, ATTACKERS, DAMAGE, REVERSE, SKIP
+from host.games.one_card.state import DIRECTIONS, OneCardState, Phase
+from protocol.cards import Card
 
-__all__ = ["TURN_LIMIT", "OneCard", "Phase"]
+__all__ = ["OneCard", "Phase"]
 
 _DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.OVER
-_JACK, _QUEEN, _KING = Rank.JACK, Rank.QUEEN, Rank.KING
 
 
 class OneCard(OneCardState):
@@ -64,9 +63,9 @@ class OneCard(OneCardState):
     """
 
     def to_act(self) -> tuple[int, ...]:
-        if self._request is not None or self._phase is _OVER or self._phase is _DEAL:
+        if self._request is not None or self.phase is _OVER or self.phase is _DEAL:
             return ()
-        return (self._turn,)
+        return (self.turn,)
 
     def _allowed(self) -> frozenset[Card]:
         top = self._discards[-1]
@@ -80,17 +79,17 @@ class OneCard(OneCardState):
         attack only a card just drawn plays: ``follow`` says so (``only: "drawn"``, worded by
         the presentation's ``words``), and the drawing seat sees just its own drawn cards."""
         out = super().view(seat)
-        playing = self._phase in (_PLAY, _AFTER) and self._discards
+        playing = self.phase in (_PLAY, _AFTER) and self._discards
         out["follow"] = follow_map(self._allowed()) if playing else None
-        if playing and self._phase is _AFTER:
+        if playing and self.phase is _AFTER:
             allowed = self._allowed()
-            if seat == self._turn:  # (its own cards: the other seats never learn them)
+            if seat == self.turn:  # (its own cards: the other seats never learn them)
                 allowed = allowed & frozenset(self._fresh)
             out["follow"] = {**follow_map(allowed), "only": "drawn"}
         return out
 
     def _plays(self, seat: int) -> list[Action]:
-        pool = self._fresh if self._phase is _AFTER else self._hands[seat]
+        pool = self._fresh if self.phase is _AFTER else self._hands[seat]
         return plays_from(pool, self._allowed(), multi=self._multi)
 
     def _legal_for(self, seat: int) -> list[Action]:
@@ -98,8 +97,8 @@ class OneCard(OneCardState):
         cached = self._legal.get(seat)
         if cached is None:
             cached = []
-            if self._request is None and self._phase in (_PLAY, _AFTER) and 0 <= seat < self.seats:
-                if seat == self._turn:
+            if self._request is None and self.phase in (_PLAY, _AFTER) and 0 <= seat < self.seats:
+                if seat == self.turn:
                     cached = self._plays(seat)
                     if not (self._must_play and cached):
                         cached.append(DRAW)
@@ -124,22 +123,22 @@ class OneCard(OneCardState):
     def check(self, seat: int, action: Action) -> None:  # noqa: C901, PLR0912
         if not 0 <= seat < self.seats:
             raise InvalidAction(f"no seat {seat}")
-        if self._phase is _OVER:
+        if self.phase is _OVER:
             raise IllegalAction("the game is over")
         if isinstance(action, Play):
             self._check_shape(seat, action)  # malformed before the turn (PROTOCOL.md 4.2)
         if isinstance(action, Call) and seat in self._bankrupt:
             raise IllegalAction("you went bankrupt: you are out of this game and call no more")
-        if isinstance(action, Call) and self._window is None and self._phase is not _DEAL:
+        if isinstance(action, Call) and self._window is None and self.phase is not _DEAL:
             raise IllegalAction(no_call_reason(seat, self._called, self._closed))
-        if self._request is not None or self._phase is _DEAL:
+        if self._request is not None or self.phase is _DEAL:
             raise NotYourTurn("waiting for the shuffle")
         if isinstance(action, Call):
             return
-        if seat != self._turn:
+        if seat != self.turn:
             if seat in self._bankrupt:
                 raise NotYourTurn("you went bankrupt: you play no more turns in this game")
-            raise NotYourTurn(f"it is seat {self._turn}'s turn")
+            raise NotYourTurn(f"it is seat {self.turn}'s turn")
         if isinstance(action, Draw):
             if self._must_play and self._plays(seat):
                 raise IllegalAction("you must play a card when you can (must_play_if_able)")
@@ -147,7 +146,7 @@ class OneCard(OneCardState):
         if not isinstance(action, Play):
             raise InvalidAction(f"not a One Card action: {action!r}")
         cards = action.cards
-        if self._phase is _AFTER and any(c not in self._fresh for c in cards):
+        if self.phase is _AFTER and any(c not in self._fresh for c in cards):
             raise IllegalAction("after taking an attack, only a card just drawn may be played")
         if len(cards) > 1:
             if not self._multi:
@@ -174,7 +173,7 @@ class OneCard(OneCardState):
 
     def _why_not(self, seat: int, action: Action) -> tuple[str, bool]:
         reason, _ = super()._why_not(seat, action)
-        if reason and isinstance(action, Play) and self._phase is _PLAY and seat == self._turn:
+        if reason and isinstance(action, Play) and self.phase is _PLAY and seat == self.turn:
             top, c = self._discards[-1], action.cards[0]
             if self._request is None and c not in self._allowed():
                 args = (c, top, self._suit, self._faced(), self._defence)
@@ -192,9 +191,9 @@ class OneCard(OneCardState):
             victim = target if seat == holder else holder
             events.append(Event("call", {"seat": seat, "holder": holder, "penalized": victim}))
             self._owed.append((victim, 1, "call"))
-            turn, phase = self._turn, self._phase
+            turn, phase = self.turn, self.phase
             self._settle(events)
-            if (self._turn, self._phase) != (turn, phase):  # the seat to act went bankrupt
+            if (self.turn, self.phase) != (turn, phase):  # the seat to act went bankrupt
                 self._announce_turn(events)
             return events
         window, self._window, self._called = self._window, None, None
@@ -203,8 +202,8 @@ class OneCard(OneCardState):
             self._play(seat, action, events)
         else:
             self._draw(seat, events)
-        self._turns += 1
-        if self._turns >= TURN_LIMIT and self._phase is not _OVER:
+        self.turns += 1
+        if self.turns >= TURN_LIMIT and self.phase is not _OVER:
             self._stop(events, Termination.TURN_LIMIT)
         self._settle(events)
         self._announce_turn(events)
@@ -215,9 +214,9 @@ class OneCard(OneCardState):
         cards = play.cards
         for c in cards:
             hand.remove(c)
-        if self._phase is _AFTER:
+        if self.phase is _AFTER:
             self._fresh = []
-            self._phase = _PLAY
+            self.phase = _PLAY
         under = self._discards[-1]
         self._discards.extend(cards)
         last = cards[-1]
@@ -251,17 +250,17 @@ class OneCard(OneCardState):
             self._target = self._aim(seat)
             data["damage"] = self._damage
             data["target"] = self._target
-        elif rank is _JACK or (rank is _QUEEN and self._n_active == 2):
+        elif rank is SKIP or (rank is REVERSE and self._n_active == 2):
             self._skip(seat, k, effects)  # each jack skips one more player, never its own
-        elif rank is _QUEEN:
+        elif rank is REVERSE:
             if k % 2:
-                self._dir = -self._dir
-                effects.append(Event("reverse", {"direction": DIRECTIONS[self._dir]}))
-            data["direction"] = DIRECTIONS[self._dir]
-        elif rank is _KING:
+                self.direction = -self.direction
+                effects.append(Event("reverse", {"direction": DIRECTIONS[self.direction]}))
+            data["direction"] = DIRECTIONS[self.direction]
+        elif rank is AGAIN:
             self._extra += k
             effects.append(Event("extra_turn", {"seat": seat, "count": k}))
-        self._turn = self._pass(seat)
+        self.turn = self._pass(seat)
         events.extend(effects)
         if penalty:
             data["penalty"] = 1
@@ -276,23 +275,23 @@ class OneCard(OneCardState):
             self._damage, self._target = 0, None
             self._idle = 0
             if self._after_attack:  # still this seat's turn: play a drawn card or draw one
-                self._phase = _AFTER
+                self.phase = _AFTER
                 self._fresh = []
                 return
-            self._turn = self._pass(seat)
+            self.turn = self._pass(seat)
             return
         if self._pos >= len(self._stock) and len(self._discards) <= 1 and not self._plays(seat):
             self._idle += 1  # a pass: nothing to draw and nothing to play
         else:
             self._idle = 0
         self._owed.append((seat, 1, "draw"))
-        if self._phase is _AFTER:
-            self._phase = _PLAY
+        if self.phase is _AFTER:
+            self.phase = _PLAY
             self._fresh = []
         if self._idle >= self._n_active:  # nobody can play or draw
             self._stop(events, Termination.EXHAUSTED)
             return
-        self._turn = self._pass(seat)
+        self.turn = self._pass(seat)
 
     def _skip(self, seat: int, k: int, effects: list[Event]) -> None:
         """``k`` jacks (or queens with two players) from ``seat``: the next ``k`` other players

@@ -16,13 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from host.games.base import Action, InvalidAction, WireMap, parse_wire_card
-from protocol.cards import DECK_54, JOKER_BLACK, JOKER_RED, Card, CardCodeError, Rank, Suit
-from protocol.cards import card as _c
+from host.games.one_card.rules import ATTACKERS, WILD
+from protocol.cards import DECK_54, Card, CardCodeError, Rank, Suit
 
 __all__ = [
-    "ATTACKERS",
     "CALL",
-    "DAMAGE",
     "DRAW",
     "PLAYS_OF",
     "Call",
@@ -108,24 +106,16 @@ def parse_one_card_action(wire: object) -> Action:
 
 
 def check_suit_field(cards: Sequence[Card], suit: Suit | None) -> None:
-    if cards[0].rank is Rank.SEVEN and suit is None:
+    if cards[0].rank is WILD and suit is None:
         raise InvalidAction("a seven is wild: name the next suit in 'suit' (S, H, D or C)")
-    if cards[0].rank is not Rank.SEVEN and suit is not None:
+    if cards[0].rank is not WILD and suit is not None:
         raise InvalidAction("only sevens name a suit")
 
 
 # --------------------------------------------------------------------------- card tables
 
-DAMAGE: dict[Card, int] = {
-    **{c: 2 for c in DECK_54 if c.rank is Rank.TWO},
-    **{c: 3 for c in DECK_54 if c.rank is Rank.ACE},
-    _c("AS"): 5,
-    JOKER_BLACK: 10,
-    JOKER_RED: 13,
-}
-ATTACKERS = frozenset(DAMAGE)
-_PLAY1 = {c: Play((c,)) for c in DECK_54 if c.rank is not Rank.SEVEN}
-_PLAY7 = {c: tuple(Play((c,), s) for s in Suit) for c in DECK_54 if c.rank is Rank.SEVEN}
+_PLAY1 = {c: Play((c,)) for c in DECK_54 if c.rank is not WILD}
+_PLAY7 = {c: tuple(Play((c,), s) for s in Suit) for c in DECK_54 if c.rank is WILD}
 PLAYS_OF: dict[Card, tuple[Play, ...]] = {**{c: (p,) for c, p in _PLAY1.items()}, **_PLAY7}
 _FOLLOW: dict[tuple[Card, Suit | None], frozenset[Card]] = {}
 _DEFEND: dict[tuple[Card, Suit | None], frozenset[Card]] = {}
@@ -133,7 +123,7 @@ _DEFEND: dict[tuple[Card, Suit | None], frozenset[Card]] = {}
 
 def _follows(c: Card, top: Card, suit: Suit | None) -> bool:
     """Whether ``c`` plays on ``top`` (current suit ``suit``) with no attack pending."""
-    if c.rank is Rank.SEVEN:
+    if c.rank is WILD:
         return True
     if top.is_joker:
         return c.is_joker or c.color is top.color
@@ -182,7 +172,7 @@ def plays_from(pool: Iterable[Card], allowed: frozenset[Card], *, multi: bool) -
         for k in range(1, len(group) + 1):
             for perm in itertools.permutations(group, k):
                 if perm[0] in allowed:
-                    if perm[0].rank is Rank.SEVEN:
+                    if perm[0].rank is WILD:
                         out.extend(Play(perm, s) for s in Suit)
                     else:
                         out.append(Play(perm))

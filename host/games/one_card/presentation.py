@@ -1,18 +1,14 @@
-"""How One Card presents itself: its help, its letters, how its events and actions read, and
-what the host's bots know about its cards.
+"""How One Card presents itself: its help, its letters, how its events and actions read.
 
-How it works: :data:`PRESENTATION` and :data:`BOT` are plain data (see
-:mod:`host.games.presentation`); the engine class carries them and the host sends the first in
-its ``games`` reply. Kinds One Card shares with other games are worded in
-:mod:`host.games.wording`; the rest are here.
+How it works: :data:`PRESENTATION` is plain data (see :mod:`host.games.presentation`), wording
+only; the registry (:mod:`host.games`) names it and the host sends it in its ``games`` reply.
+Kinds One Card shares with other games are worded in :mod:`host.games.wording`; the rest are here.
+What the host's bots know of the game is in its ``strategy`` module.
 """
 
 from __future__ import annotations
 
-from host.games.one_card.moves import ATTACKERS
-from host.games.one_card.strategy import choose
 from host.games.presentation import (
-    BotFeatures,
     Key,
     Presentation,
     cases,
@@ -33,9 +29,8 @@ from host.games.wording import (
     shedding_top,
     shedding_turn,
 )
-from protocol.cards import DECK_54, Rank
 
-__all__ = ["BOT", "PRESENTATION"]
+__all__ = ["PRESENTATION"]
 
 PRESENTATION = Presentation(
     help=(
@@ -134,14 +129,4 @@ PRESENTATION = Presentation(
         when(in_("row", "bankrupt"), "bankrupt"),
         when(same("call_window.holder", "row"), "ONE CARD!"),
     ),
-)
-
-BOT = BotFeatures(
-    calls=frozenset({"call"}),
-    passive=frozenset({"draw"}),
-    attack=ATTACKERS,  # twos, aces and jokers
-    attack_early=True,  # a race to shed under fire: attacks shed a card and grow a rival's hand
-    wild=frozenset(c for c in DECK_54 if c.rank is Rank.SEVEN),
-    extra_turn=frozenset(c for c in DECK_54 if c.rank is Rank.KING),
-    strategy=choose,  # the normal level: :mod:`host.games.one_card.strategy`
 )

@@ -36,12 +36,10 @@ from host.games.base import (
     Termination,
     WireMap,
 )
-from host.games.one_card.presentation import BOT, PRESENTATION
-from host.games.presentation import BotFeatures, Presentation
 from protocol.cards import DECK_54, Card, Suit, parse_card
 from protocol.decks import deck_of
 
-__all__ = ["DIRECTIONS", "TURN_LIMIT", "OneCardState", "Phase"]
+__all__ = ["DIRECTIONS", "OneCardState", "Phase"]
 
 
 class Phase(enum.Enum):
@@ -57,18 +55,12 @@ _DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.
 
 DIRECTIONS = {1: "clockwise", -1: "counter-clockwise"}
 
-TURN_LIMIT = 1000
-"""Turns after which a game stops as ``TURN_LIMIT`` (fewest cards wins): a safety stop for
-games that cycle, e.g. two jokers passed back and forth through a one-card stock."""
-
 
 class OneCardState(Game):
     """The table of a One Card game (2-8 players); the turns are :class:`OneCard`'s."""
 
     name: ClassVar[str] = "one-card"
     title: ClassVar[str] = "One Card"
-    presentation: ClassVar[Presentation] = PRESENTATION
-    bot: ClassVar[BotFeatures] = BOT
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 8
     OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
@@ -119,8 +111,8 @@ class OneCardState(Game):
         self._ranking = bool(opts["ranking"])
         self._must_play = bool(opts["must_play_if_able"])
         self._limit = int(opts["bankrupt_at"])
-        self._dir = 1 if opts["direction"] == "clockwise" else -1
-        self._phase = _DEAL
+        self.direction = 1 if opts["direction"] == "clockwise" else -1
+        self.phase = _DEAL
         self._request: ChanceRequest | None = ChanceRequest(
             ChanceKind.DEAL, 1, 0, deck_of(self.name, opts, seats), choose_dealer=dealer is None
         )
@@ -131,7 +123,7 @@ class OneCardState(Game):
         self._discards: list[Card] = []
         self._recycle: list[Card] = []  # discards waiting for a reshuffle answer
         self._suit: Suit | None = None  # the suit to match (None on a joker)
-        self._turn = 0
+        self.turn = 0
         self._damage = 0
         self._extra = 0  # extra turns owed (kings) to the seat to act
         self._target: int | None = None  # the seat that faces the pending damage
@@ -148,7 +140,7 @@ class OneCardState(Game):
         self._finished: list[int] = []
         self._bankrupt: list[int] = []  # bankrupt seats, earliest first
         self._idle = 0  # consecutive turns that moved no card and had no play
-        self._turns = 0  # turn actions taken (see TURN_LIMIT)
+        self.turns = 0  # turn actions taken (see TURN_LIMIT)
         self._outcome: Outcome | None = None
         self._legal: dict[int, list[Action]] = {}  # legal_actions cache, reset by every change
 
@@ -177,19 +169,19 @@ class OneCardState(Game):
         if [len(h) for h in hands] != counts or len(stock) != view["stock"]:
             raise ValueError("the cards do not fit the view's hand and stock counts")
         game = cls(seats=n, options=view["options"], dealer=view["dealer"])
-        game._phase = Phase(view["phase"])
+        game.phase = Phase(view["phase"])
         game._request = None
         game._hands = [list(h) for h in hands]
         game._stock, game._pos, game._stream = list(stock), 0, int(view["stream"])
         game._discards = [parse_card(c) for c in view["discards"]]
         game._suit = None if view["suit"] is None else Suit(view["suit"])
-        game._turn = int(view["turn"])
-        game._dir = 1 if view["direction"] == DIRECTIONS[1] else -1
+        game.turn = int(view["turn"])
+        game.direction = 1 if view["direction"] == DIRECTIONS[1] else -1
         game._damage, game._extra = int(view["damage"]), int(view["extra_turns"])
         target = view.get("target")
-        game._target = None if not game._damage else int(game._turn if target is None else target)
+        game._target = None if not game._damage else int(game.turn if target is None else target)
         game._skipping = [int(s) for s in view.get("skipping") or ()]
-        fresh = view.get("fresh") if view.get("seat") == game._turn else None
+        fresh = view.get("fresh") if view.get("seat") == game.turn else None
         game._fresh = [parse_card(c) for c in fresh or ()]
         window = view["call_window"]
         game._window = None if window is None else (window["holder"], window["target"])
@@ -279,9 +271,9 @@ class OneCardState(Game):
             )
         )
         self._suit = top.suit
-        self._phase = _PLAY
-        self._turn = (dealer + self._dir) % n
-        events.append(Event("start", {"first": self._turn, "direction": DIRECTIONS[self._dir]}))
+        self.phase = _PLAY
+        self.turn = (dealer + self.direction) % n
+        events.append(Event("start", {"first": self.turn, "direction": DIRECTIONS[self.direction]}))
         self._announce_turn(events)
 
     def _stop(self, events: list[Event], termination: Termination) -> None:
@@ -298,7 +290,7 @@ class OneCardState(Game):
         self._finish(Outcome(termination, winners, ranking=ranking), events)
 
     def _next_active(self, seat: int) -> int:
-        n, step = self.seats, self._dir
+        n, step = self.seats, self.direction
         seat = (seat + step) % n
         while not self._active[seat]:
             seat = (seat + step) % n
@@ -339,7 +331,7 @@ class OneCardState(Game):
         elif self._n_active == 1:
             self._last_one(events)
         else:
-            self._turn = self._pass(seat)
+            self.turn = self._pass(seat)
 
     def _last_one(self, events: list[Event]) -> None:
         """One player is left: with ``ranking`` the finishing order is complete; without it,
@@ -383,18 +375,18 @@ class OneCardState(Game):
                 self._window = None
             elif target == seat:
                 self._window = (holder, self._next_active(holder))
-        if self._turn == seat:
+        if self.turn == seat:
             self._extra = 0
             self._fresh = []
-            if self._phase is _AFTER:
-                self._phase = _PLAY
-            self._turn = self._pass(seat)
+            if self.phase is _AFTER:
+                self.phase = _PLAY
+            self.turn = self._pass(seat)
         if self._target == seat:  # a pending attack stays for the next player in turn
             self._target = self._aim(seat)
 
     def _finish(self, outcome: Outcome, events: list[Event]) -> None:
         self._outcome = outcome
-        self._phase = _OVER
+        self.phase = _OVER
         self._window = None
         self._owed = []
         self._fresh = []
@@ -411,7 +403,7 @@ class OneCardState(Game):
             avail = len(self._stock) - self._pos
             if self._limit and reason != "draw" and count > avail + len(self._discards) - 1:
                 self._go_bankrupt(seat, "cannot_pay", events)  # owes more than there is
-                if self._phase is _OVER:
+                if self.phase is _OVER:
                     return
                 continue
             if not avail:
@@ -433,7 +425,7 @@ class OneCardState(Game):
             cards = self._stock[pos : pos + k]
             self._pos = pos + k
             self._hands[seat].extend(cards)
-            if reason == "attack" and self._phase is _AFTER:
+            if reason == "attack" and self.phase is _AFTER:
                 self._fresh.extend(cards)
             positions = [[self._stream, p] for p in range(pos, pos + k)]
             events.append(
@@ -457,17 +449,17 @@ class OneCardState(Game):
                 owed[0] = (seat, count - k, reason)
             if self._limit and len(self._hands[seat]) >= self._limit:
                 self._go_bankrupt(seat, "limit", events)
-                if self._phase is _OVER:
+                if self.phase is _OVER:
                     return
 
     def _faced(self) -> int:
         """The damage the seat to act faces: the pending damage if it is that seat's to face."""
-        return self._damage if self._target == self._turn else 0
+        return self._damage if self._target == self.turn else 0
 
     def _announce_turn(self, events: list[Event]) -> None:
-        if self._phase is _OVER or self._request is not None:
+        if self.phase is _OVER or self._request is not None:
             return
-        data: WireMap = {"seat": self._turn, "phase": self._phase.value}
+        data: WireMap = {"seat": self.turn, "phase": self.phase.value}
         if self._faced():
             data["damage"] = self._damage
         events.append(Event("turn", data))
@@ -477,7 +469,7 @@ class OneCardState(Game):
     def view(self, seat: int | None) -> WireMap:
         self.require_seat(seat)
         top = self._discards[-1] if self._discards else None
-        phase = "reshuffle" if self._request is not None and self._phase is not _DEAL else None
+        phase = "reshuffle" if self._request is not None and self.phase is not _DEAL else None
         window = self._window
         out: WireMap = {
             "game": self.name,
@@ -485,10 +477,10 @@ class OneCardState(Game):
             "seat": seat,
             "dealer": self.dealer,
             "hand_no": 1,
-            "phase": phase or self._phase.value,
-            "turn": None if self._phase in (_DEAL, _OVER) else self._turn,
+            "phase": phase or self.phase.value,
+            "turn": None if self.phase in (_DEAL, _OVER) else self.turn,
             "to_act": list(self.to_act()),
-            "direction": DIRECTIONS[self._dir],
+            "direction": DIRECTIONS[self.direction],
             "top": None if top is None else top.code,
             "suit": None if self._suit is None else self._suit.value,
             "damage": self._damage,
@@ -496,7 +488,7 @@ class OneCardState(Game):
             "extra_turns": self._extra,
             "skipping": list(self._skipping),
             "discards": [c.code for c in self._discards],
-            "stock": 0 if self._phase is _DEAL else len(self._stock) - self._pos,
+            "stock": 0 if self.phase is _DEAL else len(self._stock) - self._pos,
             "stream": self._stream,
             "next_position": self._pos,
             "hand_counts": [len(h) for h in self._hands],
@@ -510,7 +502,7 @@ class OneCardState(Game):
         }
         if seat is not None:
             out["hand"] = [c.code for c in sorted(self._hands[seat], key=_index)]
-            after = self._phase is _AFTER and seat == self._turn
+            after = self.phase is _AFTER and seat == self.turn
             fresh = self._fresh if after else []
             out["fresh"] = [c.code for c in fresh]
             out["legal"] = [a.to_wire() for a in self.legal_actions(seat)]

@@ -23,10 +23,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from host.games.one_card.moves import DAMAGE
-from protocol.cards import Rank, cards_in
+from host.games.one_card import rules
+from host.games.one_card.rules import ATTACKERS, DAMAGE
+from host.games.presentation import BotFeatures
+from protocol.cards import DECK_54, Rank, cards_in
 
-__all__ = ["choose"]
+__all__ = ["BOT", "choose"]
 
 WireMap = dict[str, Any]
 
@@ -82,3 +84,14 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
         return value
 
     return max(plays, key=score)
+
+
+BOT = BotFeatures(
+    calls=frozenset({"call"}),
+    passive=frozenset({"draw"}),
+    attack=ATTACKERS,  # twos, aces and jokers
+    attack_early=True,  # a race to shed under fire: attacks shed a card and grow a rival's hand
+    wild=frozenset(c for c in DECK_54 if c.rank is rules.WILD),
+    extra_turn=frozenset(c for c in DECK_54 if c.rank is rules.AGAIN),
+    strategy=choose,  # the normal level, above
+)

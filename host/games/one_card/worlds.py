@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import random
 
-from host.ai.deal import deal_hidden
-from host.ai.support import GameSupport, SeatMemory, by_hand_size
 from host.games.base import Action, Game, WireMap
+from host.games.deal import deal_hidden
 from host.games.one_card.engine import OneCard
-from host.games.one_card.moves import ATTACKERS, CALL, DRAW, Play
+from host.games.one_card.moves import CALL, DRAW, Play
+from host.games.one_card.rules import ATTACKERS
+from host.games.support import GameSupport, SeatMemory, by_hand_size
 from protocol.cards import DECK_54, Card, Rank, parse_card
 
 __all__ = ["CARD_WEIGHT", "HORIZON", "SUPPORT", "OneCardMemory", "OneCardSupport"]
 
 #: simulated actions past the search tree before a position is scored by its hand sizes
 HORIZON = 12
-#: how much each card held lowers a seat's chances (see :func:`host.ai.support.by_hand_size`)
+#: how much each card held lowers a seat's chances (see :func:`host.games.support.by_hand_size`)
 CARD_WEIGHT = 0.3
 
 

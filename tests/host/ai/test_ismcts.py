@@ -9,9 +9,9 @@ import pytest
 
 from host.ai.arena import seat_turns
 from host.ai.ismcts import Budget, search
-from host.ai.support import SeatMemory, by_hand_size, find_support
-from host.games import game_names
+from host.games import find_support, game_names
 from host.games.base import Game
+from host.games.support import SeatMemory, by_hand_size
 
 
 def test_a_budget_needs_a_positive_limit() -> None:

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 import pytest
 
 from host.ai.arena import seat_turns
-from host.ai.support import SeatMemory, find_support
-from host.games import game_names
+from host.games import find_support, game_names
 from host.games.base import Game, OptionError, WireMap
 from host.games.black_jack.worlds import BlackJackMemory
+from host.games.support import SeatMemory
 from protocol.cards import parse_card
 
 #: view keys a world may tell differently: the stock's position counts from its top afresh

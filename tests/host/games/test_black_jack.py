@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from host.games import find_game
 from host.games.base import (
+    TURN_LIMIT,
     Action,
     ChanceError,
     ChanceKind,
@@ -40,7 +41,6 @@ from host.games.base import (
 )
 from host.games.black_jack import (
     PLAY_LIMIT,
-    TURN_LIMIT,
     BlackJack,
     Declaration,
     Declare,
@@ -302,12 +302,12 @@ def test_play_that_cycles_for_ever_stops_at_the_turn_limit() -> None:
     rng = random.Random(5)
     turns = 0
     while game.stock:  # seat 0 keeps 9D; the 9C is on the pile
-        game.apply(game.current, Draw())
+        game.apply(game.turn, Draw())
         turns += 1
     positions = set()
     events: list[Event] = []
     while game.outcome() is None:
-        seat = game.current
+        seat = game.turn
         mine = card("9D" if seat == 0 else "9C")
         action: Action = Play((mine,)) if mine in game.hands[seat] else Draw()
         events = game.apply(seat, action) + answer_chance(game, rng)
@@ -332,7 +332,7 @@ def test_only_turns_count_towards_the_turn_limit() -> None:
     game.apply(0, Declare(Declaration.CARDS))  # said after the turn: not a turn
     assert game.turns == 1
     play(game, 1, "4H")  # seat 1's turn now: an illegal play, a blunder that ends it
-    assert game.current == 2 and game.turns == 2
+    assert game.turn == 2 and game.turns == 2
 
 
 # --------------------------------------------------------------------------- actions on the wire

@@ -3,6 +3,7 @@ ranks, then single cards, for the situations a newcomer could not read from the 
 
 from __future__ import annotations
 
+from host.games import find_presentation
 from host.games.black_jack import BlackJack
 from host.games.follow import follow_map
 from host.games.one_card import OneCard
@@ -56,5 +57,5 @@ def test_after_taking_an_attack_only_the_cards_just_drawn_may_follow() -> None:
     public = game.view(None)["follow"]  # others do not know which cards were drawn
     assert public["only"] == "drawn" and public["suits"] == ["S"]
     assert game.view(1)["follow"] == public
-    words = game.presentation.to_wire()["words"]
+    words = find_presentation(game.name).to_wire()["words"]
     assert words["drawn"] == "only a card just drawn"

@@ -122,6 +122,9 @@ class Tiny(Game):
     def all_cards(self) -> list[Card]:
         return [*self.hands[0], *self.hands[1], *self.rest, *self.pile]
 
+    def hidden_from(self, seat: int | None) -> list[Card]:
+        return [*(c for s in (0, 1) if s != seat for c in self.hands[s]), *self.rest]
+
 
 def test_playout_is_deterministic_per_seed() -> None:
     a = playout(OneCard, seats=3, rng=random.Random(4), options={"multi_play": True})
@@ -166,11 +169,11 @@ def test_each_invariant_check_catches_its_bug(bug: str, needle: str) -> None:
         playout(Tiny, seats=2, rng=random.Random(0), options={"bug": bug}, check=True)
 
 
-def test_view_leaks_with_and_without_hidden_from() -> None:
+def test_view_leaks_finds_what_hidden_from_hides() -> None:
     game = Tiny(seats=2, options={"bug": "leak"})
     answer_chance(game, random.Random(0))
-    assert view_leaks(game, 0) == {game.hands[1][0].code}  # fallback: views compared
-    assert view_leaks(game, None) == set()
+    assert view_leaks(game, 0) == {game.hands[1][0].code}
+    assert view_leaks(game, 1) == set() and view_leaks(game, None) == set()
     one = OneCard(seats=2, dealer=0)
     answer_chance(one, random.Random(0))
     assert all(view_leaks(one, s) == set() for s in (0, 1, None))

@@ -15,7 +15,18 @@ from typing import Any
 
 import pytest
 
-from host.games import find_game, game_entries, game_entry, game_names
+from host.games import (
+    GAMES as REGISTRY,
+)
+from host.games import (
+    GameEntry,
+    find_bot,
+    find_game,
+    find_presentation,
+    game_entries,
+    game_entry,
+    game_names,
+)
 from host.games.base import Game
 from host.games.presentation import FORMATS, GENERIC, Presentation, cases, is_, when
 from host.games.wording import EVENTS, HOST_EVENTS
@@ -98,8 +109,8 @@ def _check_template(template: Any) -> None:
 def test_every_event_kind_the_engine_emits_is_worded_and_no_other(game: type[Game]) -> None:
     """Before, the client worded kinds by a 31-branch function and the bots looked for call
     types ("one_card", "knock", "pick_up") that no engine has."""
-    assert game.presentation is not GENERIC
-    assert set(game.presentation.events) == emitted_kinds(game)
+    assert find_presentation(game.name) is not GENERIC
+    assert set(find_presentation(game.name).events) == emitted_kinds(game)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
@@ -107,18 +118,19 @@ def test_every_action_type_is_worded_and_keys_calls_and_bot_features_name_real_o
     game: type[Game],
 ) -> None:
     types = action_types(game)
-    text = game.presentation
+    text = find_presentation(game.name)
+    bot = find_bot(game.name)
     assert set(text.actions) == types
     assert set(text.keys) <= types and text.calls <= types
-    assert game.bot.calls == text.calls and game.bot.passive <= types
-    assert {t for t in (game.bot.bid, game.bot.switch) if t} <= types
+    assert bot.calls == text.calls and bot.passive <= types
+    assert {t for t in (bot.bid, bot.switch) if t} <= types
     letters = [key.letter for key in text.keys.values()]
     assert len(letters) == len(set(letters)) and not set(letters) & set(text.absent_keys)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_templates_use_only_known_conditions_and_formats(game: type[Game]) -> None:
-    entry = game_entry(game)
+    entry = game_entry(game.name)
     for template in [*entry["events"].values(), *entry["actions"].values()]:
         _check_template(template)
 
@@ -154,12 +166,20 @@ def test_the_games_reply_fits_a_frame_and_says_the_old_fields_as_before() -> Non
     assert one_card["keys"]["draw"] == {"key": "d", "none": "you cannot draw now"}
 
 
-def test_a_game_that_declares_nothing_is_described_generically() -> None:
-    class Bare(find_game("one-card")):  # type: ignore[misc]
-        name = "bare"
-        presentation = Presentation()
+BARE = Presentation()
 
-    entry = game_entry(Bare)
+
+class Bare(find_game("one-card")):  # type: ignore[misc]
+    name = "bare"
+
+
+def test_a_game_that_declares_nothing_is_described_generically(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    one_card = REGISTRY["one-card"]
+    bare = GameEntry(f"{__name__}:Bare", f"{__name__}:BARE", one_card.bot, one_card.support)
+    monkeypatch.setitem(REGISTRY, "bare", bare)
+    entry = game_entry("bare")
     assert entry["help"] == "" and entry["keys"] == {} and entry["events"] == HOST_EVENTS
 
 
@@ -183,7 +203,8 @@ def test_every_way_a_game_ends_is_worded_and_each_reads_differently() -> None:
     assert set(ENDINGS) == {t.value for t in Termination}
     assert len(set(ENDINGS.values())) == len(ENDINGS)
     for game in GAMES:
-        assert game.presentation.endings, game.name
-        assert set(game.presentation.endings) <= set(ENDINGS)
-        assert game_entry(game)["endings"] == dict(game.presentation.endings)
-    assert {"exhausted", "turn_limit"} <= set(find_game("one-card").presentation.endings)
+        endings = find_presentation(game.name).endings
+        assert endings, game.name
+        assert set(endings) <= set(ENDINGS)
+        assert game_entry(game.name)["endings"] == dict(endings)
+    assert {"exhausted", "turn_limit"} <= set(find_presentation("one-card").endings)

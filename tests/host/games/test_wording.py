@@ -143,7 +143,7 @@ HOW = "say it with your play or draw, or declare right after it"
 
 def test_black_jack_declarations_say_when_they_may_be_made() -> None:
     game = scripted("black-jack", 3, 2, BJ_DECK, [RUN])
-    assert isinstance(game, BlackJack) and game.current == 1
+    assert isinstance(game, BlackJack) and game.turn == 1
     assert refusal(game, 1, DECLARE) == f"you declare at the end of your turn: {HOW}"
     assert refusal(game, 2, DECLARE) == (
         "you may declare only at the end of your own turn, before the next player acts"

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from host.ai.deal import deal_hidden
+from host.games.deal import deal_hidden
 from protocol.cards import DECK_54, Suit
 
 

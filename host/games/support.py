@@ -3,7 +3,8 @@
 How it works: the search (:mod:`host.ai.ismcts`) is written once, over the engine interface of
 :mod:`host.games.base` (``to_act``, ``legal_actions``, ``apply``, ``clone``, chance answered from
 the bot's own random generator). What differs per game lives in the game's package, in a
-``worlds`` module whose ``SUPPORT`` is a :class:`GameSupport`:
+``worlds`` module whose ``SUPPORT`` is a :class:`GameSupport` (the games implement it, the
+search uses it: the interface lives here, below both):
 
 * :meth:`GameSupport.memory` makes a :class:`SeatMemory`, what one seat remembers of the game
   beyond its current view (cards a blunder showed, suits a player could not follow, the cards
@@ -19,22 +20,19 @@ the bot's own random generator). What differs per game lives in the game's packa
 * :meth:`GameSupport.returns` scores a simulated game: ``None`` while it goes on, else one
   value in ``[0, 1]`` per seat (1 for a win).
 
-:func:`find_support` finds a game's ``SUPPORT`` by the game's registry name.
+:func:`host.games.find_support` finds a game's ``SUPPORT`` through its registry entry.
 """
 
 from __future__ import annotations
 
 import abc
-import functools
-import importlib
 import math
 import random
 from collections.abc import Sequence
 
-from host.games import GAMES
-from host.games.base import Action, Game, OptionError, Outcome, WireMap
+from host.games.base import Action, Game, Outcome, WireMap
 
-__all__ = ["GameSupport", "SeatMemory", "by_hand_size", "find_support", "share_of_win"]
+__all__ = ["GameSupport", "SeatMemory", "by_hand_size", "share_of_win"]
 
 
 class SeatMemory(abc.ABC):
@@ -98,27 +96,6 @@ def share_of_win(outcome: Outcome, seats: int) -> list[float]:
     """1 shared among the winners, 0 for everyone else."""
     share = 1.0 / len(outcome.winners) if outcome.winners else 0.0
     return [share if s in outcome.winners else 0.0 for s in range(seats)]
-
-
-@functools.lru_cache(maxsize=16)
-def find_support(name: str) -> GameSupport:
-    """The :class:`GameSupport` of the game ``name`` (its package's ``worlds.SUPPORT``).
-
-    Raises:
-        OptionError: no such game, or the game declares no support for the search.
-    """
-    target = GAMES.get(name)
-    if target is None:
-        raise OptionError(f"unknown game {name!r}")
-    package = target.partition(":")[0]
-    try:
-        module = importlib.import_module(f"{package}.worlds")
-    except ModuleNotFoundError:
-        raise OptionError(f"game {name!r} has no support for searching bots") from None
-    support = getattr(module, "SUPPORT", None)
-    if not isinstance(support, GameSupport):
-        raise OptionError(f"game {name!r} has no support for searching bots")
-    return support
 
 
 def by_hand_size(cards: Sequence[float | None], weight: float) -> list[float]:
