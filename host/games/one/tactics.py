@@ -13,8 +13,9 @@ game's declaration for bots (:mod:`host.games.one.presentation`) refers to the n
   suit (which becomes trump); once there is a trump a lead is a top card (the ace uptown) of
   the longest suit holding one, else the cheapest card, a 9 or 10 of the longest suit rather
   than a point card that a higher card would take; with no trump a lead is the strongest card
-  of the longest suit; a follower takes a trick worth taking as cheaply as it can (the last player only when it is
-  worth something), and otherwise throws its cheapest card, never a point card it can keep.
+  of the longest suit; a follower takes a trick worth taking as cheaply as it can (the last
+  player only when it is worth something), and otherwise throws its cheapest card, never a
+  point card it can keep.
 """
 
 from __future__ import annotations
