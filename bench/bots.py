@@ -26,8 +26,14 @@ at a table (:data:`host.ai.ismcts.DEFAULT_BUDGET`). Games run in
 ``--jobs`` worker processes, a batch of games at a time; the load average is printed at the
 start and the end, since thinking times depend on it.
 
+With ``--speed`` it measures instead how fast the hard bot searches: per game and seat count,
+at every turn of seat 0 that has a choice in a few seeded games of normal bots
+(:func:`host.ai.arena.seat_turns`, the bot fed the seat's events), one search of
+``--iterations`` (default 200), and prints the iterations per second of CPU time (steadier than
+wall-clock time on a shared machine) over all those searches.
+
 Run: ``python bench/bots.py [--game one] [--seats 2] [--pair hard:normal] [--games 400]
-[--iterations 150 | --seconds 0.6] [--jobs 2] [--seed 1]``.
+[--iterations 150 | --seconds 0.6] [--jobs 2] [--seed 1]`` or ``python bench/bots.py --speed``.
 Target (issue 18): in every game at 2 and 4 seats, normal beats easy and hard beats normal over
 at least 400 games per pairing; in ONE the hard bot's bids are made at least as often as the
 normal bot's; the hard bot at its default budget thinks under a second a move.
@@ -48,9 +54,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from host.ai.arena import play_match
+from host.ai.arena import play_match, seat_turns
 from host.ai.ismcts import DEFAULT_BUDGET, Budget
-from host.ai.levels import Bot, make_bot
+from host.ai.levels import Bot, HardBot, make_bot, run_search
 from host.games import game_names
 from host.policy import CALL_TYPES
 from protocol.cards import Card, Rank, Suit, cards_in
@@ -325,6 +331,37 @@ def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
     )
 
 
+def search_speed(game: str, seats: int, iterations: int, games: int = 3) -> tuple[int, int, float]:
+    """The hard bot's searches at seat 0's turns with a choice in ``games`` seeded games of
+    normal bots: ``(searches, iterations, CPU seconds)``."""
+    searches = done = 0
+    cpu = 0.0
+    for seed in range(games):
+        bot = HardBot(rng=random.Random(seed), budget=Budget(iterations=iterations))
+        bot.new_game()
+        for engine in seat_turns(game, seats, seed, choices_only=True, observe=bot.observe):
+            view = engine.view(0)
+            job, _ = bot.prepare(view, view["legal"])
+            if job is None:
+                continue
+            started = time.process_time()
+            found = run_search(job)
+            cpu += time.process_time() - started
+            searches += 1
+            done += found.iterations
+    return searches, done, cpu
+
+
+def speed(games: Sequence[str], seat_counts: Sequence[int], iterations: int) -> None:
+    print(f"hard bot search speed, {iterations} iterations a search; load {load()}")
+    print("| game | seats | searches | iterations | CPU s | iterations per CPU second |")
+    print("|---|---|---:|---:|---:|---:|")
+    for game in games:
+        for seats in seat_counts:
+            searches, done, cpu = search_speed(game, seats, iterations)
+            print(f"| {game} | {seats} | {searches} | {done} | {cpu:.1f} | {done / cpu:,.0f} |")
+
+
 def load() -> str:
     try:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -342,7 +379,11 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=None, help="hard: iterations a move")
     parser.add_argument("--seconds", type=float, default=None, help="hard: seconds a move")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--speed", action="store_true", help="measure the hard bot's search speed")
     args = parser.parse_args()
+    if args.speed:
+        speed(args.game or game_names(), args.seats or [2, 4], args.iterations or 200)
+        return
     if args.games < 2 or args.games % 2:
         parser.error("--games must be even and at least 2: games come in duplicate pairs")
     budget = (

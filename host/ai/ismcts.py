@@ -124,7 +124,10 @@ def _iterate(world: Game, root: _Node, support: GameSupport, rng: random.Random)
     scores: list[float] | None = None
     left = MAX_PLAYOUT if support.horizon is None else support.horizon
     while left > 0:
-        scores = _between_turns(world, support, rng)
+        # no announcement before the root's action: the seat acts now, on the position it sees
+        # (its own call, if any, came first); another seat's call there would change the hand
+        # the root's actions were listed for (a rival's "One Card!" on our last card)
+        scores = _between_turns(world, support, rng, announce=node is not root)
         if scores is not None:
             break
         seat = world.to_act()[0]
@@ -148,8 +151,11 @@ def _iterate(world: Game, root: _Node, support: GameSupport, rng: random.Random)
         visited.total += scores[visited.seat]
 
 
-def _between_turns(world: Game, support: GameSupport, rng: random.Random) -> list[float] | None:
-    """Answer chance and make announcements until a seat must act; the scores if it is over."""
+def _between_turns(
+    world: Game, support: GameSupport, rng: random.Random, *, announce: bool = True
+) -> list[float] | None:
+    """Answer chance and make announcements (with ``announce``) until a seat must act; the
+    scores if it is over."""
     while True:
         scores = support.returns(world)
         if scores is not None:
@@ -157,7 +163,7 @@ def _between_turns(world: Game, support: GameSupport, rng: random.Random) -> lis
         if world.chance_request() is not None:
             answer_chance(world, rng)
             continue
-        said = support.announce(world, rng)
+        said = support.announce(world, rng) if announce else None
         if said is None:
             return None
         world.apply(*said)

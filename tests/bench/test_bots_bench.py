@@ -74,3 +74,10 @@ def test_bench_pairs_the_greedy_player_by_name(bench: ModuleType) -> None:
     tally = bench.run(task)
     assert set(tally.bids) == {"normal", "greedy"}
     assert all(chances > 0 for _, _, chances in tally.bids.values())
+
+
+def test_the_speed_measure_counts_the_searches_it_ran(bench: ModuleType) -> None:
+    searches, iterations, cpu = bench.search_speed("one-card", 2, iterations=3, games=1)
+    assert searches > 0
+    assert 0 < iterations <= 3 * searches  # a search stops at its budget
+    assert cpu > 0

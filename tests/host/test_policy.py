@@ -36,14 +36,16 @@ def test_calls_come_first_but_never_twice_in_a_row() -> None:
 
 
 def test_one_card_plays_beat_draws_and_attacks_and_kings_go_first() -> None:
-    """One Card games end in minutes when bots shed attack cards early (issue 12)."""
+    """One Card's normal bot sheds rather than draws, keeps its attack cards for defence when
+    another card plays (issue 28), and plays a king (another turn) first."""
     legal = [
         {"type": "draw"},
         {"type": "play", "cards": ["2H"]},
         {"type": "play", "cards": ["5H"]},
     ]
     calm = {"game": "one-card", "seat": 0, "hand": ["2H", "5H", "9C"], "hand_counts": [3, 6]}
-    assert heuristic_choice(calm, legal) == {"type": "play", "cards": ["2H"]}
+    assert heuristic_choice(calm, legal) == {"type": "play", "cards": ["5H"]}
+    assert heuristic_choice(calm, legal[:2]) == {"type": "play", "cards": ["2H"]}  # not draw
     kings = [{"type": "play", "cards": ["5H"]}, {"type": "play", "cards": ["KH"]}]
     assert heuristic_choice({**calm, "hand": ["5H", "KH"]}, kings) == kings[1]
     sevens = [{"type": "play", "cards": ["7S"], "suit": "H"}, {"type": "play", "cards": ["5H"]}]

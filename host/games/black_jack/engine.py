@@ -87,8 +87,12 @@ class BlackJack(BlackJackState):
         self._judge(seat, action)
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        acting = _acting(action) if isinstance(action, Play) else None
-        blunder = None if acting is None else self._blunder_reason(seat, acting)
+        listed = self._legal.get(seat)
+        if listed is not None and any(a is action for a in listed):
+            acting, blunder = self._offered(action), None  # listed as legal: judged already
+        else:
+            acting = _acting(action) if isinstance(action, Play) else None
+            blunder = None if acting is None else self._blunder_reason(seat, acting)
         self._legal.clear()
         events: list[Event] = []
         if isinstance(action, Declare):
@@ -115,6 +119,16 @@ class BlackJack(BlackJackState):
         assert isinstance(action, Play) and acting is not None
         self._play(seat, action, acting, events)
         return self._settle(events)
+
+    @staticmethod
+    def _offered(action: Action) -> list[Card] | None:
+        """The cards of a play :meth:`legal_actions` offered, as they act (``None``: no play)."""
+        if not isinstance(action, Play):
+            return None
+        if not action.declare:
+            return list(action.cards)
+        names = iter(action.declare)
+        return [next(names) if c.rank is _JOKER else c for c in action.cards]
 
     def _single_plays(self, card: Card) -> list[Action]:
         return [Play((card,), s, d) for s, d in single_forms(card)]
@@ -247,10 +261,13 @@ class BlackJack(BlackJackState):
         self._dry = 0
         self._said |= play.say is not None
         last = acting[-1]
-        data: WireMap = {"seat": seat, **play.to_wire()}
-        del data["type"]
-        data.pop("say", None)
-        data["pile"] = [c.code for c in play.cards]  # onto the discard pile (PROTOCOL.md 7.9)
+        codes = [c.code for c in play.cards]
+        data: WireMap = {"seat": seat, "cards": codes}  # the play's wire form, less type and say
+        if play.suit is not None:
+            data["suit"] = play.suit.value
+        if play.declare:
+            data["declare"] = [c.code for c in play.declare]
+        data["pile"] = list(codes)  # onto the discard pile (PROTOCOL.md 7.9)
         if (
             self.pending
             and not self.covering

@@ -3,13 +3,15 @@
 How it works: :func:`choose` scores each legal turn action (the host's policy,
 :mod:`host.policy`, has already made any declaration the window allows) and returns the best;
 it reads only the seat's ``view`` and the legal actions in wire form. A play (a card, a run, a
-chain) is worth the cards it sheds, more when it goes out having declared; and:
+chain) is worth the cards it sheds, more when it goes out having declared, less for each play
+the rest of the hand will still need (:func:`plays_left`: a run of one suit is one play, so a
+play that breaks a run costs a turn); and:
 
 * against a pick-up, a counter that passes it on grown (a 2 or a black jack) beats the red jack
   that cancels it, which beats taking it;
 * otherwise the pick-up cards (2s, black jacks) are kept as counters, and played as attacks
-  only when a rival is down to two cards; aces (they name a suit, so they play on anything)
-  and jokers are kept for when nothing else plays;
+  only when the player who plays next (who would pick up) is down to two cards; aces (they
+  name a suit, so they play on anything) and jokers are kept for when nothing else plays;
 * a run is judged by its last card, whose magic is the one that applies: an ace names the suit
   the rest of the hand holds most of; an 8 with two players, or a queen that the hand can cover,
   brings the turn straight back;
@@ -30,11 +32,13 @@ from typing import Any
 from host.games.presentation import BotFeatures
 from protocol.cards import ALL_CARDS, Card, Color, Rank, cards_in
 
-__all__ = ["BOT", "Table", "choose"]
+__all__ = ["BOT", "NOBODY", "Table", "choose", "plays_left"]
 
 WireMap = dict[str, Any]
 
-#: what one card shed is worth, and the bonuses and costs on top
+#: what one card shed is worth, and the bonuses and costs on top (``LEFT``: per play the rest
+#: of the hand still needs; tuned with ``bench/bots.py --pair normal:greedy``, docs/BOTS.md)
+LEFT = 2.0
 SHED, OUT, PASS_ON, CANCEL, KEEP, URGENT, WILD, AGAIN, SAY = (
     2.0,
     100.0,
@@ -48,8 +52,31 @@ SHED, OUT, PASS_ON, CANCEL, KEEP, URGENT, WILD, AGAIN, SAY = (
 )
 
 
+#: a hand size standing for "no next player"
+NOBODY = 99
+
+
 def _is_pickup(c: Card) -> bool:
     return c.rank is Rank.TWO or (c.rank is Rank.JACK and c.color is Color.BLACK)
+
+
+def plays_left(hand: Sequence[Card]) -> float:
+    """A hand's size in plays rather than cards: each run of one suit (consecutive ranks)
+    counts once, and a joker half."""
+    keys = sorted({(c.suit.value, int(c.rank)) for c in hand if not c.is_joker and c.suit})
+    runs = sum(1 for i, k in enumerate(keys) if i == 0 or keys[i - 1] != (k[0], k[1] - 1))
+    return runs + 0.5 * sum(c.is_joker for c in hand)
+
+
+def _next_hand(seat: object, counts: Sequence[int], out: set[int], step: int) -> int:
+    """How many cards the next player still in (``step``: the direction of play) holds; a large
+    number if there is none."""
+    if not isinstance(seat, int) or not counts:
+        return NOBODY
+    other = (seat + step) % len(counts)
+    while other != seat and other in out:
+        other = (other + step) % len(counts)
+    return int(counts[other]) if other != seat else NOBODY
 
 
 def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
@@ -65,7 +92,9 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     rivals = [n for s, n in enumerate(counts) if s != seat and s not in out]
     declared = view.get("declared") or []
     ready = isinstance(seat, int) and seat < len(declared) and bool(declared[seat])
-    table = Table(hand, rivals, ready, bool(view.get("pending")) and not view.get("cover"))
+    step = -1 if view.get("direction") == "counter-clockwise" else 1
+    attacked = bool(view.get("pending")) and not view.get("cover")
+    table = Table(hand, rivals, ready, attacked, _next_hand(seat, counts, out, step))
 
     def score(action: WireMap) -> float:
         suit = action.get("suit")
@@ -89,6 +118,7 @@ class Table:
     rivals: Sequence[int]
     ready: bool
     attacked: bool
+    after: int = NOBODY  #: the cards held by the player who plays next
 
     def score(
         self, cards: Sequence[Card], declare: Sequence[Card], suit: str | None, *, said: bool
@@ -100,11 +130,16 @@ class Table:
         jokers = iter(declare)
         acting = [next(jokers, c) if c.is_joker else c for c in cards]
         value = SHED * len(cards) + (SAY if said else 0.0)
+        left = list(hand)
+        for c in cards:
+            if c in left:
+                left.remove(c)
+        value -= LEFT * plays_left(left)
         if len(cards) == len(hand):
             return value + (OUT if self.ready else -OUT / 10)  # undeclared: two penalty cards
         if self.attacked:
             return value + (PASS_ON if _is_pickup(acting[0]) else CANCEL)
-        urgent = bool(self.rivals) and min(self.rivals) <= 2
+        urgent = self.after <= 2
         value += sum(URGENT if urgent else KEEP for c in acting if _is_pickup(c))
         value += WILD * sum(c.is_joker or c.rank is Rank.ACE for c in cards)
         last = acting[-1]

@@ -31,7 +31,8 @@ from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play
 from host.games.black_jack.plays import matching
 from host.games.black_jack.rules import COUNTERS
-from host.games.black_jack.strategy import Table
+from host.games.black_jack.strategy import NOBODY, Table
+from host.games.black_jack.strategy import plays_left as _plays_left
 from host.games.deal import deal_hidden
 from host.games.support import GameSupport, SeatMemory, by_hand_size
 from protocol.cards import Card, Rank, Suit, parse_card
@@ -288,20 +289,14 @@ def _table(world: BlackJack, seat: int) -> Table:
     """What the normal bot judges ``seat``'s plays against, read from the engine."""
     rivals = [len(h) for s, h in enumerate(world.hands) if s != seat and world.active[s]]
     attacked = bool(world.pending) and not world.covering
-    return Table(world.hands[seat], rivals, world.declared[seat], attacked)
+    nxt = world._next(seat)
+    after = len(world.hands[nxt]) if nxt != seat else NOBODY
+    return Table(world.hands[seat], rivals, world.declared[seat], attacked, after)
 
 
 def _score(table: Table, play: Play) -> float:
     suit = None if play.suit is None else play.suit.value
     return table.score(play.cards, play.declare, suit, said=play.say is not None)
-
-
-def _plays_left(hand: Sequence[Card]) -> float:
-    """A hand's size in plays rather than cards: each run of one suit (consecutive ranks)
-    counts once, and a joker half."""
-    keys = sorted({(c.suit.value, int(c.rank)) for c in hand if not c.is_joker and c.suit})
-    runs = sum(1 for i, k in enumerate(keys) if i == 0 or keys[i - 1] != (k[0], k[1] - 1))
-    return runs + 0.5 * sum(c.is_joker for c in hand)
 
 
 def _best(world: BlackJack, seat: int, legal: list[Action]) -> Action:

@@ -11,9 +11,12 @@ game's facts (:mod:`host.games.one.rules`).
 * :func:`bid_value` estimates the points a hand takes as the bidder: its own points, the tricks
   its high cards and long suits should win, and what those tricks bring in from the others.
 * :func:`pick_card` chooses the card to play: the bidder's first lead is the top of its best
-  suit (which becomes trump); other leads are the strongest card of the longest suit; a
-  follower takes a trick worth taking as cheaply as it can (the last player only when it is
-  worth something), and otherwise throws its cheapest card, never a point card it can keep.
+  suit (which becomes trump); once there is a trump a lead is a top card (the ace uptown) of
+  the longest suit holding one, else the cheapest card, a 9 or 10 of the longest suit rather
+  than a point card that a higher card would take; with no trump a lead is the strongest card
+  of the longest suit; a follower takes a trick worth taking as cheaply as it can (the last
+  player only when it is worth something), and otherwise throws its cheapest card, never a
+  point card it can keep.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ __all__ = [
 ]
 
 #: ranks that favour staying uptown (A high), and those that favour switching (9 high)
+#: the strength of a suit's top card (the ace uptown, the 9 downtown)
+_TOP = 5
 UPTOWN_RANKS = frozenset({Rank.ACE, Rank.KING})
 DOWNTOWN_RANKS = frozenset({Rank.NINE, Rank.TEN})
 
@@ -121,7 +126,15 @@ def _lead(
     trump: Suit | None,
     power: Callable[[Card], int],
 ) -> Card:
-    """The strongest card of the longest suit (the joker only when nothing else may lead)."""
+    """With a trump, a top card of the longest suit holding one, else the cheapest card (a
+    point card led below the top is a point given away: leading them lost to a greedy
+    baseline, docs/BOTS.md); with none, the strongest card of the longest suit. The joker
+    leads only when nothing else may."""
     suits = Counter(c.suit for c in hand if c is not JOKER)
     plain = [c for c in playable if c is not JOKER] or list(playable)
+    if trump is not None:
+        tops = [c for c in plain if power(c) == _TOP]
+        if tops:
+            return max(tops, key=lambda c: (suits[c.suit], c.suit is trump))
+        return min(plain, key=lambda c: (card_points(c), -suits[c.suit], power(c)))
     return max(plain, key=lambda c: (suits[c.suit], power(c), c.suit is trump))

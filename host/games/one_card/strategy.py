@@ -5,9 +5,11 @@ How it works: :func:`choose` scores each legal turn action (the host's policy,
 the seat's ``view`` and the legal actions in wire form. A play that goes out wins outright.
 Otherwise a play is worth the cards it sheds, and:
 
-* an attack card (2, ace, jokers) is worth playing: it sheds a card and grows the next
-  player's hand, all the more when the damage now pending would bankrupt them
-  (``bankrupt_at``); against an attack, the defence that passes on the most damage is best;
+* an attack card (2, ace, jokers) is kept for defence: the player holding the last answer to
+  an attack chain makes the other draw it all, and bankruptcy ends most games. On its own
+  initiative the bot attacks only when nothing else plays (a seven mostly goes first), or
+  when the damage now pending would bankrupt the next player (``bankrupt_at``); against an
+  attack, the defence that passes on the most damage is best;
 * a seven is kept for when nothing else plays, and names the suit the rest of the hand holds
   most of;
 * a king (another turn) and, with two players, a jack or queen (the opponent is skipped) are
@@ -32,8 +34,10 @@ __all__ = ["BOT", "choose"]
 
 WireMap = dict[str, Any]
 
-#: what one card shed is worth, and the bonuses and costs on top
-SHED, ATTACK, KILL, PER_DAMAGE, SEVEN, AGAIN = 2.0, 3.0, 20.0, 0.2, -2.5, 1.5
+#: what one card shed is worth, and the bonuses and costs on top; ``ATTACK`` is negative: an
+#: attack card played on the bot's own initiative is a defence given away (playing them early,
+#: at +3, lost to a greedy baseline that keeps its jokers: see docs/BOTS.md)
+SHED, ATTACK, KILL, PER_DAMAGE, SEVEN, AGAIN = 2.0, -4.0, 20.0, 0.2, -2.5, 1.5
 
 
 def _next_hand(view: WireMap) -> int:

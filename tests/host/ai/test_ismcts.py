@@ -68,6 +68,28 @@ def test_the_search_takes_the_card_that_wins_the_game() -> None:
     assert found
 
 
+def test_no_rival_calls_before_the_root_action() -> None:
+    """A seat to act on its own last card with the call window still open goes out: the search
+    lets no rival call "One Card!" before the seat's action (that penalty card would leave two
+    cards, and a search of one iteration per action then chose to draw in about a quarter of
+    these positions)."""
+    support = find_support("one-card")
+    tried = 0
+    for seed in (1, 2, 22, 104, 118, 119):
+        for engine, memory in _turns("one-card", 2, seed):
+            view = engine.view(0)
+            outs = [a for a in view["legal"] if len(a.get("cards") or ()) == len(view["hand"])]
+            if not outs or {"type": "call"} not in view["legal"]:
+                continue
+            turns = sum(a["type"] != "call" for a in view["legal"])
+            for k in range(10):
+                result = search(view, memory, support, random.Random(k), Budget(iterations=turns))
+                assert result is not None
+                assert result.action.to_wire() in outs
+                tried += 1
+    assert tried >= 30
+
+
 def test_fewer_cards_mean_better_chances() -> None:
     chances = by_hand_size([1, 5, None, 3], 0.3)
     assert chances[2] == 0.0

@@ -20,7 +20,16 @@ def test_one_card_goes_out_when_it_can() -> None:
     view = {"seat": 0, "hand": ["5H", "2H"], "hand_counts": [2, 6], "damage": 0}
     legal = [_play("2H"), _play("5H"), DRAW]
     assert one_card.choose({**view, "hand": ["5H"]}, [_play("5H"), DRAW]) == _play("5H")
-    assert one_card.choose(view, legal) == _play("2H")  # an attack grows the rival's hand
+    assert one_card.choose(view, legal) == _play("5H")  # the attack card is kept for defence
+
+
+def test_one_card_keeps_its_attack_cards_for_defence() -> None:
+    view = {"seat": 0, "hand": ["5H", "2H", "JR"], "hand_counts": [3, 6], "damage": 0}
+    legal = [_play("2H"), _play("JR"), _play("5H"), DRAW]
+    assert one_card.choose(view, legal) == _play("5H")
+    assert one_card.choose(view, [_play("2H"), DRAW]) == _play("2H")  # rather than draw
+    faced = {**view, "damage": 3, "target": 0}
+    assert one_card.choose(faced, [_play("2H"), _play("JR"), DRAW]) == _play("JR")  # the most
 
 
 def test_one_card_attacks_hardest_when_it_bankrupts_the_next_player() -> None:
