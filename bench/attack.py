@@ -47,7 +47,7 @@ import msgpack
 import trio
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
+from host.bots.bots import BotPlayer
 from net.session import RequestError, open_session
 from protocol.framing import encode_frame
 from protocol.limits import MAX_REQUEST_BYTES

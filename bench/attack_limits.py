@@ -2,8 +2,8 @@
 tables|slots|records`` runs them, each against its own host process, and prints what honest
 players got while the attack held everything it is allowed.
 
-How it works: the host runs in a child process from :class:`host.server.HostConfig` (plain TCP
-on 127.0.0.1, a temporary data dir) with loopback counted per address, so the attackers' and
+How it works: the host runs in a child process from :class:`host.server.server.HostConfig` (plain
+TCP on 127.0.0.1, a temporary data dir) with loopback counted per address, so the attackers' and
 players' sources 127.0.0.2-127.0.0.12 play separate LAN machines without network namespaces.
 
 * ``slots``: four "machines" (127.0.0.2-5) each open as many connections as the per-address
@@ -42,7 +42,7 @@ KINDS = ("tables", "slots", "records")
 
 
 def _serve(port: int, data_dir: str, keep_days: float | None) -> None:
-    from host.server import HostConfig, serve_host
+    from host.server.server import HostConfig, serve_host
 
     config = HostConfig(
         data_dir=Path(data_dir), bind="127.0.0.1", port=port, insecure=True, advertise=False,
@@ -251,7 +251,7 @@ def run(kind: str, seconds: float, port: int) -> None:
             host.terminate()
             host.join(timeout=20)
         if kind == "records":
-            from host.record_files import prune_data_dir
+            from host.storage.record_files import prune_data_dir
 
             done = prune_data_dir(Path(tmp), keep_days=0, max_bytes=None)
             left = list((Path(tmp) / "records").glob("*.json*"))

@@ -4,7 +4,7 @@ How it works: for each game (``--game``, default all three), seat count (``--sea
 and 4) and pairing of levels (``--pair A:B``, default ``normal:easy`` and ``hard:normal``, the
 round robin's steps up; ``hard:easy`` may be added, and ``greedy``, a baseline written from
 spec/RULES.md alone (:class:`GreedyBot`), e.g. ``--pair normal:greedy``), play ``--games``
-seeded games with :func:`host.ai.arena.play_match`, each bot seeing only its seat's view and
+seeded games with :func:`host.bots.ai.arena.play_match`, each bot seeing only its seat's view and
 events. Games come in *duplicate* pairs, as at a bridge club: both games of a pair are dealt
 from the same seed, level A in alternate seats (0 and 2 of 4, or seat 0 of 2) in the first and
 in the others in the second, so each level plays each deal from each side and the luck of the
@@ -22,13 +22,13 @@ maximum. The last column says how the games ended (going out, a target score, or
 
 The hard bot thinks ``--iterations`` per move (so that a tournament replays exactly from its
 seed, whatever the machine's load), ``--seconds`` per move, or, with neither, the budget it has
-at a table (:data:`host.ai.ismcts.DEFAULT_BUDGET`). Games run in
+at a table (:data:`host.bots.ai.ismcts.DEFAULT_BUDGET`). Games run in
 ``--jobs`` worker processes, a batch of games at a time; the load average is printed at the
 start and the end, since thinking times depend on it.
 
 With ``--speed`` it measures instead how fast the hard bot searches: per game and seat count,
 at every turn of seat 0 that has a choice in a few seeded games of normal bots
-(:func:`host.ai.arena.seat_turns`, the bot fed the seat's events), one search of
+(:func:`host.bots.ai.arena.seat_turns`, the bot fed the seat's events), one search of
 ``--iterations`` (default 200), and prints the iterations per second of CPU time (steadier than
 wall-clock time on a shared machine) over all those searches.
 
@@ -54,11 +54,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from host.ai.arena import play_match, seat_turns
-from host.ai.ismcts import DEFAULT_BUDGET, Budget
-from host.ai.levels import Bot, HardBot, make_bot, run_search
+from host.bots.ai.arena import play_match, seat_turns
+from host.bots.ai.ismcts import DEFAULT_BUDGET, Budget
+from host.bots.ai.levels import Bot, HardBot, make_bot, run_search
+from host.bots.policy import CALL_TYPES
 from host.games import game_names
-from host.policy import CALL_TYPES
 from protocol.cards import Card, Rank, Suit, cards_in
 
 #: games a worker process plays per task

@@ -3,7 +3,7 @@
 How it works: for each seat count (``--seats``, default every count the game allows) play
 ``--games`` seeded games twice: once with :func:`host.games.playout.playout`'s random player
 (the property tests' driver) and once with every seat played by the host's heuristic bot
-(:func:`host.policy.heuristic_choice`, fed each seat's own ``view`` and legal actions in wire
+(:func:`host.bots.policy.heuristic_choice`, fed each seat's own ``view`` and legal actions in wire
 form, as a bot client gets them). Out of turn, a seat that may act (a One Card call, a Black Jack
 declaration) is offered its actions half the time, which models bots racing to call. Each line
 prints how the games ended (termination counts), the share that ended as a game should (going
@@ -23,10 +23,10 @@ import statistics
 import time
 from collections import Counter
 
+from host.bots.policy import heuristic_choice
 from host.games import find_game
 from host.games.base import Action, Game
 from host.games.playout import playout
-from host.policy import heuristic_choice
 
 #: terminations that are real ends of a game; the rest are safety stops
 GAME_ENDS = frozenset({"went_out", "last_standing", "ranked", "target"})

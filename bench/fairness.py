@@ -8,7 +8,7 @@ shuffle, all signatures); the seat side is measured separately. "Verify" is
 ``verify_record`` on a JSON-parsed record: the spec's vector hand, a typical 4-seat hand
 (7 cards each, a starter, 20 draws), a made-up worst case (the whole deck dealt, then two
 reshuffles dealt out: 190 signed messages) and real games: seeded 4-seat One Card games played
-to the end by the host's heuristic bots through the host's own :class:`host.dealing.Deal` (the
+to the end by the host's heuristic bots through the host's own :class:`host.table.dealing.Deal` (the
 same signed messages a table sends), the median one and the longest. The default check
 verifies one signature per record (HAND_END's, which chains every other message, PROTOCOL.md
 8.2); "thorough" verifies every signature (~0.1 ms each here) and is what a record costs
@@ -29,10 +29,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.dealing import Deal
+from host.bots.policy import heuristic_choice
 from host.games import find_game
 from host.games.base import ChanceKind, ChanceRequest
-from host.policy import heuristic_choice
+from host.table.dealing import Deal
 from protocol.cards import DECK_54, sort_canonical
 from protocol.fairness import HandDealer, SeatSecret, SecretLedger
 from protocol.hand_records import build_record, dump_record, verify_record

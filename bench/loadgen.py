@@ -5,7 +5,7 @@ How it works: bench/server.py starts several of these (``python bench/loadgen.py
 as players' machines spread it on a LAN, and the process being measured does only its own work.
 
 * ``bots``: for each of its tables, ``seats`` connections; the first creates the table and every
-  one joins as a bot (:class:`host.bots.BotPlayer` with the heuristic policy, thinking
+  one joins as a bot (:class:`host.bots.bots.BotPlayer` with the heuristic policy, thinking
   ``--think`` seconds before each move). With ``--until`` the bots stay until then (a table
   that finishes starts its next game); without, each table plays one game and the bots leave.
 * ``echo``: ``--connections`` clients of bench/echo.py, each sending one frame of
@@ -34,7 +34,7 @@ import msgpack
 import trio
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
+from host.bots.bots import BotPlayer
 from net.session import leaves, open_session
 from protocol.messages import Message
 

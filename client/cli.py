@@ -48,8 +48,8 @@ COMMANDS: dict[str, Entry] = {
     "discover": Entry(
         "client.discover_cmd:discover_command", "List onecard hosts advertised on the LAN."
     ),
-    "host": Entry("host.cli:host_command", "Run a host for the LAN."),
-    "bot": Entry("host.cli:bot_command", "Run bots against a host."),
+    "host": Entry("host.tools.cli:host_command", "Run a host for the LAN."),
+    "bot": Entry("host.tools.cli:bot_command", "Run bots against a host."),
     "verify": Entry(
         "client.verify_cmd:verify_command",
         "Check hand records: signatures, commitments, every card.",
@@ -62,7 +62,7 @@ COMMANDS: dict[str, Entry] = {
         "client.proofs_cmd:proofs_command", "List the deal proofs kept per table; clean them up."
     ),
     "replay": Entry(
-        "host.replay_cmd:replay_command", "Play a scenario file and print every event."
+        "host.tools.replay_cmd:replay_command", "Play a scenario file and print every event."
     ),
     "rules": Entry("client.rules_cmd:rules_command", "Print a game's rules (from spec/RULES.md)."),
 }

@@ -2,7 +2,7 @@
 
 How it works: :func:`play_command` only parses options and calls :func:`run_play` with
 ``trio.run``. ``run_play`` starts a host in this process through the client's one entry into the
-host, :func:`host.embedded.embedded_host` (loopback, a free port, a throw-away data directory;
+host, :func:`host.tools.embedded.embedded_host` (loopback, a free port, a throw-away data directory;
 with ``--lan`` every interface, the default port, a play directory under the user data
 directory so the fingerprint stays the same, and LAN advertising), creates the table, then
 connects to it like any other client: TLS 1.3 pinned to the fingerprint the embedded host
@@ -22,12 +22,12 @@ seat: someone may ``onecard join`` it).
 A persistent data directory (``--lan``, or ``--data-dir``) holds the host's identity (TLS and
 deal-signing keys, shared with ``onecard host``, so the fingerprint friends pinned stays the
 same), but each ``play`` session serves from a fresh directory of its own under
-``DATA/play-sessions/`` (:func:`host.embedded.new_play_dir`: the identity files linked
+``DATA/play-sessions/`` (:func:`host.tools.embedded.new_play_dir`: the identity files linked
 in), so the lobby shows only this session's table, never tables left by earlier sessions or
 by ``onecard host``. When the session ends its journal database and the links are removed
 and its ``records/`` (the host's hand records, for ``onecard verify``) stay; a session with
 no records leaves nothing behind. A session that died without tidying (a crash, a kill) is
-tidied the same way by the next one (:func:`host.embedded.sweep_play_dirs`, by the process id
+tidied the same way by the next one (:func:`host.tools.embedded.sweep_play_dirs`, by the process id
 in its ``owner.pid``). The client
 fetches each hand's record into the proofs directory as well (not with ``--watch``: bots play
 every seat, the deals are checked and nothing is kept).
@@ -62,7 +62,7 @@ from client.stdin import read_line
 from client.table_client import TableClient
 from client.table_loop import Frontend, run_table
 from client.tokens import default_state_dir
-from host.embedded import (
+from host.tools.embedded import (
     EmbeddedError,
     HostInfo,
     Setup,

@@ -2,12 +2,12 @@
 
 How it works (``ECOSYSTEM.md`` section 2): python-zeroconf runs its own loop in a daemon thread
 when no asyncio loop is running, so from trio every blocking zeroconf call goes through
-``trio.to_thread.run_sync``. :func:`advertise_host` is the hook :func:`host.server.serve_host`
-calls (``onecard host`` unless ``--no-advertise``; ``onecard play --lan``): it registers one
-service instance named after the host, with the TXT record of :func:`encode_txt`, and removes it
-again when cancelled. :func:`browse` listens for a few seconds and resolves every instance it
-hears of; ``onecard discover`` (:mod:`client.discover_cmd`) prints them and ``onecard join``
-without an address offers them.
+``trio.to_thread.run_sync``. :func:`advertise_host` is the hook
+:func:`host.server.server.serve_host` calls (``onecard host`` unless ``--no-advertise``; ``onecard
+play --lan``): it registers one service instance named after the host, with the TXT record of
+:func:`encode_txt`, and removes it again when cancelled. :func:`browse` listens for a few seconds
+and resolves every instance it hears of; ``onecard discover`` (:mod:`client.discover_cmd`) prints
+them and ``onecard join`` without an address offers them.
 A host advertises every non-loopback address it listens on (:func:`lan_addresses`: with a
 wildcard listener, every interface's address, so a LAN with no default route works), and
 ``join`` tries a discovered host's addresses in turn.

@@ -2,7 +2,7 @@
 
 How it works: a :class:`SeatClient` wraps a :class:`net.session.ClientSession` for one table;
 it is the one seat client, which the terminal client (:class:`client.table_client.TableClient`
-adds what a person needs) and the host's bots (:class:`host.bots.BotPlayer` adds a policy) both
+adds what a person needs) and the host's bots (:class:`host.bots.bots.BotPlayer` adds a policy) both
 are. Whoever reads the session hands it every push (:meth:`SeatClient.handle`); it keeps the
 table seq (``last_seq``, for ``resume``), the seat names, the latest ``state`` and the outcome,
 numbers our actions (``act_seq``: 1, 2, ... within a game, PROTOCOL.md 4.2), and passes every

@@ -1,7 +1,7 @@
 """The protocol client library: handshake, requests by ``id``, pushes, heartbeat.
 
 One client serves every program that talks to a host: the terminal and JSON clients and the bots
-(``host.bots`` plays through it, over TCP/TLS or an in-process socket pair).
+(``host.bots.bots`` plays through it, over TCP/TLS or an in-process socket pair).
 
 How it works: :func:`open_session` takes an open stream (from :func:`net.trust.open_stream`,
 which has already checked the host's pin, or an in-process pair), sends ``hello``,

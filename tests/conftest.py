@@ -22,11 +22,12 @@ so client code tested without a host words events, titles and letters as it woul
 a test of the generic wording clears it (``CATALOGUE.forget()``), and the next test starts
 afresh.
 
-Shared fixtures: ``start_host`` runs :func:`host.server.serve_host` in the test's nursery (port
-0, 127.0.0.1, a temporary data directory, bots with no thinking time, no rate limit:
+Shared fixtures: ``start_host`` runs :func:`host.server.server.serve_host` in the test's nursery
+(port 0, 127.0.0.1, a temporary data directory, bots with no thinking time, no rate limit:
 ``FULL_SPEED``); ``serve_tls`` starts a TLS server with a fresh host identity around any
 handler; ``fake_conn`` is the class :class:`FakeConn`, what a table needs of a connection, for
-tests that drive a :class:`host.table.Table` or :class:`host.lobby.Lobby` without a socket;
+tests that drive a :class:`host.table.table.Table` or :class:`host.server.lobby.Lobby` without a
+socket;
 ``host_process`` runs ``onecard host`` as a process of its own, for tests that kill it;
 ``cheat_caught`` is what a seat client (the terminal client's and the bots' alike) says when it
 catches each kind of cheating.
@@ -56,12 +57,12 @@ import trio
 from hypothesis import HealthCheck, settings
 
 from client.catalogue import CATALOGUE, Catalogue
-from host import connection as host_connection
-from host.cheats import CheatKind
 from host.games import game_entries
-from host.identity import load_or_create_identity
 from host.ratelimit import RateLimits
-from host.server import HostConfig, HostInfo, serve_host
+from host.server import connection as host_connection
+from host.server.identity import load_or_create_identity
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.table.cheats import CheatKind
 
 _HOST_SAYS = Catalogue(game_entries()).games
 
@@ -129,7 +130,7 @@ def umask_022() -> Iterator[None]:
 class FakeConn:
     """What a table needs of a connection: deliveries are kept, closing is a flag.
 
-    ``address`` is its key for the per-address caps (host.admission; None: not capped);
+    ``address`` is its key for the per-address caps (host.server.admission; None: not capped);
     ``trusted`` makes it the host's own in-process bot connection.
     """
 

@@ -10,7 +10,7 @@ import pytest
 
 MODULES = [
     "client.catalogue",
-    "host.cheats",
+    "host.table.cheats",
     "client.choices",
     "client.intents",
     "client.help",
@@ -34,9 +34,9 @@ MODULES = [
     "host.games.follow",
     "host.games.one_card.engine",
     "host.games.presentation",
-    "host.admission",
-    "host.connection",
-    "host.identity",
+    "host.server.admission",
+    "host.server.connection",
+    "host.server.identity",
     "protocol.cards",
     "protocol.decks",
     "protocol.connection",

@@ -21,7 +21,7 @@ from client.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the host's modules a command of ``onecard`` may name (``onecard host``, ``bot``, ``replay``)
-HOST_COMMAND_MODULES = {"host.cli", "host.replay_cmd"}
+HOST_COMMAND_MODULES = {"host.tools.cli", "host.tools.replay_cmd"}
 #: run import-linter in a fresh interpreter (the cwd's packages first on sys.path, no cache)
 LINT = (
     "import sys; from importlinter.cli import lint_imports; "
@@ -53,13 +53,13 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "protocol/lobby_messages.py": "from protocol import table_messages\n",
         "protocol/table_messages.py": "",
         "protocol/registry.py": "",
-        "net/bad.py": "from host.table import Table\n",
+        "net/bad.py": "from host.table.table import Table\n",
         "net/worse.py": "from onecard.startup import main\n",
-        "host/table.py": "",
-        "host/embedded.py": "",
+        "host/table/table.py": "",
+        "host/tools/embedded.py": "",
         "host/bad.py": "import client.render\n",
         "host/curve.py": "import nacl\n",
-        "host/bots.py": "from protocol.fairness import HandVerifier\n",
+        "host/bots/bots.py": "from protocol.fairness import HandVerifier\n",
         "protocol/fairness.py": "",
         "protocol/verifier.py": "",
         "client/table_client.py": "",
@@ -69,18 +69,18 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "host/games/base.py": "",
         "host/games/one/__init__.py": "",
         "host/games/one/state.py": "",
-        "host/games/one/worlds.py": "import random\nimport time\nimport host.ai\n",
+        "host/games/one/worlds.py": "import random\nimport time\nimport host.bots.ai\n",
         "host/games/one/engine.py": "import random\nimport host.games.one.strategy\n",
         "host/games/one/strategy.py": "",
-        "host/ai/__init__.py": "",
-        "host/policy.py": "",
+        "host/bots/ai/__init__.py": "",
+        "host/bots/policy.py": "",
         "host/games/support.py": "",
         "host/games/deal.py": "",
         "host/games/one/tactics.py": "",
         "client/render.py": "",
         "client/cli.py": "",
-        "client/play_cmd.py": "from host.embedded import embedded_host\n",
-        "client/bad.py": "from host.table import Table\n",
+        "client/play_cmd.py": "from host.tools.embedded import embedded_host\n",
+        "client/bad.py": "from host.table.table import Table\n",
         "onecard/startup.py": "from client.cli import main\n",
         "onecard/bad.py": "import protocol\n",
     }
@@ -97,21 +97,21 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
     assert f"0 kept, {len(contracts)} broken" in result.stdout
     for line in (
         "protocol.bad -> trio",
-        "net.bad -> host.table",
+        "net.bad -> host.table.table",
         "net.worse -> onecard.startup",
         "host.bad -> client.render",
         "host.curve -> nacl",
-        "client.bad -> host.table",
+        "client.bad -> host.table.table",
         "host.games.one.engine -> random",
         "host.games.one.worlds -> time",
         "host.games.one.engine -> host.games.one.strategy",
-        "host.games.one.worlds -> host.ai",
+        "host.games.one.worlds -> host.bots.ai",
         "onecard.bad -> protocol",
-        "host.bots -> protocol.fairness",
+        "host.bots.bots -> protocol.fairness",
         "protocol.lobby_messages -> protocol.table_messages",
     ):
         assert line in result.stdout, line
-    assert "client.play_cmd -> host.embedded" not in result.stdout
+    assert "client.play_cmd -> host.tools.embedded" not in result.stdout
 
 
 def test_the_command_registry_reaches_the_host_only_for_its_commands() -> None:

@@ -5,7 +5,7 @@
 * the Makefile, ``.ci/run``, the tests and the benchmarks name no ``.venv/bin`` (``Scripts`` on
   Windows): they run the venv's Python through a variable, or ``sys.executable``.
 
-The data directory's lock has a Windows path of its own (``host/datadir.py``, ``msvcrt``).
+The data directory's lock has a Windows path of its own (``host/storage/datadir.py``, ``msvcrt``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ the game's ``strategy`` module) and what the searching bot needs (``GameSupport`
 ``worlds`` module). Each is imported on first use, so a broken or slow import of one game never
 affects the others, and loading an engine never loads its bot. Adding a game is its package
 plus one entry here (docs/ADDING-A-GAME.md). The host still imports every game when it starts
-(:mod:`host.policy` reads each game's bot features at import); only a tool that asks for one
+(:mod:`host.bots.policy` reads each game's bot features at import); only a tool that asks for one
 game imports that game alone.
 
 :func:`game_entry` is what the host says about one game in its ``games`` reply: name, title,

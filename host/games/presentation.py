@@ -215,7 +215,7 @@ GENERIC = Presentation()
 
 @dataclass(frozen=True, slots=True)
 class BotFeatures:
-    """What the host's bots (:mod:`host.policy`) know about a game, declared by the game.
+    """What the host's bots (:mod:`host.bots.policy`) know about a game, declared by the game.
 
     * ``calls``: action types that are announcements, not turns: made once when legal;
     * ``passive``: action types that give up the turn without shedding (draw, pass);

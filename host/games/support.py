@@ -1,6 +1,6 @@
 """What the searching bot needs from each game, declared by the game next to its engine.
 
-How it works: the search (:mod:`host.ai.ismcts`) is written once, over the engine interface of
+How it works: the search (:mod:`host.bots.ai.ismcts`) is written once, over the engine interface of
 :mod:`host.games.base` (``to_act``, ``legal_actions``, ``apply``, ``clone``, chance answered from
 the bot's own random generator). What differs per game lives in the game's package, in a
 ``worlds`` module whose ``SUPPORT`` is a :class:`GameSupport` (the games implement it, the

@@ -20,7 +20,7 @@ sqlite file, write journal rows no host wrote, make the disk refuse writes (a mo
 ``os.replace`` raising ``ENOSPC``; no real full disk needed) and loosen file modes, then check
 that the host says what is wrong in one line and serves whatever is still sound. Hosts run on
 the mock clock over in-memory streams where time matters (see ``tests/host/conftest.py``), and
-``onecard host`` runs in-process with :func:`host.cli.run_host` replaced by a start-and-stop,
+``onecard host`` runs in-process with :func:`host.tools.cli.run_host` replaced by a start-and-stop,
 so a host that wrongly starts returns instead of serving forever. Test files cannot import
 each other, so helpers are handed out as fixtures.
 """
@@ -44,13 +44,13 @@ import trio.testing
 from click.testing import CliRunner, Result
 
 import protocol.table_messages as tm
-from host import cli
-from host.datadir import RECORDS_DIR
 from host.games import find_game
-from host.identity import load_or_create_identity
-from host.runner import Batch, GameRunner, Seat, TablePhase
-from host.server import HostConfig, HostInfo, serve_host
-from host.store import JournalKind, JournalRow, SeatRow, Store
+from host.server.identity import load_or_create_identity
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.storage.datadir import RECORDS_DIR
+from host.storage.store import JournalKind, JournalRow, SeatRow, Store
+from host.table.runner import Batch, GameRunner, Seat, TablePhase
+from host.tools import cli
 from net.session import ClientSession, open_session
 from protocol.cards import parse_card
 from protocol.connection import Connection, Role

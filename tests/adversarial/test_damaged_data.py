@@ -22,9 +22,9 @@ import trio.testing
 from click.testing import Result
 
 import protocol.table_messages as tm
-from host.datadir import DB_FILE, RECORDS_DIR
-from host.identity import KEY_FILE, SIGNING_KEY_FILE, load_or_create_identity
-from host.runner import TablePhase
+from host.server.identity import KEY_FILE, SIGNING_KEY_FILE, load_or_create_identity
+from host.storage.datadir import DB_FILE, RECORDS_DIR
+from host.table.runner import TablePhase
 from net.session import RequestError
 from protocol.hand_records import verify_record
 from protocol.messages import Ping, Pong
@@ -148,7 +148,9 @@ async def test_a_records_path_that_is_a_file_is_named(lab: Lab) -> None:
     records.write_text("not a directory")
     result = await trio.to_thread.run_sync(lab.cli)
     one_clean_line(result, f"{records} is not a directory", "move it aside")
-    from host.datadir import DataDirDamaged  # here: the module imports on the code before it
+    from host.storage.datadir import (
+        DataDirDamaged,  # here: the module imports on the code before it
+    )
 
     with pytest.raises(DataDirDamaged):
         await lab.start()

@@ -19,8 +19,8 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
-from host.store import SeatRow, Store
+from host.bots.bots import BotPlayer
+from host.storage.store import SeatRow, Store
 from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage
@@ -61,7 +61,7 @@ async def play_games(players: list[BotPlayer], games: int) -> None:
 async def test_a_refused_record_write_still_delivers_the_hand_and_is_written_later(
     autojump_clock: trio.testing.MockClock, lab: Lab, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="host.record_files")
+    caplog.set_level(logging.WARNING, logger="host.storage.record_files")
     info = await lab.start()
     table = await info.host.create_table("one-card", seats=2)
     lab.disk_full(True)
@@ -86,7 +86,9 @@ async def test_a_refused_record_write_still_delivers_the_hand_and_is_written_lat
         assert isinstance(listing, tm.Records) and set(hands) <= set(listing.hands)
         served = {hand: await record_text(a, table, hand) for hand in hands}
         lab.disk_full(False)
-        from host.record_files import RECORD_RETRY_MAX  # here: imported after the code it tests
+        from host.storage.record_files import (
+            RECORD_RETRY_MAX,  # here: imported after the code it tests
+        )
 
         await trio.sleep(RECORD_RETRY_MAX)  # the background retry, on the mock clock
     for hand, text in served.items():
@@ -94,7 +96,7 @@ async def test_a_refused_record_write_still_delivers_the_hand_and_is_written_lat
         assert lzma.decompress(path.read_bytes()) == text.encode("utf-8")
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert store.records.unwritten_records() == []
-    said = [r.getMessage() for r in caplog.records if r.name == "host.record_files"]
+    said = [r.getMessage() for r in caplog.records if r.name == "host.storage.record_files"]
     assert len([m for m in said if m.startswith("cannot write the hand record")]) == 1
     assert len([m for m in said if m.startswith("the disk takes hand records again")]) == 1
 
@@ -161,7 +163,7 @@ async def test_records_waiting_for_the_disk_are_bounded_in_memory(
 ) -> None:
     """Past the bound the oldest waiting record is dropped from memory (the next start
     rebuilds it from the journal), never the one just finished."""
-    from host import record_files
+    from host.storage import record_files
 
     monkeypatch.setattr(record_files, "MAX_UNWRITTEN_BYTES", 250)
     store = Store(lab.data_dir, in_thread=False)

@@ -18,8 +18,8 @@ import pytest
 import trio
 import trio.testing
 
-from host.datadir import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR
-from host.identity import CERT_FILE, KEY_FILE, LOCK_FILE, SIGNING_KEY_FILE
+from host.server.identity import CERT_FILE, KEY_FILE, LOCK_FILE, SIGNING_KEY_FILE
+from host.storage.datadir import DB_FILE, HOST_LOCK_FILE, RECORDS_DIR
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
 

@@ -24,7 +24,7 @@ import pytest
 import trio
 import trio.testing
 
-from host.server import HostConfig, HostInfo, serve_host
+from host.server.server import HostConfig, HostInfo, serve_host
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode, RemoteProtocolError
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame

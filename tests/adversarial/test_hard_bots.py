@@ -1,7 +1,7 @@
 """Clients that fill the host with bots, hold two seats, or sit where someone just played.
 
 Attacks from the second hardening issue (points 1 and 8), each on trio's mock clock against a
-real :class:`host.lobby.Lobby` with in-memory connections (a ``FakeConn`` keeps what it is
+real :class:`host.server.lobby.Lobby` with in-memory connections (a ``FakeConn`` keeps what it is
 sent):
 
 * one connection with no seat created tables and added hard bots to each, whose searches
@@ -30,12 +30,12 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
-from host.lobby import BotLimits, Lobby
-from host.seating import HOSTED_BOT_PREFIX
-from host.server import HostConfig, HostInfo, serve_host
-from host.store import Store
-from host.table import TableError
+from host.bots.bots import BotPlayer
+from host.server.lobby import BotLimits, Lobby
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.storage.store import Store
+from host.table.seating import HOSTED_BOT_PREFIX
+from host.table.table import TableError
 from net.session import ClientSession, open_session
 from protocol.errors import ErrorCode
 from protocol.framing import encode_frame

@@ -13,7 +13,7 @@ import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.server import HostInfo
+from host.server.server import HostInfo
 from protocol.errors import ErrorCode
 from protocol.messages import Error
 

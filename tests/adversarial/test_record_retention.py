@@ -12,8 +12,8 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.record_files import PRUNE_EVERY_S, PRUNED_FILE
-from host.runner import TablePhase
+from host.storage.record_files import PRUNE_EVERY_S, PRUNED_FILE
+from host.table.runner import TablePhase
 from net.session import RequestError
 from protocol.errors import ErrorCode
 

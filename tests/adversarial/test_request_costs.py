@@ -19,8 +19,8 @@ import pytest
 import trio
 import trio.testing
 
-from host import connection as connection_module
-from host.server import HostConfig, HostInfo, serve_host
+from host.server import connection as connection_module
+from host.server.server import HostConfig, HostInfo, serve_host
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame
 from protocol.limits import MAX_REQUEST_BYTES
@@ -99,8 +99,8 @@ async def test_a_request_longer_than_max_request_bytes_is_refused_before_decodin
 
 
 class SlowClock:
-    """``time.perf_counter`` for host.connection where every call is 5 ms after the last: each
-    frame the host decodes then looks as costly as an attacker's heaviest."""
+    """``time.perf_counter`` for host.server.connection where every call is 5 ms after the last:
+    each frame the host decodes then looks as costly as an attacker's heaviest."""
 
     def __init__(self) -> None:
         self.now = 0.0

@@ -24,7 +24,7 @@ import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
+from host.bots.bots import BotPlayer
 from net.session import ClientSession, open_session
 from protocol.fairness import SignedMessage
 from protocol.hand_records import verify_record

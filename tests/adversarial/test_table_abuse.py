@@ -1,8 +1,8 @@
 """Players who stall, leave, drop, crowd or impersonate: the table protects the game.
 
 Attacks from the hardening issue (points 2, 8, 10, 11 and 13), each run on trio's mock clock
-against a real :class:`host.lobby.Lobby` with in-memory connections (a ``FakeConn`` keeps what
-it is sent) or a real host over memory streams, and each bounded by ``fail_after``:
+against a real :class:`host.server.lobby.Lobby` with in-memory connections (a ``FakeConn`` keeps
+what it is sent) or a real host over memory streams, and each bounded by ``fail_after``:
 
 * a player who dropped (or a host that restarted) lost their ``ready`` and the table waited for
   ever (point 2);
@@ -29,17 +29,17 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
-from host.chat import TABLE_CHAT_BURST
+from host.bots.bots import BotPlayer
 from host.games import find_game
-from host.lobby import MAX_TABLES_PER_ADDRESS, MAX_TABLES_PER_CONNECTION, Lobby
-from host.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S, TablePhase
-from host.seating import UNSTARTED_TABLE_S
-from host.server import HostConfig, HostInfo, serve_host
-from host.store import Store
-from host.table import Table, TableError
-from host.table_clock import EMPTY_TABLE_S
-from host.table_restore import restore_table
+from host.server.lobby import MAX_TABLES_PER_ADDRESS, MAX_TABLES_PER_CONNECTION, Lobby
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.storage.store import Store
+from host.table.chat import TABLE_CHAT_BURST
+from host.table.clock import EMPTY_TABLE_S
+from host.table.restore import restore_table
+from host.table.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S, TablePhase
+from host.table.seating import UNSTARTED_TABLE_S
+from host.table.table import Table, TableError
 from net.session import ClientSession, open_session
 from protocol.errors import ErrorCode
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from host.ai.ismcts import Budget
+from host.bots.ai.ismcts import Budget
 from host.games import game_names
 
 
@@ -60,7 +60,7 @@ def test_the_greedy_baseline_plays_only_legal_moves(
             chosen.append(action is None or action in legal)
             return action
 
-    from host.ai.arena import play_match
+    from host.bots.ai.arena import play_match
 
     for seed in range(3):
         bots = [Checked(rng=random.Random(s)) for s in range(seats)]

@@ -1,8 +1,8 @@
 """Fixtures for client tests: a real host on loopback, and client processes to drive.
 
 Test files cannot import each other (``--import-mode=importlib``), so helpers are handed out by
-fixtures. ``start_host`` runs :func:`host.server.serve_host` in the test's trio nursery (port 0,
-127.0.0.1, a temporary data directory, bots with no thinking time); ``client_env`` is an
+fixtures. ``start_host`` runs :func:`host.server.server.serve_host` in the test's trio nursery (port
+0, 127.0.0.1, a temporary data directory, bots with no thinking time); ``client_env`` is an
 environment for client subprocesses whose known_hosts file and state directory live under
 ``tmp_path``, so no test touches the user's real files; ``json_client`` starts ``onecard ...
 --json`` as a subprocess and reads its NDJSON output line by line.
@@ -32,7 +32,7 @@ import protocol.table_messages as tm
 from client.human_ui import HumanUI
 from client.render import make_console
 from client.table_client import TableClient
-from host.server import HostInfo
+from host.server.server import HostInfo
 from net.session import open_session
 from net.trust import open_stream
 

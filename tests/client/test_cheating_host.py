@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from host.cheats import CheatKind
+from host.table.cheats import CheatKind
 from protocol.exit_codes import ExitCode
 from protocol.hand_records import verify_record
 

@@ -19,7 +19,7 @@ from client.commands import Quit
 from client.join_cmd import join_command
 from client.json_ui import JsonUI
 from client.lobby import parse_lobby
-from host.identity import default_host_name
+from host.server.identity import default_host_name
 from net.session import Disconnected
 
 

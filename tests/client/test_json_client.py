@@ -14,7 +14,7 @@ import trio
 
 from client.verify_cmd import verify_files
 from host.games import game_names
-from host.table import Table
+from host.table.table import Table
 
 GAMES = game_names()
 

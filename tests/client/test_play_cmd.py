@@ -18,10 +18,10 @@ from client import table_loop
 from client.cli import cli
 from client.commands import parse_options
 from client.play_cmd import play_command
-from host import embedded
-from host.cheats import CheatKind
 from host.games import find_game, game_names
-from host.server import HostConfig
+from host.server.server import HostConfig
+from host.table.cheats import CheatKind
+from host.tools import embedded
 from protocol.exit_codes import ExitCode
 
 GAMES = game_names()

@@ -25,7 +25,7 @@ from client.record_fetch import (
     record_path,
 )
 from client.verify_cmd import verify_files
-from host.server import HostInfo
+from host.server.server import HostInfo
 from net.session import ClientSession, Disconnected, RequestError, open_session
 from net.trust import open_stream
 from protocol.errors import ErrorCode

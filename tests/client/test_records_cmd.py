@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from client.cli import cli
 from client.records_cmd import records_listed, run_records
-from host.server import HostInfo
+from host.server.server import HostInfo
 from net.session import Disconnected
 from protocol.exit_codes import ExitCode
 

@@ -18,7 +18,7 @@ import trio
 import trio.testing
 
 from host.ratelimit import RateLimits
-from host.server import HostConfig, HostInfo, serve_host
+from host.server.server import HostConfig, HostInfo, serve_host
 from net.session import ClientSession, open_session
 from protocol.fairness import SignedMessage
 

@@ -1,8 +1,9 @@
-"""Admission's per-address cap (host.admission): connections still in their handshake count."""
+"""Admission's per-address cap (host.server.admission): connections still in their handshake
+count."""
 
 from __future__ import annotations
 
-from host.admission import Admission, Ticket
+from host.server.admission import Admission, Ticket
 
 
 async def test_handshakes_in_flight_count_against_the_per_address_cap() -> None:

@@ -1,6 +1,6 @@
-"""host/bots.py: bots speak through the shared protocol client, and ``onecard bot`` refusals.
+"""host/bots/bots.py: bots speak through the shared protocol client, and ``onecard bot`` refusals.
 
-The game-playing side of :class:`host.bots.BotPlayer` is exercised by the server, session and
+The game-playing side of :class:`host.bots.bots.BotPlayer` is exercised by the server, session and
 restart tests; these check what bots.py itself adds on top of :mod:`net.session`, and that a bot
 is the terminal client's seat client (:class:`net.seat.SeatClient`): it catches a cheating host
 as the client does.
@@ -19,11 +19,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
 from client.table_client import TableClient
-from host.ai.ismcts import Budget
-from host.ai.levels import HardBot, NormalBot
-from host.bots import BOT_SOFTWARE, BotOutcome, BotPlayer, BotRefused, TableFinished, run_bots
-from host.cheats import CheatKind
-from host.server import HostConfig, HostInfo, serve_host
+from host.bots.ai.ismcts import Budget
+from host.bots.ai.levels import HardBot, NormalBot
+from host.bots.bots import BOT_SOFTWARE, BotOutcome, BotPlayer, BotRefused, TableFinished, run_bots
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.table.cheats import CheatKind
 from net.fairplay import FairKind
 from net.seat import SeatClient
 from net.session import ClientSession, Disconnected, RequestError, first_leaf, open_session

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
-from host.cheats import Cheat, CheatKind, banner, changed
-from host.cli import host_command
-from host.dealing import Deal
+from host.bots.bots import BotPlayer
 from host.games.base import ChanceKind, ChanceRequest
+from host.table.cheats import Cheat, CheatKind, banner, changed
+from host.table.dealing import Deal
+from host.tools.cli import host_command
 from net.session import ClientSession
 from protocol.cards import DECK_54, DECK_ONE, Card, Rank, parse_card
 from protocol.fairness import (

@@ -16,10 +16,10 @@ import trio
 from click.testing import CliRunner
 
 from client.cli import cli
-from host.cli import run_host
-from host.lobby import MAX_TABLES, BotLimits
-from host.server import HostConfig, HostInfo, serve_host
-from host.thinking import ThinkingLimits
+from host.bots.thinking import ThinkingLimits
+from host.server.lobby import MAX_TABLES, BotLimits
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.tools.cli import run_host
 
 
 def test_host_help_documents_every_option() -> None:
@@ -50,7 +50,7 @@ def test_host_help_documents_every_option() -> None:
 
 def test_host_passes_the_connection_caps_to_its_config(monkeypatch: Any, tmp_path: Path) -> None:
     seen: list[HostConfig] = []
-    monkeypatch.setattr("host.cli.trio.run", lambda fn: seen.append(fn.args[0]))
+    monkeypatch.setattr("host.tools.cli.trio.run", lambda fn: seen.append(fn.args[0]))
     args = ["host", "--data-dir", str(tmp_path), "--max-connections", "9"]
     result = CliRunner().invoke(cli, [*args, "--max-connections-per-address", "3"])
     assert result.exit_code == 0, result.output
@@ -64,7 +64,7 @@ def test_host_passes_how_bots_think_and_how_many_a_client_may_seat(
     monkeypatch: Any, tmp_path: Path
 ) -> None:
     seen: list[HostConfig] = []
-    monkeypatch.setattr("host.cli.trio.run", lambda fn: seen.append(fn.args[0]))
+    monkeypatch.setattr("host.tools.cli.trio.run", lambda fn: seen.append(fn.args[0]))
     base = ["host", "--data-dir", str(tmp_path)]
     result = CliRunner().invoke(cli, base)
     assert result.exit_code == 0, result.output

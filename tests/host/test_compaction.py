@@ -1,10 +1,10 @@
-"""A table's journal keeps at most two games (host/compaction.py, run by Store.append)."""
+"""A table's journal keeps at most two games (host/storage/compaction.py, run by Store.append)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from host.store import JournalKind, JournalRow, Store
+from host.storage.store import JournalKind, JournalRow, Store
 
 GAME, ACTION = JournalKind.GAME, JournalKind.ACTION
 

@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import protocol.table_messages as tm
-from host import connection as host_connection
-from host.bots import BotPlayer, run_bots
-from host.connection import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
+from host.bots.bots import BotPlayer, run_bots
 from host.games import game_names
-from host.runner import MAX_MISSED_ROUNDS
-from host.server import HostConfig, HostInfo, serve_host
-from host.table_timers import Timers
+from host.server import connection as host_connection
+from host.server.connection import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.table.runner import MAX_MISSED_ROUNDS
+from host.table.timers import Timers
 from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import HandVerifier, SignedMessage

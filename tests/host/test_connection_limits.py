@@ -10,10 +10,10 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host import connection
-from host.connection import OUTGOING_QUEUE
 from host.ratelimit import RateLimits
-from host.server import HostConfig, HostInfo, serve_host
+from host.server import connection
+from host.server.connection import OUTGOING_QUEUE
+from host.server.server import HostConfig, HostInfo, serve_host
 from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder, encode_frame

@@ -1,4 +1,4 @@
-"""host/datadir.py: one host per data directory, and the one lock the host takes on disk."""
+"""host/storage/datadir.py: one host per data directory, and the one lock the host takes on disk."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from host.datadir import DataDirError, DataDirInUse, LockBusy, hold_data_dir, locked
+from host.storage.datadir import DataDirError, DataDirInUse, LockBusy, hold_data_dir, locked
 
 
 def test_hold_data_dir_is_exclusive_and_released(tmp_path: Path) -> None:
@@ -37,7 +37,7 @@ def test_a_lock_held_by_another_process_is_busy_and_released_when_it_dies(
         [
             sys.executable,
             "-c",
-            "import sys, time; from pathlib import Path; from host.datadir import locked\n"
+            "import sys, time; from pathlib import Path; from host.storage.datadir import locked\n"
             "with locked(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)",
             str(lock),
         ],

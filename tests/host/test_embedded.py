@@ -1,4 +1,5 @@
-"""host/embedded.py: the host ``onecard play`` runs in its own process, and its session folders."""
+"""host/tools/embedded.py: the host ``onecard play`` runs in its own process, and its session
+folders."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from host.embedded import (
+from host.server.identity import load_or_create_identity
+from host.tools.embedded import (
     GONE,
     EmbeddedError,
     Setup,
@@ -21,7 +23,6 @@ from host.embedded import (
     new_play_dir,
     sweep_play_dirs,
 )
-from host.identity import load_or_create_identity
 from net.session import ClientSession, open_session
 from net.trust import open_stream
 

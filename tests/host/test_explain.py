@@ -11,8 +11,8 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
-from host.server import HostInfo
+from host.bots.bots import BotPlayer
+from host.server.server import HostInfo
 from net.session import ClientSession, RequestError
 from protocol.cards import ALL_CARDS, card
 from protocol.errors import ErrorCode, LocalProtocolError

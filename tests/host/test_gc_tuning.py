@@ -1,4 +1,4 @@
-"""The host's garbage-collector policy (``host/gc_tuning.py``): survivors of each full
+"""The host's garbage-collector policy (``host/server/gc_tuning.py``): survivors of each full
 collection are frozen, and the freeze is lifted every ``thaw_every`` seconds so that cycles
 among them are still collected."""
 
@@ -11,7 +11,7 @@ import weakref
 import trio
 import trio.testing
 
-from host.gc_tuning import keep_full_collections_short
+from host.server.gc_tuning import keep_full_collections_short
 
 
 class Node:

@@ -14,7 +14,7 @@ import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.identity import (
+from host.server.identity import (
     CERT_FILE,
     KEY_FILE,
     SIGNING_KEY_FILE,
@@ -22,7 +22,7 @@ from host.identity import (
     default_host_name,
     load_or_create_identity,
 )
-from host.server import HostConfig, HostInfo, serve_host
+from host.server.server import HostConfig, HostInfo, serve_host
 from net.session import open_session
 from net.trust import HostKeyChanged, open_stream
 from protocol.limits import MAX_NAME_LEN
@@ -118,7 +118,8 @@ def test_first_starts_at_once_agree_on_one_identity(tmp_path: Path) -> None:
     """Several processes creating the identity of a new data dir at the same moment all end
     with the same certificate and keys, the certificate matching its key, and no temp files."""
     script = (
-        "import sys; from pathlib import Path; from host.identity import load_or_create_identity;"
+        "import sys; from pathlib import Path; from host.server.identity import "
+        "load_or_create_identity;"
         "i = load_or_create_identity(Path(sys.argv[1]));"
         "i.server_ssl_context();"  # loads the certificate with its key: they must match
         "print(i.fingerprint, i.signing_public_key.hex())"

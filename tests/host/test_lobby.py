@@ -9,7 +9,7 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.server import HostInfo
+from host.server.server import HostInfo
 from net.session import RequestError
 from protocol.errors import ErrorCode
 from protocol.registry import message_from_wire
@@ -50,8 +50,8 @@ async def test_a_finished_table_with_no_player_leaves_the_list_but_stays_served(
     autojump_clock: trio.testing.MockClock, mock_host: HostInfo
 ) -> None:
     """Before, every finished table stayed in list_tables for as long as the host ran."""
-    from host.lobby import FINISHED_LISTED_S
-    from host.table import TablePhase
+    from host.server.lobby import FINISHED_LISTED_S
+    from host.table.table import TablePhase
 
     lobby = mock_host.host.lobby
     done = await mock_host.host.create_table("black-jack", seats=2)

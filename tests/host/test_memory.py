@@ -1,7 +1,7 @@
 """A long-running host keeps no garbage for the cycle collector: what a game leaves is freed
 by reference counting (hardening issue 25, point 8).
 
-``onecard host`` freezes what survives each full collection (host/gc_tuning.py), so a cycle
+``onecard host`` freezes what survives each full collection (host/server/gc_tuning.py), so a cycle
 among a dropped table's objects waited for the quarter-hourly thaw: 48 -> 277 MB over 2,400
 bots-only games. These tests drop a table, with its bots' connections, while the collector is
 off, and check that both are gone all the same.
@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Iterator
 import pytest
 import trio
 
-from host.runner import TablePhase
-from host.server import HostInfo
+from host.server.server import HostInfo
+from host.table.runner import TablePhase
 
 StartHost = Callable[..., Awaitable[HostInfo]]
 

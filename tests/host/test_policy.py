@@ -6,9 +6,8 @@ import random
 import re
 from pathlib import Path
 
-from host import policy
-from host.games import find_bot, game_names
-from host.policy import (
+from host.bots import policy
+from host.bots.policy import (
     CALL_TYPES,
     PASSIVE_TYPES,
     choose,
@@ -16,6 +15,7 @@ from host.policy import (
     heuristic_choice,
     random_choice,
 )
+from host.games import find_bot, game_names
 
 
 def test_no_legal_action_means_no_choice() -> None:

@@ -11,7 +11,7 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.server import HostInfo
+from host.server.server import HostInfo
 from protocol.hand_records import dump_record
 
 RECORD: dict[str, Any] = {"format": "onecard-hand-record/1", "hand_no": 1, "names": ["Ann", "Ümit"]}

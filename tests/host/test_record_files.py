@@ -1,4 +1,4 @@
-"""Hand record files (host/record_files.py): whole writes, safe names, unreadable files, and
+"""Hand record files (host/storage/record_files.py): whole writes, safe names, unreadable files, and
 records the disk refuses kept in memory and served from there."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import pytest
 import trio
 
-from host.record_files import RecordFiles, RecordUnreadable
+from host.storage.record_files import RecordFiles, RecordUnreadable
 
 T = TypeVar("T")
 

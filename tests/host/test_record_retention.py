@@ -1,4 +1,4 @@
-"""Hand records on disk: compressed, pruned by age and size (host/record_files.py), and
+"""Hand records on disk: compressed, pruned by age and size (host/storage/record_files.py), and
 ``onecard host --prune``."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import TypeVar
 import pytest
 from click.testing import CliRunner
 
-from host import cli
-from host.record_files import PRUNED_FILE, RecordFiles, prune_data_dir
+from host.storage.record_files import PRUNED_FILE, RecordFiles, prune_data_dir
+from host.tools import cli
 from protocol.hand_records import MAX_RECORD_BYTES, RecordError, dump_record, load_record
 
 T = TypeVar("T")

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from client.cli import cli
-from host import scenario
-from host.replay_cmd import replay_command
+from host.tools import scenario
+from host.tools.replay_cmd import replay_command
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "one-card"
 

@@ -17,16 +17,16 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host import table_restore
-from host.bots import BotPlayer
-from host.chat import CHAT_BACKLOG
+from host.bots.bots import BotPlayer
 from host.games import find_game
-from host.identity import load_or_create_identity
-from host.runner import MAX_MISSED_ROUNDS, TablePhase
-from host.server import HostConfig, HostInfo, serve_host
-from host.store import JournalKind, JournalRow, Store
-from host.table import Table
-from host.table_restore import restore_table
+from host.server.identity import load_or_create_identity
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.storage.store import JournalKind, JournalRow, Store
+from host.table import restore as table_restore
+from host.table.chat import CHAT_BACKLOG
+from host.table.restore import restore_table
+from host.table.runner import MAX_MISSED_ROUNDS, TablePhase
+from host.table.table import Table
 from net.session import ClientSession, RequestError, open_session
 from protocol.cards import DECK_54
 from protocol.errors import ErrorCode

@@ -16,10 +16,10 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.cheats import CheatKind, install
 from host.games import find_game, game_names
-from host.runner import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
-from host.store import JournalKind, JournalRow
+from host.storage.store import JournalKind, JournalRow
+from host.table.cheats import CheatKind, install
+from host.table.runner import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
 from protocol.cards import Card
 from protocol.fairness import SeatSecret, SignedMessage, sign_message
 from protocol.hand_records import verify_record

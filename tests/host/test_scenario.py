@@ -12,7 +12,7 @@ import pytest
 
 from host.games.base import ChanceKind
 from host.games.playout import view_leaks
-from host.scenario import (
+from host.tools.scenario import (
     ScenarioError,
     ScenarioFailure,
     ScenarioRunner,

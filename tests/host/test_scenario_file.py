@@ -1,6 +1,6 @@
-"""Tests for host/scenario_file.py: the format's defaults and which mistake is named first.
+"""Tests for host/tools/scenario_file.py: the format's defaults and which mistake is named first.
 
-Each field's own error messages are tested in test_scenario.py (through ``host.scenario``,
+Each field's own error messages are tested in test_scenario.py (through ``host.tools.scenario``,
 which re-exports this module's names); here a file with several mistakes must name the
 first one in the documented order, whichever helper checks it.
 """
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-import host.scenario
-from host import scenario_file
-from host.scenario_file import Scenario, ScenarioError, parse_scenario
+import host.tools.scenario
+from host.tools import scenario_file
+from host.tools.scenario_file import Scenario, ScenarioError, parse_scenario
 from protocol.cards import card
 
 
@@ -29,8 +29,8 @@ def first_error(top: dict[str, Any]) -> str:
 
 def test_every_name_is_still_importable_from_host_scenario() -> None:
     for name in scenario_file.__all__:
-        assert getattr(host.scenario, name) is getattr(scenario_file, name)
-        assert name in host.scenario.__all__
+        assert getattr(host.tools.scenario, name) is getattr(scenario_file, name)
+        assert name in host.tools.scenario.__all__
 
 
 def test_defaults() -> None:

@@ -17,12 +17,12 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import protocol.table_messages as tm
-from host import server
-from host.bots import BotPlayer
+from host.bots.bots import BotPlayer
+from host.bots.policy import heuristic_choice
 from host.games import find_game, game_names
-from host.policy import heuristic_choice
-from host.server import HostConfig, HostInfo, serve_host
-from host.table_clock import EMPTY_TABLE_S
+from host.server import server
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.table.clock import EMPTY_TABLE_S
 from net.session import ClientSession, RequestError
 from protocol.cards import CardCodeError, parse_card
 from protocol.errors import ErrorCode

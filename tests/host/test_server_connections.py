@@ -1,4 +1,4 @@
-"""The host's connection caps: in total and per peer address (``host/server.py``).
+"""The host's connection caps: in total and per peer address (``host/server/server.py``).
 
 Memory-stream tests run on the mock clock and hand ``Host.handle`` a made-up peer address (the
 accept loop passes the socket's); the TCP tests use loopback with real time and generous bounds.
@@ -18,9 +18,8 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.admission import HANDSHAKE_DEADLINE_S, MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS
-from host.cli import BOT_COUNT
-from host.server import (
+from host.server.admission import HANDSHAKE_DEADLINE_S, MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS
+from host.server.server import (
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_PER_ADDRESS,
     MAX_REFUSING,
@@ -29,6 +28,7 @@ from host.server import (
     _capped_address,
     serve_host,
 )
+from host.tools.cli import BOT_COUNT
 from net.session import ClientSession, Disconnected, RequestError, open_session
 from protocol.errors import ErrorCode
 from protocol.framing import NEED_DATA, FrameDecoder
@@ -321,7 +321,7 @@ async def test_tcp_peers_are_counted_by_their_address(
         capped.append(address)
         return _capped_address(address, exempt_loopback=exempt_loopback)
 
-    monkeypatch.setattr("host.server._capped_address", record)
+    monkeypatch.setattr("host.server.server._capped_address", record)
 
     async def connect(source: str) -> trio.abc.Stream:
         return await trio.open_tcp_stream("127.0.0.1", info.port, local_address=source)

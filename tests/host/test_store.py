@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import trio
 
-from host.datadir import DB_FILE
-from host.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
+from host.storage.datadir import DB_FILE
+from host.storage.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
 
 
 async def test_journal_round_trips_and_filters_messages_by_audience(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""host/table.py: absent seats between games, and a restart replaying a game whose seat changed
-hands since. Driven directly (no sockets) with stand-in connections, on trio's mock clock."""
+"""host/table/table.py: absent seats between games, and a restart replaying a game whose seat
+changed hands since. Driven directly (no sockets) with stand-in connections, on trio's mock
+clock."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import find_game, game_names
 from host.games.base import Game, RulesError
-from host.runner import VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
-from host.seating import hash_token, spectator_name
-from host.store import JournalKind, JournalRow, SeatRow, Store, TableRow
-from host.table import Table, TableError
-from host.table_restore import finish_restore, restore_table
+from host.storage.store import JournalKind, JournalRow, SeatRow, Store, TableRow
+from host.table.restore import finish_restore, restore_table
+from host.table.runner import VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
+from host.table.seating import hash_token, spectator_name
+from host.table.table import Table, TableError
 from protocol.cardfair import SeatSecret
 
 

@@ -1,12 +1,12 @@
-"""Who is sent what after a change (host/table_views.py): order, privacy and views."""
+"""Who is sent what after a change (host/table/views.py): order, privacy and views."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from host.seat import Seat
-from host.seating import SeatBook
-from host.table_views import fan_out
+from host.table.seating import SeatBook
+from host.table.seats import Seat
+from host.table.views import fan_out
 
 
 class Conn:

@@ -1,4 +1,5 @@
-"""host/thinking.py: hard bots search in worker processes, within a cap, fairly, never for long.
+"""host/bots/thinking.py: hard bots search in worker processes, within a cap, fairly, never for
+long.
 
 The pool's rules (cap, wait, fair turns between tables, a failed worker) are checked with a
 stand-in runner on trio's mock clock; the real runner is checked to run the search in another
@@ -16,11 +17,11 @@ import trio
 import trio.testing
 import trio_parallel
 
-from host.ai.arena import seat_turns
-from host.ai.ismcts import Budget
-from host.ai.levels import Found, HardBot, SearchJob, run_search
-from host.policy import heuristic_choice
-from host.thinking import (
+from host.bots.ai.arena import seat_turns
+from host.bots.ai.ismcts import Budget
+from host.bots.ai.levels import Found, HardBot, SearchJob, run_search
+from host.bots.policy import heuristic_choice
+from host.bots.thinking import (
     WORKER_NICE,
     Thinkers,
     ThinkingLimits,

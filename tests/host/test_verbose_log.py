@@ -15,9 +15,9 @@ import trio
 import trio.testing
 
 import protocol.table_messages as tm
-from host.bots import BotPlayer
-from host.runner import MAX_MISSED_ROUNDS, TablePhase
-from host.server import HostConfig, HostInfo, serve_host
+from host.bots.bots import BotPlayer
+from host.server.server import HostConfig, HostInfo, serve_host
+from host.table.runner import MAX_MISSED_ROUNDS, TablePhase
 
 
 async def test_the_host_logs_takeovers_spectators_voids_and_restores_one_line_each(  # noqa: PLR0915

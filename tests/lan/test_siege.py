@@ -46,9 +46,9 @@ import pytest
 import trio
 
 import protocol.table_messages as tm
-from host.admission import HANDSHAKE_DEADLINE_S, MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS
-from host.lobby import MAX_TABLES_PER_ADDRESS, MAX_TABLES_PER_CONNECTION
-from host.server import MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS
+from host.server.admission import HANDSHAKE_DEADLINE_S, MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS
+from host.server.lobby import MAX_TABLES_PER_ADDRESS, MAX_TABLES_PER_CONNECTION
+from host.server.server import MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS
 from net.session import ClientSession, Disconnected, RequestError, open_session
 
 HOST_V4, HOST_V6 = "10.79.0.1", "fd79::1"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from host.identity import load_or_create_identity
+from host.server.identity import load_or_create_identity
 from net.discover import fingerprint_prefix
 from net.trust import (
     Advertised,

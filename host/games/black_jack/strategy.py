@@ -1,7 +1,7 @@
 """The normal bot's Black Jack: counters, runs and declarations from the seat's view.
 
 How it works: :func:`choose` scores each legal turn action (the host's policy,
-:mod:`host.policy`, has already made any declaration the window allows) and returns the best;
+:mod:`host.bots.policy`, has already made any declaration the window allows) and returns the best;
 it reads only the seat's ``view`` and the legal actions in wire form. A play (a card, a run, a
 chain) is worth the cards it sheds, more when it goes out having declared, less for each play
 the rest of the hand will still need (:func:`plays_left`: a run of one suit is one play, so a

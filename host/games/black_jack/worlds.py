@@ -1,4 +1,4 @@
-"""What the searching bot (:mod:`host.ai`) needs to know about Black Jack.
+"""What the searching bot (:mod:`host.bots.ai`) needs to know about Black Jack.
 
 How it works: every card that leaves a hand is seen (plays stay on the pile), and one kind of
 card is seen going back into one: a blunder shows its cards, then they are taken back. A seat's

@@ -1,4 +1,4 @@
-"""What the searching bot (:mod:`host.ai`) needs to know about ONE.
+"""What the searching bot (:mod:`host.bots.ai`) needs to know about ONE.
 
 How it works: ONE's view shows the trick on the table and the last one, not every card played
 this hand, so a seat's memory keeps what the events showed: the cards of each trick taken and

@@ -1,7 +1,7 @@
 """The normal bot's One Card: attack and defence from what the seat's view shows.
 
 How it works: :func:`choose` scores each legal turn action (the host's policy,
-:mod:`host.policy`, has already made any "One Card!" call) and returns the best; it reads only
+:mod:`host.bots.policy`, has already made any "One Card!" call) and returns the best; it reads only
 the seat's ``view`` and the legal actions in wire form. A play that goes out wins outright.
 Otherwise a play is worth the cards it sheds, and:
 

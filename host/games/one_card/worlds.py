@@ -1,4 +1,4 @@
-"""What the searching bot (:mod:`host.ai`) needs to know about One Card.
+"""What the searching bot (:mod:`host.bots.ai`) needs to know about One Card.
 
 How it works: One Card shows every card that leaves a hand (plays, and a bankrupt hand under
 the top discard), and nothing of what goes into one, so a seat's view is all it can know: its

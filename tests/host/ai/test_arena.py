@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from host.ai.arena import MatchRecord, play_match, seat_turns
-from host.ai.levels import make_bot
+from host.bots.ai.arena import MatchRecord, play_match, seat_turns
+from host.bots.ai.levels import make_bot
 
 
 def test_winners_share_a_win() -> None:

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from host.ai.arena import seat_turns
-from host.ai.ismcts import Budget, search
+from host.bots.ai.arena import seat_turns
+from host.bots.ai.ismcts import Budget, search
 from host.games import find_support, game_names
 from host.games.base import Game
 from host.games.support import SeatMemory, by_hand_size

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from host.ai.arena import play_match, seat_turns
-from host.ai.ismcts import Budget
-from host.ai.levels import EasyBot, HardBot, Level, NormalBot, make_bot, parse_level
+from host.bots.ai.arena import play_match, seat_turns
+from host.bots.ai.ismcts import Budget
+from host.bots.ai.levels import EasyBot, HardBot, Level, NormalBot, make_bot, parse_level
 from host.games import game_names
 from host.games.base import Game, WireMap
 from protocol.lobby_messages import BOT_KINDS, BOT_LEVELS

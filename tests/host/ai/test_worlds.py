@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from host.ai.arena import seat_turns
+from host.bots.ai.arena import seat_turns
 from host.games import find_support, game_names
 from host.games.base import Game, OptionError, WireMap
 from host.games.black_jack.worlds import BlackJackMemory

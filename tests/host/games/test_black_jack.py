@@ -50,7 +50,7 @@ from host.games.black_jack import (
 )
 from host.games.black_jack import engine as black_jack_engine
 from host.games.playout import garbage_wire, playout, view_leaks
-from host.scenario import load_scenario, run_scenario
+from host.tools.scenario import load_scenario, run_scenario
 from protocol.cards import ALL_CARDS, Card, Rank, Suit, card, deck_for
 from protocol.errors import ErrorCode
 from protocol.framing import encode_frame

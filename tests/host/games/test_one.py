@@ -34,7 +34,7 @@ from host.games.base import (
 )
 from host.games.one import Bid, DowntownChoice, One, Pass, Phase, Play, card_points
 from host.games.playout import garbage_wire, playout, probe
-from host.scenario import load_scenario, run_scenario
+from host.tools.scenario import load_scenario, run_scenario
 from protocol.cards import ALL_CARDS, DECK_ONE, Card, Suit, card
 from protocol.errors import LocalProtocolError
 

@@ -42,8 +42,8 @@ def test_loading_an_engine_loads_no_bot(name: str) -> None:
     package = module.rpartition(".")[0]
     probe = (
         f"import sys, {module}\n"
-        f"bots = ('{package}.strategy', '{package}.worlds', '{package}.tactics', 'host.ai',"
-        " 'host.policy')\n"
+        f"bots = ('{package}.strategy', '{package}.worlds', '{package}.tactics', 'host.bots.ai',"
+        " 'host.bots.policy')\n"
         "print(sorted(m for m in sys.modules if m.startswith(bots)))\n"
     )
     result = subprocess.run(

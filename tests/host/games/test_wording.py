@@ -15,7 +15,7 @@ from host.games.base import Game, IllegalAction, NotYourTurn
 from host.games.black_jack import BlackJack
 from host.games.one_card import OneCard
 from host.games.playout import answer_chance
-from host.scenario import parse_scenario, run_scenario
+from host.tools.scenario import parse_scenario, run_scenario
 from protocol.cards import DECK_54, card
 
 ONE_CARD_DECK = ["5S", "3H", "5D", "4H", "9C", "KH", "9D", "8D", "9S", "6S", "10D", "QC", "9H"]

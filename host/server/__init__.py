@@ -1,0 +1,1 @@
+"""The server: listening, connections, admission, host identity and the lobby."""

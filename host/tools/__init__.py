@@ -1,0 +1,1 @@
+"""The host's commands: `onecard host`, the embedded host, replays and scenarios."""
