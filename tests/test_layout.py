@@ -65,6 +65,13 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "client/table_client.py": "",
         "client/table_loop.py": "",
         "client/table_machine.py": "",
+        "host/storage/bad.py": "from host.tools.embedded import embedded_host\n",
+        "host/server/__init__.py": "",
+        "host/bots/__init__.py": "",
+        "host/storage/__init__.py": "",
+        "host/logs.py": "",
+        "host/failures.py": "",
+        "host/ratelimit.py": "",
         "host/games/__init__.py": "",
         "host/games/base.py": "",
         "host/games/one/__init__.py": "",
@@ -84,8 +91,9 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "onecard/startup.py": "from client.cli import main\n",
         "onecard/bad.py": "import protocol\n",
     }
-    for package in ("protocol", "net", "host", "client", "onecard"):
-        sources[f"{package}/__init__.py"] = ""
+    for name in list(sources):  # every folder a package (host's rooms included)
+        for folder in Path(name).parents[:-1]:
+            sources.setdefault(f"{folder.as_posix()}/__init__.py", "")
     for name, text in sources.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -101,6 +109,7 @@ def test_every_contract_can_fail(tmp_path: Path) -> None:
         "net.worse -> onecard.startup",
         "host.bad -> client.render",
         "host.curve -> nacl",
+        "host.storage.bad -> host.tools.embedded",
         "client.bad -> host.table.table",
         "host.games.one.engine -> random",
         "host.games.one.worlds -> time",
