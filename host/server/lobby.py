@@ -34,8 +34,8 @@ from host.storage.store import Store, TableRow
 from host.table import cheats
 from host.table import restore as table_restore
 from host.table.cheats import CheatKind
-from host.table.runner import ReplayError, Seat
 from host.table.seating import HOSTED_BOT_PREFIX, Conn
+from host.table.seats import ReplayError, Seat
 from host.table.table import Table, TableError, TablePhase
 from protocol.errors import ErrorCode
 from protocol.hand_records import dump_record

@@ -17,7 +17,7 @@ from host.games.base import WireMap
 from host.logs import get_logger
 from host.ratelimit import TokenBucket
 from host.storage.store import ChatRow, Store
-from host.table.runner import TableError
+from host.table.seats import TableError
 from protocol.errors import ErrorCode
 from protocol.framing import Outgoing
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import trio
 
-from host.table.runner import Seat
+from host.table.seats import Seat
 
 __all__ = ["EMPTY_TABLE_S", "TableClock"]
 

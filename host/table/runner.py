@@ -45,7 +45,6 @@ from host.table.seats import (
     AWAY_AFTER_TIMEOUTS,
     AWAY_TURN_S,
     MAX_MISSED_ROUNDS,
-    ROUND_TIMEOUT,
     VOID_TIMEOUT,
     Batch,
     EngineFailure,
@@ -59,18 +58,7 @@ from protocol.errors import ErrorCode
 from protocol.fairness import SecretLedger, SignedMessage
 from protocol.framing import Outgoing
 
-__all__ = [
-    "MAX_MISSED_ROUNDS",
-    "ROUND_TIMEOUT",
-    "VOID_TIMEOUT",
-    "Batch",
-    "EngineFailure",
-    "GameRunner",
-    "ReplayError",
-    "Seat",
-    "TableError",
-    "TablePhase",
-]
+__all__ = ["GameRunner"]
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 

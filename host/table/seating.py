@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from host.games.base import WireMap
 from host.logs import get_logger
-from host.table.runner import Seat, TableError
+from host.table.seats import Seat, TableError
 from protocol.errors import ErrorCode
 
 __all__ = [

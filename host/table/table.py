@@ -45,15 +45,7 @@ from host.storage.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
 from host.table.chat import ChatLog
 from host.table.clock import EMPTY_TABLE_S, TableClock
 from host.table.dealing import Deal
-from host.table.runner import (
-    ROUND_TIMEOUT,
-    Batch,
-    EngineFailure,
-    GameRunner,
-    Seat,
-    TableError,
-    TablePhase,
-)
+from host.table.runner import GameRunner
 from host.table.seating import (
     HOSTED_BOT_PREFIX,
     Conn,
@@ -62,6 +54,7 @@ from host.table.seating import (
     hash_token,
     spectator_name,
 )
+from host.table.seats import ROUND_TIMEOUT, Batch, EngineFailure, Seat, TableError, TablePhase
 from host.table.timers import Timers
 from host.table.views import Backlogs, fan_out, state_message
 from protocol import table_messages as tm

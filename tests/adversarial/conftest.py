@@ -49,7 +49,8 @@ from host.server.identity import load_or_create_identity
 from host.server.server import HostConfig, HostInfo, serve_host
 from host.storage.datadir import RECORDS_DIR
 from host.storage.store import JournalKind, JournalRow, SeatRow, Store
-from host.table.runner import Batch, GameRunner, Seat, TablePhase
+from host.table.runner import GameRunner
+from host.table.seats import Batch, Seat, TablePhase
 from host.tools import cli
 from net.session import ClientSession, open_session
 from protocol.cards import parse_card

@@ -24,7 +24,7 @@ from click.testing import Result
 import protocol.table_messages as tm
 from host.server.identity import KEY_FILE, SIGNING_KEY_FILE, load_or_create_identity
 from host.storage.datadir import DB_FILE, RECORDS_DIR
-from host.table.runner import TablePhase
+from host.table.seats import TablePhase
 from net.session import RequestError
 from protocol.hand_records import verify_record
 from protocol.messages import Ping, Pong

@@ -13,7 +13,7 @@ import trio.testing
 
 import protocol.table_messages as tm
 from host.storage.record_files import PRUNE_EVERY_S, PRUNED_FILE
-from host.table.runner import TablePhase
+from host.table.seats import TablePhase
 from net.session import RequestError
 from protocol.errors import ErrorCode
 

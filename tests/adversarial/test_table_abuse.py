@@ -37,8 +37,9 @@ from host.storage.store import Store
 from host.table.chat import TABLE_CHAT_BURST
 from host.table.clock import EMPTY_TABLE_S
 from host.table.restore import restore_table
-from host.table.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S, TablePhase
+from host.table.runner import AWAY_AFTER_TIMEOUTS, AWAY_TURN_S
 from host.table.seating import UNSTARTED_TABLE_S
+from host.table.seats import TablePhase
 from host.table.table import Table, TableError
 from net.session import ClientSession, open_session
 from protocol.errors import ErrorCode

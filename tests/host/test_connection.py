@@ -19,7 +19,7 @@ from host.games import game_names
 from host.server import connection as host_connection
 from host.server.connection import CLOSE_FLUSH_TIMEOUT, OUTGOING_QUEUE
 from host.server.server import HostConfig, HostInfo, serve_host
-from host.table.runner import MAX_MISSED_ROUNDS
+from host.table.seats import MAX_MISSED_ROUNDS
 from host.table.timers import Timers
 from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode

@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from host.server.server import HostInfo
-from host.table.runner import TablePhase
+from host.table.seats import TablePhase
 
 StartHost = Callable[..., Awaitable[HostInfo]]
 

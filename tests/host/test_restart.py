@@ -25,7 +25,7 @@ from host.storage.store import JournalKind, JournalRow, Store
 from host.table import restore as table_restore
 from host.table.chat import CHAT_BACKLOG
 from host.table.restore import restore_table
-from host.table.runner import MAX_MISSED_ROUNDS, TablePhase
+from host.table.seats import MAX_MISSED_ROUNDS, TablePhase
 from host.table.table import Table
 from net.session import ClientSession, RequestError, open_session
 from protocol.cards import DECK_54

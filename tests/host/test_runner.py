@@ -19,7 +19,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host.games import find_game, game_names
 from host.storage.store import JournalKind, JournalRow
 from host.table.cheats import CheatKind, install
-from host.table.runner import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
+from host.table.runner import GameRunner
+from host.table.seats import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, Seat, TablePhase
 from protocol.cards import Card
 from protocol.fairness import SeatSecret, SignedMessage, sign_message
 from protocol.hand_records import verify_record

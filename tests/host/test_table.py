@@ -20,8 +20,9 @@ from host.games import find_game, game_names
 from host.games.base import Game, RulesError
 from host.storage.store import JournalKind, JournalRow, SeatRow, Store, TableRow
 from host.table.restore import finish_restore, restore_table
-from host.table.runner import VOID_TIMEOUT, Batch, GameRunner, Seat, TablePhase
+from host.table.runner import GameRunner
 from host.table.seating import hash_token, spectator_name
+from host.table.seats import VOID_TIMEOUT, Batch, Seat, TablePhase
 from host.table.table import Table, TableError
 from protocol.cardfair import SeatSecret
 

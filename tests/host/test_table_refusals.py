@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host.games.base import RulesError
 from host.server.lobby import HOSTED_BOT_PREFIX, Lobby
 from host.storage.store import Store
-from host.table.runner import TablePhase
+from host.table.seats import TablePhase
 from host.table.table import Table, TableError
 from protocol.errors import ErrorCode
 from protocol.fairness import FairnessError, SeatSecret

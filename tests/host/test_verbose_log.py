@@ -17,7 +17,7 @@ import trio.testing
 import protocol.table_messages as tm
 from host.bots.bots import BotPlayer
 from host.server.server import HostConfig, HostInfo, serve_host
-from host.table.runner import MAX_MISSED_ROUNDS, TablePhase
+from host.table.seats import MAX_MISSED_ROUNDS, TablePhase
 
 
 async def test_the_host_logs_takeovers_spectators_voids_and_restores_one_line_each(  # noqa: PLR0915
