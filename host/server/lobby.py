@@ -29,8 +29,9 @@ from host.bots.ai.levels import Level, parse_level
 from host.games import find_game, game_entries
 from host.games.base import OptionError, WireMap
 from host.logs import get_logger
+from host.storage.journal import TableRow
 from host.storage.record_files import RecordUnreadable
-from host.storage.store import Store, TableRow
+from host.storage.store import Store
 from host.table import cheats
 from host.table import restore as table_restore
 from host.table.cheats import CheatKind

@@ -3,11 +3,11 @@
 How it works: every table is event-sourced. Its *journal* is an append-only list of rows
 ``(table_id, seq, kind, seat, payload)``; ``payload`` is msgpack; when a game starts, the rows
 of the games before the previous one are deleted (:mod:`host.storage.compaction`). Kinds (see
-:class:`JournalKind`) are the chance outcomes and accepted actions a restarted host replays
-into a fresh engine, the fair-dealing secrets it must still be able to reveal, and the
-messages it sent (public, or private to one seat), which a resuming client receives again
-after its last seq. The table code appends a batch in one transaction and only then sends it:
-commit before broadcast.
+:class:`host.storage.journal.JournalKind`) are the chance outcomes and accepted actions a
+restarted host replays into a fresh engine, the fair-dealing secrets it must still be able to
+reveal, and the messages it sent (public, or private to one seat), which a resuming client
+receives again after its last seq. The table code appends a batch in one transaction and only
+then sends it: commit before broadcast.
 
 sqlite runs in WAL mode with ``synchronous=FULL`` (each commit syncs the WAL, so a commit that
 returned survives a power cut) on one connection used from one worker thread at a time:
@@ -46,7 +46,6 @@ stops a game.
 
 from __future__ import annotations
 
-import enum
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -65,16 +64,10 @@ from host.storage.filemodes import (
     make_private_dir,
     tighten,
 )
+from host.storage.journal import ChatRow, JournalKind, JournalRow, SeatRow, TableRow
 from host.storage.record_files import RecordFiles
 
-__all__ = [
-    "ChatRow",
-    "JournalKind",
-    "JournalRow",
-    "SeatRow",
-    "Store",
-    "TableRow",
-]
+__all__ = ["Store"]
 
 log = get_logger(__name__)
 
@@ -112,61 +105,6 @@ CREATE TABLE IF NOT EXISTS journal (
     PRIMARY KEY (table_id, seq)
 );
 """
-
-
-class JournalKind(enum.StrEnum):
-    """What a journal row records."""
-
-    #: a new game started at the table (payload: game number, dealer, seat names)
-    GAME = "game"
-    #: a chance outcome applied to the engine (payload: order, dealer)
-    CHANCE = "chance"
-    #: an accepted action (payload: seat, wire action)
-    ACTION = "action"
-    #: fair-dealing state the host must keep (secrets, commitments, reveals)
-    FAIR = "fair"
-    #: a change of seat during a game (payload: ``op`` "leave", seat): the host plays it on
-    SEAT = "seat"
-    #: a message sent to the table (``seat`` None: public; else private to that seat)
-    MESSAGE = "message"
-
-
-@dataclass(frozen=True, slots=True)
-class JournalRow:
-    seq: int
-    kind: JournalKind
-    seat: int | None
-    payload: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class SeatRow:
-    seat: int
-    name: str
-    token_hash: bytes | None
-    bot: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ChatRow:
-    """One chat line of a table's backlog: its number, the table seq when it was said, and
-    the ``chat_line`` message as sent."""
-
-    n: int
-    seq: int
-    line: dict[str, Any]
-
-
-@dataclass(slots=True)
-class TableRow:
-    table_id: str
-    created: int
-    meta: dict[str, Any]
-    seats: list[SeatRow] = field(default_factory=list)
-    journal: list[JournalRow] = field(default_factory=list)
-    chat: list[ChatRow] = field(default_factory=list)
-    #: None, or which stored row of this table cannot be read (the table must not be served)
-    damaged: str | None = None
 
 
 def _pack(obj: object) -> bytes:

@@ -16,7 +16,8 @@ from collections import deque
 from host.games.base import WireMap
 from host.logs import get_logger
 from host.ratelimit import TokenBucket
-from host.storage.store import ChatRow, Store
+from host.storage.journal import ChatRow
+from host.storage.store import Store
 from host.table.seats import TableError
 from protocol.errors import ErrorCode
 from protocol.framing import Outgoing

@@ -18,7 +18,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games.base import Game
 from host.logs import get_logger
-from host.storage.store import JournalKind, Store, TableRow
+from host.storage.journal import JournalKind, TableRow
+from host.storage.store import Store
 from host.table.seats import ROUND_TIMEOUT, Batch, Seat, TablePhase
 from host.table.table import Table
 

@@ -39,7 +39,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games.base import ChanceKind, Event, Game, WireMap, describe_outcome
 from host.logs import get_logger
-from host.storage.store import JournalKind, JournalRow, TableRow
+from host.storage.journal import JournalKind, JournalRow, TableRow
 from host.table.dealing import Deal
 from host.table.seats import (
     AWAY_AFTER_TIMEOUTS,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from host.games.base import Game, RulesError, WireMap
-from host.storage.store import JournalRow
+from host.storage.journal import JournalRow
 from protocol.cards import Card
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.fairness import SignedMessage

@@ -41,7 +41,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host.failures import failure_code
 from host.games.base import Explanation, Game, WireMap
 from host.logs import get_logger
-from host.storage.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
+from host.storage.journal import ChatRow, JournalKind, JournalRow, SeatRow
+from host.storage.store import Store
 from host.table.chat import ChatLog
 from host.table.clock import EMPTY_TABLE_S, TableClock
 from host.table.dealing import Deal

@@ -22,7 +22,7 @@ import trio
 
 from host.bots import policy
 from host.logs import get_logger
-from host.storage.store import JournalKind
+from host.storage.journal import JournalKind
 from host.table.seats import VOID_TIMEOUT, TablePhase
 from protocol.errors import LocalProtocolError
 from protocol.fairness import FairnessError

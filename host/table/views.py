@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from host.games.base import WireMap
-from host.storage.store import JournalRow, Store
+from host.storage.journal import JournalRow
+from host.storage.store import Store
 from host.table.runner import GameRunner
 from host.table.seating import Conn, SeatBook
 from host.table.seats import Seat, TablePhase

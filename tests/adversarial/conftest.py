@@ -48,7 +48,8 @@ from host.games import find_game
 from host.server.identity import load_or_create_identity
 from host.server.server import HostConfig, HostInfo, serve_host
 from host.storage.datadir import RECORDS_DIR
-from host.storage.store import JournalKind, JournalRow, SeatRow, Store
+from host.storage.journal import JournalKind, JournalRow, SeatRow
+from host.storage.store import Store
 from host.table.runner import GameRunner
 from host.table.seats import Batch, Seat, TablePhase
 from host.tools import cli

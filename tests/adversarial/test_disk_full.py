@@ -20,7 +20,8 @@ import trio.testing
 
 import protocol.table_messages as tm
 from host.bots.bots import BotPlayer
-from host.storage.store import SeatRow, Store
+from host.storage.journal import SeatRow
+from host.storage.store import Store
 from net.session import ClientSession, RequestError
 from protocol.errors import ErrorCode
 from protocol.fairness import SignedMessage

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from host.storage.store import JournalKind, JournalRow, Store
+from host.storage.journal import JournalKind, JournalRow
+from host.storage.store import Store
 
 GAME, ACTION = JournalKind.GAME, JournalKind.ACTION
 

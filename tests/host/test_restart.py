@@ -21,7 +21,8 @@ from host.bots.bots import BotPlayer
 from host.games import find_game
 from host.server.identity import load_or_create_identity
 from host.server.server import HostConfig, HostInfo, serve_host
-from host.storage.store import JournalKind, JournalRow, Store
+from host.storage.journal import JournalKind, JournalRow
+from host.storage.store import Store
 from host.table import restore as table_restore
 from host.table.chat import CHAT_BACKLOG
 from host.table.restore import restore_table

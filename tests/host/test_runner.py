@@ -17,7 +17,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import find_game, game_names
-from host.storage.store import JournalKind, JournalRow
+from host.storage.journal import JournalKind, JournalRow
 from host.table.cheats import CheatKind, install
 from host.table.runner import GameRunner
 from host.table.seats import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, Seat, TablePhase

@@ -10,7 +10,8 @@ import pytest
 import trio
 
 from host.storage.datadir import DB_FILE
-from host.storage.store import ChatRow, JournalKind, JournalRow, SeatRow, Store
+from host.storage.journal import ChatRow, JournalKind, JournalRow, SeatRow
+from host.storage.store import Store
 
 
 async def test_journal_round_trips_and_filters_messages_by_audience(tmp_path: Path) -> None:

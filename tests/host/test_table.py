@@ -18,7 +18,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import find_game, game_names
 from host.games.base import Game, RulesError
-from host.storage.store import JournalKind, JournalRow, SeatRow, Store, TableRow
+from host.storage.journal import JournalKind, JournalRow, SeatRow, TableRow
+from host.storage.store import Store
 from host.table.restore import finish_restore, restore_table
 from host.table.runner import GameRunner
 from host.table.seating import hash_token, spectator_name
