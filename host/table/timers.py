@@ -16,21 +16,22 @@ second without the lock, so the seats can still act and chat.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import trio
 
 from host.bots import policy
+from host.games.base import WireMap
 from host.logs import get_logger
 from host.storage.journal import JournalKind
-from host.table.seats import VOID_TIMEOUT, TablePhase
+from host.storage.store import Store
+from host.table.clock import TableClock
+from host.table.runner import GameRunner
+from host.table.seats import VOID_TIMEOUT, Seat, TablePhase
 from protocol.errors import LocalProtocolError
 from protocol.fairness import FairnessError
 
-if TYPE_CHECKING:
-    from host.table.table import Table
-
-__all__ = ["Timers"]
+__all__ = ["TimedTable", "Timers"]
 
 log = get_logger(__name__)
 
@@ -38,10 +39,32 @@ log = get_logger(__name__)
 CRASH_BACKOFF_S = 1.0
 
 
+class TimedTable(Protocol):
+    """What the timer task uses of its table (:class:`host.table.table.Table` is one): named
+    here, so that the table imports its timers and not the other way round."""
+
+    @property
+    def table_id(self) -> str: ...
+    @property
+    def runner(self) -> GameRunner: ...
+    @property
+    def clock(self) -> TableClock: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def lock(self) -> trio.Lock: ...
+    @property
+    def seats(self) -> list[Seat | None]: ...
+    @property
+    def summary_due(self) -> bool: ...
+    def send_summary(self) -> None: ...
+    async def live(self, kind: JournalKind, payload: WireMap) -> None: ...
+
+
 class Timers:
     """The timer task of one table; see the module docstring."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TimedTable) -> None:
         self.table = table
         self._scope = trio.CancelScope()
 
