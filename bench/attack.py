@@ -275,10 +275,22 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory(prefix="onecard-attack-") as tmp:
         cmd = [
-            sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", str(port),
-            "--data-dir", tmp, "--insecure", "--no-advertise", "--bot-think", "0.2",
+            sys.executable,
+            "-m",
+            "client",
+            "host",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--data-dir",
+            tmp,
+            "--insecure",
+            "--no-advertise",
+            "--bot-think",
+            "0.2",
             *args.host_option,
-        ]  # fmt: skip
+        ]
         host = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_listening(port)

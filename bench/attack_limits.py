@@ -45,9 +45,16 @@ def _serve(port: int, data_dir: str, keep_days: float | None) -> None:
     from host.server.server import HostConfig, serve_host
 
     config = HostConfig(
-        data_dir=Path(data_dir), bind="127.0.0.1", port=port, insecure=True, advertise=False,
-        bot_think=0.0, exempt_loopback=False, keep_records_days=keep_days, turn_timer=None,
-    )  # fmt: skip
+        data_dir=Path(data_dir),
+        bind="127.0.0.1",
+        port=port,
+        insecure=True,
+        advertise=False,
+        bot_think=0.0,
+        exempt_loopback=False,
+        keep_records_days=keep_days,
+        turn_timer=None,
+    )
     trio.run(serve_host, config)
 
 

@@ -128,9 +128,12 @@ async def _bot(
             table.created.set()
         await table.created.wait()
         bot = CountingBot(
-            client, table_id=table.id, think=args.think, rng=random.Random(index),
+            client,
+            table_id=table.id,
+            think=args.think,
+            rng=random.Random(index),
             stay=args.until is not None,
-        )  # fmt: skip
+        )
         bot.stats = stats
         await bot.join(f"b{index}-{table.id[-4:]}")
         stats.connections += 1

@@ -102,10 +102,25 @@ def main() -> None:
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="onecard-memory-") as tmp:
         cmd = [
-            sys.executable, "-m", "client", "host", "--bind", "127.0.0.1", "--port", str(port),
-            "--data-dir", tmp, "--insecure", "--no-advertise", "--bot-think", "0",
-            "--max-tables", str(2 * args.parallel), "--max-bots-per-client", "10000",
-        ]  # fmt: skip
+            sys.executable,
+            "-m",
+            "client",
+            "host",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--data-dir",
+            tmp,
+            "--insecure",
+            "--no-advertise",
+            "--bot-think",
+            "0",
+            "--max-tables",
+            str(2 * args.parallel),
+            "--max-bots-per-client",
+            "10000",
+        ]
         host = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_listening(port)

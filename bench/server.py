@@ -167,11 +167,24 @@ async def _measure(
 def run_host(args: argparse.Namespace, data_dir: Path) -> Window:
     connections = args.tables * args.seats
     cmd = [
-        *HOST_CMD, "--bind", "127.0.0.1", "--port", "0",
-        "--insecure", "--no-advertise", "--data-dir", str(data_dir),
-        "--max-tables", str(args.tables + 8), "--max-connections", str(connections + 32),
-        "--max-connections-per-address", str(connections + 32), "--bot-think", "0",
-    ]  # fmt: skip
+        *HOST_CMD,
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--insecure",
+        "--no-advertise",
+        "--data-dir",
+        str(data_dir),
+        "--max-tables",
+        str(args.tables + 8),
+        "--max-connections",
+        str(connections + 32),
+        "--max-connections-per-address",
+        str(connections + 32),
+        "--bot-think",
+        "0",
+    ]
     proc, port = _start_server(cmd, "onecard host listening on")
     try:
         ramp = args.ramp if args.duration else 0.0
@@ -182,11 +195,23 @@ def run_host(args: argparse.Namespace, data_dir: Path) -> Window:
             if not tables:
                 continue
             cmd = _worker(
-                args, "bots", "--port", str(port),
-                "--game", args.game, "--tables", str(tables), "--seats", str(args.seats),
-                "--think", str(args.think), "--ramp", str(ramp / max(tables, 1)),
-                "--start-at", str(start_at),
-            )  # fmt: skip
+                args,
+                "bots",
+                "--port",
+                str(port),
+                "--game",
+                args.game,
+                "--tables",
+                str(tables),
+                "--seats",
+                str(args.seats),
+                "--think",
+                str(args.think),
+                "--ramp",
+                str(ramp / max(tables, 1)),
+                "--start-at",
+                str(start_at),
+            )
             if until is not None:
                 cmd += ["--until", str(until)]
             cmds.append(cmd)
@@ -210,11 +235,23 @@ def run_echo(args: argparse.Namespace, host: Window) -> Window:
         cmds = []
         for n in _spread(connections, args.procs):
             cmd = _worker(
-                args, "echo", "--port", str(port),
-                "--connections", str(n), "--interval", str(connections / rate),
-                "--frame-bytes", str(frame_bytes), "--ramp", str(ramp / max(n, 1)),
-                "--start-at", str(start_at), "--until", str(until),
-            )  # fmt: skip
+                args,
+                "echo",
+                "--port",
+                str(port),
+                "--connections",
+                str(n),
+                "--interval",
+                str(connections / rate),
+                "--frame-bytes",
+                str(frame_bytes),
+                "--ramp",
+                str(ramp / max(n, 1)),
+                "--start-at",
+                str(start_at),
+                "--until",
+                str(until),
+            )
             if n:
                 cmds.append(cmd)
         return trio.run(_measure, proc.pid, port, cmds, start_at, None)
@@ -242,8 +279,10 @@ def report(args: argparse.Namespace, host: Window, echo: Window | None) -> None:
     for error in host.errors[:5]:
         print(f"    {error}")
     if not args.duration:
-        print(f"  {host.games} games over in {host.seconds:.1f} s: "
-              f"{host.games / args.seats / host.seconds:.2f} games/s")  # fmt: skip
+        print(
+            f"  {host.games} games over in {host.seconds:.1f} s: "
+            f"{host.games / args.seats / host.seconds:.2f} games/s"
+        )
     print(
         f"  host: {host.frames_per_s:8.0f} frames/s, {host.cpu / host.seconds:5.0%} of one core, "
         f"{host.cpu_per_frame * 1e6:6.1f} us CPU per frame, "

@@ -63,16 +63,29 @@ class FairCommitS(msgspec.Struct):
 
 
 STRUCTS: dict[str, type[msgspec.Struct]] = {
-    "act": ActS, "ping": PingS, "chat": ChatS, "fair_commit": FairCommitS,
-}  # fmt: skip
+    "act": ActS,
+    "ping": PingS,
+    "chat": ChatS,
+    "fair_commit": FairCommitS,
+}
 SAMPLES: dict[str, dict[str, Any]] = {
-    "act": {"type": "act", "id": 12, "table": "t3f9a1c", "seq": 7,
-            "action": {"type": "play", "cards": ["QS", "QH"], "suit": None}},
+    "act": {
+        "type": "act",
+        "id": 12,
+        "table": "t3f9a1c",
+        "seq": 7,
+        "action": {"type": "play", "cards": ["QS", "QH"], "suit": None},
+    },
     "ping": {"type": "ping", "id": 13},
     "chat": {"type": "chat", "id": 14, "table": "t3f9a1c", "text": "nice one, well played"},
-    "fair_commit": {"type": "fair_commit", "id": 15, "table": "t3f9a1c", "hand_no": 3,
-                    "c": bytes(range(32))},
-}  # fmt: skip
+    "fair_commit": {
+        "type": "fair_commit",
+        "id": 15,
+        "table": "t3f9a1c",
+        "hand_no": 3,
+        "c": bytes(range(32)),
+    },
+}
 
 
 def _ours(frame: bytes) -> Callable[[], object]:
@@ -95,9 +108,12 @@ def conn_welcome(conn: Connection) -> Any:
     from protocol.messages import Welcome
 
     return Welcome(
-        version=conn.version or 1, host_name="b", software="b",
-        fingerprint="sha256:" + "0f" * 32, limits=wire_limits(),
-    )  # fmt: skip
+        version=conn.version or 1,
+        host_name="b",
+        software="b",
+        fingerprint="sha256:" + "0f" * 32,
+        limits=wire_limits(),
+    )
 
 
 def _msgspec(frame: bytes, kind: str) -> Callable[[], object]:
@@ -124,8 +140,10 @@ def _time(step: Callable[[], object]) -> float:
 
 def main() -> None:
     assert Ping(id=1).to_wire()  # the registry is loaded
-    print(f"incoming message: decode + validate, CPU microseconds per message (median of "
-          f"{REPEATS} x {N:,})")  # fmt: skip
+    print(
+        f"incoming message: decode + validate, CPU microseconds per message (median of "
+        f"{REPEATS} x {N:,})"
+    )
     print(f"  {'message':12} {'ours':>8} {'msgspec':>8} {'ratio':>6}")
     for kind, sample in SAMPLES.items():
         frame = encode_frame(sample)

@@ -198,11 +198,22 @@ def _transcript_case(ctx: bytes) -> dict[str, Any]:
     t = transcript_next(ctx, msg.type, msg.body, msg.sig)
     card = sign_message(sk, "card", {"seq": 5, "stream": 0, "pos": 0, "to": 1, "card": "QC"})
     p = private_next(ctx, t, card.body, card.sig)
-    return {"prev": ctx.hex(), "type": "lock", "body": msg.body.hex(), "sig": msg.sig.hex(),
-            "signer_pk": public_key_bytes(sk).hex(),
-            "next": t.hex(), "fingerprint": fingerprint(t),
-            "private": {"prev": ctx.hex(), "transcript": t.hex(), "body": card.body.hex(),
-                        "sig": card.sig.hex(), "next": p.hex()}}  # fmt: skip
+    return {
+        "prev": ctx.hex(),
+        "type": "lock",
+        "body": msg.body.hex(),
+        "sig": msg.sig.hex(),
+        "signer_pk": public_key_bytes(sk).hex(),
+        "next": t.hex(),
+        "fingerprint": fingerprint(t),
+        "private": {
+            "prev": ctx.hex(),
+            "transcript": t.hex(),
+            "body": card.body.hex(),
+            "sig": card.sig.hex(),
+            "next": p.hex(),
+        },
+    }
 
 
 def _words(key: bytes, stream: int, n: int) -> list[int]:
