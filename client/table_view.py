@@ -24,26 +24,12 @@ from rich.text import Text
 from client.catalogue import CATALOGUE, Catalogue, host_data
 from client.wording import fill_view
 from protocol.text import safe_text
+from protocol.views import VIEW_CORE_KEYS
 
 __all__ = ["CORE_KEYS", "render_table"]
 
 #: the keys every game's view has (spec/RULES.md conventions), drawn by this module itself
-CORE_KEYS = frozenset(
-    {
-        "game",
-        "seats",
-        "seat",
-        "dealer",
-        "hand_no",
-        "phase",
-        "to_act",
-        "hand",
-        "hand_counts",
-        "legal",
-        "options",
-        "outcome",
-    }
-)
+CORE_KEYS = frozenset(VIEW_CORE_KEYS)
 
 
 def render_table(

@@ -18,7 +18,7 @@ How it works (after OpenSpiel's game/state split and python-chess's parse-then-a
   to one seat) in order.
 * :meth:`Game.view` is the single place that decides what a seat (or a spectator, ``None``)
   may see. Its result is a wire-ready dict (str keys; str/int/bool/None/list/dict values) that
-  always has the common core :data:`VIEW_CORE_KEYS`, plus keys of the game's own.
+  always has the common core :data:`protocol.views.VIEW_CORE_KEYS`, plus keys of its own.
 * :meth:`Game.hidden_from` lists the cards a seat may not see: what ``view`` must never show.
 * :meth:`Game.outcome` is ``None`` until the game is over, then an :class:`Outcome`.
 
@@ -40,7 +40,6 @@ from protocol.errors import ErrorCode, LocalProtocolError
 
 __all__ = [
     "TURN_LIMIT",
-    "VIEW_CORE_KEYS",
     "Action",
     "ChanceError",
     "ChanceKind",
@@ -71,26 +70,6 @@ reshuffle, played again; two jokers passed back and forth through a one-card sto
 
 WireMap = dict[str, Any]
 """A msgpack/JSON-ready map: str keys; str, int, bool, None, list or dict values."""
-
-VIEW_CORE_KEYS: tuple[str, ...] = (
-    "game",
-    "seats",
-    "seat",
-    "dealer",
-    "hand_no",
-    "phase",
-    "to_act",
-    "hand",
-    "hand_counts",
-    "legal",
-    "options",
-    "outcome",
-)
-"""The keys every game's :meth:`Game.view` has, with the same meaning in every game.
-
-See :meth:`Game.view` for what each holds; ``spec/RULES.md`` (conventions) is the public text.
-"""
-
 
 # --------------------------------------------------------------------------- errors
 
@@ -562,8 +541,8 @@ class Game(abc.ABC):
         A seat number outside ``0..seats-1`` raises :class:`SeatError` (see
         :meth:`require_seat`).
 
-        Every game's view has the common core :data:`VIEW_CORE_KEYS`, always present (for a
-        spectator too) and meaning the same in every game:
+        Every game's view has the common core :data:`protocol.views.VIEW_CORE_KEYS`, always
+        present (for a spectator too) and meaning the same in every game:
 
         * ``game`` (str): the registry name; ``seats`` (int): the seat count;
         * ``seat`` (int or null): the viewer's seat, null for a spectator;

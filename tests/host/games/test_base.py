@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from host.games import find_game, game_names
 from host.games.base import (
-    VIEW_CORE_KEYS,
     Action,
     Event,
     Game,
@@ -20,6 +19,7 @@ from host.games.base import (
 from host.games.playout import answer_chance, playout
 from protocol.cards import ALL_CARDS
 from protocol.errors import ErrorCode
+from protocol.views import VIEW_CORE_KEYS
 
 
 def test_bool_option_accepts_cli_words() -> None:
