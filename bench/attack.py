@@ -33,10 +33,8 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -45,6 +43,7 @@ from pathlib import Path
 import attack_limits
 import msgpack
 import trio
+from local_host import free_port, host_command, wait_listening
 
 import protocol.table_messages as tm
 from host.bots.bots import BotPlayer
@@ -58,26 +57,6 @@ from protocol.messages import Hello, Ping
 class Sample:
     pings: list[float] = field(default_factory=list)
     acts: list[float] = field(default_factory=list)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def wait_listening(port: int, seconds: float = 30.0) -> None:
-    """Return once the host accepts connections on ``port`` (a loaded machine starts slowly)."""
-    end = time.monotonic() + seconds
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.monotonic() > end:
-                raise
-            time.sleep(0.2)
 
 
 def host_cpu(pid: int) -> float:
@@ -274,23 +253,13 @@ def main() -> None:
         attack_limits.run(args.kind, args.seconds, port)
         return
     with tempfile.TemporaryDirectory(prefix="onecard-attack-") as tmp:
-        cmd = [
-            sys.executable,
-            "-m",
-            "client",
-            "host",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--data-dir",
+        cmd = host_command(
+            port,
             tmp,
-            "--insecure",
-            "--no-advertise",
             "--bot-think",
             "0.2",
             *args.host_option,
-        ]
+        )
         host = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_listening(port)

@@ -15,37 +15,17 @@ Run: ``python bench/memory.py [--games 2000] [--parallel 6]``.
 from __future__ import annotations
 
 import argparse
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 
 import trio
+from local_host import free_port, host_command, wait_listening
 from procstat import rss_bytes
 
 import protocol.table_messages as tm
 from net.session import ClientSession, RequestError, open_session
 from protocol.errors import ErrorCode
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def wait_listening(port: int, seconds: float = 30.0) -> None:
-    end = time.monotonic() + seconds
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.monotonic() > end:
-                raise
-            time.sleep(0.2)
 
 
 async def one_game(client: ClientSession) -> None:
@@ -101,26 +81,16 @@ def main() -> None:
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="onecard-memory-") as tmp:
-        cmd = [
-            sys.executable,
-            "-m",
-            "client",
-            "host",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--data-dir",
+        cmd = host_command(
+            port,
             tmp,
-            "--insecure",
-            "--no-advertise",
             "--bot-think",
             "0",
             "--max-tables",
             str(2 * args.parallel),
             "--max-bots-per-client",
             "10000",
-        ]
+        )
         host = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_listening(port)
