@@ -300,7 +300,12 @@ class HumanUI:
             )
         if isinstance(push, tm.EventPush):
             line = describe_event(
-                push.event, tc.name_of, me=me, ascii_only=self.ascii_only, game_no=tc.game_no
+                push.event,
+                tc.name_of,
+                me=me,
+                ascii_only=self.ascii_only,
+                game_no=tc.game_no,
+                game=tc.game or None,
             )
             if line is not None:
                 self.say(line)

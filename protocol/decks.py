@@ -1,8 +1,9 @@
 """The deck each ruleset deals from (``spec/PROTOCOL.md`` 7.3): game + options + seats -> cards.
 
-How it works: :func:`deck_of` is the one table from a game, its options and the number of seats
-to the hand's deck in canonical order. One Card always deals the 54-card pack, ONE its 25 cards,
-Black Jack ``decks`` packs (``auto``: two beyond five seats) with ``jokers`` jokers per pack.
+How it works: :data:`DECKS` is the one table from a game, its options and the number of seats
+to the hand's deck in canonical order, one row per game; :func:`deck_of` looks it up. One Card
+always deals the 54-card pack, ONE its 25 cards, Black Jack ``decks`` packs (``auto``: two
+beyond five seats) with ``jokers`` jokers per pack.
 :func:`ruleset_deck` reads the same from a signed ``ruleset_id`` alone (its options are text),
 so a verifier derives the deck a hand must use without any rules engine. The engines take their
 deck from :func:`deck_of` too, so what a host deals and what a client expects cannot drift.
@@ -13,12 +14,12 @@ Anything the table does not know (another game, a value out of range) is a
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from protocol.cardfair import RulesetError
 from protocol.cards import DECK_54, DECK_ONE, Card, deck_for
 
-__all__ = ["DeckGame", "deck_of", "parse_ruleset", "ruleset_deck"]
+__all__ = ["DECKS", "DeckGame", "DeckRule", "deck_of", "parse_ruleset", "ruleset_deck"]
 
 
 class DeckGame(enum.StrEnum):
@@ -43,6 +44,28 @@ def _text(value: bool | int | str) -> str:
     return str(value)
 
 
+def _black_jack(opts: Mapping[str, str], seats: int) -> tuple[Card, ...]:
+    jokers = opts.get("jokers", "0")
+    decks = opts.get("decks", "auto")
+    if jokers not in _BJ_JOKERS:
+        raise RulesetError(f"black-jack has no deck with jokers={jokers}")
+    if decks not in _BJ_DECKS:
+        raise RulesetError(f"black-jack has no deck with decks={decks}")
+    packs = (2 if seats >= AUTO_TWO_DECKS_FROM else 1) if decks == "auto" else int(decks)
+    return tuple(deck_for(jokers=_BJ_JOKERS[jokers], decks=packs))
+
+
+DeckRule = Callable[[Mapping[str, str], int], tuple[Card, ...]]
+"""A game's deck from its options (as ``ruleset_id`` text) and its seat count."""
+
+#: the deck table: one row per game (a new game adds its row; docs/ADDING-A-GAME.md)
+DECKS: dict[str, DeckRule] = {
+    DeckGame.ONE_CARD: lambda opts, seats: DECK_54,
+    DeckGame.ONE: lambda opts, seats: DECK_ONE,
+    DeckGame.BLACK_JACK: _black_jack,
+}
+
+
 def deck_of(game: str, options: Mapping[str, object] | None, seats: int) -> tuple[Card, ...]:
     """The deck, in canonical order, that ``game`` with ``options`` deals at ``seats`` seats.
 
@@ -57,22 +80,10 @@ def deck_of(game: str, options: Mapping[str, object] | None, seats: int) -> tupl
     if seats < 1:
         raise RulesetError(f"a deck for {seats} seats")
     opts = {k: _text(v) for k, v in (options or {}).items() if isinstance(v, bool | int | str)}
-    try:
-        which = DeckGame(game)
-    except ValueError:
-        raise RulesetError(f"unknown game {game!r}: no deck is defined for it") from None
-    if which is DeckGame.ONE_CARD:
-        return DECK_54
-    if which is DeckGame.ONE:
-        return DECK_ONE
-    jokers = opts.get("jokers", "0")
-    decks = opts.get("decks", "auto")
-    if jokers not in _BJ_JOKERS:
-        raise RulesetError(f"black-jack has no deck with jokers={jokers}")
-    if decks not in _BJ_DECKS:
-        raise RulesetError(f"black-jack has no deck with decks={decks}")
-    packs = (2 if seats >= AUTO_TWO_DECKS_FROM else 1) if decks == "auto" else int(decks)
-    return tuple(deck_for(jokers=_BJ_JOKERS[jokers], decks=packs))
+    rule = DECKS.get(game)
+    if rule is None:
+        raise RulesetError(f"unknown game {game!r}: no deck is defined for it")
+    return rule(opts, seats)
 
 
 def parse_ruleset(rid: str) -> tuple[str, dict[str, str]]:

@@ -5,10 +5,11 @@ How it works: :data:`GAMES` maps each wire name to one :class:`GameEntry`, which
 presentation (the wording clients get), what the host's bots know of it (``BotFeatures``, from
 the game's ``strategy`` module) and what the searching bot needs (``GameSupport``, from its
 ``worlds`` module). Each is imported on first use, so a broken or slow import of one game never
-affects the others, and loading an engine never loads its bot. Adding a game is its package
-plus one entry here (docs/ADDING-A-GAME.md). The host still imports every game when it starts
-(:mod:`host.bots.policy` reads each game's bot features at import); only a tool that asks for one
-game imports that game alone.
+affects the others, and loading an engine never loads its bot. Adding a game is its package,
+one entry here, its section of ``spec/RULES.md`` and its deck's row in ``protocol.decks.DECKS``
+(kept out of this registry on purpose: players verify deals from it; docs/ADDING-A-GAME.md).
+The host still imports every game when it starts (:mod:`host.bots.policy` reads each game's bot
+features at import); only a tool that asks for one game imports that game alone.
 
 :func:`game_entry` is what the host says about one game in its ``games`` reply: name, title,
 seats, options and the game's presentation (help, letters, wording), plus the wording of the
