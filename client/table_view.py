@@ -97,10 +97,11 @@ def render_table(
                 out.append_text(text).append("\n")
                 if stressed:
                     out.stylize("bold", len(out) - len(text) - 1, len(out) - 1)
-    counts = view.get("hand_counts")
-    turn = list(to_act) or list(view.get("to_act") or [])
+    # a host's view is only "some map" on the wire: what is not a count or a seat is dropped
+    counts = [_count(c) for c in _list(view.get("hand_counts"))]
+    turn = list(to_act) or [s for s in _list(view.get("to_act")) if isinstance(s, int)]
     width_names = max((len(n) for n in names), default=4)
-    for seat, count in enumerate(counts if isinstance(counts, list) else []):
+    for seat, count in enumerate(counts):
         marker = ">" if ascii_only else "▶"
         out.append(f" {marker} " if seat in turn else "   ", style="bold")
         out.append(f"{_name(names, seat):<{width_names}}", style="bold" if seat == me else "")
@@ -118,6 +119,15 @@ def render_table(
             out.append("  (" + ", ".join(tags) + ")")
         out.append("\n")
     return out
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _count(value: object) -> int:
+    """A hand count as the host sent it, 0 if it is not a count (bool is not one)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _name(names: Sequence[str], seat: object) -> str:

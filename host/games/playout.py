@@ -126,8 +126,10 @@ def playout(
         The :class:`PlayoutResult`.
 
     Raises:
-        InvariantError: (with ``check``) an invariant broke, or no one can act in a live game.
-        RulesError: the engine rejected an action it had offered as legal.
+        InvariantError: (with ``check``) an invariant broke (among them: ``check`` refused an
+            action ``legal_actions`` offered), or no one can act in a live game. ``apply`` takes
+            checked actions and checks nothing itself, so without ``check`` a wrong offer goes
+            unseen.
     """
     game = game_cls(seats=seats, options=options, dealer=dealer)
     deck = Counter(game.all_cards()) if check else None

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from client.catalogue import Catalogue
 from client.table_view import CORE_KEYS, render_table
@@ -165,3 +167,61 @@ def test_the_table_view_reads_no_game_view_key_by_name() -> None:
     # render.py words a game_over outcome (3.2: its keys ranking and scores; a negative count
     # of cards left reads "bankrupt"), never a view
     assert _strings(CLIENT / "render.py") & game_keys == {"ranking", "scores", "bankrupt"}
+
+
+SNAP = Catalogue([{"name": "snap", "table": ["Pile: {pile:cards}"]}])
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        {"game": "snap", "hand_counts": [None, 3], "to_act": []},
+        {"game": "snap", "hand_counts": [{"x": 1}, "2", True], "to_act": 5},
+        {"game": "snap", "hand_counts": "lots", "to_act": [None, "0", 1]},
+    ],
+)
+def test_a_view_of_the_wrong_shape_is_drawn_not_fatal(view: dict[str, Any]) -> None:
+    """Before, a host's ``hand_counts`` with a null in it, or a ``to_act`` that was a number,
+    ended the terminal client with a TypeError (a view is only "some map" on the wire)."""
+    drawn = render_table(view, ["Ann", "Bob", "Cy"], me=0, catalogue=SNAP).plain
+    assert drawn.startswith("── snap")
+
+
+_ANY = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 10**12) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=12,
+)
+_TEMPLATE = st.recursive(
+    st.text(max_size=20).map(lambda t: t.replace("{", "{{") if "}" not in t else t)
+    | st.sampled_from(["{pile:cards}", "{row}", "{scores.row:points}", "{a.b.c}", "{x:follow}"]),
+    lambda inner: st.dictionaries(
+        st.sampled_from(["if", "then", "else", "strong", "in", "some", "has", "is"]),
+        inner | _ANY,
+        max_size=3,
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    view=st.dictionaries(
+        st.sampled_from(["game", "hand_counts", "to_act", "dealer", "pile", "scores", "row", "a"]),
+        _ANY,
+    ),
+    table=st.lists(_TEMPLATE | _ANY, max_size=3),
+    columns=st.lists(_TEMPLATE | _ANY, max_size=2),
+    tags=st.lists(_TEMPLATE | _ANY, max_size=2),
+)
+def test_no_view_or_declared_table_from_a_host_ends_the_client(
+    view: dict[str, Any], table: list[Any], columns: list[Any], tags: list[Any]
+) -> None:
+    """A hostile or broken host's views and ``games`` declarations, whatever their shapes, are
+    drawn or left out: render_table never raises."""
+    house = Catalogue(
+        [{"name": "snap", "table": table, "seat_columns": columns, "seat_tags": tags}]
+    )
+    view = {**view, "game": "snap"}
+    drawn = render_table(view, ["Ann", "Bob"], me=0, catalogue=house)
+    assert drawn.plain.startswith("── snap")
