@@ -83,6 +83,15 @@ class Hostile:
 
 
 @pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    """An open journal store in the test's folder (sqlite on the test's own thread)."""
+    store = Store(tmp_path, in_thread=False)
+    await store.open()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
 def hostile() -> Hostile:
     return Hostile()
 

@@ -46,14 +46,6 @@ from protocol.errors import ErrorCode
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    store = Store(tmp_path, in_thread=False)
-    await store.open()
-    yield store
-    await store.close()
-
-
-@pytest.fixture
 async def lobby(
     autojump_clock: trio.testing.MockClock, store: Store, nursery: trio.Nursery
 ) -> Lobby:
