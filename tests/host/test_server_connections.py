@@ -155,14 +155,20 @@ async def test_the_total_cap_still_holds(
         assert len(capped.host.admission.holders) == 3
 
 
+async def _seated_then_gone(capped: HostInfo, nursery: trio.Nursery, table: str) -> tm.Joined:
+    """Ann sits at ``table`` from address B, then her link drops: her seat waits for her."""
+    async with _client(capped, nursery, B) as player:
+        joined = await player.request(tm.Join(table=table, name="Ann"))
+        assert isinstance(joined, tm.Joined)
+    await _until(lambda: not capped.host.per_address)
+    return joined
+
+
 async def test_a_seated_player_resumes_while_every_slot_is_held(
     autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
 ) -> None:
     table = await capped.host.create_table("one-card", seats=2)
-    async with _client(capped, nursery, B) as player:
-        joined = await player.request(tm.Join(table=table, name="Ann"))
-        assert isinstance(joined, tm.Joined)
-    await _until(lambda: not capped.host.per_address)  # the player's link dropped
+    joined = await _seated_then_gone(capped, nursery, table)
     async with (
         _client(capped, nursery, A) as a1,
         _client(capped, nursery, A),
@@ -405,10 +411,7 @@ async def test_a_seated_player_resumes_while_every_connection_holds_a_seat(
     autojump_clock: trio.testing.MockClock, capped: HostInfo, nursery: trio.Nursery
 ) -> None:
     table = await capped.host.create_table("one-card", seats=4)
-    async with _client(capped, nursery, B) as player:
-        joined = await player.request(tm.Join(table=table, name="Ann"))
-        assert isinstance(joined, tm.Joined)
-    await _until(lambda: not capped.host.per_address)  # the player's link dropped
+    joined = await _seated_then_gone(capped, nursery, table)
     other = await capped.host.create_table("one-card", seats=4)
     async with (
         _client(capped, nursery, A) as a1,
