@@ -184,7 +184,7 @@ class Admission:
         if (
             len(self.holders) < self.max_connections
             or self._evict(ticket, fair=False)
-            or self._evict_seated(ticket)
+            or self._evict(ticket, fair=False, seated=True)
         ):
             self._hold(ticket)
             return True
@@ -214,56 +214,45 @@ class Admission:
             if not self.per_address[ticket.key]:
                 del self.per_address[ticket.key]
 
-    def _evict_seated(self, newcomer: Ticket) -> bool:
-        """Close a seated connection of the address holding most slots, if it holds at least
-        two more than the newcomer's (so that the displaced player, resuming in turn, cannot
-        displace the newcomer back); its seat stays in its grace period."""
+    def _evict(self, newcomer: Ticket, *, fair: bool, seated: bool = False) -> bool:
+        """Close a slot holder (from the address holding most slots first) and free its slot.
+
+        Without ``seated``, one with no seat; ``fair``: only from an address holding at least two
+        more slots than the newcomer's, and never a loopback one. With ``seated`` (for a player
+        resuming when every connection holds a seat), a seated one, always under that rule, so
+        that the displaced player, resuming in turn, cannot displace the newcomer back; its seat
+        stays in its grace period."""
         groups: Counter[str | None] = Counter(t.key for t in self.holders)
         mine = groups.get(newcomer.key, 0) if newcomer.key is not None else 0
+        share = fair or seated
         candidates = [
             t
             for t in self.holders
             if t.conn is not None
             and not t.conn.closed
-            and t.key is not None
-            and groups[t.key] >= mine + 2
+            and t.conn.holds_a_seat() == seated
+            and (not share or (t.key is not None and groups[t.key] >= mine + 2))
         ]
         if not candidates:
             return False
         victim = max(candidates, key=lambda t: groups[t.key])
         assert victim.conn is not None
-        log.info("closing a seated connection from %s for a player resuming a seat", victim.key)
-        victim.conn.close_politely(
-            victim.conn.full_error(
+        if seated:
+            log.info("closing a seated connection from %s for a player resuming a seat", victim.key)
+            why = (
                 "the host is full and gave your connection to a player resuming a seat from an "
                 "address with fewer connections; your seat is kept: resume when there is room"
             )
-        )
-        self._drop(victim)
-        return True
-
-    def _evict(self, newcomer: Ticket, *, fair: bool) -> bool:
-        """Close a slot holder with no seat (from the address holding most slots first) and
-        free its slot. ``fair``: only from an address holding at least two more slots than the
-        newcomer's, and never a loopback one."""
-        groups: Counter[str | None] = Counter(t.key for t in self.holders)
-        mine = groups.get(newcomer.key, 0) if newcomer.key is not None else 0
-        candidates = [
-            t
-            for t in self.holders
-            if t.conn is not None
-            and not t.conn.closed
-            and not t.conn.holds_a_seat()
-            and (not fair or (t.key is not None and groups[t.key] >= mine + 2))
-        ]
-        if not candidates:
-            return False
-        victim = max(candidates, key=lambda t: groups[t.key])
-        assert victim.conn is not None
-        why = "for a player resuming a seat" if not fair else f"for a newcomer from {newcomer.key}"
-        log.info("closing a connection without a seat from %s %s", victim.key or "loopback", why)
-        victim.conn.close_politely(
-            victim.conn.full_error("the host is full and gave your slot to a player with a seat")
-        )
+        else:
+            how = (
+                "for a player resuming a seat"
+                if not fair
+                else f"for a newcomer from {newcomer.key}"
+            )
+            log.info(
+                "closing a connection without a seat from %s %s", victim.key or "loopback", how
+            )
+            why = "the host is full and gave your slot to a player with a seat"
+        victim.conn.close_politely(victim.conn.full_error(why))
         self._drop(victim)
         return True
