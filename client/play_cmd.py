@@ -282,12 +282,9 @@ def _friends_busy(info: HostInfo, table: str) -> bool:
     but sitting ready for another game at our table (it may still fetch the last hand's
     records, or play at a table of its own)."""
     at_table = info.host.lobby.tables.get(table)
-    waiting: set[int] = set()
-    if at_table is not None:
-        waiting = {id(s.conn) for s in at_table.seats if s is not None and s.ready}
-    return any(
-        not c.closed and not c.trusted and id(c) not in waiting for c in info.host.connections
-    )
+    seats = at_table.seats if at_table is not None else []
+    waiting = {s.conn for s in seats if s is not None and s.ready}
+    return any(not c.closed and not c.trusted and c not in waiting for c in info.host.connections)
 
 
 async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI, table: str) -> None:
