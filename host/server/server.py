@@ -83,7 +83,6 @@ __all__ = [
 
 log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
-#: the port ``onecard host`` listens on by default
 #: concurrent connections a host accepts (its in-process bots not counted)
 MAX_CONNECTIONS = 64
 #: concurrent connections a host accepts from one IP address (loopback not counted): room for
