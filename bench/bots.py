@@ -57,7 +57,7 @@ from typing import Any
 from host.bots.ai.arena import play_match, seat_turns
 from host.bots.ai.ismcts import DEFAULT_BUDGET, Budget
 from host.bots.ai.levels import Bot, HardBot, make_bot, run_search
-from host.bots.policy import CALL_TYPES
+from host.bots.policy import call_types
 from host.games import game_names
 from protocol.cards import Card, Rank, Suit, cards_in
 
@@ -147,9 +147,9 @@ class GreedyBot(Bot):
         last: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
         for a in legal:
-            if a.get("type") in CALL_TYPES and a != last:
+            if a.get("type") in call_types() and a != last:
                 return a
-        turns = [a for a in legal if a.get("type") not in CALL_TYPES]
+        turns = [a for a in legal if a.get("type") not in call_types()]
         if not turns:
             return None
         if view.get("game") == "one":
