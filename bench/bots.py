@@ -15,8 +15,10 @@ in equal numbers an even share is 0.5. The share is printed with its 95% interva
 the two games of a pair are not) and, for comparison, the Wilson interval that would hold if
 every game were independent. The verdict ``A>B`` needs the whole pairs' interval above 0.5 (and
 so at least :data:`MIN_PAIRS` pairs: a short run, such as one that measures think time, gives
-none). For ONE each level's bids are counted with how many were made, and out of how many
-chances (hands times the level's seats: a seat could bid in every hand). Thinking time is the
+none). For ONE each level's contracts (a hand's winning bid) are counted with how many were
+made and against its seat-hands (hands times the level's seats: at four seats a level holding
+two of them wins at most half), and, the measure of how readily it bids, the hands in which
+the auction offered one of its seats a bid and the hands it bid in. Thinking time is the
 wall-clock time of each decision that had a choice, per level: mean, 95th percentile and
 maximum. The last column says how the games ended (going out, a target score, or a safety stop).
 
@@ -57,7 +59,7 @@ from typing import Any
 from host.bots.ai.arena import play_match, seat_turns
 from host.bots.ai.ismcts import DEFAULT_BUDGET, Budget
 from host.bots.ai.levels import Bot, HardBot, make_bot, run_search
-from host.bots.policy import CALL_TYPES
+from host.bots.policy import call_types
 from host.games import game_names
 from protocol.cards import Card, Rank, Suit, cards_in
 
@@ -75,7 +77,9 @@ class Tally:
     share: float = 0.0  #: sum of A's shares
     pairs: dict[int, float] = field(default_factory=dict)  #: deal -> sum of its games' shares
     think: dict[str, list[float]] = field(default_factory=dict)
-    #: level -> [bids, made, chances] (a chance: a hand one of the level's seats could bid in)
+    #: ONE, level -> [contracts, made, hands x seats, hands offered a bid, hands bid in] (a
+    #: contract: the hand's winning bid; a seat is offered a bid when the auction reaches it
+    #: with a bid still legal, and bids in a hand when it makes any bid in its auction)
     bids: dict[str, list[int]] = field(default_factory=dict)
     endings: dict[str, int] = field(default_factory=dict)
 
@@ -87,7 +91,7 @@ class Tally:
         for level, times in other.think.items():
             self.think.setdefault(level, []).extend(times)
         for level, counts in other.bids.items():
-            mine = self.bids.setdefault(level, [0, 0, 0])
+            mine = self.bids.setdefault(level, [0, 0, 0, 0, 0])
             for k, n in enumerate(counts):
                 mine[k] += n
         for end, n in other.endings.items():
@@ -147,9 +151,9 @@ class GreedyBot(Bot):
         last: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
         for a in legal:
-            if a.get("type") in CALL_TYPES and a != last:
+            if a.get("type") in call_types() and a != last:
                 return a
-        turns = [a for a in legal if a.get("type") not in CALL_TYPES]
+        turns = [a for a in legal if a.get("type") not in call_types()]
         if not turns:
             return None
         if view.get("game") == "one":
@@ -268,12 +272,15 @@ def run(task: Task) -> Tally:
         for seat, times in enumerate(record.think):
             tally.think.setdefault(levels[seat], []).extend(times)
         for bidder, made in record.bids:
-            counts = tally.bids.setdefault(levels[bidder], [0, 0, 0])
+            counts = tally.bids.setdefault(levels[bidder], [0, 0, 0, 0, 0])
             counts[0] += 1
             counts[1] += made
         if record.hands:
-            for level in levels:
-                tally.bids.setdefault(level, [0, 0, 0])[2] += record.hands
+            for seat, level in enumerate(levels):
+                counts = tally.bids.setdefault(level, [0, 0, 0, 0, 0])
+                counts[2] += record.hands
+                counts[3] += record.bid_offered[seat]
+                counts[4] += record.bid_made[seat]
     return tally
 
 
@@ -318,9 +325,10 @@ def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
     else:
         verdict = f"{a}>{b}" if low > 0.5 else f"{b}>{a}" if high < 0.5 else "even"
     bids = " ".join(
-        f"{level} {made}/{bids} ({100 * made / bids:.0f}%) "
-        f"of {chances} chances ({100 * bids / max(1, chances):.0f}% bid)"
-        for level, (bids, made, chances) in sorted(tally.bids.items())
+        f"{level} {made}/{bids} made ({100 * made / bids:.0f}%), contracts in "
+        f"{100 * bids / max(1, chances):.0f}% of {chances} seat-hands, bid in "
+        f"{bid_in}/{offered} offered ({100 * bid_in / max(1, offered):.0f}%)"
+        for level, (bids, made, chances, offered, bid_in) in sorted(tally.bids.items())
         if bids
     )
     return (

@@ -182,9 +182,8 @@ class BotPlayer(SeatClient):
                 continue
             legal = [dict(a) for a in state.legal]
             my_turn = state.seat in state.to_act
-            calls = [
-                a for a in legal if a.get("type") in policy.CALL_TYPES and a != self._last_action
-            ]
+            game_calls = policy.features(state.view).calls
+            calls = [a for a in legal if a.get("type") in game_calls and a != self._last_action]
             if not my_turn and not calls:
                 continue
             started = trio.current_time()
@@ -213,7 +212,7 @@ class BotPlayer(SeatClient):
                 if exc.code is ErrorCode.CONFLICT:  # our seq was stale: the next one is free
                     self._changed.set()
                     continue
-                if choice.get("type") in policy.CALL_TYPES:
+                if choice.get("type") in policy.features(state.view).calls:
                     self._last_action = choice  # a lost call race: normal, do not repeat it
                 else:
                     self._refusals += 1

@@ -36,23 +36,28 @@ from host.games.presentation import BotFeatures
 from protocol.cards import Card, CardCodeError, parse_card
 
 __all__ = [
-    "CALL_TYPES",
-    "PASSIVE_TYPES",
+    "call_types",
     "choose",
     "features",
     "heuristic_choice",
+    "passive_types",
     "random_choice",
 ]
 
 WireMap = dict[str, Any]
 
 
-#: every game's announcement action types
-CALL_TYPES = frozenset().union(*(find_bot(name).calls for name in game_names()))
-#: every game's action types that give up the turn without shedding
-PASSIVE_TYPES = frozenset().union(*(find_bot(name).passive for name in game_names()))
-#: a view of a game the host does not run (or none): call once, pass or draw as any game would
-_UNKNOWN = BotFeatures(calls=CALL_TYPES, passive=PASSIVE_TYPES)
+@functools.cache
+def call_types() -> frozenset[str]:
+    """Every game's announcement action types (loads every game's bot knowledge, once, on the
+    first call: importing this module loads none)."""
+    return frozenset().union(*(find_bot(name).calls for name in game_names()))
+
+
+@functools.cache
+def passive_types() -> frozenset[str]:
+    """Every game's action types that give up the turn without shedding."""
+    return frozenset().union(*(find_bot(name).passive for name in game_names()))
 
 
 @functools.lru_cache(maxsize=64)
@@ -60,7 +65,8 @@ def _features_of(game: str) -> BotFeatures:
     try:
         return find_bot(game)
     except OptionError:
-        return _UNKNOWN
+        # a game the host does not run (or none): call once, pass or draw as any game would
+        return BotFeatures(calls=call_types(), passive=passive_types())
 
 
 def features(view: WireMap) -> BotFeatures:

@@ -69,7 +69,6 @@ from protocol.messages import Error
 from protocol.version import software
 
 __all__ = [
-    "DEFAULT_PORT",
     "KEEP_RECORDS_DAYS",
     "MAX_CONNECTIONS",
     "MAX_CONNECTIONS_PER_ADDRESS",

@@ -235,8 +235,8 @@ class GameRunner:
         for s in self.seats:
             if s is not None:
                 s.ready = False
-                s.last_cseq = 0
-                s.last_cseq_action = None
+                s.last_act_seq = 0
+                s.last_act_action = None
                 # a count carried from the game before, unless someone else sits there now
                 # (replayed after a restart, the seat may have changed hands since)
                 played = s.index < len(self.game_names) and self.game_names[s.index] == s.name
@@ -285,9 +285,11 @@ class GameRunner:
             )
         s = self.seats[seat]
         if s is not None:
-            if payload.get("cseq") is not None:
-                s.last_cseq = int(payload["cseq"])
-                s.last_cseq_action = payload["action"]
+            # journals written before the rename name it ``cseq``
+            act_seq = payload.get("act_seq", payload.get("cseq"))
+            if act_seq is not None:
+                s.last_act_seq = int(act_seq)
+                s.last_act_action = payload["action"]
                 s.timeouts = 0  # its player acted: full turns again
             elif payload.get("note") == "timeout":
                 s.timeouts += 1
@@ -573,8 +575,8 @@ class GameRunner:
         stored = {r.seat: r for r in row.seats} if row is not None else {}
         for s in self.seats:
             if s is not None:
-                s.last_cseq, s.sit_out = 0, False
-                s.last_cseq_action = None
+                s.last_act_seq, s.sit_out = 0, False
+                s.last_act_action = None
                 if s.stood_up:  # the replay says again whether it stands up
                     s.stood_up = s.substitute = False
                     kept = stored.get(s.index)

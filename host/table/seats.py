@@ -104,9 +104,9 @@ class Seat:
     conn: Any = None  #: the seat's connection (a ``host.table.seating.Conn``), None while away
     ready: bool = False
     #: the highest client action seq accepted from this seat in the current game
-    last_cseq: int = 0
-    #: the action accepted under ``last_cseq`` (wire form): a resend of it is a duplicate
-    last_cseq_action: WireMap | None = None
+    last_act_seq: int = 0
+    #: the action accepted under ``last_act_seq`` (wire form): a resend of it is a duplicate
+    last_act_action: WireMap | None = None
     disconnected_at: float | None = None
     #: the host plays for this seat (grace period over) until it returns
     substitute: bool = False
@@ -125,17 +125,17 @@ class Seat:
     #: who sat down after a game is shown nothing of it, not the last occupant's hand
     first_game: int = 0
 
-    def repeated(self, engine: Game | None, cseq: int, wire: object) -> bool:
-        """Whether an ``act`` under ``cseq`` was already applied (a resend: a duplicate).
+    def repeated(self, engine: Game | None, act_seq: int, wire: object) -> bool:
+        """Whether an ``act`` under ``act_seq`` was already applied (a resend: a duplicate).
 
         Raises:
-            TableError: ``conflict``: a used ``cseq`` with another action (PROTOCOL.md 4.2).
+            TableError: ``conflict``: a used ``act_seq`` with another action (PROTOCOL.md 4.2).
         """
-        if cseq > self.last_cseq:
+        if act_seq > self.last_act_seq:
             return False
-        if cseq == self.last_cseq and same_action(engine, wire, self.last_cseq_action):
+        if act_seq == self.last_act_seq and same_action(engine, wire, self.last_act_action):
             return True
-        raise SeqConflictError(self.last_cseq + 1, cseq)
+        raise SeqConflictError(self.last_act_seq + 1, act_seq)
 
     def summary(self) -> WireMap:
         """The seat as ``table_info`` lists it. A seat whose player left the game or was stood

@@ -412,7 +412,7 @@ class Table:
                 "seat": found.index,
                 "name": found.name,
                 "seq": self.seq,
-                "act_seq": found.last_cseq,
+                "act_seq": found.last_act_seq,
                 "re": re,
             }
             conn.deliver_backlog(
@@ -461,8 +461,8 @@ class Table:
 
     # ------------------------------------------------------------------ play
 
-    async def act(self, conn: Conn, cseq: int, wire: object, *, re: Any = None) -> bool:
-        """Apply a seat's action and acknowledge it; False for a duplicate ``cseq`` (see
+    async def act(self, conn: Conn, act_seq: int, wire: object, *, re: Any = None) -> bool:
+        """Apply a seat's action and acknowledge it; False for a duplicate ``act_seq`` (see
         :meth:`Seat.repeated`), acknowledged as such and not applied again.
 
         Raises:
@@ -470,21 +470,21 @@ class Table:
         """
         async with self.lock:
             seat = self._require_seat(conn)
-            if seat.repeated(self.engine, cseq, wire):
-                conn.deliver([self._ack_msg(cseq, re, duplicate=True)])
+            if seat.repeated(self.engine, act_seq, wire):
+                conn.deliver([self._ack_msg(act_seq, re, duplicate=True)])
                 return False
             # the runner parses and checks the move (once); refused, it leaves no row
-            self._ack = (conn, self._ack_msg(cseq, re, duplicate=False))
+            self._ack = (conn, self._ack_msg(act_seq, re, duplicate=False))
             try:
-                payload = {"seat": seat.index, "action": wire, "cseq": cseq, "note": None}
+                payload = {"seat": seat.index, "action": wire, "act_seq": act_seq, "note": None}
                 await self.live(JournalKind.ACTION, payload)
             finally:
                 self._ack = None
             return True
 
-    def _ack_msg(self, cseq: int, re: Any, *, duplicate: bool) -> WireMap:
+    def _ack_msg(self, act_seq: int, re: Any, *, duplicate: bool) -> WireMap:
         """The ``ack`` of an ``act``: sent before the move's messages, or alone for a resend."""
-        return tm.Ack(table=self.table_id, seq=cseq, duplicate=duplicate, re=re).to_wire()
+        return tm.Ack(table=self.table_id, seq=act_seq, duplicate=duplicate, re=re).to_wire()
 
     def explain(self, conn: Conn, card: Card) -> Explanation:
         """Why the connection's seat cannot play ``card`` now; changes nothing, not journaled.

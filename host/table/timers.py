@@ -152,7 +152,7 @@ class Timers:
             choice = None if default is None else default.to_wire()
         if choice is None:
             return False
-        payload = {"seat": seat, "action": choice, "cseq": None, "note": note}
+        payload = {"seat": seat, "action": choice, "act_seq": None, "note": note}
         await table.live(JournalKind.ACTION, payload)
         return True
 

@@ -540,7 +540,7 @@ class HalfDealtTable:
             assert runner.engine is not None
             seat = runner.engine.to_act()[0]
             action = rng.choice(runner.engine.legal_actions(seat)).to_wire()
-            self.feed(JournalKind.ACTION, {"seat": seat, "action": action, "cseq": None})
+            self.feed(JournalKind.ACTION, {"seat": seat, "action": action, "act_seq": None})
         raise AssertionError("hand 3 never opened")
 
     async def store(self) -> None:

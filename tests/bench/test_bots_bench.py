@@ -73,7 +73,11 @@ def test_bench_pairs_the_greedy_player_by_name(bench: ModuleType) -> None:
     task = bench.Task("one", 2, "normal", "greedy", 1, 0, 2, Budget(iterations=1))
     tally = bench.run(task)
     assert set(tally.bids) == {"normal", "greedy"}
-    assert all(chances > 0 for _, _, chances in tally.bids.values())
+    for contracts, made, chances, offered, bid_in in tally.bids.values():
+        assert 0 <= made <= contracts <= chances
+        assert 0 < offered <= chances  # each seat is offered a bid at most once a hand
+        assert 0 <= bid_in <= offered
+    assert sum(counts[0] for counts in tally.bids.values()) > 0  # someone took a contract
 
 
 def test_the_speed_measure_counts_the_searches_it_ran(bench: ModuleType) -> None:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from host.bots import policy
 from host.bots.policy import (
-    CALL_TYPES,
-    PASSIVE_TYPES,
+    call_types,
     choose,
     features,
     heuristic_choice,
+    passive_types,
     random_choice,
 )
 from host.games import find_bot, game_names
@@ -103,7 +105,7 @@ def test_what_a_bot_knows_of_a_game_is_the_games_own_declaration() -> None:
     assert not re.search(r'"(one-card|black-jack|one)"', source)
     for name in game_names():
         assert features({"game": name}) is find_bot(name)
-    assert {"call", "declare"} == CALL_TYPES and {"draw", "pass"} == PASSIVE_TYPES
+    assert {"call", "declare"} == call_types() and {"draw", "pass"} == passive_types()
 
 
 def test_a_game_the_host_does_not_run_is_played_without_card_knowledge() -> None:
@@ -111,7 +113,7 @@ def test_a_game_the_host_does_not_run_is_played_without_card_knowledge() -> None
     legal = [{"type": "draw"}, {"type": "call"}, {"type": "play", "cards": ["2H"]}]
     assert heuristic_choice(view, legal) == {"type": "call"}  # every game's calls still count
     assert heuristic_choice(view, legal, last={"type": "call"}) == legal[2]
-    assert features(view).attack == frozenset() and features({}).passive == PASSIVE_TYPES
+    assert features(view).attack == frozenset() and features({}).passive == passive_types()
 
 
 def test_one_switches_downtown_with_more_nines_and_tens_than_aces_and_kings() -> None:
@@ -119,3 +121,15 @@ def test_one_switches_downtown_with_more_nines_and_tens_than_aces_and_kings() ->
     low = {"game": "one", "hand": ["9S", "10S", "9H", "AS"]}
     assert heuristic_choice(low, legal) == legal[1]
     assert heuristic_choice({**low, "hand": ["9S", "AS", "KH"]}, legal) == legal[0]
+
+
+def test_importing_the_policy_loads_no_game() -> None:
+    """The registry loads a game when it is first asked for; the policy must not defeat that
+    (it once built every game's call types at import)."""
+    code = (
+        "import sys, host.bots.policy\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('host.games.one', "
+        "'host.games.black_jack'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -73,7 +73,7 @@ def play(
             break
         seat = runner.engine.to_act()[0]
         action = rng.choice(runner.engine.legal_actions(seat)).to_wire()
-        feed(JournalKind.ACTION, {"seat": seat, "action": action, "cseq": None, "note": None})
+        feed(JournalKind.ACTION, {"seat": seat, "action": action, "act_seq": None, "note": None})
         if after is not None:
             after(runner)
     return journal
@@ -94,6 +94,34 @@ async def test_replaying_a_journal_rebuilds_the_same_game(game: str) -> None:
         assert again.engine.view(seat) == live.engine.view(seat)
     assert again.deal.dealer.messages == live.deal.dealer.messages
     assert [r.seq for r in journal] == list(range(1, len(journal) + 1))
+
+
+@pytest.mark.parametrize("key", ["act_seq", "cseq"])
+async def test_replay_restores_each_seats_last_act_seq(key: str) -> None:
+    """A resend after a restart is still told from a new action: the journal keeps each
+    action's act seq (journals from before the rename call it ``cseq``; both are read)."""
+    key_pair = Ed25519PrivateKey.generate()
+    live = new_runner("one-card", 2, key_pair)
+    journal = play(live, random.Random(5))
+    numbered: list[JournalRow] = []
+    last: dict[int, tuple[int, object]] = {}
+    for row in journal:
+        if row.kind is JournalKind.ACTION:
+            seat = int(row.payload["seat"])
+            n = last.get(seat, (0, None))[0] + 1
+            payload = {k: v for k, v in row.payload.items() if k != "act_seq"}
+            payload[key] = n
+            last[seat] = (n, payload["action"])
+            numbered.append(JournalRow(row.seq, row.kind, row.seat, payload))
+        else:
+            numbered.append(row)
+    assert len(last) == 2
+    again = new_runner("one-card", 2, key_pair)
+    again.replay(numbered)
+    for seat, (n, action) in last.items():
+        s = again.seats[seat]
+        assert s is not None
+        assert (s.last_act_seq, s.last_act_action) == (n, action)
 
 
 async def test_finished_hands_leave_verifiable_records() -> None:
@@ -180,7 +208,7 @@ class _Table:
             assert runner.phase is TablePhase.PLAYING and runner.engine is not None
             seat = runner.engine.to_act()[0]
             action = rng.choice(runner.engine.legal_actions(seat)).to_wire()
-            self.feed(JournalKind.ACTION, {"seat": seat, "action": action, "cseq": None})
+            self.feed(JournalKind.ACTION, {"seat": seat, "action": action, "act_seq": None})
         raise AssertionError("no new hand")
 
     def answer_round(self) -> None:

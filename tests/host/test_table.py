@@ -122,7 +122,7 @@ async def test_a_restart_does_not_stand_up_whoever_took_a_stood_up_seat() -> Non
         assert runner.engine is not None
         seat = runner.engine.to_act()[0]
         action = rng.choice(runner.engine.legal_actions(seat)).to_wire()
-        feed(JournalKind.ACTION, {"seat": seat, "action": action, "cseq": None})
+        feed(JournalKind.ACTION, {"seat": seat, "action": action, "act_seq": None})
 
     with tempfile.TemporaryDirectory() as tmp:
         store = await _store(Path(tmp), "tx")
@@ -251,7 +251,7 @@ def _counting(game_cls: type[Game], monkeypatch: pytest.MonkeyPatch) -> Counter[
 
 
 async def _move_counted(
-    table: Table, conns: dict[int, Any], cseq: dict[int, int], calls: Counter[str]
+    table: Table, conns: dict[int, Any], act_seq: dict[int, int], calls: Counter[str]
 ) -> bool:
     """The seat to act makes its first legal move, sent twice, after the other seat tried it
     (when it is not the other's too); the calls each costs are counted. Whether one was refused.
@@ -265,21 +265,21 @@ async def _move_counted(
     if wrong is not None:  # the other seat sends this seat's move: refused
         calls.clear()
         with pytest.raises(RulesError):
-            await table.act(conns[other], cseq[other] + 1, wrong)
+            await table.act(conns[other], act_seq[other] + 1, wrong)
         assert calls == {"parse_action": 1, "check": 1}
-    cseq[seat] += 1
+    act_seq[seat] += 1
     calls.clear()
     conns[seat].got.clear()
-    assert await table.act(conns[seat], cseq[seat], legal[0], re=7) is True
+    assert await table.act(conns[seat], act_seq[seat], legal[0], re=7) is True
     assert calls == {"parse_action": 1, "check": 1, "apply": 1}
-    ack = {"type": "ack", "re": 7, "table": "t1", "seq": cseq[seat], "duplicate": False}
+    ack = {"type": "ack", "re": 7, "table": "t1", "seq": act_seq[seat], "duplicate": False}
     sent = [m for m in conns[seat].got if m["type"] in ("ack", "state")]
     assert sent[0] == ack and sent.count(ack) == 1  # once, before the move's views
     calls.clear()
     conns[seat].got.clear()
-    assert await table.act(conns[seat], cseq[seat], legal[0]) is False
+    assert await table.act(conns[seat], act_seq[seat], legal[0]) is False
     assert calls["check"] == calls["apply"] == 0
-    dup = {"type": "ack", "table": "t1", "seq": cseq[seat], "duplicate": True}
+    dup = {"type": "ack", "table": "t1", "seq": act_seq[seat], "duplicate": True}
     assert [m for m in conns[seat].got if m["type"] == "ack"] == [dup]
     return wrong is not None
 
@@ -318,13 +318,13 @@ async def test_a_move_is_parsed_and_checked_once_on_its_way_through_the_table(
             conns[seat] = conn
         for conn in conns.values():
             await table.set_ready(conn, True)
-        cseq = dict.fromkeys(conns, 0)
+        act_seq = dict.fromkeys(conns, 0)
         moves = refused = 0
         while moves < 12 and table.phase is not TablePhase.FINISHED:
             if table.phase is TablePhase.DEALING:
                 await _answer_round(table, conns)
                 continue
-            refused += await _move_counted(table, conns, cseq, calls)
+            refused += await _move_counted(table, conns, act_seq, calls)
             moves += 1
         nursery.cancel_scope.cancel()
     # a One Card game may end early (a seat bankrupt after a few attacks)

@@ -45,6 +45,27 @@ class MatchRecord:
     #: ONE: per hand, ``(bidder, made)`` for a hand with a bid
     bids: list[tuple[int, bool]] = field(default_factory=list)
     hands: int = 0  #: hands played to the end (ONE: each an auction every seat could bid in)
+    #: ONE: per seat, the hands in which the auction offered it a bid, and those it bid in
+    bid_offered: list[int] = field(default_factory=list)
+    bid_made: list[int] = field(default_factory=list)
+    _offered: set[int] = field(default_factory=set)
+    _bidding: set[int] = field(default_factory=set)
+
+    def note_turn(self, seat: int, legal: Sequence[WireMap], chosen: WireMap) -> None:
+        """Count an auction turn: the seat was offered a bid, and took one or not."""
+        if any(a.get("type") == "bid" for a in legal):
+            self._offered.add(seat)
+            if chosen.get("type") == "bid":
+                self._bidding.add(seat)
+
+    def end_hand(self) -> None:
+        self.hands += 1
+        for seat in self._offered:
+            self.bid_offered[seat] += 1
+        for seat in self._bidding:
+            self.bid_made[seat] += 1
+        self._offered.clear()
+        self._bidding.clear()
 
     def share(self, seats: Sequence[int]) -> float:
         """The part of the win that went to ``seats`` (winners share a win equally)."""
@@ -63,7 +84,9 @@ def play_match(
     """Play one game of ``game`` with ``bots[i]`` in seat ``i``; ``seed`` drives chance."""
     engine = find_game(game)(seats=len(bots), options=options, dealer=None)
     rng = random.Random(seed)
-    record = MatchRecord(think=[[] for _ in bots])
+    record = MatchRecord(
+        think=[[] for _ in bots], bid_offered=[0] * len(bots), bid_made=[0] * len(bots)
+    )
     last: list[WireMap | None] = [None] * len(bots)
     for bot in bots:
         bot.new_game()
@@ -103,6 +126,7 @@ def _next_move(
         if len(legal) > 1 and seat in to_act:
             record.think[seat].append(time.perf_counter() - started)
         if wire is not None:
+            record.note_turn(seat, legal, wire)
             return seat, wire
     raise RuntimeError(f"no bot would act for seats {list(to_act)} of {engine.name}")
 
@@ -111,7 +135,7 @@ def _deliver(bots: Sequence[Bot], events: Sequence[Event], record: MatchRecord) 
     for event in events:
         wire = event.to_wire()
         if event.kind == "hand_end":
-            record.hands += 1
+            record.end_hand()
         if event.kind == "hand_end" and event.data.get("bidder") is not None:
             record.bids.append((int(event.data["bidder"]), bool(event.data["made"])))
         for seat, bot in enumerate(bots):

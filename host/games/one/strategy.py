@@ -35,7 +35,7 @@ WireMap = dict[str, Any]
 
 #: per seat count, the points a hand must be worth beyond the lowest bid before the normal bot
 #: bids (tuned with ``bench/bots.py --pair normal:greedy``: see docs/BOTS.md)
-MARGIN = {2: -4.0, 3: -1.5, 4: -0.5}
+MARGIN = {2: -4.0, 3: -1.5, 4: -0.25}
 #: how much more risk to take when an opponent is about to win, and less when we are
 RISK = 1.0
 #: points from the target within which a player may win with this hand

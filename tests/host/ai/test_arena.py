@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from host.bots.ai.arena import MatchRecord, play_match, seat_turns
-from host.bots.ai.levels import make_bot
+from host.bots.ai.levels import Bot, make_bot
+from host.games.base import WireMap
 
 
 def test_winners_share_a_win() -> None:
@@ -21,6 +23,35 @@ def test_a_one_match_records_each_bid_and_whether_it_was_made() -> None:
     assert record.termination != "unfinished"
     assert record.bids
     assert all(bidder in (0, 1) for bidder, _ in record.bids)
+
+
+class _Bidder(Bot):
+    """Bids whenever it may, else plays as normal."""
+
+    def choose(
+        self, view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
+    ) -> WireMap | None:
+        bids = [a for a in legal if a.get("type") == "bid"]
+        return bids[0] if bids else super().choose(view, legal, last=last)
+
+
+class _Passer(Bot):
+    """Never bids."""
+
+    def choose(
+        self, view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
+    ) -> WireMap | None:
+        if any(a.get("type") == "bid" for a in legal):
+            return next((a for a in legal if a.get("type") == "pass"), None)
+        return super().choose(view, legal, last=last)
+
+
+def test_a_one_match_counts_the_hands_each_seat_was_offered_a_bid_and_bid_in() -> None:
+    record = play_match("one", [_Bidder(), _Passer(), _Bidder(), _Passer()], seed=3)
+    assert record.hands > 0
+    assert all(0 < offered <= record.hands for offered in record.bid_offered)
+    assert record.bid_made[0] == record.bid_offered[0] and record.bid_made[2] > 0
+    assert record.bid_made[1] == record.bid_made[3] == 0
 
 
 def test_the_same_seed_deals_the_same_game() -> None:
