@@ -3,9 +3,11 @@
 // build leaves out the edwards25519 core functions) does every group and box operation;
 // SHA-256 and HMAC come from node:crypto; 7.2's `enc` and 7.5's shuffle from cardfair.mjs.
 //
-// A round masks one list of cards: each card is a point hashed to the curve (10.3), each seat
-// derives all its keys from one secret (10.4, `Seat`), masks and permutes the deck, then swaps
-// its deck key for a key per position (10.5). A position opens with every seat's key for it
+// A private hand is its cardfair/v1 hand: the same `ctx` (`handContext`), round 0 masking the
+// hand's deck and round k the cards of its k-th reshuffle (`roundCards`). A round masks one
+// list of cards: each card is a point hashed to the curve (10.3), each seat derives all its
+// keys from one secret (10.4, `Seat`), masks and permutes the deck, then swaps its deck key
+// for a key per position (10.5). A position opens with every seat's key for it
 // (10.6, `Openings` keeps the one-card-per-position rule); a key for another seat travels
 // sealed to it with its route inside (10.7). `verifyRound` audits a round once the secrets are
 // revealed (10.8). Every point and key that comes from outside is checked first, and every
@@ -13,7 +15,7 @@
 
 import { createHash, createHmac } from "node:crypto";
 import sodium from "libsodium-wrappers-sumo";
-import { FairnessError, enc, shuffle, u32 } from "./cardfair.mjs";
+import { FairnessError, cardIndex, enc, makeCtx, shuffle, u32 } from "./cardfair.mjs";
 
 await sodium.ready;
 
@@ -100,6 +102,44 @@ function reduce(bytes64, what) {
 
 /** `map(r)`: libsodium's Elligator 2 map to the prime-order subgroup (10.2). */
 export const map = (r) => B(sodium.crypto_core_ed25519_from_uniform(r));
+
+// --- 10.3 the binding to cardfair/v1: a hand's ctx and the list of each round ---------------------
+
+/** A private hand's `ctx`: 7.3's, from the fields of its signed `hand_commit` body. */
+export function handContext({ table_id, hand_no, ruleset_id, deck, pids, host_pk }) {
+  return makeCtx(table_id, hand_no, ruleset_id, deck, pids, host_pk);
+}
+
+/**
+ * The list of cards round `round` masks: the hand's `deck` for round 0, else the `cards` of
+ * the hand's `round`-th `reshuffle` (7.7), which must be that round's, non-empty, sorted by
+ * canonical index and hold no card more often than the deck does.
+ */
+export function roundCards(round, deck, reshuffle = null) {
+  if (round === 0) return [...deck];
+  if (!Number.isInteger(round) || round < 0 || round > 0xffffffff) throw new FairnessError(`round ${round} is not a stream id`);
+  if (reshuffle?.stream !== round) throw new FairnessError(`round ${round} masks the cards of reshuffle ${round}, not ${reshuffle?.stream}`);
+  const cards = reshuffle.cards;
+  if (!Array.isArray(cards) || cards.length === 0) throw new FairnessError(`reshuffle ${round} recycles no cards`);
+  const index = cards.map(cardIndex);
+  if (index.some((i, n) => i < 0 || (n > 0 && index[n - 1] > i))) {
+    throw new FairnessError(`reshuffle ${round}: its cards are not card IDs sorted by canonical index`);
+  }
+  const left = new Map();
+  for (const c of deck) left.set(c, (left.get(c) ?? 0) + 1);
+  for (const c of cards) {
+    if (!left.get(c)) throw new FairnessError(`reshuffle ${round} recycles ${c} more often than the deck holds it`);
+    left.set(c, left.get(c) - 1);
+  }
+  return [...cards];
+}
+
+/** Checks that seat `seat`'s revealed `secret` opens its commitment `c` under `ctx` (10.4). */
+export function openCommitment(ctx, seat, secret, c) {
+  if (!isBytes(secret) || secret.length !== 32 || !isBytes(c) || !commitment(ctx, seat, secret).equals(Buffer.from(c))) {
+    throw new CommitmentError(`seat ${seat}'s masking secret does not open its commitment`, seat);
+  }
+}
 
 // --- 10.3 card points ------------------------------------------------------------------------------
 
@@ -308,12 +348,7 @@ export function verifyRound({ ctx, round, cards, secrets, commitments, masked, r
       `${k} secrets, ${commitments.length} commitments, ${masked.length} masking and ${rekeyed.length} re-keying stages: one each per seat`,
     );
   }
-  secrets.forEach((m, s) => {
-    const c = commitments[s];
-    if (!isBytes(m) || m.length !== 32 || !isBytes(c) || !commitment(ctx, s, m).equals(Buffer.from(c))) {
-      throw new CommitmentError(`seat ${s}'s masking secret does not open its commitment`, s);
-    }
-  });
+  secrets.forEach((m, s) => openCommitment(ctx, s, m, commitments[s]));
   const seats = secrets.map((m, s) => new Seat(ctx, s, m));
   const n = cards.length;
   let order = cards.map((_, j) => j);

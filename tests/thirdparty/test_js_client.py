@@ -59,6 +59,8 @@ JS_TESTS = (
     "the sealed key opens for its route (10.7)",
     "every tampered case fails with its failure kind (10.9)",
     "every value of private.json was compared",
+    "a private hand's ctx and round lists are its cardfair/v1 hand's (10.3)",
+    "a masking commitment binds its hand, its seat and its secret (10.4)",
     "a round at 6 seats with random secrets: any order of passes unmasks to the deck",
 )
 

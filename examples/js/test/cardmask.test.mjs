@@ -253,6 +253,61 @@ test("two seats that shift a factor between their keys still open a position; th
   throwsKind(() => cm.checkDerivedKey(CTX, 2, SEATS[2].secret, 0, pos + 1, keys[2]), "KeyMismatchError", "another position's key");
 });
 
+// --- the binding of a private hand to its cardfair/v1 hand (10.3, 10.4) ------------------------------
+
+const vectors = (name) => JSON.parse(readFileSync(new URL(`../../../spec/vectors/${name}`, import.meta.url)));
+
+test("a private hand's ctx and round lists are its cardfair/v1 hand's (10.3)", () => {
+  const p = vectors("primitives.json");
+  const i = p.inputs;
+  const handCommit = { ...i, host_pk: bin(i.host_pk) }; // the fields of hand_commit (7.7)
+  assert.equal(hex(cm.handContext(handCommit)), p.ctx, "ctx of primitives.json");
+  assert.equal(p.ctx, C.ctx, "private.json's hand is primitives.json's");
+  assert.deepEqual(cm.roundCards(0, i.deck), V.deal.cards, "round 0 masks hand_commit's deck");
+  const { reshuffles } = vectors("shuffles.json");
+  const first = reshuffles.find((r) => r.stream === 1);
+  assert.deepEqual(cm.roundCards(1, i.deck, first), V.reshuffle.cards, "round 1 masks reshuffle 1's cards");
+  assert.equal(V.reshuffle.stream, 1, "the round is the cardfair/v1 stream");
+  const second = reshuffles.find((r) => r.stream === 2);
+  assert.deepEqual(cm.roundCards(2, i.deck, second), second.cards);
+
+  const refused = [
+    [() => cm.roundCards(1, i.deck, second), "the reshuffle of another round"],
+    [() => cm.roundCards(1, i.deck, null), "no reshuffle"],
+    [() => cm.roundCards(1, i.deck, { stream: 1, cards: [] }), "no cards"],
+    [() => cm.roundCards(1, i.deck, { stream: 1, cards: ["10S", "5S"] }), "not in canonical order"],
+    [() => cm.roundCards(1, i.deck, { stream: 1, cards: ["5S", "5S"] }), "a card twice from a single pack"],
+    [() => cm.roundCards(1, i.deck, { stream: 1, cards: ["5S", "1S"] }), "no card ID"],
+  ];
+  for (const [f, why] of refused) assert.throws(f, cf.FairnessError, why);
+  const twoPacks = cf.rulesetDeck("black-jack?decks=2&jokers=2", 2);
+  assert.deepEqual(cm.roundCards(1, twoPacks, { stream: 1, cards: ["5S", "5S", "JB", "JR", "JR"] }), ["5S", "5S", "JB", "JR", "JR"]);
+
+  // the points belong to their hand and round: another hand_no, another round, other points
+  const nextHand = cm.handContext({ ...handCommit, hand_no: i.hand_no + 1 });
+  const points = cm.cardPoints(nextHand, 0, V.deal.cards).map(hex);
+  assert.ok(points.every((pt) => !V.deal.card_points.includes(pt)), "no point of hand 1 in hand 2");
+  const fiveOfSpades = V.deal.cards.indexOf("5S");
+  assert.notEqual(V.reshuffle.card_points[0], V.deal.card_points[fiveOfSpades], "5S of round 1 is not 5S of round 0");
+  const copies = cm.cardPoints(CTX, 1, ["5S", "5S"]).map(hex);
+  assert.notEqual(copies[0], copies[1], "two copies of a card are two points");
+});
+
+test("a masking commitment binds its hand, its seat and its secret (10.4)", () => {
+  const nextHand = cm.handContext({ ...C, deck: V.deal.cards, host_pk: bin(C.host_pk), hand_no: C.hand_no + 1 });
+  for (const [s, v] of V.seats.entries()) {
+    const secret = bin(v.secret);
+    const c = bin(v.commitment);
+    cm.openCommitment(CTX, s, secret, c);
+    throwsKind(() => cm.openCommitment(nextHand, s, secret, c), "CommitmentError", `seat ${s}'s commitment in another hand`);
+    throwsKind(() => cm.openCommitment(CTX, (s + 1) % 3, secret, c), "CommitmentError", `seat ${s}'s commitment at another seat`);
+    throwsKind(() => cm.openCommitment(CTX, s, secret.subarray(1), c), "CommitmentError", `a 31-byte secret`);
+    // cardfair/v1's player commitment of the same bytes is another value: the labels differ
+    assert.notEqual(hex(cf.playerCommit(CTX, C.pids[s], secret)), v.commitment);
+    assert.notEqual(hex(cf.hostCommit(CTX, secret)), v.commitment);
+  }
+});
+
 // --- whole rounds with random secrets ----------------------------------------------------------------
 
 function shuffled(list) {
