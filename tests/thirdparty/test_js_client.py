@@ -58,6 +58,7 @@ JS_TESTS = (
     "opening positions of the deal with every seat's keys (10.6)",
     "the sealed key opens for its route (10.7)",
     "every tampered case fails with its failure kind (10.9)",
+    "six seats and two packs: every copy of a card its own point, a round over copies (two_packs)",
     "every value of private.json was compared",
     "a private hand's ctx and round lists are its cardfair/v1 hand's (10.3)",
     "a masking commitment binds its hand, its seat and its secret (10.4)",

@@ -195,13 +195,58 @@ test("every tampered case fails with its failure kind (10.9)", () => {
   assert.deepEqual([...ops].sort(), ["audit", "mask", "open", "unmask"]);
 });
 
+test("six seats and two packs: every copy of a card its own point, a round over copies (two_packs)", () => {
+  const tp = V.two_packs;
+  const c = tp.context;
+  const deck = cf.rulesetDeck(c.ruleset_id, c.pids.length);
+  same(deck, tp.deck.cards, "the deck of the ruleset at six seats");
+  const ctx = cm.handContext({ ...c, deck, host_pk: bin(c.host_pk) });
+  same(hex(ctx), c.ctx, "ctx");
+  const points = cm.cardPoints(ctx, 0, deck);
+  points.forEach((p, j) => same(hex(p), tp.deck.card_points[j], `card point ${j} (${deck[j]})`));
+  assert.equal(new Set(tp.deck.card_points).size, 108, "108 points for 54 card IDs twice");
+  const seats = tp.secrets.map((m, s) => new cm.Seat(ctx, s, bin(m)));
+  seats.forEach((seat, s) => same(hex(seat.commitment), tp.commitments[s], `commitment of seat ${s}`));
+  const round = tp.reshuffle;
+  same(cm.roundCards(1, deck, round), round.cards, "the round's list");
+  cm.cardPoints(ctx, 1, round.cards).forEach((p, j) => same(hex(p), round.card_points[j], `round 1 point ${j}`));
+  let stage = bins(round.card_points);
+  seats.forEach((seat, s) => {
+    seat.mask(1, stage).forEach((p, i) => same(hex(p), round.masked[s][i], `masking pass of seat ${s} position ${i}`));
+    stage = bins(round.masked[s]);
+  });
+  seats.forEach((seat, s) => {
+    seat.rekey(1, stage).forEach((p, i) => same(hex(p), round.rekeyed[s][i], `re-keying pass of seat ${s} position ${i}`));
+    stage = bins(round.rekeyed[s]);
+  });
+  const audit = {
+    ctx,
+    round: 1,
+    cards: round.cards,
+    secrets: seats.map((seat) => seat.secret),
+    commitments: bins(tp.commitments),
+    masked: round.masked.map(bins),
+    rekeyed: round.rekeyed.map(bins),
+  };
+  same(cm.verifyRound(audit), round.stock, "stock");
+  const openings = new cm.Openings(1, round.cards, bins(round.card_points));
+  stage.forEach((p, i) => assert.equal(openings.open(i, p, seats.map((seat) => seat.positionKey(1, i))), round.stock[i]));
+  // the two copies of AS open at two positions: two points, so no failure; the same point twice is one
+  const copied = round.rekeyed.map(bins);
+  const ace = round.stock.indexOf("AS");
+  copied[5][round.stock.lastIndexOf("AS")] = copied[5][ace];
+  throwsKind(() => cm.verifyRound({ ...audit, rekeyed: copied }), "StageError", "a copy of one ace's point over the other");
+});
+
 test("every value of private.json was compared", () => {
   const k = V.seats.length;
   const seats = V.seats.reduce((sum, s) => sum + 9 + s.position_keys.length, 0);
   const rounds = ROUNDS.reduce((sum, r) => sum + (r.stream > 0) + r.cards.length * (1 + 2 * k) + 1, 0);
   const opened = V.opened.reduce((sum, o) => sum + 5 + o.keys.length, 0);
-  const expected = 5 + seats + rounds + opened + 9 + V.tampered.length;
-  assert.equal(valuesChecked, expected); // 669 for the vectors of this writing
+  const tp = V.two_packs;
+  const twoPacks = 2 + tp.deck.cards.length + tp.commitments.length + tp.reshuffle.cards.length * (1 + 2 * tp.secrets.length) + 2;
+  const expected = 5 + seats + rounds + opened + 9 + V.tampered.length + twoPacks;
+  assert.equal(valuesChecked, expected); // 669 + 209 for the vectors of this writing
 });
 
 // --- beyond the vectors: more tampering, each of 10.9's kinds ------------------------------------
