@@ -10,8 +10,8 @@
 // for a key per position (10.5). A position opens with every seat's key for it
 // (10.6, `Openings` keeps the one-card-per-position rule); a key for another seat travels
 // sealed to it with its route inside (10.7). `verifyRound` audits a round once the secrets are
-// revealed (10.8). Every point and key that comes from outside is checked first, and every
-// failure is one of 10.9's kinds, each a FairnessError.
+// revealed (10.8). Every point and key that comes from outside is checked before it is used,
+// and every failure is one of 10.9's kinds, each a FairnessError.
 
 import { createHash, createHmac } from "node:crypto";
 import sodium from "libsodium-wrappers-sumo";
@@ -69,12 +69,18 @@ const B = (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 const isBytes = (v) => v instanceof Uint8Array;
 const littleEndian = (bytes) => bytes.reduceRight((n, b) => (n << 8n) | BigInt(b), 0n);
 
-/** Checks a received point (10.2) and returns it as a Buffer; `what` names it in the error. */
-export function checkPoint(p, what = "the point") {
+// The cheap part of a point's check: 32 bytes, canonical.
+function pointBytes(p, what) {
   if (!isBytes(p)) throw new PointError(`${what}: not a byte string`);
   if (p.length !== 32) throw new PointError(`${what}: the point is ${p.length} bytes, not 32`);
   const y = littleEndian(p) & (2n ** 255n - 1n);
   if (y >= P25519) throw new PointError(`${what}: the point is not canonical (y >= 2^255-19)`);
+  return Buffer.from(p);
+}
+
+/** Checks a received point (10.2) and returns it as a Buffer; `what` names it in the error. */
+export function checkPoint(p, what = "the point") {
+  pointBytes(p, what);
   if (!sodium.crypto_core_ed25519_is_valid_point(p)) {
     throw new PointError(`${what}: the point is not on the curve, of small order or outside the prime-order subgroup`);
   }
@@ -91,7 +97,18 @@ export function checkScalar(k, what = "the key") {
   return Buffer.from(k);
 }
 
-const times = (k, p) => B(sodium.crypto_scalarmult_ed25519_noclamp(k, p)); // k·P, both checked
+// k·P for a checked key k. libsodium's multiplication checks P itself (10.2: canonical, on the
+// curve, not of small order, in the prime-order subgroup), so a point about to be multiplied
+// needs no separate check, which would cost half as much again; one it refuses is checked here
+// only to say why.
+function times(k, p, what) {
+  try {
+    return B(sodium.crypto_scalarmult_ed25519_noclamp(k, p));
+  } catch {
+    checkPoint(p, what);
+    throw new PointError(`${what}: libsodium refuses the point`);
+  }
+}
 const mul = (x, y) => B(sodium.crypto_core_ed25519_scalar_mul(x, y));
 const invert = (x) => B(sodium.crypto_core_ed25519_scalar_invert(x));
 
@@ -235,7 +252,7 @@ export class Seat {
 function checkStage(points, n, what) {
   if (!Array.isArray(points)) throw new StageError(`${what}: not a list of points`);
   if (n !== undefined && points.length !== n) throw new StageError(`${what}: ${points.length} points, not ${n}`);
-  return points.map((p, i) => checkPoint(p, `position ${i}`));
+  return points.map((p, i) => pointBytes(p, `position ${i}`)); // the rest: when multiplied
 }
 
 /** A masking pass: output position i is `key · points[perm[i]]`. Checks every input. */
@@ -246,7 +263,7 @@ export function maskPass(points, key, perm, n = undefined) {
   if (perm.length !== stage.length || seen.size !== perm.length || !perm.every((j) => Number.isInteger(j) && j >= 0 && j < perm.length)) {
     throw new RangeError(`the permutation is not one of 0..${stage.length - 1}`);
   }
-  return perm.map((j) => times(k, stage[j]));
+  return perm.map((j) => times(k, stage[j], `position ${j}`));
 }
 
 /** A re-keying pass: position i becomes `(keys[i] * deckKey^-1) · points[i]`. */
@@ -254,7 +271,7 @@ export function rekeyPass(points, deckKey, keys, n = undefined) {
   const stage = checkStage(points, n, "re-keying pass input");
   const off = invert(checkScalar(deckKey, "the deck key"));
   if (keys.length !== stage.length) throw new RangeError(`${keys.length} position keys for ${stage.length} positions`);
-  return stage.map((p, i) => times(mul(checkScalar(keys[i], `the key for position ${i}`), off), p));
+  return stage.map((p, i) => times(mul(checkScalar(keys[i], `the key for position ${i}`), off), p, `position ${i}`));
 }
 
 // --- 10.6 opening a position -------------------------------------------------------------------------
@@ -264,11 +281,11 @@ export function rekeyPass(points, deckKey, keys, n = undefined) {
  * round's card points; returns the index `j` of the card it opens to.
  */
 export function unmask(point, keys, points) {
-  const x = checkPoint(point, "the masked point");
+  const x = pointBytes(point, "the masked point");
   if (!Array.isArray(keys) || keys.length === 0) throw new UnmaskError("no keys to open the position with");
   const checked = keys.map((k, s) => checkScalar(k, `key of seat ${s}`));
   const u = checked.reduce((acc, k) => mul(acc, k));
-  const q = times(invert(u), x).toString("hex");
+  const q = times(invert(u), x, "the masked point").toString("hex");
   const j = points.findIndex((p) => Buffer.from(p).toString("hex") === q);
   if (j < 0) throw new UnmaskError("the keys do not open this position to a card of the round");
   return j;

@@ -251,6 +251,20 @@ test("every value of private.json was compared", () => {
 
 // --- beyond the vectors: more tampering, each of 10.9's kinds ------------------------------------
 
+test("each invalid point of the vectors is refused wherever a point is received", () => {
+  const keys = SEATS.map((seat) => seat.positionKey(0, 0));
+  const cases = V.tampered.filter((t) => t.op === "mask");
+  assert.equal(cases.length, 6);
+  for (const t of cases) {
+    const bad = bin(t.points[1]);
+    throwsKind(() => cm.checkPoint(bad), "PointError", `${t.name}: checkPoint`);
+    throwsKind(() => cm.unmask(bad, keys, DEAL_POINTS), "PointError", `${t.name}: unmask`);
+    throwsKind(() => SEATS[1].rekey(0, bins(t.points)), "PointError", `${t.name}: a re-keying pass`);
+    throwsKind(() => SEATS[2].mask(0, bins(t.points).reverse()), "PointError", `${t.name}: at position 0`);
+  }
+  for (const p of V.deal.card_points) cm.checkPoint(bin(p));
+});
+
 test("a stage of the wrong length, a card opened twice, a box of the wrong size or key", () => {
   const masked = V.deal.masked.map(bins);
   masked[2] = masked[2].slice(1);
