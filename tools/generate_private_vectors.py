@@ -7,7 +7,9 @@ is kept here verbatim; the generator checks that it still opens to the key it sh
 stranger needs only the JSON. ``python tools/generate_private_vectors.py`` rewrites the file;
 ``--check`` compares it with a fresh run and exits 1 when it is stale.
 
-Cases: the card points of the deck (stream 0) and of a reshuffle (stream 1); per seat its
+Cases: the card points of the deck (stream 0) and of a reshuffle (stream 1); a hand of two
+packs at six seats (``two_packs``: every card twice, so every card ID has two points, and a
+round over recycled copies audited at six seats); per seat its
 secret, commitment, deck key, permutation key and permutation, position keys and box key pair;
 every pass of the deal (three masking, three re-keying) and the stock it gives; positions opened
 with every seat's key; a sealed key with its route; tampered inputs each with the failure kind
@@ -26,6 +28,7 @@ from nacl import bindings as sodium
 
 from protocol.cardfair import CommitmentError, Context, FairnessError
 from protocol.cards import DECK_54
+from protocol.decks import ruleset_deck
 from protocol.masking import (
     GROUP_ORDER,
     LABEL_PREFIX,
@@ -61,6 +64,15 @@ NOTE = (
 )
 #: every label of section 10, in the order the section introduces them
 LABELS = ("card", "mask-commit", "deck-key", "permutation", "position-key", "box-key", "sealed-key")
+#: a Black Jack hand at six seats deals from two packs with their jokers (PROTOCOL.md 7.3)
+TWO_PACKS_RULESET = (
+    "black-jack?aces_anytime=false&black_jack_pickup=5&blunders=true&chain=false&decks=auto"
+    "&jokers=2&must_play_if_able=false&ranking=false"
+)
+TWO_PACKS_PIDS = ["ann", "ben", "cat", "dan", "eve", "fay"]
+TWO_PACKS_SECRETS = [bytes([0x51 + s]) * 32 for s in range(6)]
+#: recycled copies of one card side by side, sorted by canonical index as 7.7 sends them
+TWO_PACKS_RECYCLED = ["AS", "AS", "7H", "KC", "JB", "JR", "JR"]
 IDENTITY = (1).to_bytes(32, "little")
 ORDER_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
 NON_CANONICAL = ((1 << 255) - 18).to_bytes(32, "little")
@@ -102,8 +114,11 @@ def _seat(seat: MaskSecret) -> dict[str, Any]:
     }
 
 
-def _passes(seats: list[MaskSecret], stream: int, cards: list[str]) -> dict[str, Any]:
-    deck = card_points(context().digest, stream, cards)
+def _passes(
+    seats: list[MaskSecret], stream: int, cards: list[str], ctx: bytes | None = None
+) -> dict[str, Any]:
+    ctx = context().digest if ctx is None else ctx
+    deck = card_points(ctx, stream, cards)
     masked, rekeyed = [], []
     for seat in seats:
         deck = seat.mask(stream, deck)
@@ -112,7 +127,7 @@ def _passes(seats: list[MaskSecret], stream: int, cards: list[str]) -> dict[str,
         deck = seat.rekey(stream, deck)
         rekeyed.append(deck)
     stock = verify_round(
-        context().digest,
+        ctx,
         stream,
         cards,
         seat_secrets=[s.secret for s in seats],
@@ -123,7 +138,7 @@ def _passes(seats: list[MaskSecret], stream: int, cards: list[str]) -> dict[str,
     return {
         "stream": stream,
         "cards": cards,
-        "card_points": _hex(card_points(context().digest, stream, cards)),
+        "card_points": _hex(card_points(ctx, stream, cards)),
         "masked": _hex(masked),
         "rekeyed": _hex(rekeyed),
         "stock": list(stock),
@@ -306,6 +321,39 @@ def _audit_cases(seats: list[MaskSecret], deal: dict[str, Any]) -> list[dict[str
     return out
 
 
+def two_packs() -> dict[str, Any]:
+    """A six-seat hand of two packs: the deck's points (each card ID twice, two points) and a
+    round over recycled copies with every pass of six seats."""
+    deck = [c.code for c in ruleset_deck(TWO_PACKS_RULESET, len(TWO_PACKS_PIDS))]
+    ctx = Context.create(
+        table_id="table-2",
+        hand_no=7,
+        ruleset_id=TWO_PACKS_RULESET,
+        deck=deck,
+        pids=TWO_PACKS_PIDS,
+        host_pk=bytes(32),
+    )
+    seats = [MaskSecret(ctx.digest, s, m) for s, m in enumerate(TWO_PACKS_SECRETS)]
+    return {
+        "context": {
+            "table_id": ctx.table_id,
+            "hand_no": ctx.hand_no,
+            "ruleset_id": ctx.ruleset_id,
+            "pids": list(ctx.pids),
+            "host_pk": ctx.host_pk.hex(),
+            "ctx": ctx.digest.hex(),
+        },
+        "secrets": _hex(TWO_PACKS_SECRETS),
+        "commitments": _hex([s.commitment for s in seats]),
+        "deck": {
+            "stream": 0,
+            "cards": deck,
+            "card_points": _hex(card_points(ctx.digest, 0, deck)),
+        },
+        "reshuffle": _passes(seats, 1, TWO_PACKS_RECYCLED, ctx.digest),
+    }
+
+
 def build() -> dict[str, Any]:
     ctx = context()
     seats = [MaskSecret(ctx.digest, s, m) for s, m in enumerate(SECRETS)]
@@ -357,6 +405,7 @@ def build() -> dict[str, Any]:
             "recipient_keys": {"public": bob_pk.hex(), "secret": bob_sk.hex()},
         },
         "tampered": tampered(seats, deal),
+        "two_packs": two_packs(),
     }
 
 

@@ -260,3 +260,50 @@ def test_the_untampered_inputs_pass() -> None:
         "StageError",
         "CommitmentError",
     }
+
+
+def test_two_packs_follow_the_formulas() -> None:
+    """Six seats, two packs: each card ID twice in the deck, each copy its own point, and a
+    round over recycled copies whose passes and stock follow the formulas."""
+    tp = V["two_packs"]
+    c = tp["context"]
+    deck = tp["deck"]["cards"]
+    digest = hashlib.sha256(enc(b"cardfair/v1/deck", u32(len(deck)), *deck)).digest()
+    fields = [c["table_id"], c["hand_no"].to_bytes(8, "big"), c["ruleset_id"], digest]
+    ctx = hashlib.sha256(
+        enc(b"cardfair/v1/ctx", *fields, u32(len(c["pids"])), *c["pids"], bytes(32))
+    ).digest()
+    assert ctx.hex() == c["ctx"] and len(deck) == 108 and deck.count("AS") == 2
+    assert len(set(tp["deck"]["card_points"])) == len(deck)
+    for rnd in (tp["deck"], tp["reshuffle"]):
+        for j, (code, hexed) in enumerate(zip(rnd["cards"], rnd["card_points"], strict=True)):
+            h = hashlib.sha256(enc(lab("card"), ctx, u32(rnd["stream"]), u32(j), code)).digest()
+            assert sodium.crypto_core_ed25519_from_uniform(h).hex() == hexed
+    rnd = tp["reshuffle"]
+    secrets = [bytes.fromhex(m) for m in tp["secrets"]]
+    for s, (m, commit) in enumerate(zip(secrets, tp["commitments"], strict=True)):
+        assert hashlib.sha256(enc(lab("mask-commit"), ctx, u32(s), m)).hexdigest() == commit
+    stream, n = rnd["stream"], len(rnd["cards"])
+    stage, order = points(rnd["card_points"]), list(range(n))
+    for s, (m, relayed) in enumerate(zip(secrets, rnd["masked"], strict=True)):
+        key = scalar(m, lab("deck-key"), ctx, u32(s), u32(stream))
+        pkey = hmac.new(m, enc(lab("permutation"), ctx, u32(s)), hashlib.sha256).digest()
+        perm = fisher_yates(pkey, stream, n)
+        stage = [sodium.crypto_scalarmult_ed25519_noclamp(key, stage[j]) for j in perm]
+        order = [order[j] for j in perm]
+        assert stage == points(relayed)
+    for s, (m, relayed) in enumerate(zip(secrets, rnd["rekeyed"], strict=True)):
+        inv = sodium.crypto_core_ed25519_scalar_invert(
+            scalar(m, lab("deck-key"), ctx, u32(s), u32(stream))
+        )
+        stage = [
+            sodium.crypto_scalarmult_ed25519_noclamp(
+                sodium.crypto_core_ed25519_scalar_mul(
+                    scalar(m, lab("position-key"), ctx, u32(s), u32(stream), u32(i)), inv
+                ),
+                p,
+            )
+            for i, p in enumerate(stage)
+        ]
+        assert stage == points(relayed)
+    assert [rnd["cards"][j] for j in order] == rnd["stock"]

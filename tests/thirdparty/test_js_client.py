@@ -1,8 +1,9 @@
 """The JavaScript example client (`examples/js/`, written from spec/ alone, no code shared with
 ours) against a real `onecard host`: it plays every game at 2-4 seats and verifies every deal,
-and it catches every kind of `onecard host --cheat` live (PROTOCOL.md 7.15).
+and it catches every kind of `onecard host --cheat` live (PROTOCOL.md 7.15). Its own tests
+reproduce `spec/vectors/`, the `cardmask/v1` vectors of private tables included (section 10).
 
-It needs Node.js 20+ (`node`) and the example's one package (`npm ci` in examples/js; `.ci/run`
+It needs Node.js 20+ (`node`) and the example's packages (`npm ci` in examples/js; `.ci/run`
 does it when `node` is on the machine). Without them these tests skip and say why."""
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from host.games import game_names
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "js"
 NODE = shutil.which("node")
+#: the packages examples/js/package.json pins, which `npm ci` installs
+PACKAGES = ("@msgpack/msgpack", "libsodium-wrappers-sumo")
 
 pytestmark = [
     pytest.mark.skipif(
@@ -29,8 +32,8 @@ pytestmark = [
         reason="node not found: the JavaScript example client (examples/js) is not run",
     ),
     pytest.mark.skipif(
-        not (EXAMPLE / "node_modules" / "@msgpack" / "msgpack").is_dir(),
-        reason="examples/js has no node_modules: run `npm ci` in examples/js",
+        not all((EXAMPLE / "node_modules" / package).is_dir() for package in PACKAGES),
+        reason="examples/js lacks its packages: run `npm ci` in examples/js",
     ),
 ]
 
@@ -46,9 +49,33 @@ def _run(port: int, game: str, seats: int, *more: str) -> subprocess.CompletedPr
     return _node("client.mjs", f"127.0.0.1:{port}", "--game", game, "--seats", str(seats), *more)
 
 
+#: tests of examples/js/test/ that must have run and passed (one per vector file at least)
+JS_TESTS = (
+    "shuffles and dealers",
+    "the deck of every ruleset (decks.json, 7.3)",
+    "every value a seat derives from its secret (10.4)",
+    "card points, every pass and the stock of the deal and of a reshuffle (10.3, 10.5)",
+    "opening positions of the deal with every seat's keys (10.6)",
+    "the sealed key opens for its route (10.7)",
+    "every tampered case fails with its failure kind (10.9)",
+    "six seats and two packs: every copy of a card its own point, a round over copies (two_packs)",
+    "every value of private.json was compared",
+    "a private hand's ctx and round lists are its cardfair/v1 hand's (10.3)",
+    "a masking commitment binds its hand, its seat and its secret (10.4)",
+    "a round at 6 seats with random secrets: any order of passes unmasks to the deck",
+)
+
+
 def test_the_js_client_reproduces_the_vectors() -> None:
+    """`npm test`: cardfair.mjs against the vectors of section 7, cardmask.mjs against
+    `private.json` (section 10) and whole private rounds at 2-6 seats."""
     done = _node("--test", "test/")
     assert done.returncode == 0, done.stdout + done.stderr
+    passed = {
+        line.split(" - ", 1)[1] for line in done.stdout.splitlines() if line.startswith("ok ")
+    }
+    assert set(JS_TESTS) <= passed, sorted(set(JS_TESTS) - passed)
+    assert "# fail 0" in done.stdout, done.stdout
 
 
 def test_the_js_client_over_tls_checks_the_certificate_pin(tmp_path: Path) -> None:
