@@ -101,7 +101,7 @@ async def test_ready_survives_a_host_restart(
     (row,) = await store.load_tables()
     restored = restore_table(
         row,
-        game_cls=find_game("one-card"),
+        game_cls=find_game("one-card").state,
         store=store,
         signing_key=Ed25519PrivateKey.generate(),
         grace=60.0,

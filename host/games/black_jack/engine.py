@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from host.games.base import (
     Action,
     Event,
+    Game,
     IllegalAction,
     InvalidAction,
     NotYourTurn,
@@ -56,11 +57,11 @@ from host.games.black_jack.plays import (
     single_forms,
 )
 from host.games.black_jack.rules import ANY_CARD, BLUNDER_CARDS, COUNTERS, NATURAL
-from host.games.black_jack.state import BlackJackState, Phase
+from host.games.black_jack.state import OPTIONS, BlackJackState, Phase
 from host.games.follow import follow_map
 from protocol.cards import ALL_CARDS, JOKER_BLACK, JOKER_RED, Card, Rank, Suit
 
-__all__ = ["PLAY_LIMIT", "BlackJack", "Phase"]
+__all__ = ["GAME", "PLAY_LIMIT", "BlackJack", "Phase"]
 
 _SUITS = tuple(Suit)
 _JOKER = Rank.JOKER
@@ -460,3 +461,13 @@ def _acting(play: Play) -> list[Card]:
     """The cards of a play as they act: each joker as the card declared for it, in order."""
     names = iter(play.declare)
     return [next(names) if c.rank is _JOKER else c for c in play.cards]
+
+
+GAME = Game(
+    name="black-jack",
+    title="Black Jack",
+    min_seats=2,
+    max_seats=10,
+    option_specs=OPTIONS,
+    state=BlackJack,
+)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 from host.games.base import (
     TURN_LIMIT,
@@ -27,16 +27,16 @@ from host.games.base import (
     ChanceKind,
     ChanceRequest,
     Event,
-    Game,
     OptionSpec,
     Outcome,
+    State,
     Termination,
     WireMap,
 )
 from protocol.cards import Card, Suit, parse_card
 from protocol.decks import deck_of
 
-__all__ = ["BlackJackState", "Phase"]
+__all__ = ["OPTIONS", "BlackJackState", "Phase"]
 
 
 class Phase(enum.Enum):
@@ -46,30 +46,27 @@ class Phase(enum.Enum):
     OVER = "over"  #: the hand is finished
 
 
-class BlackJackState(Game):
-    """The table of one hand of Black Jack (2-10 players); the turns are :class:`BlackJack`'s."""
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("jokers", 0, "jokers per deck, each declared as any card", choices=(0, 1, 2)),
+    OptionSpec("decks", "auto", "auto: two decks beyond five players", ("auto", "1", "2")),
+    OptionSpec("black_jack_pickup", 5, "cards a black jack adds", minimum=1, maximum=20),
+    OptionSpec("aces_anytime", False, "an ace may be played on anything but a pick-up"),
+    OptionSpec("chain", False, "multi-card plays where each card matches the previous"),
+    OptionSpec("ranking", False, "play on until one player is left (the loser)"),
+    OptionSpec("must_play_if_able", False, "a player who can play may not draw"),
+    OptionSpec("blunders", True, "illegal or out-of-turn plays are taken back for 2 cards"),
+)
 
-    name: ClassVar[str] = "black-jack"
-    title: ClassVar[str] = "Black Jack"
-    min_seats: ClassVar[int] = 2
-    max_seats: ClassVar[int] = 10
-    OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
-        OptionSpec("jokers", 0, "jokers per deck, each declared as any card", choices=(0, 1, 2)),
-        OptionSpec("decks", "auto", "auto: two decks beyond five players", ("auto", "1", "2")),
-        OptionSpec("black_jack_pickup", 5, "cards a black jack adds", minimum=1, maximum=20),
-        OptionSpec("aces_anytime", False, "an ace may be played on anything but a pick-up"),
-        OptionSpec("chain", False, "multi-card plays where each card matches the previous"),
-        OptionSpec("ranking", False, "play on until one player is left (the loser)"),
-        OptionSpec("must_play_if_able", False, "a player who can play may not draw"),
-        OptionSpec("blunders", True, "illegal or out-of-turn plays are taken back for 2 cards"),
-    )
+
+class BlackJackState(State):
+    """The table of one hand of Black Jack (2-10 players); the turns are :class:`BlackJack`'s."""
 
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
     ) -> None:
         super().__init__(seats=seats, options=options, dealer=dealer)
         #: the deck of 7.3 (``decks=auto``: two packs beyond five seats), from the one table
-        self.deck = deck_of(self.name, self.options, seats)
+        self.deck = deck_of(self.game.name, self.options, seats)
         self.hand_size = 5 if seats > 5 else 7
         self.dealer = dealer
         self.phase = Phase.DEAL
@@ -274,7 +271,7 @@ class BlackJackState(Game):
         top = self._top_as
         suit = self._named or (top.suit if top is not None else None)
         out: WireMap = {
-            "game": self.name,
+            "game": self.game.name,
             "phase": self.phase.value,
             "seats": self.seats,
             "seat": seat,

@@ -21,7 +21,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from host.games.base import Action, Game, WireMap
+from host.games.base import Action, State, WireMap
 from host.games.deal import deal_hidden
 from host.games.one.engine import One, Phase, Ranking
 from host.games.one.moves import PASS, Bid, DowntownChoice, Play
@@ -97,7 +97,7 @@ class OneMemory(SeatMemory):
             elif follows is not self.led and self.led is not None:
                 self.voids.setdefault(int(event["seat"]), set()).add(self.led)
 
-    def sample(self, view: WireMap, rng: random.Random) -> Game:
+    def sample(self, view: WireMap, rng: random.Random) -> State:
         seats = int(view["seats"])
         mine = [parse_card(c) for c in view["hand"] or ()]
         table = [parse_card(p["card"]) for p in view["trick"]["cards"]]
@@ -155,7 +155,7 @@ class OneSupport(GameSupport):
     def memory(self, seat: int) -> SeatMemory:
         return OneMemory(seat)
 
-    def turn_actions(self, world: Game, seat: int) -> list[Action]:
+    def turn_actions(self, world: State, seat: int) -> list[Action]:
         """In the auction, only the bids the hand is worth by the normal bot's measure
         (:data:`SEARCH_MARGIN` to spare) compete with the pass: left to
         itself the search bid on hands it then failed (a third of its bids made at 4 seats,
@@ -167,11 +167,11 @@ class OneSupport(GameSupport):
         worth = bid_value(world.hands[seat], world.seats) - SEARCH_MARGIN
         return [a for a in legal if not isinstance(a, Bid) or a.value <= worth] or legal
 
-    def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
+    def playout(self, world: State, seat: int, rng: random.Random) -> Action:
         assert isinstance(world, One)
         return quick_action(world, seat, world.legal_actions(seat), rng)
 
-    def returns(self, world: Game) -> list[float] | None:
+    def returns(self, world: State) -> list[float] | None:
         assert isinstance(world, One)
         return hand_returns(world)
 

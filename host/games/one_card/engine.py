@@ -18,6 +18,7 @@ from host.games.base import (
     TURN_LIMIT,
     Action,
     Event,
+    Game,
     IllegalAction,
     InvalidAction,
     NotYourTurn,
@@ -40,10 +41,10 @@ from host.games.one_card.moves import (
     plays_from,
 )
 from host.games.one_card.rules import AGAIN, ATTACKERS, DAMAGE, REVERSE, SKIP
-from host.games.one_card.state import DIRECTIONS, OneCardState, Phase
+from host.games.one_card.state import DIRECTIONS, OPTIONS, OneCardState, Phase
 from protocol.cards import Card
 
-__all__ = ["OneCard", "Phase"]
+__all__ = ["GAME", "OneCard", "Phase"]
 
 _DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.OVER
 
@@ -306,3 +307,13 @@ class OneCard(OneCardState):
                 return
             skipping.append(other)
             effects.append(Event("skip", {"seat": other}))
+
+
+GAME = Game(
+    name="one-card",
+    title="One Card",
+    min_seats=2,
+    max_seats=8,
+    option_specs=OPTIONS,
+    state=OneCard,
+)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 from host.games.base import (
     Action,
@@ -30,16 +30,16 @@ from host.games.base import (
     ChanceKind,
     ChanceRequest,
     Event,
-    Game,
     OptionSpec,
     Outcome,
+    State,
     Termination,
     WireMap,
 )
 from protocol.cards import DECK_54, Card, Suit, parse_card
 from protocol.decks import deck_of
 
-__all__ = ["DIRECTIONS", "OneCardState", "Phase"]
+__all__ = ["DIRECTIONS", "OPTIONS", "OneCardState", "Phase"]
 
 
 class Phase(enum.Enum):
@@ -56,47 +56,44 @@ _DEAL, _PLAY, _AFTER, _OVER = Phase.DEAL, Phase.PLAY, Phase.AFTER_ATTACK, Phase.
 DIRECTIONS = {1: "clockwise", -1: "counter-clockwise"}
 
 
-class OneCardState(Game):
-    """The table of a One Card game (2-8 players); the turns are :class:`OneCard`'s."""
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "direction",
+        "counter-clockwise",
+        "direction of play; the first player is the dealer's neighbour that way",
+        choices=("counter-clockwise", "clockwise"),
+    ),
+    OptionSpec(
+        "defence",
+        "match",
+        "against an attack: match = a legal attack card; any = any attack card; "
+        "escalate = any, a lower one costs a penalty card",
+        choices=("match", "any", "escalate"),
+    ),
+    OptionSpec("play_after_attack", True, "after drawing the damage, may play a drawn card"),
+    OptionSpec("multi_play", False, "play several cards of one rank at once"),
+    OptionSpec(
+        "attack_cap",
+        0,
+        "most cards an attack can cost (0: no cap)",
+        minimum=0,
+        maximum=len(DECK_54),
+    ),
+    OptionSpec("ranking", False, "play on until one player is left (finishing order)"),
+    OptionSpec("must_play_if_able", False, "drawing is allowed only with no legal play"),
+    OptionSpec(
+        "bankrupt_at",
+        20,
+        "a player who holds this many cards after taking cards, or cannot pay an attack or "
+        "a penalty, is bankrupt and leaves the game (0: off)",
+        minimum=0,
+        maximum=len(DECK_54),
+    ),
+)
 
-    name: ClassVar[str] = "one-card"
-    title: ClassVar[str] = "One Card"
-    min_seats: ClassVar[int] = 2
-    max_seats: ClassVar[int] = 8
-    OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
-        OptionSpec(
-            "direction",
-            "counter-clockwise",
-            "direction of play; the first player is the dealer's neighbour that way",
-            choices=("counter-clockwise", "clockwise"),
-        ),
-        OptionSpec(
-            "defence",
-            "match",
-            "against an attack: match = a legal attack card; any = any attack card; "
-            "escalate = any, a lower one costs a penalty card",
-            choices=("match", "any", "escalate"),
-        ),
-        OptionSpec("play_after_attack", True, "after drawing the damage, may play a drawn card"),
-        OptionSpec("multi_play", False, "play several cards of one rank at once"),
-        OptionSpec(
-            "attack_cap",
-            0,
-            "most cards an attack can cost (0: no cap)",
-            minimum=0,
-            maximum=len(DECK_54),
-        ),
-        OptionSpec("ranking", False, "play on until one player is left (finishing order)"),
-        OptionSpec("must_play_if_able", False, "drawing is allowed only with no legal play"),
-        OptionSpec(
-            "bankrupt_at",
-            20,
-            "a player who holds this many cards after taking cards, or cannot pay an attack or "
-            "a penalty, is bankrupt and leaves the game (0: off)",
-            minimum=0,
-            maximum=len(DECK_54),
-        ),
-    )
+
+class OneCardState(State):
+    """The table of a One Card game (2-8 players); the turns are :class:`OneCard`'s."""
 
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
@@ -114,7 +111,11 @@ class OneCardState(Game):
         self.direction = 1 if opts["direction"] == "clockwise" else -1
         self.phase = _DEAL
         self._request: ChanceRequest | None = ChanceRequest(
-            ChanceKind.DEAL, 1, 0, deck_of(self.name, opts, seats), choose_dealer=dealer is None
+            ChanceKind.DEAL,
+            1,
+            0,
+            deck_of(self.game.name, opts, seats),
+            choose_dealer=dealer is None,
         )
         self._hands: list[list[Card]] = [[] for _ in range(seats)]
         self._stock: list[Card] = list(self._request.cards)  # stock[pos:] is the stock, top first
@@ -472,7 +473,7 @@ class OneCardState(Game):
         phase = "reshuffle" if self._request is not None and self.phase is not _DEAL else None
         window = self._window
         out: WireMap = {
-            "game": self.name,
+            "game": self.game.name,
             "seats": self.seats,
             "seat": seat,
             "dealer": self.dealer,

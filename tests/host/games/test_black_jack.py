@@ -31,12 +31,12 @@ from host.games.base import (
     ChanceError,
     ChanceKind,
     Event,
-    Game,
     IllegalAction,
     InvalidAction,
     NotYourTurn,
     OptionError,
     RulesError,
+    State,
     Termination,
 )
 from host.games.black_jack import (
@@ -149,7 +149,7 @@ def test_scenarios_are_present() -> None:
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_scenario(path: Path) -> None:
     scenario = load_scenario(path)
-    assert scenario.game is BlackJack and scenario.steps and scenario.description
+    assert scenario.game.state is BlackJack and scenario.steps and scenario.description
     game, results = run_scenario(scenario)
     assert isinstance(game, BlackJack)
     assert len(results) > len(scenario.steps)  # the deal plus every step ran
@@ -160,7 +160,7 @@ def test_scenario(path: Path) -> None:
 
 
 def test_registered_with_its_options() -> None:
-    assert find_game("black-jack") is BlackJack
+    assert find_game("black-jack").state is BlackJack
     game = BlackJack(seats=2)
     assert game.options == {
         "jokers": 0,
@@ -803,7 +803,7 @@ def check_view_hides_hands(game: BlackJack) -> None:
         assert view_leaks(game, seat) == set()
 
 
-def check_events(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+def check_events(game: State, seat: int, action: Action, events: list[Event]) -> None:
     """Cards off the stock: positions in public, identities only privately to the receiver."""
     for e in events:
         if e.kind in ("draw", "turn_up") and e.to is None:
@@ -844,7 +844,7 @@ def test_the_legal_actions_kept_are_never_stale(
     declarations), and every deal or reshuffle, each seat's list is the one listed anew."""
     steps: list[int] = []
 
-    def after(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+    def after(game: State, seat: int, action: Action, events: list[Event]) -> None:
         assert isinstance(game, BlackJack)
         check_the_legal_cache(game)
         steps.append(seat)
@@ -917,7 +917,7 @@ def test_fuzzed_actions_during_random_games(seed: int, seats: int, blunders: boo
     rng = random.Random(seed)
     fuzzed = probed = rejected = 0
 
-    def fuzz(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+    def fuzz(game: State, seat: int, action: Action, events: list[Event]) -> None:
         nonlocal fuzzed, probed, rejected
         assert isinstance(game, BlackJack)
         if game.chance_request() is None and game.outcome() is None:
