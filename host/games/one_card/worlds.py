@@ -4,7 +4,7 @@ How it works: One Card shows every card that leaves a hand (plays, and a bankrup
 the top discard), and nothing of what goes into one, so a seat's view is all it can know: its
 memory keeps nothing. A world deals the cards the seat has not seen (the 54 less its hand and
 the discards) at random into the other hands, by their counts, and the stock
-(:meth:`~host.games.one_card.state.OneCardState.from_view`). Simulated tables race to call "One
+(:meth:`~host.games.one_card.engine.OneCard.from_view`). Simulated tables race to call "One
 Card!" as bots do: whenever a call window is open a seat picked at random calls. The playout
 policy sheds greedily: a card rather than a draw, an attack card half of the time when there is
 one, a seven (naming a random suit) only when nothing else plays. Simulated games are played to
