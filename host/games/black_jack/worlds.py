@@ -8,7 +8,7 @@ could start a play then (:class:`Lack`), bar the cards it has taken since. A wor
 cards the seat has not seen (the deck less its hand and the discards) into the other hands,
 each starting with the cards it is known to hold, and the stock, then swaps the cards a hand
 is known to lack for hidden cards elsewhere that it may hold
-(:meth:`~host.games.black_jack.state.BlackJackState.from_view`). In simulated games the seat in
+(:meth:`~host.games.black_jack.engine.BlackJack.from_view`). In simulated games the seat in
 the declaration window declares whenever it may (as the bots do), and every simulated seat
 plays as the normal bot does (:class:`host.games.black_jack.strategy.Table` scores its plays).
 At a turn the search weighs only the normal bot's best :data:`CANDIDATES` plays, or the draw

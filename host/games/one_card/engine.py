@@ -576,7 +576,7 @@ class OneCard(State):
         return follow_set(top, self._suit)
 
     def view(self, seat: int | None) -> WireMap:
-        """The table's view (:class:`OneCardState`) with ``follow``: what may be played on the
+        """The table's view (:meth:`_table_view`) with ``follow``: what may be played on the
         top card now (:func:`host.games.follow.follow_map`; null outside play). After taking an
         attack only a card just drawn plays: ``follow`` says so (``only: "drawn"``, worded by
         the presentation's ``words``), and the drawing seat sees just its own drawn cards."""
