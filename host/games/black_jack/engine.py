@@ -8,10 +8,9 @@ ace) raises :class:`InvalidAction`; the rules (turn, matching, runs, counters) g
 With ``blunders`` on, a play that breaks the rules or comes out of turn passes :meth:`check` and
 :meth:`apply` penalises it (two cards, taken back); with it off, :meth:`check` raises.
 :meth:`legal_actions` lists every legal play (generated lazily: singles, then runs, then chains, up
-to :data:`PLAY_LIMIT`; the shapes are :mod:`host.games.black_jack.plays`'). The actions and their
-wire forms are :mod:`host.games.black_jack.moves`'; refusals are worded by
-:mod:`host.games.black_jack.explain`. The rules and rulings are in ``spec/RULES.md``, section Black
-Jack.
+to :data:`PLAY_LIMIT`). The actions, their wire forms and the play shapes are
+:mod:`host.games.black_jack.moves`'; refusals are worded by :mod:`host.games.black_jack.explain`.
+The rules and rulings are in ``spec/RULES.md``, section Black Jack.
 
 The running hand asks chance for the deal (stream 0) and, whenever a draw finds the stock empty, for
 a reshuffle of the discards below the top card (stream k for the k-th reshuffle); owed cards wait in
@@ -57,9 +56,6 @@ from host.games.black_jack.moves import (
     Declare,
     Draw,
     Play,
-    parse_black_jack_action,
-)
-from host.games.black_jack.plays import (
     _chains,
     _finishable,
     _finishable_without,
@@ -72,6 +68,7 @@ from host.games.black_jack.plays import (
     finishing_slack,
     hand_masks,
     matching,
+    parse_black_jack_action,
     single_forms,
 )
 from host.games.black_jack.rules import ANY_CARD, BLUNDER_CARDS, COUNTERS, NATURAL

@@ -28,8 +28,7 @@ from collections.abc import Sequence
 
 from host.games.base import Action, State, WireMap
 from host.games.black_jack.engine import BlackJack
-from host.games.black_jack.moves import Declare, Draw, Play
-from host.games.black_jack.plays import matching
+from host.games.black_jack.moves import Declare, Draw, Play, matching
 from host.games.black_jack.rules import COUNTERS
 from host.games.black_jack.strategy import NOBODY, Table
 from host.games.black_jack.strategy import plays_left as _plays_left

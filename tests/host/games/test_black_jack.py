@@ -507,7 +507,7 @@ def test_the_search_after_a_play_is_the_search_of_the_hand_left(
 ) -> None:
     """The offered plays ask the finishing search with the played cards taken out of the hand's
     masks: the same answer as building the hand left anew (twin cards of two decks included)."""
-    from host.games.black_jack.plays import _finishable, _finishable_without, hand_masks
+    from host.games.black_jack.moves import _finishable, _finishable_without, hand_masks
 
     hand = [c for c, n in Counter(hand).items() for _ in range(min(n, 2))]  # two decks at most
     played = data.draw(st.lists(st.sampled_from(hand), min_size=1, max_size=len(hand)))
@@ -598,7 +598,7 @@ def test_the_finishing_search_agrees_with_a_plain_search(
     (past the cap it answers yes: a needless declaration is free); and the bound the engine
     checks before searching (the hand's slack, plus one per natural card played, less one per
     joker) is never below the slack of the hand left."""
-    from host.games.black_jack import plays
+    from host.games.black_jack import moves as plays
 
     played = data.draw(st.lists(st.sampled_from(hand), max_size=len(hand)))
     played = [c for c, n in Counter(played).items() for _ in range(min(n, hand.count(c)))]
