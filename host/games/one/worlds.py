@@ -10,7 +10,7 @@ lacks; a memory that missed the start of the hand (a bot that joined mid-hand) d
 already played as well, handing each player point cards worth what its view says it took.
 
 Simulated tables bid, play and choose downtown by the rules of thumb of
-:mod:`host.games.one.tactics` (:func:`quick_action`) and stop at the end of the hand: each
+:mod:`host.games.one.strategy` (:func:`quick_action`) and stop at the end of the hand: each
 seat is scored by its match total against the best other (:func:`hand_returns`), a won match
 scoring 1.
 """
@@ -26,7 +26,7 @@ from host.games.deal import deal_hidden
 from host.games.one.engine import One, Phase, Ranking
 from host.games.one.moves import PASS, Bid, DowntownChoice, Play
 from host.games.one.rules import JOKER, MAX_BID, card_points
-from host.games.one.tactics import bid_value, pick_card, switch_downtown
+from host.games.one.strategy import bid_value, pick_card, switch_downtown
 from host.games.support import GameSupport, SeatMemory
 from protocol.cards import DECK_ONE, Card, Suit, parse_card
 
@@ -178,9 +178,9 @@ class OneSupport(GameSupport):
 
 def quick_action(game: One, seat: int, legal: Sequence[Action], rng: random.Random) -> Action:
     """What a simulated seat does in a hard bot's playout: bid by
-    :func:`~host.games.one.tactics.bid_value` (give or take a point), choose downtown by
-    :func:`~host.games.one.tactics.switch_downtown`, play by
-    :func:`~host.games.one.tactics.pick_card` (one time in ten at random, so that playouts
+    :func:`~host.games.one.strategy.bid_value` (give or take a point), choose downtown by
+    :func:`~host.games.one.strategy.switch_downtown`, play by
+    :func:`~host.games.one.strategy.pick_card` (one time in ten at random, so that playouts
     differ)."""
     hand = game.hands[seat]
     if game.phase is Phase.AUCTION:

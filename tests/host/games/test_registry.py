@@ -43,7 +43,7 @@ def test_loading_an_engine_loads_no_bot(name: str) -> None:
     package = module.rpartition(".")[0]
     probe = (
         f"import sys, {module}\n"
-        f"bots = ('{package}.strategy', '{package}.worlds', '{package}.tactics', 'host.bots.ai',"
+        f"bots = ('{package}.strategy', '{package}.worlds', 'host.bots.ai',"
         " 'host.bots.policy')\n"
         "print(sorted(m for m in sys.modules if m.startswith(bots)))\n"
     )
