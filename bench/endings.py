@@ -25,14 +25,14 @@ from collections import Counter
 
 from host.bots.policy import heuristic_choice
 from host.games import find_game
-from host.games.base import Action, Game
+from host.games.base import Action, State
 from host.games.playout import playout
 
 #: terminations that are real ends of a game; the rest are safety stops
 GAME_ENDS = frozenset({"went_out", "last_standing", "ranked", "target"})
 
 
-def heuristic(game: Game, seat: int, legal: list[Action], rng: random.Random) -> Action:
+def heuristic(game: State, seat: int, legal: list[Action], rng: random.Random) -> Action:
     """The host's heuristic bot, seeing only its seat's view, as a playout chooser."""
     wire = [a.to_wire() for a in legal]
     chosen = heuristic_choice(game.view(seat), wire)
@@ -44,7 +44,7 @@ def heuristic(game: Game, seat: int, legal: list[Action], rng: random.Random) ->
 def measure(
     name: str, seats: int, games: int, seed: int, options: dict[str, str], *, bots: bool
 ) -> tuple[Counter[str], list[int], float]:
-    cls = find_game(name)
+    cls = find_game(name).state
     ends: Counter[str] = Counter()
     lengths: list[int] = []
     cpu0 = time.process_time()
@@ -75,9 +75,9 @@ def main() -> None:
     parser.add_argument("--option", action="append", default=[], help="table option NAME=VALUE")
     parser.add_argument("--only", choices=("random", "bots"), help="one player kind only")
     args = parser.parse_args()
-    cls = find_game(args.game)
+    cls = find_game(args.game).state
     options = dict(o.split("=", 1) for o in args.option)
-    counts = args.seats or list(range(cls.min_seats, cls.max_seats + 1))
+    counts = args.seats or list(range(cls.game.min_seats, cls.game.max_seats + 1))
     kinds = [args.only == "bots"] if args.only else [False, True]
     print(f"{args.game}: {args.games} seeded games per line, options {options or 'default'}")
     head = f"{'player':9} {'seats':>5} {'ended':>7} {'median':>6} {'p95':>5} {'ms/game':>7}"

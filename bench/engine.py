@@ -42,7 +42,7 @@ class Figures:
 
 def run(name: str, seats: int, games: int, seed: int, options: dict[str, str]) -> Figures:
     """Play ``games`` random games of ``name`` (seeds ``seed``, ``seed + 1``, ...)."""
-    cls = find_game(name)
+    cls = find_game(name).state
     actions = unfinished = hands = 0
     ends: Counter[str] = Counter()
     wall0, cpu0 = time.perf_counter(), time.process_time()

@@ -51,7 +51,7 @@ MAX_STEPS = 20_000  # a random UNO game that has not ended by then is cut (none 
 
 
 def ours(name: str) -> Subject:
-    cls = find_game(name)
+    cls = find_game(name).state
 
     def play(games: int, seed: int, seats: int) -> tuple[int, float]:
         actions = 0

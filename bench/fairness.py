@@ -109,7 +109,7 @@ def long_record() -> dict[str, Any]:
 def real_game_record(seed: int, seats: int = 4, game: str = "one-card") -> dict[str, Any]:
     """One hand played to its end by the host's heuristic bots, dealt as a table deals it."""
     rng = random.Random(seed)
-    engine = find_game(game)(seats=seats, options=None, dealer=None)
+    engine = find_game(game).new_initial_state(seats=seats, options=None, dealer=None)
     request = engine.chance_request()
     assert request is not None and request.kind is ChanceKind.DEAL
     deal = Deal(

@@ -88,7 +88,7 @@ def _option_example() -> str:
     """``--option``'s example: a real option of a game of the registry, set to a value other
     than its default when it has a list of them."""
     for game in GAME_CHOICES:
-        for spec in find_game(game).OPTIONS:
+        for spec in find_game(game).option_specs:
             others = [c for c in spec.choices or () if c != spec.default]
             value = others[0] if others else spec.default
             shown = ("on" if value else "off") if isinstance(value, bool) else str(value)

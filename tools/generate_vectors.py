@@ -255,14 +255,14 @@ def decks() -> dict[str, Any]:
     ``decks=auto`` every seat count; each ruleset written as a host writes it (defaults filled)."""
     cases = []
     for game in ("one-card", "one", "black-jack"):
-        cls = find_game(game)
-        seats = range(cls.min_seats, cls.max_seats + 1)
+        rules = find_game(game)
+        seats = range(rules.min_seats, rules.max_seats + 1)
         variants: list[dict[str, Any]] = [{}]
         if game == "black-jack":
             variants = [{"jokers": j, "decks": d} for j in (0, 1, 2) for d in ("auto", "1", "2")]
         for variant in variants:
-            options = cls.validate_options(variant)
-            counts = seats if variant.get("decks") == "auto" else (cls.min_seats, cls.max_seats)
+            options = rules.validate_options(variant)
+            counts = seats if variant.get("decks") == "auto" else (rules.min_seats, rules.max_seats)
             for n in counts:
                 rid = ruleset_id(game, options)
                 deck = ruleset_deck(rid, n)

@@ -1,7 +1,8 @@
 """Game engines, registered by name (like python-chess's ``VARIANTS`` / ``find_variant``).
 
 How it works: :data:`GAMES` maps each wire name to one :class:`GameEntry`, which names, as
-``"module:attribute"``, the four things the host uses of a game: its engine class, its
+``"module:attribute"``, the four things the host uses of a game: its engine (the game's
+:class:`~host.games.base.Game`, its static rules, which makes the running hand), its
 presentation (the wording clients get), what the host's bots know of it (``BotFeatures``, from
 the game's ``strategy`` module) and what the searching bot needs (``GameSupport``, from its
 ``worlds`` module). Each is imported on first use, so a broken or slow import of one game never
@@ -44,7 +45,7 @@ __all__ = [
 class GameEntry:
     """Where the host finds one game's parts, each as ``"module:attribute"``."""
 
-    #: the :class:`~host.games.base.Game` subclass the host runs
+    #: the game's :class:`~host.games.base.Game` (static rules; makes the running hand)
     engine: str
     #: the :class:`~host.games.presentation.Presentation` sent to clients
     presentation: str
@@ -56,19 +57,19 @@ class GameEntry:
 
 GAMES: dict[str, GameEntry] = {
     "one-card": GameEntry(
-        engine="host.games.one_card.engine:OneCard",
+        engine="host.games.one_card.engine:GAME",
         presentation="host.games.one_card.presentation:PRESENTATION",
         bot="host.games.one_card.strategy:BOT",
         support="host.games.one_card.worlds:SUPPORT",
     ),
     "black-jack": GameEntry(
-        engine="host.games.black_jack.engine:BlackJack",
+        engine="host.games.black_jack.engine:GAME",
         presentation="host.games.black_jack.presentation:PRESENTATION",
         bot="host.games.black_jack.strategy:BOT",
         support="host.games.black_jack.worlds:SUPPORT",
     ),
     "one": GameEntry(
-        engine="host.games.one.engine:One",
+        engine="host.games.one.engine:GAME",
         presentation="host.games.one.presentation:PRESENTATION",
         bot="host.games.one.strategy:BOT",
         support="host.games.one.worlds:SUPPORT",
@@ -107,11 +108,14 @@ def _load(name: str, target: str) -> object:
     return getattr(module, attr)
 
 
-def find_game(name: str) -> type[Game]:
-    """The engine class for a game name; raise :class:`OptionError` for an unknown name."""
-    cls = _load(name, _entry(name).engine)
-    assert isinstance(cls, type) and issubclass(cls, Game)
-    return cls
+def find_game(name: str) -> Game:
+    """The static rules of a game (its ``GAME``); raise :class:`OptionError` for an unknown name.
+
+    ``find_game(name).new_initial_state(seats=...)`` makes a running hand; ``.state`` is its
+    class."""
+    game = _load(name, _entry(name).engine)
+    assert isinstance(game, Game)
+    return game
 
 
 def find_presentation(name: str) -> Presentation:
@@ -143,15 +147,15 @@ def find_support(name: str) -> GameSupport:
 
 def game_entry(name: str) -> WireMap:
     """One game as the ``games`` reply describes it (``spec/PROTOCOL.md`` 3.2 and 3.5)."""
-    cls = find_game(name)
+    game = find_game(name)
     text = find_presentation(name).to_wire()
     text["events"] = {**text["events"], **HOST_EVENTS}
     return {
-        "name": cls.name,
-        "title": cls.title,
-        "min_seats": cls.min_seats,
-        "max_seats": cls.max_seats,
-        "options": [spec.to_wire() for spec in cls.OPTIONS],
+        "name": game.name,
+        "title": game.title,
+        "min_seats": game.min_seats,
+        "max_seats": game.max_seats,
+        "options": [spec.to_wire() for spec in game.option_specs],
         **text,
     }
 

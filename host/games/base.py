@@ -1,26 +1,33 @@
-"""The interface every game engine implements.
+"""The interface every game implements: its static rules (:class:`Game`) and its running hand
+(:class:`State`).
 
 How it works (after OpenSpiel's game/state split and python-chess's parse-then-apply):
 
-* A game is a pure, synchronous state machine created from validated options, a seat count and a
-  dealer seat. It does no I/O, reads no clock and draws no random numbers.
+* A game is two objects, as in OpenSpiel (``KuhnPokerGame`` / ``KuhnPokerState``). Its
+  :class:`Game`, one instance (``GAME``) in the game's ``engine.py`` and the thing the registry
+  names, holds what never changes: name, title, seat range, option specs; it checks a seat count
+  and options and makes the running hand (:meth:`Game.new_initial_state`). Its :class:`State`
+  subclass (``OneCard``, ``BlackJack``, ``One``) is the running hand: a pure, synchronous state
+  machine made from validated options, a seat count and a dealer seat, which reads its rules
+  through :attr:`State.game`. It does no I/O, reads no clock and draws no random numbers. The
+  game's cards, points and rank order are stated once in its ``rules.py``.
 * Chance is supplied from outside. Whenever the engine needs a shuffled deck (a new hand) or a
-  reshuffle of the discard pile, :meth:`Game.chance_request` returns a :class:`ChanceRequest`
+  reshuffle of the discard pile, :meth:`State.chance_request` returns a :class:`ChanceRequest`
   naming the stream and the cards in canonical order; the caller (the host, through the fairness
-  module, or a scenario file, or a test's seeded RNG) answers with :meth:`Game.apply_chance`.
+  module, or a scenario file, or a test's seeded RNG) answers with :meth:`State.apply_chance`.
   While a request is pending no seat may act. A game therefore replays exactly from its chance
   outcomes plus its action log.
 * Seats act through value-object :class:`Action` subclasses. Wire maps become actions through
-  :meth:`Game.parse_action` (raises :class:`InvalidAction`); :meth:`Game.check` raises
-  :class:`NotYourTurn` or :class:`IllegalAction`; :meth:`Game.apply` applies a checked action
+  :meth:`State.parse_action` (raises :class:`InvalidAction`); :meth:`State.check` raises
+  :class:`NotYourTurn` or :class:`IllegalAction`; :meth:`State.apply` applies a checked action
   (it does not check again: the host's runner parses and checks each move once) and returns
   the :class:`Event` list describing what happened, public events and private ones (addressed
   to one seat) in order.
-* :meth:`Game.view` is the single place that decides what a seat (or a spectator, ``None``)
+* :meth:`State.view` is the single place that decides what a seat (or a spectator, ``None``)
   may see. Its result is a wire-ready dict (str keys; str/int/bool/None/list/dict values) that
   always has the common core :data:`protocol.views.VIEW_CORE_KEYS`, plus keys of its own.
-* :meth:`Game.hidden_from` lists the cards a seat may not see: what ``view`` must never show.
-* :meth:`Game.outcome` is ``None`` until the game is over, then an :class:`Outcome`.
+* :meth:`State.hidden_from` lists the cards a seat may not see: what ``view`` must never show.
+* :meth:`State.outcome` is ``None`` until the game is over, then an :class:`Outcome`.
 
 Cards drawn from the stock carry their fairness coordinates: every public event that moves
 cards off the stock includes ``"positions": [[stream, position], ...]`` so clients can check
@@ -56,6 +63,7 @@ __all__ = [
     "Outcome",
     "RulesError",
     "SeatError",
+    "State",
     "Termination",
     "WireMap",
     "describe_outcome",
@@ -294,7 +302,7 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """Why a held card cannot be played now (:meth:`Game.explain`); wire form: ``explained``.
+    """Why a held card cannot be played now (:meth:`State.explain`); wire form: ``explained``.
 
     ``reason`` is empty when a legal action plays the card. ``blunder`` is true when the play
     would be accepted anyway as a blunder (the reason then says what it costs). ``action`` is
@@ -380,47 +388,75 @@ def describe_outcome(outcome: Mapping[str, Any], names: Mapping[int, str]) -> st
 # --------------------------------------------------------------------------- the game
 
 
-class Game(abc.ABC):
-    """A running game (one hand, or a whole match for ONE)."""
+@dataclass(frozen=True, eq=False)
+class Game:
+    """One game's static rules (OpenSpiel's ``Game``): what is true of every hand of it.
+
+    One instance per game, ``GAME`` in the game's ``engine.py``, is what the registry names.
+    It holds the game's identity, seat range and option specs, checks a seat count and a set of
+    options, and makes the running hand, :meth:`new_initial_state`. It never changes.
+    """
 
     #: registry name, e.g. ``"one-card"``
-    name: ClassVar[str]
+    name: str
     #: human title, e.g. ``"One Card"``
-    title: ClassVar[str]
-    min_seats: ClassVar[int]
-    max_seats: ClassVar[int]
-    OPTIONS: ClassVar[tuple[OptionSpec, ...]]
+    title: str
+    min_seats: int
+    max_seats: int
+    #: the table options the game takes, with defaults and help
+    option_specs: tuple[OptionSpec, ...]
+    #: the :class:`State` subclass that plays one hand (one match for ONE) of the game
+    state: type[State]
+
+    def __post_init__(self) -> None:
+        # Bind the running hand's class to its rules, so a state made directly (as the tests
+        # do, ``OneCard(seats=2)``) checks its seats and options against them too.
+        self.state.game = self
+
+    def new_initial_state(
+        self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
+    ) -> State:
+        """A new running hand for ``seats`` players (``dealer=None``: chance chooses one)."""
+        return self.state(seats=seats, options=options, dealer=dealer)
+
+    def check_seats(self, seats: int) -> None:
+        """Raise :class:`OptionError` unless the game is played by ``seats`` players: the one
+        seat-count check (a table checks it when it is created, the engine when it is made)."""
+        if not self.min_seats <= seats <= self.max_seats:
+            raise OptionError(
+                f"{self.title} takes {self.min_seats}-{self.max_seats} players, not {seats}"
+            )
+
+    def validate_options(self, options: Mapping[str, object]) -> dict[str, bool | int | str]:
+        """All options with defaults filled in; raise :class:`OptionError` on unknown/bad ones."""
+        specs = {s.name: s for s in self.option_specs}
+        unknown = sorted(set(options) - set(specs))
+        if unknown:
+            known = ", ".join(specs) or "none"
+            raise OptionError(f"unknown option {unknown[0]!r} for {self.name} (known: {known})")
+        return {
+            n: (s.validate(options[n]) if n in options else s.default) for n, s in specs.items()
+        }
+
+
+class State(abc.ABC):
+    """A running game (one hand, or a whole match for ONE; OpenSpiel's ``State``).
+
+    Everything here changes as the hand is played; the static rules are :attr:`game`'s.
+    """
+
+    #: the game's static rules, bound by :class:`Game` when the game's ``GAME`` is made
+    game: ClassVar[Game]
 
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
     ) -> None:
         """``dealer=None`` means the first hand's dealer comes from chance (``choose_dealer``)."""
-        self.check_seats(seats)
+        self.game.check_seats(seats)
         if dealer is not None and not 0 <= dealer < seats:
             raise OptionError(f"dealer must be a seat 0..{seats - 1}, not {dealer}")
         self.seats = seats
-        self.options = self.validate_options(options or {})
-
-    @classmethod
-    def check_seats(cls, seats: int) -> None:
-        """Raise :class:`OptionError` unless the game is played by ``seats`` players: the one
-        seat-count check (a table checks it when it is created, the engine when it is made)."""
-        if not cls.min_seats <= seats <= cls.max_seats:
-            raise OptionError(
-                f"{cls.title} takes {cls.min_seats}-{cls.max_seats} players, not {seats}"
-            )
-
-    @classmethod
-    def validate_options(cls, options: Mapping[str, object]) -> dict[str, bool | int | str]:
-        """All options with defaults filled in; raise :class:`OptionError` on unknown/bad ones."""
-        specs = {s.name: s for s in cls.OPTIONS}
-        unknown = sorted(set(options) - set(specs))
-        if unknown:
-            known = ", ".join(specs) or "none"
-            raise OptionError(f"unknown option {unknown[0]!r} for {cls.name} (known: {known})")
-        return {
-            n: (s.validate(options[n]) if n in options else s.default) for n, s in specs.items()
-        }
+        self.options = self.game.validate_options(options or {})
 
     # -- chance
     @abc.abstractmethod
@@ -531,7 +567,8 @@ class Game(abc.ABC):
             raise SeatError(f"a seat is a number 0..{self.seats - 1} or None, not {seat!r}")
         if not 0 <= seat < self.seats:
             raise SeatError(
-                f"there is no seat {seat}: this {self.title} game has seats 0..{self.seats - 1}"
+                f"there is no seat {seat}: this {self.game.title} game"
+                f" has seats 0..{self.seats - 1}"
             )
 
     @abc.abstractmethod
@@ -588,7 +625,7 @@ _CONTAINERS = (list, dict, set)
 
 
 def _copied(value: object) -> object:
-    """``value`` copied two levels down where it is a list, dict or set (see :meth:`Game.clone`)."""
+    """``value`` copied two levels down where it is a list, dict or set (:meth:`State.clone`)."""
     kind = type(value)
     if kind is list:
         assert isinstance(value, list)

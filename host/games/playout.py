@@ -19,7 +19,7 @@ With ``check=True`` every step also runs :func:`check_invariants`:
 
 For engine authors: :func:`view_leaks` tests your ``view`` against your ``hidden_from(seat)``
 (the cards that ``seat``, or a spectator for ``None``, may not see: other hands, the stock,
-face-down centre cards), part of the :class:`~host.games.base.Game` interface.
+face-down centre cards), part of the :class:`~host.games.base.State` interface.
 :func:`probe` checks one wire map against ``parse_action``/``check`` (use it to
 feed garbage: every rejection must be a typed ``RulesError`` and whatever ``check`` accepts must
 be among the legal actions). Example::
@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from host.games.base import Action, Event, Game, Outcome, RulesError
+from host.games.base import Action, Event, Outcome, RulesError, State
 from protocol.cards import ALL_CARDS, Card
 
 __all__ = [
@@ -59,7 +59,7 @@ DEFAULT_MAX_STEPS = 20_000
 _CODES = frozenset(c.code for c in ALL_CARDS)
 
 
-Chooser = Callable[[Game, int, list[Action], random.Random], Action]
+Chooser = Callable[[State, int, list[Action], random.Random], Action]
 """A playing policy for :func:`playout`: ``(game, seat, legal actions, rng) -> action``."""
 
 
@@ -71,13 +71,13 @@ class InvariantError(AssertionError):
 class PlayoutResult:
     """How a playout ended: ``outcome`` is ``None`` when ``max_steps`` ran out."""
 
-    game: Game
+    game: State
     outcome: Outcome | None
     steps: int
     chance: int
 
 
-def answer_chance(game: Game, rng: random.Random) -> list[Event]:
+def answer_chance(game: State, rng: random.Random) -> list[Event]:
     """Answer the pending chance request with a seeded shuffle (and dealer); ``[]`` if none."""
     request = game.chance_request()
     if request is None:
@@ -89,7 +89,7 @@ def answer_chance(game: Game, rng: random.Random) -> list[Event]:
 
 
 def playout(
-    game_cls: type[Game],
+    game_cls: type[State],
     *,
     seats: int,
     rng: random.Random,
@@ -99,13 +99,13 @@ def playout(
     out_of_turn: float = 0.05,
     pass_rate: float | None = 0.1,
     check: bool = False,
-    on_step: Callable[[Game, int, Action, list[Event]], None] | None = None,
+    on_step: Callable[[State, int, Action, list[Event]], None] | None = None,
     chooser: Chooser | None = None,
 ) -> PlayoutResult:
     """Play one random game to its end.
 
     Args:
-        game_cls: the engine class (e.g. ``find_game("one-card")``).
+        game_cls: the engine class (e.g. ``find_game("one-card").state``).
         seats: number of seats.
         rng: the only source of randomness (shuffles, dealer, choices).
         options: table options (validated by the game).
@@ -160,14 +160,14 @@ def playout(
                     act(seat, _pick(game, seat, actions, rng, pass_rate=None, chooser=chooser))
                     steps += 1
                 continue
-        seat, actions = _in_turn(game, game_cls.name, to_act, rng)
+        seat, actions = _in_turn(game, game_cls.game.name, to_act, rng)
         act(seat, _pick(game, seat, actions, rng, pass_rate=pass_rate, chooser=chooser))
         steps += 1
     return PlayoutResult(game, game.outcome(), steps, chance)
 
 
 def _in_turn(
-    game: Game, name: str, to_act: Sequence[int], rng: random.Random
+    game: State, name: str, to_act: Sequence[int], rng: random.Random
 ) -> tuple[int, list[Action]]:
     """A random seat of ``to_act`` and its legal actions; an engine with none breaks its rules."""
     if not to_act:
@@ -180,7 +180,7 @@ def _in_turn(
 
 
 def _pick(
-    game: Game,
+    game: State,
     seat: int,
     actions: list[Action],
     rng: random.Random,
@@ -205,7 +205,7 @@ def _pick(
     return action
 
 
-def check_invariants(game: Game, deck: Counter[Card]) -> None:
+def check_invariants(game: State, deck: Counter[Card]) -> None:
     """Raise :class:`InvariantError` unless the game keeps its cards, actions and secrets.
 
     ``deck`` is ``Counter(game.all_cards())`` taken when the game was created.
@@ -250,7 +250,7 @@ def card_codes(obj: object) -> set[str]:
     return found
 
 
-def view_leaks(game: Game, seat: int | None) -> set[str]:
+def view_leaks(game: State, seat: int | None) -> set[str]:
     """Card codes in ``game.view(seat)`` that ``seat`` may not see (empty when all is well).
 
     A code in the engine's ``hidden_from(seat)`` leaks unless another copy of it is visible to
@@ -265,7 +265,7 @@ def view_leaks(game: Game, seat: int | None) -> set[str]:
     return (shown & {c.code for c in hidden}) - visible
 
 
-def _view_codes(game: Game, seat: int | None) -> set[str]:
+def _view_codes(game: State, seat: int | None) -> set[str]:
     """The card codes ``game.view(seat)`` shows, leaving out joker identities in ``legal``
     and what may follow (``follow``)."""
     view = {k: v for k, v in game.view(seat).items() if k != "follow"}
@@ -317,7 +317,7 @@ def garbage_wire(rng: random.Random, examples: Iterable[Mapping[str, object]] = 
     return wire
 
 
-def probe(game: Game, seat: int, wire: object) -> Action | None:
+def probe(game: State, seat: int, wire: object) -> Action | None:
     """Offer ``wire`` as an action of ``seat`` without applying it.
 
     Returns the action if ``check`` accepts it (then it must be among ``legal_actions(seat)``),

@@ -30,7 +30,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from host.games.base import Action, Game, Outcome, WireMap
+from host.games.base import Action, Outcome, State, WireMap
 
 __all__ = ["GameSupport", "SeatMemory", "by_hand_size", "share_of_win"]
 
@@ -45,7 +45,7 @@ class SeatMemory(abc.ABC):
         """Remember one event this seat received (public, or private to it), in order."""
 
     @abc.abstractmethod
-    def sample(self, view: WireMap, rng: random.Random) -> Game:
+    def sample(self, view: WireMap, rng: random.Random) -> State:
         """A world consistent with ``view`` (this seat's) and what was observed.
 
         Raises:
@@ -63,16 +63,16 @@ class GameSupport(abc.ABC):
     def memory(self, seat: int) -> SeatMemory:
         """A fresh memory for ``seat`` at the start of a game."""
 
-    def turn_actions(self, world: Game, seat: int) -> list[Action]:
+    def turn_actions(self, world: State, seat: int) -> list[Action]:
         """The actions ``seat`` may take for its turn (announcements left out)."""
         return world.legal_actions(seat)
 
-    def announce(self, world: Game, rng: random.Random) -> tuple[int, Action] | None:
+    def announce(self, world: State, rng: random.Random) -> tuple[int, Action] | None:
         """An announcement some seat makes now in a simulated game, or ``None``."""
         return None
 
     @abc.abstractmethod
-    def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
+    def playout(self, world: State, seat: int, rng: random.Random) -> Action:
         """The turn action ``seat`` takes in a simulated game past the search tree (a game
         may find it without listing every legal action: that is the costly part)."""
 
@@ -80,13 +80,13 @@ class GameSupport(abc.ABC):
     #: (``None``: play every simulated game to its end)
     horizon: int | None = None
 
-    def evaluate(self, world: Game) -> list[float]:
+    def evaluate(self, world: State) -> list[float]:
         """Each seat's score in ``[0, 1]`` for an undecided simulated game cut at the horizon:
         by default an even share among the seats still to act."""
         live = world.to_act()
         return [1.0 / len(live) if s in live else 0.0 for s in range(world.seats)]
 
-    def returns(self, world: Game) -> list[float] | None:
+    def returns(self, world: State) -> list[float] | None:
         """Each seat's score in ``[0, 1]`` once the simulated game is decided, else ``None``."""
         outcome = world.outcome()
         return None if outcome is None else share_of_win(outcome, world.seats)

@@ -244,7 +244,7 @@ class Lobby:
             table_id = "t" + secrets.token_hex(3)
         table = Table(
             table_id=table_id,
-            game_cls=find_game(game),
+            game_cls=find_game(game).state,
             seats=seats,
             options=dict(options or {}),
             store=self.store,
@@ -263,7 +263,7 @@ class Lobby:
         log.info(
             "table %s created: %s, %d seats, options %s",
             table_id,
-            table.game_cls.name,
+            table.game_cls.game.name,
             seats,
             " ".join(f"{k}={v}" for k, v in table.options.items()) or "-",
         )
@@ -319,7 +319,7 @@ class Lobby:
             log.info(
                 "table %s restored: %s, %s, seats %s",
                 table.table_id,
-                table.game_cls.name,
+                table.game_cls.game.name,
                 table.phase.value + (f" (game {table.game_no})" if table.game_no else ""),
                 ", ".join(_seat_text(s) for s in table.seats),
             )
@@ -335,7 +335,7 @@ class Lobby:
         why = row.damaged
         if why is None:
             try:
-                game_cls = find_game(str(row.meta["game"]))
+                game_cls = find_game(str(row.meta["game"])).state
                 return table_restore.restore_table(
                     row,
                     game_cls=game_cls,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.games.base import Game
+from host.games.base import State
 from host.logs import get_logger
 from host.storage.journal import JournalKind, TableRow
 from host.storage.store import Store
@@ -31,7 +31,7 @@ log = get_logger(__name__)
 def restore_table(
     row: TableRow,
     *,
-    game_cls: type[Game],
+    game_cls: type[State],
     store: Store,
     signing_key: Ed25519PrivateKey,
     grace: float,

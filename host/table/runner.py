@@ -37,7 +37,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.games.base import ChanceKind, Event, Game, WireMap, describe_outcome
+from host.games.base import ChanceKind, Event, State, WireMap, describe_outcome
 from host.logs import get_logger
 from host.storage.journal import JournalKind, JournalRow, TableRow
 from host.table.dealing import Deal
@@ -70,7 +70,7 @@ class GameRunner:
         self,
         *,
         table_id: str,
-        game_cls: type[Game],
+        game_cls: type[State],
         seats: int,
         options: dict[str, Any],
         signing_key: Ed25519PrivateKey,
@@ -78,11 +78,11 @@ class GameRunner:
         round_timeout: float,
         now: Callable[[], float],
     ) -> None:
-        game_cls.check_seats(seats)
+        game_cls.game.check_seats(seats)
         self.table_id = table_id
         self.game_cls = game_cls
         self.nseats = seats
-        self.options = game_cls.validate_options(options)
+        self.options = game_cls.game.validate_options(options)
         self.signing_key = signing_key
         self.turn_timer = turn_timer
         self.round_timeout = round_timeout
@@ -97,7 +97,7 @@ class GameRunner:
     def _reset_game_state(self) -> None:
         """Forget the game (before replaying a journal into this runner)."""
         self.phase = TablePhase.WAITING
-        self.engine: Game | None = None
+        self.engine: State | None = None
         self.game_no = 0
         self.game_names: list[str] = []
         self.game_seq = 0  # seq of the current game's GAME row
@@ -246,7 +246,7 @@ class GameRunner:
         self._log(
             "game %d of %s started (%s)",
             self.game_no,
-            self.game_cls.name,
+            self.game_cls.game.name,
             ", ".join(self.game_names),
         )
         self._message(
@@ -254,7 +254,7 @@ class GameRunner:
             {
                 "type": "game_start",
                 "game_no": self.game_no,
-                "game": self.game_cls.name,
+                "game": self.game_cls.game.name,
                 "names": self.game_names,
             },
         )
@@ -410,7 +410,7 @@ class GameRunner:
             signing_key=self.signing_key,
             table_id=self.table_id,
             hand_no=self.fair_hand_no,
-            game=self.game_cls.name,
+            game=self.game_cls.game.name,
             options=options,
             deck=deck,
             names=self.game_names,

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from host.games.base import Game, RulesError, WireMap
+from host.games.base import RulesError, State, WireMap
 from host.storage.journal import JournalRow
 from protocol.cards import Card
 from protocol.errors import ErrorCode, LocalProtocolError
@@ -125,7 +125,7 @@ class Seat:
     #: who sat down after a game is shown nothing of it, not the last occupant's hand
     first_game: int = 0
 
-    def repeated(self, engine: Game | None, act_seq: int, wire: object) -> bool:
+    def repeated(self, engine: State | None, act_seq: int, wire: object) -> bool:
         """Whether an ``act`` under ``act_seq`` was already applied (a resend: a duplicate).
 
         Raises:
@@ -159,7 +159,7 @@ class Batch:
     out: list[tuple[int | None, WireMap]] = field(default_factory=list)
 
 
-def same_action(engine: Game | None, wire: object, accepted: WireMap | None) -> bool:
+def same_action(engine: State | None, wire: object, accepted: WireMap | None) -> bool:
     """Whether ``wire`` reads as the ``accepted`` action (card codes read forgivingly): a resend
     of the last accepted ``act`` is a duplicate, another action under its seq a ``conflict``."""
     if accepted is None or engine is None:

@@ -39,7 +39,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.failures import failure_code
-from host.games.base import Explanation, Game, WireMap
+from host.games.base import Explanation, State, WireMap
 from host.logs import get_logger
 from host.storage.journal import ChatRow, JournalKind, JournalRow, SeatRow
 from host.storage.store import Store
@@ -77,7 +77,7 @@ class Table:
         self,
         *,
         table_id: str,
-        game_cls: type[Game],
+        game_cls: type[State],
         seats: int,
         options: dict[str, Any],
         store: Store,
@@ -119,7 +119,7 @@ class Table:
     # ------------------------------------------------------------------ what the parts hold
 
     @property
-    def game_cls(self) -> type[Game]:
+    def game_cls(self) -> type[State]:
         return self.runner.game_cls
 
     @property
@@ -151,7 +151,7 @@ class Table:
         return self.runner.phase
 
     @property
-    def engine(self) -> Game | None:
+    def engine(self) -> State | None:
         return self.runner.engine
 
     @property
@@ -182,7 +182,7 @@ class Table:
 
     def meta(self) -> dict[str, Any]:
         return {
-            "game": self.game_cls.name,
+            "game": self.game_cls.game.name,
             "seats": self.nseats,
             "options": dict(self.options),
             "turn_timer": self.turn_timer,
@@ -195,7 +195,7 @@ class Table:
         return {
             "table": self.table_id,
             "name": self.name,
-            "game": self.game_cls.name,
+            "game": self.game_cls.game.name,
             "options": dict(self.options),
             "seats": self.clock.seat_summaries(self.seats, running=self.phase in RUNNING),
             "phase": self.phase.value,

@@ -34,8 +34,8 @@ from host.games.base import (
     ChanceKind,
     ChanceRequest,
     Event,
-    Game,
     RulesError,
+    State,
     WireMap,
 )
 from host.tools.scenario_file import FairInputs, Scenario, ScenarioError, Step, parse_scenario
@@ -175,7 +175,7 @@ class ScenarioRunner:
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.game = scenario.game(
+        self.game = scenario.game.new_initial_state(
             seats=scenario.seats, options=dict(scenario.options), dealer=scenario.dealer
         )
         self._rng = random.Random(scenario.seed) if scenario.seed is not None else None
@@ -357,7 +357,7 @@ class ScenarioRunner:
             raise ScenarioFailure(f"{where}: {found}")
 
 
-def run_scenario(scenario: Scenario) -> tuple[Game, list[StepResult]]:
+def run_scenario(scenario: Scenario) -> tuple[State, list[StepResult]]:
     """Run a whole scenario; return the finished game and every result.
 
     Raises:

@@ -85,7 +85,7 @@ class Step:
 class Scenario:
     """A validated scenario file."""
 
-    game: type[Game]
+    game: Game
     source: str
     seats: int
     names: tuple[str, ...]
@@ -206,7 +206,7 @@ def parse_scenario(data: object, *, source: str = "<scenario>") -> Scenario:
     )
 
 
-def _parse_seats(raw: object, game: type[Game], source: str) -> tuple[int, tuple[str, ...]]:
+def _parse_seats(raw: object, game: Game, source: str) -> tuple[int, tuple[str, ...]]:
     """``seats``: a count, or ``{count, names?}``; the names default to ``seat 0``, ..."""
     names: tuple[str, ...] = ()
     if isinstance(raw, dict):

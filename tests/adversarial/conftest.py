@@ -483,7 +483,7 @@ class HalfDealtTable:
         key = load_or_create_identity(data_dir).signing_key  # what the restarted host signs with
         self.runner = GameRunner(
             table_id=table_id,
-            game_cls=find_game("one"),
+            game_cls=find_game("one").state,
             seats=3,
             options=META["options"],
             signing_key=key,

@@ -101,7 +101,7 @@ async def test_ready_survives_a_host_restart(
     (row,) = await store.load_tables()
     restored = restore_table(
         row,
-        game_cls=find_game("one-card"),
+        game_cls=find_game("one-card").state,
         store=store,
         signing_key=Ed25519PrivateKey.generate(),
         grace=60.0,
@@ -343,7 +343,7 @@ def test_a_huge_black_jack_hand_is_judged_without_a_long_search(
     """With chain, two decks and jokers, a 50-card hand's state cost 100-460 ms: the "could go
     out next turn" search ran for each of ~300 offered plays. A hand whose suits split into
     more stretches than it has queens and jokers to end plays on is settled without one."""
-    from host.games.black_jack import plays
+    from host.games.black_jack import moves as plays
     from protocol.cards import card
 
     searched: list[int] = []

@@ -47,7 +47,7 @@ def _snapshot(name: str, console: Console) -> None:
 def _play(game: str, steps: int, *, ascii_only: bool) -> Console:
     """Deal with the canonical deck, then play the first legal action ``steps`` times."""
     console = Console(record=True, width=80, file=io.StringIO(), highlight=False, markup=False)
-    engine: Any = find_game(game)(seats=3, dealer=0)
+    engine: Any = find_game(game).new_initial_state(seats=3, dealer=0)
     events = engine.apply_chance(list(engine.chance_request().cards))
     for _ in range(steps):
         for ev in events:
@@ -160,7 +160,7 @@ def test_a_declaration_flag_reads_as_declared_not_true() -> None:
     """Black Jack's view marks a declaration with a flag (seen as 'said "True"' before)."""
     from host.games import find_game
 
-    engine: Any = find_game("black-jack")(seats=2, dealer=0)
+    engine: Any = find_game("black-jack").new_initial_state(seats=2, dealer=0)
     engine.apply_chance(list(engine.chance_request().cards))
     view = engine.view(0)
     view["declared"] = [False, True]

@@ -37,7 +37,7 @@ def _seat(seat: int, **state: Any) -> dict[str, Any]:
 
 def _status(game: str, steps: int, **extra: Any) -> Status:
     """The status of seat 1 after the first legal action was played ``steps`` times."""
-    engine: Any = find_game(game)(seats=3, dealer=0)
+    engine: Any = find_game(game).new_initial_state(seats=3, dealer=0)
     engine.apply_chance(list(engine.chance_request().cards))
     for _ in range(steps):
         while engine.chance_request() is not None:

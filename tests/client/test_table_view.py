@@ -102,7 +102,7 @@ def test_host_text_in_declarations_and_views_is_made_safe() -> None:
 def _views(name: str) -> list[dict[str, Any]]:
     views: list[dict[str, Any]] = []
     playout(
-        find_game(name),
+        find_game(name).state,
         seats=3,
         rng=random.Random(7),
         max_steps=200,

@@ -97,7 +97,7 @@ async def test_host_killed_mid_hand_resumes_and_the_hand_verifies(
         identity = load_or_create_identity(data_dir)
         restored = restore_table(
             row,
-            game_cls=find_game("one-card"),
+            game_cls=find_game("one-card").state,
             store=store,
             signing_key=identity.signing_key,
             grace=60.0,

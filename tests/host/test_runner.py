@@ -33,7 +33,7 @@ def new_runner(
 ) -> GameRunner:
     runner = GameRunner(
         table_id="t-replay",
-        game_cls=find_game(game),
+        game_cls=find_game(game).state,
         seats=seats,
         options=options or {},
         signing_key=key,
@@ -167,7 +167,7 @@ class _Table:
     def __init__(self) -> None:
         self.runner = GameRunner(
             table_id="t-misses",
-            game_cls=find_game("one"),
+            game_cls=find_game("one").state,
             seats=2,
             options={"target": 1000},
             signing_key=Ed25519PrivateKey.generate(),

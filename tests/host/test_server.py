@@ -407,7 +407,7 @@ async def test_an_engine_failure_mid_action_restores_the_table_from_its_journal(
     # on a loaded machine, against a 60 s bound)
     host = mock_host
     connect = functools.partial(connect_memory, mock_host)
-    engine_cls = find_game("one-card")
+    engine_cls = find_game("one-card").state
     real_apply = engine_cls.apply
     calls = {"n": 0}
 

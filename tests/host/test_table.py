@@ -17,7 +17,7 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games import find_game, game_names
-from host.games.base import Game, RulesError
+from host.games.base import RulesError, State
 from host.storage.journal import JournalKind, JournalRow, SeatRow, TableRow
 from host.storage.store import Store
 from host.table.restore import finish_restore, restore_table
@@ -47,7 +47,7 @@ async def test_a_player_who_dropped_during_the_game_keeps_the_seat_for_the_grace
     store = await _store(tmp_path, "t1")
     table = Table(
         table_id="t1",
-        game_cls=find_game("one"),
+        game_cls=find_game("one").state,
         seats=2,
         options={"target": 1},
         store=store,
@@ -88,7 +88,7 @@ async def test_a_restart_does_not_stand_up_whoever_took_a_stood_up_seat() -> Non
     key = Ed25519PrivateKey.generate()
     runner = GameRunner(
         table_id="tx",
-        game_cls=find_game("one-card"),
+        game_cls=find_game("one-card").state,
         seats=2,
         options={},
         signing_key=key,
@@ -137,7 +137,7 @@ async def test_a_restart_does_not_stand_up_whoever_took_a_stood_up_seat() -> Non
             journal=journal,
         )
         table = restore_table(
-            row, game_cls=find_game("one-card"), store=store, signing_key=key, grace=10.0
+            row, game_cls=find_game("one-card").state, store=store, signing_key=key, grace=10.0
         )
         await finish_restore(table)
         seat = table.seats[1]
@@ -168,7 +168,7 @@ async def _chat_table(store: Store) -> Table:
     await store.put_table("t1", 1, {})
     return Table(
         table_id="t1",
-        game_cls=find_game("one-card"),
+        game_cls=find_game("one-card").state,
         seats=2,
         options={},
         store=store,
@@ -236,7 +236,7 @@ async def _answer_round(table: Table, conns: dict[int, Any]) -> None:
         await table.fair_reveal(conns[s], hand_no, sec.r)
 
 
-def _counting(game_cls: type[Game], monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+def _counting(game_cls: type[State], monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Count the calls of the engine's ``parse_action``, ``check`` and ``apply``."""
     calls: Counter[str] = Counter()
     for name in ("parse_action", "check", "apply"):
@@ -295,7 +295,7 @@ async def test_a_move_is_parsed_and_checked_once_on_its_way_through_the_table(
     """Issue 27, step 4: from ``act`` to the journal, the runner alone parses and checks a
     move, once, and the engine applies it without checking it again; a refused move is parsed
     and checked once and applied never; a resend is acknowledged as a duplicate, unchecked."""
-    game_cls = find_game(game)
+    game_cls = find_game(game).state
     calls = _counting(game_cls, monkeypatch)
     store = await _store(tmp_path, "t1")
     table = Table(

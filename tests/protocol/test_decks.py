@@ -41,7 +41,7 @@ def test_vector_matches_the_function(case: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['game']}-{c['seats']}-{c['count']}")
 def test_engines_deal_the_tables_deck(case: dict[str, Any]) -> None:
-    game = find_game(case["game"])(seats=case["seats"], options=case["options"])
+    game = find_game(case["game"]).new_initial_state(seats=case["seats"], options=case["options"])
     request = game.chance_request()
     assert request is not None
     assert [c.code for c in request.cards] == case["deck"]

@@ -36,7 +36,7 @@ SK = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 class Table:
     def __init__(self, game_name: str, seats: int, rng: random.Random) -> None:
         self.rng = rng
-        self.game = find_game(game_name)(seats=seats, options=None, dealer=None)
+        self.game = find_game(game_name).new_initial_state(seats=seats, options=None, dealer=None)
         request = self.game.chance_request()
         assert request is not None and request.kind is ChanceKind.DEAL
         self.pids = [f"seat{i}" for i in range(seats)]

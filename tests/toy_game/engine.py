@@ -1,4 +1,4 @@
-"""Race Out's engine: a real :class:`host.games.base.Game`, as small as a game can be.
+"""Race Out's engine: a real :class:`host.games.base.State`, as small as a game can be.
 
 How it works: a ``DEAL`` chance request for the whole deck (from the test's deck row in
 ``protocol.decks``) deals three cards to each seat from the dealer's left; the deal event names
@@ -22,8 +22,8 @@ from host.games.base import (
     IllegalAction,
     InvalidAction,
     NotYourTurn,
-    OptionSpec,
     Outcome,
+    State,
     Termination,
     WireMap,
     parse_wire_card,
@@ -53,13 +53,7 @@ class Play(Action):
         return {"type": "play", "card": self.card.code}
 
 
-class RaceOut(Game):
-    name = NAME
-    title = "Race Out"
-    min_seats = 2
-    max_seats = 4
-    OPTIONS: tuple[OptionSpec, ...] = ()
-
+class RaceOut(State):
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
     ) -> None:
@@ -76,7 +70,7 @@ class RaceOut(Game):
     def chance_request(self) -> ChanceRequest | None:
         if self.phase is not Phase.DEAL:
             return None
-        deck = deck_of(self.name, self.options, self.seats)
+        deck = deck_of(self.game.name, self.options, self.seats)
         return ChanceRequest(ChanceKind.DEAL, 1, 0, deck, choose_dealer=self.dealer is None)
 
     def apply_chance(self, order: Sequence[Card], dealer: int | None = None) -> list[Event]:
@@ -148,7 +142,7 @@ class RaceOut(Game):
         self.require_seat(seat)
         outcome = self.outcome()
         return {
-            "game": self.name,
+            "game": self.game.name,
             "seats": self.seats,
             "seat": seat,
             "dealer": self.dealer,
@@ -174,3 +168,6 @@ class RaceOut(Game):
 
     def all_cards(self) -> list[Card]:
         return [c for h in self.hands for c in h] + self.stock + self.pile
+
+
+GAME = Game(name=NAME, title="Race Out", min_seats=2, max_seats=4, option_specs=(), state=RaceOut)

@@ -64,7 +64,7 @@ def race_out(monkeypatch: pytest.MonkeyPatch) -> None:
     from toy_game.engine import DECK
 
     entry = GameEntry(
-        engine="toy_game.engine:RaceOut",
+        engine="toy_game.engine:GAME",
         presentation="toy_game.presentation:PRESENTATION",
         bot="toy_game.strategy:BOT",
         support="toy_game.strategy:SUPPORT",  # None: a hard bot plays it as the normal one

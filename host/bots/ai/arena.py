@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from host.bots import policy
 from host.bots.ai.levels import Bot
 from host.games import find_game
-from host.games.base import Event, Game, WireMap
+from host.games.base import Event, State, WireMap
 from host.games.playout import answer_chance
 
 __all__ = ["MAX_ACTIONS", "MatchRecord", "play_match", "seat_turns"]
@@ -82,7 +82,7 @@ def play_match(
     options: Mapping[str, object] | None = None,
 ) -> MatchRecord:
     """Play one game of ``game`` with ``bots[i]`` in seat ``i``; ``seed`` drives chance."""
-    engine = find_game(game)(seats=len(bots), options=options, dealer=None)
+    engine = find_game(game).new_initial_state(seats=len(bots), options=options, dealer=None)
     rng = random.Random(seed)
     record = MatchRecord(
         think=[[] for _ in bots], bid_offered=[0] * len(bots), bid_made=[0] * len(bots)
@@ -108,7 +108,7 @@ def play_match(
 
 
 def _next_move(
-    engine: Game,
+    engine: State,
     bots: Sequence[Bot],
     last: list[WireMap | None],
     rng: random.Random,
@@ -128,7 +128,7 @@ def _next_move(
         if wire is not None:
             record.note_turn(seat, legal, wire)
             return seat, wire
-    raise RuntimeError(f"no bot would act for seats {list(to_act)} of {engine.name}")
+    raise RuntimeError(f"no bot would act for seats {list(to_act)} of {engine.game.name}")
 
 
 def _deliver(bots: Sequence[Bot], events: Sequence[Event], record: MatchRecord) -> None:
@@ -152,13 +152,13 @@ def seat_turns(
     choices_only: bool = False,
     observe: Callable[[WireMap], None] | None = None,
     limit: int = 400,
-) -> Iterator[Game]:
+) -> Iterator[State]:
     """The engine at each turn of ``seat`` (only those with a choice, with ``choices_only``),
     before it acts, in a seeded game whose every seat, the seat to act, plays the normal bot's
     choice; ``observe`` gets each event ``seat`` receives, in order, as its client would. The
     walk stops at the outcome or after ``limit`` steps. Chance comes from ``seed``."""
     rng = random.Random(seed)
-    engine = find_game(game)(seats=seats, options=None, dealer=None)
+    engine = find_game(game).new_initial_state(seats=seats, options=None, dealer=None)
     for _ in range(limit):
         if engine.outcome() is not None:
             return

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from host.games.base import Action, Game, WireMap
+from host.games.base import Action, State, WireMap
 from host.games.playout import answer_chance
 from host.games.support import GameSupport, SeatMemory
 
@@ -101,7 +101,7 @@ def search(
     root = _Node(seat)
     deadline = None if budget.seconds is None else clock() + budget.seconds
     done = 0
-    world: Game | None = first
+    world: State | None = first
     while budget.iterations is None or done < budget.iterations:
         if deadline is not None and done and clock() >= deadline:
             break
@@ -117,7 +117,7 @@ def _mean(node: _Node | None) -> float:
     return node.total / node.visits if node is not None and node.visits else 0.0
 
 
-def _iterate(world: Game, root: _Node, support: GameSupport, rng: random.Random) -> None:
+def _iterate(world: State, root: _Node, support: GameSupport, rng: random.Random) -> None:
     """One iteration from ``world``: select, expand one node, play out, back up the scores."""
     node: _Node | None = root
     path: list[_Node] = []
@@ -152,7 +152,7 @@ def _iterate(world: Game, root: _Node, support: GameSupport, rng: random.Random)
 
 
 def _between_turns(
-    world: Game, support: GameSupport, rng: random.Random, *, announce: bool = True
+    world: State, support: GameSupport, rng: random.Random, *, announce: bool = True
 ) -> list[float] | None:
     """Answer chance and make announcements (with ``announce``) until a seat must act; the
     scores if it is over."""

@@ -4,12 +4,11 @@ How it works: the game is split by concern, each module with one job:
 
 * :mod:`~host.games.black_jack.rules`: the game's facts (natural cards, counters, what a
   blunder costs), stated once;
-* :mod:`~host.games.black_jack.moves`: the actions and their wire forms;
-* :mod:`~host.games.black_jack.plays`: play shapes (runs, chains) and the "could go out next
-  turn" search, pure functions of cards;
-* :mod:`~host.games.black_jack.state`: the table (deal, stock, owed cards, the end, every view);
-* :mod:`~host.games.black_jack.engine`: :class:`BlackJack`, the state machine the host runs
-  (the turns, on top of the table);
+* :mod:`~host.games.black_jack.moves`: the actions and their wire forms, play shapes (runs,
+  chains) and the "could go out next turn" search, pure functions of cards;
+* :mod:`~host.games.black_jack.engine`: ``GAME``, the static rules (name, seats, options), and
+  :class:`BlackJack`, the running hand the host plays (the table: deal, stock, owed cards, the
+  end, every view; and the turns);
 * :mod:`~host.games.black_jack.explain`: how refusals are worded.
 
 The rules are in ``spec/RULES.md``, section Black Jack. The registry (:mod:`host.games`) names

@@ -4,7 +4,7 @@ How it works: :class:`~host.games.black_jack.engine.BlackJack` keeps the rules a
 for words: :data:`WAIT` says why nobody may act in a phase other than ``playing``,
 :func:`no_declare_reason` why a ``declare`` is out of place (too late, or not yet), and
 :data:`SUIT_NAMES` names a suit in a matching refusal. What a blunder costs is worded next to
-the blunder rule (:func:`host.games.black_jack.plays.blunder_cost`). The rules are in
+the blunder rule (:func:`host.games.black_jack.moves.blunder_cost`). The rules are in
 ``spec/RULES.md``, section Black Jack.
 """
 

@@ -2,7 +2,7 @@
 costs.
 
 How it works: plain constants of cards, imported by the play shapes
-(:mod:`host.games.black_jack.plays`), the engine (:mod:`host.games.black_jack.engine`) and the
+(:mod:`host.games.black_jack.moves`), the engine (:mod:`host.games.black_jack.engine`) and the
 bots' knowledge (:mod:`host.games.black_jack.worlds`), so no two of them can disagree. The
 rules are in ``spec/RULES.md``, section Black Jack.
 """

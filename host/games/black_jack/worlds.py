@@ -8,7 +8,7 @@ could start a play then (:class:`Lack`), bar the cards it has taken since. A wor
 cards the seat has not seen (the deck less its hand and the discards) into the other hands,
 each starting with the cards it is known to hold, and the stock, then swaps the cards a hand
 is known to lack for hidden cards elsewhere that it may hold
-(:meth:`~host.games.black_jack.state.BlackJackState.from_view`). In simulated games the seat in
+(:meth:`~host.games.black_jack.engine.BlackJack.from_view`). In simulated games the seat in
 the declaration window declares whenever it may (as the bots do), and every simulated seat
 plays as the normal bot does (:class:`host.games.black_jack.strategy.Table` scores its plays).
 At a turn the search weighs only the normal bot's best :data:`CANDIDATES` plays, or the draw
@@ -26,10 +26,9 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from host.games.base import Action, Game, WireMap
+from host.games.base import Action, State, WireMap
 from host.games.black_jack.engine import BlackJack
-from host.games.black_jack.moves import Declare, Draw, Play
-from host.games.black_jack.plays import matching
+from host.games.black_jack.moves import Declare, Draw, Play, matching
 from host.games.black_jack.rules import COUNTERS
 from host.games.black_jack.strategy import NOBODY, Table
 from host.games.black_jack.strategy import plays_left as _plays_left
@@ -149,7 +148,7 @@ class BlackJackMemory(SeatMemory):
         elif reason == "draw" and self._top is not None:
             self.lacks[seat] = Lack(*self._top, lone=held == 1, taken=count)
 
-    def sample(self, view: WireMap, rng: random.Random) -> Game:
+    def sample(self, view: WireMap, rng: random.Random) -> State:
         seats = int(view["seats"])
         options = view["options"]
         pool = Counter(deck_of("black-jack", options, seats))
@@ -237,7 +236,7 @@ class BlackJackSupport(GameSupport):
     def memory(self, seat: int) -> SeatMemory:
         return BlackJackMemory(seat)
 
-    def turn_actions(self, world: Game, seat: int) -> list[Action]:
+    def turn_actions(self, world: State, seat: int) -> list[Action]:
         """The normal bot's best :data:`CANDIDATES` plays, or the draw when nothing plays. A
         play or draw that says "last card" stands for its unsaid twin: a simulated table
         declares in the window at once, but at a real one a rival's move may close the window
@@ -257,7 +256,7 @@ class BlackJackSupport(GameSupport):
             plays.sort(key=lambda a: -_score(table, a))
         return list[Action](plays[:CANDIDATES])
 
-    def announce(self, world: Game, rng: random.Random) -> tuple[int, Action] | None:
+    def announce(self, world: State, rng: random.Random) -> tuple[int, Action] | None:
         assert isinstance(world, BlackJack)
         seat = world.window
         if seat is None or world.declared[seat]:
@@ -265,7 +264,7 @@ class BlackJackSupport(GameSupport):
         said = [a for a in world.legal_actions(seat) if isinstance(a, Declare)]
         return (seat, said[0]) if said else None
 
-    def evaluate(self, world: Game) -> list[float]:
+    def evaluate(self, world: State) -> list[float]:
         assert isinstance(world, BlackJack)
         plays = [
             _plays_left(h) if live else None
@@ -273,7 +272,7 @@ class BlackJackSupport(GameSupport):
         ]
         return by_hand_size(plays, PLAY_WEIGHT)
 
-    def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
+    def playout(self, world: State, seat: int, rng: random.Random) -> Action:
         """The normal bot's choice, from the whole listing at once (its best play is among
         :meth:`turn_actions`, and a said play outscores its unsaid twin): a playout's every step
         skips the ranking that :meth:`turn_actions` sorts."""

@@ -1,4 +1,4 @@
-"""ONE, the trick-taking game with a 25-card Euchre deck: a whole match as one :class:`Game`.
+"""ONE, the trick-taking game with a 25-card Euchre deck: a whole match as one :class:`State`.
 
 How it works. One ``One`` object runs the match from the first deal to the winner, carrying the
 scores from hand to hand. Every hand opens with a chance request (``DEAL``, ``hand_no = n``,
@@ -23,7 +23,7 @@ decides what a seat may see. The rules and every ruling, with reasons, are in
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 from host.games.base import (
     Action,
@@ -37,6 +37,7 @@ from host.games.base import (
     NotYourTurn,
     OptionSpec,
     Outcome,
+    State,
     Termination,
     WireMap,
 )
@@ -61,6 +62,7 @@ from protocol.cards import DECK_ONE, Card, Suit, format_cards, parse_card
 from protocol.decks import deck_of
 
 __all__ = [
+    "GAME",
     "Bid",
     "DowntownChoice",
     "DowntownRule",
@@ -82,23 +84,20 @@ CENTRE_POSITION = 24
 # --------------------------------------------------------------------------- the game
 
 
-class One(Game):
-    """A match of ONE for 2-4 players, to ``target`` points (default 30)."""
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("target", 30, "points that win the match", minimum=1, maximum=1000),
+    OptionSpec(
+        "downtown",
+        DowntownRule.NO_TRUMP.value,
+        "when the joker's capturer may switch to downtown (9 high): in no-trump hands, "
+        "after any capture, or never",
+        choices=tuple(r.value for r in DowntownRule),
+    ),
+)
 
-    name: ClassVar[str] = "one"
-    title: ClassVar[str] = "ONE"
-    min_seats: ClassVar[int] = 2
-    max_seats: ClassVar[int] = 4
-    OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
-        OptionSpec("target", 30, "points that win the match", minimum=1, maximum=1000),
-        OptionSpec(
-            "downtown",
-            DowntownRule.NO_TRUMP.value,
-            "when the joker's capturer may switch to downtown (9 high): in no-trump hands, "
-            "after any capture, or never",
-            choices=tuple(r.value for r in DowntownRule),
-        ),
-    )
+
+class One(State):
+    """A match of ONE for 2-4 players, to ``target`` points (default 30)."""
 
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
@@ -195,7 +194,7 @@ class One(Game):
             kind=ChanceKind.DEAL,
             hand_no=self.hand_no,
             stream=0,
-            cards=deck_of(self.name, self.options, self.seats),
+            cards=deck_of(self.game.name, self.options, self.seats),
             choose_dealer=self.hand_no == 1 and self._choose_dealer,
         )
 
@@ -535,7 +534,7 @@ class One(Game):
         """
         self.require_seat(seat)
         return {
-            "game": self.name,
+            "game": self.game.name,
             "seat": seat,
             "seats": self.seats,
             "options": dict(self.options),
@@ -598,3 +597,13 @@ class One(Game):
         if not self.centre_taken and self.centre is not None:
             cards.append(self.centre)
         return cards
+
+
+GAME = Game(
+    name="one",
+    title="ONE",
+    min_seats=2,
+    max_seats=4,
+    option_specs=OPTIONS,
+    state=One,
+)

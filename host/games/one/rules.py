@@ -2,7 +2,7 @@
 
 How it works: plain constants and pure functions of cards, imported by the engine
 (:mod:`host.games.one.engine`), the moves (:mod:`host.games.one.moves`) and the bots'
-knowledge (:mod:`host.games.one.tactics`, :mod:`host.games.one.strategy`), so no two of them
+knowledge (:mod:`host.games.one.strategy`, :mod:`host.games.one.worlds`), so no two of them
 can disagree. The rules are in ``spec/RULES.md``, section ONE.
 """
 

@@ -10,7 +10,7 @@ lacks; a memory that missed the start of the hand (a bot that joined mid-hand) d
 already played as well, handing each player point cards worth what its view says it took.
 
 Simulated tables bid, play and choose downtown by the rules of thumb of
-:mod:`host.games.one.tactics` (:func:`quick_action`) and stop at the end of the hand: each
+:mod:`host.games.one.strategy` (:func:`quick_action`) and stop at the end of the hand: each
 seat is scored by its match total against the best other (:func:`hand_returns`), a won match
 scoring 1.
 """
@@ -21,12 +21,12 @@ import math
 import random
 from collections.abc import Sequence
 
-from host.games.base import Action, Game, WireMap
+from host.games.base import Action, State, WireMap
 from host.games.deal import deal_hidden
 from host.games.one.engine import One, Phase, Ranking
 from host.games.one.moves import PASS, Bid, DowntownChoice, Play
 from host.games.one.rules import JOKER, MAX_BID, card_points
-from host.games.one.tactics import bid_value, pick_card, switch_downtown
+from host.games.one.strategy import bid_value, pick_card, switch_downtown
 from host.games.support import GameSupport, SeatMemory
 from protocol.cards import DECK_ONE, Card, Suit, parse_card
 
@@ -97,7 +97,7 @@ class OneMemory(SeatMemory):
             elif follows is not self.led and self.led is not None:
                 self.voids.setdefault(int(event["seat"]), set()).add(self.led)
 
-    def sample(self, view: WireMap, rng: random.Random) -> Game:
+    def sample(self, view: WireMap, rng: random.Random) -> State:
         seats = int(view["seats"])
         mine = [parse_card(c) for c in view["hand"] or ()]
         table = [parse_card(p["card"]) for p in view["trick"]["cards"]]
@@ -155,7 +155,7 @@ class OneSupport(GameSupport):
     def memory(self, seat: int) -> SeatMemory:
         return OneMemory(seat)
 
-    def turn_actions(self, world: Game, seat: int) -> list[Action]:
+    def turn_actions(self, world: State, seat: int) -> list[Action]:
         """In the auction, only the bids the hand is worth by the normal bot's measure
         (:data:`SEARCH_MARGIN` to spare) compete with the pass: left to
         itself the search bid on hands it then failed (a third of its bids made at 4 seats,
@@ -167,20 +167,20 @@ class OneSupport(GameSupport):
         worth = bid_value(world.hands[seat], world.seats) - SEARCH_MARGIN
         return [a for a in legal if not isinstance(a, Bid) or a.value <= worth] or legal
 
-    def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
+    def playout(self, world: State, seat: int, rng: random.Random) -> Action:
         assert isinstance(world, One)
         return quick_action(world, seat, world.legal_actions(seat), rng)
 
-    def returns(self, world: Game) -> list[float] | None:
+    def returns(self, world: State) -> list[float] | None:
         assert isinstance(world, One)
         return hand_returns(world)
 
 
 def quick_action(game: One, seat: int, legal: Sequence[Action], rng: random.Random) -> Action:
     """What a simulated seat does in a hard bot's playout: bid by
-    :func:`~host.games.one.tactics.bid_value` (give or take a point), choose downtown by
-    :func:`~host.games.one.tactics.switch_downtown`, play by
-    :func:`~host.games.one.tactics.pick_card` (one time in ten at random, so that playouts
+    :func:`~host.games.one.strategy.bid_value` (give or take a point), choose downtown by
+    :func:`~host.games.one.strategy.switch_downtown`, play by
+    :func:`~host.games.one.strategy.pick_card` (one time in ten at random, so that playouts
     differ)."""
     hand = game.hands[seat]
     if game.phase is Phase.AUCTION:

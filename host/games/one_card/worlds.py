@@ -4,7 +4,7 @@ How it works: One Card shows every card that leaves a hand (plays, and a bankrup
 the top discard), and nothing of what goes into one, so a seat's view is all it can know: its
 memory keeps nothing. A world deals the cards the seat has not seen (the 54 less its hand and
 the discards) at random into the other hands, by their counts, and the stock
-(:meth:`~host.games.one_card.state.OneCardState.from_view`). Simulated tables race to call "One
+(:meth:`~host.games.one_card.engine.OneCard.from_view`). Simulated tables race to call "One
 Card!" as bots do: whenever a call window is open a seat picked at random calls. The playout
 policy sheds greedily: a card rather than a draw, an attack card half of the time when there is
 one, a seven (naming a random suit) only when nothing else plays. Simulated games are played to
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from host.games.base import Action, Game, WireMap
+from host.games.base import Action, State, WireMap
 from host.games.deal import deal_hidden
 from host.games.one_card.engine import OneCard
 from host.games.one_card.moves import CALL, DRAW, Play
@@ -34,7 +34,7 @@ CARD_WEIGHT = 0.3
 class OneCardMemory(SeatMemory):
     """A One Card seat's memory: nothing beyond its view (see the module docstring)."""
 
-    def sample(self, view: WireMap, rng: random.Random) -> Game:
+    def sample(self, view: WireMap, rng: random.Random) -> State:
         seen = {parse_card(c) for c in [*(view["hand"] or ()), *view["discards"]]}
         pool = [c for c in DECK_54 if c not in seen]
         others = [s for s in range(int(view["seats"])) if s != self.seat]
@@ -55,10 +55,10 @@ class OneCardSupport(GameSupport):
     def memory(self, seat: int) -> SeatMemory:
         return OneCardMemory(seat)
 
-    def turn_actions(self, world: Game, seat: int) -> list[Action]:
+    def turn_actions(self, world: State, seat: int) -> list[Action]:
         return [a for a in world.legal_actions(seat) if a is not CALL]
 
-    def announce(self, world: Game, rng: random.Random) -> tuple[int, Action] | None:
+    def announce(self, world: State, rng: random.Random) -> tuple[int, Action] | None:
         to_act = world.to_act()
         if not to_act:
             return None
@@ -69,11 +69,11 @@ class OneCardSupport(GameSupport):
 
     horizon = HORIZON
 
-    def evaluate(self, world: Game) -> list[float]:
+    def evaluate(self, world: State) -> list[float]:
         assert isinstance(world, OneCard)
         return by_hand_size(world.standing(), CARD_WEIGHT)
 
-    def playout(self, world: Game, seat: int, rng: random.Random) -> Action:
+    def playout(self, world: State, seat: int, rng: random.Random) -> Action:
         legal = world.legal_actions(seat)
         plays = [a for a in legal if isinstance(a, Play)]
         if not plays:

@@ -10,7 +10,7 @@ import pytest
 from host.bots.ai.arena import seat_turns
 from host.bots.ai.ismcts import Budget, search
 from host.games import find_support, game_names
-from host.games.base import Game
+from host.games.base import State
 from host.games.support import SeatMemory, by_hand_size
 
 
@@ -23,7 +23,7 @@ def test_a_budget_needs_a_positive_limit() -> None:
         Budget(seconds=-1.0)
 
 
-def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, SeatMemory]]:
+def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[State, SeatMemory]]:
     """Seat 0's turns with a choice, with its memory of the game so far."""
     memory = find_support(name).memory(0)
     for engine in seat_turns(name, seats, seed, choices_only=True, observe=memory.observe):

@@ -11,7 +11,7 @@ from host.bots.ai.arena import play_match, seat_turns
 from host.bots.ai.ismcts import Budget
 from host.bots.ai.levels import EasyBot, HardBot, Level, NormalBot, make_bot, parse_level
 from host.games import game_names
-from host.games.base import Game, WireMap
+from host.games.base import State, WireMap
 from protocol.lobby_messages import BOT_KINDS, BOT_LEVELS
 
 QUICK = Budget(iterations=30)
@@ -53,7 +53,7 @@ def test_a_seeded_hard_bot_replays_its_game() -> None:
     assert once() == once()
 
 
-def _seat_zero_turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, list[WireMap]]]:
+def _seat_zero_turns(name: str, seats: int, seed: int) -> Iterator[tuple[State, list[WireMap]]]:
     """The game at seat 0's turns of a seeded game between normal bots, with the events seat 0
     has received so far."""
     seen: list[WireMap] = []
@@ -61,7 +61,7 @@ def _seat_zero_turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, l
         yield engine, list(seen)
 
 
-def _redeal(game: Game, rng: random.Random) -> Game:
+def _redeal(game: State, rng: random.Random) -> State:
     """A copy of ``game`` with the cards seat 0 cannot see shuffled among the places that hide
     them (other hands, the stock, ONE's centre card), each place keeping its size."""
     twin = game.clone()
@@ -69,7 +69,7 @@ def _redeal(game: Game, rng: random.Random) -> Game:
     rng.shuffle(hidden)
     cards = iter(hidden)
     # the same places, in the order each engine's hidden_from lists them
-    if twin.name == "one-card":
+    if twin.game.name == "one-card":
         pos = twin._pos  # type: ignore[attr-defined]
         stock = twin._stock  # type: ignore[attr-defined]
         stock[pos:] = [next(cards) for _ in stock[pos:]]
@@ -80,10 +80,10 @@ def _redeal(game: Game, rng: random.Random) -> Game:
     for s, hand in enumerate(hands):
         if s != 0:
             hand[:] = [next(cards) for _ in hand]
-    if twin.name == "black-jack":
+    if twin.game.name == "black-jack":
         stock, pos = twin.stock, twin.position  # type: ignore[attr-defined]
         stock[pos:] = [next(cards) for _ in stock[pos:]]
-    elif twin.name == "one" and len(hidden) > sum(map(len, hands[1:])):
+    elif twin.game.name == "one" and len(hidden) > sum(map(len, hands[1:])):
         twin.centre = next(cards)  # type: ignore[attr-defined]
     return twin
 

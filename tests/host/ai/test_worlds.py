@@ -15,7 +15,7 @@ import pytest
 
 from host.bots.ai.arena import seat_turns
 from host.games import find_support, game_names
-from host.games.base import Game, OptionError, WireMap
+from host.games.base import OptionError, State, WireMap
 from host.games.black_jack.worlds import BlackJackMemory
 from host.games.support import SeatMemory
 from protocol.cards import parse_card
@@ -24,7 +24,7 @@ from protocol.cards import parse_card
 _BOOKKEEPING = {"next_position", "legal"}
 
 
-def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[Game, SeatMemory]]:
+def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[State, SeatMemory]]:
     """The real game and seat 0's memory at each of its turns of a seeded game."""
     memory = find_support(name).memory(0)
     for engine in seat_turns(name, seats, seed, observe=memory.observe):

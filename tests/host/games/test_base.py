@@ -10,10 +10,10 @@ from host.games import find_game, game_names
 from host.games.base import (
     Action,
     Event,
-    Game,
     OptionError,
     OptionSpec,
     SeatError,
+    State,
     describe_outcome,
 )
 from host.games.playout import answer_chance, playout
@@ -67,13 +67,13 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_core(game: Game, seat: int | None) -> None:
+def _check_core(game: State, seat: int | None) -> None:
     """``game.view(seat)`` has every core key, typed and meaning what base.py says."""
     view = game.view(seat)
-    who = f"{game.name} view of {'spectator' if seat is None else f'seat {seat}'}"
+    who = f"{game.game.name} view of {'spectator' if seat is None else f'seat {seat}'}"
     missing = [k for k in VIEW_CORE_KEYS if k not in view]
     assert not missing, f"{who} lacks {missing}"
-    assert view["game"] == game.name, who
+    assert view["game"] == game.game.name, who
     assert _is_int(view["seats"]) and view["seats"] == game.seats, who
     assert view["seat"] == seat and (seat is None or _is_int(view["seat"])), who
     dealer = view["dealer"]
@@ -100,7 +100,7 @@ def _check_core(game: Game, seat: int | None) -> None:
         assert legal == [a.to_wire() for a in game.legal_actions(seat)], who
 
 
-def _check_all_views(game: Game) -> None:
+def _check_all_views(game: State) -> None:
     for seat in [*range(game.seats), None]:
         _check_core(game, seat)
 
@@ -108,14 +108,15 @@ def _check_all_views(game: Game) -> None:
 @pytest.mark.parametrize("name", game_names())
 @pytest.mark.parametrize("seed", range(3))
 def test_every_view_has_the_common_core(name: str, seed: int) -> None:
-    cls = find_game(name)
+    rules = find_game(name)
+    cls = rules.state
     rng = random.Random(seed)
-    seats = (cls.min_seats, cls.max_seats, rng.randint(cls.min_seats, cls.max_seats))[seed]
+    seats = (rules.min_seats, rules.max_seats, rng.randint(rules.min_seats, rules.max_seats))[seed]
     _check_all_views(cls(seats=seats, dealer=None))  # before the deal: chance pending
     _check_all_views(cls(seats=seats, dealer=seats - 1))
     every = rng.randint(3, 9)
 
-    def on_step(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+    def on_step(game: State, seat: int, action: Action, events: list[Event]) -> None:
         nonlocal every
         every -= 1
         if every == 0 or game.outcome() is not None:
@@ -129,8 +130,7 @@ def test_every_view_has_the_common_core(name: str, seed: int) -> None:
 @pytest.mark.parametrize("name", game_names())
 @pytest.mark.parametrize("seat", [-1, -3, 3, 10, 255])
 def test_a_view_for_a_seat_the_game_lacks_is_a_seat_error(name: str, seat: int) -> None:
-    cls = find_game(name)
-    game = cls(seats=3, dealer=None)
+    game = find_game(name).new_initial_state(seats=3, dealer=None)
     for dealt in (False, True):  # before the deal (chance pending) and while playing
         with pytest.raises(SeatError, match=rf"there is no seat {seat}: .* seats 0\.\.2") as info:
             game.view(seat)
@@ -144,7 +144,7 @@ def test_a_view_for_a_seat_the_game_lacks_is_a_seat_error(name: str, seat: int) 
 @pytest.mark.parametrize("name", game_names())
 @pytest.mark.parametrize("seat", [True, "0", 1.0])
 def test_a_view_for_a_seat_that_is_not_a_number_is_a_seat_error(name: str, seat: object) -> None:
-    game = find_game(name)(seats=2, dealer=0)
+    game = find_game(name).new_initial_state(seats=2, dealer=0)
     with pytest.raises(SeatError, match=r"a seat is a number 0\.\.1 or None"):
         game.view(seat)  # type: ignore[arg-type]
 
@@ -160,13 +160,13 @@ def test_an_outcome_reads_as_one_line_with_names() -> None:
     assert describe_outcome({"termination": "exhausted", "winners": []}, {}) == "nobody won"
 
 
-def _snapshot(game: Game) -> list[object]:
+def _snapshot(game: State) -> list[object]:
     """Everything observable about a game: every view, the chance request, the cards."""
     views: list[object] = [game.view(s) for s in [*range(game.seats), None]]
     return [*views, game.chance_request(), sorted(c.index for c in game.all_cards())]
 
 
-def _step(game: Game, rng: random.Random) -> list[Event]:
+def _step(game: State, rng: random.Random) -> list[Event]:
     """Answer chance, or let a random seat to act take a random legal action."""
     if game.chance_request() is not None:
         return answer_chance(game, rng)
@@ -185,7 +185,7 @@ def test_a_clone_plays_on_without_touching_its_original(
     name: str, seats: int, seed: int, before: int
 ) -> None:
     rng = random.Random(seed)
-    game = find_game(name)(seats=seats, dealer=None)
+    game = find_game(name).new_initial_state(seats=seats, dealer=None)
     for _ in range(before):
         if game.outcome() is not None:
             break

@@ -31,12 +31,12 @@ from host.games.base import (
     ChanceError,
     ChanceKind,
     Event,
-    Game,
     IllegalAction,
     InvalidAction,
     NotYourTurn,
     OptionError,
     RulesError,
+    State,
     Termination,
 )
 from host.games.black_jack import (
@@ -149,7 +149,7 @@ def test_scenarios_are_present() -> None:
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_scenario(path: Path) -> None:
     scenario = load_scenario(path)
-    assert scenario.game is BlackJack and scenario.steps and scenario.description
+    assert scenario.game.state is BlackJack and scenario.steps and scenario.description
     game, results = run_scenario(scenario)
     assert isinstance(game, BlackJack)
     assert len(results) > len(scenario.steps)  # the deal plus every step ran
@@ -160,7 +160,7 @@ def test_scenario(path: Path) -> None:
 
 
 def test_registered_with_its_options() -> None:
-    assert find_game("black-jack") is BlackJack
+    assert find_game("black-jack").state is BlackJack
     game = BlackJack(seats=2)
     assert game.options == {
         "jokers": 0,
@@ -507,7 +507,7 @@ def test_the_search_after_a_play_is_the_search_of_the_hand_left(
 ) -> None:
     """The offered plays ask the finishing search with the played cards taken out of the hand's
     masks: the same answer as building the hand left anew (twin cards of two decks included)."""
-    from host.games.black_jack.plays import _finishable, _finishable_without, hand_masks
+    from host.games.black_jack.moves import _finishable, _finishable_without, hand_masks
 
     hand = [c for c, n in Counter(hand).items() for _ in range(min(n, 2))]  # two decks at most
     played = data.draw(st.lists(st.sampled_from(hand), min_size=1, max_size=len(hand)))
@@ -598,7 +598,7 @@ def test_the_finishing_search_agrees_with_a_plain_search(
     (past the cap it answers yes: a needless declaration is free); and the bound the engine
     checks before searching (the hand's slack, plus one per natural card played, less one per
     joker) is never below the slack of the hand left."""
-    from host.games.black_jack import plays
+    from host.games.black_jack import moves as plays
 
     played = data.draw(st.lists(st.sampled_from(hand), max_size=len(hand)))
     played = [c for c, n in Counter(played).items() for _ in range(min(n, hand.count(c)))]
@@ -803,7 +803,7 @@ def check_view_hides_hands(game: BlackJack) -> None:
         assert view_leaks(game, seat) == set()
 
 
-def check_events(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+def check_events(game: State, seat: int, action: Action, events: list[Event]) -> None:
     """Cards off the stock: positions in public, identities only privately to the receiver."""
     for e in events:
         if e.kind in ("draw", "turn_up") and e.to is None:
@@ -844,7 +844,7 @@ def test_the_legal_actions_kept_are_never_stale(
     declarations), and every deal or reshuffle, each seat's list is the one listed anew."""
     steps: list[int] = []
 
-    def after(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+    def after(game: State, seat: int, action: Action, events: list[Event]) -> None:
         assert isinstance(game, BlackJack)
         check_the_legal_cache(game)
         steps.append(seat)
@@ -917,7 +917,7 @@ def test_fuzzed_actions_during_random_games(seed: int, seats: int, blunders: boo
     rng = random.Random(seed)
     fuzzed = probed = rejected = 0
 
-    def fuzz(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+    def fuzz(game: State, seat: int, action: Action, events: list[Event]) -> None:
         nonlocal fuzzed, probed, rejected
         assert isinstance(game, BlackJack)
         if game.chance_request() is None and game.outcome() is None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from host.games import GAMES, find_game
-from host.games.base import Game, InvalidAction, InvalidCard, OptionError
+from host.games.base import InvalidAction, InvalidCard, OptionError, State
 from protocol.errors import ErrorCode
 
 #: a play carrying the card code ``code``, in each game's wire form
@@ -25,8 +25,8 @@ PLAYS: dict[str, Any] = {
 MAX_SAFE_INT = 2**53 - 1
 
 
-def _dealt(name: str) -> Game:
-    game = find_game(name)(seats=2, dealer=0)
+def _dealt(name: str) -> State:
+    game = find_game(name).new_initial_state(seats=2, dealer=0)
     while (request := game.chance_request()) is not None:
         game.apply_chance(list(request.cards))
     return game
@@ -80,7 +80,7 @@ def test_a_bad_suit_letter_is_bad_field(name: str) -> None:
 
 def test_every_integer_option_has_a_range_a_json_client_can_hold() -> None:
     for name in GAMES:
-        for spec in find_game(name).OPTIONS:
+        for spec in find_game(name).option_specs:
             if type(spec.default) is not int or spec.choices is not None:
                 continue
             assert spec.minimum is not None and spec.maximum is not None, (name, spec.name)

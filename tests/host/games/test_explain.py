@@ -1,4 +1,4 @@
-"""Tests for :meth:`host.games.base.Game.explain`: why a held card cannot be played now.
+"""Tests for :meth:`host.games.base.State.explain`: why a held card cannot be played now.
 
 A table of hand-made situations per game pins the wording (turn, phase, the rule that forbids
 the card, a card not held, a Black Jack blunder and its cost), and a hypothesis property samples
@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from host.games import find_game
-from host.games.base import Explanation, Game, played_cards
+from host.games.base import Explanation, State, played_cards
 from host.games.black_jack import BlackJack
 from host.games.one import One
 from host.games.one_card import OneCard
@@ -67,7 +67,7 @@ def black_jack(hands: Mapping[int, str], up: str, **options: object) -> BlackJac
     return game
 
 
-def act(game: Game, seat: int, wire: dict[str, object]) -> None:
+def act(game: State, seat: int, wire: dict[str, object]) -> None:
     game.apply(seat, game.parse_action(wire))
 
 
@@ -160,12 +160,12 @@ GAMES: list[tuple[str, int, dict[str, object]]] = [
 ]
 
 
-def snapshot(game: Game) -> tuple[object, ...]:
+def snapshot(game: State) -> tuple[object, ...]:
     views = [game.view(s) for s in range(game.seats)]
     return (views, game.view(None), sorted(c.index for c in game.all_cards()))
 
 
-def check_explain(game: Game, seat: int, c: Card) -> None:
+def check_explain(game: State, seat: int, c: Card) -> None:
     before = snapshot(game)
     got = game.explain(seat, c)
     assert snapshot(game) == before, "explain changed the game"
@@ -196,7 +196,7 @@ def test_explain_agrees_with_the_legal_actions_and_changes_nothing(
     deck = DECK_ONE if name == "one" else (DECK_54 if name == "one-card" else ALL_CARDS)
     checked = 0
 
-    def on_step(game: Game, _seat: int, _action: object, _events: object) -> None:
+    def on_step(game: State, _seat: int, _action: object, _events: object) -> None:
         nonlocal checked
         if game.chance_request() is not None or rng.random() > 0.2 or checked > 40:
             return
@@ -207,7 +207,7 @@ def test_explain_agrees_with_the_legal_actions_and_changes_nothing(
             check_explain(game, seat, c)
 
     result = playout(
-        find_game(name), seats=seats, options=options, rng=rng, on_step=on_step, max_steps=400
+        find_game(name).state, seats=seats, options=options, rng=rng, on_step=on_step, max_steps=400
     )
     for c in [card(code) for code in result.game.view(0)["hand"] or []][:3]:
         check_explain(result.game, 0, c)  # the end, or wherever max_steps stopped

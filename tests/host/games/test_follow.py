@@ -57,5 +57,5 @@ def test_after_taking_an_attack_only_the_cards_just_drawn_may_follow() -> None:
     public = game.view(None)["follow"]  # others do not know which cards were drawn
     assert public["only"] == "drawn" and public["suits"] == ["S"]
     assert game.view(1)["follow"] == public
-    words = find_presentation(game.name).to_wire()["words"]
+    words = find_presentation(game.game.name).to_wire()["words"]
     assert words["drawn"] == "only a card just drawn"

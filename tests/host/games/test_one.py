@@ -24,12 +24,12 @@ from host.games.base import (
     Action,
     ChanceKind,
     Event,
-    Game,
     IllegalAction,
     InvalidAction,
     NotYourTurn,
     OptionError,
     RulesError,
+    State,
     Termination,
 )
 from host.games.one import Bid, DowntownChoice, One, Pass, Phase, Play, card_points
@@ -127,7 +127,7 @@ JOKER4_HAND = (
 
 class TestSetup:
     def test_registry_finds_the_engine(self) -> None:
-        assert find_game("one") is One
+        assert find_game("one").state is One
 
     @pytest.mark.parametrize("seats", [1, 5])
     def test_two_to_four_players(self, seats: int) -> None:
@@ -625,7 +625,7 @@ def test_the_golden_scenarios_are_there() -> None:
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_scenario(path: Path) -> None:
     game, results = run_scenario(load_scenario(path))
-    assert results and game.name == "one"
+    assert results and game.game.name == "one"
 
 
 # --------------------------------------------------------------------------- random playouts
@@ -726,7 +726,7 @@ def test_the_shared_fuzzer_meets_only_typed_errors(seats: int, seed: int) -> Non
     rng = random.Random(seed)
     probes = 0
 
-    def fuzz(game: Game, seat: int, action: Action, events: list[Event]) -> None:
+    def fuzz(game: State, seat: int, action: Action, events: list[Event]) -> None:
         nonlocal probes
         examples = [a.to_wire() for s in range(seats) for a in game.legal_actions(s)]
         for _ in range(3):

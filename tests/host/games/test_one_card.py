@@ -75,8 +75,8 @@ TWO = [
 
 
 def test_registry_and_options() -> None:
-    assert find_game("one-card") is OneCard
-    names = [o.name for o in OneCard.OPTIONS]
+    assert find_game("one-card").state is OneCard
+    names = [o.name for o in OneCard.game.option_specs]
     assert names == [
         "direction",
         "defence",
@@ -87,7 +87,7 @@ def test_registry_and_options() -> None:
         "must_play_if_able",
         "bankrupt_at",
     ]
-    defaults = OneCard.validate_options({})
+    defaults = OneCard.game.validate_options({})
     assert defaults["direction"] == "counter-clockwise"
     assert defaults["defence"] == "match"
     assert defaults["play_after_attack"] is True

@@ -7,7 +7,6 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
 
 import pytest
 
@@ -21,6 +20,7 @@ from host.games.base import (
     InvalidAction,
     OptionSpec,
     Outcome,
+    State,
     Termination,
     WireMap,
 )
@@ -46,22 +46,12 @@ class Shed(Action):
         return {"type": "shed"}
 
 
-class Tiny(Game):
+class Tiny(State):
     """Two seats, one card each; the seat to act sheds its card; the first with none wins.
 
     ``bug`` breaks one invariant: ``lose`` drops a card, ``leak`` shows seat 1's card to
     everyone, ``offer`` offers an action that ``check`` rejects, ``accept`` accepts garbage.
     """
-
-    name: ClassVar[str] = "tiny"
-    title: ClassVar[str] = "Tiny"
-    min_seats: ClassVar[int] = 2
-    max_seats: ClassVar[int] = 2
-    OPTIONS: ClassVar[tuple[OptionSpec, ...]] = (
-        OptionSpec(
-            "bug", "none", "which invariant to break", ("none", "lose", "leak", "offer", "accept")
-        ),
-    )
 
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
@@ -124,6 +114,20 @@ class Tiny(Game):
 
     def hidden_from(self, seat: int | None) -> list[Card]:
         return [*(c for s in (0, 1) if s != seat for c in self.hands[s]), *self.rest]
+
+
+TINY = Game(
+    name="tiny",
+    title="Tiny",
+    min_seats=2,
+    max_seats=2,
+    option_specs=(
+        OptionSpec(
+            "bug", "none", "which invariant to break", ("none", "lose", "leak", "offer", "accept")
+        ),
+    ),
+    state=Tiny,
+)
 
 
 def test_playout_is_deterministic_per_seed() -> None:

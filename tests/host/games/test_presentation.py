@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from host.games import (
     game_entry,
     game_names,
 )
-from host.games.base import Game
+from host.games.base import State
 from host.games.presentation import FORMATS, GENERIC, Presentation, cases, is_, when
 from host.games.wording import EVENTS, HOST_EVENTS
 from protocol.framing import decode_body, encode_frame
@@ -38,16 +39,16 @@ CONDITIONS = {"has", "true", "false", "is", "same", "mine"}
 PLACEHOLDER = re.compile(r"(?<!\{)\{([^{}]*)\}(?!\})")
 
 
-def _package(game: type[Game]) -> Path:
+def _package(game: type[State]) -> Path:
     module = importlib.import_module(game.__module__)
     return Path(module.__file__ or "").parent
 
 
-def _source_trees(game: type[Game]) -> list[ast.AST]:
+def _source_trees(game: type[State]) -> list[ast.AST]:
     return [ast.parse(p.read_text("utf-8")) for p in sorted(_package(game).glob("*.py"))]
 
 
-def emitted_kinds(game: type[Game]) -> set[str]:
+def emitted_kinds(game: type[State]) -> set[str]:
     """The first argument of every ``Event(...)`` call in the game's package."""
     kinds = set()
     for tree in _source_trees(game):
@@ -63,7 +64,7 @@ def emitted_kinds(game: type[Game]) -> set[str]:
     return kinds
 
 
-def action_types(game: type[Game]) -> set[str]:
+def action_types(game: type[State]) -> set[str]:
     """Every ``"type"`` of a wire map literal in the game's package (its actions' wire forms)."""
     types = set()
     for tree in _source_trees(game):
@@ -76,7 +77,7 @@ def action_types(game: type[Game]) -> set[str]:
     return types
 
 
-GAMES = [find_game(name) for name in game_names()]
+GAMES = [find_game(name).state for name in game_names()]
 
 
 def _templates(template: Any) -> list[Any]:
@@ -105,21 +106,21 @@ def _check_template(template: Any) -> None:
             assert not fmt or fmt in FORMATS, placeholder
 
 
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
-def test_every_event_kind_the_engine_emits_is_worded_and_no_other(game: type[Game]) -> None:
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.game.name)
+def test_every_event_kind_the_engine_emits_is_worded_and_no_other(game: type[State]) -> None:
     """Before, the client worded kinds by a 31-branch function and the bots looked for call
     types ("one_card", "knock", "pick_up") that no engine has."""
-    assert find_presentation(game.name) is not GENERIC
-    assert set(find_presentation(game.name).events) == emitted_kinds(game)
+    assert find_presentation(game.game.name) is not GENERIC
+    assert set(find_presentation(game.game.name).events) == emitted_kinds(game)
 
 
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.game.name)
 def test_every_action_type_is_worded_and_keys_calls_and_bot_features_name_real_ones(
-    game: type[Game],
+    game: type[State],
 ) -> None:
     types = action_types(game)
-    text = find_presentation(game.name)
-    bot = find_bot(game.name)
+    text = find_presentation(game.game.name)
+    bot = find_bot(game.game.name)
     assert set(text.actions) == types
     assert set(text.keys) <= types and text.calls <= types
     assert bot.calls == text.calls and bot.passive <= types
@@ -128,9 +129,9 @@ def test_every_action_type_is_worded_and_keys_calls_and_bot_features_name_real_o
     assert len(letters) == len(set(letters)) and not set(letters) & set(text.absent_keys)
 
 
-@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
-def test_templates_use_only_known_conditions_and_formats(game: type[Game]) -> None:
-    entry = game_entry(game.name)
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.game.name)
+def test_templates_use_only_known_conditions_and_formats(game: type[State]) -> None:
+    entry = game_entry(game.game.name)
     for template in [*entry["events"].values(), *entry["actions"].values()]:
         _check_template(template)
 
@@ -169,15 +170,18 @@ def test_the_games_reply_fits_a_frame_and_says_the_old_fields_as_before() -> Non
 BARE = Presentation()
 
 
-class Bare(find_game("one-card")):  # type: ignore[misc]
-    name = "bare"
+class Bare(find_game("one-card").state):  # type: ignore[misc]
+    pass
+
+
+BARE_GAME = replace(find_game("one-card"), name="bare", state=Bare)
 
 
 def test_a_game_that_declares_nothing_is_described_generically(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     one_card = REGISTRY["one-card"]
-    bare = GameEntry(f"{__name__}:Bare", f"{__name__}:BARE", one_card.bot, one_card.support)
+    bare = GameEntry(f"{__name__}:BARE_GAME", f"{__name__}:BARE", one_card.bot, one_card.support)
     monkeypatch.setitem(REGISTRY, "bare", bare)
     entry = game_entry("bare")
     assert entry["help"] == "" and entry["keys"] == {} and entry["events"] == HOST_EVENTS
@@ -203,8 +207,8 @@ def test_every_way_a_game_ends_is_worded_and_each_reads_differently() -> None:
     assert set(ENDINGS) == {t.value for t in Termination}
     assert len(set(ENDINGS.values())) == len(ENDINGS)
     for game in GAMES:
-        endings = find_presentation(game.name).endings
-        assert endings, game.name
+        endings = find_presentation(game.game.name).endings
+        assert endings, game.game.name
         assert set(endings) <= set(ENDINGS)
-        assert game_entry(game.name)["endings"] == dict(endings)
+        assert game_entry(game.game.name)["endings"] == dict(endings)
     assert {"exhausted", "turn_limit"} <= set(find_presentation("one-card").endings)

@@ -16,7 +16,7 @@ from host.games import (
     find_support,
     game_names,
 )
-from host.games.base import Game, OptionError
+from host.games.base import Game, OptionError, State
 from host.games.presentation import BotFeatures, Presentation
 from host.games.support import GameSupport
 
@@ -24,10 +24,11 @@ from host.games.support import GameSupport
 @pytest.mark.parametrize("name", list(GAMES))
 def test_every_entry_names_the_four_parts_of_its_game(name: str) -> None:
     entry = GAMES[name]
-    engine = find_game(name)
-    assert issubclass(engine, Game) and engine.name == name
-    package = engine.__module__.rpartition(".")[0]
-    assert entry.engine == f"{package}.engine:{engine.__name__}"
+    game = find_game(name)
+    assert isinstance(game, Game) and game.name == name
+    assert issubclass(game.state, State) and game.state.game is game
+    package = game.state.__module__.rpartition(".")[0]
+    assert entry.engine == f"{package}.engine:GAME"
     assert isinstance(find_presentation(name), Presentation)
     assert isinstance(find_bot(name), BotFeatures)
     assert isinstance(find_support(name), GameSupport)
@@ -42,7 +43,7 @@ def test_loading_an_engine_loads_no_bot(name: str) -> None:
     package = module.rpartition(".")[0]
     probe = (
         f"import sys, {module}\n"
-        f"bots = ('{package}.strategy', '{package}.worlds', '{package}.tactics', 'host.bots.ai',"
+        f"bots = ('{package}.strategy', '{package}.worlds', 'host.bots.ai',"
         " 'host.bots.policy')\n"
         "print(sorted(m for m in sys.modules if m.startswith(bots)))\n"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from host.bots.policy import heuristic_choice
 from host.games.black_jack import strategy as black_jack
 from host.games.one import strategy as one
-from host.games.one.tactics import bid_value
+from host.games.one.strategy import bid_value
 from host.games.one_card import strategy as one_card
 from protocol.cards import parse_card
 

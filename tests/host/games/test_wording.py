@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from host.games.base import Game, IllegalAction, NotYourTurn
+from host.games.base import IllegalAction, NotYourTurn, State
 from host.games.black_jack import BlackJack
 from host.games.one_card import OneCard
 from host.games.playout import answer_chance
@@ -35,7 +35,7 @@ TO_ONE_CARD = [
 ]
 
 
-def scripted(game: str, seats: int, dealer: int, deck: list[str], steps: list[object]) -> Game:
+def scripted(game: str, seats: int, dealer: int, deck: list[str], steps: list[object]) -> State:
     data = {
         "game": game,
         "seats": seats,
@@ -47,7 +47,7 @@ def scripted(game: str, seats: int, dealer: int, deck: list[str], steps: list[ob
     return played
 
 
-def refusal(game: Game, seat: int, wire: dict[str, object]) -> str:
+def refusal(game: State, seat: int, wire: dict[str, object]) -> str:
     with pytest.raises(IllegalAction) as info:
         game.check(seat, game.parse_action(wire))
     return info.value.message
