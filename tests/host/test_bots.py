@@ -269,6 +269,88 @@ async def test_a_bot_is_fed_every_card_played_before_it_chooses(
     assert [w.missed for w in watchers] == [[], []]
 
 
+class _Witness(NormalBot):
+    """A normal bot that notes, at each of its decisions, the table seq of the state it decides
+    on (its player's latest ``state``) and every event it has been fed since the game began."""
+
+    def __init__(self) -> None:
+        super().__init__(rng=random.Random(2))
+        self.player: BotPlayer | None = None
+        self.fed: list[dict[str, Any]] = []
+        #: per decision: the state's table seq, the events fed so far, the view
+        self.decisions: list[tuple[int, list[dict[str, Any]], dict[str, Any]]] = []
+
+    def new_game(self) -> None:
+        self.fed = []
+
+    def observe(self, event: dict[str, Any]) -> None:
+        self.fed.append(event)
+
+    def choose(
+        self, view: dict[str, Any], legal: Any, *, last: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        assert self.player is not None and self.player.state is not None
+        assert dict(self.player.state.view) == view  # the state it decides on
+        self.decisions.append((self.player.state.seq, list(self.fed), view))
+        return super().choose(view, legal, last=last)
+
+
+@pytest.mark.parametrize("game", ["one-card", "black-jack", "one"])
+async def test_a_bot_has_been_fed_every_event_before_its_state_when_it_chooses(
+    host: HostInfo, connect: Any, game: str
+) -> None:
+    """At every decision of a bot at a real table (three bots, loopback), the events it has
+    been fed since the game began start with every event its seat received up to the state it
+    decides on, as the host's journal has them (public ones and the seat's private ones, in
+    order): in ONE the card just played in the trick among them; and nothing else before.
+    The bots play until the game ends or each has decided 40 times."""
+    table = await host.host.create_table(game, seats=3)
+    witnesses = [_Witness() for _ in range(3)]
+    async with (
+        connect() as a,
+        connect() as b,
+        connect() as c,
+        trio.open_nursery() as nursery,
+    ):
+        players = [
+            BotPlayer(conn, table_id=table, stay=True, bot=w)
+            for conn, w in zip((a, b, c), witnesses, strict=True)
+        ]
+        for player, witness, name in zip(players, witnesses, ("Ann", "Bea", "Cy"), strict=True):
+            witness.player = player
+            await player.join(name)
+            nursery.start_soon(player.play)
+        with trio.fail_after(90):
+            while players[0].outcome is None and min(len(w.decisions) for w in witnesses) < 40:
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    store = host.host.lobby.store
+    for player, witness in zip(players, witnesses, strict=True):
+        assert player.seat is not None and witness.decisions
+        rows = await store.messages_after(table, 0, player.seat)
+        starts = [r.seq for r in rows if r.payload.get("type") == "game_start"]
+        for seq, fed, _ in witness.decisions:
+            begun = max(s for s in starts if s <= seq)  # the game this decision is in
+            journal = [
+                r.payload["event"]
+                for r in rows
+                if r.payload.get("type") == "event" and r.seq > begun
+            ]
+            due = sum(1 for r in rows if r.payload.get("type") == "event" and begun < r.seq <= seq)
+            assert len(fed) >= due, f"seat {player.seat} chose at seq {seq} unfed"
+            assert fed == journal[: len(fed)], f"seat {player.seat} at seq {seq}"
+        if game == "one":  # the cards in the trick it saw were the last ones it was fed
+            tricks = [
+                ([str(p["card"]) for p in view["trick"]["cards"]], fed)
+                for _, fed, view in witness.decisions
+                if view.get("phase") == "play" and view["trick"]["cards"]
+            ]
+            assert tricks  # it decided in the middle of a trick
+            for shown, fed in tricks:
+                played = [str(e["card"]) for e in fed if e.get("kind") == "play"]
+                assert played[-len(shown) :] == shown
+
+
 async def test_a_bot_and_the_terminal_client_are_one_seat_client_and_refuse_a_deal_alike() -> None:
     """Both are :class:`net.seat.SeatClient`: the same bad HAND_COMMIT (a One Card deck
     without its 2s and 3s) fails both with the same words, and neither commits to it."""

@@ -98,6 +98,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 _SUITS = tuple(Suit)
+_QUEEN_AT = int(Rank.QUEEN) - 1  #: a queen's rank in a natural card's canonical index
 _JOKER = Rank.JOKER
 _INDEX = operator.attrgetter("index")
 
@@ -377,9 +378,11 @@ class BlackJack(State):
         self._judge(seat, action)
 
     def apply(self, seat: int, action: Action) -> list[Event]:
-        listed = self._legal.get(seat)
-        if listed is not None and any(a is action for a in listed):
-            acting, blunder = self._offered(action), None  # listed as legal: judged already
+        listed = self._legal.get(seat, ())
+        for offered in listed:  # a plain loop: the hot path of every playout
+            if offered is action:
+                acting, blunder = self._offered(action), None  # listed as legal: judged already
+                break
         else:
             acting = _acting(action) if isinstance(action, Play) else None
             blunder = None if acting is None else self._blunder_reason(seat, acting)
@@ -567,9 +570,7 @@ class BlackJack(State):
             data["cancelled"] = self.pending
             self.pending = 0
         else:
-            self.pending += sum(
-                2 if c.rank is Rank.TWO else self._bjp if _is_black_jack(c) else 0 for c in acting
-            )
+            self.pending += _pickup(acting, self._bjp)
         self._top_as, self._named = last, play.suit
         data["pending"] = self.pending
         events.append(Event("play", data))
@@ -652,7 +653,7 @@ class BlackJack(State):
         if seat == self.turn:
             plays = self._plays(seat, first_only=False)
             if not (self.options["must_play_if_able"] and plays):
-                out.append(Draw())
+                out.append(_DRAW)
         else:
             plays = []
         if self.window == seat and not self.declared[seat] and _finishable(hand):
@@ -662,14 +663,18 @@ class BlackJack(State):
     def _plays(self, seat: int, *, first_only: bool) -> list[Action]:
         """The plays offered to ``seat`` (see :meth:`legal_actions`); one if ``first_only``."""
         hand = self.hands[seat]
-        counts: dict[Card, int] = {}  # in the hand's order, like a Counter, but cheaper
-        for c in hand:
-            counts[c] = counts.get(c, 0) + 1
-        held = sorted(counts, key=_INDEX)
+        counts = _multiset(hand)
         attacked = self.pending and not self.covering
         allowed = self._starting_cards(attacked=bool(attacked))
-        starts = [(c, c) for c in held if c in allowed]
-        jokers = [c for c in held if c.rank is _JOKER]
+        jokers = (
+            sorted([c for c in counts if c.rank is _JOKER], key=_INDEX)
+            if self.options["jokers"]
+            else ()
+        )
+        if not jokers and not first_only:  # the common case, without generators: see below
+            return self._natural_plays(seat, hand, counts, allowed, bool(attacked))
+        held = sorted([c for c in counts if c in allowed], key=_INDEX)
+        starts = [(c, c) for c in held]
         if jokers:  # each joker as each identity that may start
             names = [n for n in NATURAL if n in allowed]
             starts += [(j, n) for j in jokers for n in names]
@@ -714,6 +719,50 @@ class BlackJack(State):
                 out.extend(Play(cards, s, declare, say) for s in suits)
         return out
 
+    def _natural_plays(
+        self,
+        seat: int,
+        hand: list[Card],
+        counts: dict[Card, int],
+        allowed: frozenset[Card],
+        attacked: bool,
+    ) -> list[Action]:
+        """:meth:`_plays` of a hand without jokers (``counts``: the hand as a multiset;
+        ``allowed``: the cards that may start), the same plays in the same order, made with
+        less overhead: the hot path of every listing (and of every search playout); the hand's
+        finishing slack comes from the same pass over it as the cards that may start
+        (:func:`_scan`), and its masks are built only for a play the slack does not rule out."""
+        held, runners, slack = _scan(counts, allowed)
+        cands: list[tuple[Card, ...]] = [(c,) for c in held]
+        if not attacked:
+            if runners:  # a run needs a neighbour of its first card
+                cands += [cards for cards, _ in _runs([(c, c) for c in runners], counts)]
+            if self.options["chain"]:
+                chains = _chains([(c, c) for c in held], counts)
+                cands += [cards for cards, _ in itertools.islice(chains, PLAY_LIMIT)]
+        size = len(hand)
+        out: list[Action] = []
+        masks: tuple[list[int], int] | None = None  # the hand for the finishing search
+        for cards in cands:
+            n = len(cards)
+            if n == size and self._rule_error(seat, cards) is not None:
+                continue
+            ace = cards[-1].rank is Rank.ACE
+            if len(out) + (4 if ace else 1) > PLAY_LIMIT:
+                break
+            say = None
+            # most plays leave too many stretches to finish: known without a search
+            if size > n and slack + n >= 0:
+                if masks is None:
+                    masks = hand_masks(hand)
+                if _finishable_without(*masks, cards):
+                    say = Declaration.LAST_CARD if n + 1 == size else Declaration.CARDS
+            if ace:
+                out.extend(_natural_play(cards, s, say) for s in _SUITS)
+            else:
+                out.append(_natural_play(cards, None, say))
+        return out
+
     def _starting_cards(self, *, attacked: bool) -> frozenset[Card]:
         """The natural cards a play may start with now (see :meth:`_rule_error`)."""
         if attacked:
@@ -741,9 +790,75 @@ class BlackJack(State):
         """The draw for the seat to act (a forced play under ``must_play_if_able``)."""
         playing = self.phase is Phase.PLAY and seat == self.turn
         if playing and not self.options["must_play_if_able"]:
-            return Draw()
+            return _DRAW
         legal = self.legal_actions(seat)
         return legal[0] if legal else None
+
+
+def _multiset(hand: Sequence[Card]) -> dict[Card, int]:
+    """The hand as a multiset, in the hand's order: like a ``Counter``, but cheaper."""
+    counts = dict.fromkeys(hand, 1)
+    if len(counts) < len(hand):  # twin cards (two decks)
+        for c in counts:
+            counts[c] = 0
+        for c in hand:
+            counts[c] += 1
+    return counts
+
+
+def _scan(counts: dict[Card, int], allowed: frozenset[Card]) -> tuple[list[Card], list[Card], int]:
+    """One pass over a hand without jokers (as a multiset): the cards that may start a play
+    (of ``allowed``), those of them a run could start from (a neighbour in their suit is held),
+    both in canonical order, and the hand's :func:`~host.games.black_jack.plays.finishing_slack`
+    (1, plus the queens, less the stretches of ranks, each begun by a card whose lower
+    neighbour is not held)."""
+    held: list[Card] = []
+    runners: list[Card] = []
+    slack = 1
+    for c, n in counts.items():
+        i = c.index  # suit * 13 + rank - 1
+        rank = i % 13
+        low = rank != 0 and NATURAL[i - 1] in counts
+        if not low:
+            slack -= 1  # a stretch begins
+        if rank == _QUEEN_AT:
+            slack += n
+        if c in allowed:
+            held.append(c)
+            if low or (rank != 12 and NATURAL[i + 1] in counts):
+                runners.append(c)
+    held.sort(key=_INDEX)
+    runners.sort(key=_INDEX)
+    return held, runners, slack
+
+
+def _pickup(acting: Sequence[Card], black_jack: int) -> int:
+    """What the cards of a play, as they act, add to the pick-up: 2 a two, ``black_jack`` a
+    black jack (a loop rather than ``sum()``: the hot path of every playout)."""
+    total = 0
+    for c in acting:
+        if c.rank is Rank.TWO:
+            total += 2
+        elif c.rank is Rank.JACK and _is_black_jack(c):
+            total += black_jack
+    return total
+
+
+#: the plain draw, offered and defaulted to as one object (an action is a value)
+_DRAW = Draw()
+
+#: the plays without jokers offered so far, by their cards, suit and declaration: a play is a
+#: value, so one object serves every listing (2 x 4 suits x 13 x 13 runs at most per ``say``)
+_NATURAL_PLAYS: dict[tuple[tuple[Card, ...], Suit | None, Declaration | None], Play] = {}
+
+
+def _natural_play(cards: tuple[Card, ...], suit: Suit | None, say: Declaration | None) -> Play:
+    """``Play(cards, suit, (), say)``, made once (building a frozen dataclass is slow)."""
+    key = (cards, suit, say)
+    play = _NATURAL_PLAYS.get(key)
+    if play is None:
+        play = _NATURAL_PLAYS[key] = Play(cards, suit, (), say)
+    return play
 
 
 def _acting(play: Play) -> list[Card]:

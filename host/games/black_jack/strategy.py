@@ -16,7 +16,12 @@ play that breaks a run costs a turn); and:
   the rest of the hand holds most of; an 8 with two players, or a queen that the hand can cover,
   brings the turn straight back;
 * a play or draw that says "last card" (the engine offers it when the hand could finish next
-  turn) is preferred to the same one unsaid.
+  turn) is preferred to the same one unsaid;
+* with three players or more, a play is worth more the likelier the next player cannot follow
+  it (:data:`BLOCK` times that chance, :func:`_miss`): the cards that would follow it (or, for
+  a pick-up, counter it) among the cards the seat has not seen (not in its hand nor on the
+  pile), the next player's hand taken as dealt from those at random. With two players the
+  turn comes straight back, and keeping a suit the hand can follow pays better.
 
 A draw is the last resort. The game's declaration for bots (:data:`~host.games.black_jack.
 presentation.BOT`) names this function as its strategy.
@@ -24,13 +29,15 @@ presentation.BOT`) names this function as its strategy.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from host.games.presentation import BotFeatures
-from protocol.cards import ALL_CARDS, Card, Color, Rank, cards_in
+from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit, cards_in
+from protocol.decks import deck_of
 
 __all__ = ["BOT", "NOBODY", "Table", "choose", "plays_left"]
 
@@ -51,6 +58,13 @@ SHED, OUT, PASS_ON, CANCEL, KEEP, URGENT, WILD, AGAIN, SAY = (
     0.25,
 )
 
+#: with three players or more: what it is worth that the next player cannot follow a play (a
+#: certainty; the chance of it counts pro rata), from ``bench/bots.py --pair normal:greedy``
+BLOCK = 3.0
+
+#: the ranks that answer a pick-up: 2s and jacks (black ones grow it, red ones cancel it), and
+#: a joker declared as one
+_COUNTER_RANKS = frozenset({Rank.TWO, Rank.JACK, Rank.JOKER})
 
 #: a hand size standing for "no next player"
 NOBODY = 99
@@ -94,7 +108,16 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     ready = isinstance(seat, int) and seat < len(declared) and bool(declared[seat])
     step = -1 if view.get("direction") == "counter-clockwise" else 1
     attacked = bool(view.get("pending")) and not view.get("cover")
-    table = Table(hand, rivals, ready, attacked, _next_hand(seat, counts, out, step))
+    options = view.get("options") or {}
+    table = Table(
+        hand,
+        rivals,
+        ready,
+        attacked,
+        _next_hand(seat, counts, out, step),
+        _unseen(view, hand),
+        anytime=bool(options.get("aces_anytime")),
+    )
 
     def score(action: WireMap) -> float:
         suit = action.get("suit")
@@ -108,6 +131,26 @@ def choose(view: WireMap, legal: Sequence[WireMap]) -> WireMap | None:
     return max(plays, key=score)
 
 
+def _unseen(view: WireMap, hand: Sequence[Card]) -> tuple[Card, ...]:
+    """The cards the seat has not seen: the deck less its hand and the discard pile (empty if
+    the view does not say which deck is played)."""
+    options, seats = view.get("options"), view.get("seats")
+    if not isinstance(options, dict) or not isinstance(seats, int):
+        return ()
+    pool = Counter(deck_of("black-jack", options, seats))
+    pool.subtract(hand)
+    pool.subtract(cards_in(view.get("discards")))
+    return tuple((+pool).elements())
+
+
+def _miss(unseen: Sequence[Card], held: int, follows: int) -> float:
+    """The chance that a hand of ``held`` cards dealt at random from ``unseen`` holds none of
+    the ``follows`` cards among them that would follow a play."""
+    if held > len(unseen):
+        return 0.0
+    return math.comb(len(unseen) - follows, held) / math.comb(len(unseen), held)
+
+
 @dataclass(frozen=True, slots=True)
 class Table:
     """What a play is judged against: the seat's hand, its rivals' card counts, whether it has
@@ -119,6 +162,9 @@ class Table:
     ready: bool
     attacked: bool
     after: int = NOBODY  #: the cards held by the player who plays next
+    #: the cards the seat has not seen (none given: the next player's reply is not weighed)
+    unseen: Sequence[Card] = ()
+    anytime: bool = False  #: the table's ``aces_anytime``: an ace plays on anything
 
     def score(
         self, cards: Sequence[Card], declare: Sequence[Card], suit: str | None, *, said: bool
@@ -139,6 +185,7 @@ class Table:
             return value + (OUT if self.ready else -OUT / 10)  # undeclared: two penalty cards
         if self.attacked:
             return value + (PASS_ON if _is_pickup(acting[0]) else CANCEL)
+        value += self._blocking(acting, suit)
         urgent = self.after <= 2
         value += sum(URGENT if urgent else KEEP for c in acting if _is_pickup(c))
         value += WILD * sum(c.is_joker or c.rank is Rank.ACE for c in cards)
@@ -151,6 +198,29 @@ class Table:
         ):
             value += AGAIN
         return value
+
+    def _blocking(self, acting: Sequence[Card], suit: str | None) -> float:
+        """:data:`BLOCK` times the chance that the next player cannot answer a play that ends
+        on ``acting[-1]`` (an ace naming ``suit``): no counter against a pick-up, else no card
+        of the suit or rank, no joker, nor an ace where aces play on anything (a queen asks
+        for a cover first, so it is not weighed). Nothing with two players or no next one."""
+        last = acting[-1]
+        if not self.unseen or len(self.rivals) < 2 or self.after >= NOBODY:
+            return 0.0
+        if last.rank is Rank.QUEEN:
+            return 0.0
+        if any(_is_pickup(c) for c in acting):
+            follows = sum(c.rank in _COUNTER_RANKS for c in self.unseen)
+        else:
+            named = last.suit if suit is None else Suit(suit)
+            follows = sum(
+                c.is_joker
+                or c.suit is named
+                or c.rank is last.rank
+                or (self.anytime and c.rank is Rank.ACE)
+                for c in self.unseen
+            )
+        return BLOCK * _miss(self.unseen, self.after, follows)
 
 
 BOT = BotFeatures(

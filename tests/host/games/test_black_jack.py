@@ -775,6 +775,78 @@ def test_every_play_check_accepts_is_offered(
     event("cut at the limit" if len(listed) < len(every) else "complete")
 
 
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 2**32),
+    steps=st.integers(0, 60),
+    size=st.integers(1, 12),
+    force=st.sampled_from(["pending", "as dealt", "as dealt", "run"]),
+    options=st.fixed_dictionaries(
+        {
+            "decks": st.sampled_from(["1", "2"]),
+            "chain": st.booleans(),
+            "aces_anytime": st.booleans(),
+        }
+    ),
+)
+def test_plays_without_jokers_come_in_the_documented_order_with_their_declarations(
+    seed: int, steps: int, size: int, force: str, options: dict[str, object]
+) -> None:
+    """A hand without jokers (the engine lists it on a path of its own, for speed) is offered
+    what legal_actions documents, in that order: each card that may start, in canonical order,
+    then the runs from those cards (the order of :func:`plays._runs`), then with ``chain`` the
+    other chains; an ace once per suit; and ``say`` exactly on the plays whose rest of the hand
+    could finish (:func:`plays._finishable`, the search itself rather than the engine's
+    shortcut)."""
+    from host.games.black_jack import plays
+
+    if options["chain"]:
+        size = min(size, 5)  # chains of a long hand are too many to list in full
+    rng = random.Random(seed)
+    result = playout(BlackJack, seats=rng.randint(2, 4), rng=rng, options=options, max_steps=steps)
+    game = result.game
+    assert isinstance(game, BlackJack)
+    answer_chance(game, rng)
+    assume(game.outcome() is None)
+    (seat,) = game.to_act()
+    if force == "pending":
+        game.pending, game.covering = 2, False
+    elif force == "run":  # a long run, so that runs and declarations come up often
+        suit = rng.choice(list(Suit))
+        low = rng.randint(1, 13 - min(size, 12) + 1)
+        game.hands[seat] = [
+            next(c for c in ALL_CARDS if c.suit is suit and int(c.rank) == r)
+            for r in range(low, low + min(size, 13 - low + 1))
+        ]
+    else:
+        game.hands[seat] = rng.sample(list(game.deck), size)
+    hand = game.hands[seat]
+    event(f"{force}, {len(hand)} cards")
+    attacked = bool(game.pending) and not game.covering
+    allowed = game._starting_cards(attacked=attacked)
+    counts = Counter(hand)
+    starts = [(c, c) for c in sorted(counts, key=lambda c: c.index) if c in allowed]
+    shapes = [(c,) for c, _ in starts]
+    if not attacked:
+        shapes += [cards for cards, _ in plays._runs(starts, counts)]
+        if options["chain"]:
+            shapes += [cards for cards, _ in plays._chains(starts, counts)]
+    expected: list[Play] = []
+    for cards in shapes:
+        rest = list(hand)
+        for c in cards:
+            rest.remove(c)
+        if not rest and game._rule_error(seat, cards) is not None:
+            continue
+        say = None
+        if rest and plays._finishable(rest):
+            say = Declaration.LAST_CARD if len(rest) == 1 else Declaration.CARDS
+        suits = list(Suit) if cards[-1].rank is Rank.ACE else [None]
+        expected += [Play(cards, s, (), say) for s in suits]
+    with mock.patch.object(black_jack_engine, "PLAY_LIMIT", 10**6):
+        assert offered_plays(game, seat) == expected
+
+
 # --------------------------------------------------------------------------- properties
 
 OPTIONS = st.fixed_dictionaries(

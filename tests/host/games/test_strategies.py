@@ -99,6 +99,27 @@ def test_black_jack_keeps_counters_and_aces_until_they_are_needed() -> None:
     assert black_jack.choose(close, legal) == _play("2S")  # a rival is about to go out
 
 
+def test_black_jack_leaves_a_card_the_next_player_is_unlikely_to_follow() -> None:
+    # 7D on top, the 7H or the 7C to play: the same but for the suit the next player must follow
+    clubs = ["3C", "4C", "5C", "6C", "8C", "9C", "10C", "KC"]
+    hearts = ["3H", "4H", "5H", "6H", "8H", "9H", "10H", "KH"]
+    view = {
+        "seat": 0,
+        "seats": 3,
+        "options": {"jokers": 0, "decks": "auto"},
+        "hand": ["7H", "7C", "4S"],
+        "hand_counts": [3, 2, 6],
+        "pending": 0,
+    }
+    legal = [_play("7H"), _play("7C"), DRAW]
+    # most clubs are on the pile: the next player (2 cards) likely holds none
+    assert black_jack.choose({**view, "discards": [*clubs, "7D"]}, legal) == _play("7C")
+    assert black_jack.choose({**view, "discards": [*hearts, "7D"]}, legal) == _play("7H")
+    # with two players the turn comes straight back: no play is preferred for it (the first)
+    two = {**view, "seats": 2, "hand_counts": [3, 2], "discards": [*clubs, "7D"]}
+    assert black_jack.choose(two, legal) == _play("7H")
+
+
 def test_black_jack_goes_out_only_having_declared() -> None:
     view = {"seat": 0, "hand": ["4S", "5S"], "hand_counts": [2, 5], "pending": 0}
     legal = [_play("4S", "5S"), _play("4S"), DRAW]
