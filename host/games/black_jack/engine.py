@@ -809,7 +809,7 @@ def _multiset(hand: Sequence[Card]) -> dict[Card, int]:
 def _scan(counts: dict[Card, int], allowed: frozenset[Card]) -> tuple[list[Card], list[Card], int]:
     """One pass over a hand without jokers (as a multiset): the cards that may start a play
     (of ``allowed``), those of them a run could start from (a neighbour in their suit is held),
-    both in canonical order, and the hand's :func:`~host.games.black_jack.plays.finishing_slack`
+    both in canonical order, and the hand's :func:`~host.games.black_jack.moves.finishing_slack`
     (1, plus the queens, less the stretches of ranks, each begun by a card whose lower
     neighbour is not held)."""
     held: list[Card] = []

@@ -598,7 +598,7 @@ def test_the_finishing_search_agrees_with_a_plain_search(
     (past the cap it answers yes: a needless declaration is free); and the bound the engine
     checks before searching (the hand's slack, plus one per natural card played, less one per
     joker) is never below the slack of the hand left."""
-    from host.games.black_jack import moves as plays
+    from host.games.black_jack import moves
 
     played = data.draw(st.lists(st.sampled_from(hand), max_size=len(hand)))
     played = [c for c, n in Counter(played).items() for _ in range(min(n, hand.count(c)))]
@@ -607,21 +607,21 @@ def test_the_finishing_search_agrees_with_a_plain_search(
         rest.remove(c)
     plain_hand, plain_rest = _plainly_finishable(hand), _plainly_finishable(rest)
     event(f"the hand can finish: {plain_hand}")
-    masks = plays.hand_masks(hand)
-    plays._finishable_masks.cache_clear()
+    masks = moves.hand_masks(hand)
+    moves._finishable_masks.cache_clear()
     try:
-        with mock.patch.object(plays, "_SEARCH_LIMIT", 10**9):
-            assert plays._finishable(hand) is plain_hand
-            assert plays._finishable_without(*masks, played) is plain_rest
+        with mock.patch.object(moves, "_SEARCH_LIMIT", 10**9):
+            assert moves._finishable(hand) is plain_hand
+            assert moves._finishable_without(*masks, played) is plain_rest
     finally:
-        plays._finishable_masks.cache_clear()  # no answer found without the cap stays cached
-    assert plays._finishable(hand) or not plain_hand
-    assert plays._finishable_without(*masks, played) or not plain_rest
+        moves._finishable_masks.cache_clear()  # no answer found without the cap stays cached
+    assert moves._finishable(hand) or not plain_hand
+    assert moves._finishable_without(*masks, played) or not plain_rest
     # the engine's shortcut (no search when the slack says no) never skips a hand that finishes
     jokers = sum(c.is_joker for c in played)
-    slack_left = plays.finishing_slack(*masks) + len(played) - 2 * jokers
+    slack_left = moves.finishing_slack(*masks) + len(played) - 2 * jokers
     assert slack_left >= 0 or not plain_rest
-    assert plays.finishing_slack(*plays.hand_masks(rest)) <= slack_left
+    assert moves.finishing_slack(*moves.hand_masks(rest)) <= slack_left
 
 
 def test_declare_is_offered_after_a_turn_that_leaves_a_queen_and_its_cover() -> None:
@@ -794,11 +794,11 @@ def test_plays_without_jokers_come_in_the_documented_order_with_their_declaratio
 ) -> None:
     """A hand without jokers (the engine lists it on a path of its own, for speed) is offered
     what legal_actions documents, in that order: each card that may start, in canonical order,
-    then the runs from those cards (the order of :func:`plays._runs`), then with ``chain`` the
+    then the runs from those cards (the order of :func:`moves._runs`), then with ``chain`` the
     other chains; an ace once per suit; and ``say`` exactly on the plays whose rest of the hand
-    could finish (:func:`plays._finishable`, the search itself rather than the engine's
+    could finish (:func:`moves._finishable`, the search itself rather than the engine's
     shortcut)."""
-    from host.games.black_jack import plays
+    from host.games.black_jack import moves
 
     if options["chain"]:
         size = min(size, 5)  # chains of a long hand are too many to list in full
@@ -828,9 +828,9 @@ def test_plays_without_jokers_come_in_the_documented_order_with_their_declaratio
     starts = [(c, c) for c in sorted(counts, key=lambda c: c.index) if c in allowed]
     shapes = [(c,) for c, _ in starts]
     if not attacked:
-        shapes += [cards for cards, _ in plays._runs(starts, counts)]
+        shapes += [cards for cards, _ in moves._runs(starts, counts)]
         if options["chain"]:
-            shapes += [cards for cards, _ in plays._chains(starts, counts)]
+            shapes += [cards for cards, _ in moves._chains(starts, counts)]
     expected: list[Play] = []
     for cards in shapes:
         rest = list(hand)
@@ -839,7 +839,7 @@ def test_plays_without_jokers_come_in_the_documented_order_with_their_declaratio
         if not rest and game._rule_error(seat, cards) is not None:
             continue
         say = None
-        if rest and plays._finishable(rest):
+        if rest and moves._finishable(rest):
             say = Declaration.LAST_CARD if len(rest) == 1 else Declaration.CARDS
         suits = list(Suit) if cards[-1].rank is Rank.ACE else [None]
         expected += [Play(cards, s, (), say) for s in suits]
