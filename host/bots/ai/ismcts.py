@@ -15,7 +15,12 @@ playout policy (:meth:`~host.games.support.GameSupport.playout`) until
 :meth:`~host.games.support.GameSupport.returns` scores it; each node on the path adds the score of
 its owner. Between turns the simulated table makes its announcements (a One Card call race) and
 chance is answered from the bot's own generator. A seat with one legal action is not a node.
-The answer is the root action tried most often.
+The answer is the root action tried most often, unless the search was handed a *default* (the
+hard bot hands it the normal bot's move): then the default stands unless the action tried most
+often beats it by :data:`CONFIDENCE` standard errors of the difference of their mean scores. A
+hundred iterations spread over several actions leave their means a few points apart at most,
+mostly noise; a search free to act on that noise played a near-random pick among the plausible
+moves and lost to the normal bot it overruled (docs/BOTS.md).
 
 The search runs until its :class:`Budget` is spent: a number of iterations (reproducible: the
 tournament uses it) and/or seconds of wall-clock time (a person waiting at the table).
@@ -33,7 +38,7 @@ from host.games.base import Action, State, WireMap
 from host.games.playout import answer_chance
 from host.games.support import GameSupport, SeatMemory
 
-__all__ = ["DEFAULT_BUDGET", "EXPLORATION", "Budget", "SearchResult", "search"]
+__all__ = ["CONFIDENCE", "DEFAULT_BUDGET", "EXPLORATION", "Budget", "SearchResult", "search"]
 
 #: UCB's exploration constant, for scores in [0, 1]
 EXPLORATION = 0.7
@@ -66,6 +71,7 @@ class _Node:
     seat: int
     visits: int = 0
     total: float = 0.0
+    squares: float = 0.0  #: the sum of the squared scores (for the spread of the mean)
     available: int = 0
     children: dict[Action, _Node] = field(default_factory=dict)
 
@@ -86,9 +92,12 @@ def search(
     rng: random.Random,
     budget: Budget = DEFAULT_BUDGET,
     *,
+    default: WireMap | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> SearchResult | None:
-    """The action the seat of ``view`` should take now, or ``None`` if it has no turn action.
+    """The action the seat of ``view`` should take now, or ``None`` if it has no turn action;
+    ``default`` (in wire form) stands unless the search finds better by a margin (see the
+    module docstring).
 
     Raises:
         ValueError: ``memory`` cannot sample a world for ``view``.
@@ -110,7 +119,32 @@ def search(
         done += 1
     visits = {a: root.children[a].visits for a in legal if a in root.children}
     best = max(legal, key=lambda a: (visits.get(a, 0), _mean(root.children.get(a))))
+    if default is not None:
+        kept = next((a for a in legal if a.to_wire() == default), None)
+        if (
+            kept is not None
+            and kept is not best
+            and not _beats(root.children.get(best), root.children.get(kept))
+        ):
+            best = kept
     return SearchResult(best, done, visits)
+
+
+#: standard errors by which the search's pick must beat the default (the normal bot's move)
+CONFIDENCE = 1.0
+
+
+def _beats(node: _Node | None, other: _Node | None) -> bool:
+    """Whether ``node``'s mean score beats ``other``'s by :data:`CONFIDENCE` standard errors of
+    their difference (each node's spread from its own scores; a floor keeps a node whose scores
+    all agree from counting as certain). Without a visit to each there is no evidence: no."""
+    if node is None or other is None or not node.visits or not other.visits:
+        return False
+    spread = 0.0
+    for n in (node, other):
+        mean = n.total / n.visits
+        spread += max(n.squares / n.visits - mean * mean, 1e-4) / n.visits
+    return _mean(node) - _mean(other) > CONFIDENCE * math.sqrt(spread)
 
 
 def _mean(node: _Node | None) -> float:
@@ -147,8 +181,10 @@ def _iterate(world: State, root: _Node, support: GameSupport, rng: random.Random
     if scores is None:
         scores = support.returns(world) or support.evaluate(world)
     for visited in path:
+        score = scores[visited.seat]
         visited.visits += 1
-        visited.total += scores[visited.seat]
+        visited.total += score
+        visited.squares += score * score
 
 
 def _between_turns(

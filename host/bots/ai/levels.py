@@ -9,7 +9,8 @@ when it may act, the seat's view with its legal actions in wire form (:meth:`Bot
   ``strategy`` module);
 * ``hard`` makes announcements as ``normal`` does and searches its turns
   (:func:`host.bots.ai.ismcts.search`) for its :class:`~host.bots.ai.ismcts.Budget`, sampling the
-  hidden cards from its view and its memory of the events (the game's ``worlds`` module); a position
+  hidden cards from its view and its memory of the events (the game's ``worlds`` module); the
+  normal bot's move stands unless the search finds a better one by a margin; a position
   it cannot sample falls back to ``normal``. Its decision comes in three steps so that the
   search can run elsewhere: :meth:`HardBot.prepare` (announcements, and the
   :class:`SearchJob`), :func:`run_search` (a plain function of the job: the host runs it in a
@@ -116,6 +117,8 @@ class SearchJob:
     memory: SeatMemory
     seed: int
     budget: Budget
+    #: the normal bot's move, which stands unless the search clearly finds better
+    default: WireMap | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +133,14 @@ def run_search(job: SearchJob) -> Found:
     """Search ``job`` to the end of its budget (a plain function: a worker process runs it)."""
     support = find_support(job.game)
     try:
-        result = search(job.view, job.memory, support, random.Random(job.seed), job.budget)
+        result = search(
+            job.view,
+            job.memory,
+            support,
+            random.Random(job.seed),
+            job.budget,
+            default=job.default,
+        )
     except ValueError:  # not a position a world can be sampled for
         return Found(None, 0)
     return Found(
@@ -192,7 +202,8 @@ class HardBot(Bot):
         if not isinstance(seat, int) or seat not in (view.get("to_act") or ()):
             return None, None
         memory = self._remember(support.memory, seat)
-        job = SearchJob(game, dict(view), memory, self.rng.getrandbits(64), self.budget)
+        default = policy.heuristic_choice(view, legal, last=last)
+        job = SearchJob(game, dict(view), memory, self.rng.getrandbits(64), self.budget, default)
         return job, None
 
     def conclude(

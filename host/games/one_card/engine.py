@@ -231,6 +231,16 @@ class OneCard(State):
         game._n_active = sum(game._active)
         return game
 
+    def redealt(self, hands: Sequence[Sequence[Card]], stock: Sequence[Card]) -> Self:
+        """A copy of this world (one :meth:`from_view` built, not yet played on) with its hidden
+        cards dealt as ``hands`` and ``stock`` say: the world ``from_view`` would build from the
+        same view, made without reading the view again (a bot samples hundreds a move)."""
+        game = self.clone()
+        game._hands = [list(h) for h in hands]
+        game._stock, game._pos = list(stock), 0
+        game._legal = {}
+        return game
+
     def standing(self) -> list[int | None]:
         """Each seat's card count, ``None`` for a seat out of play (out, or bankrupt): what a
         searching bot scores a simulated position by (a view costs far more)."""

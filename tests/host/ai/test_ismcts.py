@@ -95,3 +95,62 @@ def test_fewer_cards_mean_better_chances() -> None:
     assert chances[2] == 0.0
     assert chances[0] > chances[3] > chances[1]
     assert sum(chances) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_a_default_the_search_has_no_evidence_against_stands(name: str) -> None:
+    """With one iteration the search tries a single root action and knows nothing of the rest:
+    whichever of its turn actions it is handed as its default is the answer."""
+    support = find_support(name)
+    overruled = 0
+    for engine, memory in _turns(name, 2, 5):
+        view = engine.view(0)
+        alone = search(view, memory, support, random.Random(3), Budget(iterations=1))
+        assert alone is not None
+        if not alone.iterations:  # a choice of one
+            continue
+        world = memory.sample(view, random.Random(0))
+        for action in support.turn_actions(world, 0):
+            default = action.to_wire()
+            result = search(
+                view, memory, support, random.Random(3), Budget(iterations=1), default=default
+            )
+            assert result is not None
+            assert result.action.to_wire() == default
+            overruled += result.action != alone.action
+        if overruled >= 5:
+            break
+    assert overruled >= 5
+
+
+def test_the_search_overrules_a_default_it_clearly_beats() -> None:
+    """Handed the draw as its default, a One Card seat that can go out (and win, at two seats)
+    still goes out: every world scores that play 1."""
+    support = find_support("one-card")
+    found = 0
+    for seed in range(300):
+        for engine, memory in _turns("one-card", 2, seed):
+            view = engine.view(0)
+            outs = [a for a in view["legal"] if len(a.get("cards") or ()) == len(view["hand"])]
+            if not outs or {"type": "draw"} not in view["legal"]:
+                continue
+            draw = {"type": "draw"}
+            budget = Budget(iterations=150)
+            result = search(view, memory, support, random.Random(1), budget, default=draw)
+            assert result is not None
+            assert result.action.to_wire() in outs
+            found += 1
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_a_default_that_is_not_legal_is_ignored() -> None:
+    support = find_support("one-card")
+    engine, memory = next(_turns("one-card", 2, 4))
+    view = engine.view(0)
+    budget = Budget(iterations=40)
+    plain = search(view, memory, support, random.Random(2), budget)
+    odd = search(view, memory, support, random.Random(2), budget, default={"type": "bid"})
+    assert plain is not None and odd is not None
+    assert plain.action == odd.action

@@ -110,3 +110,21 @@ def test_the_hard_bot_decides_the_same_whatever_the_hidden_cards_are(name: str) 
         assert chosen[0] in engine.view(0)["legal"]
         compared += 1
     assert compared >= 3
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_the_hard_bot_hands_its_search_the_normal_move(name: str) -> None:
+    """The search keeps the normal bot's move unless it finds better by a margin: the job
+    carries that move, as the normal bot would choose it from the same view."""
+    bot = HardBot(rng=random.Random(1), budget=QUICK)
+    bot.new_game()
+    jobs = 0
+    for engine in seat_turns(name, 2, 6, choices_only=True, observe=bot.observe, limit=200):
+        view = engine.view(0)
+        job, _ = bot.prepare(view, view["legal"])
+        if job is None:
+            continue
+        assert job.default is not None
+        assert job.default == NormalBot().choose(view, view["legal"])
+        jobs += 1
+    assert jobs >= 3

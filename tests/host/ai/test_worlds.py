@@ -17,6 +17,7 @@ from host.bots.ai.arena import seat_turns
 from host.games import find_support, game_names
 from host.games.base import OptionError, State, WireMap
 from host.games.black_jack.worlds import BlackJackMemory
+from host.games.one_card.worlds import OneCardMemory
 from host.games.support import SeatMemory
 from protocol.cards import parse_card
 
@@ -43,11 +44,11 @@ def test_a_world_shows_the_seat_exactly_what_the_real_game_shows(name: str, seat
     for seed in range(3):
         for engine, memory in _turns(name, seats, seed):
             view = engine.view(0)
-            world = memory.sample(view, rng)
-            mine = world.view(0)
-            assert _public(mine) == _public(view)
-            assert sorted(map(str, mine["legal"])) == sorted(map(str, view["legal"]))
-            assert Counter(world.all_cards()) == Counter(engine.all_cards())
+            for world in [memory.sample(view, rng) for _ in range(2)]:  # a search samples many
+                mine = world.view(0)
+                assert _public(mine) == _public(view)
+                assert sorted(map(str, mine["legal"])) == sorted(map(str, view["legal"]))
+                assert Counter(world.all_cards()) == Counter(engine.all_cards())
             checked += 1
     assert checked > 10
 
@@ -59,6 +60,22 @@ def test_the_hidden_cards_of_a_world_vary_with_the_sample(name: str) -> None:
     view = engine.view(0)
     dealt = {tuple(memory.sample(view, random.Random(s)).hidden_from(0)) for s in range(8)}
     assert len(dealt) > 1
+
+
+def test_a_one_card_world_after_the_first_of_a_view_is_the_one_its_deal_would_build() -> None:
+    """Later worlds of a view are copies of the first with the hidden cards dealt afresh: each
+    is the world a fresh memory builds from the view with the same deal."""
+    checked = 0
+    for engine, memory in _turns("one-card", 4, 1):
+        view = engine.view(0)
+        memory.sample(view, random.Random(1))  # the first world of the view
+        world = memory.sample(view, random.Random(7))
+        fresh = OneCardMemory(0).sample(view, random.Random(7))
+        assert vars(world) == vars(fresh)
+        world.apply(0, world.legal_actions(0)[0])  # the template is not played on
+        assert vars(memory.sample(view, random.Random(7))) == vars(fresh)
+        checked += 1
+    assert checked > 5
 
 
 def test_a_game_without_search_support_is_refused() -> None:
