@@ -105,3 +105,12 @@ def test_a_public_message_of_the_dealing_batch_shows_the_card() -> None:
     line.dealt(0, 1, "9C", at=30, since=(21, 5))
     (secret,) = line.secrets(until=99)
     assert (secret.start, secret.public, secret.why) == (1, 20, "shown")
+
+
+def test_a_view_s_face_up_cards_of_the_last_hand_are_public() -> None:
+    """ONE deals the same 25 cards every hand; the view of the next hand still shows the last
+    trick and the centre card of the one before."""
+    view = {"view": {"last_trick": {"cards": [{"seat": 0, "card": "10H"}]}, "centre": {}}}
+    view["view"]["centre"] = {"position": 24, "card": "10H"}
+    assert _found(Item(Source.SENT, "c", 15, view)) == []
+    assert _found(Item(Source.SENT, "c", 15, {"view": {"hand": ["10H"]}})) == ["10H"]
