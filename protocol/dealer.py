@@ -406,6 +406,11 @@ class HandDealer:
         return Dealt(stream, position, c, to, draw, private)
 
     # -- private tables (cardmask/v1, PROTOCOL.md 10.11): see protocol.mask_relay
+    @property
+    def private(self) -> bool:
+        """Whether this hand is a private one (its MASK_LOCK was signed)."""
+        return any(m.type == MessageType.MASK_LOCK for m in self.messages)
+
     def publish(self, msg_type: MessageType, fields: Mapping[str, Any]) -> SignedMessage:
         """Sign a private table's public message (``MASK_*``, ``SEALED``, ``OPENED``) into the
         hand's transcript, like every other public message. The caller
