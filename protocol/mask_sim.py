@@ -189,16 +189,21 @@ class PrivateHand:
     def deal(self, to: int | None, count: int = 1) -> list[tuple[int, int]]:
         """Deal ``count`` positions of the current round to seat ``to`` (None: face down to
         the table); each seat's boxes follow."""
+        return self.deal_all([to] * count)
+
+    def deal_all(self, holders: Sequence[int | None]) -> list[tuple[int, int]]:
+        """Deal the next positions to ``holders`` in turn, all DRAWs at once (as a table deals
+        a hand), then let every seat answer: each seals its boxes in as few requests as it can."""
         stream = self.relay._current
         out = []
-        for _ in range(count):
+        for to in holders:
             pos = self.dealer._used[stream]
             with self._charge("host"):
                 self._send([self.relay.deal(stream, pos, to)])
             out.append((stream, pos))
         self.pump()
-        if to is not None:
-            for where in out:
+        for where, to in zip(out, holders, strict=True):
+            if to is not None:
                 card = self.maskers[to].cards().get(where)
                 if card is not None:
                     self.cards[to][where] = card

@@ -11,7 +11,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol.cardfair import CommitmentError, FairnessError, FairnessStateError, MessageType
+from protocol.framing import encode_frame
 from protocol.hand_records import verify_record
+from protocol.limits import FRAME_HEADER_BYTES, MAX_REQUEST_BYTES
+from protocol.mask_messages import (
+    MAX_BOXES,
+    MAX_PASS_POINTS,
+    MAX_POSITION_KEYS,
+    MaskPass,
+    OpenKeys,
+    PassKind,
+    SealedKeys,
+)
 from protocol.mask_seat import Outgoing, SeatMasker
 from protocol.mask_sim import PrivateHand, Tamper
 from protocol.masking import (
@@ -20,6 +31,7 @@ from protocol.masking import (
     StageError,
     UnmaskError,
 )
+from protocol.table_messages import MAX_OPENS, Act
 
 OUTCOME = {"termination": "went_out", "winners": [0], "ranking": None, "scores": None}
 
@@ -261,3 +273,40 @@ def test_any_sequence_of_deals_and_plays_verifies(k: int, deals: list[int], play
         hand.play(seat, min(hand.maskers[seat].cards()))
     verdict = verify_record(hand.finish(OUTCOME))
     assert verdict.ok, verdict.message
+
+
+def test_the_largest_private_requests_fit_a_request_frame() -> None:
+    """max_request_bytes (2.8): a 108-point pass, 20 boxes, 64 keys, a 16-card play at 6 seats."""
+    big = [
+        MaskPass(
+            id=2**53 - 1,
+            table="t" * 64,
+            hand_no=2**53 - 1,
+            stream=2**32 - 2,
+            step=PassKind.REKEY,
+            points=(bytes(32),) * MAX_PASS_POINTS,
+        ),
+        SealedKeys(
+            id=2**53 - 1,
+            table="t" * 64,
+            hand_no=2**53 - 1,
+            stream=2**32 - 2,
+            boxes=((107, 255, bytes(178)),) * MAX_BOXES,
+        ),
+        OpenKeys(
+            id=2**53 - 1,
+            table="t" * 64,
+            hand_no=2**53 - 1,
+            stream=2**32 - 2,
+            keys=((107, bytes(32)),) * MAX_POSITION_KEYS,
+        ),
+        Act(
+            id=2**53 - 1,
+            table="t" * 64,
+            seq=2**53 - 1,
+            action={"type": "play", "cards": ["10H"] * MAX_OPENS},
+            open=((2**32 - 2, 107, (bytes(32),) * 6),) * MAX_OPENS,
+        ),
+    ]
+    for msg in big:
+        assert len(encode_frame(msg.to_wire())) - FRAME_HEADER_BYTES <= MAX_REQUEST_BYTES
