@@ -396,9 +396,12 @@ class MaskRelay:
             holders=self.holders,
         )
 
-    def waiting_for(self) -> list[int]:
+    def waiting_for(self, *, ending: bool = False) -> list[int]:
         """The seats whose message the relay awaits now (for a timeout that voids the hand):
-        commitments, the pass due, boxes of positions dealt, keys of a MASK_OPEN."""
+        commitments, the pass due, boxes of positions dealt, keys of a MASK_OPEN; with
+        ``ending`` (the game's hand is over), the secrets still missing."""
+        if ending:
+            return self.missing_secrets()
         if not self._locked:
             return self.missing_commits()
         due = self.due()

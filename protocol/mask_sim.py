@@ -275,7 +275,7 @@ class PrivateHand:
             for s in range(self.seats):
                 self.deal(s)
         yield "deal"
-        starter_at, starter = self.turn_up()
+        _, starter = self.turn_up()
         yield "turn_up"
         played = []
         for s in range(self.seats):
@@ -289,4 +289,3 @@ class PrivateHand:
         newest = max(self.cards[0])
         self.play(0, newest)
         yield "play_new_round"
-        _ = starter_at

@@ -134,7 +134,7 @@ def test_a_secret_resent_is_ok() -> None:
     reveal = hand.maskers[0].reveal()
     hand.relay.accept_secret(0, reveal.fields)
     hand.relay.accept_secret(0, reveal.fields)
-    assert hand.relay.missing_secrets() == [1]
+    assert hand.relay.missing_secrets() == [1] == hand.relay.waiting_for(ending=True)
     with pytest.raises(FairnessStateError):
         hand.relay.end()
 
