@@ -298,6 +298,8 @@ class MaskChecks:
         step = field_str(body, "step", name)
         seat = field_seat(body, "seat", name, self.seats)
         points = field_list(body, "points", name)
+        if not all(isinstance(p, bytes) for p in points):
+            raise BadMessageError(f"{name} field 'points' must hold bin values")
         rnd.check_stage(self.seats, step, -1 if seat is None else seat, points)
         rnd.stages.append(tuple(points))
 

@@ -273,6 +273,13 @@ class MaskRelay:
         self._hand(seat, body, what)
         stream = field_int(body, "stream", what)
         entries = list(body.get("keys") or ())
+        entries = [
+            (pos, key)
+            for pos, key in entries
+            if not (  # a resend after the position opened: nothing to do
+                (stream, pos) in self.opened and self.opened[stream, pos].keys[seat] == key
+            )
+        ]
         for pos, key in entries:
             asked = self._asked.get((stream, pos))
             if asked is None:

@@ -115,6 +115,8 @@ def test_the_relay_opens_only_table_positions_face_up() -> None:
         2, {"hand_no": 1, "stream": 0, "keys": [[table[1], key]]}
     )
     assert [m.type for m in msgs] == ["opened"] and list(cards) == [table]
+    again = {"hand_no": 1, "stream": 0, "keys": [[table[1], key]]}
+    assert hand.relay.accept_open_keys(2, again) == ([], {})  # a resend after a lost reply
 
 
 def test_a_play_before_its_keys_were_released_or_of_another_seat_is_refused() -> None:
