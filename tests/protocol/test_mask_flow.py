@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,6 +32,8 @@ from protocol.masking import (
     StageError,
     UnmaskError,
 )
+from protocol.messages import field_specs
+from protocol.registry import message_from_wire
 from protocol.table_messages import MAX_OPENS, Act
 
 OUTCOME = {"termination": "went_out", "winners": [0], "ranking": None, "scores": None}
@@ -310,3 +313,54 @@ def test_the_largest_private_requests_fit_a_request_frame() -> None:
     ]
     for msg in big:
         assert len(encode_frame(msg.to_wire())) - FRAME_HEADER_BYTES <= MAX_REQUEST_BYTES
+
+
+def _over_the_wire(s: int, item: Outgoing) -> Outgoing | None:
+    """Each request as the host would get it: encoded, decoded through the registry, handed
+    to the relay as the message's fields."""
+    wire = {"type": item.type, "id": 1, "table": "private-1", **item.fields}
+    msg = message_from_wire(decode_frame_body(encode_frame(wire)))
+    fields = {f: getattr(msg, f) for f in field_specs(type(msg)) if f != "table"}
+    return Outgoing(item.type, fields)
+
+
+def decode_frame_body(frame: bytes) -> dict[str, Any]:
+    out = msgpack.unpackb(frame[FRAME_HEADER_BYTES:], raw=False)
+    assert isinstance(out, dict)
+    return out
+
+
+def test_every_request_of_a_hand_is_a_valid_message_the_relay_takes_as_decoded() -> None:
+    hand = PrivateHand(3, tamper=_over_the_wire)
+    hand.start()
+    hand.deal_all([0, 1, 2, 0, 1, 2])
+    hand.turn_up()
+    where = min(hand.maskers[1].cards())
+    card = hand.maskers[1].cards()[where]
+    act = Act(
+        id=9,
+        table="private-1",
+        seq=1,
+        action={"type": "play", "cards": [card.code]},
+        open=tuple((st, p, tuple(k)) for st, p, k in hand.maskers[1].play_keys([where])),
+    )
+    decoded = message_from_wire(decode_frame_body(encode_frame(act.to_wire())))
+    assert isinstance(decoded, Act)
+    msgs, cards = hand.relay.accept_play(1, decoded.open, decoded.action["cards"])
+    assert [m.type for m in msgs] == ["opened"] and cards == {where: card}
+    for s in range(3):
+        reveal = _over_the_wire(s, hand.maskers[s].reveal())
+        assert reveal is not None
+        hand.relay.accept_secret(s, reveal.fields)
+    hand._send([*msgs, hand.relay.end(), hand.dealer.hand_end(OUTCOME)])
+    hand._deliver()
+    verdict = verify_record(hand.record(OUTCOME))
+    assert verdict.ok, verdict.message
+
+
+def test_every_seat_restored_after_every_step_finishes_the_hand() -> None:
+    hand = PrivateHand(3)
+    for _ in hand.scripted(cards_each=2):
+        hand.maskers = [SeatMasker.from_dict(m.to_dict()) for m in hand.maskers]
+    verdict = verify_record(hand.finish(OUTCOME))
+    assert verdict.ok, verdict.message
