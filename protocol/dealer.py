@@ -442,6 +442,10 @@ class HandDealer:
         self._current = stream
         return messages
 
+    def next_position(self, stream: int) -> int:
+        """The next unused position of ``stream`` (0 for a stream not opened yet)."""
+        return self._used.get(stream, 0)
+
     def draw_masked(self, stream: int, position: int, to: int | None) -> SignedMessage:
         """A private table's DRAW of ``(stream, position)`` for seat ``to`` (None: the table):
         the next unused position, with no card (the host does not know it) and no CARD."""

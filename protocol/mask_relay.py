@@ -165,6 +165,11 @@ class MaskRelay:
         self._current = stream
         return out
 
+    @property
+    def current_round(self) -> int:
+        """The latest round opened (-1 before the deal's)."""
+        return self._current
+
     def due(self) -> tuple[int, PassKind, int] | None:
         """``(stream, pass, seat)`` of the pass awaited, or None."""
         if self._current < 0:

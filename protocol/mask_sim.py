@@ -111,12 +111,14 @@ class PrivateHand:
     def seats(self) -> int:
         return len(self.pids)
 
-    def _send(self, msgs: Sequence[SignedMessage]) -> None:
+    def send(self, msgs: Sequence[SignedMessage]) -> None:
+        """Queue host messages for every seat (counted in :attr:`sizes`)."""
         for m in msgs:
             self.sizes[m.type].append(len(m.body) + len(m.sig) + len(m.type))
         self._queue.extend(msgs)
 
-    def _deliver(self) -> None:
+    def deliver(self) -> None:
+        """Feed every queued host message to every seat's verifier, then to its masker."""
         while self._queue:
             msg = self._queue.pop(0)
             for s in range(self.seats):
@@ -129,7 +131,7 @@ class PrivateHand:
         """Deliver every queued host message, hand every request due to the relay, repeat
         until nothing moves."""
         while True:
-            self._deliver()
+            self.deliver()
             moved = False
             for s, masker in enumerate(self.maskers):
                 with self._charge(f"seat{s}"):
@@ -151,20 +153,20 @@ class PrivateHand:
         self.sizes[item.type].append(len(packed))
         with self._charge("host"):
             if item.type == "mask_pass":
-                self._send([self.relay.accept_pass(seat, item.fields)])
+                self.send([self.relay.accept_pass(seat, item.fields)])
             elif item.type == "sealed_keys":
-                self._send(self.relay.accept_boxes(seat, item.fields))
+                self.send(self.relay.accept_boxes(seat, item.fields))
             elif item.type == "open_keys":
                 msgs, _ = self.relay.accept_open_keys(seat, item.fields)
-                self._send(msgs)
+                self.send(msgs)
             else:
                 raise AssertionError(f"unexpected request {item.type}")
 
     # -- the script
     def start(self) -> None:
         """Commitments (both kinds), LOCK, MASK_LOCK, the reveals, REVEALS, round 0's passes."""
-        self._send([self.dealer.hand_commit])
-        self._deliver()
+        self.send([self.dealer.hand_commit])
+        self.deliver()
         for s, v in enumerate(self.verifiers):
             assert v.context is not None
             with self._charge(f"seat{s}"):
@@ -177,13 +179,13 @@ class PrivateHand:
                 self.dealer.accept_commit(self.pids[s], v.player_commit())
                 self.relay.accept_commit(s, commit.fields)
         with self._charge("host"):
-            self._send([self.dealer.lock(), self.relay.lock()])
-        self._deliver()
+            self.send([self.dealer.lock(), self.relay.lock()])
+        self.deliver()
         with self._charge("host"):
             for s, v in enumerate(self.verifiers):
                 self.dealer.accept_reveal(self.pids[s], v.reveal())
-            self._send([self.dealer.reveals()])
-            self._send(self.relay.start_round(0, self.deck))
+            self.send([self.dealer.reveals()])
+            self.send(self.relay.start_round(0, self.deck))
         self.pump()
 
     def deal(self, to: int | None, count: int = 1) -> list[tuple[int, int]]:
@@ -194,12 +196,12 @@ class PrivateHand:
     def deal_all(self, holders: Sequence[int | None]) -> list[tuple[int, int]]:
         """Deal the next positions to ``holders`` in turn, all DRAWs at once (as a table deals
         a hand), then let every seat answer: each seals its boxes in as few requests as it can."""
-        stream = self.relay._current
+        stream = self.relay.current_round
         out = []
         for to in holders:
-            pos = self.dealer._used[stream]
+            pos = self.dealer.next_position(stream)
             with self._charge("host"):
-                self._send([self.relay.deal(stream, pos, to)])
+                self.send([self.relay.deal(stream, pos, to)])
             out.append((stream, pos))
         self.pump()
         for where, to in zip(out, holders, strict=True):
@@ -213,7 +215,7 @@ class PrivateHand:
         """Deal the next position to the table and open it face up (every seat's key)."""
         (where,) = self.deal(None)
         with self._charge("host"):
-            self._send([self.relay.open_face_up(where[0], [where[1]])])
+            self.send([self.relay.open_face_up(where[0], [where[1]])])
         self.pump()
         return where, self._face_up(where)
 
@@ -230,17 +232,17 @@ class PrivateHand:
             msgs, _ = self.relay.accept_play(
                 seat, [(s, p, tuple(keys)) for s, p, keys in opens], [card]
             )
-            self._send(msgs)
+            self.send(msgs)
         self.pump()
         self.cards[seat].pop(where, None)
         return card
 
     def reshuffle(self, cards: Sequence[Card], kept: Sequence[Card] = ()) -> int:
         """A new round over ``cards`` (sorted by canonical index), ``kept`` staying face up."""
-        stream = self.relay._current + 1
+        stream = self.relay.current_round + 1
         ordered = sorted(cards, key=lambda c: c.index)
         with self._charge("host"):
-            self._send(self.relay.start_round(stream, ordered, kept))
+            self.send(self.relay.start_round(stream, ordered, kept))
         self.pump()
         return stream
 
@@ -257,9 +259,9 @@ class PrivateHand:
             with self._charge("host"):
                 self.relay.accept_secret(s, sent.fields)
         with self._charge("host"):
-            self._send([self.relay.end()])
-            self._send([self.dealer.hand_end(outcome)])
-        self._deliver()
+            self.send([self.relay.end()])
+            self.send([self.dealer.hand_end(outcome)])
+        self.deliver()
         return self.record(outcome)
 
     def record(self, outcome: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -352,8 +352,8 @@ def test_every_request_of_a_hand_is_a_valid_message_the_relay_takes_as_decoded()
         reveal = _over_the_wire(s, hand.maskers[s].reveal())
         assert reveal is not None
         hand.relay.accept_secret(s, reveal.fields)
-    hand._send([*msgs, hand.relay.end(), hand.dealer.hand_end(OUTCOME)])
-    hand._deliver()
+    hand.send([*msgs, hand.relay.end(), hand.dealer.hand_end(OUTCOME)])
+    hand.deliver()
     verdict = verify_record(hand.record(OUTCOME))
     assert verdict.ok, verdict.message
 

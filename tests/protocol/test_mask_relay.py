@@ -100,7 +100,7 @@ def test_the_relay_opens_only_table_positions_face_up() -> None:
         hand.relay.open_face_up(0, [mine[1] + 1])  # never drawn
     (table,) = hand.deal(None)
     hand.silent.add(2)
-    hand._send([hand.relay.open_face_up(0, [table[1]])])
+    hand.send([hand.relay.open_face_up(0, [table[1]])])
     hand.pump()
     assert hand.relay.waiting_for() == [2]
     with pytest.raises(PositionError):
