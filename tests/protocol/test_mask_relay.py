@@ -196,3 +196,28 @@ def test_a_card_shown_by_an_opened_is_checked_against_the_stock() -> None:
     verdict = verify_record(record)
     assert verdict.ok and verdict.report is not None
     assert card == parse_card(hand.relay.opened[min(hand.relay.opened)].card)
+
+
+def test_a_hand_voided_while_a_seat_withholds_records_as_void() -> None:
+    hand = PrivateHand(3)
+    hand.silent.add(1)
+    hand.start()
+    missing = [hand.pids[s] for s in hand.relay.waiting_for()]
+    assert missing == ["seat1"]
+    hand.send([hand.dealer.void("seat1 did not send its masking pass", missing)])
+    hand.deliver()
+    verdict = verify_record(hand.record())
+    assert verdict.ok and verdict.voided, verdict.message
+
+
+def test_a_hand_voided_after_every_secret_still_runs_the_audit() -> None:
+    hand = PrivateHand(2)
+    hand.start()
+    hand.deal_all([0, 1])
+    for s in range(2):
+        hand.relay.accept_secret(s, hand.maskers[s].reveal().fields)
+    hand.send([hand.relay.end(), hand.dealer.void("a seat's keys opened no card", [])])
+    hand.deliver()
+    verdict = verify_record(hand.record())
+    assert verdict.ok and verdict.voided, verdict.message
+    assert hand.verifiers[0].masks.stocks[0]  # the audit ran at MASK_END
