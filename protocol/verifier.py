@@ -9,6 +9,7 @@ the current stream, and every card learnt (private CARD, face-up DRAW, or shown 
 :meth:`HandVerifier.note_shown`) is compared with the derived order once HAND_END opens ``S``:
 those stream checks are :class:`~protocol.stream_checks.StreamChecks`, which the verifier feeds
 the DRAW, CARD, RESHUFFLE and HAND_END bodies it has decoded; the record-level checks are here.
+A private hand's masking messages (section 10) go to :class:`~protocol.mask_checks.MaskChecks`.
 
 A sans-I/O state machine; every failure is a :class:`~protocol.cardfair.FairnessError` and
 :meth:`HandVerifier.bundle` is the evidence to keep. The host side is :mod:`protocol.dealer`;
@@ -179,6 +180,11 @@ class HandVerifier:
     saw at this table before. A client that rejoins a hand in progress must pass its stored
     ``seat_secret`` (a new one would not match LOCK) or follow as a spectator (``pid=None``).
     After any failure, :meth:`bundle` is the evidence to keep.
+
+    A private hand (PROTOCOL.md 10.11: a MASK_LOCK after LOCK) is checked by
+    :class:`~protocol.mask_checks.MaskChecks` as its masking messages arrive, audited at
+    MASK_END, and its stock comes from that audit; ``private`` says what the table promised
+    (True: a hand without MASK_LOCK fails; False: a MASK_LOCK fails; None: either).
     """
 
     def __init__(
