@@ -15,6 +15,15 @@ seat uploads and the host relays (each stage to the next seat, the last one to e
 each box to its holder). The cardfair/v1 line is the host's whole deal of bench/fairness.py at
 the same seat count (commitments, lock, reveals, shuffle, dealer, signatures); a private table
 runs that commit-reveal as well, so its deal costs the sum.
+The second table runs the message flow itself (``protocol.mask_sim``: every seat's
+``SeatMasker`` and ``HandVerifier``, the host's ``MaskRelay`` and ``HandDealer``): commitments,
+locks, reveals, the 2k passes each checked and relayed as a signed ``mask_stage``, every box
+collected and released in a signed ``sealed``, the starter opened by every seat's key. It prints
+the CPU per party for that deal (all its DRAWs at once, as a table deals), then for a reshuffle
+round over 20 recycled cards, and the bytes of every message type of the deal (signed host
+messages: type, body and signature; seat requests: msgpack fields). A seat's CPU there includes
+checking every signed message and every relayed point, as a client must; the wall time is all
+parties one after the other in one process.
 Run: ``python bench/private.py [-n RUNS]``. Goal (issue 29): a 4-seat deal under 300 ms wall.
 """
 
@@ -36,6 +45,7 @@ from nacl import bindings as sodium
 from host.games.base import ChanceKind, ChanceRequest
 from protocol.cards import DECK_54
 from protocol.fairness import Context, HandDealer, SeatSecret, SecretLedger
+from protocol.mask_sim import PrivateHand
 from protocol.masking import MaskSecret, card_points, unmask_card
 
 SK = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
@@ -190,6 +200,56 @@ def _median_ms(fn: Callable[[], object], runs: int) -> float:
     return statistics.median(times) * 1000
 
 
+def flow_deal(k: int) -> tuple[dict[str, float], dict[str, float], float, dict[str, list[int]]]:
+    """The deal and a reshuffle round through the machines: (CPU per party for the deal, for
+    the reshuffle round, wall seconds of the deal, bytes per message type)."""
+    clock = Clock()
+    t0 = time.perf_counter()
+    hand = PrivateHand(k, seed=None, charge=clock.charge)
+    hand.start()
+    each = 7 if k == 2 else 5
+    hand.deal_all([s for _ in range(each) for s in range(k)])
+    hand.turn_up()
+    wall = time.perf_counter() - t0
+    deal = dict(clock.cpu)
+    sizes = {t: list(v) for t, v in hand.sizes.items()}
+    clock.cpu.clear()
+    hand.reshuffle(list(DECK_54[-20:]))
+    return deal, dict(clock.cpu), wall, sizes
+
+
+def flow_table(runs: int) -> None:
+    print(f"\nthe message flow (protocol.mask_sim), median of {runs} runs, CPU ms")
+    print(
+        f"  {'seats':>5} {'deal: seat':>10} {'max seat':>9} {'host':>7} {'wall':>7} "
+        f"{'reshuffle: seat':>15} {'host':>7}"
+    )
+    sizes_at: dict[int, dict[str, list[int]]] = {}
+    for k in (2, 4, 6):
+        rows = []
+        for _ in range(runs):
+            deal, again, wall, sizes = flow_deal(k)
+            seats = [deal[f"seat{s}"] for s in range(k)]
+            later = [again[f"seat{s}"] for s in range(k)]
+            mean_seat, mean_later = statistics.mean(seats), statistics.mean(later)
+            rows.append((mean_seat, max(seats), deal["host"], wall, mean_later, again["host"]))
+            sizes_at[k] = sizes
+        med = [statistics.median(col) * 1000 for col in zip(*rows, strict=True)]
+        print(
+            f"  {k:>5} {med[0]:10.1f} {med[1]:9.1f} {med[2]:7.1f} {med[3]:7.1f} "
+            f"{med[4]:15.1f} {med[5]:7.1f}"
+        )
+    print("  bytes per message type in that deal: count x mean bytes")
+    types = sorted({t for sizes in sizes_at.values() for t in sizes})
+    print(f"  {'type':>12} " + " ".join(f"{f'{k} seats':>16}" for k in (2, 4, 6)))
+    for t in types:
+        cells = []
+        for k in (2, 4, 6):
+            got = sizes_at[k].get(t, [])
+            cells.append(f"{len(got):>4} x {statistics.mean(got):7.0f}" if got else "-")
+        print(f"  {t:>12} " + " ".join(f"{c:>16}" for c in cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("-n", "--runs", type=int, default=7, help="runs per seat count")
@@ -221,6 +281,7 @@ def main() -> None:
         "  in this one process; up/down: bytes seats send / the host relays; cardfair: the\n"
         "  host's cardfair/v1 deal at the same seat count (a private table runs it too)"
     )
+    flow_table(max(1, args.runs // 2))
 
 
 if __name__ == "__main__":

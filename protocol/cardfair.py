@@ -98,10 +98,20 @@ SECRET_BYTES: Final = 32
 
 
 class FairnessError(LocalProtocolError):
-    """A fairness check failed; the message names exactly what (card, position, signature)."""
+    """A fairness check failed; the message names exactly what (card, position, signature).
+
+    :attr:`seat` is the seat to blame when the check can name one (a private table's relay
+    and audit set it, PROTOCOL.md 10.11), else None."""
+
+    seat: int | None = None
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code=ErrorCode.FAIRNESS)
+
+    def blaming(self, seat: int | None) -> FairnessError:
+        """This error, naming ``seat`` as the one at fault."""
+        self.seat = seat
+        return self
 
 
 class SignatureError(FairnessError):
@@ -447,6 +457,13 @@ class MessageType(enum.StrEnum):
     RESHUFFLE = "reshuffle"
     HAND_END = "hand_end"
     VOID = "void"
+    # private tables (``cardmask/v1``, PROTOCOL.md 10.11): public, chained like the rest
+    MASK_LOCK = "mask_lock"  #: every seat's masking commitment and box key, after LOCK
+    MASK_STAGE = "mask_stage"  #: one seat's checked pass of a round
+    SEALED = "sealed"  #: the other seats' sealed keys for a position dealt face down
+    MASK_OPEN = "mask_open"  #: positions dealt to the table that every seat must now open
+    OPENED = "opened"  #: a position opened face up: every seat's key and the card
+    MASK_END = "mask_end"  #: every seat's revealed masking secret, before HAND_END
 
 
 def pack_body(body: Mapping[str, Any]) -> bytes:

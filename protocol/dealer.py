@@ -112,6 +112,18 @@ class ChanceLike(Protocol):
     def kept(self) -> tuple[Card, ...]: ...
 
 
+_MASK_TYPES = frozenset(
+    {
+        MessageType.MASK_LOCK,
+        MessageType.MASK_STAGE,
+        MessageType.SEALED,
+        MessageType.MASK_OPEN,
+        MessageType.OPENED,
+        MessageType.MASK_END,
+    }
+)
+
+
 class _Phase(enum.Enum):
     COMMITTING = "committing"  #: HAND_COMMIT sent, waiting for seat commitments
     LOCKED = "locked"  #: LOCK sent, waiting for reveals
@@ -171,6 +183,7 @@ class HandDealer:
         self._reveals: dict[str, bytes] = {}
         self._key: bytes | None = None
         self._streams: dict[int, list[Card]] = {}
+        self._sizes: dict[int, int] = {}  # private tables: the size of each masked round
         self._used: dict[int, int] = {}
         self._current = -1
         self.dealer: int | None = None
@@ -391,6 +404,68 @@ class HandDealer:
             self._private = private_next(self._private, self._transcript, private.body, private.sig)
             self.messages.append(private)
         return Dealt(stream, position, c, to, draw, private)
+
+    # -- private tables (cardmask/v1, PROTOCOL.md 10.11): see protocol.mask_relay
+    @property
+    def private(self) -> bool:
+        """Whether this hand is a private one (its MASK_LOCK was signed)."""
+        return any(m.type == MessageType.MASK_LOCK for m in self.messages)
+
+    def publish(self, msg_type: MessageType, fields: Mapping[str, Any]) -> SignedMessage:
+        """Sign a private table's public message (``MASK_*``, ``SEALED``, ``OPENED``) into the
+        hand's transcript, like every other public message. The caller
+        (:class:`protocol.mask_relay.MaskRelay`) checks the order and the body."""
+        if msg_type not in _MASK_TYPES:
+            raise FairnessStateError(f"{msg_type.value} is not a private table's message")
+        if self._phase is _Phase.ENDED or self._phase is _Phase.COMMITTING:
+            raise FairnessStateError(f"{msg_type.value} is not allowed while {self._phase.value}")
+        return self._public(msg_type, fields)
+
+    def open_masked_stream(
+        self, stream: int, cards: Sequence[Card], kept: Sequence[Card] = ()
+    ) -> list[SignedMessage]:
+        """Open a private table's round ``stream`` over ``cards`` (the deck for stream 0, the
+        recycled cards of a reshuffle) without deriving any order: the stock of a masked round
+        comes from the seats' passes, never from ``K``. Returns the RESHUFFLE to send (none
+        for stream 0)."""
+        self._k()
+        messages: list[SignedMessage] = []
+        if stream == 0:
+            if self._current != -1:
+                raise FairnessStateError("a hand is dealt once, on stream 0")
+            if tuple(c.code for c in cards) != self.context.deck:
+                raise ContextError("the deck to deal differs from the committed deck")
+        else:
+            messages.append(self._reshuffle_message(stream, list(cards), list(kept)))
+        self._sizes[stream] = len(cards)
+        self._used[stream] = 0
+        self._current = stream
+        return messages
+
+    def next_position(self, stream: int) -> int:
+        """The next unused position of ``stream`` (0 for a stream not opened yet)."""
+        return self._used.get(stream, 0)
+
+    def draw_masked(self, stream: int, position: int, to: int | None) -> SignedMessage:
+        """A private table's DRAW of ``(stream, position)`` for seat ``to`` (None: the table):
+        the next unused position, with no card (the host does not know it) and no CARD."""
+        self._k()
+        if stream != self._current or stream not in self._sizes:
+            raise PositionError(
+                f"draw from stream {stream}, but the current masked stream is {self._current}"
+            )
+        expected = self._used[stream]
+        if position != expected:
+            raise PositionError(
+                f"draw at stream {stream} position {position}, next unused is {expected}"
+            )
+        if position >= self._sizes[stream]:
+            raise PositionError(f"stream {stream} has only {self._sizes[stream]} cards")
+        if to is not None and not 0 <= to < len(self.context.pids):
+            raise ContextError(f"no seat {to}")
+        self._used[stream] = position + 1
+        body = {"stream": stream, "pos": position, "to": to, "card": None}
+        return self._public(MessageType.DRAW, body)
 
     # -- ending
     def hand_end(self, outcome: Mapping[str, Any] | None = None) -> SignedMessage:

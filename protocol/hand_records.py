@@ -126,7 +126,9 @@ def build_record(
     last = dealer.messages[-1]
     voided = last.type == "void"
     missing = list(last.decode()["missing"]) if voided else []
+    private = {"private": True} if dealer.private else {}
     return {
+        **private,
         "format": RECORD_FORMAT,
         "scheme": SCHEME,
         "game": game,
@@ -307,6 +309,7 @@ def _verify(obj: object, defer: bool) -> Verdict:
             auditor=True,
             complete=rec.get("partial") is not True,
             defer_signatures=defer,
+            private=True if rec.get("private") is True else None,
         )
     except FairnessError as exc:
         return _fail(exc, None, rec)
@@ -332,6 +335,9 @@ def _verify(obj: object, defer: bool) -> Verdict:
         else f"{n} card{'s' * (n != 1)} checked"
     )
     partial = " (partial: only its own cards)" if rec.get("partial") is True else ""
+    if v.private:
+        rounds = len(v.masks.stocks)
+        what += f", private: {rounds} masked round{'s' * (rounds != 1)} audited"
     summary = (
         f"{'void' if report.voided else 'valid'}{partial}: "
         f"table {rec['table_id']} hand {rec['hand_no']}, "
@@ -380,7 +386,7 @@ def _check_shape(rec: Mapping[str, Any]) -> None:  # noqa: C901
         raise RecordError("record field 'options' has a value that is not a bool, int or str")
     if "options" in rec and "game" not in rec:
         raise RecordError("record field 'options' without 'game': they are checked together")
-    for key in ("partial", "voided", "dealer_chosen"):
+    for key in ("partial", "voided", "dealer_chosen", "private"):
         if key in rec and not isinstance(rec[key], bool):
             raise RecordError(f"record field {key!r} is not true or false")
 

@@ -46,6 +46,7 @@ __all__ = [
     "MessageId",
     "MessageIdKind",
     "Nullable",
+    "Row",
     "Str",
     "bad_field",
 ]
@@ -246,6 +247,40 @@ class ListOf(Kind):
 
     def describe(self) -> str:
         return f"array of ({self.item.describe()}), {self.min_len}..{self.max_len} items"
+
+
+@dataclass(frozen=True)
+class Row(Kind):
+    """A fixed-length array whose ``i``-th element is of ``items[i]`` (a ``[pos, to, box]``
+    entry, say); Python form a tuple. ``samples`` are its examples for the property tests."""
+
+    items: tuple[Kind, ...]
+    names: tuple[str, ...]
+    samples: tuple[tuple[Any, ...], ...] = ()
+
+    def coerce(self, value: object, path: str) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise bad_field(path, f"expected array, got {_type_name(value)}")
+        if len(value) != len(self.items):
+            raise bad_field(path, f"expected {len(self.items)} items, got {len(value)}")
+        return tuple(
+            kind.coerce(v, f"{path}[{i}]")
+            for i, (kind, v) in enumerate(zip(self.items, value, strict=True))
+        )
+
+    def to_wire(self, value: Any) -> list[Any]:
+        return [kind.to_wire(v) for kind, v in zip(self.items, value, strict=True)]
+
+    def describe(self) -> str:
+        inner = ", ".join(
+            f"{name} {kind.describe()}" for name, kind in zip(self.names, self.items, strict=True)
+        )
+        return f"[{inner}]"
+
+    def examples(self) -> tuple[Any, ...]:
+        if not self.samples:
+            raise NotImplementedError("Row.examples() needs samples")
+        return self.samples
 
 
 @dataclass(frozen=True)

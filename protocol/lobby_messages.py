@@ -133,6 +133,11 @@ class CreateTable(Message):
     turn_timer: int | None = wire(
         Nullable(Int(0, 3600)), "seconds per turn; 0: no timer; nil: the host default", default=None
     )
+    private: bool = wire(
+        Bool(),
+        "true: a private table (section 10): the host never sees a hidden card",
+        default=False,
+    )
 
     def __post_init__(self) -> None:
         raw: object = self.options
@@ -175,6 +180,7 @@ class TableInfo(Message):
     spectators: int = wire(Int(), "number of spectators")
     turn_timer: int | None = wire(Nullable(Int()), "seconds per turn, nil: no timer")
     voids: int = wire(Int(), "deal rounds voided at this table (missed reveals)")
+    private: bool = wire(Bool(), "true: a private table (section 10)", default=False)
 
 
 @register

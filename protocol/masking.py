@@ -38,6 +38,7 @@ __all__ = [
     "SCHEME",
     "SEALED_KEY_BYTES",
     "SECRET_BYTES",
+    "KeyMismatchError",
     "KeyRoute",
     "MaskSecret",
     "MaskingError",
@@ -79,7 +80,8 @@ _P: Final = 2**255 - 19
 
 
 class MaskingError(FairnessError):
-    """A masking check failed; the message says which seat, stage and position."""
+    """A masking check failed; the message says which seat, stage and position (and
+    :attr:`seat`, when set, the seat to blame)."""
 
 
 class PointError(MaskingError):
@@ -98,6 +100,10 @@ class SealError(MaskingError):
 
 class UnmaskError(MaskingError):
     """The keys given for a position do not turn its point into a card of the round."""
+
+
+class KeyMismatchError(MaskingError):
+    """A key a seat published or sealed differs from the one its revealed secret gives."""
 
 
 class StageError(MaskingError):

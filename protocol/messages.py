@@ -60,6 +60,7 @@ from protocol.kinds import (
     MessageId,
     MessageIdKind,
     Nullable,
+    Row,
     Str,
     bad_field,
 )
@@ -93,6 +94,7 @@ __all__ = [
     "Nullable",
     "Ping",
     "Pong",
+    "Row",
     "ServerClosing",
     "Str",
     "Welcome",

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from protocol import lobby_messages, messages, table_messages
+from protocol import lobby_messages, mask_messages, messages, table_messages
 from protocol.errors import ErrorCode, LocalProtocolError
 from protocol.kinds import bad_field
 from protocol.limits import MAX_NAME_LEN
@@ -28,9 +28,10 @@ from protocol.messages import Message, registered_types
 
 __all__ = ["MESSAGE_TYPES", "SPEC_ORDER", "message_from_wire"]
 
-SPEC_ORDER: tuple[ModuleType, ...] = (messages, lobby_messages, table_messages)
+SPEC_ORDER: tuple[ModuleType, ...] = (messages, lobby_messages, table_messages, mask_messages)
 """The message modules, in the order of the spec's sections: the core types (section 2), the
-lobby (3), then play, the fair-deal wrapper, reconnect and chat (4-7)."""
+lobby (3), then play, the fair-deal wrapper, reconnect and chat (4-7), then the private
+tables' requests (10)."""
 
 
 def _build(modules: tuple[ModuleType, ...]) -> dict[str, type[Message]]:

@@ -57,12 +57,15 @@ from protocol.messages import (
     ListOf,
     Message,
     Nullable,
+    Row,
     Str,
     register,
     wire,
 )
 
 __all__ = [
+    "MAX_OPENS",
+    "OPEN_ENTRY",
     "Ack",
     "Act",
     "AddBot",
@@ -103,6 +106,17 @@ __all__ = [
 ]
 
 _SEQ = Int(0, 2**53 - 1)
+#: most stock positions one play of a private table opens (``act.open``)
+MAX_OPENS = 16
+_KEY = Bytes(32, 32)
+_SAMPLE_KEY = bytes([1]) + bytes(31)
+OPEN_ENTRY = Row(
+    (Int(0, 0xFFFFFFFE), Int(0, 107), ListOf(_KEY, 2, 16)),
+    ("stream", "pos", "keys"),
+    ((0, 3, (_SAMPLE_KEY, _SAMPLE_KEY)), (1, 0, (_SAMPLE_KEY, bytes(32), _SAMPLE_KEY))),
+)
+"""``[stream, pos, keys]`` of ``act.open``: a played position and every seat's key for it, in
+seat order (private tables, PROTOCOL.md 10.11)."""
 #: longest chunk of record JSON text in one ``record_part``
 RECORD_CHUNK_CHARS = 6000
 
@@ -184,6 +198,12 @@ class Act(Message):
     table: str = wire(TABLE_ID, "table id")
     seq: int = wire(Int(1), "client action seq: 1, 2, ... within a game")
     action: dict[str, Any] = wire(AnyMap(), "the action in wire form (one of `state.legal`)")
+    open: tuple[tuple[int, int, tuple[bytes, ...]], ...] = wire(
+        ListOf(OPEN_ENTRY, max_len=MAX_OPENS),
+        "private tables (10.11): `[stream, pos, keys]` per stock position the play puts face "
+        "up, every seat's key for it in seat order; empty elsewhere",
+        default=(),
+    )
 
 
 @register

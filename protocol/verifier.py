@@ -9,6 +9,7 @@ the current stream, and every card learnt (private CARD, face-up DRAW, or shown 
 :meth:`HandVerifier.note_shown`) is compared with the derived order once HAND_END opens ``S``:
 those stream checks are :class:`~protocol.stream_checks.StreamChecks`, which the verifier feeds
 the DRAW, CARD, RESHUFFLE and HAND_END bodies it has decoded; the record-level checks are here.
+A private hand's masking messages (section 10) go to :class:`~protocol.mask_checks.MaskChecks`.
 
 A sans-I/O state machine; every failure is a :class:`~protocol.cardfair.FairnessError` and
 :meth:`HandVerifier.bundle` is the evidence to keep. The host side is :mod:`protocol.dealer`;
@@ -59,6 +60,7 @@ from protocol.cardfair import (
 )
 from protocol.cards import ALL_CARDS, Card
 from protocol.decks import ruleset_deck
+from protocol.mask_checks import MaskChecks
 from protocol.stream_checks import StreamChecks
 
 __all__ = ["HandReport", "HandVerifier"]
@@ -67,14 +69,36 @@ __all__ = ["HandReport", "HandVerifier"]
 _M = MessageType
 #: The verifier's state table: which public message may follow which (``None``: nothing yet).
 #: VOID may end a hand at any point after HAND_COMMIT; nothing follows HAND_END or VOID.
+#: A private hand (PROTOCOL.md 10.11) adds MASK_LOCK after LOCK, each round's MASK_STAGEs after
+#: REVEALS or its RESHUFFLE, SEALED / MASK_OPEN / OPENED during play and MASK_END before HAND_END;
+#: :class:`~protocol.mask_checks.MaskChecks` checks what the table cannot say (a DRAW only from a
+#: round whose stages are all in, HAND_END of a private hand only after MASK_END).
+_PLAY = frozenset(
+    {
+        _M.DRAW,
+        _M.SEALED,
+        _M.MASK_OPEN,
+        _M.OPENED,
+        _M.RESHUFFLE,
+        _M.MASK_END,
+        _M.HAND_END,
+        _M.VOID,
+    }
+)
 _NEXT: dict[MessageType | None, frozenset[MessageType]] = {
     None: frozenset({_M.HAND_COMMIT}),
     _M.HAND_COMMIT: frozenset({_M.LOCK, _M.VOID}),
-    _M.LOCK: frozenset({_M.REVEALS, _M.VOID}),
-    _M.REVEALS: frozenset({_M.DEALER, _M.DRAW, _M.HAND_END, _M.VOID}),
-    _M.DEALER: frozenset({_M.DRAW, _M.HAND_END, _M.VOID}),
-    _M.DRAW: frozenset({_M.DRAW, _M.RESHUFFLE, _M.HAND_END, _M.VOID}),
-    _M.RESHUFFLE: frozenset({_M.DRAW, _M.RESHUFFLE, _M.HAND_END, _M.VOID}),
+    _M.LOCK: frozenset({_M.MASK_LOCK, _M.REVEALS, _M.VOID}),
+    _M.MASK_LOCK: frozenset({_M.REVEALS, _M.VOID}),
+    _M.REVEALS: frozenset({_M.MASK_STAGE, _M.DEALER, _M.DRAW, _M.HAND_END, _M.VOID}),
+    _M.DEALER: frozenset({_M.MASK_STAGE, _M.DRAW, _M.HAND_END, _M.VOID}),
+    _M.MASK_STAGE: frozenset({_M.MASK_STAGE, _M.DEALER, _M.DRAW, _M.MASK_END, _M.VOID}),
+    _M.DRAW: _PLAY,
+    _M.SEALED: _PLAY,
+    _M.MASK_OPEN: _PLAY,
+    _M.OPENED: _PLAY,
+    _M.RESHUFFLE: frozenset({_M.MASK_STAGE, _M.DRAW, _M.RESHUFFLE, _M.HAND_END, _M.VOID}),
+    _M.MASK_END: frozenset({_M.HAND_END, _M.VOID}),
     _M.HAND_END: frozenset(),
     _M.VOID: frozenset(),
 }
@@ -156,6 +180,11 @@ class HandVerifier:
     saw at this table before. A client that rejoins a hand in progress must pass its stored
     ``seat_secret`` (a new one would not match LOCK) or follow as a spectator (``pid=None``).
     After any failure, :meth:`bundle` is the evidence to keep.
+
+    A private hand (PROTOCOL.md 10.11: a MASK_LOCK after LOCK) is checked by
+    :class:`~protocol.mask_checks.MaskChecks` as its masking messages arrive, audited at
+    MASK_END, and its stock comes from that audit; ``private`` says what the table promised
+    (True: a hand without MASK_LOCK fails; False: a MASK_LOCK fails; None: either).
     """
 
     def __init__(
@@ -175,6 +204,7 @@ class HandVerifier:
         seat_secret: SeatSecret | None = None,
         defer_signatures: bool = False,
         live: bool = False,
+        private: bool | None = None,
     ) -> None:
         if defer_signatures and not auditor:
             raise FairnessStateError("only an auditor of a record may defer signature checks")
@@ -218,6 +248,9 @@ class HandVerifier:
         self._dealer_seats = 0
         #: DRAW / CARD / RESHUFFLE positions and cards learnt; ``live``: checked against events
         self._streams = StreamChecks(live=live)
+        #: a private hand's masking (section 10); ``private``: what the table said it is
+        self._masks = MaskChecks()
+        self._expect_private = private
         self.report: HandReport | None = None
         #: every message whose signature verified, in order: the evidence of 7.12
         self.messages: list[SignedMessage] = []
@@ -265,6 +298,8 @@ class HandVerifier:
         self.messages.append(msg)
         body = msg.decode()
         if msg.type == MessageType.CARD:
+            if self._masks.private:
+                raise FairnessStateError("a CARD in a private hand (no card is sent in clear)")
             card = self._on_card(msg, body)
             if self.auditor:
                 self._private = private_next(self._private, self._transcript, msg.body, msg.sig)
@@ -289,6 +324,12 @@ class HandVerifier:
             MessageType.RESHUFFLE: self._on_reshuffle,
             MessageType.HAND_END: self._on_hand_end,
             MessageType.VOID: self._on_void,
+            MessageType.MASK_LOCK: self._on_mask_lock,
+            MessageType.MASK_STAGE: self._on_mask_stage,
+            MessageType.SEALED: self._on_sealed,
+            MessageType.MASK_OPEN: self._on_mask_open,
+            MessageType.OPENED: self._on_opened,
+            MessageType.MASK_END: self._on_mask_end,
         }[mtype]
         result = None if handler is None else handler(msg, body)
         self._state = mtype
@@ -414,6 +455,9 @@ class HandVerifier:
         self._reveals = dict(pairs)
         if self.seat is not None and self._reveals[self.seat.pid] != self.seat.r:
             raise CommitmentError("REVEALS alters our own r")
+        if self._expect_private and not self._masks.private:
+            raise FairnessStateError("REVEALS without MASK_LOCK at a private table")
+        self._masks.open_round(0, self.context.deck, self.context)
 
     def _on_dealer(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
         assert self.context is not None
@@ -430,6 +474,7 @@ class HandVerifier:
     def _on_draw(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
         assert self.context is not None
         self._streams.on_draw(self._seq, msg.name, body, self.context)
+        self._masks.on_draw(msg.name, body)
 
     def _on_card(self, msg: SignedMessage, body: Mapping[str, Any]) -> Card:
         return self._streams.on_card(
@@ -439,6 +484,41 @@ class HandVerifier:
     def _on_reshuffle(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
         assert self.context is not None
         self._streams.on_reshuffle(msg.name, body, self.context)
+        self._masks.open_round(body["stream"], list(body["cards"]), self.context)
+
+    # -- private hands (section 10): the checks are protocol.mask_checks'
+    def _on_mask_lock(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        assert self.context is not None
+        if self._expect_private is False:
+            raise FairnessStateError("MASK_LOCK at a table that is not private")
+        self._masks.on_mask_lock(msg.name, body, self.context)
+
+    def _on_mask_stage(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        self._masks.on_stage(msg.name, body)
+
+    def _on_sealed(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        self._masks.on_sealed(msg.name, body)
+
+    def _on_mask_open(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        self._masks.on_mask_open(msg.name, body)
+
+    def _on_opened(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        stream, pos, card = self._masks.on_opened(msg.name, body)
+        self._streams.note_shown(stream, pos, card)
+
+    def _on_mask_end(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
+        assert self.context is not None
+        self._masks.on_mask_end(msg.name, body, self.context)
+
+    @property
+    def private(self) -> bool:
+        """Whether this hand is a private one (a MASK_LOCK came)."""
+        return self._masks.private
+
+    @property
+    def masks(self) -> MaskChecks:
+        """The masking state of a private hand (rounds, boxes, opened keys)."""
+        return self._masks
 
     def drawn(self, stream: int, position: int) -> bool:
         """Whether a DRAW for ``(stream, position)`` was received (see :meth:`note_shown`)."""
@@ -530,13 +610,17 @@ class HandVerifier:
         self._streams.check_used(msg.name, body)
         rs = [self._reveals[p] for p in ctx.pids]
         key = deck_key(secret, ctx.digest, mix(ctx.digest, rs))
-        orders = self._streams.derive(key, ctx.deck)
+        if self._masks.private:  # the stock of a masked round is the audit's (10.8)
+            self._masks.check_end(msg.name, complete=self.auditor and self.complete)
+            orders = self._masks.orders()
+        else:
+            orders = self._streams.derive(key, ctx.deck)
         if self.dealer is not None:
             derived = choose_dealer(key, self._dealer_seats)
             if derived != self.dealer:
                 raise CardMismatchError(f"dealer is seat {self.dealer}, derived seat {derived}")
         checked = self._streams.compare(orders)
-        if self.auditor and self.complete:
+        if self.auditor and self.complete and not self._masks.private:
             self._streams.check_every_card_received()
         self._check_private(body, msg.name)
         if "outcome" not in body:

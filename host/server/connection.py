@@ -468,6 +468,10 @@ class ClientConnection:
         self._reply(msg, tm.Tables(tables=tuple(self.lobby.table_summaries())))
 
     async def _on_create_table(self, msg: tm.CreateTable) -> None:
+        if msg.private:  # PROTOCOL.md 10.12: the table does not run cardmask/v1 yet
+            raise LocalProtocolError(
+                "private tables are not available on this host yet", code=ErrorCode.BAD_FIELD
+            )
         table = await self.lobby.create_table(
             game=msg.game,
             seats=msg.seats,

@@ -57,6 +57,11 @@ VALID: dict[str, dict[str, Any]] = {
     "get_record": {"table": TABLE, "hand_no": 1},
     "resume": {"token": "x" * 43, "last_seq": 0},
     "chat": {"table": TABLE, "text": "hello"},
+    "mask_commit": {"table": TABLE, "hand_no": 1, "commit": bytes(32), "box_pk": bytes(32)},
+    "mask_pass": {"table": TABLE, "hand_no": 1, "stream": 0, "step": "mask", "points": [bytes(32)]},
+    "sealed_keys": {"table": TABLE, "hand_no": 1, "stream": 0, "boxes": [[0, 1, bytes(178)]]},
+    "open_keys": {"table": TABLE, "hand_no": 1, "stream": 0, "keys": [[0, bytes(32)]]},
+    "mask_reveal": {"table": TABLE, "hand_no": 1, "secret": bytes(32)},
 }
 #: values of every msgpack type, several out of every range a field could have
 WRONG: list[Any] = [

@@ -172,3 +172,19 @@ def test_a_deck_or_ruleset_not_the_tables_is_invalid(tmp_path: Path) -> None:
     assert "not the 52-card deck of ruleset 'black-jack" in verdicts[2]["message"]
     plain = CliRunner().invoke(verify_command, [str(f["short_deck"])]).output
     assert ": INVALID: message 0 (HAND_COMMIT): HAND_COMMIT deals 46 cards" in plain
+
+
+def test_a_private_hand_record_verifies_and_a_tampered_one_names_its_failure(
+    tmp_path: Path,
+) -> None:
+    data = json.loads((VECTORS / "private_hand.json").read_text())
+    good, bad = tmp_path / "private.json", tmp_path / "private-bad.json"
+    good.write_text(json.dumps(data["record"]))
+    case = next(c for c in data["tampered"] if c["name"] == "stage_swapped")
+    bad.write_text(json.dumps(case["record"]))
+    res = CliRunner().invoke(cli, ["verify", str(good)])
+    assert res.exit_code == 0, res.output
+    assert "private: 2 masked rounds audited" in res.output
+    res = CliRunner().invoke(cli, ["verify", str(bad)])
+    assert res.exit_code != 0
+    assert "INVALID" in res.output and "pass of seat 1" in res.output

@@ -80,3 +80,15 @@ async def test_a_table_without_a_name_shows_its_id_as_its_name(
     assert plain.info["name"] == plain.table
     longest = message_from_wire({**plain.info, "type": "table_info", "name": "t" * 64})
     assert isinstance(longest, tm.TableInfo) and len(longest.name) == 64
+
+
+async def test_a_private_table_is_refused_until_the_host_runs_them(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    """PROTOCOL.md 10.12: asking for privacy and getting a normal table would be a lie."""
+    async with connect_memory(mock_host) as c:
+        with pytest.raises(RequestError) as refused:
+            await c.request(tm.CreateTable(game="one-card", seats=2, private=True))
+        assert refused.value.code is ErrorCode.BAD_FIELD and "private" in str(refused.value)
+        plain = await c.request(tm.CreateTable(game="one-card", seats=2))
+    assert isinstance(plain, tm.TableCreated) and plain.info.get("private", False) is False
