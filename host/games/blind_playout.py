@@ -42,9 +42,12 @@ class TwinResult:
     outcome: Outcome | None
     #: the illegal play made (seat, action), if any
     cheated: tuple[int, Action] | None
+    #: the first illegal action the audits found, if any
     violation: Violation | None
     steps: int
     opens: int
+    #: every event the blind engine gave, in order
+    events: tuple[Event, ...] = ()
 
 
 def _public(events: Sequence[Event]) -> list[WireMap]:
@@ -107,6 +110,7 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
     truth: dict[Position, Card] = {}
     cheated: tuple[int, Action] | None = None
     steps = opens = 0
+    seen: list[Event] = []
 
     def drain() -> list[Event]:
         nonlocal opens
@@ -117,6 +121,7 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
         return events
 
     def same(nev: list[Event], bev: list[Event], what: str) -> None:
+        seen.extend(bev)
         got = [e for e in _public(bev) if e["kind"] != "audit"]
         if normal is not None and _public(nev) != got:
             raise TwinError(f"{what}: events differ\nnormal {_public(nev)}\nblind  {got}")
@@ -198,4 +203,6 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
         steps += 1
     if normal is not None and blind.outcome() != normal.outcome():
         raise TwinError(f"outcomes differ: normal {normal.outcome()} blind {blind.outcome()}")
-    return TwinResult(blind, blind.outcome(), cheated, blind.violation(), steps, opens)
+    caught = blind.violations()
+    first = caught[0] if caught else None
+    return TwinResult(blind, blind.outcome(), cheated, first, steps, opens, tuple(seen))

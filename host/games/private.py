@@ -99,7 +99,7 @@ def refusal(name: str, options: Mapping[str, object]) -> str | None:
     return cls.refuse(options)
 
 
-def make_blind(game: Game) -> Game:
+def make_blind(game: Game) -> Blind:
     """The blind twin of ``game``, which must not have dealt yet (same seats, options, dealer).
 
     Raises:
@@ -161,6 +161,7 @@ class Blind(Game):
         self._known: dict[Position, Card] = {}
         self._log: list[LogEntry] = []
         self._violation: Violation | None = None
+        self._caught: list[Violation] = []  # every hand's violation, in order
         self._dealer_arg = dealer
 
     # ------------------------------------------------------------------ for the game module
@@ -339,7 +340,10 @@ class Blind(Game):
 
     def _audit(self) -> Violation | None:
         """Replay the log on a normal engine, every position known (see :func:`audit_log`)."""
-        return audit_log(self._normal(), self._log, self._known)
+        found = audit_log(self._normal(), self._log, self._known)
+        if found is not None:
+            self._caught.append(found)
+        return found
 
     # ------------------------------------------------------------------ seeing
 
@@ -374,6 +378,10 @@ class Blind(Game):
     def violation(self) -> Violation | None:
         """The audit's finding at the end of the last hand audited (``None``: all legal)."""
         return self._violation
+
+    def violations(self) -> list[Violation]:
+        """Every illegal action the audits found, hand by hand (one per hand at most)."""
+        return list(self._caught)
 
 
 def audit_log(

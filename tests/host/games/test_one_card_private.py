@@ -47,7 +47,9 @@ OPTION_SETS = [
     seats=st.integers(2, 8),
     options=st.sampled_from(OPTION_SETS),
 )
-def test_blind_engine_plays_as_the_normal_one(seed: int, seats: int, options: dict) -> None:
+def test_blind_engine_plays_as_the_normal_one(
+    seed: int, seats: int, options: dict[str, object]
+) -> None:
     result = twin_playout(OneCard, seats=seats, rng=random.Random(seed), options=options)
     assert result.outcome is not None  # the twin compared events, moves and the outcome
     assert result.violation is None and result.outcome.forfeited == ()

@@ -1,0 +1,65 @@
+"""The blind-engine machinery (host/games/private.py) and its wire shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from host.games.base import ChanceError, ChanceKind, Hidden, NeedOpen, OptionError
+from host.games.black_jack.engine import BlackJack
+from host.games.one_card.engine import OneCard
+from host.games.private import blind_class, hidden_in, make_blind, refusal
+from protocol.cards import DECK_54, card
+
+
+def test_a_hidden_position_refuses_to_show_its_face() -> None:
+    h = Hidden(1, 7)
+    assert h == Hidden(1, 7) and h != Hidden(0, 7) and h.to_wire() == [1, 7]
+    assert h.code == "?"
+    for attr in ("rank", "suit", "color", "index", "is_joker"):
+        with pytest.raises(NeedOpen) as info:
+            getattr(h, attr)
+        assert info.value.positions == ((1, 7),) and not info.value.by_rule
+    assert hidden_in([[h, card("5H")], (Hidden(0, 1),), {"x": [h]}]) == [h, Hidden(0, 1), h]
+
+
+def test_black_jack_is_refused_on_a_private_table_for_now() -> None:
+    with pytest.raises(OptionError, match="black-jack cannot be played on a private table"):
+        make_blind(BlackJack(seats=2))
+    assert refusal("black-jack", {}) is not None
+    with pytest.raises(OptionError):
+        blind_class("black-jack")
+
+
+def test_a_game_goes_private_only_before_its_first_deal() -> None:
+    game = OneCard(seats=2, dealer=0)
+    game.apply_chance(list(DECK_54))
+    with pytest.raises(ChanceError, match="before its first deal"):
+        make_blind(game)
+
+
+def test_a_blind_engine_takes_only_its_hidden_positions_in_order() -> None:
+    game = make_blind(OneCard(seats=2, dealer=1))
+    with pytest.raises(ChanceError, match="hidden positions of stream 0 in order"):
+        game.apply_chance(list(DECK_54))
+    with pytest.raises(ChanceError, match="in order"):
+        game.apply_chance([Hidden(0, i) for i in reversed(range(54))])
+    game.apply_chance([Hidden(0, i) for i in range(54)])
+    request = game.chance_request()
+    assert request is not None and request.kind is ChanceKind.OPEN
+    with pytest.raises(ChanceError, match="answer with reveal"):
+        game.apply_chance([Hidden(0, i) for i in range(54)])
+    with pytest.raises(Exception, match="waiting for cards to be opened"):
+        game.check(0, game.parse_action({"type": "draw"}))
+
+
+def test_a_joker_turned_up_asks_for_the_next_position() -> None:
+    game = make_blind(OneCard(seats=2, dealer=0))
+    game.apply_chance([Hidden(0, i) for i in range(54)])
+    assert game.reveal({(0, 14): card("JB")}) == []
+    request = game.chance_request()
+    assert request is not None and request.positions == ((0, 15),)
+    events = game.reveal({(0, 15): card("3D")})
+    (turn_up,) = [e for e in events if e.kind == "turn_up"]
+    assert turn_up.data["cards"] == ["JB", "3D"]
+    assert turn_up.data["positions"] == [[0, 14], [0, 15]]
+    assert game.view(None)["top"] == "3D"
