@@ -12,7 +12,7 @@ when the game ends and every position opens. ``multi_play`` is refused: a play o
 cards is not a set of cards a client can pick from without the rules.
 
 A seat caught by the audit forfeits (:func:`forfeit`): it is ranked last, and if it won, the
-win goes to the best of the others.
+win passes to the next seat of the ranking (option ``ranking``), or to nobody.
 """
 
 from __future__ import annotations
@@ -39,24 +39,16 @@ from protocol.cards import DECK_54
 __all__ = ["BlindOneCard", "forfeit"]
 
 
-def forfeit(outcome: Outcome, seat: int, standing: Sequence[int], counts: Sequence[int]) -> Outcome:
-    """``outcome`` with ``seat`` forfeiting: ranked last, and out of the winners.
-
-    ``standing`` is every seat from best to worst (the finishing order, then the seats still
-    in by fewest cards, then the bankrupt ones, last out first) and ``counts`` the cards each
-    holds. If ``seat`` was the only winner, the win goes to the first seat of ``standing``
-    after it that went out; if none did, to the seats in play with the fewest cards (ties
-    share it, as in a safety stop).
-    """
-    others = [s for s in standing if s != seat]
-    ranking = None if outcome.ranking is None else (*others, seat)
+def forfeit(outcome: Outcome, seat: int) -> Outcome:
+    """``outcome`` with ``seat`` forfeiting (``spec/RULES.md``, Private tables): ranked last,
+    and out of the winners. If it was the only winner, the win passes to the next seat of the
+    game's ranking (option ``ranking``), or to nobody without one."""
+    ranking = None
+    if outcome.ranking is not None:
+        ranking = (*(s for s in outcome.ranking if s != seat), seat)
     winners = tuple(w for w in outcome.winners if w != seat)
-    if not winners and others:
-        if outcome.ranking is not None:
-            winners = (others[0],)
-        else:
-            best = min(counts[s] for s in others)
-            winners = tuple(s for s in others if counts[s] == best)
+    if not winners and ranking is not None and len(ranking) > 1:
+        winners = (ranking[0],)
     return Outcome(
         outcome.termination,
         winners,
@@ -162,14 +154,7 @@ class BlindOneCard(Blind, PrivateOneCard):
         outcome = self._outcome
         assert outcome is not None
         if violation is not None:
-            live = [s for s in range(self.seats) if self._active[s]]
-            standing = [
-                *self._finished,
-                *sorted(live, key=lambda s: len(self._hands[s])),
-                *reversed(self._bankrupt),
-            ]
-            counts = [len(h) for h in self._hands]
-            outcome = self._outcome = forfeit(outcome, violation.seat, standing, counts)
+            outcome = self._outcome = forfeit(outcome, violation.seat)
         proof = None if violation is None else violation.to_wire()
         return [Event("audit", {"violation": proof}), Event("game_over", outcome.to_wire())]
 

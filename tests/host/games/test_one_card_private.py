@@ -171,24 +171,27 @@ def test_the_stuck_rule_is_checked_by_the_audit_engine() -> None:
 WENT_OUT = Outcome(Termination.WENT_OUT, (2,))
 
 
-def test_forfeit_of_the_seat_that_went_out_gives_the_win_to_the_fewest_cards() -> None:
-    got = forfeit(WENT_OUT, 2, standing=[2, 0, 1, 3], counts=[3, 5, 0, 3])
-    assert got == Outcome(Termination.WENT_OUT, (0, 3), forfeited=(2,))
-    assert got.to_wire()["forfeited"] == [2]
+def test_forfeit_of_the_seat_that_went_out_without_ranking_leaves_no_winner() -> None:
+    got = forfeit(WENT_OUT, 2)
+    assert got == Outcome(Termination.WENT_OUT, (), forfeited=(2,))
+    assert got.to_wire()["forfeited"] == [2] and got.to_wire()["winners"] == []
 
 
-def test_forfeit_with_ranking_puts_the_seat_last() -> None:
+def test_forfeit_with_ranking_puts_the_seat_last_and_passes_the_win_on() -> None:
     ranked = Outcome(Termination.RANKED, (1,), ranking=(1, 0, 2))
-    assert forfeit(ranked, 1, [1, 0, 2], [0, 0, 4]) == Outcome(
+    assert forfeit(ranked, 1) == Outcome(
         Termination.RANKED, (0,), ranking=(0, 2, 1), forfeited=(1,)
     )
-    assert forfeit(ranked, 2, [1, 0, 2], [0, 0, 4]) == Outcome(
+    assert forfeit(ranked, 2) == Outcome(
         Termination.RANKED, (1,), ranking=(1, 0, 2), forfeited=(2,)
     )
 
 
+def test_forfeit_of_one_of_tied_winners_leaves_the_others() -> None:
+    tied = Outcome(Termination.EXHAUSTED, (0, 2))
+    assert forfeit(tied, 0) == Outcome(Termination.EXHAUSTED, (2,), forfeited=(0,))
+
+
 def test_forfeit_of_a_loser_changes_no_winner() -> None:
-    assert forfeit(WENT_OUT, 0, [2, 0, 1], [3, 0, 5]) == Outcome(
-        Termination.WENT_OUT, (2,), forfeited=(0,)
-    )
+    assert forfeit(WENT_OUT, 0) == Outcome(Termination.WENT_OUT, (2,), forfeited=(0,))
     assert "forfeited" not in WENT_OUT.to_wire()  # a normal outcome's wire is unchanged
