@@ -15,6 +15,7 @@ result carries its audit. Everything random comes from the ``random.Random`` pas
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,14 @@ from host.games.base import Action, ChanceKind, Event, Game, Hidden, Outcome, Ru
 from host.games.private import Blind, Position, make_blind
 from protocol.cards import Card, parse_card
 
-__all__ = ["Cheat", "TwinError", "TwinResult", "honest_actions", "twin_playout"]
+__all__ = [
+    "Cheat",
+    "TwinError",
+    "TwinResult",
+    "cards_held",
+    "honest_actions",
+    "twin_playout",
+]
 
 
 class TwinError(AssertionError):
@@ -83,6 +91,35 @@ def honest_actions(blind: Blind, seat: int, truth: Mapping[Position, Card]) -> l
     return out
 
 
+def cards_held(blind: Blind) -> set[Card]:
+    """Every card anywhere in the blind engine's memory but its pending deal request (which
+    lists the deck, known to all) and its log of played actions (each card there was opened to
+    be played): lists, tuples, maps, sets, actions, nested."""
+    found: set[Card] = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, Card):
+            found.add(value)
+        elif isinstance(value, list | tuple | set | frozenset):
+            for v in value:
+                walk(v)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(k)
+                walk(v)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for f in dataclasses.fields(value):
+                walk(getattr(value, f.name))
+
+    request = blind.chance_request()
+    dealing = request is not None and request.kind is ChanceKind.DEAL
+    for key, value in vars(blind).items():
+        if key == "_log" or (key == "_request" and dealing):
+            continue
+        walk(value)
+    return found
+
+
 def _key(wire: WireMap) -> str:
     return repr(sorted(wire.items()))
 
@@ -97,11 +134,16 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
     pass_rate: float = 0.1,
     cheat: Cheat | None = None,
     cheat_rate: float = 0.2,
+    check_memory: bool = False,
 ) -> TwinResult:
     """Play one game on both engines (see the module docstring).
 
+    With ``check_memory``, after every step no card is anywhere in the blind engine's memory
+    (:func:`cards_held`) that was not opened in this hand: the host holds no hidden card.
+
     Raises:
-        TwinError: the engines disagree (events, outcome, legal moves, requests).
+        TwinError: the engines disagree (events, outcome, legal moves, requests), or (with
+            ``check_memory``) the blind engine holds a card that was never opened.
     """
     blind = make_blind(normal_cls(seats=seats, options=options))
     assert isinstance(blind, Blind)
@@ -112,12 +154,19 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
     steps = opens = 0
     seen: list[Event] = []
 
+    opened: set[Card] = set()  # the cards opened in this hand (the deck's, between hands)
+
     def drain() -> list[Event]:
         nonlocal opens
         events: list[Event] = []
         while (req := blind.chance_request()) is not None and req.kind is ChanceKind.OPEN:
             opens += 1
+            opened.update(truth[p] for p in req.positions)
             events += blind.reveal({p: truth[p] for p in req.positions})
+        if check_memory:
+            leaked = cards_held(blind) - opened
+            if leaked:
+                raise TwinError(f"the blind engine holds unopened {sorted(leaked)}")
         return events
 
     def same(nev: list[Event], bev: list[Event], what: str) -> None:
@@ -135,6 +184,8 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
             dealer = rng.randrange(seats) if request.choose_dealer else None
             for i, c in enumerate(order):
                 truth[(request.stream, i)] = c
+            if request.kind is ChanceKind.DEAL:
+                opened.clear()
             nev: list[Event] = []
             if normal is not None:
                 nreq = normal.chance_request()
@@ -181,12 +232,13 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
         codes = wire.get("cards", [wire["card"]] if "card" in wire else [])
         if codes:  # the host opens the positions the seat plays from
             mine = blind.positions_of(seat)
-            opened: dict[Position, Card] = {}
+            played: dict[Position, Card] = {}
             for code in codes:
                 c = parse_card(code)
-                pos = next(p for p in mine if truth[p] is c and p not in opened)
-                opened[pos] = c
-            blind.reveal(opened)
+                pos = next(p for p in mine if truth[p] is c and p not in played)
+                played[pos] = c
+            opened.update(played.values())
+            blind.reveal(played)
         try:
             blind.check(seat, action)
         except RulesError as exc:

@@ -24,7 +24,7 @@ from host.games.base import (
     Outcome,
     Termination,
 )
-from host.games.blind_playout import twin_playout
+from host.games.blind_playout import cards_held, twin_playout
 from host.games.one_card.engine import OneCard
 from host.games.one_card.moves import DRAW
 from host.games.one_card.private import BlindOneCard, PrivateOneCard, forfeit
@@ -41,7 +41,7 @@ OPTION_SETS = [
 ]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
     seats=st.integers(2, 8),
@@ -50,7 +50,8 @@ OPTION_SETS = [
 def test_blind_engine_plays_as_the_normal_one(
     seed: int, seats: int, options: dict[str, object]
 ) -> None:
-    result = twin_playout(OneCard, seats=seats, rng=random.Random(seed), options=options)
+    rng = random.Random(seed)
+    result = twin_playout(OneCard, seats=seats, rng=rng, options=options, check_memory=True)
     assert result.outcome is not None  # the twin compared events, moves and the outcome
     assert result.violation is None and result.outcome.forfeited == ()
     assert result.opens >= 2  # the start card, the end
@@ -81,6 +82,10 @@ def test_blind_views_and_events_show_no_hidden_card() -> None:
     codes = {a["cards"][0] for a in only["actions"]}
     assert "5S" in codes and "9H" in codes and "7C" in codes and "9S" not in codes
     assert game.hidden_from(None) == []  # the host knows no hidden card
+    assert cards_held(game) == {card("5H")}  # nothing in its memory but the start card
+    normal = OneCard(seats=3, dealer=0)
+    normal.apply_chance(list(DECK_54))
+    assert len(normal.hidden_from(None)) == 53  # (the same probe on a normal table)
     assert "?" not in repr(game.view(None))
 
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from host.games.base import Action, Game, Hidden
-from host.games.blind_playout import twin_playout
+from host.games.blind_playout import cards_held, twin_playout
 from host.games.one.engine import One
 from host.games.one.moves import Play
 from host.games.one.private import BlindOne, forfeit
@@ -30,7 +30,8 @@ from protocol.cards import Card, card
 )
 def test_blind_engine_plays_as_the_normal_one(seed: int, seats: int, downtown: str) -> None:
     options = {"target": 25, "downtown": downtown}
-    result = twin_playout(One, seats=seats, rng=random.Random(seed), options=options)
+    rng = random.Random(seed)
+    result = twin_playout(One, seats=seats, rng=rng, options=options, check_memory=True)
     assert result.outcome is not None  # the twin compared events, moves and the outcome
     audits = [e for e in result.events if e.kind == "audit"]
     hands = [e for e in result.events if e.kind == "hand_end"]
@@ -85,6 +86,7 @@ def test_the_blind_view_offers_follow_then_anything() -> None:
     events = game.apply_chance([Hidden(0, i) for i in range(25)])
     assert [e.kind for e in events] == ["deal", "hand", "hand", "hand"]
     assert all("cards" not in e.data for e in events)
+    assert cards_held(game) == set()  # the host holds no card of the hand
     assert game.positions_of(1) == [(0, p) for p in range(0, 24, 3)]
     view = game.view(1)
     assert view["hand"] is None and view["legal_sets"] == []
