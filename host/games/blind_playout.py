@@ -135,11 +135,14 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
     cheat: Cheat | None = None,
     cheat_rate: float = 0.2,
     check_memory: bool = False,
+    out_of_turn: float = 0.05,
 ) -> TwinResult:
     """Play one game on both engines (see the module docstring).
 
-    With ``check_memory``, after every step no card is anywhere in the blind engine's memory
-    (:func:`cards_held`) that was not opened in this hand: the host holds no hidden card.
+    With probability ``out_of_turn`` per step a random seat not to act is offered its own
+    actions (One Card's call) and takes one if it has any. With ``check_memory``, after every
+    step no card is anywhere in the blind engine's memory (:func:`cards_held`) that was not
+    opened in this hand: the host holds no hidden card.
 
     Raises:
         TwinError: the engines disagree (events, outcome, legal moves, requests), or (with
@@ -198,6 +201,20 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
             continue
         if blind.outcome() is not None:
             break
+        if out_of_turn and rng.random() < out_of_turn:  # a call, or nothing
+            seat = rng.randrange(seats)
+            offered = blind.legal_actions(seat)
+            if normal is not None:
+                want_now = [a.to_wire() for a in normal.legal_actions(seat)]
+                if seat not in blind.to_act() and [a.to_wire() for a in offered] != want_now:
+                    raise TwinError(f"seat {seat} out of turn: {offered} / {want_now}")
+            if offered and seat not in blind.to_act():
+                aside = offered[rng.randrange(len(offered))]
+                blind.check(seat, aside)
+                nev = normal.apply(seat, aside) if normal is not None else []
+                same(nev, blind.apply(seat, aside) + drain(), f"seat {seat} out of turn")
+                steps += 1
+            continue
         to_act = blind.to_act()
         if normal is not None and tuple(normal.to_act()) != tuple(to_act):
             raise TwinError(f"to act: normal {normal.to_act()} blind {to_act}")
@@ -238,7 +255,7 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
                 pos = next(p for p in mine if truth[p] is c and p not in played)
                 played[pos] = c
             opened.update(played.values())
-            blind.reveal(played)
+            blind.reveal_play(seat, played)
         try:
             blind.check(seat, action)
         except RulesError as exc:

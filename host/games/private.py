@@ -7,7 +7,7 @@ answer is a list of :class:`~host.games.base.Hidden` positions, dealt like cards
 rules need a card's face, the engine asks for it with an ``OPEN`` chance request naming
 positions (:meth:`Blind.chance_request`), answered by :meth:`Blind.reveal`, which puts the
 cards in place of those ``Hidden`` values wherever they lie. The host opens the positions a
-seat plays from and calls :meth:`Blind.reveal` before the usual ``check``/``apply``.
+seat plays from and calls :meth:`Blind.reveal_play` before the usual ``check``/``apply``.
 
 The engine code is not rewritten for this. Each step (a chance answer, an action) runs on a
 copy (:meth:`Game.clone`); a ``Hidden`` asked for its face raises
@@ -42,6 +42,7 @@ from host.games.base import (
     Explanation,
     Game,
     Hidden,
+    InvalidAction,
     NeedOpen,
     NotYourTurn,
     OptionError,
@@ -251,6 +252,21 @@ class Blind(Game):
             return self._attempt(retry, None)
         return self._settle_end()
 
+    def reveal_play(self, seat: int, cards: Mapping[Position, Card]) -> None:
+        """Open the positions ``seat`` plays from (its keys published), before ``check``.
+
+        Raises:
+            InvalidAction: a position that is not one of the seat's face-down cards.
+            ChanceError: as :meth:`reveal`; or an ``OPEN`` request is pending.
+        """
+        if self._open is not None:
+            raise ChanceError("positions are being opened: no play now")
+        mine = set(self.positions_of(seat))
+        for pos in cards:
+            if pos not in mine:
+                raise InvalidAction(f"position {list(pos)} is not one of your face-down cards")
+        self.reveal(cards)
+
     def _legal_reset(self) -> None:
         """Forget any cached legal actions (a revealed card changes them)."""
 
@@ -312,6 +328,10 @@ class Blind(Game):
             )
             self._retry = step
             return []
+        except Exception:
+            if entry is not None:
+                self._log.pop()  # the step did not happen
+            raise
         self.__dict__.update(trial.__dict__)
         out = [_public_only(e) for e in events]
         ending = self._step_done()

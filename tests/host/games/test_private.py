@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from host.games.base import ChanceError, ChanceKind, Hidden, NeedOpen, OptionError
+from host.games.base import ChanceError, ChanceKind, Hidden, InvalidAction, NeedOpen, OptionError
 from host.games.black_jack.engine import BlackJack
 from host.games.one_card.engine import OneCard
 from host.games.private import blind_class, hidden_in, make_blind, refusal
@@ -63,3 +63,27 @@ def test_a_joker_turned_up_asks_for_the_next_position() -> None:
     assert turn_up.data["cards"] == ["JB", "3D"]
     assert turn_up.data["positions"] == [[0, 14], [0, 15]]
     assert game.view(None)["top"] == "3D"
+
+
+def test_a_seat_opens_only_its_own_face_down_positions() -> None:
+    game = make_blind(OneCard(seats=2, dealer=0))
+    game.apply_chance([Hidden(0, i) for i in range(54)])
+    with pytest.raises(ChanceError, match="no play now"):
+        game.reveal_play(1, {(0, 0): card("5H")})
+    game.reveal({(0, 14): card("5H")})
+    assert game.positions_of(1)[0] == (0, 0)
+    with pytest.raises(InvalidAction, match=r"position \[0, 1\] is not one of your"):
+        game.reveal_play(1, {(0, 1): card("5C")})  # seat 0's card
+    with pytest.raises(InvalidAction, match="not one of your"):
+        game.reveal_play(1, {(0, 40): card("5C")})  # the stock
+    game.reveal_play(1, {(0, 0): card("5C")})
+    assert game.positions_of(1)[0] == (0, 2)
+
+
+def test_a_refused_chance_answer_leaves_no_trace_in_the_log() -> None:
+    game = make_blind(OneCard(seats=2))  # the first deal must name the dealer
+    with pytest.raises(ChanceError, match="must name the dealer"):
+        game.apply_chance([Hidden(0, i) for i in range(54)])
+    assert game._log == []
+    game.apply_chance([Hidden(0, i) for i in range(54)], 1)
+    assert game._log == [("chance", tuple((0, i) for i in range(54)), 1)]
