@@ -114,7 +114,7 @@ def cards_held(blind: Blind) -> set[Card]:
     request = blind.chance_request()
     dealing = request is not None and request.kind is ChanceKind.DEAL
     for key, value in vars(blind).items():
-        if key == "_log" or (key == "_request" and dealing):
+        if key == "_log" or key in blind.PUBLIC or (key == "_request" and dealing):
             continue
         walk(value)
     return found
@@ -122,6 +122,18 @@ def cards_held(blind: Blind) -> set[Card]:
 
 def _key(wire: WireMap) -> str:
     return repr(sorted(wire.items()))
+
+
+def _comparable(blind: Blind, wires: Sequence[WireMap]) -> list[str]:
+    """Actions as the blind and the normal engine can both offer them (:attr:`Blind.UNSAID`
+    keys dropped, :attr:`Blind.OFFERED_FREELY` types left out), each once, sorted."""
+    return sorted(
+        {
+            _key({k: v for k, v in w.items() if k not in blind.UNSAID})
+            for w in wires
+            if w["type"] not in blind.OFFERED_FREELY
+        }
+    )
 
 
 def twin_playout(  # noqa: C901, PLR0912, PLR0915
@@ -205,8 +217,9 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
             seat = rng.randrange(seats)
             offered = blind.legal_actions(seat)
             if normal is not None:
-                want_now = [a.to_wire() for a in normal.legal_actions(seat)]
-                if seat not in blind.to_act() and [a.to_wire() for a in offered] != want_now:
+                want_now = _comparable(blind, [a.to_wire() for a in normal.legal_actions(seat)])
+                got_now = _comparable(blind, [a.to_wire() for a in offered])
+                if seat not in blind.to_act() and got_now != want_now:
                     raise TwinError(f"seat {seat} out of turn: {offered} / {want_now}")
             if offered and seat not in blind.to_act():
                 aside = offered[rng.randrange(len(offered))]
@@ -223,8 +236,8 @@ def twin_playout(  # noqa: C901, PLR0912, PLR0915
         seat = to_act[0]
         honest = honest_actions(blind, seat, truth)
         if normal is not None:
-            want = sorted(_key(a.to_wire()) for a in normal.legal_actions(seat))
-            if sorted(_key(a) for a in honest) != want:
+            want = _comparable(blind, [a.to_wire() for a in normal.legal_actions(seat)])
+            if _comparable(blind, honest) != want:
                 raise TwinError(
                     f"seat {seat}: honest {honest} / normal "
                     f"{[a.to_wire() for a in normal.legal_actions(seat)]}"

@@ -70,6 +70,7 @@ Position = tuple[int, int]
 BLIND_ENGINES: dict[str, str] = {
     "one-card": "host.games.one_card.private:BlindOneCard",
     "one": "host.games.one.private:BlindOne",
+    "black-jack": "host.games.black_jack.private:BlindBlackJack",
 }
 
 #: a log entry: ``("chance", positions of the answer, dealer)`` or ``("act", seat, action)``
@@ -141,6 +142,14 @@ class Blind(Game):
     NORMAL: ClassVar[type[Game]]
     #: event kinds held back from a step that ends the hand until the audit has run
     HELD_BACK: ClassVar[frozenset[str]] = frozenset()
+    #: attributes that hold the deck as everyone knows it (its composition), not cards dealt
+    PUBLIC: ClassVar[frozenset[str]] = frozenset()
+    #: keys of an offered action that a normal engine derives from the hand and a blind one
+    #: leaves out (Black Jack's ``say``: whether the hand could go out next turn)
+    UNSAID: ClassVar[frozenset[str]] = frozenset()
+    #: action types a blind engine offers whenever the rules allow them, where a normal engine
+    #: offers them only when the hand makes them useful (Black Jack's ``declare``)
+    OFFERED_FREELY: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
     def refuse(cls, options: Mapping[str, object]) -> str | None:
@@ -354,7 +363,7 @@ class Blind(Game):
         """Every position still hidden anywhere in the engine, sorted."""
         found: set[Position] = set()
         for key, value in self.__dict__.items():
-            if key not in ("_known", "_log"):
+            if key not in ("_known", "_log") and key not in self.PUBLIC:
                 found.update((h.stream, h.pos) for h in hidden_in(value))
         return tuple(sorted(found))
 

@@ -22,12 +22,16 @@ def test_a_hidden_position_refuses_to_show_its_face() -> None:
     assert hidden_in([[h, card("5H")], (Hidden(0, 1),), {"x": [h]}]) == [h, Hidden(0, 1), h]
 
 
-def test_black_jack_is_refused_on_a_private_table_for_now() -> None:
-    with pytest.raises(OptionError, match="black-jack cannot be played on a private table"):
-        make_blind(BlackJack(seats=2))
-    assert refusal("black-jack", {}) is not None
-    with pytest.raises(OptionError):
-        blind_class("black-jack")
+def test_a_game_without_a_blind_engine_is_refused_on_a_private_table() -> None:
+    with pytest.raises(OptionError, match="race-out cannot be played on a private table"):
+        blind_class("race-out")
+    assert refusal("race-out", {}) == "race-out cannot be played on a private table yet"
+    assert blind_class("black-jack").name == "black-jack"
+    why = refusal("black-jack", {"jokers": 1})
+    assert why is not None and why.startswith("option jokers cannot be used on a private table")
+    assert refusal("black-jack", {"jokers": 0, "chain": False}) is None
+    with pytest.raises(OptionError, match="option chain"):
+        make_blind(BlackJack(seats=2, options={"chain": True}))
 
 
 def test_a_game_goes_private_only_before_its_first_deal() -> None:
