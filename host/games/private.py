@@ -18,8 +18,9 @@ The game module overrides just the places that would look into a hand (the check
 the rest of a hand, which the audit does instead) and says which positions are face up when.
 
 Views of a blind engine show no ``hand``: ``positions`` (the seat's hidden positions, in hand
-order), ``legal`` (the actions that put no card down) and ``legal_sets`` (the plays, as an
-ordered list of sets: :func:`legal_set`; the seat plays from the first set its hand meets).
+order), ``legal`` (the actions that put no card down), ``unless_met`` (those allowed only to
+a hand that meets no set) and ``legal_sets`` (the plays, as an ordered list of sets:
+:func:`legal_set`; the seat plays from the first set its hand meets).
 Events never carry a hidden card: private events lose their ``cards`` (their ``positions``
 stay; the seat opens them itself). At the end of a hand every position opens, and
 :mod:`host.games.audit` replays the hand on a normal engine from the real orders and the
@@ -123,9 +124,9 @@ def make_blind(game: Game) -> Blind:
 
 
 def legal_set(actions: Sequence[Action], only: Sequence[Hidden] | None = None) -> WireMap:
-    """One set of ``legal_sets``: the plays it allows (wire actions, each card a seat may put
-    down, sevens once per suit they may name) and, when the set is limited to some of the
-    seat's positions (One Card after an attack: a card just drawn), those positions."""
+    """One set of ``legal_sets``: the plays it allows (wire actions over the whole pack, a
+    seven once per suit it may name...) and, when the set is limited to some of the seat's
+    positions (One Card after an attack: a card just drawn), those positions."""
     out: WireMap = {"actions": [a.to_wire() for a in actions]}
     if only is not None:
         out["positions"] = [h.to_wire() for h in only]
@@ -177,8 +178,9 @@ class Blind(Game):
     # ------------------------------------------------------------------ for the game module
 
     def _hands_of(self) -> Sequence[Sequence[Card]]:
-        """Every seat's hand (a blind engine never opens a hidden card held in one but by
-        :meth:`_open_explicitly`)."""
+        """Every seat's hand: a hidden card held in one is opened only by a
+        :class:`~host.games.base.NeedOpen` the game module raises with ``by_rule`` (a bankrupt
+        hand, the hand's end), or by the seat's own play (:meth:`reveal_play`)."""
         raise NotImplementedError
 
     def _normal(self) -> Game:
