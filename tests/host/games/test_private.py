@@ -23,9 +23,9 @@ def test_a_hidden_position_refuses_to_show_its_face() -> None:
 
 
 def test_a_game_without_a_blind_engine_is_refused_on_a_private_table() -> None:
-    with pytest.raises(OptionError, match="race-out cannot be played on a private table"):
-        blind_class("race-out")
-    assert refusal("race-out", {}) == "race-out cannot be played on a private table yet"
+    with pytest.raises(OptionError, match="no-such-game cannot be played on a private table"):
+        blind_class("no-such-game")
+    assert refusal("no-such-game", {}) == "no-such-game cannot be played on a private table yet"
     assert blind_class("black-jack").name == "black-jack"
     why = refusal("black-jack", {"jokers": 1})
     assert why is not None and why.startswith("option jokers cannot be used on a private table")
