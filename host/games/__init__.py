@@ -5,12 +5,13 @@ How it works: :data:`GAMES` maps each wire name to one :class:`GameEntry`, which
 :class:`~host.games.base.Game`, its static rules, which makes the running hand), its
 presentation (the wording clients get), what the host's bots know of it (``BotFeatures``, from
 the game's ``strategy`` module) and what the searching bot needs (``GameSupport``, from its
-``worlds`` module). Each is imported on first use, so a broken or slow import of one game never
+``worlds`` module), and for a game that private tables can play, its blind engine (from its
+``private`` module). Each is imported on first use, so a broken or slow import of one game never
 affects the others, and loading an engine never loads its bot. Adding a game is its package,
 one entry here, its section of ``spec/RULES.md`` and its deck's row in ``protocol.decks.DECKS``
 (kept out of this registry on purpose: players verify deals from it; docs/ADDING-A-GAME.md).
-The host still imports every game when it starts (:mod:`host.bots.policy` reads each game's bot
-features at import); only a tool that asks for one game imports that game alone.
+Nothing imports a game until something asks for it (:mod:`host.bots.policy` reads the bots'
+features on first use).
 
 :func:`game_entry` is what the host says about one game in its ``games`` reply: name, title,
 seats, options and the game's presentation (help, letters, wording), plus the wording of the
@@ -23,14 +24,16 @@ import functools
 import importlib
 from dataclasses import dataclass
 
-from host.games.base import Game, OptionError, WireMap
+from host.games.base import ChanceError, ChanceKind, Game, OptionError, State, WireMap
 from host.games.presentation import BotFeatures, Presentation
+from host.games.private import Blind
 from host.games.support import GameSupport
 from host.games.wording import HOST_EVENTS
 
 __all__ = [
     "GAMES",
     "GameEntry",
+    "find_blind",
     "find_bot",
     "find_game",
     "find_presentation",
@@ -38,6 +41,8 @@ __all__ = [
     "game_entries",
     "game_entry",
     "game_names",
+    "make_blind",
+    "private_refusal",
 ]
 
 
@@ -53,6 +58,9 @@ class GameEntry:
     bot: str
     #: the :class:`~host.games.support.GameSupport` the hard bot searches with
     support: str
+    #: the game's blind engine for private tables (:class:`~host.games.private.Blind`), or
+    #: ``None``: the game is refused on private tables
+    blind: str | None = None
 
 
 GAMES: dict[str, GameEntry] = {
@@ -61,18 +69,21 @@ GAMES: dict[str, GameEntry] = {
         presentation="host.games.one_card.presentation:PRESENTATION",
         bot="host.games.one_card.strategy:BOT",
         support="host.games.one_card.worlds:SUPPORT",
+        blind="host.games.one_card.private:BlindOneCard",
     ),
     "black-jack": GameEntry(
         engine="host.games.black_jack.engine:GAME",
         presentation="host.games.black_jack.presentation:PRESENTATION",
         bot="host.games.black_jack.strategy:BOT",
         support="host.games.black_jack.worlds:SUPPORT",
+        blind="host.games.black_jack.private:BlindBlackJack",
     ),
     "one": GameEntry(
         engine="host.games.one.engine:GAME",
         presentation="host.games.one.presentation:PRESENTATION",
         bot="host.games.one.strategy:BOT",
         support="host.games.one.worlds:SUPPORT",
+        blind="host.games.one.private:BlindOne",
     ),
 }
 
@@ -143,6 +154,50 @@ def find_support(name: str) -> GameSupport:
     if not isinstance(support, GameSupport):
         raise OptionError(f"game {name!r} has no support for searching bots")
     return support
+
+
+def find_blind(name: str) -> type[Blind]:
+    """The blind engine class of the game ``name``, for private tables.
+
+    Raises:
+        OptionError: no such game, or it cannot be played on a private table (yet).
+    """
+    target = _entry(name).blind
+    if target is None:
+        raise OptionError(f"{name} cannot be played on a private table yet")
+    cls = _load(name, target)
+    assert isinstance(cls, type) and issubclass(cls, Blind)
+    return cls
+
+
+def private_refusal(name: str, options: dict[str, object]) -> str | None:
+    """Why a private table of ``name`` cannot take ``options`` (validated), or ``None``."""
+    try:
+        cls = find_blind(name)
+    except OptionError as exc:
+        return exc.message
+    return cls.refuse(options)
+
+
+def make_blind(game: State) -> Blind:
+    """The blind twin of ``game``, which must not have dealt yet (same seats, options, dealer).
+
+    Raises:
+        OptionError: the game, or one of its options, cannot be played on a private table
+            (the message says which and why).
+        ChanceError: ``game`` has dealt already.
+    """
+    request = game.chance_request()
+    if request is None or request.kind is not ChanceKind.DEAL or request.hand_no != 1:
+        raise ChanceError("a game goes private before its first deal, not after")
+    cls = find_blind(game.game.name)
+    why = cls.refuse(game.options)
+    if why is not None:
+        raise OptionError(why)
+    dealer = None if request.choose_dealer else getattr(game, "dealer", None)
+    blind = cls(seats=game.seats, options=game.options, dealer=dealer)
+    assert isinstance(blind, State)
+    return blind
 
 
 def game_entry(name: str) -> WireMap:

@@ -54,9 +54,11 @@ __all__ = [
     "Event",
     "Explanation",
     "Game",
+    "Hidden",
     "IllegalAction",
     "InvalidAction",
     "InvalidCard",
+    "NeedOpen",
     "NotYourTurn",
     "OptionError",
     "OptionSpec",
@@ -237,6 +239,8 @@ class OptionSpec:
 class ChanceKind(enum.Enum):
     DEAL = "deal"  #: a new hand: shuffle the whole deck (stream 0)
     RESHUFFLE = "reshuffle"  #: the discard pile (minus the top card) becomes the stock
+    #: a blind engine (private table) needs ``positions`` face up: answered by ``reveal``
+    OPEN = "open"
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +261,68 @@ class ChanceRequest:
     choose_dealer: bool = False
     #: a reshuffle's cards that stay face up on the discard pile (the top card), canonical order
     kept: tuple[Card, ...] = ()
+    #: ``OPEN``: the ``(stream, position)`` pairs to open, in order (``cards`` is then empty)
+    positions: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Hidden:
+    """Position ``pos`` of fair-deal stream ``stream``: a card a blind engine does not know.
+
+    On a private table (``spec/PROTOCOL.md`` 10) the host answers a chance request with these
+    in place of cards (position ``i`` of the answer is ``Hidden(stream, i)``) and the engine
+    deals them as cards. They compare by coordinates. Asking one for what only a card knows
+    (``rank``, ``suit``, ``color``, ``index``, ``is_joker``) raises :class:`NeedOpen`, which a
+    blind engine turns into an ``OPEN`` chance request; its ``code`` is ``"?"``, never a card
+    code (a blind engine strips the private events that list codes).
+    """
+
+    stream: int
+    pos: int
+
+    @property
+    def code(self) -> str:
+        return "?"
+
+    @property
+    def rank(self) -> Any:
+        raise NeedOpen(((self.stream, self.pos),))
+
+    @property
+    def suit(self) -> Any:
+        raise NeedOpen(((self.stream, self.pos),))
+
+    @property
+    def color(self) -> Any:
+        raise NeedOpen(((self.stream, self.pos),))
+
+    @property
+    def index(self) -> int:
+        raise NeedOpen(((self.stream, self.pos),))
+
+    @property
+    def is_joker(self) -> bool:
+        raise NeedOpen(((self.stream, self.pos),))
+
+    def to_wire(self) -> list[int]:
+        """``[stream, pos]``, the form events' ``positions`` use."""
+        return [self.stream, self.pos]
+
+
+class NeedOpen(Exception):
+    """A blind engine met a :class:`Hidden` whose card the rules need now (turned face up).
+
+    Raised inside a trial step of :mod:`host.games.private`, which then asks for ``positions``
+    with an ``OPEN`` chance request and runs the step again once they are revealed.
+    ``by_rule`` is true when a blind engine raises it on purpose for cards the rules turn face
+    up from a hand (a bankrupt hand, the hand's end); a ``Hidden`` asked for its face raises it
+    with ``by_rule`` false, and may then never name a card a seat holds.
+    """
+
+    def __init__(self, positions: tuple[tuple[int, int], ...], *, by_rule: bool = False) -> None:
+        super().__init__(f"positions {list(positions)} must be opened first")
+        self.positions = positions
+        self.by_rule = by_rule
 
 
 # --------------------------------------------------------------------------- actions, events
@@ -346,14 +412,19 @@ class Outcome:
     ranking: tuple[int, ...] | None = None
     #: final scores by seat, for scored games
     scores: tuple[int, ...] | None = None
+    #: private tables: seats the end-of-hand audit caught, who forfeited (``host.games.audit``)
+    forfeited: tuple[int, ...] = ()
 
     def to_wire(self) -> WireMap:
-        return {
+        out: WireMap = {
             "termination": self.termination.value,
             "winners": list(self.winners),
             "ranking": None if self.ranking is None else list(self.ranking),
             "scores": None if self.scores is None else list(self.scores),
         }
+        if self.forfeited:  # only on a private table, only when the audit caught a seat
+            out["forfeited"] = list(self.forfeited)
+        return out
 
 
 def describe_outcome(outcome: Mapping[str, Any], names: Mapping[int, str]) -> str:

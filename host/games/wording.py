@@ -178,6 +178,15 @@ EVENTS: dict[str, Template] = {
     ),
     "turn": NO_LINE,
     "game_over": NO_LINE,
+    # a private table's end-of-hand audit (spec/PROTOCOL.md 10.13): all legal, or the proof
+    "audit": when(
+        has("violation"),
+        [
+            'Audit: {violation.seat:name}\'s move "{violation.action:action}" broke a rule',
+            " ({violation.reason}): {violation.seat:name} forfeits the hand",
+        ],
+        "Audit: every move of the hand was legal",
+    ),
 }
 EVENTS["drawn"] = EVENTS["draw"]  # One Card's private draw: the cards, without a seat
 

@@ -28,7 +28,8 @@ from client.json_ui import JsonUI
 from client.table_client import TableClient
 from client.table_loop import run_table
 from client.table_view import render_table
-from host.games import GameEntry, find_game
+from host.games import GameEntry, find_game, make_blind, private_refusal
+from host.games.base import OptionError
 from host.server.server import HostInfo
 from net.session import expect_reply, open_session
 from net.trust import open_stream
@@ -154,3 +155,11 @@ def test_only_the_toy_package_names_the_toy_game() -> None:
                     naming.append(path.relative_to(root))
     assert naming == []
     assert NAME not in host.games.GAMES and NAME not in protocol.decks.DECKS
+
+
+def test_a_game_without_a_blind_engine_is_refused_on_private_tables(race_out: None) -> None:
+    """Its registry entry names no ``blind`` engine, so a private table of it is refused by
+    name, and so is an engine of it made private."""
+    assert private_refusal(NAME, {}) == f"{NAME} cannot be played on a private table yet"
+    with pytest.raises(OptionError, match="cannot be played on a private table yet"):
+        make_blind(find_game(NAME).new_initial_state(seats=2))

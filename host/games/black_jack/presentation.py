@@ -43,7 +43,7 @@ PRESENTATION = Presentation(
     events={
         **shared("deal", "turn_up", "play", "draw", "reshuffle", "forgiven", "out"),
         **shared("skip", "reverse"),
-        **shared("turn", "game_over"),
+        **shared("turn", "game_over", "audit"),
         "declare": '{seat:name} declares "{what:word}"',
         "undeclared": [
             "{seat:name} went out without declaring: picks up ",

@@ -492,6 +492,7 @@ class One(State):
         ]
         points = [sum(card_points(c) for c in won) for won in self.won]
         made = None if self.bidder is None else points[self.bidder] >= (self.high or 0)
+        points, made = self._audited(points, made)
         hand_scores = [0 if s == self.bidder and not made else p for s, p in enumerate(points)]
         self.scores = [a + b for a, b in zip(self.scores, hand_scores, strict=True)]
         self.last_hand = {
@@ -521,6 +522,11 @@ class One(State):
         self.dealer = (self.dealer + 1) % self.seats
         self.phase = Phase.DEAL
         return events
+
+    def _audited(self, points: list[int], made: bool | None) -> tuple[list[int], bool | None]:
+        """The hand's points and contract after a private table's end-of-hand audit
+        (:mod:`host.games.one.private` forfeits a seat caught); unchanged on a normal table."""
+        return points, made
 
     # -- seeing
 

@@ -57,6 +57,7 @@ PRESENTATION = Presentation(
             when(has("scores"), ". Scores: {scores:by_seat}"),
         ],
         "match_end": NO_LINE,
+        **shared("audit"),
     },
     actions={
         "play": PLAY_ACTION,

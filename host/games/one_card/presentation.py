@@ -47,7 +47,7 @@ PRESENTATION = Presentation(
     calls=frozenset({"call"}),
     events={
         **shared("deal", "turn_up", "play", "draw", "drawn", "reshuffle", "forgiven", "out"),
-        **shared("skip", "reverse", "extra_turn", "turn", "game_over"),
+        **shared("skip", "reverse", "extra_turn", "turn", "game_over", "audit"),
         "dealt": "{me:name} is dealt {cards:cards}",
         "start": "{first:name} starts; play goes {direction}",
         "call_window": "{holder:name} has one card left!",

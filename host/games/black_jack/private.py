@@ -1,0 +1,179 @@
+"""Black Jack on a private table: the blind engine (``spec/RULES.md``, Private tables).
+
+How it works: :class:`BlindBlackJack` is :class:`~host.games.black_jack.engine.BlackJack` with
+:class:`~host.games.private.Blind` mixed in. The deal hands out hidden positions and the start
+card is turned up through an ``OPEN`` request (a joker covered by the next card). What a seat
+may play is one set listing every single card and every run that may start now, over the
+whole pack, each as its play action (a run's cards in play order, an ace last once per suit
+it names), less the plays that would go out illegally (a queen last): the seat plays those
+whose cards it holds. The host cannot tell whether a hand could go out next turn, so it offers
+the declaration in every window and puts no ``say`` on the plays it lists (a needless
+declaration is free; ``say`` is still taken). ``must_play_if_able`` is audited at the end, when
+every position opens; a seat caught forfeits as in One Card
+(:func:`host.games.one_card.private.forfeit`). Refused: ``jokers`` (a joker standing for any
+card makes the runs too many to list) and ``chain`` (the same, for chains).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from host.games.base import (
+    Action,
+    ChanceError,
+    ChanceKind,
+    Event,
+    NeedOpen,
+    Outcome,
+    WireMap,
+)
+from host.games.black_jack.engine import BlackJack, Phase
+from host.games.black_jack.moves import Declaration, Declare, Draw, Play, _runs
+from host.games.black_jack.rules import NATURAL
+from host.games.one_card.private import forfeit
+from host.games.private import Blind, Position, hidden_in, legal_set
+from protocol.cards import Card, Rank, Suit
+
+__all__ = ["BlindBlackJack"]
+
+_EVERY_CARD = dict.fromkeys(NATURAL, 1)  # the pack as a hand holding every card once
+
+
+class BlindBlackJack(Blind, BlackJack):
+    """Black Jack on a private table (see the module docstring)."""
+
+    REFUSED: ClassVar[dict[str, tuple[object, str]]] = {
+        "jokers": (
+            0,
+            "a joker standing for any card makes the possible runs too many to list as sets "
+            "a client can choose from without knowing the rules",
+        ),
+        "chain": (False, "chains, like jokers, are too many to list as sets of plays"),
+    }
+    NORMAL = BlackJack
+    HELD_BACK = frozenset({"game_over"})
+    PUBLIC = frozenset({"deck"})
+    UNSAID = frozenset({"say"})
+    OFFERED_FREELY = frozenset({"declare"})
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._ended = False
+
+    def _hands_of(self) -> Sequence[Sequence[Any]]:
+        return self.hands
+
+    def _legal_reset(self) -> None:
+        self._legal.clear()
+
+    def _blind_chance(self, order: Sequence[Any], dealer: int | None) -> list[Event]:
+        """:meth:`BlackJackState.apply_chance` on hidden positions (its permutation check
+        would look at every card): the deal, or a reshuffle's new stock."""
+        request = self.NORMAL.chance_request(self)
+        assert request is not None
+        self._legal.clear()
+        events: list[Event] = []
+        self.stock = list(order)
+        self.position = 0
+        if request.kind is ChanceKind.RESHUFFLE:
+            self.stream = request.stream
+            del self.discards[:-1]
+            events.append(Event("reshuffle", {"stream": self.stream, "count": len(order)}))
+            return self._settle(events)
+        if request.choose_dealer:
+            if dealer is None or not 0 <= dealer < self.seats:
+                raise ChanceError("the first deal must name a dealer seat")
+            self.dealer = dealer
+        assert self.dealer is not None
+        events.append(Event("deal", {"dealer": self.dealer, "hand_no": 1}))
+        dealt: list[list[tuple[Card, int]]] = [[] for _ in range(self.seats)]
+        for i in range(self.hand_size * self.seats):
+            dealt[(self.dealer + 1 + i) % self.seats].append((self.stock[i], i))
+        del self.stock[: self.hand_size * self.seats]
+        self.position = self.hand_size * self.seats
+        for seat, got in enumerate(dealt):
+            self.hands[seat] = [c for c, _ in got]
+            self._draw_events(events, seat, got, "deal")
+        while True:  # turn up the first card; a joker is covered by the next one
+            up = self.stock[0]
+            if hidden_in([up]):
+                raise NeedOpen(((0, self.position),), by_rule=True)
+            self.stock.pop(0)
+            self.discards.append(up)
+            where = {"positions": [[0, self.position]], "seats": [None], "pile": [up.code]}
+            events.append(Event("turn_up", {"card": up.code, **where}))
+            self.position += 1
+            if not up.is_joker:
+                break
+        self._top_as = self.discards[-1]
+        self.turn = (self.dealer + 1) % self.seats
+        self.phase = Phase.PLAY
+        return self._settle(events)
+
+    def _plays(self, seat: int, *, first_only: bool) -> list[Action]:
+        """Nothing from a hidden hand (the plays are :meth:`legal_sets`)."""
+        return []
+
+    def _listed(self, seat: int) -> list[Action]:
+        """The draw for the seat to act; the declaration in every window (see the module)."""
+        out: list[Action] = []
+        if seat == self.turn:
+            out.append(Draw())
+        if self.window == seat and not self.declared[seat]:
+            size = len(self.hands[seat])
+            out.append(Declare(Declaration.LAST_CARD if size == 1 else Declaration.CARDS))
+        return out
+
+    def _step_done(self) -> tuple[Position, ...] | None:
+        if self._outcome is None or self._ended:
+            return None
+        return self._still_hidden()
+
+    def _settle_end(self) -> list[Event]:
+        self._ended = True
+        violation = self._violation = self._audit()
+        outcome = self._outcome
+        assert outcome is not None
+        if violation is not None:
+            outcome = self._outcome = forfeit(outcome, violation.seat)
+        proof = None if violation is None else violation.to_wire()
+        return [Event("audit", {"violation": proof}), Event("game_over", outcome.to_wire())]
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome if self._ended else None
+
+    def unless_met(self, seat: int) -> list[Action]:
+        """With ``must_play_if_able``: the draw, only for a seat that meets no set."""
+        if self.options["must_play_if_able"] and self.legal_sets(seat):
+            return [a for a in self.legal_actions(seat) if isinstance(a, Draw)]
+        return []
+
+    def legal_sets(self, seat: int) -> list[WireMap]:
+        if self._open is not None or self.phase is not Phase.PLAY or seat != self.turn:
+            return []
+        attacked = bool(self.pending and not self.covering)
+        allowed = self._starting_cards(attacked=attacked)
+        starts = [(c, c) for c in NATURAL if c in allowed]
+        seqs: list[tuple[tuple[Card, ...], tuple[Card, ...]]] = [((c,), (c,)) for c, _ in starts]
+        if not attacked:
+            seqs += list(_runs(starts, _EVERY_CARD))
+        size = len(self.hands[seat])
+        plays: list[Action] = []
+        for cards, _ in seqs:
+            if len(cards) > size:
+                continue
+            if len(cards) == size and self._rule_error(seat, list(cards)) is not None:
+                continue
+            if cards[-1].rank is Rank.ACE:
+                plays += [Play(cards, s) for s in Suit]
+            else:
+                plays.append(Play(cards))
+        return [legal_set(plays)]
+
+    def view(self, seat: int | None) -> WireMap:
+        self.require_seat(seat)
+        out = self._blind_view(super().view(None), seat)
+        if not self._ended:
+            out["outcome"] = None
+        return out

@@ -1,0 +1,195 @@
+"""One Card on a private table: the blind engine and the forfeit (``spec/RULES.md``, One Card).
+
+How it works: :class:`BlindOneCard` is :class:`~host.games.one_card.engine.OneCard` with
+:class:`~host.games.private.Blind` mixed in. The deal hands out hidden positions; the start
+card is turned up through an ``OPEN`` request (a joker covered by the next card, one request
+each); a bankrupt hand goes face up the same way. What a seat may play is the set of cards
+that follow the top card (or defend against the attack), each as its play action (a seven once
+per suit it may name); after taking an attack the set is limited to the positions just drawn.
+With ``must_play_if_able`` the draw is offered only to a seat that meets no set
+(``unless_met``): that, like every rule needing the rest of a hand, is checked by the audit
+when the game ends and every position opens. ``multi_play`` is refused: a play of several
+cards is not a set of cards a client can pick from without the rules.
+
+A seat caught by the audit forfeits (:func:`forfeit`): it is ranked last, and if it won, the
+win passes to the next seat of the ranking (option ``ranking``), or to nobody.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from host.games.base import (
+    Action,
+    ChanceError,
+    ChanceKind,
+    Event,
+    IllegalAction,
+    NeedOpen,
+    Outcome,
+    WireMap,
+)
+from host.games.one_card.engine import OneCard, Phase
+from host.games.one_card.moves import CALL, DRAW, PLAYS_OF
+from host.games.private import Blind, Position, hidden_in, legal_set
+from protocol.cards import DECK_54
+
+__all__ = ["BlindOneCard", "forfeit"]
+
+
+def forfeit(outcome: Outcome, seat: int) -> Outcome:
+    """``outcome`` with ``seat`` forfeiting (``spec/RULES.md``, Private tables): ranked last,
+    and out of the winners. If it was the only winner, the win passes to the next seat of the
+    game's ranking (option ``ranking``), or to nobody without one."""
+    ranking = None
+    if outcome.ranking is not None:
+        ranking = (*(s for s in outcome.ranking if s != seat), seat)
+    winners = tuple(w for w in outcome.winners if w != seat)
+    if not winners and ranking is not None and len(ranking) > 1:
+        winners = (ranking[0],)
+    return Outcome(
+        outcome.termination,
+        winners,
+        ranking=ranking,
+        scores=outcome.scores,
+        forfeited=(*outcome.forfeited, seat),
+    )
+
+
+_STUCK = (
+    "there is nothing to draw: on a private table a seat that can play must play "
+    "(only a seat that cannot play passes)"
+)
+
+
+class PrivateOneCard(OneCard):
+    """One Card with the one rule a private table adds (``spec/RULES.md``): when there is
+    nothing to draw (no stock, nothing to recycle) and no attack to take, a seat that can play
+    must play. A normal table lets it draw nothing, a pass that ends the game once every seat
+    passes in a row; on a private table the host cannot tell such a pass from a seat that is
+    stuck, so a pass there says "I cannot play", which the audit checks. This is the engine
+    the audit replays a private game on."""
+
+    def _stuck_rule(self) -> bool:
+        """Whether a draw now is a pass that says the seat cannot play."""
+        return self._pos >= len(self._stock) and len(self._discards) <= 1 and not self._faced()
+
+    def _legal_for(self, seat: int) -> list[Action]:
+        cached = super()._legal_for(seat)
+        plays = any(a is not DRAW and a is not CALL for a in cached)
+        if seat == self.turn and DRAW in cached and plays and self._stuck_rule():
+            cached.remove(DRAW)
+        return cached
+
+    def check(self, seat: int, action: Action) -> None:
+        super().check(seat, action)
+        if action is DRAW and self._stuck_rule() and self._plays(seat):
+            raise IllegalAction(_STUCK)
+
+
+class BlindOneCard(Blind, PrivateOneCard):
+    """One Card on a private table (see the module docstring)."""
+
+    REFUSED: ClassVar[dict[str, tuple[object, str]]] = {
+        "multi_play": (
+            False,
+            "a play of several cards of one rank is not a set of cards a client can choose "
+            "from without knowing the rules",
+        ),
+    }
+    NORMAL = PrivateOneCard
+    HELD_BACK = frozenset({"game_over"})
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._ended = False  # the audit has settled the end
+
+    # ------------------------------------------------------------------ blind hooks
+
+    def _hands_of(self) -> Sequence[Sequence[Any]]:
+        return self._hands
+
+    def _legal_reset(self) -> None:
+        self._legal = {}
+
+    def _blind_chance(self, order: Sequence[Any], dealer: int | None) -> list[Event]:
+        """:meth:`OneCardState.apply_chance` without the card check (hidden positions)."""
+        request = self._request
+        assert request is not None
+        if request.choose_dealer and (dealer is None or not 0 <= dealer < self.seats):
+            raise ChanceError("this deal must name the dealer")
+        self._legal = {}
+        self._request = None
+        events: list[Event] = []
+        if request.kind is ChanceKind.RESHUFFLE:
+            self._stock, self._pos, self._stream = list(order), 0, request.stream
+            self._recycle = []
+            self._settle(events)
+            self._announce_turn(events)
+            return events
+        if request.choose_dealer:
+            self.dealer = dealer
+        assert self.dealer is not None
+        self._deal(list(order), self.dealer, events)
+        return events
+
+    def _go_bankrupt(self, seat: int, reason: str, events: list[Event]) -> None:
+        """A bankrupt hand goes face up: open it first."""
+        hidden = hidden_in(self._hands[seat])
+        if hidden:
+            raise NeedOpen(tuple((h.stream, h.pos) for h in hidden), by_rule=True)
+        super()._go_bankrupt(seat, reason, events)
+
+    def _step_done(self) -> tuple[Position, ...] | None:
+        if self._outcome is None or self._ended:
+            return None
+        return self._still_hidden()
+
+    def _settle_end(self) -> list[Event]:
+        """Audit the game; a seat caught forfeits. Then the (held back) ``game_over``."""
+        self._ended = True
+        violation = self._violation = self._audit()
+        outcome = self._outcome
+        assert outcome is not None
+        if violation is not None:
+            outcome = self._outcome = forfeit(outcome, violation.seat)
+        proof = None if violation is None else violation.to_wire()
+        return [Event("audit", {"violation": proof}), Event("game_over", outcome.to_wire())]
+
+    # ------------------------------------------------------------------ the interface
+
+    def outcome(self) -> Outcome | None:
+        """``None`` until the audit has settled the end."""
+        return self._outcome if self._ended else None
+
+    def legal_sets(self, seat: int) -> list[WireMap]:
+        if (
+            self._open is not None
+            or self._request is not None
+            or self.phase not in (Phase.PLAY, Phase.AFTER_ATTACK)
+            or seat != self.turn
+        ):
+            return []
+        allowed = self._allowed()
+        plays = [p for c in DECK_54 if c in allowed for p in PLAYS_OF[c]]
+        if self.phase is Phase.AFTER_ATTACK:
+            return [legal_set(plays, hidden_in(self._fresh))]
+        return [legal_set(plays)]
+
+    def unless_met(self, seat: int) -> list[Action]:
+        """The draw, allowed only to a seat that meets no set: with ``must_play_if_able``, and
+        when there is nothing to draw (:class:`PrivateOneCard`)."""
+        if (self._must_play or self._stuck_rule()) and self.legal_sets(seat):
+            return [DRAW]
+        return []
+
+    def view(self, seat: int | None) -> WireMap:
+        self.require_seat(seat)
+        out = super().view(None)
+        if seat is not None:
+            out = self._blind_view(out, seat)
+            out["fresh"] = []
+        if not self._ended:
+            out["outcome"] = None
+        return out
