@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import host.games
 from host.games import (
     GAMES,
+    find_blind,
     find_bot,
     find_game,
     find_presentation,
@@ -34,6 +37,34 @@ def test_every_entry_names_the_four_parts_of_its_game(name: str) -> None:
     assert isinstance(find_support(name), GameSupport)
     for target in (entry.presentation, entry.bot, entry.support):
         assert target.startswith(f"{package}.")
+    if entry.blind is not None:
+        assert entry.blind.startswith(f"{package}.private:")
+        blind = find_blind(name)
+        assert issubclass(blind, game.state) and blind.game is game
+
+
+def test_every_game_package_has_the_same_modules() -> None:
+    """One shape per game (docs/ADDING-A-GAME.md): the same module names in every package."""
+    packages = {
+        name: Path(find_game(name).state.__module__.replace(".", "/")).parent.name for name in GAMES
+    }
+    root = Path(host.games.__file__).parent
+    shapes = {
+        name: sorted(p.name for p in (root / package).glob("*.py"))
+        for name, package in packages.items()
+    }
+    expected = [
+        "__init__.py",
+        "engine.py",
+        "explain.py",
+        "moves.py",
+        "presentation.py",
+        "private.py",
+        "rules.py",
+        "strategy.py",
+        "worlds.py",
+    ]
+    assert shapes == dict.fromkeys(GAMES, expected)
 
 
 @pytest.mark.parametrize("name", list(GAMES))
