@@ -11,7 +11,9 @@ and :meth:`StreamChecks.compare` checks each card learnt against its derived pos
 A *live* client (one that also sees the game's events) checks two things more, with no rules
 code, from data the events carry (PROTOCOL.md 7.9): each DRAW's ``to`` must be where the public
 event that named its position (``positions`` with ``seats``) said it goes
-(:meth:`StreamChecks.announce`), and each RESHUFFLE's ``cards`` plus ``kept`` must be the
+(:meth:`StreamChecks.announce`; on a private hand, :attr:`StreamChecks.late_events`, the event
+may come after the DRAW, and must then agree with it; a DRAW no event named by HAND_END fails),
+and each RESHUFFLE's ``cards`` plus ``kept`` must be the
 discard pile, every card the events' ``pile`` lists put there since the last reshuffle
 (:meth:`StreamChecks.discard`).
 
@@ -59,6 +61,10 @@ class StreamChecks:
 
     def __init__(self, *, live: bool = False) -> None:
         self.live = live
+        #: a private hand (PROTOCOL.md 10.13): the events of a deal wait for its start card
+        #: to open, which needs its DRAW first, so an event may name a position after its DRAW
+        self.late_events = False
+        self._unnamed: dict[tuple[int, int], int | None] = {}  # drawn before any event named it
         self._announced: dict[tuple[int, int], int | None] = {}  # (stream, pos) -> seat / table
         self._pile: Counter[str] = Counter()  # the discard pile, from the events' ``pile``
         self._recycled: dict[int, list[Card]] = {}
@@ -104,6 +110,9 @@ class StreamChecks:
         self._drawn_at[s, p] = d
 
     def _check_announced(self, s: int, p: int, to: int | None) -> None:
+        if (s, p) not in self._announced and self.late_events:
+            self._unnamed[s, p] = to  # checked when an event names it (announce)
+            return
         if (s, p) not in self._announced:
             raise PositionError(
                 f"draw at stream {s} position {p}: no game event said where that card goes"
@@ -119,6 +128,16 @@ class StreamChecks:
     def announce(self, stream: int, position: int, seat: int | None) -> None:
         """A public game event said where the card at ``(stream, position)`` goes."""
         self._announced[stream, position] = seat
+        if (stream, position) in self._unnamed:
+            self._check_announced(stream, position, self._unnamed.pop((stream, position)))
+
+    def check_all_named(self) -> None:
+        """At HAND_END of a live private hand: every DRAW was named by some event."""
+        if self.live and self._unnamed:
+            s, p = min(self._unnamed)
+            raise PositionError(
+                f"draw at stream {s} position {p}: no game event said where that card goes"
+            )
 
     def discard(self, cards: Sequence[Card]) -> None:
         """A public game event put ``cards`` face up on the discard pile."""

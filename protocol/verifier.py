@@ -492,6 +492,7 @@ class HandVerifier:
         if self._expect_private is False:
             raise FairnessStateError("MASK_LOCK at a table that is not private")
         self._masks.on_mask_lock(msg.name, body, self.context)
+        self._streams.late_events = True
 
     def _on_mask_stage(self, msg: SignedMessage, body: Mapping[str, Any]) -> None:
         self._masks.on_stage(msg.name, body)
@@ -620,6 +621,7 @@ class HandVerifier:
             if derived != self.dealer:
                 raise CardMismatchError(f"dealer is seat {self.dealer}, derived seat {derived}")
         checked = self._streams.compare(orders)
+        self._streams.check_all_named()
         if self.auditor and self.complete and not self._masks.private:
             self._streams.check_every_card_received()
         self._check_private(body, msg.name)

@@ -157,3 +157,22 @@ def test_a_live_reshuffle_recycles_the_pile_the_events_built() -> None:
     checks.discard([card("5S")])
     with pytest.raises(CardMismatchError, match="leaves out 2S"):  # the kept card is still there
         checks.on_reshuffle("RESHUFFLE", {"stream": 2, "cards": ["5S"], "kept": []}, CTX)
+
+
+def test_a_private_hand_may_name_a_drawn_position_later_but_must_agree_and_name_it() -> None:
+    """On a private hand (10.13) the deal's events wait for the start card, so a DRAW may come
+    before the event naming its position: checked when the event comes, and at HAND_END."""
+    checks = StreamChecks(live=True)
+    checks.late_events = True
+    checks.on_draw(1, "DRAW", draw(0, 0, None), CTX)
+    checks.on_draw(2, "DRAW", draw(1, 1, None), CTX)
+    checks.announce(0, 0, 0)  # agrees
+    with pytest.raises(PositionError, match="no game event said where that card goes"):
+        checks.check_all_named()  # position 1 still unnamed
+    with pytest.raises(PositionError, match="goes to seat 1, but the game event said seat 0"):
+        checks.announce(0, 1, 0)
+    checks.announce(0, 1, 1)
+    checks.check_all_named()
+    strict = StreamChecks(live=True)
+    with pytest.raises(PositionError, match="no game event said where that card goes"):
+        strict.on_draw(1, "DRAW", draw(0, 0, None), CTX)
