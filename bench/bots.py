@@ -22,17 +22,19 @@ the auction offered one of its seats a bid and the hands it bid in. Thinking tim
 wall-clock time of each decision that had a choice, per level: mean, 95th percentile and
 maximum. The last column says how the games ended (going out, a target score, or a safety stop).
 
-The hard bot thinks ``--iterations`` per move (so that a tournament replays exactly from its
-seed, whatever the machine's load), ``--seconds`` per move, or, with neither, the budget it has
-at a table (:data:`host.bots.ai.ismcts.DEFAULT_BUDGET`). Games run in
+The hard bot thinks ``--iterations`` per move, ``--seconds`` per move, or, with neither, the
+iterations its time at a table buys in each game (:func:`host.bots.ai.levels.table_budget`:
+0.6 s on one core, :data:`host.bots.ai.ismcts.DEFAULT_BUDGET`), counted in iterations so that a
+tournament replays exactly from its seed whatever the machine's load. Games run in
 ``--jobs`` worker processes, a batch of games at a time; the load average is printed at the
 start and the end, since thinking times depend on it.
 
 With ``--speed`` it measures instead how fast the hard bot searches: per game and seat count,
 at every turn of seat 0 that has a choice in a few seeded games of normal bots
 (:func:`host.bots.ai.arena.seat_turns`, the bot fed the seat's events), one search of
-``--iterations`` (default 200), and prints the iterations per second of CPU time (steadier than
-wall-clock time on a shared machine) over all those searches.
+``--iterations`` (default 200), or, with ``--seconds``, of that wall-clock time (one game each:
+the iterations a search gets at a table's budget), and prints the iterations a search and per
+second of CPU time (steadier than wall-clock time on a shared machine) over all those searches.
 
 Run: ``python bench/bots.py [--game one] [--seats 2] [--pair hard:normal] [--games 400]
 [--iterations 150 | --seconds 0.6] [--jobs 2] [--seed 1]`` or ``python bench/bots.py --speed``.
@@ -58,7 +60,7 @@ from typing import Any
 
 from host.bots.ai.arena import play_match, seat_turns
 from host.bots.ai.ismcts import DEFAULT_BUDGET, Budget
-from host.bots.ai.levels import Bot, HardBot, make_bot, run_search
+from host.bots.ai.levels import Bot, HardBot, make_bot, run_search, table_budget
 from host.bots.policy import call_types
 from host.games import game_names
 from protocol.cards import Card, Rank, Suit, cards_in
@@ -107,7 +109,11 @@ class Task:
     seed: int
     start: int
     count: int
-    budget: Budget
+    budget: Budget | None  #: ``None``: the game's budget at a table, in iterations
+
+    def hard_budget(self) -> Budget:
+        """What the hard bot thinks a move: ``budget``, else its time at a table in iterations."""
+        return self.budget or table_budget(self.game)
 
 
 # --------------------------------------------------------------------------- greedy
@@ -260,7 +266,11 @@ def run(task: Task) -> Tally:
         deal = i // 2  # the two games of a duplicate pair share their seed
         tag = f"{task.seed}/{task.game}/{task.seats}/{task.first}:{task.second}/{deal}"
         bots = [
-            player(level, rng=random.Random(f"{tag}/{i}/bot{s}"), budget=task.budget)
+            player(
+                level,
+                rng=random.Random(f"{tag}/{i}/bot{s}"),
+                budget=task.hard_budget(),
+            )
             for s, level in enumerate(levels)
         ]
         record = play_match(task.game, bots, seed=tag)
@@ -339,13 +349,13 @@ def row(game: str, seats: int, a: str, b: str, tally: Tally) -> str:
     )
 
 
-def search_speed(game: str, seats: int, iterations: int, games: int = 3) -> tuple[int, int, float]:
+def search_speed(game: str, seats: int, budget: Budget, games: int = 3) -> tuple[int, int, float]:
     """The hard bot's searches at seat 0's turns with a choice in ``games`` seeded games of
     normal bots: ``(searches, iterations, CPU seconds)``."""
     searches = done = 0
     cpu = 0.0
     for seed in range(games):
-        bot = HardBot(rng=random.Random(seed), budget=Budget(iterations=iterations))
+        bot = HardBot(rng=random.Random(seed), budget=budget)
         bot.new_game()
         for engine in seat_turns(game, seats, seed, choices_only=True, observe=bot.observe):
             view = engine.view(0)
@@ -360,14 +370,20 @@ def search_speed(game: str, seats: int, iterations: int, games: int = 3) -> tupl
     return searches, done, cpu
 
 
-def speed(games: Sequence[str], seat_counts: Sequence[int], iterations: int) -> None:
-    print(f"hard bot search speed, {iterations} iterations a search; load {load()}")
-    print("| game | seats | searches | iterations | CPU s | iterations per CPU second |")
-    print("|---|---|---:|---:|---:|---:|")
+def speed(games: Sequence[str], seat_counts: Sequence[int], budget: Budget, count: int) -> None:
+    print(f"hard bot search speed, {budget} a search, {count} games; load {load()}")
+    print(
+        "| game | seats | searches | iterations | iterations a search "
+        "| CPU s | iterations per CPU second |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
     for game in games:
         for seats in seat_counts:
-            searches, done, cpu = search_speed(game, seats, iterations)
-            print(f"| {game} | {seats} | {searches} | {done} | {cpu:.1f} | {done / cpu:,.0f} |")
+            searches, done, cpu = search_speed(game, seats, budget, count)
+            print(
+                f"| {game} | {seats} | {searches} | {done} | {done / max(searches, 1):,.0f} "
+                f"| {cpu:.1f} | {done / cpu:,.0f} |"
+            )
 
 
 def load() -> str:
@@ -390,20 +406,24 @@ def main() -> None:
     parser.add_argument("--speed", action="store_true", help="measure the hard bot's search speed")
     args = parser.parse_args()
     if args.speed:
-        speed(args.game or game_names(), args.seats or [2, 4], args.iterations or 200)
+        most = args.iterations or DEFAULT_BUDGET.iterations
+        timed = Budget(seconds=args.seconds, iterations=most)
+        chosen = timed if args.seconds else Budget(iterations=args.iterations or 200)
+        speed(args.game or game_names(), args.seats or [2, 4], chosen, 1 if args.seconds else 3)
         return
     if args.games < 2 or args.games % 2:
         parser.error("--games must be even and at least 2: games come in duplicate pairs")
     budget = (
         Budget(seconds=args.seconds, iterations=args.iterations)
         if args.seconds or args.iterations
-        else DEFAULT_BUDGET
+        else None
     )
     games = args.game or game_names()
+    told = budget or ", ".join(f"{g} {table_budget(g).iterations:,}" for g in games)
     pairs = [tuple(p.split(":", 1)) for p in args.pair or ["normal:easy", "hard:normal"]]
     cpu = platform.processor() or platform.machine()
     print(
-        f"{args.games} games a pairing, seed {args.seed}, hard budget {budget}, "
+        f"{args.games} games a pairing, seed {args.seed}, hard budget {told}, "
         f"{args.jobs} jobs on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}"
     )
     print(f"load average at the start: {load()}")

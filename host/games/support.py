@@ -76,6 +76,12 @@ class GameSupport(abc.ABC):
         """The turn action ``seat`` takes in a simulated game past the search tree (a game
         may find it without listing every legal action: that is the costly part)."""
 
+    #: iterations a move that the hard bot's time at a table (0.6 s,
+    #: :data:`host.bots.ai.ismcts.DEFAULT_BUDGET`) buys on one core, rounded down from the
+    #: search speed docs/BOTS.md measures: what a tournament gives the hard bot by default, so
+    #: that it measures the bot a person meets and still replays from its seed
+    table_iterations: int = 1_000
+
     #: simulated actions a playout makes past the tree before :meth:`evaluate` scores it
     #: (``None``: play every simulated game to its end)
     horizon: int | None = None

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from host.bots.ai.ismcts import Budget
+from host.bots.ai.levels import table_budget
 from host.games import game_names
 
 
@@ -81,7 +82,15 @@ def test_bench_pairs_the_greedy_player_by_name(bench: ModuleType) -> None:
 
 
 def test_the_speed_measure_counts_the_searches_it_ran(bench: ModuleType) -> None:
-    searches, iterations, cpu = bench.search_speed("one-card", 2, iterations=3, games=1)
+    searches, iterations, cpu = bench.search_speed("one-card", 2, Budget(iterations=3), games=1)
     assert searches > 0
     assert 0 < iterations <= 3 * searches  # a search stops at its budget
     assert cpu > 0
+
+
+def test_the_hard_bot_thinks_what_a_table_buys_unless_told(bench: ModuleType) -> None:
+    told = bench.Task("one-card", 2, "hard", "normal", 1, 0, 2, Budget(iterations=7))
+    assert told.hard_budget() == Budget(iterations=7)
+    for game in ("one-card", "black-jack", "one"):
+        task = bench.Task(game, 2, "hard", "normal", 1, 0, 2, None)
+        assert task.hard_budget() == table_budget(game)

@@ -45,6 +45,7 @@ __all__ = [
     "make_bot",
     "parse_level",
     "run_search",
+    "table_budget",
 ]
 
 
@@ -231,6 +232,17 @@ class HardBot(Bot):
             self._events = []
             self._memory = memory
         return self._memory
+
+
+def table_budget(game: str) -> Budget:
+    """What the hard bot's time at a table buys in ``game``, as a number of iterations (the
+    game's :attr:`~host.games.support.GameSupport.table_iterations`): a tournament's default,
+    since it replays from its seed whatever the machine's load where seconds would not.
+
+    Raises:
+        OptionError: no such game, or one the hard bot cannot search.
+    """
+    return Budget(iterations=find_support(game).table_iterations)
 
 
 def make_bot(

@@ -152,6 +152,8 @@ SEARCH_MARGIN = 0.5
 class OneSupport(GameSupport):
     """ONE for the search (see the module docstring)."""
 
+    table_iterations = 1_750  #: 3,000-3,200 iterations a CPU second (docs/BOTS.md)
+
     def memory(self, seat: int) -> SeatMemory:
         return OneMemory(seat)
 

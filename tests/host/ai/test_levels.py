@@ -8,10 +8,18 @@ from collections.abc import Iterator
 import pytest
 
 from host.bots.ai.arena import play_match, seat_turns
-from host.bots.ai.ismcts import Budget
-from host.bots.ai.levels import EasyBot, HardBot, Level, NormalBot, make_bot, parse_level
-from host.games import game_names
-from host.games.base import State, WireMap
+from host.bots.ai.ismcts import DEFAULT_BUDGET, Budget
+from host.bots.ai.levels import (
+    EasyBot,
+    HardBot,
+    Level,
+    NormalBot,
+    make_bot,
+    parse_level,
+    table_budget,
+)
+from host.games import find_support, game_names
+from host.games.base import OptionError, State, WireMap
 from protocol.lobby_messages import BOT_KINDS, BOT_LEVELS
 
 QUICK = Budget(iterations=30)
@@ -32,6 +40,21 @@ def test_make_bot_gives_each_level_its_player() -> None:
     hard = make_bot("hard", budget=QUICK)
     assert isinstance(hard, HardBot)
     assert hard.budget == QUICK
+
+
+def test_a_tournament_gives_the_hard_bot_what_its_time_at_a_table_buys() -> None:
+    """Each game declares the iterations its 0.6 s at a table buy (its search speed differs):
+    a budget of iterations alone, so that a tournament replays from its seed."""
+    budgets = {name: table_budget(name) for name in game_names()}
+    for name, budget in budgets.items():
+        assert budget == Budget(iterations=find_support(name).table_iterations)
+        assert budget.seconds is None
+        assert DEFAULT_BUDGET.iterations is not None
+        assert 100 < (budget.iterations or 0) < DEFAULT_BUDGET.iterations
+    slowest = budgets["black-jack"].iterations or 0
+    assert slowest < (budgets["one-card"].iterations or 0)  # the slowest search buys the fewest
+    with pytest.raises(OptionError):
+        table_budget("no-such-game")
 
 
 @pytest.mark.parametrize("name", game_names())
