@@ -19,6 +19,12 @@ import { PrivateHand, allowed, isPrivateView } from "./private.mjs";
 import { verifyRecord } from "./record.mjs";
 
 const MAX_FRAME = 65536;
+// The event that tells a private table's seats the hand is over, so each sends mask_reveal.
+// PROTOCOL.md 10.11 step 9 names none ("its events say so"); the reference host in the making
+// sends `hand_over`, its seat client waits for `reveal_keys`: both are taken until the spec says.
+const DEBUG = Boolean(process.env.ONECARD_JS_DEBUG); // every message received, one line each, on stderr
+const DEBUG_LINE = (m) => (m.type === "fair" ? `fair ${m.msg[0]} ${JSON.stringify(decode(m.msg[1]), (k, v) => (v?.type === "Buffer" || v instanceof Uint8Array ? "<bin>" : v))}` : JSON.stringify(m.type === "event" ? m.event : { type: m.type, re: m.re, code: m.code, message: m.message }));
+const HAND_OVER = ["hand_over", "reveal_keys"];
 
 // --- 2.2 framing over a byte stream -----------------------------------------------------------
 
@@ -155,16 +161,31 @@ class Client {
     }
   }
 
-  async play({ game, seats, options, name, private: priv }) {
-    const create = { type: "create_table", game, seats, options, turn_timer: 0 };
-    if (priv) create.private = true;
-    const created = await this.request(create, "table_created");
-    const table = created.table;
-    const info = created.info;
-    if (priv && info.private !== true) throw new Error("the host made the table, but its table_info does not say private");
+  // Creates a table (or joins `join`, another client's) and plays it to the end; `bots`: how
+  // many host bots the creator seats (the other seats wait for players who join).
+  async play({ game, seats, options, name, private: priv, bots = seats - 1, join = null }) {
+    let table;
+    let info;
+    if (join === null) {
+      const create = { type: "create_table", game, seats, options, turn_timer: 0 };
+      if (priv) create.private = true;
+      const created = await this.request(create, "table_created");
+      table = created.table;
+      info = created.info;
+      if (priv && info.private !== true) throw new Error("the host made the table, but its table_info does not say private");
+    } else {
+      table = join;
+      const listed = await this.request({ type: "list_tables" }, "tables");
+      info = listed.tables.find((t) => t.table === join);
+      if (!info) throw new UsageError(`the host lists no table ${join}`);
+      if (!DECK_GAMES.includes(info.game)) throw new UsageError(`table ${join} plays ${info.game}, whose deals this client cannot verify`);
+      if (priv !== (info.private === true)) throw new UsageError(`table ${join} is ${info.private ? "" : "not "}private: ${priv ? "drop" : "add"} --private`);
+      ({ game, seats } = { game: info.game, seats: info.seats.length });
+    }
     const joined = await this.request({ type: "join", table, name }, "joined");
     this.mySeat = joined.seat;
-    for (let i = 1; i < seats; i++) await this.request({ type: "add_bot", table }, "bot_added");
+    if (join === null) for (let i = 0; i < bots; i++) await this.request({ type: "add_bot", table }, "bot_added");
+    if (join === null && bots < seats - 1) console.log(`table ${table}: waiting for ${seats - 1 - bots} more player(s): node client.mjs ADDRESS --join ${table}${priv ? " --private" : ""}`);
     this.conn.send({ type: "ready", table, ready: true });
 
     const ruleset = rulesetId(game, info.options);
@@ -209,6 +230,7 @@ class Client {
 
     for (;;) {
       const m = await this.next();
+      if (DEBUG) console.error(DEBUG_LINE(m));
       if (Date.now() - lastPing > 10000) {
         this.conn.send({ type: "ping" });
         lastPing = Date.now();
@@ -249,7 +271,8 @@ class Client {
         }
         case "event":
           if (hand) checked(hand, () => hand.noteEvent(m.event));
-          if (priv && hand && m.event?.kind === "hand_over") hand.handOver(); // m_s may go out now
+          // the host says the hand is over: m_s may go out now (10.11 step 9)
+          if (priv && hand && HAND_OVER.includes(m.event?.kind)) hand.handOver();
           break;
         case "ok":
           masking.delete(m.re);
@@ -364,17 +387,19 @@ async function main() {
         option: { type: "string", multiple: true, default: [] },
         name: { type: "string", default: "JS" },
         private: { type: "boolean", default: false },
+        bots: { type: "string" },
+        join: { type: "string" },
       },
     });
   } catch (err) {
-    console.error(`usage: node client.mjs HOST:PORT [--tls] [--game G] [--seats N] [--option K=V] [--private] | verify FILE..: ${err.message}`);
+    console.error(`usage: node client.mjs HOST:PORT [--tls] [--game G] [--seats N] [--option K=V] [--private] [--bots N | --join TABLE] | verify FILE..: ${err.message}`);
     process.exit(2);
   }
   if (args.positionals[0] === "verify") return verifyFiles(args.positionals.slice(1));
   const [address] = args.positionals;
   const match = /^(.+):(\d+)$/.exec(address ?? "");
   if (!match) {
-    console.error("usage: node client.mjs HOST:PORT [--tls] [--game G] [--seats N] [--option K=V] [--private] | verify FILE..");
+    console.error("usage: node client.mjs HOST:PORT [--tls] [--game G] [--seats N] [--option K=V] [--private] [--bots N | --join TABLE] | verify FILE..");
     process.exit(2);
   }
   const options = Object.fromEntries(args.values.option.map((kv) => kv.split("=", 2)));
@@ -390,13 +415,19 @@ async function main() {
   const client = new Client(conn);
   const welcome = await client.request({ type: "hello", protocol: "onecard", versions: [1], software: "onecard-js-example/1.0" }, "welcome");
   if (welcome.version !== 1) throw new Error(`the host chose version ${welcome.version}`);
-  const game = await chooseGame(client, args.values.game);
+  const bots = args.values.bots;
+  if (bots !== undefined && !(/^\d+$/.test(bots) && Number(bots) < Number(args.values.seats))) {
+    throw new UsageError(`--bots ${bots}: a number of host bots from 0 to seats - 1`);
+  }
+  const game = args.values.join ? null : await chooseGame(client, args.values.game);
   const result = await client.play({
     game,
     seats: Number(args.values.seats),
     options,
     name: args.values.name,
     private: args.values.private,
+    bots: args.values.bots === undefined ? undefined : Number(args.values.bots),
+    join: args.values.join ?? null,
   });
   console.log(`game over: ${result.outcome.termination}; ${result.hands} hands, every deal verified (${result.reshuffles} reshuffles); deal key ${result.fingerprint}`);
   conn.send({ type: "bye" });
