@@ -2,12 +2,18 @@
 // A onecard client written from spec/PROTOCOL.md and spec/RULES.md alone (no code shared with
 // the reference): it creates a table, takes seat 0, fills the other seats with host bots, plays
 // the first legal play (else the first legal action) on each of its turns, answers every
-// fair-deal round and verifies every deal live (cardfair.mjs). It prints one line per hand and
-// one at the end, and exits 0 when the game ended and every deal verified, 1 when a deal check
+// fair-deal round and verifies every deal live (cardfair.mjs), then fetches every hand's record
+// and verifies it (record.mjs). With --private the table is private (section 10): the client
+// does its seat's masking (private.mjs) and plays the first play its hand meets in the view's
+// legal sets, with the keys that open it. It prints one line per hand and record and one at the
+// end, and exits 0 when the game ended and every deal and record verified, 1 when a check
 // failed (printed as `deal check FAILED: hand N: ...`) or the host refused, 2 on bad usage or
 // a game it cannot verify (one the host does not run, or whose deck PROTOCOL.md 7.3 lacks).
+// `verify FILE..` checks hand records offline.
 //
 //   node client.mjs HOST:PORT [--tls [--pin SHA256:..]] [--game G] [--seats N] [--option K=V]..
+//                   [--private] [--bots N | --join TABLE]
+//   node client.mjs verify FILE..
 
 import net from "node:net";
 import tls from "node:tls";
@@ -19,12 +25,11 @@ import { PrivateHand, allowed, isPrivateView } from "./private.mjs";
 import { verifyRecord } from "./record.mjs";
 
 const MAX_FRAME = 65536;
-// The event that tells a private table's seats the hand is over, so each sends mask_reveal.
-// PROTOCOL.md 10.11 step 9 names none ("its events say so"); the reference host in the making
-// sends `hand_over`, its seat client waits for `reveal_keys`: both are taken until the spec says.
+// The public event that tells a private table's seats the hand is over, so each sends its
+// mask_reveal (10.11 step 9).
+const HAND_OVER = "hand_over";
 const DEBUG = Boolean(process.env.ONECARD_JS_DEBUG); // every message received, one line each, on stderr
 const DEBUG_LINE = (m) => (m.type === "fair" ? `fair ${m.msg[0]} ${JSON.stringify(decode(m.msg[1]), (k, v) => (v?.type === "Buffer" || v instanceof Uint8Array ? "<bin>" : v))}` : JSON.stringify(m.type === "event" ? m.event : { type: m.type, re: m.re, code: m.code, message: m.message }));
-const HAND_OVER = ["hand_over", "reveal_keys"];
 
 // --- 2.2 framing over a byte stream -----------------------------------------------------------
 
@@ -272,7 +277,7 @@ class Client {
         case "event":
           if (hand) checked(hand, () => hand.noteEvent(m.event));
           // the host says the hand is over: m_s may go out now (10.11 step 9)
-          if (priv && hand && HAND_OVER.includes(m.event?.kind)) hand.handOver();
+          if (priv && hand && m.event?.kind === HAND_OVER) hand.handOver();
           break;
         case "ok":
           masking.delete(m.re);
@@ -402,6 +407,10 @@ async function main() {
     console.error("usage: node client.mjs HOST:PORT [--tls] [--game G] [--seats N] [--option K=V] [--private] [--bots N | --join TABLE] | verify FILE..");
     process.exit(2);
   }
+  const bots = args.values.bots;
+  if (bots !== undefined && !(/^\d+$/.test(bots) && Number(bots) < Number(args.values.seats))) {
+    throw new UsageError(`--bots ${bots}: a number of host bots from 0 to seats - 1`);
+  }
   const options = Object.fromEntries(args.values.option.map((kv) => kv.split("=", 2)));
   const socket = await connect(match[1], Number(match[2]), args.values.tls);
   if (args.values.tls) {
@@ -415,10 +424,6 @@ async function main() {
   const client = new Client(conn);
   const welcome = await client.request({ type: "hello", protocol: "onecard", versions: [1], software: "onecard-js-example/1.0" }, "welcome");
   if (welcome.version !== 1) throw new Error(`the host chose version ${welcome.version}`);
-  const bots = args.values.bots;
-  if (bots !== undefined && !(/^\d+$/.test(bots) && Number(bots) < Number(args.values.seats))) {
-    throw new UsageError(`--bots ${bots}: a number of host bots from 0 to seats - 1`);
-  }
   const game = args.values.join ? null : await chooseGame(client, args.values.game);
   const result = await client.play({
     game,
