@@ -301,7 +301,8 @@ export class PrivateHand extends HandVerifier {
 
   // The hand is over (the host's `hand_over` event, or a `void`): m_s may go out now.
   handOver() {
-    if (!this.me || this.revealed || this.handNo === undefined || this.step === "start" || this.step === "committed") return;
+    if (!this.me || this.revealed || this.secrets !== null || this.handNo === undefined) return;
+    if (this.step === "start" || this.step === "committed") return; // no mask_lock yet: nothing to audit
     this.over = true;
     this.revealed = true;
     this.outbox.push({ type: "mask_reveal", hand_no: this.handNo, secret: this.me.secret });
