@@ -145,6 +145,35 @@ test("a seat fails a host that relays its own pass changed, and one that sends M
   assert.throws(() => replay(2, { before: alter }), (e) => e.kind === "CommitmentError");
 });
 
+test("a seat asked to open another seat's card refuses: a PositionError, and no open_keys goes out", () => {
+  const tampered = V.tampered.find((t) => t.name === "open_a_seats_card");
+  const messages = tampered.record.messages.map(([type, body, sig]) => ({ type, body: bin(body), sig: bin(sig) }));
+  const hand = new PrivateHand({
+    tableId: R.table_id,
+    ruleset: R.ruleset_id,
+    deck: R.deck,
+    pids: R.pids,
+    mySeat: 1,
+    hostPk: bin(R.host_pk),
+    lastHandNo: 0,
+    seenCommits: new Set(),
+    auditor: true,
+    secret: SECRETS[1],
+  });
+  const sent = [];
+  assert.throws(
+    () => {
+      for (const x of messages) {
+        hand.feed(x.type, x.body, x.sig);
+        sent.push(...hand.take());
+      }
+    },
+    (e) => e.kind === "PositionError" && /never expose a seat's card/.test(e.message),
+  );
+  assert.equal(sent.filter((r) => r.type === "open_keys").length, 0);
+  assert.ok(sent.some((r) => r.type === "sealed_keys")); // it had done its part of the deal
+});
+
 test("a seat opens none of its positions before it has every other seat's box", () => {
   const { hand } = replay(0, {
     before: (h, x, i) => {
