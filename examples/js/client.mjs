@@ -26,8 +26,10 @@ import { verifyRecord } from "./record.mjs";
 
 const MAX_FRAME = 65536;
 // The public event that tells a private table's seats the hand is over, so each sends its
-// mask_reveal (10.11 step 9).
-const HAND_OVER = "hand_over";
+// mask_reveal: 10.11 step 9 says only "its events say so", which a client with no rules code
+// cannot read from the game's events (they come after the secrets). Its name is being settled
+// (`hand_over` or `reveal_keys`, each with the deal's `hand_no`): both are taken meanwhile.
+const HAND_OVER = ["hand_over", "reveal_keys"];
 const DEBUG = Boolean(process.env.ONECARD_JS_DEBUG); // every message received, one line each, on stderr
 const DEBUG_LINE = (m) => (m.type === "fair" ? `fair ${m.msg[0]} ${JSON.stringify(decode(m.msg[1]), (k, v) => (v?.type === "Buffer" || v instanceof Uint8Array ? "<bin>" : v))}` : JSON.stringify(m.type === "event" ? m.event : { type: m.type, re: m.re, code: m.code, message: m.message }));
 
@@ -277,7 +279,9 @@ class Client {
         case "event":
           if (hand) checked(hand, () => hand.noteEvent(m.event));
           // the host says the hand is over: m_s may go out now (10.11 step 9)
-          if (priv && hand && m.event?.kind === HAND_OVER) hand.handOver();
+          if (priv && hand && HAND_OVER.includes(m.event?.kind) && (m.event.hand_no ?? hand.handNo) === hand.handNo) {
+            hand.handOver();
+          }
           break;
         case "ok":
           masking.delete(m.re);
