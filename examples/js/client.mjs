@@ -21,15 +21,13 @@ import { parseArgs } from "node:util";
 import { decode, encode } from "@msgpack/msgpack";
 import { readFileSync } from "node:fs";
 import { DECK_GAMES, FairnessError, H, HandVerifier, expectedDeck, fingerprint, rulesetId } from "./cardfair.mjs";
-import { PrivateHand, allowed, isPrivateView } from "./private.mjs";
+import { PrivateHand, allowed, isPrivateView, unopened } from "./private.mjs";
 import { verifyRecord } from "./record.mjs";
 
 const MAX_FRAME = 65536;
 // The public event that tells a private table's seats the hand is over, so each sends its
-// mask_reveal: 10.11 step 9 says only "its events say so", which a client with no rules code
-// cannot read from the game's events (they come after the secrets). Its name is being settled
-// (`hand_over` or `reveal_keys`, each with the deal's `hand_no`): both are taken meanwhile.
-const HAND_OVER = ["hand_over", "reveal_keys"];
+// mask_reveal: `{kind: "hand_over", hand_no}` (10.11 step 9), for the deal of hand_commit.
+const HAND_OVER = "hand_over";
 const DEBUG = Boolean(process.env.ONECARD_JS_DEBUG); // every message received, one line each, on stderr
 const DEBUG_LINE = (m) => (m.type === "fair" ? `fair ${m.msg[0]} ${JSON.stringify(decode(m.msg[1]), (k, v) => (v?.type === "Buffer" || v instanceof Uint8Array ? "<bin>" : v))}` : JSON.stringify(m.type === "event" ? m.event : { type: m.type, re: m.re, code: m.code, message: m.message }));
 
@@ -225,6 +223,7 @@ class Client {
       if (!state.to_act.includes(this.mySeat)) return;
       let choices;
       if (isPrivateView(state.view)) {
+        if (unopened(state.view, hand.cards()).length) return; // acted on again at its SEALED
         // 10.13: the plays of the first set our hand meets, then legal, then unless_met
         const options = allowed(state.view, hand.cards());
         choices = [...options.filter(([, p]) => p.length), ...options.filter(([, p]) => !p.length)];
@@ -275,6 +274,8 @@ class Client {
           } else if (type === (priv ? "mask_lock" : "lock") && hand.myR) {
             // on a private table r_i goes out only after LOCK and MASK_LOCK passed (10.11 step 2)
             this.conn.send({ type: "fair_reveal", table, hand_no: hand.handNo, r: hand.myR });
+          } else if (type === "sealed") {
+            act(); // a card of ours may have just opened: a turn that waited for it goes on
           } else if (type === "hand_end" || type === "void") {
             console.log(`hand ${hand.handNo}: deal ${hand.result === "valid" ? "verified" : "void"}, transcript ${fingerprint(hand.t)}`);
           }
@@ -283,7 +284,7 @@ class Client {
         case "event":
           if (hand) checked(hand, () => hand.noteEvent(m.event));
           // the host says the hand is over: m_s may go out now (10.11 step 9)
-          if (priv && hand && HAND_OVER.includes(m.event?.kind) && (m.event.hand_no ?? hand.handNo) === hand.handNo) {
+          if (priv && hand && m.event?.kind === HAND_OVER && m.event.hand_no === hand.handNo) {
             hand.handOver();
           }
           break;

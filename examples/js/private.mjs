@@ -457,6 +457,16 @@ export function firstMet(view, cards) {
   return null;
 }
 
+/**
+ * The view's positions whose card the seat has not opened yet (their `sealed` is not in). A seat
+ * with any waits: what its hand meets is not known, so a draw or pass now could be one the
+ * rules forbid (10.13: the audit finds it at the hand's end).
+ */
+export function unopened(view, cards) {
+  if (!isPositionList(view.positions ?? [])) throw new BadMessageError("the view's positions are not [stream, pos] pairs");
+  return (view.positions ?? []).filter(([s, p]) => !cards.has(at(s, p)));
+}
+
 /** Every action the seat may send, [[action, positions]]: the plays, `legal`, then `unless_met`. */
 export function allowed(view, cards) {
   const met = firstMet(view, cards);

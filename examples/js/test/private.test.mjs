@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { decode } from "@msgpack/msgpack";
 import { FairnessError } from "../cardfair.mjs";
 import { Seat, boxKeyPair, openSealedKey } from "../cardmask.mjs";
-import { PrivateHand, allowed, defaultMove, firstMet } from "../private.mjs";
+import { PrivateHand, allowed, defaultMove, firstMet, unopened } from "../private.mjs";
 import { verifyRecord } from "../record.mjs";
 
 const V = JSON.parse(readFileSync(new URL("../../../spec/vectors/private_hand.json", import.meta.url)));
@@ -222,6 +222,8 @@ test("unless_met only when no set is met; a seven once per suit; an unopened pos
     [{ type: "play", card: "7D", suit: "H" }, [[0, 0]]],
   ]);
   assert.deepEqual(allowed(view, cardsAt([[0, 5, "2C"]])), [[{ type: "draw" }, []]]); // 0,0 not opened yet
+  assert.deepEqual(unopened(view, cardsAt([[0, 5, "2C"]])), [[0, 0]]); // so the client waits
+  assert.deepEqual(unopened(view, cardsAt([[0, 0, "7D"], [0, 5, "2C"]])), []);
   assert.deepEqual(defaultMove({ ...view, legal_sets: [], unless_met: [] }, new Map()), null);
 });
 
