@@ -63,6 +63,9 @@ JS_TESTS = (
     "a private hand's ctx and round lists are its cardfair/v1 hand's (10.3)",
     "a masking commitment binds its hand, its seat and its secret (10.4)",
     "a round at 6 seats with random secrets: any order of passes unmasks to the deck",
+    "the private hand record verifies, to the record's fingerprint",
+    "seat 0 replays the hand: its commitment, passes, boxes, keys and cards",
+    "ONE: hearts if you hold any, else anything (the first set the hand meets)",
 )
 
 
@@ -172,3 +175,24 @@ def test_the_js_client_catches_a_wrong_deck_or_ruleset_in_every_game(
     assert last.startswith("deal check FAILED: hand 1: HAND_COMMIT "), last
     what = "deck (21 cards)" if game == "one" else "deck (44 cards)"
     assert (what if kind == "short-deck" else f"ruleset {game}?") in last, last
+
+
+def test_the_js_client_verifies_a_private_record_offline(tmp_path: Path) -> None:
+    """`node client.mjs verify FILE..`: the vector's private record is valid, its tampered
+    copies are INVALID with the kind and message index the vectors give, exit status 1."""
+    vectors = json.loads((EXAMPLE.parents[1] / "spec/vectors/private_hand.json").read_text())
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(vectors["record"]))
+    files = [str(good)]
+    for case in vectors["tampered"]:
+        path = tmp_path / f"{case['name']}.json"
+        path.write_text(json.dumps(case["record"]))
+        files.append(str(path))
+    done = _node("client.mjs", "verify", *files)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{good}: valid:") and vectors["record"]["fingerprint"] in lines[0]
+    for case, line in zip(vectors["tampered"], lines[1:], strict=True):
+        index = "(end)" if case["message_index"] is None else case["message_index"]
+        assert line.startswith(f"{tmp_path / case['name']}.json: INVALID: "), line
+        assert f"{case['failure']} at message {index}:" in line, line
