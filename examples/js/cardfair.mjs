@@ -177,6 +177,10 @@ export class HandVerifier {
     this.recycled = new Map(); // stream -> cards
     this.current = -1;
     this.announced = new Map(); // "s,p" -> seat or null, from the events' seats
+    // a private hand's deal events wait for its start card to open, so they may name a
+    // position after its DRAW (7.9): such DRAWs wait here for their event
+    this.lateEvents = false;
+    this.unnamed = new Map(); // "s,p" -> the DRAW's to
     this.pile = []; // the discard pile, from the events' pile
     this.learnt = []; // [cards, positions] to compare once the deck is derived
     this.derived = null;
@@ -324,9 +328,10 @@ export class HandVerifier {
     // a live client checks where the card goes against the game's events; a record's
     // auditor (8.2) has no events: where a card goes is the draw's own word
     if (!this.expect.auditor) {
-      if (!this.announced.has(key)) fail(`draw at stream ${s} position ${p}: no game event said where that card goes`);
-      if (this.announced.get(key) !== to) {
-        fail(`draw at stream ${s} position ${p} goes to ${to ?? "the table"}, the game event said ${this.announced.get(key) ?? "the table"}`);
+      if (!this.announced.has(key) && this.lateEvents) {
+        this.unnamed.set(key, to); // a private hand: checked when an event names it (7.9)
+      } else {
+        this.checkWhere(s, p, to);
       }
     }
     const card = m.card ?? null;
@@ -372,6 +377,14 @@ export class HandVerifier {
     this.used.set(s, 0);
   }
 
+  checkWhere(s, p, to) {
+    const key = `${s},${p}`;
+    if (!this.announced.has(key)) fail(`draw at stream ${s} position ${p}: no game event said where that card goes`);
+    if (this.announced.get(key) !== to) {
+      fail(`draw at stream ${s} position ${p} goes to ${to ?? "the table"}, the game event said ${this.announced.get(key) ?? "the table"}`);
+    }
+  }
+
   // A game event (public or private) of this hand: where cards go, what went on the pile,
   // which cards it shows at which positions.
   noteEvent(ev) {
@@ -385,6 +398,12 @@ export class HandVerifier {
           const seat = ev.seats[i];
           if (!isPos(p) || !(seat === null || isSeat(seat, this.pids.length))) fail("a game event names a bad position or seat");
           this.announced.set(`${p[0]},${p[1]}`, seat);
+          const key = `${p[0]},${p[1]}`;
+          if (this.unnamed.has(key)) {
+            const to = this.unnamed.get(key);
+            this.unnamed.delete(key);
+            this.checkWhere(p[0], p[1], to);
+          }
         });
       }
       if (ev.pile !== undefined && ev.pile !== null) {
@@ -412,6 +431,11 @@ export class HandVerifier {
 
   handEnd(m) {
     this.need(["revealed"], "hand_end");
+    if (!this.expect.auditor && this.unnamed.size > 0) {
+      const [first] = this.unnamed.keys();
+      const [s, p] = first.split(",");
+      fail(`draw at stream ${s} position ${p}: no game event said where that card goes`);
+    }
     const secret = buf(m.secret, "HAND_END secret");
     if (!hostCommit(this.ctx, secret).equals(this.cs)) fail("HAND_END secret does not open the host's commitment");
     const claimed = new Map();

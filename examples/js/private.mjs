@@ -120,6 +120,7 @@ export class PrivateHand extends HandVerifier {
 
   maskLock(m) {
     this.need(["locking"], "mask_lock");
+    this.lateEvents = true; // 7.9: a private deal's events may follow its draws
     if (!Array.isArray(m.commits) || m.commits.length !== this.k) throw new CommitmentError("MASK_LOCK: not one row per seat");
     const rows = m.commits.map((row, s) => {
       if (!Array.isArray(row) || row.length !== 2) throw new CommitmentError(`MASK_LOCK: row ${s} is not [commit, box key]`);
