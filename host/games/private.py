@@ -144,6 +144,11 @@ class Blind(State):
         """Every card is known: audit the hand and settle its end (forfeit included)."""
         raise NotImplementedError
 
+    def hand_over(self) -> bool:
+        """Whether the hand is over and waits for every position still hidden to open (the
+        host then has every seat's masking secret, ``spec/PROTOCOL.md`` 10.11 step 9)."""
+        return self._open is not None and self._step_done() is not None
+
     # ------------------------------------------------------------------ chance
 
     def chance_request(self) -> ChanceRequest | None:

@@ -51,6 +51,7 @@ def restore_table(
         created=row.created,
         name=str(meta.get("name", "")),
         round_timeout=round_timeout,
+        private=bool(meta.get("private", False)),
     )
     for s in row.seats:
         if 0 <= s.seat < table.nseats:

@@ -1,0 +1,92 @@
+"""Private tables on a running host (``spec/PROTOCOL.md`` 10.11/10.13): whole games played by
+test seats (``private_seat.py``) over real sessions, every hand record verified; a seat that
+breaks its masking voids the hand naming it; refused options; ``table_info.private``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from private_seat import PrivateSeat
+
+import protocol.table_messages as tm
+from host.games import find_game
+from host.server.server import HostInfo
+from protocol.hand_records import verify_record
+
+GAMES = [
+    ("one-card", {}),
+    ("black-jack", {}),
+    ("one", {"target": 1}),
+]
+
+
+async def _records(host: HostInfo, table: str) -> list[dict[str, Any]]:
+    lobby = host.host.lobby
+    hands = await lobby.store.records.list_records(table)
+    return [json.loads(await lobby.record_text(table, h)) for h in hands]
+
+
+async def _play(
+    host: HostInfo,
+    connect: Any,
+    *,
+    game: str,
+    seats: int,
+    options: dict[str, Any],
+    tamper: dict[int, Any] | None = None,
+    until_void: bool = False,
+) -> tuple[str, list[PrivateSeat]]:
+    async with connect() as creator:
+        made = await creator.request(
+            tm.CreateTable(game=game, seats=seats, options=options, private=True)
+        )
+        assert isinstance(made, tm.TableCreated)
+        assert made.info["private"] is True
+        table = made.table
+    async with AsyncExitStack() as stack:
+        players = []
+        for i in range(seats):
+            session = await stack.enter_async_context(connect())
+            players.append(PrivateSeat(session, table, f"p{i}", tamper=(tamper or {}).get(i)))
+        for p in players:
+            await p.join()
+        with trio.fail_after(120):
+            async with trio.open_nursery() as nursery:
+                for p in players:
+                    nursery.start_soon(p.play)
+                if until_void:
+                    while not any(r.voided for p in players for r in p.reports):
+                        await trio.sleep(0.05)
+                    nursery.cancel_scope.cancel()
+    return table, players
+
+
+@pytest.mark.parametrize(("game", "options"), GAMES, ids=[g for g, _ in GAMES])
+@pytest.mark.parametrize("most", [False, True], ids=["2", "max"])
+async def test_a_private_table_plays_to_the_end_and_every_record_verifies(
+    host: HostInfo, connect: Any, game: str, options: dict[str, Any], most: bool
+) -> None:
+    seats = find_game(game).max_seats if most else 2
+    table, players = await _play(host, connect, game=game, seats=seats, options=options)
+    assert all(p.over for p in players)
+    assert not [e for p in players for e in p.errors], [str(e) for p in players for e in p.errors]
+    reports = [r for p in players for r in p.reports]
+    assert reports and not any(r.voided for r in reports)
+    records = await _records(host, table)
+    assert records
+    for record in records:
+        verdict = verify_record(record)
+        assert verdict.ok, verdict
+        types = [m[0] for m in record["messages"]]
+        assert "mask_end" in types and "card" not in types
+    # every seat was dealt face down and opened its own cards
+    assert all(p.held for p in players)
