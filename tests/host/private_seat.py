@@ -40,6 +40,27 @@ _REQUESTS: dict[str, type[Message]] = {
 }
 
 
+def longest_move(
+    view: dict[str, Any], cards: dict[tuple[int, int], Card]
+) -> tuple[dict[str, Any], list[tuple[int, int]]] | None:
+    """:func:`first_move`, but of the first set met the play of the most cards it holds (so
+    that a test game sheds its hands sooner; any play of that set is legal)."""
+    best = first_move(view, cards)
+    if best is None or not best[1]:
+        return best
+    for entry in view.get("legal_sets") or ():
+        # the set met is the first one whose single-set view gives a play
+        one = {"legal_sets": [entry]}
+        if first_move(one, cards) is None:
+            continue
+        for action in entry.get("actions") or ():
+            got = first_move({"legal_sets": [{**entry, "actions": [action]}]}, cards)
+            if got is not None and got[1] and len(got[1]) > len(best[1]):
+                best = got
+        break
+    return best
+
+
 @dataclass
 class PrivateSeat:
     """One seat of a private table, played by the rules of 10.13 (see the module docstring)."""
@@ -123,7 +144,7 @@ class PrivateSeat:
         if self.session.pushes.count:  # a newer state is on its way: act on that one
             return
         self.acted_on = push.seq
-        move = first_move(dict(push.view), self.masker.cards())
+        move = longest_move(dict(push.view), self.masker.cards())
         if move is None:
             return
         action, positions = move

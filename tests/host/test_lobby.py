@@ -92,10 +92,12 @@ async def test_a_private_table_says_so_and_refuses_what_it_cannot_play(
             ("one-card", {"multi_play": True}, "multi_play"),
             ("black-jack", {"jokers": 2}, "jokers"),
             ("black-jack", {"chain": True}, "chain"),
+            ("one-card", {}, "bankrupt_at"),  # at three seats: a bankruptcy mid-game
         ]:
+            seats = 3 if name == "bankrupt_at" else 2
             with pytest.raises(RequestError) as refused:
                 await c.request(
-                    tm.CreateTable(game=game, seats=2, options=options, private=True)
+                    tm.CreateTable(game=game, seats=seats, options=options, private=True)
                 )
             assert refused.value.code is ErrorCode.BAD_FIELD
             assert name in str(refused.value) and "private" in str(refused.value)
