@@ -228,18 +228,18 @@ class GameRunner:
     # ------------------------------------------------------------------ inputs
 
     def _open_payload(self) -> WireMap:
+        """A new deal round's secrets: the host's ``S`` and the entropy of the seats it
+        contributes for. On a private table those are only the seats it plays (their masking
+        secrets too, 10.11 step 1): a seat sitting out after a miss still holds its own
+        cards there, so it still does its own duties."""
         host_r = {
             str(i): secrets.token_bytes(32)
             for i, s in enumerate(self.seats)
-            if s is not None and (s.sit_out or s.substitute)
+            if s is not None and (s.substitute or (s.sit_out and not self.private))
         }
         payload: WireMap = {"op": "open", "secret": secrets.token_bytes(32), "host_r": host_r}
-        if self.private:  # the host does the masking of the seats it plays (10.11 step 1)
-            payload["host_m"] = {
-                str(i): secrets.token_bytes(32)
-                for i, s in enumerate(self.seats)
-                if s is not None and s.substitute
-            }
+        if self.private:
+            payload["host_m"] = {k: secrets.token_bytes(32) for k in host_r}
         return payload
 
     def _input(self, batch: Batch, kind: JournalKind, payload: WireMap) -> None:

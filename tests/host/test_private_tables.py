@@ -20,7 +20,9 @@ from private_seat import PrivateSeat
 import protocol.table_messages as tm
 from host.games import find_game
 from host.server.server import HostInfo
-from protocol.hand_records import verify_record
+from protocol.errors import ErrorCode
+from protocol.hand_records import record_messages, verify_record
+from protocol.mask_seat import Outgoing
 
 GAMES = [
     ("one-card", {}),
@@ -97,3 +99,60 @@ async def test_a_private_table_plays_to_the_end_and_every_record_verifies(
         assert "mask_end" in types and "card" not in types
     # every seat was dealt face down and opened its own cards
     assert all(p.held for p in players)
+
+
+def _once(kind: str, change: Any) -> Any:
+    """A tamper hook changing the first request of ``kind`` only."""
+    done: list[bool] = []
+
+    def tamper(item: Outgoing) -> Outgoing | None:
+        if item.type != kind or done:
+            return item
+        done.append(True)
+        return Outgoing(item.type, change(dict(item.fields)))
+
+    return tamper
+
+
+def _copied_point(fields: dict[str, Any]) -> dict[str, Any]:
+    points = list(fields["points"])
+    points[1] = points[0]  # a copied card
+    return {**fields, "points": points}
+
+
+def _own_box(fields: dict[str, Any]) -> dict[str, Any]:
+    pos, _, box = fields["boxes"][0]
+    return {**fields, "boxes": [[pos, 1, box]]}  # a box to itself (seat 1)
+
+
+def _zero_key(fields: dict[str, Any]) -> dict[str, Any]:
+    pos, _ = fields["keys"][0]
+    return {**fields, "keys": [[pos, bytes(32)]]}
+
+
+@pytest.mark.parametrize(
+    ("kind", "change", "failure"),
+    [
+        ("mask_pass", _copied_point, "appears twice"),
+        ("sealed_keys", _own_box, "not dealt face down"),
+        ("open_keys", _zero_key, "key"),
+    ],
+    ids=["pass", "box", "open_keys"],
+)
+async def test_a_seat_that_breaks_its_masking_gets_a_fairness_error_and_voids_the_hand(
+    host: HostInfo, connect: Any, kind: str, change: Any, failure: str
+) -> None:
+    table, players = await _play(
+        host, connect, game="one-card", seats=2, options={}, tamper={1: _once(kind, change)}
+    )
+    cheat = players[1]
+    assert [e.code for e in cheat.errors][:1] == [ErrorCode.FAIRNESS]
+    assert failure in str(cheat.errors[0])
+    records = await _records(host, table)
+    void = record_messages(records[0])[-1]
+    assert void.type == "void"
+    body = void.decode()
+    assert body["missing"] == ["p1"] and kind in body["reason"] and failure in body["reason"]
+    for record in records:  # the void hand verifies as void, the game then played on
+        assert verify_record(record).ok
+    assert all(p.over for p in players) and len(records) >= 2
