@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,8 @@ from private_seat import PrivateSeat
 
 import protocol.table_messages as tm
 from host.games import find_game
-from host.server.server import HostInfo
+from host.server.server import HostConfig, HostInfo, serve_host
+from net.session import open_session
 from protocol.errors import ErrorCode
 from protocol.hand_records import record_messages, verify_record
 from protocol.mask_seat import Outgoing
@@ -156,3 +158,37 @@ async def test_a_seat_that_breaks_its_masking_gets_a_fairness_error_and_voids_th
     for record in records:  # the void hand verifies as void, the game then played on
         assert verify_record(record).ok
     assert all(p.over for p in players) and len(records) >= 2
+
+
+async def test_a_host_restart_voids_the_private_hand_in_progress(
+    nursery: trio.Nursery, host_config: HostConfig
+) -> None:
+    first: HostInfo = await nursery.start(serve_host, host_config)
+    table = await first.host.create_table("one-card", seats=2, private=True)
+    async with AsyncExitStack() as stack:
+        players = []
+        for i in range(2):
+            stream = await trio.open_tcp_stream("127.0.0.1", first.port)
+            session = await stack.enter_async_context(open_session(stream))
+            players.append(PrivateSeat(session, table, f"p{i}"))
+        for p in players:
+            await p.join()
+        async with trio.open_nursery() as inner:
+            for p in players:
+                inner.start_soon(p.play)
+            with trio.fail_after(60):  # until a card was played face up
+                while not any(p.acted_on >= 0 for p in players):
+                    await trio.sleep(0.01)
+            inner.cancel_scope.cancel()
+    await first.host.shutdown()
+    second: HostInfo = await nursery.start(serve_host, replace(host_config, port=0))
+    restored = second.host.lobby.table(table)
+    with trio.fail_after(10):
+        while not await _records(second, table):
+            await trio.sleep(0.01)
+    (record,) = await _records(second, table)
+    assert verify_record(record).ok
+    void = record_messages(record)[-1]
+    assert void.type == "void" and void.decode()["reason"] == "host restarted"
+    assert restored.phase.value == "dealing" and restored.fair_hand_no == 2
+    assert restored.engine is not None and restored.engine.outcome() is None
