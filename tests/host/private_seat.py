@@ -91,7 +91,7 @@ class PrivateSeat:
 
     async def _send(self, msg: Message) -> Message | None:
         try:
-            return await self.session.request(msg, resend=False)
+            return await self.session.request(msg)
         except RequestError as exc:
             (self.act_errors if isinstance(msg, tm.Act) else self.errors).append(exc)
             return None

@@ -192,3 +192,34 @@ async def test_a_host_restart_voids_the_private_hand_in_progress(
     assert void.type == "void" and void.decode()["reason"] == "host restarted"
     assert restored.phase.value == "dealing" and restored.fair_hand_no == 2
     assert restored.engine is not None and restored.engine.outcome() is None
+
+
+async def test_a_seat_gone_past_its_grace_voids_the_hand_and_the_host_plays_it_next(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    table = await mock_host.host.create_table("one-card", seats=2, private=True)
+    async with AsyncExitStack() as stack:
+        stay = await stack.enter_async_context(connect_memory(mock_host))
+        players = [PrivateSeat(stay, table, "p0")]
+        async with connect_memory(mock_host) as leaving:
+            players.append(PrivateSeat(leaving, table, "p1"))
+            for p in players:
+                await p.join()
+            async with trio.open_nursery() as inner:
+                inner.start_soon(players[1].play)
+                inner.start_soon(players[0].play)
+                with trio.fail_after(60):  # until p1 holds cards, then it drops
+                    while not players[1].held:
+                        await trio.sleep(0.01)
+                inner.cancel_scope.cancel()
+        with trio.fail_after(3600):
+            await players[0].play()
+    assert players[0].over
+    records = await _records(mock_host, table)
+    voided = [r for r in records if record_messages(r)[-1].type == "void"]
+    assert voided, "the hand p1 left was voided"
+    body = record_messages(voided[0])[-1].decode()
+    assert body["missing"] == ["p1"] and "grace" in body["reason"]
+    assert all(verify_record(r).ok for r in records)
+    last = record_messages(records[-1])
+    assert last[-1].type == "hand_end" and "mask_end" in [m.type for m in last]
