@@ -149,10 +149,14 @@ class PrivateSeat:
             return
         action, positions = move
         opens = tuple((s, p, tuple(keys)) for s, p, keys in self.masker.play_keys(positions))
+        self.putting_down(action)
         self.act_seq += 1
         act = tm.Act(table=self.table, seq=self.act_seq, action=action, open=opens)
         if await self._send(act) is None:
             self.act_seq -= 1  # refused (a state overtaken): the seq is still free
+
+    def putting_down(self, action: dict[str, Any]) -> None:
+        """Called with each action before it is sent (a hook for the scan's harness)."""
 
     async def play(self) -> None:
         """Read pushes until the game is over."""
