@@ -158,9 +158,11 @@ class PrivateSeat:
     def putting_down(self, action: dict[str, Any]) -> None:
         """Called with each action before it is sent (a hook for the scan's harness)."""
 
-    async def play(self) -> None:
-        """Read pushes until the game is over."""
+    async def play(self, until: Callable[[PrivateSeat], bool] | None = None) -> None:
+        """Read pushes until the game is over (or ``until`` says stop, after a push)."""
         async for push in self.session.pushes:
+            if until is not None and until(self):
+                return
             if isinstance(push, tm.FairPush):
                 await self._fair(push)
             elif isinstance(push, tm.EventPush):

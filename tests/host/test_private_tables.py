@@ -198,22 +198,17 @@ async def test_a_seat_gone_past_its_grace_voids_the_hand_and_the_host_plays_it_n
     autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
 ) -> None:
     table = await mock_host.host.create_table("one-card", seats=2, private=True)
-    async with AsyncExitStack() as stack:
-        stay = await stack.enter_async_context(connect_memory(mock_host))
+    async with connect_memory(mock_host) as stay:
         players = [PrivateSeat(stay, table, "p0")]
-        async with connect_memory(mock_host) as leaving:
-            players.append(PrivateSeat(leaving, table, "p1"))
-            for p in players:
-                await p.join()
-            async with trio.open_nursery() as inner:
-                inner.start_soon(players[1].play)
-                inner.start_soon(players[0].play)
-                with trio.fail_after(60):  # until p1 holds cards, then it drops
-                    while not players[1].held:
-                        await trio.sleep(0.01)
-                inner.cancel_scope.cancel()
+        await players[0].join()
         with trio.fail_after(3600):
-            await players[0].play()
+            async with trio.open_nursery() as inner:
+                inner.start_soon(players[0].play)
+                async with connect_memory(mock_host) as leaving:
+                    players.append(PrivateSeat(leaving, table, "p1"))
+                    await players[1].join()
+                    # p1 plays until it holds a card, then its connection drops
+                    await players[1].play(until=lambda seat: bool(seat.held))
     assert players[0].over
     records = await _records(mock_host, table)
     voided = [r for r in records if record_messages(r)[-1].type == "void"]
