@@ -578,6 +578,8 @@ class GameRunner:
             self._message(batch, {"type": "event", "event": ev.to_wire()}, ev.to)
         if self.deal is not None and self.deal.dealt and not self.deal.ended:
             self._signed(batch, self.deal.draws(events))
+            if self.deal.mask is not None and self.deal.mask.waiting_for():
+                self._wait_for(self.deal)  # the boxes of the positions drawn are due
 
     def _after_change(self, batch: Batch) -> None:
         """Answer chance (deal or reshuffle), open a round, or finish, as the engine needs."""
@@ -674,6 +676,7 @@ class GameRunner:
             if cards is None:
                 self._wait_for(deal)
                 return False
+            self.round_deadline = None  # the seats answered: nothing awaited of them now
             self.phase = TablePhase.PLAYING
             self._events(batch, engine.reveal(cards))
             return True
