@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from protocol.cardfair import (
@@ -56,9 +57,22 @@ from protocol.masking import (
     unmask_card,
 )
 
-__all__ = ["MaskRelay"]
+__all__ = ["MaskRelay", "PlayOpening"]
 
 _M = MessageType
+
+
+@dataclass(frozen=True, slots=True)
+class PlayOpening:
+    """A play's positions as :meth:`MaskRelay.check_play` opened them (nothing signed yet)."""
+
+    seat: int
+    found: tuple[tuple[int, int, tuple[bytes, ...], Card], ...]
+
+    @property
+    def cards(self) -> dict[tuple[int, int], Card]:
+        """The card at each position played."""
+        return {(s, p): c for s, p, _, c in self.found}
 
 
 class MaskRelay:
@@ -267,6 +281,10 @@ class MaskRelay:
             self._asked[stream, pos] = {}
         return self.dealer.publish(_M.MASK_OPEN, {"stream": stream, "positions": list(positions)})
 
+    def asked(self, where: tuple[int, int]) -> bool:
+        """Whether a MASK_OPEN asked for ``(stream, pos)`` and its keys are not all in."""
+        return where in self._asked
+
     def accept_open_keys(
         self, seat: int, body: Mapping[str, Any]
     ) -> tuple[list[SignedMessage], dict[tuple[int, int], Card]]:
@@ -319,7 +337,19 @@ class MaskRelay:
         """The positions a play of ``seat`` puts face up (``act.open``: ``[stream, pos, keys]``
         with every seat's key in seat order): each dealt face down to ``seat`` and given its
         boxes, not opened yet; the keys must open them to ``cards`` (as a multiset, when
-        given), else UnmaskError blaming the seat. All or nothing: one OPENED per position."""
+        given), else UnmaskError blaming the seat. All or nothing: one OPENED per position.
+        :meth:`check_play` then :meth:`commit_play`, for a caller that checks the play's rules
+        in between (the table: a play the rules refuse opens nothing)."""
+        play = self.check_play(seat, opens, cards)
+        return self.commit_play(play), play.cards
+
+    def check_play(
+        self,
+        seat: int,
+        opens: Sequence[tuple[int, int, Sequence[bytes]]],
+        cards: Sequence[Card | str] | None = None,
+    ) -> PlayOpening:
+        """:meth:`accept_play`'s checks, changing nothing: the positions and their cards."""
         found: list[tuple[int, int, tuple[bytes, ...], Card]] = []
         seen: set[tuple[int, int]] = set()
         for stream, pos, raw in opens:
@@ -347,11 +377,15 @@ class MaskRelay:
                     f"seat {seat}'s keys open {sorted(got.elements())}, not the cards played "
                     f"{sorted(want.elements())}"
                 ).blaming(seat)
+        return PlayOpening(seat, tuple(found))
+
+    def commit_play(self, play: PlayOpening) -> list[SignedMessage]:
+        """Put the positions of a play :meth:`check_play` accepted face up: one OPENED each."""
         out = []
-        for stream, pos, keys, card in found:
-            self._open(stream, pos, keys, seat)
+        for stream, pos, keys, card in play.found:
+            self._open(stream, pos, keys, play.seat)
             out.append(self._opened(stream, pos, keys, card))
-        return out, {(s, p): c for s, p, _, c in found}
+        return out
 
     def _open(
         self, stream: int, pos: int, keys: tuple[bytes, ...], seat: int | None, commit: bool = True

@@ -104,6 +104,12 @@ class Blind(State):
                 return f"option {name} cannot be used on a private table: {why}"
         return None
 
+    @classmethod
+    def refuse_seats(cls, options: Mapping[str, object], seats: int) -> str | None:
+        """Why these options cannot be played blind at ``seats`` seats, or ``None`` (what
+        :meth:`refuse` says, and what only some table sizes forbid)."""
+        return cls.refuse(options)
+
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
     ) -> None:
@@ -143,6 +149,11 @@ class Blind(State):
     def _settle_end(self) -> list[Event]:
         """Every card is known: audit the hand and settle its end (forfeit included)."""
         raise NotImplementedError
+
+    def hand_over(self) -> bool:
+        """Whether the hand is over and waits for every position still hidden to open (the
+        host then has every seat's masking secret, ``spec/PROTOCOL.md`` 10.11 step 9)."""
+        return self._open is not None and self._step_done() is not None
 
     # ------------------------------------------------------------------ chance
 

@@ -224,6 +224,8 @@ HOST_EVENTS: dict[str, Template] = {
         when(has("misses"), " {misses} deal rounds in a row", " deal rounds"),
         " and is stood up: the host plays the seat to the end",
     ],
+    # a private table's hand is over: every seat reveals its masking secret (PROTOCOL.md 10.11)
+    "hand_over": NO_LINE,
 }
 
 

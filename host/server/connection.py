@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+import protocol.mask_messages as mm
 import protocol.table_messages as tm
 from host.failures import failure
 from host.games.base import RulesError, WireMap
@@ -88,7 +89,17 @@ SOFTWARE = software("host")
 #: check every message the host sends against its schema, as if a peer had sent it (the test
 #: suite sets ``ONECARD_CHECK_SENT=1``); off, what the host built is only packed
 CHECK_SENT = os.environ.get("ONECARD_CHECK_SENT") == "1"
-_FAIR = (tm.FairCommit, tm.FairReveal)
+#: requests a seat's fair-deal duties need: a rate-limited connection may still send them
+_FAIR = (
+    tm.FairCommit,
+    tm.FairReveal,
+    mm.MaskCommit,
+    mm.MaskPass,
+    mm.SealedKeys,
+    mm.OpenKeys,
+    mm.MaskReveal,
+)
+_MaskRequest = mm.MaskCommit | mm.MaskPass | mm.SealedKeys | mm.OpenKeys | mm.MaskReveal
 
 #: ``admit(conn, resuming)``: take a slot after the handshake (False: none; host.server.admission)
 Admit = Callable[["ClientConnection", bool], bool]
@@ -468,10 +479,6 @@ class ClientConnection:
         self._reply(msg, tm.Tables(tables=tuple(self.lobby.table_summaries())))
 
     async def _on_create_table(self, msg: tm.CreateTable) -> None:
-        if msg.private:  # PROTOCOL.md 10.12: the table does not run cardmask/v1 yet
-            raise LocalProtocolError(
-                "private tables are not available on this host yet", code=ErrorCode.BAD_FIELD
-            )
         table = await self.lobby.create_table(
             game=msg.game,
             seats=msg.seats,
@@ -479,6 +486,7 @@ class ClientConnection:
             name=msg.name,
             turn_timer=msg.turn_timer,
             creator=self,
+            private=msg.private,
         )
         self._reply(msg, tm.TableCreated(table=table.table_id, info=table.summary()))
 
@@ -525,7 +533,15 @@ class ClientConnection:
 
     async def _on_act(self, msg: tm.Act) -> None:
         table = self._my_table(msg.table)
-        await table.act(self, msg.seq, msg.action, re=msg.id)  # the table acknowledges it
+        # the table acknowledges it
+        await table.act(self, msg.seq, msg.action, re=msg.id, opens=msg.open)
+
+    async def _on_mask(self, msg: _MaskRequest) -> None:
+        """A private hand's masking request (PROTOCOL.md 10.11): the table relays it."""
+        table = self._my_table(msg.table)
+        fields = {k: v for k, v in msg.to_wire().items() if k not in ("type", "table", "id")}
+        await table.mask_request(self, msg.TYPE, msg.hand_no, fields)
+        self._reply(msg, tm.Ok())
 
     async def _on_explain(self, msg: tm.Explain) -> None:
         why = self._my_table(msg.table).explain(self, msg.card)
@@ -607,6 +623,11 @@ _HANDLERS: dict[type[Message], Callable[[ClientConnection, Any], Awaitable[None]
     tm.Explain: ClientConnection._on_explain,
     tm.FairCommit: ClientConnection._on_fair_commit,
     tm.FairReveal: ClientConnection._on_fair_reveal,
+    mm.MaskCommit: ClientConnection._on_mask,
+    mm.MaskPass: ClientConnection._on_mask,
+    mm.SealedKeys: ClientConnection._on_mask,
+    mm.OpenKeys: ClientConnection._on_mask,
+    mm.MaskReveal: ClientConnection._on_mask,
     tm.ListRecords: ClientConnection._on_list_records,
     tm.GetRecord: ClientConnection._on_get_record,
     tm.Resume: ClientConnection._on_resume,

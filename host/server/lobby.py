@@ -218,6 +218,7 @@ class Lobby:
         name: str | None = None,
         turn_timer: float | None = None,
         creator: Conn | None = None,
+        private: bool = False,
     ) -> Table:
         """Validate and persist a new table, start its timer task, return it.
 
@@ -255,6 +256,7 @@ class Lobby:
             created=time.time_ns(),
             name=name or "",
             round_timeout=self.round_timeout,
+            private=private,
         )
         if creator is not None and not creator.closed:
             table.creator = creator
@@ -365,6 +367,13 @@ class Lobby:
         """
         table = self.table(table_id)
         table.check_bot_request(by)
+        if table.private:
+            # a host bot is a seat client (host.bots.bots.BotPlayer over net.seat.SeatClient):
+            # it can sit here once that client does a private seat's masking (net.fairplay)
+            raise TableError(
+                "the host's bots cannot sit at a private table yet: seat players only",
+                code=ErrorCode.BAD_STATE,
+            )
         if self.spawn_bot is None:
             raise TableError("this host cannot run bots", code=ErrorCode.BAD_STATE)
         try:

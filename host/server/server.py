@@ -193,10 +193,16 @@ class Host:
         options: dict[str, Any] | None = None,
         name: str | None = None,
         turn_timer: float | None = None,
+        private: bool = False,
     ) -> str:
         """Create a table (as ``create_table`` over the protocol would); return its id."""
         table = await self.lobby.create_table(
-            game=game, seats=seats, options=options, name=name, turn_timer=turn_timer
+            game=game,
+            seats=seats,
+            options=options,
+            name=name,
+            turn_timer=turn_timer,
+            private=private,
         )
         return table.table_id
 

@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from host.games.base import ChanceKind, ChanceRequest, Event
 from host.logs import get_logger
+from host.table.masked import MaskedDeal
 from protocol.cardfair import field_pairs
 from protocol.cards import Card, parse_card
 from protocol.fairness import (
@@ -71,9 +72,12 @@ class Deal:
         host_r: Mapping[int, bytes],
         ledger: SecretLedger | None = None,
         honest: bool = True,
+        host_m: Mapping[int, bytes] | None = None,
     ) -> None:
         """``honest`` False: ``options`` and ``deck`` are not the table's (a ``--cheat`` host
-        only), so no seat can accept the HAND_COMMIT and every seat is wronged from the start."""
+        only), so no seat can accept the HAND_COMMIT and every seat is wronged from the start.
+        ``host_m`` (a private table's hand: :attr:`mask`) is the masking secret of each seat
+        the host plays."""
         self.hand_no = hand_no
         self.names = list(names)
         self.game = game
@@ -108,6 +112,8 @@ class Deal:
             self.wronged = {i for i in range(len(self.names)) if i not in self.host_seats}
         self._public_key = signing_key.public_key()
         self._sent_commit: object = None  # ``commit`` of the HAND_COMMIT as sent
+        #: a private table's masking (None on a normal table)
+        self.mask = None if host_m is None else MaskedDeal(self.dealer, host_m)
 
     # -- the round
 
@@ -142,21 +148,32 @@ class Deal:
         return reveal is not None and self.dealer.reveal_of(pid) == reveal
 
     def missing(self) -> list[int]:
-        """Seats the round is waiting for (commitments first, then reveals)."""
+        """Seats the round is waiting for (commitments first, then reveals; on a private
+        table both kinds of commitment, and once the deck is keyed what the masking awaits)."""
+        if self.mask is not None and self.keyed:
+            return self.mask.waiting_for()
         pids = self.dealer.missing_reveals() if self.locked else self.dealer.missing_commits()
-        return [self.names.index(p) for p in pids]
+        seats = {self.names.index(p) for p in pids}
+        if self.mask is not None and not self.locked:
+            seats.update(self.mask.missing_commits())
+        return sorted(seats)
 
     def progress(self) -> list[SignedMessage]:
         """LOCK and/or REVEALS, as far as the round can go now."""
         out: list[SignedMessage] = []
-        if not self.locked and not self.dealer.missing_commits():
+        masked = self.mask is None or not self.mask.missing_commits()
+        if not self.locked and not self.dealer.missing_commits() and masked:
             out.append(self.dealer.lock())
+            if self.mask is not None:
+                out.append(self.mask.lock())  # MASK_LOCK right after LOCK (10.11 step 2)
             self.locked = True
             for seat, sec in self.host_seats.items():
                 self.dealer.accept_reveal(self.names[seat], sec.reveal_body(self.hand_no))
         if self.locked and not self.keyed and not self.dealer.missing_reveals():
             out.append(self.dealer.reveals())
             self.keyed = True
+            if self.mask is not None:
+                self.mask.start_deal()  # round 0: the seats' passes come next
         return out
 
     def note_sent(self, msg: SignedMessage) -> None:
@@ -216,7 +233,8 @@ class Deal:
         return ans.order + left_out, ans.dealer, ans.messages
 
     def draws(self, events: Sequence[Event]) -> list[tuple[int | None, SignedMessage]]:
-        """Signed DRAW (public) and CARD (private) messages for the stock cards in ``events``."""
+        """Signed DRAW (public) and CARD (private) messages for the stock cards in ``events``;
+        on a private table DRAWs with no card only (:meth:`MaskedDeal.draw`)."""
         owner: dict[tuple[int, int], int] = {}
         shown: set[tuple[int, int]] = set()
         named: list[tuple[int, int]] = []
@@ -232,6 +250,10 @@ class Deal:
             if positions and count == len(positions):
                 shown.update(positions)
         out: list[tuple[int | None, SignedMessage]] = []
+        if self.mask is not None:
+            for p in sorted(set(named) | set(owner)):
+                out += [(None, m) for m in self.mask.draw(p[0], p[1], owner.get(p))]
+            return out
         for p in sorted(set(named) | set(owner)):
             public = p in shown and p not in owner
             to = owner.get(p)

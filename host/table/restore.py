@@ -8,8 +8,10 @@ progress gets its full time again. :func:`finish_restore`, run once the table's 
 up, finishes what the restart interrupted: it writes the hand records that are not on disk
 (the last game's from the replay, earlier games' rebuilt from the journal; never those the
 retention pruned, host.storage.record_files), settles stood-up
-seats, and voids and redoes a deal round that was half done. A record file that exists is left
-as it is, readable or not, so a damaged one never keeps the round from being voided.
+seats, and voids and redoes a deal round that was half done, or a private table's hand that
+was running (its seats' keys are on their machines, the host kept none: ``spec/PROTOCOL.md``
+10.11). A record file that exists is left as it is, readable or not, so a damaged one never
+keeps the round from being voided.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def restore_table(
         created=row.created,
         name=str(meta.get("name", "")),
         round_timeout=round_timeout,
+        private=bool(meta.get("private", False)),
     )
     for s in row.seats:
         if 0 <= s.seat < table.nseats:
@@ -88,6 +91,12 @@ async def finish_restore(table: Table) -> None:
             if hand_no not in have:
                 await table.store.records.keep_record(table.table_id, hand_no, record)
         await table.settle_stood_up()
+        deal = runner.deal
+        if runner.engine is not None and deal is not None and deal.mask is not None:
+            if not deal.ended:  # a private hand: its seats' keys went with the connections
+                payload = {"op": "void", "reason": "host restarted", "missing": []}
+                await table.live(JournalKind.FAIR, payload)
+            return
         if runner.phase is not TablePhase.DEALING or runner.engine is None:
             return
         deal = runner.deal

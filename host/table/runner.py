@@ -30,6 +30,7 @@ replayed alone into a scratch runner, which signs the same messages again.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import secrets
 from collections.abc import Callable, Collection, Sequence
@@ -37,7 +38,20 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.games.base import ChanceKind, Event, State, WireMap, describe_outcome
+from host.games import find_blind, make_blind, private_refusal
+from host.games.base import (
+    Action,
+    ChanceKind,
+    ChanceRequest,
+    Event,
+    Hidden,
+    OptionError,
+    State,
+    WireMap,
+    describe_outcome,
+    played_cards,
+)
+from host.games.private import Blind
 from host.logs import get_logger
 from host.storage.journal import JournalKind, JournalRow, TableRow
 from host.table.dealing import Deal
@@ -54,9 +68,11 @@ from host.table.seats import (
     TableError,
     TablePhase,
 )
+from protocol.cards import parse_card
 from protocol.errors import ErrorCode
 from protocol.fairness import SecretLedger, SignedMessage
 from protocol.framing import Outgoing
+from protocol.mask_relay import PlayOpening
 
 __all__ = ["GameRunner"]
 
@@ -77,12 +93,22 @@ class GameRunner:
         turn_timer: float | None,
         round_timeout: float,
         now: Callable[[], float],
+        private: bool = False,
     ) -> None:
+        """``private``: a private table (``spec/PROTOCOL.md`` 10): a blind engine, each hand
+        masked (:mod:`host.table.masked`)."""
         game_cls.game.check_seats(seats)
         self.table_id = table_id
         self.game_cls = game_cls
         self.nseats = seats
         self.options = game_cls.game.validate_options(options)
+        self.private = private
+        if private:
+            why = private_refusal(game_cls.game.name, dict(self.options))
+            if why is None:
+                why = find_blind(game_cls.game.name).refuse_seats(self.options, seats)
+            if why is not None:
+                raise OptionError(why)
         self.signing_key = signing_key
         self.turn_timer = turn_timer
         self.round_timeout = round_timeout
@@ -109,6 +135,8 @@ class GameRunner:
         self.turn_deadline: float | None = None
         self.pending_records: list[tuple[int, dict[str, Any]]] = []
         self._needs_open = False
+        #: a private table: the engine as it was before the hand's deal (a void goes back to it)
+        self._predeal: State | None = None
         self._ledger = SecretLedger()  # secrets used by this runner's deals (never twice)
 
     def _log(self, text: str, *args: object) -> None:
@@ -130,7 +158,7 @@ class GameRunner:
         self._replaying = True
         try:
             for j in journal[start:]:
-                if j.kind not in inputs:
+                if j.kind not in inputs or j.payload.get("derived"):
                     continue
                 if self.seq + 1 != j.seq:
                     log.warning(
@@ -142,6 +170,7 @@ class GameRunner:
                     self.seq = j.seq - 1
                 try:
                     self._input(Batch(), j.kind, j.payload)
+                    self._host_requests()  # the journal holds what they said: drop it
                 except Exception as exc:
                     raise ReplayError(
                         f"journal row {j.seq} ({j.kind.value}) cannot be replayed: "
@@ -180,6 +209,7 @@ class GameRunner:
                 turn_timer=None,
                 round_timeout=self.round_timeout,
                 now=self.now,
+                private=self.private,
             )
             try:
                 scratch.replay(journal[begin:end])
@@ -198,12 +228,19 @@ class GameRunner:
     # ------------------------------------------------------------------ inputs
 
     def _open_payload(self) -> WireMap:
+        """A new deal round's secrets: the host's ``S`` and the entropy of the seats it
+        contributes for. On a private table those are only the seats it plays (their masking
+        secrets too, 10.11 step 1): a seat sitting out after a miss still holds its own
+        cards there, so it still does its own duties."""
         host_r = {
             str(i): secrets.token_bytes(32)
             for i, s in enumerate(self.seats)
-            if s is not None and (s.sit_out or s.substitute)
+            if s is not None and (s.substitute or (s.sit_out and not self.private))
         }
-        return {"op": "open", "secret": secrets.token_bytes(32), "host_r": host_r}
+        payload: WireMap = {"op": "open", "secret": secrets.token_bytes(32), "host_r": host_r}
+        if self.private:
+            payload["host_m"] = {k: secrets.token_bytes(32) for k in host_r}
+        return payload
 
     def _input(self, batch: Batch, kind: JournalKind, payload: WireMap) -> None:
         """Apply one input (live or replayed) and append its rows to ``batch``.
@@ -230,6 +267,8 @@ class GameRunner:
         self.voids = max(self.voids, int(payload.get("voids", 0)))
         self.game_seq = self.seq
         self.engine = self.game_cls(seats=self.nseats, options=self.options, dealer=None)
+        if self.private:
+            self.engine = make_blind(self.engine)
         self.deal = None
         misses = payload.get("misses") or {}
         for s in self.seats:
@@ -272,13 +311,18 @@ class GameRunner:
             )
         seat = int(payload["seat"])
         action = self.engine.parse_action(payload["action"])
-        self.engine.check(seat, action)
+        engine, opening = self._opening(seat, action, payload.get("open") or ())
+        engine.check(seat, action)
+        self.engine = engine  # a private play's positions are open in it (_opening)
         payload = {**payload, "action": action.to_wire()}
         try:
             events = self.engine.apply(seat, action)
         except Exception as exc:  # check() passed, so the engine may be half-changed
             raise EngineFailure(f"the game engine failed on {payload['action']}") from exc
         self._row(batch, JournalKind.ACTION, payload)
+        if opening is not None and self.deal is not None and self.deal.mask is not None:
+            # an accepted play gets one OPENED per position before its events (10.11 step 7)
+            self._signed(batch, [(None, m) for m in self.deal.mask.commit_play(opening)])
         if self.deal is not None and self.deal.dealt and not self.deal.ended:
             self.deal.actions.append(
                 {"seat": seat, "action": payload["action"], "note": payload.get("note")}
@@ -308,6 +352,36 @@ class GameRunner:
         self._events(batch, events)
         self._after_change(batch)
 
+    def _opening(
+        self, seat: int, action: Action, opens: Sequence[Any]
+    ) -> tuple[State, PlayOpening | None]:
+        """The engine to check a move on, and on a private table the positions the play
+        opens: its keys (``act.open``) checked by the relay, then the positions opened in a
+        copy of the engine (``reveal_play``), so that a play the rules then refuse changes
+        nothing and the relay signs nothing (``spec/PROTOCOL.md`` 10.11 step 7)."""
+        assert self.engine is not None
+        cards = played_cards(action)
+        if not self.private or not cards:
+            if opens:
+                raise TableError(
+                    "act.open goes only with a play of a private table", code=ErrorCode.BAD_FIELD
+                )
+            return self.engine, None
+        deal = self.deal
+        if deal is None or deal.mask is None or deal.mask.ending:
+            raise TableError("no play now: the hand is not running", code=ErrorCode.BAD_STATE)
+        if not opens:
+            raise TableError(
+                "a play of a private table carries act.open: the keys of the positions it "
+                "puts face up",
+                code=ErrorCode.BAD_FIELD,
+            )
+        play = deal.mask.check_play(seat, opens, [parse_card(c) for c in cards])
+        trial = copy.deepcopy(self.engine)
+        assert isinstance(trial, Blind)
+        trial.reveal_play(seat, play.cards)
+        return trial, play
+
     def _fair(self, batch: Batch, payload: WireMap) -> None:
         op = payload["op"]
         if op == "open":
@@ -323,8 +397,26 @@ class GameRunner:
             revealed = self.seats[int(payload["seat"])]
             if revealed is not None:
                 revealed.misses = max(0, revealed.misses - 1)
+        elif op == "mask":
+            assert deal.mask is not None
+            seat = int(payload["seat"])
+            msgs = deal.mask.request(seat, str(payload["type"]), payload["fields"])
+            self._row(batch, JournalKind.FAIR, payload)
+            self._signed(batch, [(None, m) for m in msgs])
+            if not deal.keyed:
+                self._round_progress(batch)
+                return
+            if deal.mask.waiting_for():  # the seats move on: the round timeout starts again
+                self.round_deadline = self.now() + self.round_timeout
+            else:
+                self.round_deadline = None
+            assert self.engine is not None
+            if self.engine.chance_request() is not None or deal.mask.ending:
+                self._after_change(batch)
+            return
         elif op == "void":
-            missing = deal.missing()
+            named = payload.get("missing")
+            missing = deal.missing() if named is None else [int(x) for x in named]
             self._row(batch, JournalKind.FAIR, payload)
             self.voids += 1
             self._log(
@@ -340,6 +432,10 @@ class GameRunner:
             self.pending_records.append((deal.hand_no, self._record(deal)))
             self.deal = None
             self._needs_open = True
+            if self._predeal is not None and deal.dealt:  # a private hand: the game goes
+                self.engine, self._predeal = self._predeal, None  # back to before its deal
+                self.phase = TablePhase.DEALING
+                self.turn_deadline = None
             return
         else:
             raise ValueError(f"unknown fairness op {op!r}")
@@ -404,6 +500,9 @@ class GameRunner:
         assert request is not None and request.kind is ChanceKind.DEAL
         self.fair_hand_no += 1
         host_r = {int(k): bytes(v) for k, v in payload["host_r"].items()}
+        raw_m = payload.get("host_m")
+        host_m = None if raw_m is None else {int(k): bytes(v) for k, v in raw_m.items()}
+        self._predeal = copy.deepcopy(self.engine) if self.private else None
         table_terms = dict(self.options), list(request.cards)
         options, deck = table_terms if self.cheat is None else self.cheat.deal_terms(*table_terms)
         self.deal = Deal(
@@ -418,6 +517,7 @@ class GameRunner:
             host_r=host_r,
             ledger=self._ledger,
             honest=(options, deck) == table_terms,  # (only a --cheat host signs other terms)
+            host_m=host_m,
         )
         for s in self.seats:
             if s is not None:
@@ -466,6 +566,8 @@ class GameRunner:
             msgs = self.cheat.rewrite(msgs)
         for to, m in msgs:
             self.deal.note_sent(m)
+            if self.deal.mask is not None:
+                self.deal.mask.sent(m)  # the seats the host plays take it too
             msg = {"type": "fair", "hand_no": self.deal.hand_no, "msg": m.to_wire()}
             if host_seats:
                 msg["host_seats"] = list(host_seats)
@@ -476,6 +578,8 @@ class GameRunner:
             self._message(batch, {"type": "event", "event": ev.to_wire()}, ev.to)
         if self.deal is not None and self.deal.dealt and not self.deal.ended:
             self._signed(batch, self.deal.draws(events))
+            if self.deal.mask is not None and self.deal.mask.waiting_for():
+                self._wait_for(self.deal)  # the boxes of the positions drawn are due
 
     def _after_change(self, batch: Batch) -> None:
         """Answer chance (deal or reshuffle), open a round, or finish, as the engine needs."""
@@ -486,13 +590,17 @@ class GameRunner:
                 break
             deal = self.deal
             if request.kind is ChanceKind.DEAL and (deal is None or deal.dealt or deal.ended):
-                if deal is not None and deal.dealt and not deal.ended:
-                    self._end_hand(batch)
+                if deal is not None and deal.dealt and not self._end_hand(batch):
+                    break  # a private hand: waiting for the masking secrets
                 self.phase = TablePhase.DEALING
                 self._needs_open = True
                 break
             if deal is None or not deal.keyed:
                 break  # the round is still collecting commitments or reveals
+            if deal.mask is not None:
+                if not self._masked_chance(batch, deal, request):
+                    break  # waiting for the seats (passes, keys, secrets)
+                continue
             order, dealer, msgs = deal.answer(request)
             self._signed(batch, [(None, m) for m in msgs])
             self._row(
@@ -506,8 +614,12 @@ class GameRunner:
                 shown = self.engine.view(None).get("dealer")
                 deal.dealer_seat = shown if isinstance(shown, int) else None
         outcome = self.engine.outcome()
-        if outcome is not None and self.phase is not TablePhase.FINISHED:
-            self._end_hand(batch)
+        if (
+            outcome is not None
+            and self.phase is not TablePhase.FINISHED
+            and self.engine.chance_request() is None
+            and self._end_hand(batch)
+        ):
             self.phase = TablePhase.FINISHED
             self.turn_deadline = None
             names = dict(enumerate(self.game_names))
@@ -521,13 +633,149 @@ class GameRunner:
                 None if seconds is None or not self.engine.to_act() else self.now() + seconds
             )
 
-    def _end_hand(self, batch: Batch) -> None:
+    def _end_hand(self, batch: Batch) -> bool:
+        """HAND_END of the hand dealt (on a private table after MASK_END); False while a
+        private hand still waits for its masking secrets."""
         deal = self.deal
         if deal is None or not deal.dealt or deal.ended:
-            return
+            return True
+        if deal.mask is not None and not self._mask_end(batch, deal):
+            return False
         outcome = self.engine.outcome() if self.engine is not None else None
         self._signed(batch, [(None, deal.end(None if outcome is None else outcome.to_wire()))])
         self.pending_records.append((deal.hand_no, self._record(deal)))
+        self._predeal = None
+        return True
+
+    # ------------------------------------------------------------------ private tables
+
+    def _masked_chance(self, batch: Batch, deal: Deal, request: ChanceRequest) -> bool:
+        """Answer a chance request of a private hand as far as the seats let it: a round's
+        positions once its passes are in, positions to open once their keys are (OPENED) or,
+        at the hand's end, once every secret is (MASK_END). False: waiting for seats."""
+        mask = deal.mask
+        engine = self.engine
+        assert mask is not None and isinstance(engine, Blind)
+        if request.kind is ChanceKind.OPEN:
+            positions = list(request.positions)
+            over = engine.hand_over()
+            if not over and any(mask.held(p) is not None for p in positions):
+                over = self._ends_hand(engine, deal, positions)
+                if not over:
+                    # One Card's bankrupt hand mid-game: 10.11 has no message yet for its
+                    # holder to put it face up (PROTOCOL.md 10.12)
+                    reason = "a bankrupt hand cannot go face up on a private table yet"
+                    self._void_private(batch, deal, [], reason)
+                    return False
+            if over and not self._mask_end(batch, deal):
+                return False
+            if not over:
+                self._draw_before(batch, deal, engine, positions)
+                self._signed(batch, [(None, m) for m in mask.open_face_up(positions)])
+            cards = mask.opened(positions)
+            if cards is None:
+                self._wait_for(deal)
+                return False
+            self.round_deadline = None  # the seats answered: nothing awaited of them now
+            self.phase = TablePhase.PLAYING
+            self._events(batch, engine.reveal(cards))
+            return True
+        deck, kept = list(request.cards), list(request.kept)
+        ready, msgs = mask.round_ready(request.stream, deck, kept)
+        self._signed(batch, [(None, m) for m in msgs])
+        if not ready:
+            self._wait_for(deal)
+            return False
+        dealer = None
+        if request.kind is ChanceKind.DEAL and request.choose_dealer:
+            dealer, msg = deal.dealer.choose_dealer()
+            self._signed(batch, [(None, msg)])
+            deal.dealer_seat = dealer
+        deal.dealt = True
+        self.round_deadline = None
+        order = [Hidden(request.stream, i) for i in range(len(deck))]
+        # the journal holds no card of a private hand: only how many positions were dealt
+        self._row(
+            batch,
+            JournalKind.CHANCE,
+            {"game_no": self.game_no, "stream": request.stream, "positions": len(order)},
+        )
+        self.phase = TablePhase.PLAYING
+        self._events(batch, engine.apply_chance(order, dealer))
+        if deal.dealer_seat is None:
+            shown = engine.view(None).get("dealer")
+            deal.dealer_seat = shown if isinstance(shown, int) else None
+        return True
+
+    def _draw_before(
+        self, batch: Batch, deal: Deal, engine: Blind, positions: Sequence[tuple[int, int]]
+    ) -> None:
+        """Draw the positions dealt before a card turned up: the engine asks for the start
+        card within its deal step, before the hands' events, and DRAWs go in position order.
+        A copy of the engine, the card faked as a plain one, says where they went (the deal
+        does not depend on the face; the copy is dropped)."""
+        mask = deal.mask
+        assert mask is not None
+        first = min(positions)
+        if mask.drawn(first) or mask.dealer.next_position(first[0]) >= first[1]:
+            return
+        plain = next(c for c in map(parse_card, mask.dealer.context.deck) if not c.is_joker)
+        probe = copy.deepcopy(engine)
+        events = probe.reveal(dict.fromkeys(positions, plain))
+        earlier = [
+            ev for ev in events if all(tuple(p) < first for p in ev.data.get("positions", ()))
+        ]
+        self._signed(batch, deal.draws(earlier))
+
+    @staticmethod
+    def _ends_hand(engine: Blind, deal: Deal, positions: Sequence[tuple[int, int]]) -> bool:
+        """Whether opening held ``positions`` is the hand's end (One Card: the last seat but
+        one going bankrupt ends the game): a copy of the engine, the cards faked as plain
+        ones, says (whether the game ends does not depend on them; the copy is dropped)."""
+        mask = deal.mask
+        assert mask is not None
+        plain = next(c for c in map(parse_card, mask.dealer.context.deck) if not c.is_joker)
+        probe = copy.deepcopy(engine)
+        probe.reveal(dict.fromkeys(positions, plain))
+        return probe.hand_over() or probe.outcome() is not None
+
+    def _mask_end(self, batch: Batch, deal: Deal) -> bool:
+        """The hand is over: ask every seat for its ``m_s`` (a ``hand_over`` event), then
+        MASK_END and the audit. False while secrets are missing (or the audit voided it)."""
+        mask = deal.mask
+        assert mask is not None
+        if not mask.ending:
+            mask.ending = True
+            event = {"kind": "hand_over", "hand_no": deal.hand_no}
+            self._message(batch, {"type": "event", "event": event})
+        if mask.relay.missing_secrets():
+            self._wait_for(deal)
+            return False
+        self._signed(batch, [(None, m) for m in mask.end()])
+        self.round_deadline = None
+        if mask.failure is not None:
+            blamed = [] if mask.failure.seat is None else [mask.failure.seat]
+            self._void_private(batch, deal, blamed, f"the masking audit failed: {mask.failure}")
+            return False
+        return True
+
+    def _wait_for(self, deal: Deal) -> None:
+        """The hand waits for seats' masking messages: the round timeout runs (then void)."""
+        if self.round_deadline is None:
+            self.round_deadline = self.now() + self.round_timeout
+
+    def _void_private(self, batch: Batch, deal: Deal, missing: list[int], reason: str) -> None:
+        """Void a private hand from within an input (its row says so on replay too)."""
+        # ``derived``: the input that led here voids it again on replay; the row is not an input
+        payload = {"op": "void", "reason": reason, "missing": missing, "derived": True}
+        self._input(batch, JournalKind.FAIR, payload)
+
+    def _host_requests(self) -> list[tuple[int, str, dict[str, Any]]]:
+        """What the seats the host plays have to send in the hand now."""
+        deal = self.deal
+        if deal is None or deal.mask is None or deal.ended:
+            return []
+        return deal.mask.host_requests()
 
     def _record(self, deal: Deal) -> dict[str, Any]:
         record = deal.record(self.table_id)
@@ -545,16 +793,27 @@ class GameRunner:
         """One live input, then the ``open`` of any deal round it calls for (with a fresh
         secret: live inputs only; a replay reads the journal's)."""
         self._input(batch, kind, payload)
-        while self._needs_open:
-            self._needs_open = False
-            self._input(batch, JournalKind.FAIR, self._open_payload())
+        self._settle(batch)
+
+    def _settle(self, batch: Batch) -> None:
+        """Open the deal round the game calls for; journal and apply what the seats the host
+        plays say in a private hand (live only: a replay reads them from the journal)."""
+        while True:
+            if self._needs_open:
+                self._needs_open = False
+                self._input(batch, JournalKind.FAIR, self._open_payload())
+                continue
+            said = self._host_requests()
+            if not said:
+                return
+            for seat, kind, fields in said:
+                payload = {"op": "mask", "seat": seat, "type": kind, "fields": fields}
+                self._input(batch, JournalKind.FAIR, payload)
 
     def reopen(self, batch: Batch) -> None:
         """Open the deal round a restart interrupted after its deal was answered."""
         self._needs_open = True
-        while self._needs_open:
-            self._needs_open = False
-            self._input(batch, JournalKind.FAIR, self._open_payload())
+        self._settle(batch)
 
     def next_game(self) -> WireMap:
         """The ``GAME`` input that starts the next game with the seats as they are."""

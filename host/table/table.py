@@ -59,6 +59,7 @@ from host.table.seats import ROUND_TIMEOUT, Batch, EngineFailure, Seat, TableErr
 from host.table.timers import Timers
 from host.table.views import Backlogs, fan_out, state_message
 from protocol import table_messages as tm
+from protocol.cardfair import ContextError, FairnessError, FairnessStateError
 from protocol.cards import Card
 from protocol.errors import ErrorCode
 from protocol.framing import Outgoing
@@ -87,7 +88,10 @@ class Table:
         created: int,
         name: str = "",
         round_timeout: float = ROUND_TIMEOUT,
+        private: bool = False,
     ) -> None:
+        """``private``: a private table (``spec/PROTOCOL.md`` 10): refused options raise
+        :class:`~host.games.base.OptionError` (``bad_field``) naming them."""
         self.clock = TableClock(grace)
         self.runner = GameRunner(
             table_id=table_id,
@@ -98,6 +102,7 @@ class Table:
             turn_timer=turn_timer,
             round_timeout=round_timeout,
             now=self.clock.now,
+            private=private,
         )
         self.book = SeatBook(self.runner.seats, self.clock.now, table_id)
         self.chat_room = ChatLog(table_id)
@@ -178,6 +183,11 @@ class Table:
     def grace(self) -> float:
         return self.clock.grace
 
+    @property
+    def private(self) -> bool:
+        """A private table: the host never holds a human seat's hidden card (10.1)."""
+        return self.runner.private
+
     # ------------------------------------------------------------------ summaries
 
     def meta(self) -> dict[str, Any]:
@@ -187,6 +197,7 @@ class Table:
             "options": dict(self.options),
             "turn_timer": self.turn_timer,
             "name": self.name,
+            "private": self.private,
             # the players ready for game ``game_no + 1``; stale once that game has started
             "ready": self.book.ready_meta(self.game_no),
         }
@@ -203,6 +214,7 @@ class Table:
             "spectators": len(self.spectators),
             "turn_timer": None if self.turn_timer is None else int(self.turn_timer),
             "voids": self.runner.voids,
+            "private": self.private,
         }
 
     def public_summary(self) -> WireMap:
@@ -461,9 +473,18 @@ class Table:
 
     # ------------------------------------------------------------------ play
 
-    async def act(self, conn: Conn, act_seq: int, wire: object, *, re: Any = None) -> bool:
+    async def act(
+        self,
+        conn: Conn,
+        act_seq: int,
+        wire: object,
+        *,
+        re: Any = None,
+        opens: Sequence[Any] = (),
+    ) -> bool:
         """Apply a seat's action and acknowledge it; False for a duplicate ``act_seq`` (see
-        :meth:`Seat.repeated`), acknowledged as such and not applied again.
+        :meth:`Seat.repeated`), acknowledged as such and not applied again. ``opens`` is a
+        private table's ``act.open`` (the keys of the positions a play puts face up).
 
         Raises:
             TableError, RulesError: the action is refused (code says why).
@@ -477,6 +498,8 @@ class Table:
             self._ack = (conn, self._ack_msg(act_seq, re, duplicate=False))
             try:
                 payload = {"seat": seat.index, "action": wire, "act_seq": act_seq, "note": None}
+                if opens:
+                    payload["open"] = [[s, p, list(keys)] for s, p, keys in opens]
                 await self.live(JournalKind.ACTION, payload)
             finally:
                 self._ack = None
@@ -523,6 +546,43 @@ class Table:
                 return  # a repeat: nothing new to journal
             payload = {"op": "reveal", "seat": seat.index, "value": reveal}
             await self.live(JournalKind.FAIR, payload)
+
+    async def mask_request(self, conn: Conn, kind: str, hand_no: int, fields: WireMap) -> None:
+        """A seat's masking request of a private hand (``mask_commit`` .. ``mask_reveal``,
+        ``spec/PROTOCOL.md`` 10.11), journaled and relayed. A request out of turn or for
+        another hand is ``bad_state`` and changes nothing; one that fails a check is a
+        ``fairness`` error and voids the hand, naming the seat to blame.
+
+        Raises:
+            TableError, FairnessError: the request is refused (its code says why).
+        """
+        async with self.lock:
+            seat = self._require_seat(conn)
+            deal = self.deal
+            if deal is None or deal.mask is None or deal.ended or hand_no != deal.hand_no:
+                if kind == "mask_reveal" and self.private:
+                    return  # the hand was voided or is over: nothing left to reveal for
+                what = "no private hand" if deal is None else f"not hand {hand_no}"
+                raise TableError(f"{kind}: {what} in progress", code=ErrorCode.BAD_STATE)
+            if seat.index in deal.mask.maskers:
+                raise TableError(
+                    "the host plays this seat in this hand: it does the masking",
+                    code=ErrorCode.BAD_STATE,
+                )
+            payload = {"op": "mask", "seat": seat.index, "type": kind, "fields": fields}
+            try:
+                await self.live(JournalKind.FAIR, payload)
+            except (FairnessStateError, ContextError) as exc:
+                raise TableError(f"{kind}: {exc.message}", code=ErrorCode.BAD_STATE) from None
+            except FairnessError as exc:
+                blamed = seat.index if exc.seat is None and kind != "open_keys" else exc.seat
+                missing = [] if blamed is None else [blamed]
+                reason = f"{kind} from seat {seat.index} failed a check: {exc.message}"
+                log.warning("table %s: %s; the hand is void", self.table_id, reason)
+                await self.live(
+                    JournalKind.FAIR, {"op": "void", "reason": reason[:200], "missing": missing}
+                )
+                raise
 
     # ------------------------------------------------------------------ timers
 

@@ -26,6 +26,7 @@ from host.logs import get_logger
 from host.storage.journal import JournalKind
 from host.storage.store import Store
 from host.table.clock import TableClock
+from host.table.masked import first_move
 from host.table.runner import GameRunner
 from host.table.seats import VOID_TIMEOUT, Seat, TablePhase
 from protocol.errors import LocalProtocolError
@@ -125,9 +126,14 @@ class Timers:
             )
             table.send_summary()
         now = table.clock.now()
+        # a deal round, or a private hand waiting for masking messages (then mid-play too)
+        if runner.round_deadline is not None and now >= runner.round_deadline:
+            await table.live(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+            return
         if runner.phase is TablePhase.DEALING:
-            if runner.round_deadline is not None and now >= runner.round_deadline:
-                await table.live(JournalKind.FAIR, {"op": "void", "reason": VOID_TIMEOUT})
+            return
+        if runner.private:
+            await self._private_turns(now)
             return
         for seat in runner.engine.to_act():
             if runner.seat(seat).substitute:
@@ -137,6 +143,46 @@ class Timers:
             for seat in runner.engine.to_act():  # as for an absent player: the host's bot plays
                 if await self._bot_plays(seat, "timeout"):
                     return
+
+    async def _private_turns(self, now: float) -> None:
+        """A private hand: the host plays only the seats whose masking it does (it holds their
+        cards); it never plays for a player, whose client makes the default move (10.13). A
+        seat gone past its grace, or whose turn ran out by more than the grace, takes its keys
+        with it: the hand is void, naming it; the host plays the seat from the next hand."""
+        table = self.table
+        runner = table.runner
+        engine, deal = runner.engine, runner.deal
+        if engine is None or deal is None or deal.mask is None or deal.ended:
+            return
+        mask = deal.mask
+        gone = [
+            s.index
+            for s in table.seats
+            if s is not None and s.substitute and s.index not in mask.maskers
+        ]
+        late = runner.turn_deadline is not None and now >= runner.turn_deadline + table.clock.grace
+        if not gone and late:
+            gone = [seat for seat in engine.to_act() if seat not in mask.maskers]
+        if gone:
+            names = ", ".join(str(i) for i in gone)
+            reason = f"seat(s) {names} gone past the grace period: their keys are gone"
+            await table.live(JournalKind.FAIR, {"op": "void", "reason": reason, "missing": gone})
+            return
+        for seat in engine.to_act():
+            if seat in mask.maskers:
+                move = first_move(engine.view(seat), mask.host_cards(seat))
+                if move is None:
+                    continue
+                action, positions = move
+                payload = {
+                    "seat": seat,
+                    "action": action,
+                    "act_seq": None,
+                    "note": "substitute",
+                    "open": mask.host_play_keys(seat, positions) if positions else [],
+                }
+                await table.live(JournalKind.ACTION, payload)
+                return
 
     async def _bot_plays(self, seat: int, note: str) -> bool:
         """The host's bot plays ``seat``'s move (its default action if the bot finds none);

@@ -48,8 +48,10 @@ CARD_KEYS = frozenset({"card", "cards", "hand", "kept"})
 #: ``hand_commit`` and record lists, the same for every hand (all the cards, nobody's); a One
 #: Card view's ``follow`` names the cards the rules let follow the top card (anyone's); a ONE
 #: view's ``last_trick``, ``last_hand`` and ``centre`` (its ``card`` once turned up) are cards
-#: face up, which the view still shows while the next hand, with the same 25 cards, is dealt
-PUBLIC_KEYS = frozenset({"deck", "follow", "last_trick", "last_hand", "centre"})
+#: face up, which the view still shows while the next hand, with the same 25 cards, is dealt;
+#: a private table's view's ``legal_sets`` lists the plays the rules allow over the public state,
+#: every card that may follow whoever holds it (the host does not know the hand: 10.13)
+PUBLIC_KEYS = frozenset({"deck", "follow", "last_trick", "last_hand", "centre", "legal_sets"})
 #: fields of signed ``cardfair/v1`` bodies whose cards are public (by the message's type)
 SIGNED_PUBLIC = {"reshuffle": frozenset({"cards", "kept"})}
 #: fields of an action whose cards the action puts down (a Black Jack ``declare`` only names)

@@ -51,6 +51,7 @@ from typing import Any
 import msgpack
 import trio
 from hostscan import Item, Report, Secret, Source, Timeline, codes_in, public_codes, scan
+from private_seat import PrivateSeat
 
 import protocol.table_messages as tm
 from host.bots.bots import BotPlayer
@@ -61,6 +62,7 @@ from net.seat import SeatClient
 from net.session import open_session
 from protocol.cardfair import SignedMessage
 from protocol.hand_records import unpack_record_bytes
+from protocol.mask_seat import Outgoing
 from protocol.messages import Message
 
 StartHost = Callable[..., Awaitable[HostInfo]]
@@ -164,6 +166,43 @@ class HumanSeat(BotPlayer):
         if self.seat is not None:
             self.capture.timeline.put_down(self.seat, cards, at)
         return await super().act(action)
+
+
+@dataclass
+class PrivateHuman(PrivateSeat):
+    """A person's seat at a private table (``private_seat.PrivateSeat``), reporting its own
+    secrets: a card is dealt when its client opens it (its ``sealed`` came), put down when it
+    is played, and the hand ends for every card when the seat reveals its masking secret (then
+    anyone, the host included, can open its boxes) or the hand ends or is void."""
+
+    capture: Capture | None = None
+
+    async def _fair(self, push: tm.FairPush) -> None:
+        assert self.capture is not None
+        at = self.capture.clock.tick()
+        signed = SignedMessage.from_wire(push.msg)
+        line = self.capture.timeline
+        if signed.type == "hand_commit":
+            line.hand_started(self.seat, self.name, push.hand_no, at)
+        before = set(self.held)
+        await super()._fair(push)
+        for hand_no, stream, pos in sorted(set(self.held) - before):
+            line.dealt(self.seat, hand_no, self.held[hand_no, stream, pos].code, at)
+        if signed.type in ("hand_end", "void"):
+            line.hand_ended(self.seat, push.hand_no, at)
+
+    async def _say(self, item: Outgoing) -> None:
+        if item.type == "mask_reveal" and self.capture is not None and self.masker is not None:
+            at = self.capture.clock.tick()
+            self.capture.timeline.hand_ended(self.seat, self.masker.context.hand_no, at)
+        await super()._say(item)
+
+    def putting_down(self, action: dict[str, Any]) -> None:
+        assert self.capture is not None
+        cards = action.get("cards", [action["card"]] if "card" in action else [])
+        self.capture.timeline.put_down(
+            self.seat, [str(c) for c in cards], self.capture.clock.tick()
+        )
 
 
 @dataclass
@@ -369,12 +408,14 @@ def _tap_host(info: HostInfo, capture: Capture) -> None:
 
 @dataclass(frozen=True)
 class Table:
-    """What to play: a game, its options, how many human seats and host bots."""
+    """What to play: a game, its options, how many human seats and host bots, and whether the
+    table is private (then human seats only: the host's bots do not sit there yet)."""
 
     game: str
     humans: int
     bots: int
     options: dict[str, Any] = field(default_factory=dict)
+    private: bool = False
 
     @property
     def seats(self) -> int:
@@ -403,13 +444,22 @@ async def play_tapped(start_host: StartHost, data_dir: Path, table: Table) -> Ca
 
 
 async def _play(info: HostInfo, capture: Capture, table: Table) -> None:
-    table_id = await info.host.create_table(table.game, seats=table.seats, options=table.options)
+    table_id = await info.host.create_table(
+        table.game, seats=table.seats, options=table.options, private=table.private
+    )
     ready = trio.Event()
     done: list[tm.GameOver] = []
 
     async def human(i: int) -> None:
         CLIENT_SIDE.set(True)
         stream = await trio.open_tcp_stream("127.0.0.1", info.port)
+        if table.private:
+            async with open_session(stream) as session:
+                private = PrivateHuman(session, table_id, f"human{i}", capture=capture)
+                await private.join()
+                await private.play()
+                await session.bye()
+            return
         async with open_session(stream) as session:
             seat = HumanSeat(session, capture, table_id=table_id)
             await seat.join(f"human{i}", as_bot=False)
@@ -423,9 +473,13 @@ async def _play(info: HostInfo, capture: Capture, table: Table) -> None:
         stream = await trio.open_tcp_stream("127.0.0.1", info.port)
         async with open_session(stream) as session:
             watcher = SeatClient(session, table_id=table_id)
-            await watcher.watch("watcher")
+            if table.private:  # the seat client does not verify a private hand yet
+                await session.request(tm.Watch(table=table_id, name="watcher"))
+            else:
+                await watcher.watch("watcher")
             async for push in session.pushes:
-                await watcher.handle(push)
+                if not table.private:
+                    await watcher.handle(push)
                 if isinstance(push, tm.GameOver):
                     done.append(push)
                     break

@@ -82,13 +82,33 @@ async def test_a_table_without_a_name_shows_its_id_as_its_name(
     assert isinstance(longest, tm.TableInfo) and len(longest.name) == 64
 
 
-async def test_a_private_table_is_refused_until_the_host_runs_them(
+async def test_a_private_table_says_so_and_refuses_what_it_cannot_play(
     autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
 ) -> None:
-    """PROTOCOL.md 10.12: asking for privacy and getting a normal table would be a lie."""
+    """PROTOCOL.md 10.11/10.13: ``private`` in ``table_info`` and ``tables``; options a
+    private table cannot audit are refused naming the option; no host bot sits there yet."""
     async with connect_memory(mock_host) as c:
-        with pytest.raises(RequestError) as refused:
-            await c.request(tm.CreateTable(game="one-card", seats=2, private=True))
-        assert refused.value.code is ErrorCode.BAD_FIELD and "private" in str(refused.value)
+        for game, options, name in [
+            ("one-card", {"multi_play": True}, "multi_play"),
+            ("black-jack", {"jokers": 2}, "jokers"),
+            ("black-jack", {"chain": True}, "chain"),
+            ("one-card", {}, "bankrupt_at"),  # at three seats: a bankruptcy mid-game
+        ]:
+            seats = 3 if name == "bankrupt_at" else 2
+            with pytest.raises(RequestError) as refused:
+                await c.request(
+                    tm.CreateTable(game=game, seats=seats, options=options, private=True)
+                )
+            assert refused.value.code is ErrorCode.BAD_FIELD
+            assert name in str(refused.value) and "private" in str(refused.value)
+        made = await c.request(tm.CreateTable(game="one-card", seats=2, private=True))
         plain = await c.request(tm.CreateTable(game="one-card", seats=2))
-    assert isinstance(plain, tm.TableCreated) and plain.info.get("private", False) is False
+        assert isinstance(made, tm.TableCreated) and made.info["private"] is True
+        assert isinstance(plain, tm.TableCreated) and plain.info["private"] is False
+        listed = await c.request(tm.ListTables())
+        assert isinstance(listed, tm.Tables)
+        private = {t["table"]: t["private"] for t in listed.tables}
+        assert private == {made.table: True, plain.table: False}
+        with pytest.raises(RequestError) as no_bot:
+            await c.request(tm.AddBot(table=made.table, kind="normal"))
+        assert no_bot.value.code is ErrorCode.BAD_STATE and "private" in str(no_bot.value)

@@ -17,7 +17,7 @@ win passes to the next seat of the ranking (option ``ranking``), or to nobody.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from host.games.base import (
@@ -99,6 +99,22 @@ class BlindOneCard(Blind, PrivateOneCard):
         ),
     }
     NORMAL = PrivateOneCard
+
+    @classmethod
+    def refuse_seats(cls, options: Mapping[str, object], seats: int) -> str | None:
+        """A bankrupt hand goes face up, and only its holder could open it: ``PROTOCOL.md``
+        10.11 has no message for that yet (10.12), so a bankruptcy that does not end the game
+        (more than two seats) cannot be played; at two seats it ends the game, and every
+        card opens then."""
+        why = cls.refuse(options)
+        if why is None and seats > 2 and options.get("bankrupt_at"):
+            why = (
+                "option bankrupt_at cannot be used on a private table of more than two seats: "
+                "a bankrupt hand goes face up mid-game, which needs its holder's keys "
+                "(set bankrupt_at to 0)"
+            )
+        return why
+
     HELD_BACK = frozenset({"game_over"})
 
     def __init__(self, **kwargs: Any) -> None:
