@@ -194,7 +194,11 @@ async def run_join(
         # the deal-signing key, pinned like the certificate (read after the session's first-use
         # pin: a certificate pinned afresh drops the deal key of the host it replaced)
         fair_key = pins.deal_key(key)
-        tc_args: dict[str, Any] = {"proofs_dir": tokens.directory / "proofs", "host_pk": fair_key}
+        tc_args: dict[str, Any] = {
+            "proofs_dir": tokens.directory / "proofs",
+            "host_pk": fair_key,
+            "keys_dir": tokens.directory,
+        }
         _say_connected(ui, connected, key)
         welcome = session.welcome
         ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")

@@ -223,7 +223,13 @@ async def _play_at(
     async with open_session(connected.stream) as session:
         # bots at every seat: the deals are still checked, but nobody needs a proof kept
         kept = None if watch else proofs
-        tc = TableClient(session, table_id=table, name=None if watch else name, proofs_dir=kept)
+        tc = TableClient(
+            session,
+            table_id=table,
+            name=None if watch else name,
+            proofs_dir=kept,
+            keys_dir=proofs.parent,
+        )
         if watch:
             await tc.watch()  # first, so that we see the first deal's commitment
             await host.add_bots(table, seats, level=level)
