@@ -57,6 +57,7 @@ from client.commands import (
 )
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
+from client.lobby import create_table
 from client.render import GAME_TITLES
 from client.stdin import read_line
 from client.table_client import TableClient
@@ -140,6 +141,7 @@ async def run_play(
     data_dir: Path | None = None,
     state_dir: Path | None = None,
     rematch: bool = False,
+    private: bool = False,
 ) -> dict[str, Any] | None:
     """Host a game here, sit down (or watch the bots) and play it to the end.
 
@@ -172,6 +174,7 @@ async def run_play(
         lan=lan,
         proofs=proofs,
         rematch=rematch or not json_mode,
+        private=private,
     )
     base = Path(platformdirs.user_data_dir("onecard", appauthor=False))
     try:
@@ -206,14 +209,17 @@ async def _play_at(
     lan: bool,
     proofs: Path,
     rematch: bool,
+    private: bool = False,
 ) -> dict[str, Any] | None:
     host = info.host
-    try:
-        table = await host.create_table(game, seats=seats, options=options)
-    except ProtocolError as exc:  # the command line asked for what the game does not have
-        if exc.code is not ErrorCode.BAD_FIELD:  # (an option, a value, a number of players)
-            raise
-        raise click.UsageError(exc.message) from None
+    table = ""
+    if not private:  # a private table is asked for over the protocol, as any client would
+        try:
+            table = await host.create_table(game, seats=seats, options=options)
+        except ProtocolError as exc:  # the command line asked for what the game does not have
+            if exc.code is not ErrorCode.BAD_FIELD:  # (an option, a value, a number of players)
+                raise
+            raise click.UsageError(exc.message) from None
     address, port = _loopback(info)
     connected = await open_stream(address, port, expect=info.fingerprint)
 
@@ -221,6 +227,13 @@ async def _play_at(
         return (await open_stream(address, port, expect=info.fingerprint)).stream
 
     async with open_session(connected.stream) as session:
+        if private:
+            try:
+                table = await create_table(session, game, seats, options, bots=0, private=True)
+            except RequestError as exc:  # a host without private tables, an option refused
+                if exc.code is not ErrorCode.BAD_FIELD:
+                    raise
+                raise click.UsageError(exc.error.message) from None
         # bots at every seat: the deals are still checked, but nobody needs a proof kept
         kept = None if watch else proofs
         tc = TableClient(
@@ -373,6 +386,12 @@ async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI, table: str) 
     help="Host data directory: its keys, and each session's hand records under "
     "play-sessions/ (default: temporary; with --lan the user data dir).",
 )
+@click.option(
+    "--private",
+    is_flag=True,
+    help="A private table: the host never sees a hidden card (each seat masks the deck and "
+    "opens its own cards; your keys are kept in the state directory).",
+)
 @common_options
 def play_command(
     *,
@@ -390,6 +409,7 @@ def play_command(
     json_mode: bool,
     state_dir: Path | None,
     rematch: bool,
+    private: bool,
 ) -> None:
     """Start a host on this machine, fill the other seats with bots and play a game."""
     if watch and lan:
@@ -411,4 +431,5 @@ def play_command(
         data_dir=data_dir,
         state_dir=state_dir,
         rematch=rematch,
+        private=private,
     )
