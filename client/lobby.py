@@ -76,8 +76,8 @@ fast=off), r to list the tables again, ? for this help, q to quit.
     return (
         f"Type a table number to join it, w NUMBER to watch, {CREATE_USAGE} to create a table "
         f"and sit down (games: {named or 'the host did not say'}; BOTS fill seats; private: the "
-        f"host sees no hidden card; KEY=VALUE sets a table option, as --option{example}), r to list the tables again, ? for this "
-        "help, q to quit."
+        f"host sees no hidden card; KEY=VALUE sets a table option, as --option{example}), r to "
+        "list the tables again, ? for this help, q to quit."
     )
 
 
