@@ -14,7 +14,6 @@ closing while we wait for input ends the lobby at once with :class:`net.session.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 import click
@@ -30,7 +29,6 @@ from client.stdin import read_line
 from client.table_client import TableClient
 from net.session import ClientSession, Disconnected, RequestError, expect_reply
 from protocol.errors import LocalProtocolError
-from protocol.limits import MAX_TEXT_LEN
 
 __all__ = [
     "CREATE_USAGE",
@@ -236,21 +234,11 @@ async def create_table(
     private: bool = False,
 ) -> str:
     """Create a table and seat ``bots`` host bots in it (we take a seat next); return its id.
-    ``private``: a private table (PROTOCOL.md section 10), where the host sees no hidden card.
-
-    Raises:
-        RequestError: the host refused; for a private table it says so first (a host that
-            does not run private tables refuses every one).
-    """
-    try:
-        created = await session.request(
-            tm.CreateTable(game=game, seats=seats, options=options, private=private)
-        )
-    except RequestError as exc:
-        if private:
-            text = f"the host refused a private table: {exc.error.message}"
-            raise RequestError(replace(exc.error, message=text[:MAX_TEXT_LEN])) from None
-        raise
+    ``private``: a private table (PROTOCOL.md section 10), where the host sees no hidden card
+    (a host that does not run them refuses with ``bad_field``: RequestError)."""
+    created = await session.request(
+        tm.CreateTable(game=game, seats=seats, options=options, private=private)
+    )
     assert isinstance(created, tm.TableCreated)
     for _ in range(min(bots, seats - 1)):
         await session.request(tm.AddBot(table=created.table))

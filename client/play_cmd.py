@@ -74,7 +74,7 @@ from host.tools.embedded import (
 )
 from net.address import join_target
 from net.discover import lan_addresses
-from net.session import Disconnected, RequestError, open_session
+from net.session import ClientSession, Disconnected, RequestError, open_session
 from net.trust import TrustError, open_stream
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.lobby_messages import BOT_LEVELS, Leave
@@ -212,14 +212,6 @@ async def _play_at(
     private: bool = False,
 ) -> dict[str, Any] | None:
     host = info.host
-    table = ""
-    if not private:  # a private table is asked for over the protocol, as any client would
-        try:
-            table = await host.create_table(game, seats=seats, options=options)
-        except ProtocolError as exc:  # the command line asked for what the game does not have
-            if exc.code is not ErrorCode.BAD_FIELD:  # (an option, a value, a number of players)
-                raise
-            raise click.UsageError(exc.message) from None
     address, port = _loopback(info)
     connected = await open_stream(address, port, expect=info.fingerprint)
 
@@ -227,13 +219,7 @@ async def _play_at(
         return (await open_stream(address, port, expect=info.fingerprint)).stream
 
     async with open_session(connected.stream) as session:
-        if private:
-            try:
-                table = await create_table(session, game, seats, options, bots=0, private=True)
-            except RequestError as exc:  # a host without private tables, an option refused
-                if exc.code is not ErrorCode.BAD_FIELD:
-                    raise
-                raise click.UsageError(exc.error.message) from None
+        table = await _new_table(info, session, game, seats, options, private=private)
         # bots at every seat: the deals are still checked, but nobody needs a proof kept
         kept = None if watch else proofs
         tc = TableClient(
@@ -294,6 +280,33 @@ async def _play_at(
     if lan:
         await _let_friends_finish(info, ui, table)
     return outcome
+
+
+async def _new_table(
+    info: HostInfo,
+    session: ClientSession,
+    game: str,
+    seats: int,
+    options: dict[str, Any],
+    *,
+    private: bool,
+) -> str:
+    """Create the table; a refusal of what the command line asked (an option, a value, a
+    number of players, a private table) is a usage error."""
+    if private:  # asked for over the protocol, as any client would
+        try:
+            return await create_table(session, game, seats, options, bots=0, private=True)
+        except RequestError as exc:  # a host without private tables, an option refused
+            if exc.code is not ErrorCode.BAD_FIELD:
+                raise
+            text = f"the host refused a private table: {exc.error.message}"
+            raise click.UsageError(text) from None
+    try:
+        return await info.host.create_table(game, seats=seats, options=options)
+    except ProtocolError as exc:
+        if exc.code is not ErrorCode.BAD_FIELD:
+            raise
+        raise click.UsageError(exc.message) from None
 
 
 def _friends_busy(info: HostInfo, table: str) -> bool:
