@@ -18,7 +18,7 @@ view lists its positions and the plays as ordered sets. The seat client keeps th
 ``hand`` filled from the cards its masker opened, in position order, and ``legal`` the actions
 :func:`protocol.private_views.allowed` finds (``plays``, with the positions each uses); it is
 rebuilt whenever a card opens. :meth:`SeatClient.act` adds the keys of the positions a play
-uses (``act.open``), and the ``reveal_keys`` event, the host's word that the hand is over, sends
+uses (``act.open``), and the ``hand_over`` event, the host's word that the hand is over, sends
 the seat's ``mask_reveal``. The masking duties are the checker's (:mod:`net.private_seat`), kept
 in ``keys`` (the terminal client's is a 0600 file store in the player's state directory).
 """
@@ -36,7 +36,7 @@ from protocol.messages import Message
 from protocol.private_views import Allowed, allowed, default_move, hand_of, is_private_view
 
 #: the event by which the host says a private hand is over: every seat reveals its secret
-REVEAL_EVENT = "reveal_keys"
+REVEAL_EVENT = "hand_over"
 
 __all__ = ["SeatClient"]
 
