@@ -287,8 +287,11 @@ class HumanUI:
             if tc.checker.duties is not None:  # our own masking secret went out (10.14)
                 self.say("The hand is over: your keys go out for the audit", style="dim")
             return
+        event = tc.private_event(dict(push.event))
+        if event is None:  # our cards there are still masked: the state shows them once open
+            return
         line = describe_event(
-            push.event,
+            event,
             tc.name_of,
             me=tc.seat,
             ascii_only=self.ascii_only,

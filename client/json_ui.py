@@ -91,13 +91,18 @@ class JsonUI:
             obj = dict(push.to_wire())
             obj.pop("token", None)  # a resume token is a seat key: never print it
             if isinstance(push, tm.EventPush):
-                line = describe_event(
-                    push.event,
-                    tc.name_of,
-                    me=tc.seat,
-                    ascii_only=True,
-                    game_no=tc.game_no,
-                    game=tc.game or None,
+                event = tc.private_event(dict(push.event))
+                line = (
+                    None
+                    if event is None
+                    else describe_event(
+                        event,
+                        tc.name_of,
+                        me=tc.seat,
+                        ascii_only=True,
+                        game_no=tc.game_no,
+                        game=tc.game or None,
+                    )
                 )
                 obj["text"] = None if line is None else line.plain
             elif isinstance(push, tm.StatePush):

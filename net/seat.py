@@ -160,6 +160,23 @@ class SeatClient:
             return None
         return default_move(s.view, self.checker.opened())
 
+    def private_event(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        """A private table's event as a normal table would word it: one that names our
+        positions but no cards (``dealt``, ``drawn``, ONE's ``hand``: 10.13) gets the cards we
+        opened there; None while some are still masked (the ``state`` shows them once open).
+        Any other event is returned as it is."""
+        where = event.get("positions")
+        if self.private_state is None or "cards" in event or not isinstance(where, list):
+            return event
+        if event.get("to") is None:
+            return event
+        opened = self.checker.opened()
+        try:
+            cards = [opened[int(s), int(p)] for s, p in where]
+        except (KeyError, TypeError, ValueError):
+            return None
+        return {**event, "cards": cards}
+
     def _fill_private(self) -> None:
         """Rebuild ``state`` from the private view and the cards opened so far."""
         raw = self.private_state

@@ -121,3 +121,16 @@ async def test_a_hand_over_for_another_hand_reveals_nothing() -> None:
     assert host.inbox == []
     await host.event({"kind": REVEAL_EVENT, "hand_no": 1})
     assert [m.TYPE for _, m in host.inbox] == ["mask_reveal"] * 3
+
+
+async def test_a_private_event_is_worded_with_the_cards_we_opened() -> None:
+    host = FakeHost()
+    await dealt_hand(host, [MemoryKeyStore() for _ in NAMES])
+    ann = host.clients[0]
+    await host.view(0, [{"actions": EVERY}], [{"type": "draw"}])
+    ours = {"kind": "hand", "to": 0, "positions": [[0, 0], [0, 3]]}
+    opened = ann.checker.opened()
+    assert ann.private_event(ours) == {**ours, "cards": [opened[0, 0], opened[0, 3]]}
+    assert ann.private_event({**ours, "positions": [[0, 40]]}) is None  # not opened (yet)
+    public = {"kind": "draw", "positions": [[0, 0]], "seats": [0]}
+    assert ann.private_event(public) is public
