@@ -33,7 +33,14 @@ from net.fairplay import DealChecker, FairNotice, KeepProof
 from net.keystore import KeyStore
 from net.session import ClientSession, expect_reply
 from protocol.messages import Message
-from protocol.private_views import Allowed, allowed, default_move, hand_of, is_private_view
+from protocol.private_views import (
+    Allowed,
+    allowed,
+    default_move,
+    hand_of,
+    is_private_view,
+    unopened,
+)
 
 #: the event by which the host says a private hand is over: every seat reveals its secret
 REVEAL_EVENT = "hand_over"
@@ -183,7 +190,9 @@ class SeatClient:
         if raw is None:
             return
         opened = self.checker.opened()
-        self.plays = allowed(raw.view, opened)
+        # until every card of ours is open (its SEALED came) we cannot tell what we may play:
+        # nothing is offered then, and the state is filled again when the cards open
+        self.plays = [] if unopened(raw.view, opened) else allowed(raw.view, opened)
         view = {**raw.view, "hand": hand_of(raw.view, opened)}
         legal = tuple(a.action for a in self.plays)
         self.state = dataclasses.replace(raw, view=view, legal=legal)

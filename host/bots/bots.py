@@ -172,6 +172,8 @@ class BotPlayer(SeatClient):
                 log.warning("bot %s: %s", self.name, notice.message)
         if isinstance(push, tm.StatePush) and push.seat == self.seat:
             self._changed.set()
+        elif isinstance(push, tm.FairPush) and self.private_state is not None:
+            self._changed.set()  # a card of ours may have opened: the state was filled again
         elif isinstance(push, tm.EventPush):
             self._unseen.append(dict(push.event))
         elif isinstance(push, tm.GameStart) and not self.in_backlog(push):

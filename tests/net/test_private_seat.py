@@ -134,3 +134,23 @@ async def test_a_private_event_is_worded_with_the_cards_we_opened() -> None:
     assert ann.private_event({**ours, "positions": [[0, 40]]}) is None  # not opened (yet)
     public = {"kind": "draw", "positions": [[0, 0]], "seats": [0]}
     assert ann.private_event(public) is public
+
+
+async def test_nothing_is_offered_until_every_card_of_ours_is_open() -> None:
+    """A state may come before the SEALED of a card just dealt: what the seat may play is
+    unknown until it opens, so nothing is offered; the state fills in when it opens."""
+    host = FakeHost()
+    await dealt_hand(host, [MemoryKeyStore() for _ in NAMES])
+    ann = host.clients[0]
+    sets = [{"actions": EVERY}]
+    await host.view(0, sets, [{"type": "draw"}])
+    assert ann.state is not None and len(ann.state.legal) == 4
+    # the host draws Ann a card and shows her the state before its boxes are in
+    pos = host.dealer.next_position(0)
+    host.holders[0, pos] = 0
+    await host.event({"kind": "draw", "positions": [[0, pos]], "seats": [0]})
+    await host.fair([host.relay.deal(0, pos, 0)])
+    await host.view(0, sets, [{"type": "draw"}])
+    assert ann.state.legal == () and not ann.my_turn
+    await host.pump()  # the other seats' boxes: SEALED, Ann opens the card
+    assert len(ann.state.view["hand"]) == 4 and len(ann.state.legal) == 5
