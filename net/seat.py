@@ -165,7 +165,8 @@ class SeatClient:
         s = self.private_state
         if s is None or s.seat is None or s.seat not in s.to_act:
             return None
-        return default_move(s.view, self.checker.opened())
+        opened = self.checker.opened()
+        return None if unopened(s.view, opened) else default_move(s.view, opened)
 
     def private_event(self, event: dict[str, Any]) -> dict[str, Any] | None:
         """A private table's event as a normal table would word it: one that names our
