@@ -62,6 +62,7 @@ from client.tracking import CardsLeft, DealNumbers, Presence
 from client.turn_clock import TurnClock
 from client.wording import describe_action, describe_event
 from net.fairplay import FairKind, FairNotice
+from net.seat import REVEAL_EVENT
 from protocol.messages import Error, Message
 from protocol.text import safe_text
 
@@ -281,9 +282,27 @@ class HumanUI:
             line.append(f" · proof {notice.proof}")
         self.say(line, style="green" if ok else "bold red")
 
+    def _on_event(self, tc: TableClient, push: tm.EventPush) -> None:
+        if push.event.get("kind") == REVEAL_EVENT:
+            if tc.checker.duties is not None:  # our own masking secret went out (10.14)
+                self.say("The hand is over: your keys go out for the audit", style="dim")
+            return
+        event = tc.private_event(dict(push.event))
+        if event is None:  # our cards there are still masked: the state shows them once open
+            return
+        line = describe_event(
+            event,
+            tc.name_of,
+            me=tc.seat,
+            ascii_only=self.ascii_only,
+            game_no=tc.game_no,
+            game=tc.game or None,
+        )
+        if line is not None:
+            self.say(line)
+
     def on_push(self, tc: TableClient, push: Message, notices: list[FairNotice]) -> None:
         self._tc = tc
-        me = tc.seat
         journaled = tm.StatePush | tm.GameStart | tm.GameOver | tm.EventPush | tm.FairPush
         seq = push.seq if isinstance(push, journaled) else None
         if self._blunder is not None and seq is not None and seq != self._blunder[2]:
@@ -299,18 +318,11 @@ class HumanUI:
                 "(the game ended before you answered: you are still at the table)", style="dim"
             )
         if isinstance(push, tm.EventPush):
-            line = describe_event(
-                push.event,
-                tc.name_of,
-                me=me,
-                ascii_only=self.ascii_only,
-                game_no=tc.game_no,
-                game=tc.game or None,
-            )
-            if line is not None:
-                self.say(line)
+            self._on_event(tc, push)
         elif isinstance(push, tm.StatePush):
-            self._on_state(tc, push)
+            # a private table's view has no hand: the seat client filled it from our cards
+            shown = tc.state if push is tc.private_state and tc.state is not None else push
+            self._on_state(tc, shown)
         elif isinstance(push, tm.GameStart):
             if self.screen is not None and self.screen.reading:  # a rematch: closed at the
                 self.screen.open()  # last game's end, the block comes back for this one

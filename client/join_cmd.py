@@ -163,6 +163,7 @@ async def run_join(
     timeout: float = 2.0,
     new: bool = False,
     rematch: bool = False,
+    private: bool = False,
 ) -> dict[str, Any] | None:
     """Join (or watch) a table at a host and play it to the end; return the outcome.
 
@@ -194,7 +195,11 @@ async def run_join(
         # the deal-signing key, pinned like the certificate (read after the session's first-use
         # pin: a certificate pinned afresh drops the deal key of the host it replaced)
         fair_key = pins.deal_key(key)
-        tc_args: dict[str, Any] = {"proofs_dir": tokens.directory / "proofs", "host_pk": fair_key}
+        tc_args: dict[str, Any] = {
+            "proofs_dir": tokens.directory / "proofs",
+            "host_pk": fair_key,
+            "keys_dir": tokens.directory,
+        }
         _say_connected(ui, connected, key)
         welcome = session.welcome
         ui.info(f"Host: {welcome.host_name if welcome else '?'}", kind="welcome")
@@ -208,6 +213,7 @@ async def run_join(
             bots=bots,
             options=options or {},
             new=new,
+            private=private,
         )
         while True:
             tc, seated, slot = await _take_seat(
@@ -304,6 +310,7 @@ class _Want:
     bots: int
     options: dict[str, Any]
     new: bool
+    private: bool = False
 
 
 async def _take_seat(
@@ -345,7 +352,9 @@ async def _take_seat(
         )
     table = want.table
     if want.create is not None:
-        table = await create_table(session, want.create, want.seats, want.options, bots=want.bots)
+        table = await create_table(
+            session, want.create, want.seats, want.options, bots=want.bots, private=want.private
+        )
     if table is None:
         tc, seated = await run_lobby(session, tc_args, ui, name=want.name)
     else:
@@ -381,6 +390,7 @@ def _check_combination(
     seats: int,
     bots: int,
     option_pairs: tuple[str, ...],
+    private: bool = False,
 ) -> None:
     """Refuse options that would be silently ignored, up front (``--table`` is checked by
     :func:`client.options.table_id`)."""
@@ -394,6 +404,8 @@ def _check_combination(
         unused = [opt for opt, param in (("--seats", "seats"), ("--bots", "bots")) if given(param)]
         if option_pairs:
             unused.append("--option")
+        if private:
+            unused.append("--private")
         if unused:
             raise click.UsageError(
                 f"{' and '.join(unused)} only appl{'ies' if len(unused) == 1 else 'y'} to a "
@@ -442,6 +454,12 @@ def _check_combination(
     help="A table option for --create; repeatable.",
 )
 @click.option(
+    "--private",
+    is_flag=True,
+    help="With --create: a private table, where the host never sees a hidden card (each "
+    "seat masks the deck and opens its own cards; keys kept in the state directory).",
+)
+@click.option(
     "--new",
     is_flag=True,
     help="Do not resume a saved seat: join as a new player (by default a seat saved for this "
@@ -466,6 +484,7 @@ def join_command(
     seats: int,
     bots: int,
     option_pairs: tuple[str, ...],
+    private: bool,
     timeout: float,
     new: bool,
     name: str | None,
@@ -486,7 +505,13 @@ def join_command(
     takes that one back).
     """
     _check_combination(
-        table=table, watch=watch, create=create, seats=seats, bots=bots, option_pairs=option_pairs
+        table=table,
+        watch=watch,
+        create=create,
+        seats=seats,
+        bots=bots,
+        option_pairs=option_pairs,
+        private=private,
     )
     run_sync(
         run_join,
@@ -506,4 +531,5 @@ def join_command(
         timeout=timeout,
         new=new,
         rematch=rematch,
+        private=private,
     )

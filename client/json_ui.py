@@ -85,20 +85,30 @@ class JsonUI:
         # an ``ok`` reaching the loop answers a message sent without an ``id`` (the client's
         # own fair_commit and fair_reveal): it answers nothing the script asked, so it is dropped
         if not isinstance(push, tm.FairPush | tm.Ok):
+            # a private table's view has no hand: the seat client filled it from our cards
+            if push is tc.private_state and tc.state is not None:
+                push = tc.state
             obj = dict(push.to_wire())
             obj.pop("token", None)  # a resume token is a seat key: never print it
             if isinstance(push, tm.EventPush):
-                line = describe_event(
-                    push.event,
-                    tc.name_of,
-                    me=tc.seat,
-                    ascii_only=True,
-                    game_no=tc.game_no,
-                    game=tc.game or None,
+                event = tc.private_event(dict(push.event))
+                line = (
+                    None
+                    if event is None
+                    else describe_event(
+                        event,
+                        tc.name_of,
+                        me=tc.seat,
+                        ascii_only=True,
+                        game_no=tc.game_no,
+                        game=tc.game or None,
+                    )
                 )
                 obj["text"] = None if line is None else line.plain
             elif isinstance(push, tm.StatePush):
                 obj["my_turn"] = tc.my_turn
+                if tc.private_state is not None:  # each play with the positions it opens
+                    obj["plays"] = [p.to_json() for p in tc.plays]
             elif isinstance(push, tm.GameOver):
                 obj["text"] = render_outcome(
                     push.outcome, tc.names, self.cards_left.shown, game=tc.game

@@ -46,7 +46,7 @@ SEATS_RANGE = (2, 10)
 #: seats a ``create_table`` may ask for (spec/PROTOCOL.md); the host refuses what its game cannot
 PROTOCOL_SEATS = (1, 16)
 #: the lobby's create command, as its errors name it
-CREATE_USAGE = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
+CREATE_USAGE = "c GAME [SEATS] [BOTS] [private] [KEY=VALUE ...]"
 
 
 def lobby_help(catalogue: Catalogue | None = None) -> str:
@@ -54,10 +54,10 @@ def lobby_help(catalogue: Catalogue | None = None) -> str:
 
     >>> print(lobby_help(Catalogue([{"name": "snap", "min_seats": 2, "max_seats": 4,
     ...     "options": [{"name": "fast", "default": False}]}, {"name": "go"}])))
-    Type a table number to join it, w NUMBER to watch, c GAME [SEATS] [BOTS] [KEY=VALUE ...] \
-to create a table and sit down (games: snap 2-4 seats, go; BOTS fill seats; KEY=VALUE sets a \
-table option, as --option: c snap 3 1 fast=off), r to list the tables again, ? for this help, \
-q to quit.
+    Type a table number to join it, w NUMBER to watch, c GAME [SEATS] [BOTS] [private] \
+[KEY=VALUE ...] to create a table and sit down (games: snap 2-4 seats, go; BOTS fill seats; \
+private: the host sees no hidden card; KEY=VALUE sets a table option, as --option: c snap 3 1 \
+fast=off), r to list the tables again, ? for this help, q to quit.
     """
     games = list((CATALOGUE if catalogue is None else catalogue).games.values())
     named = ", ".join(
@@ -73,9 +73,9 @@ q to quit.
             break
     return (
         f"Type a table number to join it, w NUMBER to watch, {CREATE_USAGE} to create a table "
-        f"and sit down (games: {named or 'the host did not say'}; BOTS fill seats; KEY=VALUE "
-        f"sets a table option, as --option{example}), r to list the tables again, ? for this "
-        "help, q to quit."
+        f"and sit down (games: {named or 'the host did not say'}; BOTS fill seats; private: the "
+        f"host sees no hidden card; KEY=VALUE sets a table option, as --option{example}), r to "
+        "list the tables again, ? for this help, q to quit."
     )
 
 
@@ -206,6 +206,7 @@ async def _lobby_loop(  # noqa: C901, PLR0912
                     int(extra.get("seats", 2)),
                     extra.get("options") or {},
                     bots=int(extra.get("bots", 0)),
+                    private=bool(extra.get("private", False)),
                 )
                 verb = "join"
             if verb in ("join", "watch"):
@@ -224,10 +225,20 @@ async def _lobby_loop(  # noqa: C901, PLR0912
 
 
 async def create_table(
-    session: ClientSession, game: str, seats: int, options: dict[str, Any], *, bots: int
+    session: ClientSession,
+    game: str,
+    seats: int,
+    options: dict[str, Any],
+    *,
+    bots: int,
+    private: bool = False,
 ) -> str:
-    """Create a table and seat ``bots`` host bots in it (we take a seat next); return its id."""
-    created = await session.request(tm.CreateTable(game=game, seats=seats, options=options))
+    """Create a table and seat ``bots`` host bots in it (we take a seat next); return its id.
+    ``private``: a private table (PROTOCOL.md section 10), where the host sees no hidden card
+    (a host that does not run them refuses with ``bad_field``: RequestError)."""
+    created = await session.request(
+        tm.CreateTable(game=game, seats=seats, options=options, private=private)
+    )
     assert isinstance(created, tm.TableCreated)
     for _ in range(min(bots, seats - 1)):
         await session.request(tm.AddBot(table=created.table))
@@ -253,7 +264,8 @@ def too_many_bots(seats: int, bots: int) -> str:
 
 
 def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
-    """The checked ``seats``, ``bots`` and ``options`` of a create command (as ``--seats``...)."""
+    """The checked ``seats``, ``bots``, ``options`` and ``private`` (only when true) of a create
+    command (as ``--seats``...)."""
     # each game's own range is the host's to say ("ONE takes 2-4 players, not 11")
     seats = _count(cmd, "seats", 2, *PROTOCOL_SEATS)
     bots = _count(cmd, "bots", 0, 0, PROTOCOL_SEATS[1] - 1)
@@ -262,7 +274,11 @@ def _create_extra(cmd: dict[str, Any]) -> dict[str, Any]:
     options = cmd.get("options") or {}
     if not isinstance(options, dict):
         raise ValueError("options must be an object of KEY: VALUE")
-    return {"seats": seats, "bots": bots, "options": options}
+    private = cmd.get("private", False)
+    if not isinstance(private, bool):
+        raise ValueError("private must be true or false")
+    extra = {"seats": seats, "bots": bots, "options": options}
+    return {**extra, "private": True} if private else extra
 
 
 def parse_lobby(  # noqa: C901, PLR0912
@@ -272,6 +288,10 @@ def parse_lobby(  # noqa: C901, PLR0912
 
     >>> parse_lobby("c snap 3 1", [], json_mode=False)
     ('create', 'snap', {'seats': 3, 'bots': 1, 'options': {}})
+    >>> parse_lobby("c snap 2 1 private", [], json_mode=False)
+    ('create', 'snap', {'seats': 2, 'bots': 1, 'options': {}, 'private': True})
+    >>> parse_lobby('{"cmd": "create", "game": "snap", "private": true}', [], json_mode=True)
+    ('create', 'snap', {'seats': 2, 'bots': 0, 'options': {}, 'private': True})
     >>> parse_lobby("c snap 3 jokers=2 decks=2", [], json_mode=False)
     ('create', 'snap', {'seats': 3, 'bots': 0, 'options': {'jokers': '2', 'decks': '2'}})
     >>> parse_lobby("5", [{"table": "t1"}], json_mode=False)
@@ -289,7 +309,7 @@ def parse_lobby(  # noqa: C901, PLR0912
         if "cmd" not in cmd:
             raise ValueError(
                 'missing "cmd": lobby commands are join/watch {table}, create {game, seats, '
-                "bots, options}, list, quit"
+                "bots, options, private}, list, quit"
             )
         if verb == "quit":
             return "quit", "", {}
@@ -300,7 +320,8 @@ def parse_lobby(  # noqa: C901, PLR0912
         if verb == "create" and isinstance(cmd.get("game"), str):
             return "create", str(cmd["game"]), _create_extra(cmd)
         raise ValueError(
-            "lobby commands: join/watch {table}, create {game, seats, bots, options}, list, quit"
+            "lobby commands: join/watch {table}, create {game, seats, bots, options, private}, "
+            "list, quit"
         )
     words = line.split()
     if not words or words[0].lower() == "r":
@@ -315,6 +336,8 @@ def parse_lobby(  # noqa: C901, PLR0912
         numbers: list[int] = []
         while rest and len(numbers) < 2 and rest[0].isdigit():
             numbers.append(int(rest.pop(0)))
+        private = "private" in rest
+        rest = [word for word in rest if word != "private"]
         if any("=" not in word for word in rest):
             raise ValueError(
                 f"{CREATE_USAGE}: SEATS and BOTS are numbers, then table options as KEY=VALUE"
@@ -324,7 +347,7 @@ def parse_lobby(  # noqa: C901, PLR0912
         except click.BadParameter as exc:
             raise ValueError(f"{CREATE_USAGE}: {exc.message}") from None
         extra: dict[str, Any] = dict(zip(("seats", "bots"), numbers, strict=False))
-        return "create", words[1], _create_extra({**extra, "options": options})
+        return "create", words[1], _create_extra({**extra, "options": options, "private": private})
     watch = head == "w"
     rest = words[1:] if watch else words
     if len(rest) == 1 and rest[0].isdigit():

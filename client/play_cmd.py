@@ -57,6 +57,7 @@ from client.commands import (
 )
 from client.human_ui import HumanUI
 from client.json_ui import JsonUI
+from client.lobby import create_table
 from client.render import GAME_TITLES
 from client.stdin import read_line
 from client.table_client import TableClient
@@ -73,7 +74,7 @@ from host.tools.embedded import (
 )
 from net.address import join_target
 from net.discover import lan_addresses
-from net.session import Disconnected, RequestError, open_session
+from net.session import ClientSession, Disconnected, RequestError, open_session
 from net.trust import TrustError, open_stream
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.lobby_messages import BOT_LEVELS, Leave
@@ -140,6 +141,7 @@ async def run_play(
     data_dir: Path | None = None,
     state_dir: Path | None = None,
     rematch: bool = False,
+    private: bool = False,
 ) -> dict[str, Any] | None:
     """Host a game here, sit down (or watch the bots) and play it to the end.
 
@@ -172,6 +174,7 @@ async def run_play(
         lan=lan,
         proofs=proofs,
         rematch=rematch or not json_mode,
+        private=private,
     )
     base = Path(platformdirs.user_data_dir("onecard", appauthor=False))
     try:
@@ -206,14 +209,9 @@ async def _play_at(
     lan: bool,
     proofs: Path,
     rematch: bool,
+    private: bool = False,
 ) -> dict[str, Any] | None:
     host = info.host
-    try:
-        table = await host.create_table(game, seats=seats, options=options)
-    except ProtocolError as exc:  # the command line asked for what the game does not have
-        if exc.code is not ErrorCode.BAD_FIELD:  # (an option, a value, a number of players)
-            raise
-        raise click.UsageError(exc.message) from None
     address, port = _loopback(info)
     connected = await open_stream(address, port, expect=info.fingerprint)
 
@@ -221,9 +219,16 @@ async def _play_at(
         return (await open_stream(address, port, expect=info.fingerprint)).stream
 
     async with open_session(connected.stream) as session:
+        table = await _new_table(info, session, game, seats, options, private=private)
         # bots at every seat: the deals are still checked, but nobody needs a proof kept
         kept = None if watch else proofs
-        tc = TableClient(session, table_id=table, name=None if watch else name, proofs_dir=kept)
+        tc = TableClient(
+            session,
+            table_id=table,
+            name=None if watch else name,
+            proofs_dir=kept,
+            keys_dir=proofs.parent,
+        )
         if watch:
             await tc.watch()  # first, so that we see the first deal's commitment
             await host.add_bots(table, seats, level=level)
@@ -275,6 +280,33 @@ async def _play_at(
     if lan:
         await _let_friends_finish(info, ui, table)
     return outcome
+
+
+async def _new_table(
+    info: HostInfo,
+    session: ClientSession,
+    game: str,
+    seats: int,
+    options: dict[str, Any],
+    *,
+    private: bool,
+) -> str:
+    """Create the table; a refusal of what the command line asked (an option, a value, a
+    number of players, a private table) is a usage error."""
+    if private:  # asked for over the protocol, as any client would
+        try:
+            return await create_table(session, game, seats, options, bots=0, private=True)
+        except RequestError as exc:  # a host without private tables, an option refused
+            if exc.code is not ErrorCode.BAD_FIELD:
+                raise
+            text = f"the host refused a private table: {exc.error.message}"
+            raise click.UsageError(text) from None
+    try:
+        return await info.host.create_table(game, seats=seats, options=options)
+    except ProtocolError as exc:
+        if exc.code is not ErrorCode.BAD_FIELD:
+            raise
+        raise click.UsageError(exc.message) from None
 
 
 def _friends_busy(info: HostInfo, table: str) -> bool:
@@ -367,6 +399,12 @@ async def _let_friends_finish(info: HostInfo, ui: HumanUI | JsonUI, table: str) 
     help="Host data directory: its keys, and each session's hand records under "
     "play-sessions/ (default: temporary; with --lan the user data dir).",
 )
+@click.option(
+    "--private",
+    is_flag=True,
+    help="A private table: the host never sees a hidden card (each seat masks the deck and "
+    "opens its own cards; your keys are kept in the state directory).",
+)
 @common_options
 def play_command(
     *,
@@ -384,6 +422,7 @@ def play_command(
     json_mode: bool,
     state_dir: Path | None,
     rematch: bool,
+    private: bool,
 ) -> None:
     """Start a host on this machine, fill the other seats with bots and play a game."""
     if watch and lan:
@@ -405,4 +444,5 @@ def play_command(
         data_dir=data_dir,
         state_dir=state_dir,
         rematch=rematch,
+        private=private,
     )

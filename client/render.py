@@ -283,10 +283,14 @@ def render_outcome(
     ``game`` when known; the value itself when the host gave none), with the ranking or scores
     when the game has them, and for a shedding game the cards each seat was left holding
     (``cards_left``, by seat, when known; a negative count marks a One Card seat that went
-    bankrupt).
+    bankrupt). On a private table the seats the end-of-hand audit caught (``forfeited``,
+    PROTOCOL.md 10.13) are named on a line of their own.
 
     >>> print(render_outcome({"winners": [1], "scores": None}, ["Ann", "Bob"], [3, 0]).plain)
     Bob wins! Cards left: Ann 3, Bob 0
+    >>> print(render_outcome({"winners": [1], "forfeited": [0]}, ["Ann", "Bob"]).plain)
+    Bob wins!
+    Forfeited (the audit caught an illegal move): Ann
     """
     outcome, names = host_data(outcome), _safe_name_list(names)
     winners = [_name(names, w) for w in outcome.get("winners") or []]
@@ -310,4 +314,9 @@ def render_outcome(
         out.append("\nFinishing order: " + ", ".join(_name(names, s) for s in ranking))
     if isinstance(scores, list) and scores:
         out.append("\nScores: " + ", ".join(f"{_name(names, i)} {s}" for i, s in enumerate(scores)))
+    forfeited = outcome.get("forfeited")
+    if isinstance(forfeited, list) and forfeited:
+        who = ", ".join(_name(names, s) for s in forfeited)
+        out.append("\nForfeited (the audit caught an illegal move): ", style="bold red")
+        out.append(who, style="bold red")
     return out

@@ -19,6 +19,7 @@ import trio
 import protocol.table_messages as tm
 from client.catalogue import CATALOGUE
 from client.record_fetch import proof_keeper
+from net.keystore import FileKeyStore
 from net.seat import SeatClient
 from net.session import ClientSession, RequestError, expect_reply
 from protocol.cards import parse_card
@@ -37,9 +38,16 @@ class TableClient(SeatClient):
         name: str | None = None,
         proofs_dir: Path | None = None,
         host_pk: bytes | None = None,
+        keys_dir: Path | None = None,
     ) -> None:
         keep = None if proofs_dir is None else proof_keeper(proofs_dir)
-        super().__init__(session, table_id=table_id, name=name, keep=keep, host_pk=host_pk)
+        # a private hand's keys go to <state dir>/private-keys (0600), so a restart resumes
+        keys = None if keys_dir is None else FileKeyStore(keys_dir)
+        if keys is not None:
+            keys.prune()  # hands that never ended: nothing left to resume
+        super().__init__(
+            session, table_id=table_id, name=name, keep=keep, host_pk=host_pk, keys=keys
+        )
         self.chat_n = 0  #: the number of the last chat line shown (``chat_line.n``)
 
     # ------------------------------------------------------------------ requests

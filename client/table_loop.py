@@ -33,6 +33,11 @@ host's deal key and the transcript the deal check verified, saved next to the pr
 and reports it in one line. A ``game_over`` waits for those fetches (at most
 :data:`RECORD_WAIT` seconds), so each record's line comes before the outcome.
 
+On a private table the turn timer's move is the client's (``spec/PROTOCOL.md`` 10.14): when a
+``state`` gives our seat a turn with ``turn_ms`` running, the driver arms a timer; if no newer
+``state`` came when it runs out, it sends the seat's default move
+(:meth:`net.seat.SeatClient.default_move`) as if typed, and says so.
+
 When a deal check fails the machine says so and leaves the table; :func:`run_table` then
 raises :class:`DealCheckFailed`, so ``join`` and ``play`` exit with status 1 (a deal did not
 verify) instead of 0.
@@ -51,7 +56,7 @@ import trio
 
 import protocol.table_messages as tm
 from client import stdin
-from client.intents import Intent
+from client.intents import ActIntent, Intent
 from client.record_fetch import fetch_and_save
 from client.table_client import TableClient
 from client.table_events import (
@@ -156,7 +161,7 @@ class Frontend(Protocol):
 
 @dataclass(slots=True)
 class _Item:
-    kind: str  # "push", "line", "eof", "closed"
+    kind: str  # "push", "line", "eof", "closed", "timeout"
     value: Any = None
     session: ClientSession | None = None
 
@@ -295,6 +300,8 @@ class _Driver:
         self.fetching = 0  #: hand records being fetched
         self.idle = trio.Event()  #: set while no record is being fetched
         self.idle.set()
+        #: a private table's turn timer, armed for the state at this table seq
+        self.turn_timer: trio.CancelScope | None = None
 
     def follow(self, session: ClientSession) -> None:
         """Copy ``session``'s pushes (and then its end) into the inbox."""
@@ -308,6 +315,8 @@ class _Driver:
             return None if command is None else await self.feed(Typed(command))
         if item.kind == "eof":
             return await self.feed(InputEnded(terminal=_stdin_is_terminal()))
+        if item.kind == "timeout":
+            return await self.timed_out(item.value)
         if item.session is not tc.session:
             return None  # a late push (or end) from a session we replaced
         if item.kind == "closed":
@@ -322,7 +331,45 @@ class _Driver:
             notices = await self.tc.handle(push)
         except Disconnected:
             notices = []  # a commit or reveal could not be sent; the feeder reports the drop
+        if isinstance(push, tm.StatePush) and push.seat is not None:
+            self.arm_turn_timer(push)
         return await self.feed(Pushed(push, notices))
+
+    def arm_turn_timer(self, push: tm.StatePush) -> None:
+        """A private table: our turn with the timer running arms our default move."""
+        if self.turn_timer is not None:
+            self.turn_timer.cancel()
+            self.turn_timer = None
+        tc = self.tc
+        if push is not tc.private_state or push.turn_ms is None or push.seat not in push.to_act:
+            return
+        scope = trio.CancelScope()
+        self.turn_timer = scope
+        seconds, seq, inbox = push.turn_ms / 1000, push.seq, self.inbox.clone()
+
+        async def ring() -> None:
+            with scope, inbox:
+                await trio.sleep(seconds)
+                await inbox.send(_Item("timeout", seq, tc.session))
+
+        self.nursery.start_soon(ring)
+
+    async def timed_out(self, seq: int) -> Finish | None:
+        """Our turn ran out on a private table: send the default move, if the state it was
+        armed for is still the latest."""
+        tc = self.tc
+        state = tc.private_state
+        if state is None or state.seq != seq:
+            return None
+        move = tc.default_move()
+        if move is None:
+            return None
+        self.ui.info(
+            "Time is up: your client plays the default move",
+            kind="default_move",
+            action=move.action,
+        )
+        return await self.feed(Typed(ActIntent(move.action)))
 
     async def feed(self, event: Event) -> Finish | None:
         """Hand the machine one event and perform its effects in order."""

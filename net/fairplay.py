@@ -15,6 +15,15 @@ that ``onecard verify`` can check, to the checker's ``keep`` (the terminal clien
 ``proofs/<table>/<table>-hand<N>.json`` under its state directory:
 :func:`client.record_fetch.proof_keeper`; a bot keeps none).
 The host's Ed25519 key is trusted on the first HAND_COMMIT and pinned for the session.
+
+On a private table (``table_info.private``, PROTOCOL.md 10.11 and 10.14) each hand the seat
+plays also has :class:`net.private_seat.SeatDuties` (its masker, kept in the checker's key
+store): ``mask_commit`` goes with ``fair_commit``, the reveal waits for a verified MASK_LOCK,
+every accepted message is handed to the duties, whose requests (passes, sealed keys, open
+keys) go out at once, and ``mask_reveal`` goes when the host says the hand is over
+(:meth:`DealChecker.hand_over`) or voids it. A check the masker fails is a fairness failure
+like any other. A restarted client loads the duties from the key store at the replayed
+HAND_COMMIT and carries on.
 """
 
 from __future__ import annotations
@@ -27,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import protocol.table_messages as tm
+from net.keystore import KeyStore, MemoryKeyStore
+from net.private_seat import SeatDuties
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
     SCHEME,
@@ -92,6 +103,7 @@ class DealChecker:
         pid: str | None,
         keep: KeepProof | None = None,
         host_pk: bytes | None = None,
+        keys: KeyStore | None = None,
     ) -> None:
         self.table_id = table_id
         self.pid = pid
@@ -116,10 +128,18 @@ class DealChecker:
         self.ruleset: str | None = None
         #: the ruleset the last hand was signed under: without the table's, it may not change
         self._last_ruleset: str | None = None
+        #: what ``table_info`` says of the table: private (True), not (False), unknown (None)
+        self.private: bool | None = None
+        #: where a private hand's masking state is kept (a restarted client resumes from it)
+        self.keys: KeyStore = MemoryKeyStore() if keys is None else keys
+        #: our masking duties in the current private hand (None: not private, or not seated)
+        self.duties: SeatDuties | None = None
 
-    def table_options(self, game: str, options: Mapping[str, Any]) -> None:
+    def table_options(self, game: str, options: Mapping[str, Any], private: bool = False) -> None:
         """The game and options of the table we sat down at (or watch), from ``table_info``:
-        every hand must be signed under the ruleset they give (PROTOCOL.md 7.3)."""
+        every hand must be signed under the ruleset they give (PROTOCOL.md 7.3), and masked
+        (section 10) when the table is ``private``."""
+        self.private = private
         plain = {k: v for k, v in options.items() if isinstance(v, bool | int | str)}
         self.ruleset = ruleset_id(game, plain) if game else None
 
@@ -161,14 +181,43 @@ class DealChecker:
             result = self.verifier.receive(msg)
         except FairnessError as exc:
             return [], self._fail(push.hand_no, exc.message)
+        out: list[Message] = []
+        if self.duties is not None:
+            try:
+                out.extend(self.duties.receive(msg, push.seq))
+            except FairnessError as exc:
+                return [], self._fail(push.hand_no, exc.message)
+            if msg.type == "void":
+                out.extend(self.duties.reveal())  # the hand is over: the audit names a culprit
         if isinstance(result, Card):
             self.received[result.code] += 1
-        if msg.type == "lock" and self.verifier.seat is not None:
+        # on a private table the seat reveals r only once MASK_LOCK passed too (10.11 step 2)
+        reveal_on = "mask_lock" if self.private or self.verifier.private else "lock"
+        if msg.type == reveal_on and self.verifier.seat is not None:
             body = self.verifier.reveal()
-            return [tm.FairReveal(table=self.table_id, hand_no=body["hand_no"], r=body["r"])], []
+            out.append(tm.FairReveal(table=self.table_id, hand_no=body["hand_no"], r=body["r"]))
+            return out, []
         if isinstance(result, HandReport):
-            return [], [self._finish(result)]
-        return [], []
+            return out, [self._finish(result)]
+        return out, []
+
+    def hand_over(self, hand_no: int | None = None) -> list[Message]:
+        """The host says the private hand ``hand_no`` (default: the current one) is over: our
+        ``mask_reveal`` (PROTOCOL.md 10.14), once; nothing if we hold no duties for it."""
+        duties = self.duties
+        if duties is None or (hand_no is not None and hand_no != self.hand_no):
+            return []
+        return duties.reveal()
+
+    def play_keys(self, positions: Any) -> tuple[tuple[int, int, tuple[bytes, ...]], ...]:
+        """``act.open`` for a play from ``positions`` of our private hand (() elsewhere)."""
+        if self.duties is None or not positions:
+            return ()
+        return self.duties.play_keys(positions)
+
+    def opened(self) -> dict[tuple[int, int], str]:
+        """The cards of our private hand we opened and still hold, by position."""
+        return {} if self.duties is None else self.duties.opened()
 
     def _open(
         self, push: tm.FairPush, msg: SignedMessage
@@ -177,6 +226,7 @@ class DealChecker:
         self.received = Counter()
         self._shown = []
         self.hand_no = push.hand_no
+        self.duties = None
         try:
             body = msg.decode()
             pk = body.get("host_pk")
@@ -207,6 +257,7 @@ class DealChecker:
                 auditor=sitting_out,
                 complete=False,
                 live=True,
+                private=self.private,
             )
             # 7.6: on first use the key comes from this very body; it is pinned only once the
             # message's signature verified under it (a forged first HAND_COMMIT pins nothing)
@@ -226,10 +277,22 @@ class DealChecker:
         self._seen_commits.add(self.verifier.commitment)
         assert self.verifier.context is not None
         self._last_ruleset = self.verifier.context.ruleset_id
+        ctx = self.verifier.context
+        if self.private and seated and isinstance(pids, list):
+            seat = pids.index(self.pid)
+            if self.verifier.seat is None:  # a replayed hand: the duties of our old process
+                self.duties = SeatDuties.load(ctx, seat, table_id=self.table_id, store=self.keys)
+            else:
+                self.duties = SeatDuties.start(ctx, seat, table_id=self.table_id, store=self.keys)
         if self.verifier.seat is None:
             return [], []
         body = self.verifier.player_commit()
-        return [tm.FairCommit(table=self.table_id, hand_no=body["hand_no"], c=body["c"])], []
+        sent: list[Message] = [
+            tm.FairCommit(table=self.table_id, hand_no=body["hand_no"], c=body["c"])
+        ]
+        if self.duties is not None:
+            sent.append(self.duties.commit())
+        return sent, []
 
     def lose_track(self) -> None:
         """Messages of the hand in progress were missed: stop checking it live, no verdict."""
@@ -328,6 +391,10 @@ class DealChecker:
     def check_hand(self, hand: list[str]) -> list[FairNotice]:
         """Every card the host shows in our hand must have come to us in a signed CARD."""
         if self.verifier is None or not self.seated or self.failure is not None:
+            return []
+        if (
+            self.private or self.verifier.private
+        ):  # our own opening gave the hand: no CARD to compare with
             return []
         extra = Counter(hand) - self.received
         if not extra:

@@ -11,16 +11,39 @@ answers the seat's fair-dealing duties (commit, reveal) and checks each deal. Af
 owner gives it a fresh ``session`` and calls :meth:`SeatClient.resume` (or
 :meth:`SeatClient.rewatch` for a spectator); pushes up to the table seq the host resumed at are
 the backlog (``backlog_until``).
+
+On a private table (PROTOCOL.md 10.13, 10.14) the host's ``state`` has no hand: the seat's
+view lists its positions and the plays as ordered sets. The seat client keeps that view
+(``private_state``) and gives its owner the ``state`` it would have on a normal table: the view's
+``hand`` filled from the cards its masker opened, in position order, and ``legal`` the actions
+:func:`protocol.private_views.allowed` finds (``plays``, with the positions each uses); it is
+rebuilt whenever a card opens. :meth:`SeatClient.act` adds the keys of the positions a play
+uses (``act.open``), and the ``hand_over`` event, the host's word that the hand is over, sends
+the seat's ``mask_reveal``. The masking duties are the checker's (:mod:`net.private_seat`), kept
+in ``keys`` (the terminal client's is a 0600 file store in the player's state directory).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import protocol.table_messages as tm
 from net.fairplay import DealChecker, FairNotice, KeepProof
+from net.keystore import KeyStore
 from net.session import ClientSession, expect_reply
 from protocol.messages import Message
+from protocol.private_views import (
+    Allowed,
+    allowed,
+    default_move,
+    hand_of,
+    is_private_view,
+    unopened,
+)
+
+#: the event by which the host says a private hand is over: every seat reveals its secret
+REVEAL_EVENT = "hand_over"
 
 __all__ = ["SeatClient"]
 
@@ -36,6 +59,7 @@ class SeatClient:
         name: str | None = None,
         keep: KeepProof | None = None,
         host_pk: bytes | None = None,
+        keys: KeyStore | None = None,
     ) -> None:
         self.session = session
         self.table_id = table_id
@@ -54,7 +78,13 @@ class SeatClient:
         self.outcome: dict[str, Any] | None = None
         #: watching as a spectator (a dropped connection is followed by ``rewatch``)
         self.watching = False
-        self.checker = DealChecker(table_id=table_id, pid=name, keep=keep, host_pk=host_pk)
+        self.checker = DealChecker(
+            table_id=table_id, pid=name, keep=keep, host_pk=host_pk, keys=keys
+        )
+        #: the host's last ``state`` of a private table, as sent (``hand`` null)
+        self.private_state: tm.StatePush | None = None
+        #: on a private table, what our hand may do now, with the positions of each play
+        self.plays: list[Allowed] = []
 
     @property
     def name(self) -> str | None:
@@ -119,11 +149,54 @@ class SeatClient:
             LocalProtocolError: ``action`` cannot be sent (not a valid ``act`` field); no
                 ``seq`` is used up then.
         """
-        msg = tm.Act(table=self.table_id, seq=self.act_seq + 1, action=action)
+        opens: tuple[tuple[int, int, tuple[bytes, ...]], ...] = ()
+        if self.private_state is not None:
+            used = next((a.positions for a in self.plays if a.action == action), ())
+            opens = self.checker.play_keys(used)
+        msg = tm.Act(table=self.table_id, seq=self.act_seq + 1, action=action, open=opens)
         self.act_seq += 1
         return await self.session.request(msg)
 
     # ------------------------------------------------------------------ pushes
+
+    def default_move(self) -> Allowed | None:
+        """On a private table, the turn timer's move, which is ours to make (10.13): the first
+        play our hand holds of the first set it meets, else draw / pass; None elsewhere."""
+        s = self.private_state
+        if s is None or s.seat is None or s.seat not in s.to_act:
+            return None
+        opened = self.checker.opened()
+        return None if unopened(s.view, opened) else default_move(s.view, opened)
+
+    def private_event(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        """A private table's event as a normal table would word it: one that names our
+        positions but no cards (``dealt``, ``drawn``, ONE's ``hand``: 10.13) gets the cards we
+        opened there; None while some are still masked (the ``state`` shows them once open).
+        Any other event is returned as it is."""
+        where = event.get("positions")
+        if self.private_state is None or "cards" in event or not isinstance(where, list):
+            return event
+        if event.get("to") is None:
+            return event
+        opened = self.checker.opened()
+        try:
+            cards = [opened[int(s), int(p)] for s, p in where]
+        except (KeyError, TypeError, ValueError):
+            return None
+        return {**event, "cards": cards}
+
+    def _fill_private(self) -> None:
+        """Rebuild ``state`` from the private view and the cards opened so far."""
+        raw = self.private_state
+        if raw is None:
+            return
+        opened = self.checker.opened()
+        # until every card of ours is open (its SEALED came) we cannot tell what we may play:
+        # nothing is offered then, and the state is filled again when the cards open
+        self.plays = [] if unopened(raw.view, opened) else allowed(raw.view, opened)
+        view = {**raw.view, "hand": hand_of(raw.view, opened)}
+        legal = tuple(a.action for a in self.plays)
+        self.state = dataclasses.replace(raw, view=view, legal=legal)
 
     @property
     def my_turn(self) -> bool:
@@ -148,7 +221,7 @@ class SeatClient:
         if isinstance(push, tm.TableInfo):
             self.info = push
             self.game = push.game
-            self.checker.table_options(push.game, push.options)
+            self.checker.table_options(push.game, push.options, push.private)
             if not self.names or push.phase in ("waiting", "finished"):
                 self.names = [s["name"] if s else "" for s in push.seats]
         elif isinstance(push, tm.GameStart):
@@ -158,22 +231,42 @@ class SeatClient:
                 self.act_seq = 0  # action seqs restart with each game (a resume says where)
         elif isinstance(push, tm.GameOver):
             self.outcome = dict(push.outcome)
-        elif isinstance(push, tm.EventPush) and push.event.get("kind") == "stood_up":
-            if self.seat is not None and push.event.get("seat") == self.seat:
-                # the host took our seat (PROTOCOL.md 4.5): its token is dead and this
-                # connection only watches now, so a later drop is followed by watching again
-                self.token, self.seat, self.watching = None, None, True
         elif isinstance(push, tm.EventPush):
-            return self.checker.shown(push.event)
+            return await self._on_event(push)
         elif isinstance(push, tm.StatePush):
-            self.state = push
-            self.game_no = push.game_no
-            hand = push.view.get("hand")
-            if push.seat is not None and isinstance(hand, list):
-                return self.checker.check_hand([str(c) for c in hand])
+            return self._on_state(push)
         elif isinstance(push, tm.FairPush):
             out, notices = self.checker.receive(push)
             for msg in out:
                 await self.session.send(msg)
+            if self.private_state is not None:
+                self._fill_private()  # a card may have opened (SEALED) or gone (OPENED)
             return notices
+        return []
+
+    async def _on_event(self, push: tm.EventPush) -> list[FairNotice]:
+        kind = push.event.get("kind")
+        if kind == "stood_up":
+            if self.seat is not None and push.event.get("seat") == self.seat:
+                # the host took our seat (PROTOCOL.md 4.5): its token is dead and this
+                # connection only watches now, so a later drop is followed by watching again
+                self.token, self.seat, self.watching = None, None, True
+            return []
+        if kind == REVEAL_EVENT:  # the host says the private hand is over (10.14)
+            hand_no = push.event.get("hand_no")
+            for msg in self.checker.hand_over(hand_no if isinstance(hand_no, int) else None):
+                await self.session.send(msg)
+            return []
+        return self.checker.shown(push.event)
+
+    def _on_state(self, push: tm.StatePush) -> list[FairNotice]:
+        self.game_no = push.game_no
+        if is_private_view(push.view):
+            self.private_state = push
+            self._fill_private()
+            return []
+        self.state, self.private_state, self.plays = push, None, []
+        hand = push.view.get("hand")
+        if push.seat is not None and isinstance(hand, list):
+            return self.checker.check_hand([str(c) for c in hand])
         return []

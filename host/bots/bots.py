@@ -15,7 +15,11 @@ normal or hard) for an action and sends ``act`` once ``think`` seconds have pass
 state came (a hard bot's search runs in a worker process, :mod:`host.bots.thinking`, within those
 seconds, so it adds no wait of its own unless it thinks longer or waits for a worker; one that
 waits too long plays the normal move). The bot is fed the events the seat receives, in order,
-before each choice. It sees nothing but what the host sends its seat.
+before each choice. It sees nothing but what the host sends its seat. On a private table
+(PROTOCOL.md 10.13) the seat client gives the bot the view with its hand filled from the cards
+its masker opened and the actions the legal sets allow it (:mod:`protocol.private_views`), so
+easy and normal bots play unchanged; the hard bot plays the normal move there (its search
+builds worlds from events that carry cards, which a private table's do not).
 
 :func:`run_bots` is the plain async function behind ``onecard bot``: connect ``count`` bots,
 join (or create) a table, play until the game is over, resume after a dropped connection (the
@@ -168,6 +172,8 @@ class BotPlayer(SeatClient):
                 log.warning("bot %s: %s", self.name, notice.message)
         if isinstance(push, tm.StatePush) and push.seat == self.seat:
             self._changed.set()
+        elif isinstance(push, tm.FairPush) and self.private_state is not None:
+            self._changed.set()  # a card of ours may have opened: the state was filled again
         elif isinstance(push, tm.EventPush):
             self._unseen.append(dict(push.event))
         elif isinstance(push, tm.GameStart) and not self.in_backlog(push):
@@ -236,6 +242,10 @@ class BotPlayer(SeatClient):
                 self.bot.observe(event)
         self._unseen = []
         last = self._last_action
+        if isinstance(self.bot, HardBot) and self.private_state is not None:
+            # a private table's events name positions, not cards: the search's worlds cannot
+            # be built from them, so the hard bot plays as the normal one there
+            return policy.choose("normal", view, legal, last=last, rng=self.rng)
         if not isinstance(self.bot, HardBot):
             return self.bot.choose(view, legal, last=last)
         job, answer = self.bot.prepare(view, legal, last=last)

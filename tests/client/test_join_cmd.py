@@ -33,6 +33,7 @@ from net.session import Disconnected
         (["--watch"], "--watch needs --table TABLE"),
         (["--table", "bad id!"], "'bad id!' is not a table id (1-64 of A-Z a-z 0-9 _ -)"),
         (["--table", "t1", "--create", "one"], "give only one"),
+        (["--private"], "--private only applies to a new table: add --create GAME"),
     ],
 )
 def test_options_that_would_be_ignored_are_usage_errors(
@@ -45,6 +46,35 @@ def test_options_that_would_be_ignored_are_usage_errors(
     result = CliRunner().invoke(join_command, ["127.0.0.1:9", *args])
     assert result.exit_code == 2, result.output
     assert expected in " ".join(result.output.split())
+
+
+def test_create_private_reaches_run_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[dict[str, object]] = []
+    monkeypatch.setattr(join_cmd, "run_sync", lambda fn, **kw: calls.append(kw))
+    for args, private in ((["--create", "one", "--private"], True), (["--create", "one"], False)):
+        result = CliRunner().invoke(join_command, ["127.0.0.1:9", *args])
+        assert result.exit_code == 0, result.output
+        assert calls[-1]["private"] is private
+
+
+async def test_a_host_refusing_a_private_table_is_said_plainly(
+    start_host: Callable[..., Awaitable[Any]],
+) -> None:
+    """A host that does not run private tables refuses the create; the error says what was
+    asked (a normal create from the same client still works)."""
+    from net.session import RequestError, open_session
+    from net.trust import open_stream
+
+    info = await start_host()
+    connected = await open_stream("127.0.0.1", info.port, expect=info.fingerprint)
+    async with open_session(connected.stream) as session:
+        try:
+            table = await lobby.create_table(session, "one-card", 2, {}, bots=1, private=True)
+        except RequestError as exc:
+            assert exc.code.value == "bad_field" and "private" in exc.error.message
+        else:  # a host that runs them (issue 29's host side) creates it
+            assert table
+        assert await lobby.create_table(session, "one-card", 2, {}, bots=1)
 
 
 def test_valid_combinations_reach_run_join(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -139,7 +139,7 @@ async def test_lobby_create_takes_table_options_as_join_option_does(
         tm.CreateTable(game="one-card", seats=2, options={"x": "1"}),
     ]
     text = out.getvalue()
-    usage = "c GAME [SEATS] [BOTS] [KEY=VALUE ...]"
+    usage = "c GAME [SEATS] [BOTS] [private] [KEY=VALUE ...]"
     assert f"{usage}: SEATS and BOTS are numbers, then table options as KEY=VALUE" in text
     assert f"{usage}: '=2' is not KEY=VALUE" in text
     assert "KEY=VALUE sets a table option" in lobby.lobby_help()

@@ -648,3 +648,80 @@ async def test_a_host_that_announced_its_shutdown_is_tried_a_few_times_only(
     assert ui.said[1].startswith("trying again in 5 s to resume your seat (try 1;")
     assert ui.said[-2].startswith("the host did not come back (connection refused); once it")
     assert "onecard join resumes it" in ui.said[-2]
+
+
+class _PrivateTable(_Table):
+    """A seat of a private table: its state is the host's private view; the default move is
+    the seat client's (here: draw); the actions it sends are kept."""
+
+    def __init__(self) -> None:
+        super().__init__(0, ErrorCode.BAD_STATE)
+        self.private_state: tm.StatePush | None = None
+        self.acts: list[dict[str, Any]] = []
+
+    async def handle(self, push: Message) -> list[FairNotice]:
+        if isinstance(push, tm.StatePush):
+            self.private_state = self.state = push
+        return await super().handle(push)
+
+    def default_move(self) -> Any:
+        from protocol.private_views import Allowed
+
+        s = self.private_state
+        return Allowed({"type": "draw"}) if s is not None and 0 in s.to_act else None
+
+    async def act(self, action: dict[str, Any]) -> Message:
+        self.acts.append(action)
+        return tm.Ok()
+
+
+class _ActUI(_UI):
+    def on_acted(self, tc: object, action: dict[str, Any]) -> None:
+        self.said.append(f"acted {action}")
+
+
+def _private_state(seq: int, to_act: tuple[int, ...], turn_ms: int | None) -> tm.StatePush:
+    view = {"hand": None, "positions": [], "legal_sets": [], "legal": [{"type": "draw"}]}
+    return tm.StatePush(
+        table="t1",
+        seq=seq,
+        game_no=1,
+        phase="playing",
+        seat=0,
+        view=view,
+        legal=(),
+        to_act=to_act,
+        turn_ms=turn_ms,
+    )
+
+
+async def test_a_private_turn_that_runs_out_sends_the_clients_default_move(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """PROTOCOL.md 10.14: on a private table the turn timer's move is the client's; a newer
+    state (the turn moved on, or was answered) disarms the timer."""
+    table, ui = _PrivateTable(), _ActUI()
+    result: list[Any] = []
+    async with trio.open_nursery() as nursery:
+
+        async def play() -> None:
+            tc = cast(TableClient, table)
+            result.append(await run_table(tc, cast(Frontend, ui), read_input=False))
+
+        nursery.start_soon(play)
+        send = table.session.push_send.send
+        await send(_private_state(3, (0,), 5000))
+        await trio.sleep(4.9)
+        assert table.acts == []
+        await trio.sleep(0.2)
+        assert table.acts == [{"type": "draw"}]
+        assert "Time is up: your client plays the default move" in ui.said
+        await send(_private_state(4, (0,), 5000))  # our turn again
+        await trio.sleep(1)
+        await send(_private_state(5, (1,), 5000))  # the other seat's turn: disarmed
+        await trio.sleep(30)
+        await send(_private_state(6, (0,), None))  # no timer running: nothing armed
+        await trio.sleep(30)
+        assert table.acts == [{"type": "draw"}]
+        await _game_over(table, 1)
+    assert result == [OUTCOME]

@@ -1,0 +1,156 @@
+"""net/private_seat.py with net/seat.py and net/fairplay.py: seat clients on a private table
+(PROTOCOL.md 10.11, 10.13, 10.14) against a fake host built from the reference relay."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from private_host import EVERY, NAMES, TABLE, FakeHost, FakeSession, dealt_hand, end_hand
+
+import protocol.table_messages as tm
+from net.fairplay import FairKind
+from net.keystore import FileKeyStore, KeyStore, MemoryKeyStore
+from net.seat import REVEAL_EVENT, SeatClient
+
+
+def _fields(msg: Any) -> dict[str, Any]:
+    return {k: v for k, v in msg.to_wire().items() if k not in ("type", "table", "id", "re")}
+
+
+async def test_three_seat_clients_play_a_private_hand_and_verify_it(tmp_path: Path) -> None:
+    host = FakeHost()
+    stores: list[KeyStore] = [FileKeyStore(tmp_path / n) for n in NAMES]
+    await dealt_hand(host, stores)
+    ann = host.clients[0]
+    # every seat opened its three cards; the state it shows is a normal table's
+    await host.view(0, [{"actions": EVERY}], [{"type": "draw"}])
+    assert ann.state is not None and ann.state.view["hand"] == [
+        ann.checker.opened()[w] for w in [(0, 0), (0, 3), (0, 6)]
+    ]
+    assert len(ann.state.legal) == 4 and ann.state.legal[-1] == {"type": "draw"}
+    assert ann.my_turn
+    # Ann plays her first card: act.open carries every seat's key of its position
+    first, (where,) = ann.state.legal[0], ann.plays[0].positions
+    assert ann.checker.opened()[where] == first["card"]
+    await ann.act(first)
+    assert host.relay.opened[where].card == first["card"]
+    await host.view(0, [{"actions": EVERY}], [{"type": "draw"}])
+    assert len(ann.state.view["hand"]) == 2 and where not in ann.checker.opened()
+    # the key file is the player's alone while the hand runs
+    key_files = list((tmp_path / "Ann" / "private-keys").glob("*.key"))
+    assert len(key_files) == 1
+    assert stat.S_IMODE(os.stat(key_files[0]).st_mode) == 0o600
+    await end_hand(host)
+    for s in range(3):
+        kinds = [n.kind for n in host.notices[s]]
+        assert kinds == [FairKind.VERIFIED], host.notices[s]
+    # every secret is public after MASK_END: nothing is kept
+    assert list((tmp_path / "Ann" / "private-keys").glob("*.key")) == []
+
+
+async def test_r_is_revealed_only_after_mask_lock(tmp_path: Path) -> None:
+    host = FakeHost()
+    for s in range(3):
+        host.seat_client(s, MemoryKeyStore())
+    await host.broadcast(host.info())
+    await host.fair([host.dealer.hand_commit])
+    sent = [type(m).__name__ for _, m in host.inbox if _ == 0]
+    assert sent == ["FairCommit", "MaskCommit"]
+    for seat, msg in list(host.inbox):
+        if isinstance(msg, tm.FairCommit):
+            host.dealer.accept_commit(NAMES[seat], _fields(msg))
+        else:
+            host.relay.accept_commit(seat, _fields(msg))
+    host.inbox.clear()
+    await host.fair([host.dealer.lock()])
+    assert host.inbox == []  # LOCK alone: no reveal on a private table
+    await host.fair([host.relay.lock()])
+    assert [type(m).__name__ for _, m in host.inbox] == ["FairReveal"] * 3
+
+
+async def test_a_stage_of_ours_relayed_altered_fails_and_the_seat_goes_quiet() -> None:
+    host = FakeHost()
+    host.tamper_stage = True
+    for s in range(3):
+        host.seat_client(s, MemoryKeyStore())
+    await host.start()
+    failed = [n for n in host.notices[0] if n.kind is FairKind.FAILED]
+    assert failed and "relayed our mask pass" in failed[0].message
+    assert host.clients[0].checker.failure is not None
+
+
+async def test_a_client_restarted_mid_hand_loads_its_keys_and_plays_on(tmp_path: Path) -> None:
+    host = FakeHost()
+    stores: list[KeyStore] = [FileKeyStore(tmp_path / n) for n in NAMES]
+    await dealt_hand(host, stores)
+    before = host.real_cards(1)
+    # Bob's process dies; a new one resumes with the same state dir and replays the journal
+    del host.clients[1]
+    session: Any = FakeSession(host, 1)
+    bob = SeatClient(session, table_id=TABLE, name="Bob", keys=FileKeyStore(tmp_path / "Bob"))
+    bob.checker.replay_until = host.seq  # what resume() sets from the host's `resumed`
+    bob.seat = 1
+    await bob.handle(host.info())
+    for push in host.journal:
+        await bob.handle(push)
+    host.clients[1] = bob
+    assert host.inbox == []  # nothing re-sent from the replay
+    assert host.real_cards(1) == before
+    await host.view(1, [{"actions": EVERY}], [{"type": "draw"}])
+    assert bob.state is not None and bob.state.view["hand"] == before
+    play, (where,) = bob.state.legal[0], bob.plays[0].positions
+    await bob.act(play)
+    assert host.relay.opened[where].card == play["card"]
+    await end_hand(host)
+    assert [n.kind for n in host.notices[0]] == [FairKind.VERIFIED]
+    assert host.relay.missing_secrets() == []
+
+
+async def test_a_hand_over_for_another_hand_reveals_nothing() -> None:
+    host = FakeHost()
+    for s in range(3):
+        host.seat_client(s, MemoryKeyStore())
+    await host.start()
+    await host.event({"kind": REVEAL_EVENT, "hand_no": 7})
+    assert host.inbox == []
+    await host.event({"kind": REVEAL_EVENT, "hand_no": 1})
+    assert [m.TYPE for _, m in host.inbox] == ["mask_reveal"] * 3
+
+
+async def test_a_private_event_is_worded_with_the_cards_we_opened() -> None:
+    host = FakeHost()
+    await dealt_hand(host, [MemoryKeyStore() for _ in NAMES])
+    ann = host.clients[0]
+    await host.view(0, [{"actions": EVERY}], [{"type": "draw"}])
+    ours = {"kind": "hand", "to": 0, "positions": [[0, 0], [0, 3]]}
+    opened = ann.checker.opened()
+    assert ann.private_event(ours) == {**ours, "cards": [opened[0, 0], opened[0, 3]]}
+    assert ann.private_event({**ours, "positions": [[0, 40]]}) is None  # not opened (yet)
+    public = {"kind": "draw", "positions": [[0, 0]], "seats": [0]}
+    assert ann.private_event(public) is public
+
+
+async def test_nothing_is_offered_until_every_card_of_ours_is_open() -> None:
+    """A state may come before the SEALED of a card just dealt: what the seat may play is
+    unknown until it opens, so nothing is offered; the state fills in when it opens."""
+    host = FakeHost()
+    await dealt_hand(host, [MemoryKeyStore() for _ in NAMES])
+    ann = host.clients[0]
+    sets = [{"actions": EVERY}]
+    await host.view(0, sets, [{"type": "draw"}])
+    assert ann.state is not None and len(ann.state.legal) == 4
+    # the host draws Ann a card and shows her the state before its boxes are in
+    pos = host.dealer.next_position(0)
+    host.holders[0, pos] = 0
+    await host.event({"kind": "draw", "positions": [[0, pos]], "seats": [0]})
+    await host.fair([host.relay.deal(0, pos, 0)])
+    await host.view(0, sets, [{"type": "draw"}])
+    assert ann.state.legal == () and not ann.my_turn
+    await host.pump()  # the other seats' boxes: SEALED, Ann opens the card
+    assert len(ann.state.view["hand"]) == 4 and len(ann.state.legal) == 5
