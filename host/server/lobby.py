@@ -367,13 +367,6 @@ class Lobby:
         """
         table = self.table(table_id)
         table.check_bot_request(by)
-        if table.private:
-            # a host bot is a seat client (host.bots.bots.BotPlayer over net.seat.SeatClient):
-            # it can sit here once that client does a private seat's masking (net.fairplay)
-            raise TableError(
-                "the host's bots cannot sit at a private table yet: seat players only",
-                code=ErrorCode.BAD_STATE,
-            )
         if self.spawn_bot is None:
             raise TableError("this host cannot run bots", code=ErrorCode.BAD_STATE)
         try:
