@@ -9,6 +9,7 @@ does it when `node` is on the machine). Without them these tests skip and say wh
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -66,6 +67,7 @@ JS_TESTS = (
     "the private hand record verifies, to the record's fingerprint",
     "seat 0 replays the hand: its commitment, passes, boxes, keys and cards",
     "ONE: hearts if you hold any, else anything (the first set the hand meets)",
+    "legal_sets.json has cases",
 )
 
 
@@ -196,3 +198,69 @@ def test_the_js_client_verifies_a_private_record_offline(tmp_path: Path) -> None
         index = "(end)" if case["message_index"] is None else case["message_index"]
         assert line.startswith(f"{tmp_path / case['name']}.json: INVALID: "), line
         assert f"{case['failure']} at message {index}:" in line, line
+
+
+#: per game, the (seats, options) a private table is played at by the JS client with host bots
+#: (One Card at more than two seats needs bankrupt_at=0 on a private table: 10.13)
+PRIVATE_SEATS: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
+    "one-card": ((2, ()), (4, ("--option", "bankrupt_at=0"))),
+    "one": ((4, ()),),
+    "black-jack": ((2, ()), (3, ())),
+}
+
+
+@pytest.mark.parametrize("game", sorted(PRIVATE_SEATS))
+def test_the_js_client_plays_a_private_table_of_every_game_with_host_bots(
+    tmp_path: Path, game: str
+) -> None:
+    """examples/js plays a private table (PROTOCOL.md 10.11, 10.13) to the end with the host's
+    bots in the other seats: its masking duties, its plays from the legal sets with their keys
+    in `act.open`, every deal verified live and every hand record after the game (8.2 with the
+    audit of 10.8)."""
+    with running_host(tmp_path) as host:
+        for seats, options in PRIVATE_SEATS[game]:
+            done = _run(host["port"], game, seats, "--private", *options)
+            assert done.returncode == 0, (game, seats, done.stdout, done.stderr)
+            lines = done.stdout.splitlines()
+            assert "every deal verified" in lines[-1] and host["deal_key"] in lines[-1], lines
+            hands = [line for line in lines if line.startswith("hand ")]
+            records = [line for line in lines if line.startswith("record of hand ")]
+            assert hands and all("deal verified" in line for line in hands), lines
+            assert len(records) == len(hands), lines
+            assert all("verified (private: the audit passed)" in line for line in records), lines
+
+
+@pytest.mark.parametrize("game", sorted(PRIVATE_SEATS))
+def test_two_js_clients_play_a_private_table_with_each_other(tmp_path: Path, game: str) -> None:
+    """No host bot: two JS clients at one private table, each the other's only other seat, so
+    every pass, box and key of the hand is a JS client's; both verify every deal and record, to
+    the same transcripts."""
+    with running_host(tmp_path) as host:
+        address = f"127.0.0.1:{host['port']}"
+        first = subprocess.Popen(
+            [
+                *(str(NODE), "client.mjs", address, "--game", game, "--seats", "2"),
+                *("--private", "--bots", "0", "--name", "A"),
+            ],
+            cwd=EXAMPLE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert first.stdout is not None
+            waiting = first.stdout.readline()
+            table = re.search(r"--join (\S+)", waiting)
+            assert table, waiting
+            second = _node(
+                "client.mjs", address, "--private", "--join", table.group(1), "--name", "B"
+            )
+            rest, err = first.communicate(timeout=120)
+        finally:
+            first.kill()
+        assert first.returncode == 0 and second.returncode == 0, (rest, err, second.stdout)
+        seen = [line for line in rest.splitlines() if line.startswith(("hand ", "record of"))]
+        assert seen and seen == [
+            line for line in second.stdout.splitlines() if line.startswith(("hand ", "record of"))
+        ]
+        assert all("verified" in line for line in seen), seen
