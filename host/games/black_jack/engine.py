@@ -202,6 +202,12 @@ class BlackJack(State):
             raise ChanceError("no chance request is pending")
         if Counter(c.index for c in order) != Counter(c.index for c in request.cards):
             raise ChanceError("the chance outcome is not a permutation of the requested cards")
+        return self._take_order(request, order, dealer)
+
+    def _take_order(
+        self, request: ChanceRequest, order: Sequence[Card], dealer: int | None
+    ) -> list[Event]:
+        """Answer ``request`` with ``order`` (checked): the deal, or a reshuffle's new stock."""
         self._legal.clear()
         events: list[Event] = []
         self.stock = list(order)
@@ -226,7 +232,8 @@ class BlackJack(State):
             self.hands[seat] = [c for c, _ in got]
             self._draw_events(events, seat, got, "deal")
         while True:  # turn up the first card; a joker is covered by the next one
-            up = self.stock.pop(0)
+            up = self._turning_up()
+            self.stock.pop(0)
             self.discards.append(up)
             where = {"positions": [[0, self.position]], "seats": [None], "pile": [up.code]}
             events.append(Event("turn_up", {"card": up.code, **where}))
@@ -237,6 +244,10 @@ class BlackJack(State):
         self.turn = (self.dealer + 1) % self.seats
         self.phase = Phase.PLAY
         return self._settle(events)
+
+    def _turning_up(self) -> Card:
+        """The stock's top card, about to be turned up (a blind engine first has it opened)."""
+        return self.stock[0]
 
     def _next(self, seat: int) -> int:
         s = (seat + self.direction) % self.seats

@@ -21,8 +21,6 @@ from typing import Any, ClassVar
 
 from host.games.base import (
     Action,
-    ChanceError,
-    ChanceKind,
     Event,
     NeedOpen,
     Outcome,
@@ -72,44 +70,13 @@ class BlindBlackJack(Blind, BlackJack):
         would look at every card): the deal, or a reshuffle's new stock."""
         request = self.NORMAL.chance_request(self)
         assert request is not None
-        self._legal.clear()
-        events: list[Event] = []
-        self.stock = list(order)
-        self.position = 0
-        if request.kind is ChanceKind.RESHUFFLE:
-            self.stream = request.stream
-            del self.discards[:-1]
-            events.append(Event("reshuffle", {"stream": self.stream, "count": len(order)}))
-            return self._settle(events)
-        if request.choose_dealer:
-            if dealer is None or not 0 <= dealer < self.seats:
-                raise ChanceError("the first deal must name a dealer seat")
-            self.dealer = dealer
-        assert self.dealer is not None
-        events.append(Event("deal", {"dealer": self.dealer, "hand_no": 1}))
-        dealt: list[list[tuple[Card, int]]] = [[] for _ in range(self.seats)]
-        for i in range(self.hand_size * self.seats):
-            dealt[(self.dealer + 1 + i) % self.seats].append((self.stock[i], i))
-        del self.stock[: self.hand_size * self.seats]
-        self.position = self.hand_size * self.seats
-        for seat, got in enumerate(dealt):
-            self.hands[seat] = [c for c, _ in got]
-            self._draw_events(events, seat, got, "deal")
-        while True:  # turn up the first card; a joker is covered by the next one
-            up = self.stock[0]
-            if hidden_in([up]):
-                raise NeedOpen(((0, self.position),), by_rule=True)
-            self.stock.pop(0)
-            self.discards.append(up)
-            where = {"positions": [[0, self.position]], "seats": [None], "pile": [up.code]}
-            events.append(Event("turn_up", {"card": up.code, **where}))
-            self.position += 1
-            if not up.is_joker:
-                break
-        self._top_as = self.discards[-1]
-        self.turn = (self.dealer + 1) % self.seats
-        self.phase = Phase.PLAY
-        return self._settle(events)
+        return self._take_order(request, order, dealer)
+
+    def _turning_up(self) -> Card:
+        up = self.stock[0]
+        if hidden_in([up]):
+            raise NeedOpen(((0, self.position),), by_rule=True)
+        return up
 
     def _plays(self, seat: int, *, first_only: bool) -> list[Action]:
         """Nothing from a hidden hand (the plays are :meth:`legal_sets`)."""
