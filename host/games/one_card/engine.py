@@ -257,6 +257,12 @@ class OneCard(State):
             raise ChanceError("no chance request is pending")
         if sorted(c.index for c in order) != [c.index for c in request.cards]:
             raise ChanceError(f"the answer is not a permutation of the {len(request.cards)} cards")
+        return self._take_order(request, order, dealer)
+
+    def _take_order(
+        self, request: ChanceRequest, order: Sequence[Card], dealer: int | None
+    ) -> list[Event]:
+        """Answer ``request`` with ``order`` (checked): the deal, or a reshuffle's new stock."""
         if request.choose_dealer and (dealer is None or not 0 <= dealer < self.seats):
             raise ChanceError("this deal must name the dealer")
         self._legal = {}

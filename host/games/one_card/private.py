@@ -22,8 +22,6 @@ from typing import Any, ClassVar
 
 from host.games.base import (
     Action,
-    ChanceError,
-    ChanceKind,
     Event,
     IllegalAction,
     NeedOpen,
@@ -130,25 +128,10 @@ class BlindOneCard(Blind, PrivateOneCard):
         self._legal = {}
 
     def _blind_chance(self, order: Sequence[Any], dealer: int | None) -> list[Event]:
-        """:meth:`OneCardState.apply_chance` without the card check (hidden positions)."""
+        """:meth:`OneCard.apply_chance` without the card check (hidden positions)."""
         request = self._request
         assert request is not None
-        if request.choose_dealer and (dealer is None or not 0 <= dealer < self.seats):
-            raise ChanceError("this deal must name the dealer")
-        self._legal = {}
-        self._request = None
-        events: list[Event] = []
-        if request.kind is ChanceKind.RESHUFFLE:
-            self._stock, self._pos, self._stream = list(order), 0, request.stream
-            self._recycle = []
-            self._settle(events)
-            self._announce_turn(events)
-            return events
-        if request.choose_dealer:
-            self.dealer = dealer
-        assert self.dealer is not None
-        self._deal(list(order), self.dealer, events)
-        return events
+        return self._take_order(request, order, dealer)
 
     def _go_bankrupt(self, seat: int, reason: str, events: list[Event]) -> None:
         """A bankrupt hand goes face up: open it first."""
