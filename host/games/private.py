@@ -46,6 +46,7 @@ from host.games.base import (
     NeedOpen,
     NotYourTurn,
     OptionError,
+    Outcome,
     State,
     WireMap,
     played_cards,
@@ -55,7 +56,9 @@ from protocol.cards import Card
 __all__ = [
     "Blind",
     "Position",
+    "SheddingBlind",
     "audit_log",
+    "forfeit",
     "hidden_in",
     "legal_set",
 ]
@@ -368,6 +371,58 @@ class Blind(State):
     def violations(self) -> list[Violation]:
         """Every illegal action the audits found, hand by hand (one per hand at most)."""
         return list(self._caught)
+
+
+class SheddingBlind(Blind):
+    """The end of a shedding game (One Card, Black Jack) on a private table: once the game
+    has its outcome, every position still hidden opens, the audit runs, a seat caught
+    forfeits (:func:`forfeit`), and only then come ``audit`` and the held-back
+    ``game_over``."""
+
+    _outcome: Outcome | None
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._ended = False  # the audit has settled the end
+
+    def _step_done(self) -> tuple[Position, ...] | None:
+        if self._outcome is None or self._ended:
+            return None
+        return self._still_hidden()
+
+    def _settle_end(self) -> list[Event]:
+        """Audit the game; a seat caught forfeits. Then the (held back) ``game_over``."""
+        self._ended = True
+        violation = self._violation = self._audit()
+        outcome = self._outcome
+        assert outcome is not None
+        if violation is not None:
+            outcome = self._outcome = forfeit(outcome, violation.seat)
+        proof = None if violation is None else violation.to_wire()
+        return [Event("audit", {"violation": proof}), Event("game_over", outcome.to_wire())]
+
+    def outcome(self) -> Outcome | None:
+        """``None`` until the audit has settled the end."""
+        return self._outcome if self._ended else None
+
+
+def forfeit(outcome: Outcome, seat: int) -> Outcome:
+    """``outcome`` with ``seat`` forfeiting (``spec/RULES.md``, Private tables): ranked last,
+    and out of the winners. If it was the only winner, the win passes to the next seat of the
+    game's ranking (option ``ranking``), or to nobody without one."""
+    ranking = None
+    if outcome.ranking is not None:
+        ranking = (*(s for s in outcome.ranking if s != seat), seat)
+    winners = tuple(w for w in outcome.winners if w != seat)
+    if not winners and ranking is not None and len(ranking) > 1:
+        winners = (ranking[0],)
+    return Outcome(
+        outcome.termination,
+        winners,
+        ranking=ranking,
+        scores=outcome.scores,
+        forfeited=(*outcome.forfeited, seat),
+    )
 
 
 def audit_log(

@@ -10,7 +10,7 @@ whose cards it holds. The host cannot tell whether a hand could go out next turn
 the declaration in every window and puts no ``say`` on the plays it lists (a needless
 declaration is free; ``say`` is still taken). ``must_play_if_able`` is audited at the end, when
 every position opens; a seat caught forfeits as in One Card
-(:func:`host.games.one_card.private.forfeit`). Refused: ``jokers`` (a joker standing for any
+(:func:`host.games.private.forfeit`). Refused: ``jokers`` (a joker standing for any
 card makes the runs too many to list) and ``chain`` (the same, for chains).
 """
 
@@ -23,14 +23,12 @@ from host.games.base import (
     Action,
     Event,
     NeedOpen,
-    Outcome,
     WireMap,
 )
 from host.games.black_jack.engine import BlackJack, Phase
 from host.games.black_jack.moves import Declaration, Declare, Draw, Play, _runs
 from host.games.black_jack.rules import NATURAL
-from host.games.one_card.private import forfeit
-from host.games.private import Blind, Position, hidden_in, legal_set
+from host.games.private import SheddingBlind, hidden_in, legal_set
 from protocol.cards import Card, Rank, Suit
 
 __all__ = ["BlindBlackJack"]
@@ -38,7 +36,7 @@ __all__ = ["BlindBlackJack"]
 _EVERY_CARD = dict.fromkeys(NATURAL, 1)  # the pack as a hand holding every card once
 
 
-class BlindBlackJack(Blind, BlackJack):
+class BlindBlackJack(SheddingBlind, BlackJack):
     """Black Jack on a private table (see the module docstring)."""
 
     REFUSED: ClassVar[dict[str, tuple[object, str]]] = {
@@ -54,10 +52,6 @@ class BlindBlackJack(Blind, BlackJack):
     PUBLIC = frozenset({"deck"})
     UNSAID = frozenset({"say"})
     OFFERED_FREELY = frozenset({"declare"})
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._ended = False
 
     def _hands_of(self) -> Sequence[Sequence[Any]]:
         return self.hands
@@ -91,24 +85,6 @@ class BlindBlackJack(Blind, BlackJack):
             size = len(self.hands[seat])
             out.append(Declare(Declaration.LAST_CARD if size == 1 else Declaration.CARDS))
         return out
-
-    def _step_done(self) -> tuple[Position, ...] | None:
-        if self._outcome is None or self._ended:
-            return None
-        return self._still_hidden()
-
-    def _settle_end(self) -> list[Event]:
-        self._ended = True
-        violation = self._violation = self._audit()
-        outcome = self._outcome
-        assert outcome is not None
-        if violation is not None:
-            outcome = self._outcome = forfeit(outcome, violation.seat)
-        proof = None if violation is None else violation.to_wire()
-        return [Event("audit", {"violation": proof}), Event("game_over", outcome.to_wire())]
-
-    def outcome(self) -> Outcome | None:
-        return self._outcome if self._ended else None
 
     def unless_met(self, seat: int) -> list[Action]:
         """With ``must_play_if_able``: the draw, only for a seat that meets no set."""

@@ -11,8 +11,9 @@ With ``must_play_if_able`` the draw is offered only to a seat that meets no set
 when the game ends and every position opens. ``multi_play`` is refused: a play of several
 cards is not a set of cards a client can pick from without the rules.
 
-A seat caught by the audit forfeits (:func:`forfeit`): it is ranked last, and if it won, the
-win passes to the next seat of the ranking (option ``ranking``), or to nobody.
+A seat caught by the audit forfeits (:func:`host.games.private.forfeit`, shared with Black
+Jack): it is ranked last, and if it won, the win passes to the next seat of the ranking
+(option ``ranking``), or to nobody.
 """
 
 from __future__ import annotations
@@ -25,34 +26,14 @@ from host.games.base import (
     Event,
     IllegalAction,
     NeedOpen,
-    Outcome,
     WireMap,
 )
 from host.games.one_card.engine import OneCard, Phase
 from host.games.one_card.moves import CALL, DRAW, PLAYS_OF
-from host.games.private import Blind, Position, hidden_in, legal_set
+from host.games.private import SheddingBlind, hidden_in, legal_set
 from protocol.cards import DECK_54
 
-__all__ = ["BlindOneCard", "forfeit"]
-
-
-def forfeit(outcome: Outcome, seat: int) -> Outcome:
-    """``outcome`` with ``seat`` forfeiting (``spec/RULES.md``, Private tables): ranked last,
-    and out of the winners. If it was the only winner, the win passes to the next seat of the
-    game's ranking (option ``ranking``), or to nobody without one."""
-    ranking = None
-    if outcome.ranking is not None:
-        ranking = (*(s for s in outcome.ranking if s != seat), seat)
-    winners = tuple(w for w in outcome.winners if w != seat)
-    if not winners and ranking is not None and len(ranking) > 1:
-        winners = (ranking[0],)
-    return Outcome(
-        outcome.termination,
-        winners,
-        ranking=ranking,
-        scores=outcome.scores,
-        forfeited=(*outcome.forfeited, seat),
-    )
+__all__ = ["BlindOneCard"]
 
 
 _STUCK = (
@@ -86,7 +67,7 @@ class PrivateOneCard(OneCard):
             raise IllegalAction(_STUCK)
 
 
-class BlindOneCard(Blind, PrivateOneCard):
+class BlindOneCard(SheddingBlind, PrivateOneCard):
     """One Card on a private table (see the module docstring)."""
 
     REFUSED: ClassVar[dict[str, tuple[object, str]]] = {
@@ -115,10 +96,6 @@ class BlindOneCard(Blind, PrivateOneCard):
 
     HELD_BACK = frozenset({"game_over"})
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._ended = False  # the audit has settled the end
-
     # ------------------------------------------------------------------ blind hooks
 
     def _hands_of(self) -> Sequence[Sequence[Any]]:
@@ -140,27 +117,7 @@ class BlindOneCard(Blind, PrivateOneCard):
             raise NeedOpen(tuple((h.stream, h.pos) for h in hidden), by_rule=True)
         super()._go_bankrupt(seat, reason, events)
 
-    def _step_done(self) -> tuple[Position, ...] | None:
-        if self._outcome is None or self._ended:
-            return None
-        return self._still_hidden()
-
-    def _settle_end(self) -> list[Event]:
-        """Audit the game; a seat caught forfeits. Then the (held back) ``game_over``."""
-        self._ended = True
-        violation = self._violation = self._audit()
-        outcome = self._outcome
-        assert outcome is not None
-        if violation is not None:
-            outcome = self._outcome = forfeit(outcome, violation.seat)
-        proof = None if violation is None else violation.to_wire()
-        return [Event("audit", {"violation": proof}), Event("game_over", outcome.to_wire())]
-
     # ------------------------------------------------------------------ the interface
-
-    def outcome(self) -> Outcome | None:
-        """``None`` until the audit has settled the end."""
-        return self._outcome if self._ended else None
 
     def legal_sets(self, seat: int) -> list[WireMap]:
         if (

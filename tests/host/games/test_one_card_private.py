@@ -28,7 +28,8 @@ from host.games.base import (
 from host.games.blind_playout import cards_held, twin_playout
 from host.games.one_card.engine import OneCard
 from host.games.one_card.moves import DRAW
-from host.games.one_card.private import BlindOneCard, PrivateOneCard, forfeit
+from host.games.one_card.private import BlindOneCard, PrivateOneCard
+from host.games.private import forfeit
 from protocol.cards import DECK_54, Card, card
 
 OPTION_SETS = [
