@@ -210,6 +210,12 @@ class One(State):
             raise ChanceError("no deal is pending")
         if len(order) != len(DECK_ONE) or set(order) != DECK_SET:
             raise ChanceError("the deal is not a permutation of the deck")
+        return self._take_order(request, order, dealer)
+
+    def _take_order(
+        self, request: ChanceRequest, order: Sequence[Card], dealer: int | None
+    ) -> list[Event]:
+        """Deal the hand from ``order`` (checked) with ``dealer`` (checked here)."""
         if request.choose_dealer:
             if dealer is None or not 0 <= dealer < self.seats:
                 raise ChanceError("the first deal must name the dealer")
@@ -225,8 +231,7 @@ class One(State):
             self.hands[seat].append(order[pos])
             positions[seat].append([0, pos])
         self.centre = order[CENTRE_POSITION]
-        for hand in self.hands:
-            hand.sort()
+        self._sort_hands()
         self.phase = Phase.AUCTION
         self.turn = (d + 1) % n
         events = [
@@ -243,11 +248,17 @@ class One(State):
                 },
             )
         ]
-        events += [
-            Event("hand", {"cards": format_cards(self.hands[s]), "positions": positions[s]}, to=s)
-            for s in range(n)
-        ]
+        events += [self._hand_event(s, positions[s]) for s in range(n)]
         return events
+
+    def _sort_hands(self) -> None:
+        for hand in self.hands:
+            hand.sort()
+
+    def _hand_event(self, seat: int, positions: list[list[int]]) -> Event:
+        """The seat's own ``hand`` event of a deal: its cards and where each came from."""
+        data = {"cards": format_cards(self.hands[seat]), "positions": positions}
+        return Event("hand", data, to=seat)
 
     # -- acting
 

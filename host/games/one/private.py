@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from host.games.base import ChanceError, Event, NeedOpen, State, WireMap
-from host.games.one.engine import CENTRE_POSITION, One
+from host.games.base import Event, NeedOpen, State, WireMap
+from host.games.one.engine import One
 from host.games.one.moves import JOKER_LEADS, PLAY_OF, Phase, Play
 from host.games.one.rules import JOKER
 from host.games.private import Blind, legal_set
@@ -60,39 +60,15 @@ class BlindOne(Blind, One):
         """:meth:`One.apply_chance` on hidden positions (hands stay in position order)."""
         request = self.chance_request()
         assert request is not None
-        if request.choose_dealer:
-            if dealer is None or not 0 <= dealer < self.seats:
-                raise ChanceError("the first deal must name the dealer")
-            self.dealer = dealer
-        elif dealer is not None and dealer != self.dealer:
-            raise ChanceError(f"the dealer is seat {self.dealer}")
-        assert self.dealer is not None
-        n, d = self.seats, self.dealer
-        self._hand_dealer = d
-        self._reset_hand()
-        positions: list[list[list[int]]] = [[] for _ in range(n)]
-        for pos in range(CENTRE_POSITION):
-            seat = (d + 1 + pos) % n
-            self.hands[seat].append(order[pos])
-            positions[seat].append([0, pos])
-        self.centre = order[CENTRE_POSITION]
-        self.phase = Phase.AUCTION
-        self.turn = (d + 1) % n
-        events = [
-            Event(
-                "deal",
-                {
-                    "hand_no": self.hand_no,
-                    "dealer": d,
-                    "positions": [[0, p] for p in range(CENTRE_POSITION + 1)],
-                    "seats": [(d + 1 + p) % n for p in range(CENTRE_POSITION)] + [None],
-                    "hands": positions,
-                    "centre": [0, CENTRE_POSITION],
-                },
-            )
-        ]
-        events += [Event("hand", {"positions": positions[s]}, to=s) for s in range(n)]
+        events = self._take_order(request, order, dealer)
+        self._hand_dealer = self.dealer
         return events
+
+    def _sort_hands(self) -> None:
+        """Hands stay in position order: hidden positions have no card to sort by."""
+
+    def _hand_event(self, seat: int, positions: list[list[int]]) -> Event:
+        return Event("hand", {"positions": positions}, to=seat)
 
     def _playable(self, seat: int) -> list[Card]:
         """The seat's opened cards (the one it is about to play) the rules allow without
