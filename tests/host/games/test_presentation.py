@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
+import textwrap
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from host.games import (
 )
 from host.games import (
     GameEntry,
+    find_blind,
     find_bot,
     find_game,
     find_presentation,
@@ -45,7 +48,15 @@ def _package(game: type[State]) -> Path:
 
 
 def _source_trees(game: type[State]) -> list[ast.AST]:
-    return [ast.parse(p.read_text("utf-8")) for p in sorted(_package(game).glob("*.py"))]
+    """The game's package, and the shared classes of ``host.games.private`` its blind engine
+    is built on (events a private table adds, such as ``audit``, are emitted there)."""
+    package = _package(game)
+    trees = [ast.parse(p.read_text("utf-8")) for p in sorted(package.glob("*.py"))]
+    if REGISTRY[game.game.name].blind is not None:
+        for cls in find_blind(game.game.name).__mro__:
+            if cls.__module__ in ("host.games.private",):
+                trees.append(ast.parse(textwrap.dedent(inspect.getsource(cls))))
+    return trees
 
 
 def emitted_kinds(game: type[State]) -> set[str]:
