@@ -377,10 +377,8 @@ class GameRunner:
                 code=ErrorCode.BAD_FIELD,
             )
         play = deal.mask.check_play(seat, opens, [parse_card(c) for c in cards])
-        trial = copy.deepcopy(self.engine)
-        assert isinstance(trial, Blind)
-        trial.reveal_play(seat, play.cards)
-        return trial, play
+        assert isinstance(self.engine, Blind)
+        return self.engine.trial_play(seat, play.cards), play
 
     def _fair(self, batch: Batch, payload: WireMap) -> None:
         op = payload["op"]
@@ -720,7 +718,7 @@ class GameRunner:
         if mask.drawn(first) or mask.dealer.next_position(first[0]) >= first[1]:
             return
         plain = next(c for c in map(parse_card, mask.dealer.context.deck) if not c.is_joker)
-        probe = copy.deepcopy(engine)
+        probe = engine.clone()
         events = probe.reveal(dict.fromkeys(positions, plain))
         earlier = [
             ev for ev in events if all(tuple(p) < first for p in ev.data.get("positions", ()))
@@ -735,7 +733,7 @@ class GameRunner:
         mask = deal.mask
         assert mask is not None
         plain = next(c for c in map(parse_card, mask.dealer.context.deck) if not c.is_joker)
-        probe = copy.deepcopy(engine)
+        probe = engine.clone()
         probe.reveal(dict.fromkeys(positions, plain))
         return probe.hand_over() or probe.outcome() is not None
 

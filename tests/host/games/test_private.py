@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import random
+from collections.abc import Mapping
+
 import pytest
 
 from host.games import find_blind, make_blind, private_refusal
 from host.games.base import ChanceError, ChanceKind, Hidden, InvalidAction, NeedOpen, OptionError
 from host.games.black_jack.engine import BlackJack
+from host.games.blind_playout import twin_playout
+from host.games.one.engine import One
 from host.games.one_card.engine import OneCard
-from host.games.private import hidden_in
+from host.games.private import Blind, Position, hidden_in
 from protocol.cards import DECK_54, card
 
 
@@ -94,3 +100,30 @@ def test_a_refused_chance_answer_leaves_no_trace_in_the_log() -> None:
     assert game._log == []
     game.apply_chance([Hidden(0, i) for i in range(54)], 1)
     assert game._log == [("chance", tuple((0, i) for i in range(54)), 1)]
+
+
+@pytest.mark.parametrize(
+    ("normal_cls", "seats"),
+    [(OneCard, 2), (OneCard, 5), (BlackJack, 2), (BlackJack, 4), (One, 2), (One, 4)],
+)
+def test_a_card_opened_on_a_clone_leaves_the_engine_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, normal_cls: type[OneCard | BlackJack | One], seats: int
+) -> None:
+    """The host checks a play on :meth:`Blind.trial_play`, a shallow clone with the cards
+    opened: every reveal of whole games is first made on a clone, which must leave the
+    engine it came from untouched (no list or dict deeper than a clone copies holds a card)."""
+    real = Blind.reveal
+    tried = 0
+
+    def reveal_on_a_clone_first(self: Blind, cards: Mapping[Position, object]) -> object:
+        nonlocal tried
+        before = repr(self.__dict__)
+        with contextlib.suppress(Exception):  # the real reveal below raises it again
+            real(self.clone(), cards)  # type: ignore[arg-type]
+        assert repr(self.__dict__) == before
+        tried += 1
+        return real(self, cards)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Blind, "reveal", reveal_on_a_clone_first)
+    twin_playout(normal_cls, seats=seats, rng=random.Random(seats))
+    assert tried >= 5
