@@ -139,9 +139,10 @@ class PrivateSeat:
         await self._drain()
 
     async def _act(self, push: tm.StatePush) -> None:
+        # acts on every state it is to act in, even with more pushes queued: those may be
+        # pongs or events, not a newer state (skipping then stalled a game); a play on a state
+        # that moved on is refused (``act_errors``) and the newer state comes
         if self.masker is None or self.seat not in push.to_act or push.seq <= self.acted_on:
-            return
-        if self.session.pushes.count:  # a newer state is on its way: act on that one
             return
         self.acted_on = push.seq
         move = longest_move(dict(push.view), self.masker.cards())
