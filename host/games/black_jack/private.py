@@ -3,20 +3,22 @@
 How it works: :class:`BlindBlackJack` is :class:`~host.games.black_jack.engine.BlackJack` with
 :class:`~host.games.private.Blind` mixed in. The deal hands out hidden positions and the start
 card is turned up through an ``OPEN`` request (a joker covered by the next card). What a seat
-may play is one set listing every single card and every run that may start now, over the
-whole pack, each as its play action (a run's cards in play order, an ace last once per suit
-it names), less the plays that would go out illegally (a queen last): the seat plays those
-whose cards it holds. The host cannot tell whether a hand could go out next turn, so it offers
-the declaration in every window and puts no ``say`` on the plays it lists (a needless
-declaration is free; ``say`` is still taken). ``must_play_if_able`` is audited at the end, when
-every position opens; a seat caught forfeits as in One Card
-(:func:`host.games.private.forfeit`). Refused: ``jokers`` (a joker standing for any
-card makes the runs too many to list) and ``chain`` (the same, for chains).
+may play is one set listing every single card and every run that may start now, each as its
+play action (a run's cards in play order, an ace last once per suit it names), over the cards
+a hand may hold: the pack less the cards all of whose copies lie face up in the discard pile,
+and no run longer than the hand. Left out are the plays that would go out illegally (a queen
+last). The seat plays those whose cards it holds. The host cannot tell whether a hand could go
+out next turn, so it offers the declaration in every window and puts no ``say`` on the plays
+it lists (a needless declaration is free; ``say`` is still taken). ``must_play_if_able`` is
+audited at the end, when every position opens; a seat caught forfeits as in One Card
+(:func:`host.games.private.forfeit`). Refused: ``jokers`` (a joker standing for any card
+makes the runs too many to list) and ``chain`` (the same, for chains).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from host.games.base import (
@@ -26,14 +28,26 @@ from host.games.base import (
     WireMap,
 )
 from host.games.black_jack.engine import BlackJack, Phase
-from host.games.black_jack.moves import Declaration, Declare, Draw, Play, _runs
+from host.games.black_jack.moves import Declaration, Declare, Draw, Play
 from host.games.black_jack.rules import NATURAL
 from host.games.private import SheddingBlind, hidden_in, legal_set
 from protocol.cards import Card, Rank, Suit
 
 __all__ = ["BlindBlackJack"]
 
-_EVERY_CARD = dict.fromkeys(NATURAL, 1)  # the pack as a hand holding every card once
+
+def _runs_from(first: Card, held: frozenset[Card], most: int) -> Iterator[tuple[Card, ...]]:
+    """Every run of two to ``most`` cards of ``held`` from ``first``, upwards then
+    downwards, shortest first (the order of the engine's own list of plays)."""
+    for step in (1, -1):
+        run = [first]
+        i = first.index  # a natural card: suit * 13 + rank - 1
+        while len(run) < most and 0 <= i % 13 + step <= 12:
+            i += step
+            if NATURAL[i] not in held:
+                break
+            run.append(NATURAL[i])
+            yield tuple(run)
 
 
 class BlindBlackJack(SheddingBlind, BlackJack):
@@ -97,15 +111,14 @@ class BlindBlackJack(SheddingBlind, BlackJack):
             return []
         attacked = bool(self.pending and not self.covering)
         allowed = self._starting_cards(attacked=attacked)
-        starts = [(c, c) for c in NATURAL if c in allowed]
-        seqs: list[tuple[tuple[Card, ...], tuple[Card, ...]]] = [((c,), (c,)) for c, _ in starts]
-        if not attacked:
-            seqs += list(_runs(starts, _EVERY_CARD))
         size = len(self.hands[seat])
+        held = self._holdable()
+        starts = [c for c in NATURAL if c in allowed and c in held]
+        seqs: list[tuple[Card, ...]] = [(c,) for c in starts]
+        if not attacked:
+            seqs += [run for c in starts for run in _runs_from(c, held, size)]
         plays: list[Action] = []
-        for cards, _ in seqs:
-            if len(cards) > size:
-                continue
+        for cards in seqs:
             if len(cards) == size and self._rule_error(seat, list(cards)) is not None:
                 continue
             if cards[-1].rank is Rank.ACE:
@@ -113,6 +126,13 @@ class BlindBlackJack(SheddingBlind, BlackJack):
             else:
                 plays.append(Play(cards))
         return [legal_set(plays)]
+
+    def _holdable(self) -> frozenset[Card]:
+        """The cards a hand may hold: the pack less those every copy of which lies face up
+        in the discard pile (public, so the set says nothing the table does not)."""
+        face_up = Counter(c for c in self.discards if isinstance(c, Card))
+        copies = Counter(self.deck)
+        return frozenset(c for c in NATURAL if face_up[c] < copies[c])
 
     def view(self, seat: int | None) -> WireMap:
         self.require_seat(seat)

@@ -58,7 +58,7 @@ def test_the_first_turns_play_as_on_the_normal_engine(
     twin_playout(BlackJack, seats=seats, rng=rng, options=options, max_steps=120)
 
 
-def test_the_blind_view_lists_singles_and_runs_over_the_pack() -> None:
+def test_the_blind_view_lists_singles_and_runs_over_the_cards_a_hand_may_hold() -> None:
     game = make_blind(BlackJack(seats=3, dealer=0))
     assert isinstance(game, BlindBlackJack)
     assert game.apply_chance([Hidden(0, i) for i in range(52)]) == []
@@ -70,8 +70,14 @@ def test_the_blind_view_lists_singles_and_runs_over_the_pack() -> None:
     (only,) = view["legal_sets"]
     plays = [a["cards"] for a in only["actions"]]
     assert ["5S"] in plays and ["6H"] in plays and ["9C"] not in plays
-    assert ["5H", "6H", "7H"] in plays and ["4H", "3H"] in plays
+    assert ["6H", "7H", "8H"] in plays and ["4H", "3H"] in plays
     assert ["5S", "6S"] in plays  # a run may start on a card of the same rank
+    # the 5H lies face up on the discard pile: no hand holds it
+    assert not [p for p in plays if "5H" in p] and ["6H", "5H"] not in plays
+    # no run longer than the hand of seven, none of seven that would go out on a queen
+    assert max(len(p) for p in plays) == 7
+    assert ["7H", "8H", "9H", "10H", "JH", "QH", "KH"] in plays
+    assert ["6H", "7H", "8H", "9H", "10H", "JH", "QH"] not in plays
     assert {"type": "draw"} in view["legal"]
 
 
