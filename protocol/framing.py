@@ -98,9 +98,9 @@ def check_tree(obj: object, *, max_nesting: int = MAX_NESTING) -> None:  # noqa:
     for nesting or length) otherwise.
 
     Every frame is checked when encoded and when decoded, so this is on the hot path of every
-    message: the members of plain dicts and lists that are exactly ``str``/``int``/``bool``/
-    ``None`` are checked in place (``type(x) is``), and only containers and anything else
-    (subclasses, bytes, bad types) go through the general :func:`_check_value`.
+    message: the members of plain dicts and lists that are exactly ``str``/``int``/``bytes``/
+    ``bool``/``None`` are checked in place (``type(x) is``), and only containers and anything
+    else (subclasses, bad types) go through the general :func:`_check_value`.
     """
     stack: list[tuple[object, int]] = [(obj, 1)]
     pop, push = stack.pop, stack.append
@@ -140,6 +140,9 @@ def check_tree(obj: object, *, max_nesting: int = MAX_NESTING) -> None:  # noqa:
             elif t is int:
                 if not -(2**63) <= item < 2**64:
                     raise _error(ErrorCode.MALFORMED, "integer out of 64-bit range")
+            elif t is bytes:  # a private table's points and keys: thousands a message
+                if len(item) > MAX_BIN_LEN:
+                    raise _error(ErrorCode.LIMIT_EXCEEDED, "bin longer than max_bin_len")
             elif item is not None and t is not bool:
                 push((item, depth + 1))
 
