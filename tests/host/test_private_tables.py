@@ -5,6 +5,7 @@ breaks its masking voids the hand naming it; refused options; ``table_info.priva
 from __future__ import annotations
 
 import functools
+import io
 import json
 import sys
 from contextlib import AsyncExitStack
@@ -21,13 +22,16 @@ from click.testing import CliRunner
 from private_seat import Choose, Move, PrivateSeat, longest_move
 
 import protocol.table_messages as tm
+from client.json_ui import JsonUI
+from client.table_client import TableClient
+from client.table_loop import run_table
 from client.verify_cmd import verify_command
 from host.games import find_game
 from host.games.audit import AuditStep, audit
 from host.server.server import HostConfig, HostInfo, serve_host
 from host.table.masked import first_move
 from net.session import open_session
-from protocol.cards import Card
+from protocol.cards import Card, parse_card
 from protocol.errors import ErrorCode
 from protocol.hand_records import record_messages, verify_record
 from protocol.mask_seat import Outgoing
@@ -229,6 +233,9 @@ async def test_a_seat_gone_past_its_grace_voids_the_hand_and_the_host_plays_it_n
     assert all(verify_record(r).ok for r in records)
     last = record_messages(records[-1])
     assert last[-1].type == "hand_end" and "mask_end" in [m.type for m in last]
+    # the host's bot took the seat from the next hand: it does seat 1's masking and its moves
+    void_no = voided[0]["hand_no"]
+    assert players[0].host_seats[void_no] == () and players[0].host_seats[void_no + 1] == (1,)
 
 
 def _off_suit_once(played: list[dict[str, Any]]) -> Choose:
@@ -374,3 +381,45 @@ async def test_a_seat_that_lets_its_turns_run_out_stands_up_and_the_host_plays_i
     # the hands after it stood up: the host played seat 1 (its masking too), to the end
     played = [h for h, seats in players[0].host_seats.items() if seats == (1,)]
     assert played and min(played) == len(voids) + 1
+
+
+async def test_a_turn_that_runs_out_is_played_by_the_client_s_default_move(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    """PROTOCOL.md 10.13/10.14: on a private table the host never plays a player's turn; when
+    the turn timer runs out the client (the terminal client's loop, here with a player who
+    never types) sends its default move: the first play of the first set its hand meets,
+    else draw. The game plays to its end on those moves, no hand voided."""
+    table = await mock_host.host.create_table(
+        "one-card", seats=2, options={"attack_cap": 2}, private=True
+    )
+    out = io.StringIO()
+    async with connect_memory(mock_host) as first, connect_memory(mock_host) as second:
+        quick = PrivateSeat(first, table, "p0")
+        await quick.join()
+        idle = TableClient(second, table_id=table, name="Cy")
+        await idle.join()
+        await idle.ready()
+        with trio.fail_after(36_000):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(quick.play)
+                outcome = await run_table(idle, JsonUI(out), read_input=False)
+    assert outcome is not None and quick.over
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    defaults = [i for i, line in enumerate(lines) if line["type"] == "default_move"]
+    assert len(defaults) >= 2
+    for i in defaults:  # the move is the client's reading of the state its turn ran out on
+        state = next(s for s in reversed(lines[:i]) if s["type"] == "state")
+        view = state["view"]
+        cards = {
+            (s, p): parse_card(c) for (s, p), c in zip(view["positions"], view["hand"], strict=True)
+        }
+        move = first_move(view, cards)
+        assert move is not None and lines[i]["action"] == move[0]
+    plays = [lines[i]["action"] for i in defaults]
+    assert any(a["type"] == "play" for a in plays) and any(a["type"] == "draw" for a in plays)
+    records = await _records(mock_host, table)
+    assert records and all(verify_record(r).ok for r in records)
+    assert all(record_messages(r)[-1].type == "hand_end" for r in records)
+    taken = [a["action"] for r in records for a in r["actions"] if a["seat"] == idle.seat]
+    assert taken == plays  # each accepted as sent: no other move of that seat
