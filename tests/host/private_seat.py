@@ -159,6 +159,11 @@ class PrivateSeat:
         if move is None:
             return
         action, positions = move
+        if push.view.get("game") == "black-jack" and action["type"] in ("play", "draw"):
+            # a needless "last card" costs nothing, a missing one two cards (spec/RULES.md):
+            # said on every move, so that a hand can go out and a game end (the host cannot
+            # tell the seat when it could, so its plays carry no say: 10.13)
+            action = {**action, "say": "last_card"}
         opens = tuple((s, p, tuple(keys)) for s, p, keys in self.masker.play_keys(positions))
         self.putting_down(action)
         self.act_seq += 1

@@ -115,6 +115,7 @@ async def test_a_normal_table_shows_the_host_every_hidden_card(
 PRIVATE_TABLES = [
     Table("one-card", 2, 0, private=True),
     Table("one", 2, 0, {"target": 1}, private=True),
+    Table("black-jack", 2, 0, private=True),
     Table("one-card", 2, 2, {"attack_cap": 2, "bankrupt_at": 0}, private=True),
     Table("one", 2, 2, {"target": 1}, private=True),
 ]
