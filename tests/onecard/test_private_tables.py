@@ -118,9 +118,10 @@ def _mid_hand(player: Player) -> Callable[[dict[str, Any]], bool]:
     return stop
 
 
-#: (game, seats, host bots, options): short games; One Card at six seats, ONE at its four; Black
-#: Jack, whose private games run long on the host, at three
+#: (game, seats, host bots, options): short games; One Card at six seats, ONE at its four and at
+#: two (the two players alone); Black Jack, whose private games run long on the host, at three
 TABLES = [
+    ("one", 2, 0, ("target=1",)),
     ("one-card", 6, 4, ("attack_cap=2", "bankrupt_at=0")),
     ("one", 4, 2, ("target=1",)),
     ("black-jack", 3, 1, ("black_jack_pickup=1", "aces_anytime=true")),
@@ -128,7 +129,7 @@ TABLES = [
 
 
 @pytest.mark.timeout(GAME_TIMEOUT + 60)
-@pytest.mark.parametrize("table", TABLES, ids=[t[0] for t in TABLES])
+@pytest.mark.parametrize("table", TABLES, ids=[f"{t[0]}-{t[1]}" for t in TABLES])
 async def test_a_killed_player_resumes_a_private_hand_and_the_game_plays_to_the_end(
     host_process: Callable[[Path], AbstractContextManager[Any]],
     tmp_path: Path,
