@@ -1,6 +1,9 @@
 """Private tables on a running host (``spec/PROTOCOL.md`` 10.11/10.13): whole games played by
 test seats (``private_seat.py``) over real sessions, every hand record verified; a seat that
-breaks its masking voids the hand naming it; refused options; ``table_info.private``."""
+breaks its masking voids the hand naming it; a host restart voids the hand in progress; a ONE
+seat that does not follow suit is caught by the end-of-hand audit and forfeits the hand; the
+turn timer (under the mock clock): the client's default move, a seat gone past its grace or
+that lets its turns run out voiding the hand, and the host playing the seat afterwards."""
 
 from __future__ import annotations
 
