@@ -88,7 +88,13 @@ class Timers:
         table = self.table
         runner = table.runner
         running = runner.phase in (TablePhase.DEALING, TablePhase.PLAYING)
-        deadlines = (runner.round_deadline, runner.turn_deadline)
+        turn = runner.turn_deadline
+        if turn is not None and runner.private:
+            # the host never plays a player's turn there: a turn run out is due only once it
+            # ran out by the grace period too (_private_turns); waking at the turn deadline
+            # itself would find nothing to do and spin until then
+            turn += table.clock.grace
+        deadlines = (runner.round_deadline, turn)
         await table.clock.wait(table.clock.next_due(table.seats, deadlines, running=running))
         crashed = False
         async with table.lock:
@@ -160,12 +166,16 @@ class Timers:
             for s in table.seats
             if s is not None and s.substitute and s.index not in mask.maskers
         ]
+        names = ", ".join(str(i) for i in gone)
+        reason = f"seat(s) {names} gone past the grace period: their keys are gone"
         late = runner.turn_deadline is not None and now >= runner.turn_deadline + table.clock.grace
         if not gone and late:
             gone = [seat for seat in engine.to_act() if seat not in mask.maskers]
+            # still connected but silent: a missed round like an unanswered deal round, so a
+            # seat that lets every hand stall stands up (MAX_MISSED_ROUNDS) and the host plays
+            # it from the next hand, instead of voiding hands for ever
+            reason = VOID_TIMEOUT
         if gone:
-            names = ", ".join(str(i) for i in gone)
-            reason = f"seat(s) {names} gone past the grace period: their keys are gone"
             await table.live(JournalKind.FAIR, {"op": "void", "reason": reason, "missing": gone})
             return
         for seat in engine.to_act():

@@ -50,8 +50,13 @@ CARD_KEYS = frozenset({"card", "cards", "hand", "kept"})
 #: view's ``last_trick``, ``last_hand`` and ``centre`` (its ``card`` once turned up) are cards
 #: face up, which the view still shows while the next hand, with the same 25 cards, is dealt;
 #: a private table's view's ``legal_sets`` lists the plays the rules allow over the public state,
-#: every card that may follow whoever holds it (the host does not know the hand: 10.13)
-PUBLIC_KEYS = frozenset({"deck", "follow", "last_trick", "last_hand", "centre", "legal_sets"})
+#: every card that may follow whoever holds it (the host does not know the hand: 10.13); a
+#: Black Jack view's ``discards`` are the pile played face up, which on a private table the view
+#: still lists after the ``reshuffle`` that recycles them, until that round's masking passes are
+#: in (the cards are then in a masked stock nobody holds yet)
+PUBLIC_KEYS = frozenset(
+    {"deck", "follow", "last_trick", "last_hand", "centre", "legal_sets", "discards"}
+)
 #: fields of signed ``cardfair/v1`` bodies whose cards are public (by the message's type)
 SIGNED_PUBLIC = {"reshuffle": frozenset({"cards", "kept"})}
 #: fields of an action whose cards the action puts down (a Black Jack ``declare`` only names)

@@ -8,7 +8,8 @@ seat's masking duties; what the masker has to say is sent as it comes (``mask_co
 ``mask_reveal`` at the host's ``hand_over`` event). On its turn it plays
 :func:`host.table.masked.first_move` (the first action of the first set of ``legal_sets`` its
 opened cards meet, else ``unless_met`` / ``legal``) with ``act.open`` from the masker. A
-``tamper`` hook may change or drop a request before it goes out (a cheating seat), and
+``tamper`` hook may change or drop a request before it goes out, a ``choose`` hook pick the
+move (a cheating seat), and
 :attr:`PrivateSeat.errors` keeps every error the host answered. It is the smallest seat that
 plays a private table, for the host's tests until the real client (``net.fairplay``) does.
 """
@@ -30,6 +31,10 @@ from protocol.messages import Message
 
 #: a hook that may change (or drop, returning None) a request before it is sent
 Tamper = Callable[[Outgoing], Outgoing | None]
+#: a move: the action and the positions it plays from
+Move = tuple[dict[str, Any], list[tuple[int, int]]]
+#: a hook that picks the seat's move from its view and opened cards (None: no move)
+Choose = Callable[[dict[str, Any], dict[tuple[int, int], Card]], Move | None]
 
 _REQUESTS: dict[str, type[Message]] = {
     "mask_commit": mm.MaskCommit,
@@ -40,9 +45,7 @@ _REQUESTS: dict[str, type[Message]] = {
 }
 
 
-def longest_move(
-    view: dict[str, Any], cards: dict[tuple[int, int], Card]
-) -> tuple[dict[str, Any], list[tuple[int, int]]] | None:
+def longest_move(view: dict[str, Any], cards: dict[tuple[int, int], Card]) -> Move | None:
     """:func:`first_move`, but of the first set met the play of the most cards it holds (so
     that a test game sheds its hands sooner; any play of that set is legal)."""
     best = first_move(view, cards)
@@ -69,6 +72,8 @@ class PrivateSeat:
     table: str
     name: str
     tamper: Tamper | None = None
+    #: picks the move on the seat's turn (a cheating seat's): :func:`longest_move` if None
+    choose: Choose | None = None
     seat: int = -1
     verifier: HandVerifier | None = None
     masker: SeatMasker | None = None
@@ -82,6 +87,10 @@ class PrivateSeat:
     acted_on: int = -1  #: the table seq of the state last acted on
     over: bool = False
     outcome: dict[str, Any] | None = None
+    #: every event pushed to the seat (public and its own), in order
+    events: list[dict[str, Any]] = field(default_factory=list)
+    #: the seats the host played (``host_seats`` of ``hand_commit``), by hand number
+    host_seats: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     async def join(self) -> None:
         joined = await self.session.request(tm.Join(table=self.table, name=self.name))
@@ -115,6 +124,7 @@ class PrivateSeat:
     async def _fair(self, push: tm.FairPush) -> None:
         msg = SignedMessage.from_wire(push.msg)
         if msg.type == "hand_commit":
+            self.host_seats[push.hand_no] = tuple(push.host_seats)
             self.verifier = HandVerifier(msg.decode()["host_pk"], pid=self.name, private=True)
             self.masker = None
         verifier = self.verifier
@@ -145,10 +155,16 @@ class PrivateSeat:
         if self.masker is None or self.seat not in push.to_act or push.seq <= self.acted_on:
             return
         self.acted_on = push.seq
-        move = longest_move(dict(push.view), self.masker.cards())
+        choose = longest_move if self.choose is None else self.choose
+        move = choose(dict(push.view), self.masker.cards())
         if move is None:
             return
         action, positions = move
+        if push.view.get("game") == "black-jack" and action["type"] in ("play", "draw"):
+            # a needless "last card" costs nothing, a missing one two cards (spec/RULES.md):
+            # said on every move, so that a hand can go out and a game end (the host cannot
+            # tell the seat when it could, so its plays carry no say: 10.13)
+            action = {**action, "say": "last_card"}
         opens = tuple((s, p, tuple(keys)) for s, p, keys in self.masker.play_keys(positions))
         self.putting_down(action)
         self.act_seq += 1
@@ -167,6 +183,7 @@ class PrivateSeat:
             if isinstance(push, tm.FairPush):
                 await self._fair(push)
             elif isinstance(push, tm.EventPush):
+                self.events.append(dict(push.event))
                 kind = push.event.get("kind")
                 if kind == "hand_over" and self.masker is not None and not self.masker.over:
                     await self._say(self.masker.reveal())

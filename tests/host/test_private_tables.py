@@ -1,9 +1,14 @@
 """Private tables on a running host (``spec/PROTOCOL.md`` 10.11/10.13): whole games played by
 test seats (``private_seat.py``) over real sessions, every hand record verified; a seat that
-breaks its masking voids the hand naming it; refused options; ``table_info.private``."""
+breaks its masking voids the hand naming it; a host restart voids the hand in progress; a ONE
+seat that does not follow suit is caught by the end-of-hand audit and forfeits the hand; the
+turn timer (under the mock clock): the client's default move, a seat gone past its grace or
+that lets its turns run out voiding the hand, and the host playing the seat afterwards."""
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import sys
 from contextlib import AsyncExitStack
@@ -16,12 +21,20 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from private_seat import PrivateSeat
+from click.testing import CliRunner
+from private_seat import Choose, Move, PrivateSeat, longest_move
 
 import protocol.table_messages as tm
+from client.json_ui import JsonUI
+from client.table_client import TableClient
+from client.table_loop import run_table
+from client.verify_cmd import verify_command
 from host.games import find_game
+from host.games.audit import AuditStep, audit
 from host.server.server import HostConfig, HostInfo, serve_host
+from host.table.masked import first_move
 from net.session import open_session
+from protocol.cards import Card, parse_card
 from protocol.errors import ErrorCode
 from protocol.hand_records import record_messages, verify_record
 from protocol.mask_seat import Outgoing
@@ -223,3 +236,193 @@ async def test_a_seat_gone_past_its_grace_voids_the_hand_and_the_host_plays_it_n
     assert all(verify_record(r).ok for r in records)
     last = record_messages(records[-1])
     assert last[-1].type == "hand_end" and "mask_end" in [m.type for m in last]
+    # the host's bot took the seat from the next hand: it does seat 1's masking and its moves
+    void_no = voided[0]["hand_no"]
+    assert players[0].host_seats[void_no] == () and players[0].host_seats[void_no + 1] == (1,)
+
+
+def _off_suit_once(played: list[dict[str, Any]]) -> Choose:
+    """A cheat's move hook: the first time its hand meets the first legal set (ONE's led suit)
+    and a later set lists a card it holds outside the first (not a joker, which breaks a rule
+    of its own), it plays that card (the host
+    cannot see that it held the led suit); ``played`` gets the action. Otherwise it plays as
+    the honest seat does."""
+
+    def choose(view: dict[str, Any], cards: dict[tuple[int, int], Card]) -> Move | None:
+        sets = list(view.get("legal_sets") or ())
+        if not played and len(sets) >= 2 and first_move({"legal_sets": sets[:1]}, cards):
+            led = {a.get("card") for a in sets[0]["actions"]}
+            later = [a for s in sets[1:] for a in s["actions"]]
+            for pos, card in sorted(cards.items()):
+                action = next((a for a in later if a.get("card") == card.code), None)
+                if card.code not in led and not card.is_joker and action is not None:
+                    played.append(dict(action))
+                    return dict(action), [pos]
+        return longest_move(view, cards)
+
+    return choose
+
+
+async def test_an_off_suit_play_is_caught_by_the_audit_and_the_seat_forfeits_the_hand(
+    host: HostInfo, connect: Any, tmp_path: Path
+) -> None:
+    """Issue 29: a ONE seat that does not follow suit though it can is refused nothing at play
+    time (the host cannot see its hand); the audit at the hand's end names it and its move, it
+    scores as if it took no trick (and fails its contract if it bid), and the hand's record,
+    which holds the proof (every card, once the secrets are out, and the actions), verifies."""
+    cheated: list[dict[str, Any]] = []
+    async with connect() as creator:
+        made = await creator.request(
+            tm.CreateTable(game="one", seats=2, options={"target": 1}, private=True, turn_timer=0)
+        )
+        assert isinstance(made, tm.TableCreated)
+        table = made.table
+    async with AsyncExitStack() as stack:
+        players = []
+        for i in range(2):
+            session = await stack.enter_async_context(connect())
+            choose = _off_suit_once(cheated) if i == 1 else None
+            players.append(PrivateSeat(session, table, f"p{i}", choose=choose))
+        for p in players:
+            await p.join()
+        with trio.fail_after(120):
+            async with trio.open_nursery() as nursery:
+                for p in players:
+                    nursery.start_soon(p.play)
+    assert cheated, "the cheat never held the led suit and another card"
+    assert not [e for p in players for e in p.errors]
+    cheat = players[1].seat
+    # every seat reads the same audit: the cheat's move, the rule it broke
+    for p in players:
+        audits = [e for e in p.events if e["kind"] == "audit"]
+        caught = [e for e in audits if e["violation"] is not None]
+        assert len(caught) == 1, audits
+        proof = caught[0]["violation"]
+        caught_in = caught[0]["hand_no"]
+        assert proof["seat"] == cheat and proof["action"] == cheated[0]
+        assert proof["code"] == "illegal_action" and "must follow suit" in proof["reason"]
+        after = p.events[p.events.index(caught[0]) :]
+        hand_end = next(e for e in after if e["kind"] == "hand_end")
+        assert hand_end["forfeited"] == [cheat]
+        assert hand_end["points"][cheat] == 0 and hand_end["hand_scores"][cheat] == 0
+        if hand_end["bidder"] == cheat:
+            assert hand_end["made"] is False
+        honest = [e for e in p.events if e["kind"] == "hand_end" and "forfeited" not in e]
+        assert all(e["points"][cheat] >= 0 for e in honest)
+    # the records verify, by `onecard verify` too, every private hand audited
+    records = await _records(host, table)
+    files = []
+    for record in records:
+        assert verify_record(record).ok
+        path = tmp_path / f"hand{record['hand_no']}.json"
+        path.write_text(json.dumps(record))
+        files.append(str(path))
+    result = CliRunner().invoke(verify_command, files)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == len(records)
+    assert all("masked round" in line and "audited" in line for line in lines), lines
+    # `onecard verify` says nothing of the audit (the client may not import the rules); the
+    # record holds the proof all the same: its actions, replayed on the rules over the cards
+    # its masking audit opened, give the violation every seat was shown
+    # (no hand was voided: the game's hand N is the table's hand N)
+    (hand,) = [r for r in records if r["hand_no"] == caught_in]
+    assert _proof_of(hand) == proof
+    assert all(_proof_of(r) is None for r in records if r is not hand)
+
+
+def _proof_of(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The end-of-hand audit of a private ONE hand, re-run from its record alone: the stock
+    the record's masking audit opens (``verify_record``), its dealer and its actions."""
+    report = verify_record(record).report
+    assert report is not None
+    normal = find_game(record["game"]).new_initial_state(
+        seats=len(record["pids"]), options=record["options"], dealer=None
+    )
+    dealer = record["dealer"] if record["dealer_chosen"] else None
+    steps: list[AuditStep] = [("chance", report.orders[0], dealer)]
+    steps += [("act", a["seat"], normal.parse_action(a["action"])) for a in record["actions"]]
+    found = audit(normal, steps)
+    return None if found is None else found.to_wire()
+
+
+async def test_a_seat_that_lets_its_turns_run_out_stands_up_and_the_host_plays_it(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    """A connected seat that does its masking but never plays (its client makes no default
+    move) voids each hand once its turn ran out by the grace period too, counted as a missed
+    round: it stands up, and the host plays the seat from the next hand to the game's end.
+    (The host's timer used to wake at the turn deadline and find nothing due until the grace
+    had passed too: it spun, and the mock clock never moved on.)"""
+    table = await mock_host.host.create_table("one-card", seats=2, private=True)
+    async with connect_memory(mock_host) as first, connect_memory(mock_host) as second:
+        players = [
+            PrivateSeat(first, table, "p0"),
+            PrivateSeat(second, table, "p1", choose=lambda view, cards: None),
+        ]
+        for p in players:
+            await p.join()
+
+        def stood_up(seat: PrivateSeat) -> bool:
+            return any(e["kind"] == "stood_up" for e in seat.events)
+
+        with trio.fail_after(3600):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(players[0].play)
+                nursery.start_soon(functools.partial(players[1].play, until=stood_up))
+    assert players[0].over and stood_up(players[1])
+    assert not [e for p in players for e in p.errors]
+    records = await _records(mock_host, table)
+    assert all(verify_record(r).ok for r in records)
+    ends = [record_messages(r)[-1] for r in records]
+    voids = [m.decode() for m in ends if m.type == "void"]
+    assert len(voids) >= 2  # a missed round or more before it stood up
+    assert all(v["missing"] == ["p1"] and v["reason"] == "timeout" for v in voids)
+    assert ends[-1].type == "hand_end" and [m.type for m in ends[len(voids) :]] == ["hand_end"] * (
+        len(ends) - len(voids)
+    )
+    # the hands after it stood up: the host played seat 1 (its masking too), to the end
+    played = [h for h, seats in players[0].host_seats.items() if seats == (1,)]
+    assert played and min(played) == len(voids) + 1
+
+
+async def test_a_turn_that_runs_out_is_played_by_the_client_s_default_move(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    """PROTOCOL.md 10.13/10.14: on a private table the host never plays a player's turn; when
+    the turn timer runs out the client (the terminal client's loop, here with a player who
+    never types) sends its default move: the first play of the first set its hand meets,
+    else draw. The game plays to its end on those moves, no hand voided."""
+    table = await mock_host.host.create_table(
+        "one-card", seats=2, options={"attack_cap": 2}, private=True
+    )
+    out = io.StringIO()
+    async with connect_memory(mock_host) as first, connect_memory(mock_host) as second:
+        quick = PrivateSeat(first, table, "p0")
+        await quick.join()
+        idle = TableClient(second, table_id=table, name="Cy")
+        await idle.join()
+        await idle.ready()
+        with trio.fail_after(36_000):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(quick.play)
+                outcome = await run_table(idle, JsonUI(out), read_input=False)
+    assert outcome is not None and quick.over
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    defaults = [i for i, line in enumerate(lines) if line["type"] == "default_move"]
+    assert len(defaults) >= 2
+    for i in defaults:  # the move is the client's reading of the state its turn ran out on
+        state = next(s for s in reversed(lines[:i]) if s["type"] == "state")
+        view = state["view"]
+        cards = {
+            (s, p): parse_card(c) for (s, p), c in zip(view["positions"], view["hand"], strict=True)
+        }
+        move = first_move(view, cards)
+        assert move is not None and lines[i]["action"] == move[0]
+    plays = [lines[i]["action"] for i in defaults]
+    assert any(a["type"] == "play" for a in plays) and any(a["type"] == "draw" for a in plays)
+    records = await _records(mock_host, table)
+    assert records and all(verify_record(r).ok for r in records)
+    assert all(record_messages(r)[-1].type == "hand_end" for r in records)
+    taken = [a["action"] for r in records for a in r["actions"] if a["seat"] == idle.seat]
+    assert taken == plays  # each accepted as sent: no other move of that seat
