@@ -46,11 +46,9 @@ GAMES = [
     ("black-jack", {"black_jack_pickup": 1, "aces_anytime": True}),
     ("one", {"target": 1}),
 ]
-#: the most seats played here: each game's maximum, but Black Jack's ten seats (two packs:
-#: minutes of play on this harness, where six seats take some 100 s) play three
-MOST = {"black-jack": 3}
-#: options of the largest tables: One Card's bankruptcy mid-game is refused on a private table
-MOST_OPTIONS: dict[str, dict[str, Any]] = {"one-card": {"bankrupt_at": 0}}
+#: options of the largest tables: One Card's bankruptcy mid-game is refused on a private
+#: table; without it, attacks capped at two cards, or eight seats may play to the turn limit
+MOST_OPTIONS: dict[str, dict[str, Any]] = {"one-card": {"bankrupt_at": 0, "attack_cap": 2}}
 
 
 async def _records(host: HostInfo, table: str) -> list[dict[str, Any]]:
@@ -96,13 +94,13 @@ async def _play(
     return table, players
 
 
-@pytest.mark.timeout(300)  # a whole game of real crypto per seat: Black Jack takes ~25 s alone
+@pytest.mark.timeout(300)  # a game of real crypto per seat: Black Jack's ten seats take ~10 s
 @pytest.mark.parametrize(("game", "options"), GAMES, ids=[g for g, _ in GAMES])
 @pytest.mark.parametrize("most", [False, True], ids=["2", "max"])
 async def test_a_private_table_plays_to_the_end_and_every_record_verifies(
     host: HostInfo, connect: Any, game: str, options: dict[str, Any], most: bool
 ) -> None:
-    seats = MOST.get(game, find_game(game).max_seats) if most else 2
+    seats = find_game(game).max_seats if most else 2
     if most:
         options = {**options, **MOST_OPTIONS.get(game, {})}
     table, players = await _play(host, connect, game=game, seats=seats, options=options)
