@@ -109,11 +109,13 @@ def build_record(
     dealer_seat: int | None = None,
     actions: Sequence[Any] | None = None,
     outcome: Mapping[str, Any] | None = None,
+    audit: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON-ready record of a hand that ended (HAND_END) or was voided (VOID).
 
     ``dealer_seat`` is the hand's dealer (the chosen one if a DEALER message was sent);
-    ``actions`` is the caller's action log, stored as given (JSON-ready values only).
+    ``actions`` is the caller's action log, stored as given (JSON-ready values only);
+    ``audit`` a private hand's audit finding (``spec/PROTOCOL.md`` 8.1), if it found one.
     """
     ctx = dealer.context
     reveals = dealer.reveals_by_pid
@@ -127,8 +129,10 @@ def build_record(
     voided = last.type == "void"
     missing = list(last.decode()["missing"]) if voided else []
     private = {"private": True} if dealer.private else {}
+    found = {} if audit is None else {"audit": dict(audit)}
     return {
         **private,
+        **found,
         "format": RECORD_FORMAT,
         "scheme": SCHEME,
         "game": game,
@@ -346,6 +350,11 @@ def _verify(obj: object, defer: bool) -> Verdict:
     )
     if rec.get("actions"):  # (PROTOCOL.md 8.1: proof is the signed messages only)
         summary += "; its actions list is not signed, so not covered by this check"
+    if rec.get("audit") is not None:
+        try:
+            summary += _audit_line(rec, report, messages)
+        except FairnessError as exc:
+            return _fail(exc, None, rec)
     return Verdict(
         True,
         summary,
@@ -355,6 +364,51 @@ def _verify(obj: object, defer: bool) -> Verdict:
         rec["table_id"],
         rec["hand_no"],
         v.signatures_checked,
+    )
+
+
+def _audit_line(rec: Mapping[str, Any], report: HandReport, messages: Sequence[Any]) -> str:
+    """The record's ``audit`` finding (8.1) said in words, with the cards the signed messages
+    dealt the seat it names: what a reader needs to see the rule broken (``onecard verify``).
+
+    Raises:
+        RecordError: the finding is malformed, or names a seat or action the record has not.
+    """
+    found = rec["audit"]
+    if not isinstance(found, dict):
+        raise RecordError("record field 'audit' is not a map")
+    seat, index = found.get("seat"), found.get("index")
+    pids = rec["pids"]
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(pids):
+        raise RecordError(f"record field 'audit' names no seat of this hand: {seat!r}")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise RecordError(f"record field 'audit' names no action: {index!r}")
+    action, reason = found.get("action"), found.get("reason")
+    if not isinstance(action, dict) or not isinstance(reason, str):
+        raise RecordError("record field 'audit' lacks its action or its reason")
+    actions = rec.get("actions")
+    if isinstance(actions, list):
+        entry = actions[index] if index < len(actions) else None
+        if not isinstance(entry, dict) or (entry.get("seat"), entry.get("action")) != (
+            seat,
+            action,
+        ):
+            raise RecordError(
+                f"record field 'audit' names action {index} of seat {seat}, which is not "
+                "that action of the record's actions list"
+            )
+    dealt = []
+    for msg in messages:
+        if msg.type != "draw":
+            continue
+        body = msg.decode()
+        if body.get("to") == seat:
+            dealt.append(report.orders[body["stream"]][body["pos"]].code)
+    said = " ".join(f"{k}={v}" for k, v in action.items() if k != "type")
+    return (
+        f"; audit: {pids[seat]} forfeits the hand: action {index + 1} of the hand "
+        f"({action.get('type')} {said}) broke a rule: {reason} (the host's finding, not "
+        f"signed; the signed cards: {pids[seat]} was dealt {' '.join(dealt) or 'nothing'})"
     )
 
 

@@ -86,6 +86,8 @@ class Deal:
         self.dealer_seat: int | None = None
         self.actions: list[dict[str, Any]] = []
         self.outcome: dict[str, Any] | None = None
+        #: a private hand's audit finding (the first illegal action), for the record
+        self.audit: dict[str, Any] | None = None
         self.dealer = HandDealer(
             signing_key=signing_key,
             table_id=table_id,
@@ -284,6 +286,7 @@ class Deal:
             dealer_seat=self.dealer_seat,
             actions=list(self.actions),
             outcome=self.outcome,
+            audit=self.audit,
         )
 
 

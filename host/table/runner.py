@@ -574,6 +574,8 @@ class GameRunner:
     def _events(self, batch: Batch, events: Sequence[Event]) -> None:
         for ev in events:
             self._message(batch, {"type": "event", "event": ev.to_wire()}, ev.to)
+            if ev.kind == "audit" and ev.data.get("violation") and self.deal is not None:
+                self.deal.audit = dict(ev.data["violation"])  # the record keeps the proof
         if self.deal is not None and self.deal.dealt and not self.deal.ended:
             self._signed(batch, self.deal.draws(events))
             if self.deal.mask is not None and self.deal.mask.waiting_for():

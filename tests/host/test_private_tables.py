@@ -307,8 +307,15 @@ async def test_an_off_suit_play_is_caught_by_the_audit_and_the_seat_forfeits_the
             assert hand_end["made"] is False
         honest = [e for e in p.events if e["kind"] == "hand_end" and "forfeited" not in e]
         assert all(e["points"][cheat] >= 0 for e in honest)
-    # the records verify, by `onecard verify` too, every private hand audited
     records = await _records(host, table)
+    _records_show_the_proof(records, tmp_path, proof, caught_in, cheated[0]["card"])
+
+
+def _records_show_the_proof(
+    records: list[dict[str, Any]], tmp_path: Path, proof: dict[str, Any], caught_in: int, card: str
+) -> None:
+    """Every record verifies, by `onecard verify` too, every private hand audited; the record
+    of the hand ``caught_in`` keeps the finding, and `onecard verify` shows it."""
     files = []
     for record in records:
         assert verify_record(record).ok
@@ -320,11 +327,21 @@ async def test_an_off_suit_play_is_caught_by_the_audit_and_the_seat_forfeits_the
     lines = result.output.splitlines()
     assert len(lines) == len(records)
     assert all("masked round" in line and "audited" in line for line in lines), lines
-    # `onecard verify` says nothing of the audit (the client may not import the rules); the
-    # record holds the proof all the same: its actions, replayed on the rules over the cards
-    # its masking audit opened, give the violation every seat was shown
-    # (no hand was voided: the game's hand N is the table's hand N)
+    # the record keeps the finding, and `onecard verify` shows it with the cards the signed
+    # messages dealt the cheat (no hand was voided: the game's hand N is the table's hand N)
     (hand,) = [r for r in records if r["hand_no"] == caught_in]
+    assert hand["audit"] == proof
+    assert all("audit" not in r for r in records if r is not hand)
+    (line,) = [line for line in lines if f"hand {caught_in}," in line]
+    cheat = proof["seat"]
+    pid = hand["pids"][cheat]
+    assert f"{pid} forfeits the hand: action {proof['index'] + 1} of the hand (play" in line, line
+    assert "must follow suit" in line and f"{pid} was dealt " in line
+    dealt = line.split(f"{pid} was dealt ")[1].rstrip(")").split()
+    assert len(dealt) >= 5 and card in dealt
+    assert all(" forfeits " not in other for other in lines if other != line)
+    # and the finding is the rules' own: the record's actions, replayed on the rules over the
+    # cards its masking audit opened, give the same violation (a third party can re-check it)
     assert _proof_of(hand) == proof
     assert all(_proof_of(r) is None for r in records if r is not hand)
 

@@ -365,3 +365,55 @@ def test_a_dealer_not_chosen_by_lot_must_be_a_seat_or_null(
     assert v.ok is (message is None), v.message
     if message is not None:
         assert v.message == message
+
+
+def _audited(**change: Any) -> dict[str, Any]:
+    """A record of :func:`_one_hand` whose audit found seat q's third action illegal."""
+    actions = [
+        {"seat": 1, "action": {"type": "bid", "value": 10}},
+        {"seat": 0, "action": {"type": "pass"}},
+        {"seat": 1, "action": {"type": "play", "card": "9H"}},
+    ]
+    audit = {
+        "seat": 1,
+        "action": {"type": "play", "card": "9H"},
+        "reason": "you must follow suit (S) and can",
+        "code": "illegal_action",
+        "index": 2,
+    }
+    rec = build_record(_one_hand(), game="one", options={"target": 200}, actions=actions)
+    return {**rec, "audit": {**audit, **change}}
+
+
+def test_verify_shows_an_audit_finding_with_the_cards_dealt_to_its_seat() -> None:
+    rec = _audited()
+    v = verify_record(rec)
+    assert v.ok, v.message
+    report = v.report
+    assert report is not None
+    dealt = [c.code for c in report.orders[0][1:10:2]]  # q drew positions 1, 3, .. 9
+    assert (
+        "; audit: q forfeits the hand: action 3 of the hand (play card=9H) broke a rule: you "
+        "must follow suit (S) and can (the host's finding, not signed; the signed cards: q was "
+        f"dealt {' '.join(dealt)})"
+    ) in v.message
+    assert "audit" not in build_record(_one_hand(), game="one", options={"target": 200})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"seat": 2}, "record field 'audit' names no seat of this hand: 2"),
+        ({"seat": True}, "record field 'audit' names no seat of this hand: True"),
+        ({"index": -1}, "record field 'audit' names no action: -1"),
+        ({"reason": None}, "record field 'audit' lacks its action or its reason"),
+        ({"index": 1}, "record field 'audit' names action 1 of seat 1, which is not that action"),
+        ({"action": {"type": "pass"}}, "record field 'audit' names action 2 of seat 1, which"),
+        ({"index": 9}, "record field 'audit' names action 9 of seat 1, which is not that action"),
+    ],
+)
+def test_a_malformed_audit_finding_fails_the_record(change: dict[str, Any], message: str) -> None:
+    v = verify_record(_audited(**change))
+    assert not v.ok and v.message.startswith(message), v.message
+    bad = verify_record({**_audited(), "audit": [1]})
+    assert not bad.ok and bad.message == "record field 'audit' is not a map"
