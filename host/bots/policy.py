@@ -181,8 +181,9 @@ def heuristic_choice(
     if not legal:
         return None
     bot = features(view)
+    worth = bot.call_worth
     for a in legal:
-        if a.get("type") in bot.calls and a != last:
+        if a.get("type") in bot.calls and a != last and (worth is None or worth(view, a)):
             return a
     turns = [a for a in legal if a.get("type") not in bot.calls]
     if not turns:

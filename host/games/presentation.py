@@ -232,7 +232,10 @@ class BotFeatures:
       holds more cards of the ranks ``switch_for`` than of ``stay_for`` (ONE's downtown);
     * ``strategy``: the game's own player for the ``normal`` level, given the seat's view and its
       legal turn actions in wire form (announcements already made); ``None``, or a ``None``
-      answer, leaves the choice to the generic rules above.
+      answer, leaves the choice to the generic rules above;
+    * ``call_worth``: whether a call on offer is worth making, given the view and the call
+      (``None``: every call is). A private table offers Black Jack's declaration in every
+      window, since its host cannot tell whether a hand could go out: the bot can.
     """
 
     calls: frozenset[str] = frozenset()
@@ -248,6 +251,7 @@ class BotFeatures:
     switch_for: frozenset[Rank] = frozenset()
     stay_for: frozenset[Rank] = frozenset()
     strategy: Strategy | None = None
+    call_worth: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
 
 
 GENERIC_BOT = BotFeatures()

@@ -37,6 +37,20 @@ def test_calls_come_first_but_never_twice_in_a_row() -> None:
     assert heuristic_choice({"game": "one-card"}, legal, last={"type": "call"}) == {"type": "draw"}
 
 
+def test_a_black_jack_bot_declares_only_a_hand_that_could_go_out() -> None:
+    """A private table offers the declaration in every window (its host cannot see the hand):
+    the bot makes it only when its hand could go out next turn, as a normal table offers it."""
+    declare = {"type": "declare", "declaration": "cards"}
+    legal = [declare]
+    view = {"game": "black-jack", "seat": 0, "hand_counts": [2, 6], "to_act": [1]}
+    assert heuristic_choice({**view, "hand": ["5H", "9C"]}, legal) is None
+    assert heuristic_choice({**view, "hand": ["5H", "6H"]}, legal) == declare
+    assert heuristic_choice({**view, "hand": ["QH", "9C"]}, legal) == declare  # a queen covered
+    assert heuristic_choice({**view, "hand": None}, legal) == declare  # no hand to judge by
+    turn = [{"type": "draw"}, declare]
+    assert heuristic_choice({**view, "hand": ["5H", "9C"], "to_act": [0]}, turn) == {"type": "draw"}
+
+
 def test_one_card_plays_beat_draws_and_attacks_and_kings_go_first() -> None:
     """One Card's normal bot sheds rather than draws, keeps its attack cards for defence when
     another card plays (issue 28), and plays a king (another turn) first."""

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from host.games.black_jack.moves import _finishable
 from host.games.presentation import BotFeatures
-from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit, cards_in
+from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit, cards_in, parse_card
 from protocol.decks import deck_of
 
 __all__ = ["BOT", "NOBODY", "Table", "choose", "plays_left"]
@@ -223,6 +224,16 @@ class Table:
         return BLOCK * _miss(self.unseen, self.after, follows)
 
 
+def _could_go_out(view: Mapping[str, Any], call: Mapping[str, Any]) -> bool:
+    """Whether the seat's hand could go out next turn, to make the declaration ``call`` (a
+    private table offers it in every window; a normal one only then). A view without the
+    hand: yes (a needless declaration is free)."""
+    raw = view.get("hand")
+    if not isinstance(raw, list):
+        return True
+    return _finishable([parse_card(c) for c in raw])
+
+
 BOT = BotFeatures(
     calls=frozenset({"declare"}),
     passive=frozenset({"draw"}),
@@ -234,4 +245,5 @@ BOT = BotFeatures(
     attack_early=False,  # counters are kept until a rival is close to going out
     wild=frozenset(c for c in ALL_CARDS if c.rank in (Rank.ACE, Rank.EIGHT, Rank.JOKER)),
     strategy=choose,  # the normal level, above
+    call_worth=_could_go_out,
 )
