@@ -39,6 +39,8 @@ Every process shares the machine's cores: on a machine shared with other jobs, w
 include waiting for a core (the load average is printed); CPU times do not.
 
 Run: ``python bench/private.py`` (``--quick`` for a small run, ``--help`` for the options).
+``ONECARD_BENCH_HOST=bench/profile_host.py`` runs the host under cProfile, as for
+bench/server.py (``python bench/profile_host.py --report`` then reads the profile).
 """
 
 from __future__ import annotations
@@ -291,6 +293,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--port", type=int, default=0, help="the host's port (default: a free one)")
     parser.add_argument(
+        "--only",
+        choices=("normal", "private"),
+        default=None,
+        help="play only that kind of table (to profile it; no ratio then)",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="a small run: 2 and 4 seats, One Card, 2 hands"
     )
     args = parser.parse_args(argv)
@@ -300,6 +308,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.games = ["one-card"] if args.quick else ["one-card", "black-jack", "one"]
     if args.hands is None:
         args.hands = 2 if args.quick else 5
+    if args.only is not None:
+        args.only = args.only == "private"
     if args.hands < 1:
         parser.error("--hands must be at least 1")
     return args
@@ -310,7 +320,7 @@ def measure(
 ) -> list[tuple[bool, Tally]]:
     """Games of ``game`` at ``len(seats)`` seats, normal and private in turn, until each kind
     played ``args.hands`` hands; the tally of each kind."""
-    kinds = {False: Tally(), True: Tally()}
+    kinds = {private: Tally() for private in (False, True) if args.only in (None, private)}
     number = 0
     while min(t.hands for t in kinds.values()) < args.hands:
         for private, tally in kinds.items():
@@ -340,8 +350,12 @@ def run(args: argparse.Namespace) -> dict[tuple[str, int, bool], Tally]:
         }
         port = args.port or free_port()
         with Path(tmp, "host.log").open("w") as log:
+            command = host_command(port, f"{tmp}/host", "--max-tables", "1000")
+            hook = os.environ.get("ONECARD_BENCH_HOST")  # bench/profile_host.py, to profile
+            if hook:
+                command[1:3] = hook.split()
             host = subprocess.Popen(
-                host_command(port, f"{tmp}/host", "--max-tables", "1000"),
+                command,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 env=env,
@@ -379,11 +393,12 @@ def main(argv: list[str] | None = None) -> None:
     print(HEADER, flush=True)
     tallies = run(args)
     print(f"load average {os.getloadavg()[0]:.1f}")
-    print("private / normal, all CPU:")
-    for (game, k, private), t in tallies.items():
-        if private:
-            hand, move = ratios(tallies[game, k, False], t)
-            print(f"  {game:<10} {k} seats: {hand:.2f}x per hand, {move:.2f}x per move")
+    pairs = [(g, k) for g, k, private in tallies if private and (g, k, False) in tallies]
+    if pairs:
+        print("private / normal, all CPU:")
+    for game, k in pairs:
+        hand, move = ratios(tallies[game, k, False], tallies[game, k, True])
+        print(f"  {game:<10} {k} seats: {hand:.2f}x per hand, {move:.2f}x per move")
 
 
 if __name__ == "__main__":

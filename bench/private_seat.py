@@ -21,11 +21,16 @@ can act on (its ``state`` names it to act and offers it actions: on a private ta
 every card dealt to it is open); ``[t, "reshuffle", stream]`` on receiving a ``reshuffle``;
 ``[t, "draw", stream]`` on receiving the first ``draw`` from that stream (on a private table
 after the round's 2k masking stages).
+
+With ``ONECARD_BENCH_SEAT_PROFILE=PREFIX`` each game runs under cProfile (CPU time), written
+to ``PREFIX.PID.TABLE`` (read it with :mod:`pstats`).
 """
 
 from __future__ import annotations
 
+import cProfile
 import json
+import os
 import random
 import sys
 import time
@@ -38,6 +43,9 @@ import protocol.table_messages as tm
 from host.bots.bots import BotPlayer
 from net.session import open_session
 from protocol.messages import Message
+
+#: where to write each game's profile (``ONECARD_BENCH_SEAT_PROFILE``; unset: no profile)
+PROFILE = os.environ.get("ONECARD_BENCH_SEAT_PROFILE", "")
 
 
 class CountingStream(trio.abc.Stream):
@@ -129,10 +137,16 @@ def main() -> None:
         if not line.strip():
             continue
         job = json.loads(line)
+        profile = cProfile.Profile(time.process_time) if PROFILE else None
         try:
+            if profile is not None:
+                profile.enable()
             result = trio.run(play, job)
         except Exception as exc:  # reported to bench/private.py, which stops the run
             result = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+        if profile is not None:
+            profile.disable()
+            profile.dump_stats(f"{PROFILE}.{os.getpid()}.{job['table']}")
         print(json.dumps(result), flush=True)
 
 
