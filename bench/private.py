@@ -14,7 +14,8 @@ and masking draw their secrets from the OS, as they must), so the two kinds see 
 deals and games of different lengths: hence the figures per move as well as per hand.
 
 What it measures, per hand (a game's figures divided by its hands: One Card and Black Jack
-games are one hand; ONE, played to ``target`` 1, one or a few):
+games are one hand; ONE, played to ``target`` 1, one or a few; a hand the host voids is dealt
+again and counts as a hand, and the voids are printed after the table):
 - **CPU**: each process's user + system time over the game. A seat's is read by the seat
   process itself (``time.process_time``, from connecting to ``game_over``: its policy, the
   deal checks and, on a private table, the masking); the host's from ``/proc/PID/stat``
@@ -88,6 +89,7 @@ class Tally:
     wall: float = 0.0  #: seconds from the first hand_commit to the last seat's game_over
     deals: list[float] = field(default_factory=list)
     reshuffles: list[float] = field(default_factory=list)
+    voids: list[str] = field(default_factory=list)  #: hands voided (dealt again, counted)
 
     def per_hand(self, value: float) -> float:
         return value / self.hands if self.hands else float("nan")
@@ -201,6 +203,7 @@ def play_game(
     hands, turns = _first(timeline, "hand"), _first(timeline, "turn")
     draws = _first(timeline, "draw")
     tally.games += 1
+    tally.voids += sorted({v for r in results for v in r["voids"]})
     tally.hands += len(hands)
     tally.acts += sum(r["acts"] for r in results)
     tally.seat_cpu += sum(r["cpu"] for r in results)
@@ -393,6 +396,10 @@ def main(argv: list[str] | None = None) -> None:
     print(HEADER, flush=True)
     tallies = run(args)
     print(f"load average {os.getloadavg()[0]:.1f}")
+    for (game, k, private), t in tallies.items():
+        if t.voids:
+            kind = "private" if private else "normal"
+            print(f"{game} {k} seats {kind}: hands voided (and dealt again): {t.voids}")
     pairs = [(g, k) for g, k, private in tallies if private and (g, k, False) in tallies]
     if pairs:
         print("private / normal, all CPU:")

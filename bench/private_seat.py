@@ -20,7 +20,7 @@ bench/private.py bounds its wall times with: ``[t, "hand", hand_no]`` on receivi
 can act on (its ``state`` names it to act and offers it actions: on a private table, only once
 every card dealt to it is open); ``[t, "reshuffle", stream]`` on receiving a ``reshuffle``;
 ``[t, "draw", stream]`` on receiving the first ``draw`` from that stream (on a private table
-after the round's 2k masking stages).
+after the round's 2k masking stages); ``[t, "void", hand_no]`` on receiving a ``void``.
 
 With ``ONECARD_BENCH_SEAT_PROFILE=PREFIX`` each game runs under cProfile (CPU time), written
 to ``PREFIX.PID.TABLE`` (read it with :mod:`pstats`).
@@ -79,6 +79,7 @@ class TimedBot(BotPlayer):
         super().__init__(*args, **kwargs)
         self.timeline: list[list[Any]] = []
         self.moves = 0
+        self.voids: list[str] = []  #: each void's hand, reason and seats named
         self._hand = 0
         self._turn_seen = True  # no hand yet
         self._streams_drawn: set[int] = set()
@@ -91,7 +92,13 @@ class TimedBot(BotPlayer):
         now = time.monotonic()
         if isinstance(push, tm.FairPush):
             kind = push.msg[0]
-            if kind == "hand_commit":
+            if kind == "void":
+                self.timeline.append([now, "void", push.hand_no])
+                body = msgpack.unpackb(push.msg[1])
+                self.voids.append(
+                    f"hand {push.hand_no}: {body.get('reason')}, {body.get('missing')}"
+                )
+            elif kind == "hand_commit":
                 self._hand, self._turn_seen = push.hand_no, False
                 self.timeline.append([now, "hand", push.hand_no])
             elif kind in ("reshuffle", "draw"):
@@ -126,6 +133,7 @@ async def play(job: dict[str, Any]) -> dict[str, Any]:
         "received": stream.received,
         "acts": bot.moves,
         "alerts": bot.fair_alerts,
+        "voids": bot.voids,
         "outcome": bot.outcome,
         "timeline": bot.timeline,
     }
