@@ -61,6 +61,7 @@ bench: $(STAMP)
 	$(VPY) bench/engine.py
 	$(VPY) bench/endings.py
 	$(VPY) bench/fairness.py
+	$(VPY) bench/masking.py
 	$(VPY) bench/private.py
 	$(VPY) bench/server.py
 	$(VPY) bench/attack.py

@@ -1,287 +1,411 @@
-"""Benchmark of a private table's masked deal (``cardmask/v1``) beside a ``cardfair/v1`` deal.
+"""Benchmark of private tables (``cardmask/v1``) against normal ones, whole games over loopback.
 
-How it works: for 2, 4 and 6 seats, one process plays every party of a One Card deal of the
-54-card deck (7 cards each at 2 seats, 5 each at more, then the starter turned face up):
-the card points, each seat's masking pass, each seat's re-keying pass, the host checking every
-point of every stage it relays (``crypto_core_ed25519_is_valid_point``), each seat sealing its
-key for every position dealt to another seat, each holder opening its boxes and unmasking its
-cards, and everyone unmasking the starter from the keys all seats publish. Each step's CPU time
-(``time.process_time``) is charged to the party that does it; the median over the runs is
-printed. "Critical path" adds the steps that must follow one another over a network (the passes
-one seat after the other, the host's checks, then the slowest seat's sealing and the slowest
-holder's unmasking, which run side by side): the wall time of a deal on an idle LAN, before
-round trips (about 2k+2 of them: each pass, then the boxes). Bytes are the msgpack bodies a
-seat uploads and the host relays (each stage to the next seat, the last one to every seat,
-each box to its holder). The cardfair/v1 line is the host's whole deal of bench/fairness.py at
-the same seat count (commitments, lock, reveals, shuffle, dealer, signatures); a private table
-runs that commit-reveal as well, so its deal costs the sum.
-The second table runs the message flow itself (``protocol.mask_sim``: every seat's
-``SeatMasker`` and ``HandVerifier``, the host's ``MaskRelay`` and ``HandDealer``): commitments,
-locks, reveals, the 2k passes each checked and relayed as a signed ``mask_stage``, every box
-collected and released in a signed ``sealed``, the starter opened by every seat's key. It prints
-the CPU per party for that deal (all its DRAWs at once, as a table deals), then for a reshuffle
-round over 20 recycled cards, and the bytes of every message type of the deal (signed host
-messages: type, body and signature; seat requests: msgpack fields). A seat's CPU there includes
-checking every signed message and every relayed point, as a client must; the wall time is all
-parties one after the other in one process.
-Run: ``python bench/private.py [-n RUNS]``. Goal (issue 29): a 4-seat deal under 300 ms wall.
+How it works: one ``onecard host`` runs as a process of its own on 127.0.0.1 (plain TCP, a
+temporary data directory, bench/local_host.py), and each seat is a process of its own too
+(bench/private_seat.py: the bot every ``onecard bot`` runs, the one seat client, which on a
+private table does the seat's whole masking duty and checks every deal). For each seat count
+of ``--seats`` and each game of ``--games``, it creates a table (no turn timer), sends the
+seats the job of joining and playing it to ``game_over``, and does so until ``--hands`` hands
+were played at a normal table and as many at a private one; the two kinds alternate game by
+game, so both meet the same load. Bots pick their moves with ``--bot`` (default the heuristic
+``normal`` bot), from a generator seeded with ``--seed``, the game's number and the seat, so
+game ``i`` of each kind has the same bots; the deals themselves cannot be seeded (commit-reveal
+and masking draw their secrets from the OS, as they must), so the two kinds see different
+deals and games of different lengths: hence the figures per move as well as per hand.
+
+What it measures, per hand (a game's figures divided by its hands: One Card and Black Jack
+games are one hand; ONE, played to ``target`` 1, one or a few; a hand the host voids is dealt
+again and counts as a hand, and the voids are printed after the table):
+- **CPU**: each process's user + system time over the game. A seat's is read by the seat
+  process itself (``time.process_time``, from connecting to ``game_over``: its policy, the
+  deal checks and, on a private table, the masking); the host's from ``/proc/PID/stat``
+  (bench/procstat.py) before and after the game (10 ms ticks), which includes recording the
+  hands. ``seat`` is the mean seat, ``all`` the host plus every seat.
+- **deal**: wall time from the first seat receiving the hand's ``hand_commit`` to the first
+  seat holding a turn it can act on (its ``state`` names it to act and offers it actions; on a
+  private table only once every card dealt to it opened, and after the starter is opened for
+  every seat): commit-reveal, on a private table the 2k masking passes, the deal's ``draw``s,
+  every sealed key and the ``mask_open`` of the starter, and the round trips of all of it.
+- **reshuffle**: wall time from the first seat receiving a ``reshuffle`` to the first seat
+  receiving the first ``draw`` from its stream: on a private table the round's 2k masking
+  passes over the recycled cards (that draw still needs its sealed keys before its holder sees
+  the card, as any draw does there).
+- **KB**: bytes over the wire between the host and its seats (every seat's socket, sent plus
+  received, from connecting to ``game_over``, which adds the joining), per hand.
+- **ratio**: private over normal of the ``all`` CPU, per hand and per move (a move: an action a
+  seat sent). Issue 29's goals: a 4-seat One Card deal under 300 ms wall, a private game no
+  more than 1.5x the CPU of a normal one.
+
+Every process shares the machine's cores: on a machine shared with other jobs, wall times
+include waiting for a core (the load average is printed); CPU times do not.
+
+Run: ``python bench/private.py`` (``--quick`` for a small run, ``--help`` for the options).
+``ONECARD_BENCH_HOST=bench/profile_host.py`` runs the host under cProfile, as for
+bench/server.py (``python bench/profile_host.py --report`` then reads the profile).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from collections import defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from functools import partial
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
 
-import msgpack
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from nacl import bindings as sodium
+import trio
+from local_host import free_port, host_command, wait_listening
+from procstat import cpu_seconds
 
-from host.games.base import ChanceKind, ChanceRequest
-from protocol.cards import DECK_54
-from protocol.fairness import Context, HandDealer, SeatSecret, SecretLedger
-from protocol.mask_sim import PrivateHand
-from protocol.masking import MaskSecret, card_points, unmask_card
+import protocol.table_messages as tm
+from host.games import game_names
+from net.session import open_session
 
-SK = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
-CARDS = [c.code for c in DECK_54]
-
-
-def _pids(k: int) -> list[str]:
-    return [f"seat{i}" for i in range(k)]
+BENCH = Path(__file__).resolve().parent
+#: the most seats each game is played with here (ONE seats 2 to 4)
+MAX_SEATS = {"one": 4}
+#: the options of both kinds of table: One Card's bankruptcy is refused on a private table of
+#: more than two seats (PROTOCOL.md 10.12), so it is off at both; ONE plays one-hand matches
+OPTIONS: dict[str, dict[str, Any]] = {"one-card": {"bankrupt_at": 0}, "one": {"target": 1}}
+#: a game that takes longer than this stops the run
+GAME_TIMEOUT_S = 900.0
 
 
-class Clock:
-    """CPU seconds charged to each party (``seat0``, .., ``host``)."""
+@dataclass
+class Tally:
+    """What the games of one kind (game, seats, private or not) added up to."""
 
-    def __init__(self) -> None:
-        self.cpu: dict[str, float] = defaultdict(float)
+    games: int = 0
+    hands: int = 0
+    acts: int = 0
+    seat_cpu: float = 0.0  #: every seat's CPU seconds, summed
+    host_cpu: float = 0.0
+    bytes: int = 0
+    wall: float = 0.0  #: seconds from the first hand_commit to the last seat's game_over
+    deals: list[float] = field(default_factory=list)
+    reshuffles: list[float] = field(default_factory=list)
+    voids: list[str] = field(default_factory=list)  #: hands voided (dealt again, counted)
 
-    @contextmanager
-    def charge(self, party: str) -> Iterator[None]:
-        t0 = time.process_time()
+    def per_hand(self, value: float) -> float:
+        return value / self.hands if self.hands else float("nan")
+
+    @property
+    def all_cpu(self) -> float:
+        return self.seat_cpu + self.host_cpu
+
+
+class SeatProcess:
+    """A bench/private_seat.py process: one job (a game) at a time over its stdin/stdout."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(BENCH / "private_seat.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        if self._stdout.readline().strip() != "ready":
+            raise RuntimeError("a seat process did not start")
+
+    @property
+    def _stdout(self) -> IO[str]:
+        assert self.proc.stdout is not None
+        return self.proc.stdout
+
+    def send(self, job: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+
+    def result(self) -> dict[str, Any]:
+        line = self._stdout.readline()
+        if not line:
+            raise RuntimeError(f"a seat process ended (exit {self.proc.wait()})")
+        got: dict[str, Any] = json.loads(line)
+        if "error" in got:
+            raise RuntimeError(f"a seat failed: {got['error']}")
+        if got["alerts"]:
+            raise RuntimeError(f"a seat's deal check failed: {got['alerts'][0]}")
+        return got
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
         try:
-            yield
-        finally:
-            self.cpu[party] += time.process_time() - t0
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
-def _size(body: dict[str, Any]) -> int:
-    packed = msgpack.packb(body, use_bin_type=True)
-    assert isinstance(packed, bytes)
-    return len(packed)
+async def _create(port: int, game: str, seats: int, private: bool) -> str:
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with open_session(stream) as session:
+        made = await session.request(
+            tm.CreateTable(
+                game=game,
+                seats=seats,
+                options=OPTIONS.get(game, {}),
+                private=private,
+                turn_timer=0,
+            )
+        )
+        if not isinstance(made, tm.TableCreated):
+            raise RuntimeError(f"create_table answered {made!r}")
+        return made.table
 
 
-def _hands(
-    clock: Clock,
-    seats: list[MaskSecret],
-    holder_of: dict[int, int],
-    deck: tuple[bytes, ...],
-    pts: tuple[bytes, ...],
-) -> tuple[float, float, int, int]:
-    """Every seat seals its keys of the others' cards; every holder opens and unmasks its own.
-    Returns the slowest seat's sealing and opening times and the bytes up and down."""
+def _first(timeline: list[list[Any]], tag: str) -> dict[int, float]:
+    """The earliest moment of each ``tag`` over the seats' timelines, by its number."""
+    first: dict[int, float] = {}
+    for t, what, number in timeline:
+        if what == tag and (number not in first or t < first[number]):
+            first[number] = t
+    return first
+
+
+def play_game(
+    *,
+    port: int,
+    host_pid: int,
+    seats: list[SeatProcess],
+    game: str,
+    private: bool,
+    kind: str,
+    seed: str,
+    tally: Tally,
+) -> None:
+    """One game at a fresh table; its figures are added to ``tally``."""
     k = len(seats)
-    up = down = 0
-    boxes: dict[int, list[tuple[int, int, bytes]]] = defaultdict(list)
-    seal_times = []
-    for seat in seats:
-        party = f"seat{seat.seat}"
-        before = clock.cpu[party]
-        for pos, holder in holder_of.items():
-            if holder == seat.seat:
-                continue
-            pk = seats[holder].box_keypair[0]
-            with clock.charge(party):
-                sealed = seat.seal_for(0, pos, holder, pk)
-            boxes[holder].append((pos, seat.seat, sealed))
-            body: dict[str, Any] = {"hand_no": 1, "stream": 0, "pos": pos, "to": holder}
-            up += _size({**body, "box": sealed})
-            down += _size({"seq": 0, "prev": bytes(32), "from": seat.seat, **body, "box": sealed})
-        seal_times.append(clock.cpu[party] - before)
-    open_times = []
-    for seat in seats:
-        party = f"seat{seat.seat}"
-        before = clock.cpu[party]
-        keys_at: dict[int, dict[int, bytes]] = defaultdict(dict)
-        with clock.charge(party):
-            for pos, sender, sealed in boxes[seat.seat]:
-                keys_at[pos][sender] = seat.open_from(sealed, 0, pos, sender)
-            for pos, holder in holder_of.items():
-                if holder == seat.seat:
-                    keys_at[pos][seat.seat] = seat.position_key(0, pos)
-                    unmask_card(deck[pos], [keys_at[pos][s] for s in range(k)], pts)
-        open_times.append(clock.cpu[party] - before)
-    return max(seal_times), max(open_times), up, down
+    table = trio.run(_create, port, game, k, private)
+    host_before = cpu_seconds(host_pid)
+    for i, seat in enumerate(seats):
+        job = {
+            "port": port,
+            "table": table,
+            "name": f"s{i}",
+            "kind": kind,
+            "seed": f"{seed}/{i}",
+            "timeout": GAME_TIMEOUT_S,
+        }
+        seat.send(job)
+    results = [seat.result() for seat in seats]
+    done = time.monotonic()
+    time.sleep(0.1)  # the host's last writes of the game (records) after game_over
+    tally.host_cpu += cpu_seconds(host_pid) - host_before
+    timeline = [entry for r in results for entry in r["timeline"]]
+    hands, turns = _first(timeline, "hand"), _first(timeline, "turn")
+    draws = _first(timeline, "draw")
+    tally.games += 1
+    tally.voids += sorted({v for r in results for v in r["voids"]})
+    tally.hands += len(hands)
+    tally.acts += sum(r["acts"] for r in results)
+    tally.seat_cpu += sum(r["cpu"] for r in results)
+    tally.bytes += sum(r["sent"] + r["received"] for r in results)
+    tally.wall += done - min(hands.values(), default=done)
+    tally.deals += [turns[h] - t for h, t in hands.items() if h in turns]
+    reshuffles = _first(timeline, "reshuffle")
+    tally.reshuffles += [draws[s] - t for s, t in reshuffles.items() if s in draws]
 
 
-def masked_deal(k: int) -> tuple[dict[str, float], float, int, int]:
-    """One masked deal: (CPU seconds per party, critical path seconds, bytes up, bytes down)."""
-    ctx = Context.create(
-        table_id="bench",
-        hand_no=1,
-        ruleset_id="one-card",
-        deck=DECK_54,
-        pids=_pids(k),
-        host_pk=bytes(32),
-    ).digest
-    seats = [MaskSecret.new(ctx, s) for s in range(k)]
-    clock = Clock()
-    up = down = 0
-    with clock.charge("seat0"):  # every seat can derive the card points; the first one must
-        pts = card_points(ctx, 0, CARDS)
-    deck = pts
-    path = clock.cpu["seat0"]
-    stage_down = 0
-    for phase in ("mask", "rekey"):
-        for seat in seats:
-            party = f"seat{seat.seat}"
-            before = clock.cpu[party] + clock.cpu["host"]
-            with clock.charge(party):
-                deck = seat.mask(0, deck) if phase == "mask" else seat.rekey(0, deck)
-            with clock.charge("host"):
-                assert all(map(sodium.crypto_core_ed25519_is_valid_point, deck))
-            path += clock.cpu[party] + clock.cpu["host"] - before
-            body: dict[str, Any] = {"hand_no": 1, "stream": 0, "pass": phase}
-            body["points"] = list(deck)
-            up += _size(body)
-            stage_down = _size({"seq": 0, "prev": bytes(32), **body})
-            down += stage_down
-    down += stage_down * (k - 1)  # the final deck goes to every seat, not only the next one
-    each = 7 if k == 2 else 5
-    holder_of = {pos: pos % k for pos in range(each * k)}  # one at a time around the table
-    seal_time, open_time, seal_up, seal_down = _hands(clock, seats, holder_of, deck, pts)
-    up += seal_up
-    down += seal_down
-    path += seal_time + open_time
-    # the starter: every seat publishes its key, everyone unmasks it
-    starter = each * k
-    keys = [s.position_key(0, starter) for s in seats]
-    for seat in seats:
-        with clock.charge(f"seat{seat.seat}"):
-            unmask_card(deck[starter], keys, pts)
-        up += _size({"hand_no": 1, "stream": 0, "pos": starter, "key": keys[seat.seat]})
-    down += k * _size({"seq": 0, "prev": bytes(32), "stream": 0, "pos": starter, "keys": keys})
-    return clock.cpu, path, up, down
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f}"
 
 
-def cardfair_deal(k: int) -> None:
-    d = HandDealer(
-        signing_key=SK,
-        table_id="bench",
-        hand_no=1,
-        ruleset_id="one-card",
-        deck=DECK_54,
-        pids=_pids(k),
-        ledger=SecretLedger(),
+def _median_ms(values: list[float]) -> str:
+    return _ms(statistics.median(values)) if values else "-"
+
+
+HEADER = (
+    f"{'game':<10} {'seats':>5} {'table':<7} {'hands':>5} {'moves':>5} "
+    f"{'seat ms':>8} {'host ms':>8} {'all ms':>8} {'all/move':>8} "
+    f"{'deal p50':>8} {'deal max':>8} {'resh n':>6} {'resh p50':>8} {'KB':>7}"
+)
+
+
+def row(game: str, k: int, private: bool, t: Tally) -> str:
+    deal_max = _ms(max(t.deals)) if t.deals else "-"
+    per_move = t.all_cpu / t.acts if t.acts else float("nan")
+    return (
+        f"{game:<10} {k:>5} {'private' if private else 'normal':<7} {t.hands:>5} "
+        f"{t.per_hand(t.acts):5.0f} {_ms(t.per_hand(t.seat_cpu) / k):>8} "
+        f"{_ms(t.per_hand(t.host_cpu)):>8} {_ms(t.per_hand(t.all_cpu)):>8} "
+        f"{per_move * 1000:8.1f} {_median_ms(t.deals):>8} {deal_max:>8} "
+        f"{len(t.reshuffles):>6} {_median_ms(t.reshuffles):>8} "
+        f"{t.per_hand(t.bytes) / 1024:7.1f}"
     )
-    ctx = d.context.digest
-    seats = [SeatSecret.new(ctx, p) for p in _pids(k)]
-    for s in seats:
-        d.accept_commit(s.pid, s.commit_body(1))
-    d.lock()
-    for s in seats:
-        d.accept_reveal(s.pid, s.reveal_body(1))
-    d.reveals()
-    d.answer(ChanceRequest(ChanceKind.DEAL, 1, 0, DECK_54, choose_dealer=True))
 
 
-def _median_ms(fn: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return statistics.median(times) * 1000
+def ratios(normal: Tally, private: Tally) -> tuple[float, float]:
+    """Private over normal ``all`` CPU: per hand, per move."""
+    hand = private.per_hand(private.all_cpu) / normal.per_hand(normal.all_cpu)
+    move = (private.all_cpu / private.acts) / (normal.all_cpu / normal.acts)
+    return hand, move
 
 
-def flow_deal(k: int) -> tuple[dict[str, float], dict[str, float], float, dict[str, list[int]]]:
-    """The deal and a reshuffle round through the machines: (CPU per party for the deal, for
-    the reshuffle round, wall seconds of the deal, bytes per message type)."""
-    clock = Clock()
-    t0 = time.perf_counter()
-    hand = PrivateHand(k, seed=None, charge=clock.charge)
-    hand.start()
-    each = 7 if k == 2 else 5
-    hand.deal_all([s for _ in range(each) for s in range(k)])
-    hand.turn_up()
-    wall = time.perf_counter() - t0
-    deal = dict(clock.cpu)
-    sizes = {t: list(v) for t, v in hand.sizes.items()}
-    clock.cpu.clear()
-    hand.reshuffle(list(DECK_54[-20:]))
-    return deal, dict(clock.cpu), wall, sizes
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of seat counts: {text!r}") from None
+    if not values or any(v < 2 or v > 10 for v in values):
+        raise argparse.ArgumentTypeError("seat counts are from 2 to 10")
+    return values
 
 
-def flow_table(runs: int) -> None:
-    print(f"\nthe message flow (protocol.mask_sim), median of {runs} runs, CPU ms")
-    print(
-        f"  {'seats':>5} {'deal: seat':>10} {'max seat':>9} {'host':>7} {'wall':>7} "
-        f"{'reshuffle: seat':>15} {'host':>7}"
-    )
-    sizes_at: dict[int, dict[str, list[int]]] = {}
-    for k in (2, 4, 6):
-        rows = []
-        for _ in range(runs):
-            deal, again, wall, sizes = flow_deal(k)
-            seats = [deal[f"seat{s}"] for s in range(k)]
-            later = [again[f"seat{s}"] for s in range(k)]
-            mean_seat, mean_later = statistics.mean(seats), statistics.mean(later)
-            rows.append((mean_seat, max(seats), deal["host"], wall, mean_later, again["host"]))
-            sizes_at[k] = sizes
-        med = [statistics.median(col) * 1000 for col in zip(*rows, strict=True)]
-        print(
-            f"  {k:>5} {med[0]:10.1f} {med[1]:9.1f} {med[2]:7.1f} {med[3]:7.1f} "
-            f"{med[4]:15.1f} {med[5]:7.1f}"
+def _game_list(text: str) -> list[str]:
+    games = [g.strip() for g in text.split(",") if g.strip()]
+    unknown = [g for g in games if g not in game_names()]
+    if not games or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown game {', '.join(unknown) or repr(text)}; games: {', '.join(game_names())}"
         )
-    print("  bytes per message type in that deal: count x mean bytes")
-    types = sorted({t for sizes in sizes_at.values() for t in sizes})
-    print(f"  {'type':>12} " + " ".join(f"{f'{k} seats':>16}" for k in (2, 4, 6)))
-    for t in types:
-        cells = []
-        for k in (2, 4, 6):
-            got = sizes_at[k].get(t, [])
-            cells.append(f"{len(got):>4} x {statistics.mean(got):7.0f}" if got else "-")
-        print(f"  {t:>12} " + " ".join(f"{c:>16}" for c in cells))
+    return games
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("-n", "--runs", type=int, default=7, help="runs per seat count")
-    args = parser.parse_args()
-    print(f"cardmask/v1 masked deal of 54 cards (One Card), median of {args.runs} runs, CPU ms")
-    print(
-        f"  {'seats':>5} {'per seat':>9} {'max seat':>9} {'host':>7} {'all':>7} "
-        f"{'path':>7} {'wall':>7} {'up KB':>6} {'down KB':>7} {'cardfair':>9}"
-    )
-    for k in (2, 4, 6):
-        rows = []
-        for _ in range(args.runs):
-            t0 = time.perf_counter()
-            costs, path, up, down = masked_deal(k)
-            wall = time.perf_counter() - t0
-            seats = [costs[f"seat{s}"] for s in range(k)]
-            cpu = (statistics.mean(seats), max(seats), costs["host"], sum(costs.values()))
-            rows.append((*cpu, path, wall, up, down))
-        med = [statistics.median(col) for col in zip(*rows, strict=True)]
-        fair = _median_ms(partial(cardfair_deal, k), max(args.runs, 20))
-        print(
-            f"  {k:>5} {med[0] * 1000:9.1f} {med[1] * 1000:9.1f} {med[2] * 1000:7.1f} "
-            f"{med[3] * 1000:7.1f} {med[4] * 1000:7.1f} {med[5] * 1000:7.1f} "
-            f"{med[6] / 1024:6.1f} {med[7] / 1024:7.1f} {fair:9.2f}"
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=(
+            "Private tables (cardmask/v1) against normal ones over loopback: CPU of the host "
+            "and of each seat, wall time per deal and per reshuffle, bytes per hand. "
+            "See the module docstring for exactly what each figure bounds."
         )
-    print(
-        "  per seat: mean CPU of one seat; host: checking every relayed point; all: every\n"
-        "  party's CPU; path: the sequential part (see the module note); wall: the whole deal\n"
-        "  in this one process; up/down: bytes seats send / the host relays; cardfair: the\n"
-        "  host's cardfair/v1 deal at the same seat count (a private table runs it too)"
     )
-    flow_table(max(1, args.runs // 2))
+    parser.add_argument("--seats", type=_int_list, default=None, help="seat counts (default 2,4,6)")
+    parser.add_argument(
+        "--games",
+        type=_game_list,
+        default=None,
+        help="games, comma-separated (default one-card,black-jack,one; ONE seats 2-4 only)",
+    )
+    parser.add_argument(
+        "--hands",
+        type=int,
+        default=None,
+        help="hands of each kind per game and seat count (default 5)",
+    )
+    parser.add_argument("--seed", default="0", help="seed of the bots' choices (default 0)")
+    parser.add_argument(
+        "--bot", default="normal", choices=("easy", "normal"), help="the seats' policy"
+    )
+    parser.add_argument("--port", type=int, default=0, help="the host's port (default: a free one)")
+    parser.add_argument(
+        "--only",
+        choices=("normal", "private"),
+        default=None,
+        help="play only that kind of table (to profile it; no ratio then)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a small run: 2 and 4 seats, One Card, 2 hands"
+    )
+    args = parser.parse_args(argv)
+    if args.seats is None:
+        args.seats = [2, 4] if args.quick else [2, 4, 6]
+    if args.games is None:
+        args.games = ["one-card"] if args.quick else ["one-card", "black-jack", "one"]
+    if args.hands is None:
+        args.hands = 2 if args.quick else 5
+    if args.only is not None:
+        args.only = args.only == "private"
+    if args.hands < 1:
+        parser.error("--hands must be at least 1")
+    return args
+
+
+def measure(
+    args: argparse.Namespace, port: int, host_pid: int, seats: list[SeatProcess], game: str
+) -> list[tuple[bool, Tally]]:
+    """Games of ``game`` at ``len(seats)`` seats, normal and private in turn, until each kind
+    played ``args.hands`` hands; the tally of each kind."""
+    kinds = {private: Tally() for private in (False, True) if args.only in (None, private)}
+    number = 0
+    while min(t.hands for t in kinds.values()) < args.hands:
+        for private, tally in kinds.items():
+            if tally.hands < args.hands:
+                play_game(
+                    port=port,
+                    host_pid=host_pid,
+                    seats=seats,
+                    game=game,
+                    private=private,
+                    kind=args.bot,
+                    seed=f"{args.seed}/{game}/{len(seats)}/{number}",
+                    tally=tally,
+                )
+        number += 1
+    return list(kinds.items())
+
+
+def run(args: argparse.Namespace) -> dict[tuple[str, int, bool], Tally]:
+    """Play every configuration; the tallies by (game, seats, private)."""
+    tallies: dict[tuple[str, int, bool], Tally] = {}
+    with tempfile.TemporaryDirectory(prefix="onecard-bench-private-") as tmp:
+        env = {
+            **os.environ,
+            "ONECARD_STATE_DIR": f"{tmp}/state",
+            "ONECARD_KNOWN_HOSTS": f"{tmp}/known_hosts",
+        }
+        port = args.port or free_port()
+        with Path(tmp, "host.log").open("w") as log:
+            command = host_command(port, f"{tmp}/host", "--max-tables", "1000")
+            hook = os.environ.get("ONECARD_BENCH_HOST")  # bench/profile_host.py, to profile
+            if hook:
+                command[1:3] = hook.split()
+            host = subprocess.Popen(
+                command,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                env=env,
+            )
+            seats: list[SeatProcess] = []
+            try:
+                wait_listening(port)
+                seats = [SeatProcess(env) for _ in range(max(args.seats))]
+                for k in args.seats:
+                    for game in args.games:
+                        if k <= MAX_SEATS.get(game, 10):
+                            for private, tally in measure(args, port, host.pid, seats[:k], game):
+                                tallies[game, k, private] = tally
+                                print(row(game, k, private, tally), flush=True)
+            finally:
+                for seat in seats:
+                    seat.close()
+                host.terminate()
+                try:
+                    host.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    host.kill()
+                    host.wait()
+    return tallies
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    print(
+        f"private tables against normal ones over loopback: seats {args.seats}, games "
+        f"{', '.join(args.games)}, {args.hands} hands of each kind, bots {args.bot}, seed "
+        f"{args.seed}; load average {os.getloadavg()[0]:.1f}"
+    )
+    print("CPU and KB per hand; ms; all/move: all CPU ms per move; resh: reshuffles")
+    print(HEADER, flush=True)
+    tallies = run(args)
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    for (game, k, private), t in tallies.items():
+        if t.voids:
+            kind = "private" if private else "normal"
+            print(f"{game} {k} seats {kind}: hands voided (and dealt again): {t.voids}")
+    pairs = [(g, k) for g, k, private in tallies if private and (g, k, False) in tallies]
+    if pairs:
+        print("private / normal, all CPU:")
+    for game, k in pairs:
+        hand, move = ratios(tallies[game, k, False], tallies[game, k, True])
+        print(f"  {game:<10} {k} seats: {hand:.2f}x per hand, {move:.2f}x per move")
 
 
 if __name__ == "__main__":

@@ -85,6 +85,9 @@ class SeatClient:
         self.private_state: tm.StatePush | None = None
         #: on a private table, what our hand may do now, with the positions of each play
         self.plays: list[Allowed] = []
+        #: what :attr:`state` was last filled from (the private state, the cards opened): a
+        #: ``fair`` push that opens or plays none of our cards leaves it as it is
+        self._filled_from: tuple[tm.StatePush, dict[tuple[int, int], str]] | None = None
 
     @property
     def name(self) -> str | None:
@@ -191,6 +194,11 @@ class SeatClient:
         if raw is None:
             return
         opened = self.checker.opened()
+        if self._filled_from is not None:
+            last_raw, last_opened = self._filled_from
+            if last_raw is raw and last_opened == opened:
+                return  # nothing of ours opened or went since: the same state
+        self._filled_from = (raw, opened)
         # until every card of ours is open (its SEALED came) we cannot tell what we may play:
         # nothing is offered then, and the state is filled again when the cards open
         self.plays = [] if unopened(raw.view, opened) else allowed(raw.view, opened)

@@ -8,7 +8,7 @@ seat's verifier, then to its masker; every request a masker has due is handed to
 (:meth:`PrivateHand.pump`), until nothing is left to say. The caller scripts what the game
 would do (deal face down, turn a card up, play, reshuffle, end) and gets the hand record.
 It is what the table's wiring does over the network, without the network; tests, the vector
-generator (``tools/generate_private_hand_vectors.py``) and ``bench/private.py`` drive it. Hooks
+generator (``tools/generate_private_hand_vectors.py``) and ``bench/masking.py`` drive it. Hooks
 let a test tamper with a seat's requests, silence a seat or charge CPU time to each party.
 Sans-I/O and deterministic given its secrets (sealed boxes aside: they are randomized).
 """

@@ -1,28 +1,57 @@
-"""bench/private.py: a masked deal runs through every party and counts its bytes."""
+"""bench/private.py: a tiny run over loopback gives every figure, for both kinds of table."""
 
 from __future__ import annotations
 
 import importlib.util
+import math
+import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
 
 def _bench() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "private.py"
-    spec = importlib.util.spec_from_file_location("bench_private", path)
+    sys.path.insert(0, str(BENCH))  # its helpers (local_host, procstat) sit beside it
+    spec = importlib.util.spec_from_file_location("bench_private", BENCH / "private.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_private"] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
 
 
-def test_a_masked_deal_charges_every_party_and_counts_bytes() -> None:
+def test_a_small_run_measures_both_kinds_of_table(capsys: pytest.CaptureFixture[str]) -> None:
     bench = _bench()
-    two = bench.masked_deal(2)
-    three = bench.masked_deal(3)
-    costs, path, up, down = two
-    assert set(costs) == {"seat0", "seat1", "host"}
-    assert 0 <= path <= sum(costs.values())
-    # two seats: 2 masking + 2 re-keying passes of 54 points (~1.8 KB each), 7 boxes each way
-    assert 4 * 54 * 32 < up < 4 * 54 * 32 + 14 * 250 + 400
-    assert three[2] > up and three[3] > down
+    args = bench.parse_args(["--seats", "2", "--games", "one-card", "--hands", "1"])
+    tallies = bench.run(args)
+    assert set(tallies) == {("one-card", 2, False), ("one-card", 2, True)}
+    for tally in tallies.values():
+        assert tally.games >= 1 and tally.hands >= 1
+        assert tally.acts > 0
+        assert tally.seat_cpu > 0 and tally.host_cpu > 0
+        assert tally.bytes > 0
+        assert len(tally.deals) == tally.hands and all(d > 0 for d in tally.deals)
+        assert all(r >= 0 for r in tally.reshuffles)
+    normal, private = tallies["one-card", 2, False], tallies["one-card", 2, True]
+    hand, move = bench.ratios(normal, private)
+    assert math.isfinite(hand) and hand > 0 and math.isfinite(move) and move > 0
+    printed = capsys.readouterr().out
+    assert "one-card       2 normal" in printed and "one-card       2 private" in printed
+
+
+def test_bad_options_are_refused_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _bench()
+    for argv, said in (
+        (["--seats", "1,4"], "seat counts are from 2 to 10"),
+        (["--seats", "four"], "not a list of seat counts"),
+        (["--games", "poker"], "unknown game poker"),
+        (["--hands", "0"], "--hands must be at least 1"),
+    ):
+        with pytest.raises(SystemExit):
+            bench.parse_args(argv)
+        assert said in capsys.readouterr().err
+    quick = bench.parse_args(["--quick"])
+    assert (quick.seats, quick.games, quick.hands) == ([2, 4], ["one-card"], 2)
