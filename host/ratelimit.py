@@ -34,6 +34,13 @@ class RateLimits:
     #: the burst
     fair_reserve_per_second: float = 1.0
     fair_reserve_burst: float = 4.0
+    #: the masking requests of a private table (``mask_commit`` .. ``mask_reveal``) are the
+    #: host's own demands, and many: a seat seals a box for every position drawn to another
+    #: seat and passes every reshuffle's deck twice. Refused, one voids the hand (the seat
+    #: does not send it again), so past the bucket they draw on this reserve: per second,
+    #: and the burst (a six-seat One Card game met the bucket in its deals and reshuffles)
+    mask_reserve_per_second: float = 50.0
+    mask_reserve_burst: float = 500.0
     #: a connection over its rate limit this many times in a row is closed
     max_strikes: int = 100
 

@@ -164,6 +164,9 @@ class ClientConnection:
         self._fair_reserve = TokenBucket(
             self.limits.fair_reserve_per_second, self.limits.fair_reserve_burst
         )
+        self._mask_reserve = TokenBucket(
+            self.limits.mask_reserve_per_second, self.limits.mask_reserve_burst
+        )
         self._chat_rate = TokenBucket(self.limits.chat_per_second, self.limits.chat_burst)
         self._strikes = 0
         self._cancel = trio.CancelScope()
@@ -307,9 +310,7 @@ class ClientConnection:
         while True:
             msg = await self._next_message()
             await self._room_to_answer()
-            if self._within_rate(exempt=self.trusted) or (
-                isinstance(msg, _FAIR) and self._fair_reserve.take()
-            ):
+            if self._within_rate(exempt=self.trusted, message=msg):
                 await self._dispatch(msg)
             else:
                 self.deliver([self._error(ErrorCode.RATE_LIMITED, "slow down", re=msg.id)])
@@ -347,10 +348,18 @@ class ClientConnection:
         while self._send.statistics().current_buffer_used >= READER_PAUSE_AT:
             await self._wrote.wait()
 
-    def _within_rate(self, *, exempt: bool) -> bool:
-        """Take a token from the rate limit; False when over it (after ``limits.max_strikes``
-        refusals in a row the connection is closed as flooding)."""
-        if exempt or self._rate.take():
+    def _within_rate(self, *, exempt: bool, message: Message | None = None) -> bool:
+        """Take a token from the rate limit, or for a masking or fair-deal ``message`` past it
+        from its reserve; False when over them all (after ``limits.max_strikes`` refusals in a
+        row the connection is closed as flooding)."""
+        reserve = (
+            self._mask_reserve
+            if isinstance(message, _MaskRequest)
+            else self._fair_reserve
+            if isinstance(message, _FAIR)
+            else None
+        )
+        if exempt or self._rate.take() or (reserve is not None and reserve.take()):
             self._strikes = 0
             return True
         self._strikes += 1

@@ -171,3 +171,29 @@ async def test_fair_messages_count_against_the_rate_limit(
         assert later <= trio.current_time() * rate + 1
         assert ErrorCode.RATE_LIMITED.value in codes[served:]
         nursery.cancel_scope.cancel()
+
+
+async def test_masking_requests_draw_on_their_own_larger_reserve(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A private table's seat sends a box for every position drawn to another seat and two
+    passes a reshuffle: at six seats the bucket ran out in a deal and a refused box voided the
+    hand. Masking requests draw on a reserve of their own once the bucket is spent, and a flood
+    of them is still refused past it, at the rate of the bucket and that reserve."""
+    monkeypatch.setattr(connection_module, "CPU_FREE_SECONDS", 1.0)  # as above: messages only
+    limits = mock_host.host.config.rate_limits  # the default limits
+    served = int(limits.burst + limits.mask_reserve_burst)
+    flood = served + 100
+    async with trio.open_nursery() as nursery:
+        raw = await connect(nursery, mock_host)
+        reveal = {"type": "mask_reveal", "table": "tnothere", "hand_no": 1, "secret": b"\x01" * 32}
+        await raw.stream.send_all(b"".join(raw_frame({**reveal, "id": i}) for i in range(flood)))
+        with trio.fail_after(60):
+            replies = await raw.read(flood)
+        codes = [f.get("code") for f in replies]
+        assert codes[:served] == [ErrorCode.BAD_STATE.value] * served  # answered: no such table
+        later = codes[served:].count(ErrorCode.BAD_STATE.value)
+        rate = limits.per_second + limits.mask_reserve_per_second
+        assert later <= trio.current_time() * rate + 1
+        assert ErrorCode.RATE_LIMITED.value in codes[served:]
+        nursery.cancel_scope.cancel()
