@@ -36,8 +36,6 @@ GAMES = [
 #: the most seats played here: each game's maximum, but Black Jack's ten seats (two packs:
 #: minutes of play on this harness, where six seats take some 100 s) play three
 MOST = {"black-jack": 3}
-#: options of the largest tables: One Card's bankruptcy mid-game is refused on a private table
-MOST_OPTIONS: dict[str, dict[str, Any]] = {"one-card": {"bankrupt_at": 0}}
 
 
 async def _records(host: HostInfo, table: str) -> list[dict[str, Any]]:
@@ -90,8 +88,6 @@ async def test_a_private_table_plays_to_the_end_and_every_record_verifies(
     host: HostInfo, connect: Any, game: str, options: dict[str, Any], most: bool
 ) -> None:
     seats = MOST.get(game, find_game(game).max_seats) if most else 2
-    if most:
-        options = {**options, **MOST_OPTIONS.get(game, {})}
     table, players = await _play(host, connect, game=game, seats=seats, options=options)
     assert all(p.over for p in players)
     assert not [e for p in players for e in p.errors], [str(e) for p in players for e in p.errors]
@@ -223,3 +219,85 @@ async def test_a_seat_gone_past_its_grace_voids_the_hand_and_the_host_plays_it_n
     assert all(verify_record(r).ok for r in records)
     last = record_messages(records[-1])
     assert last[-1].type == "hand_end" and "mask_end" in [m.type for m in last]
+
+
+#: One Card at four seats with a hand limit just above the deal (seven cards): a seat that
+#: draws once goes bankrupt, and the game goes on with the other three
+BANKRUPT = {"bankrupt_at": 8}
+
+
+async def test_a_bankrupt_hand_goes_face_up_mid_game_at_four_seats(
+    host: HostInfo, connect: Any
+) -> None:
+    table, players = await _play(host, connect, game="one-card", seats=4, options=BANKRUPT)
+    assert all(p.over for p in players)
+    assert not [e for p in players for e in p.errors], [str(e) for p in players for e in p.errors]
+    shown = [n for p in players for n in p.shown]
+    assert shown and all(n >= 8 for n in shown), shown
+    records = await _records(host, table)
+    (record,) = records
+    verdict = verify_record(record)
+    assert verdict.ok, verdict
+    assert not any(r.voided for p in players for r in p.reports)
+    outcome = players[0].outcome
+    assert outcome is not None
+    # mid-game: the game went on after the first bankruptcy (someone went out, or one stood)
+    messages = record_messages(record)
+    opened = [m.decode() for m in messages if m.type == "opened"]
+    assert len(opened) >= sum(shown)
+
+
+def _drop(kind: str) -> Any:
+    """A tamper hook that never sends a request of ``kind`` (a seat that keeps its keys)."""
+
+    def tamper(item: Outgoing) -> Outgoing | None:
+        return None if item.type == kind else item
+
+    return tamper
+
+
+def _wrong_show_key(fields: dict[str, Any]) -> dict[str, Any]:
+    stream, pos, keys = fields["open"][0]
+    keys = list(keys)
+    keys[0] = bytes([2]) + bytes(31)  # a valid scalar, not the seat's key: opens no card
+    return {**fields, "open": [[stream, pos, keys], *fields["open"][1:]]}
+
+
+async def test_a_bankrupt_seat_that_keeps_its_keys_voids_the_hand_at_the_round_timeout(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    silent = {i: _drop("show_hand") for i in range(4)}
+    table, players = await _play(
+        mock_host,
+        lambda: connect_memory(mock_host),
+        game="one-card",
+        seats=4,
+        options=BANKRUPT,
+        tamper=silent,
+        until_void=True,
+    )
+    asked = [p for p in players if p.shown]
+    assert asked, "a seat went bankrupt"
+    records = await _records(mock_host, table)
+    void = record_messages(records[0])[-1]
+    assert void.type == "void"
+    body = void.decode()
+    assert body["reason"] == "timeout" and body["missing"] == [asked[0].name]
+    assert verify_record(records[0]).ok
+
+
+async def test_a_bankrupt_seat_that_shows_wrong_keys_gets_a_fairness_error_and_voids_the_hand(
+    host: HostInfo, connect: Any
+) -> None:
+    wrong = {i: _once("show_hand", _wrong_show_key) for i in range(4)}
+    table, players = await _play(
+        host, connect, game="one-card", seats=4, options=BANKRUPT, tamper=wrong, until_void=True
+    )
+    (cheat,) = [p for p in players if p.errors]
+    assert cheat.shown and [e.code for e in cheat.errors] == [ErrorCode.FAIRNESS]
+    records = await _records(host, table)
+    void = record_messages(records[0])[-1]
+    assert void.type == "void"
+    body = void.decode()
+    assert body["missing"] == [cheat.name] and "show_hand" in body["reason"]
+    assert verify_record(records[0]).ok
