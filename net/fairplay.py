@@ -232,7 +232,10 @@ class DealChecker:
             positions = [(int(s), int(p)) for s, p in event.get("positions") or ()]
         except (TypeError, ValueError):
             return [], self._fail(self.hand_no, "a show_hand event with malformed positions")
-        why = show_refusal(self.game, self.options, event.get("reason"), len(positions))
+        if positions and all(w in duties.masker.face_up for w in positions):
+            return [], []  # shown already (the host's replay of its ask after a resume)
+        held = len(duties.opened())  # our own count, not the host's word
+        why = show_refusal(self.game, self.options, event.get("reason"), held)
         if why is not None:
             text = f"the host asks us to show our hand, refused: {why}"
             return [], self._fail(self.hand_no, text)

@@ -41,7 +41,7 @@ DUTIES_FORMAT: Final = "onecard-seat-duties/1"
 #: on (above 0), and the ``show_hand`` reason whose hand must hold at least that many cards
 #: (One Card's bankruptcy: ``limit`` a hand grown to ``bankrupt_at`` cards; ``cannot_pay`` an
 #: attack or penalty the stock cannot pay, which the seat cannot count itself)
-SHOW_RULES: Final = {"one_card": ("bankrupt_at", "limit")}
+SHOW_RULES: Final = {"one-card": ("bankrupt_at", "limit")}
 
 
 def show_refusal(game: str, options: Mapping[str, Any], reason: object, held: int) -> str | None:

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 from private_host import EVERY, NAMES, TABLE, FakeHost, FakeSession, dealt_hand, end_hand
@@ -154,3 +156,68 @@ async def test_nothing_is_offered_until_every_card_of_ours_is_open() -> None:
     assert ann.state.legal == () and not ann.my_turn
     await host.pump()  # the other seats' boxes: SEALED, Ann opens the card
     assert len(ann.state.view["hand"]) == 4 and len(ann.state.legal) == 5
+
+
+async def _bankrupt_table(options: dict[str, Any]) -> FakeHost:
+    host = FakeHost(options=options)
+    await dealt_hand(host, [MemoryKeyStore() for _ in NAMES])
+    return host
+
+
+def _show(seat: int, positions: list[tuple[int, int]], reason: str = "limit") -> dict[str, Any]:
+    where = [list(p) for p in positions]
+    return {"kind": "show_hand", "hand_no": 1, "seat": seat, "positions": where, "reason": reason}
+
+
+async def test_a_seat_asked_to_show_its_bankrupt_hand_gives_every_key_of_it() -> None:
+    host = await _bankrupt_table({"bankrupt_at": 3})
+    bob = host.clients[1]
+    hand = sorted(bob.checker.opened())
+    cards = host.real_cards(1)
+    host.relay.ask_show(1, hand)
+    await host.event(_show(1, hand))
+    assert [m.TYPE for _, m in host.inbox] == ["show_hand"]  # only Bob answers
+    await host.pump()
+    assert [host.relay.opened[w].card for w in hand] == cards
+    assert bob.checker.opened() == {} and host.relay.waiting_for() == []
+    await host.event(_show(1, hand))  # the ask again (a resume's replay): nothing more
+    assert host.inbox == []
+    await end_hand(host)
+    assert [n.kind for n in host.notices[1]] == [FairKind.VERIFIED]
+
+
+async def test_a_cannot_pay_bankruptcy_is_shown_whatever_the_hand_size() -> None:
+    host = await _bankrupt_table({"bankrupt_at": 20})
+    hand = sorted(host.clients[2].checker.opened())
+    host.relay.ask_show(2, hand)
+    await host.event(_show(2, hand, reason="cannot_pay"))
+    await host.pump()
+    assert all(w in host.relay.opened for w in hand)
+
+
+@pytest.mark.parametrize(
+    ("options", "part", "reason", "why"),
+    [
+        ({"bankrupt_at": 3}, True, "limit", "not our whole face-down hand"),
+        ({"bankrupt_at": 0}, False, "limit", "never turn a hand face up"),
+        ({"bankrupt_at": 4}, False, "limit", "fewer than bankrupt_at = 4"),
+    ],
+    ids=["part-of-the-hand", "bankruptcy-off", "below-the-limit"],
+)
+async def test_a_seat_refuses_an_ask_to_show_that_the_rules_do_not_make(
+    options: dict[str, Any], part: bool, reason: str, why: str
+) -> None:
+    host = await _bankrupt_table(options)
+    hand = sorted(host.clients[1].checker.opened())
+    await host.event(_show(1, hand[:2] if part else hand, reason))
+    assert host.inbox == []  # not one key given
+    (notice,) = host.notices[1]
+    assert notice.kind is FairKind.FAILED and why in notice.message
+
+
+async def test_an_ask_to_show_another_seats_hand_is_not_ours_to_answer() -> None:
+    host = await _bankrupt_table({"bankrupt_at": 3})
+    hand = sorted(host.clients[1].checker.opened())
+    await host.event(_show(1, hand), only=0)
+    await host.event({**_show(1, hand), "seat": 0, "hand_no": 9}, only=0)
+    assert host.inbox == [] and host.notices[0] == []
