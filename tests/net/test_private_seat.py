@@ -19,6 +19,8 @@ import protocol.table_messages as tm
 from net.fairplay import FairKind
 from net.keystore import FileKeyStore, KeyStore, MemoryKeyStore
 from net.seat import REVEAL_EVENT, SeatClient
+from protocol.cardfair import FairnessStateError, PositionError
+from protocol.masking import UnmaskError
 
 
 def _fields(msg: Any) -> dict[str, Any]:
@@ -221,3 +223,29 @@ async def test_an_ask_to_show_another_seats_hand_is_not_ours_to_answer() -> None
     await host.event(_show(1, hand), only=0)
     await host.event({**_show(1, hand), "seat": 0, "hand_no": 9}, only=0)
     assert host.inbox == [] and host.notices[0] == []
+
+
+async def test_the_relay_opens_a_shown_hand_only_from_its_holder_and_its_keys() -> None:
+    host = await _bankrupt_table({"bankrupt_at": 3})
+    relay = host.relay
+    duties = host.clients[1].checker.duties
+    assert duties is not None
+    hand = sorted(duties.opened())
+    with pytest.raises(PositionError, match="not seat 1's"):
+        relay.ask_show(1, [(0, 0)])  # Ann's card
+    fresh = (0, host.dealer.next_position(0))
+    relay.deal(*fresh, 1)  # drawn to Bob, its boxes not in yet
+    with pytest.raises(FairnessStateError, match="not released"):
+        relay.ask_show(1, [*hand, fresh])
+    relay.ask_show(1, hand)
+    assert relay.showing(1) == hand and 1 in relay.waiting_for()
+    rows = [[s, p, list(keys)] for s, p, keys in duties.play_keys(hand)]
+    with pytest.raises(PositionError, match="not asked of it"):
+        relay.accept_show(0, {"hand_no": 1, "open": rows})
+    wrong = [[*rows[0][:2], [bytes([2]) + bytes(31), *rows[0][2][1:]]]]
+    with pytest.raises(UnmaskError) as caught:
+        relay.accept_show(1, {"hand_no": 1, "open": wrong})
+    assert caught.value.seat == 1
+    opened = relay.accept_show(1, {"hand_no": 1, "open": rows})
+    assert [m.type for m in opened] == ["opened"] * 3 and relay.showing(1) == []
+    assert relay.accept_show(1, {"hand_no": 1, "open": rows}) == []  # an identical resend
