@@ -16,13 +16,14 @@ that ``onecard verify`` can check, to the checker's ``keep`` (the terminal clien
 :func:`client.record_fetch.proof_keeper`; a bot keeps none).
 The host's Ed25519 key is trusted on the first HAND_COMMIT and pinned for the session.
 
-On a private table (``table_info.private``, PROTOCOL.md 10.11 and 10.14) each hand the seat
-plays also has :class:`net.private_seat.SeatDuties` (its masker, kept in the checker's key
-store): ``mask_commit`` goes with ``fair_commit``, the reveal waits for a verified MASK_LOCK,
-every accepted message is handed to the duties, whose requests (passes, sealed keys, open
-keys) go out at once, and ``mask_reveal`` goes when the host says the hand is over
-(:meth:`DealChecker.hand_over`) or voids it. A check the masker fails is a fairness failure
-like any other. A restarted client loads the duties from the key store at the replayed
+On a private table (``table_info.private``, PROTOCOL.md 10.11 and 10.14) each hand the seat plays
+also has :class:`net.private_seat.SeatDuties` (its masker, kept in the checker's key store):
+``mask_commit`` goes with ``fair_commit``, the reveal waits for a verified MASK_LOCK, every
+accepted message is handed to the duties, whose requests (passes, sealed keys, open keys) go out at
+once, ``show_hand`` when the host asks us to put our hand face up by rule
+(:meth:`DealChecker.show_hand`, checked first), and ``mask_reveal`` goes when the host says the
+hand is over (:meth:`DealChecker.hand_over`) or voids it. A check the masker fails is a fairness
+failure like any other. A restarted client loads the duties from the key store at the replayed
 HAND_COMMIT and carries on.
 """
 
@@ -37,7 +38,7 @@ from typing import Any
 
 import protocol.table_messages as tm
 from net.keystore import KeyStore, MemoryKeyStore
-from net.private_seat import SeatDuties
+from net.private_seat import SeatDuties, show_refusal
 from protocol.cards import Card, CardCodeError, parse_card
 from protocol.fairness import (
     SCHEME,
@@ -132,6 +133,9 @@ class DealChecker:
         self.private: bool | None = None
         #: where a private hand's masking state is kept (a restarted client resumes from it)
         self.keys: KeyStore = MemoryKeyStore() if keys is None else keys
+        #: the table's game and options (``table_info``)
+        self.game: str = ""
+        self.options: dict[str, Any] = {}
         #: our masking duties in the current private hand (None: not private, or not seated)
         self.duties: SeatDuties | None = None
 
@@ -140,6 +144,7 @@ class DealChecker:
         every hand must be signed under the ruleset they give (PROTOCOL.md 7.3), and masked
         (section 10) when the table is ``private``."""
         self.private = private
+        self.game, self.options = game, dict(options)
         plain = {k: v for k, v in options.items() if isinstance(v, bool | int | str)}
         self.ruleset = ruleset_id(game, plain) if game else None
 
@@ -208,6 +213,36 @@ class DealChecker:
         if duties is None or (hand_no is not None and hand_no != self.hand_no):
             return []
         return duties.reveal()
+
+    def show_hand(self, event: Mapping[str, Any]) -> tuple[list[Message], list[FairNotice]]:
+        """The host's ``show_hand`` event (PROTOCOL.md 10.14): when it names our seat in the
+        current hand, our ``show_hand`` with the keys of our whole hand, if the table's rules
+        turn a hand face up (:func:`net.private_seat.show_refusal`) and the positions are our
+        whole face-down hand; else a failed check (we send nothing more for the hand)."""
+        duties = self.duties
+        if (
+            duties is None
+            or event.get("seat") != duties.masker.seat
+            or event.get("hand_no") != self.hand_no
+        ):
+            return [], []
+        if self.failure is not None or duties.masker.over:
+            return [], []
+        try:
+            positions = [(int(s), int(p)) for s, p in event.get("positions") or ()]
+        except (TypeError, ValueError):
+            return [], self._fail(self.hand_no, "a show_hand event with malformed positions")
+        if positions and all(w in duties.masker.face_up for w in positions):
+            return [], []  # shown already (the host's replay of its ask after a resume)
+        held = len(duties.opened())  # our own count, not the host's word
+        why = show_refusal(self.game, self.options, event.get("reason"), held)
+        if why is not None:
+            text = f"the host asks us to show our hand, refused: {why}"
+            return [], self._fail(self.hand_no, text)
+        try:
+            return duties.show(positions), []
+        except FairnessError as exc:
+            return [], self._fail(self.hand_no, exc.message)
 
     def play_keys(self, positions: Any) -> tuple[tuple[int, int, tuple[bytes, ...]], ...]:
         """``act.open`` for a play from ``positions`` of our private hand (() elsewhere)."""

@@ -6,7 +6,9 @@ is fed every signed ``fair`` message the hand's verifier accepted, with its tabl
 (:meth:`SeatDuties.receive`), and returns the requests due (``mask_pass``, ``sealed_keys``,
 ``open_keys``) as messages ready to send; :meth:`SeatDuties.commit` gives the ``mask_commit``
 that goes with the seat's ``fair_commit``, :meth:`SeatDuties.reveal` the ``mask_reveal`` once
-the hand is over, :meth:`SeatDuties.play_keys` the ``act.open`` of a play and
+the hand is over, :meth:`SeatDuties.play_keys` the ``act.open`` of a play,
+:meth:`SeatDuties.show` the ``show_hand`` of a hand the rules turn face up (:func:`show_refusal`
+says first whether the table's rules do) and
 :meth:`SeatDuties.opened` the cards the seat opened. After every change the masker and the
 table seq of the last message it took are written to the :class:`~net.keystore.KeyStore`
 under the hand's :class:`~net.keystore.KeySlot` (the terminal client's is a 0600 file in the
@@ -19,7 +21,7 @@ Once the secret is public (MASK_END) the slot is dropped.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from net.keystore import KeySlot, KeyStore, KeyStoreError
@@ -29,10 +31,30 @@ from protocol.messages import Message
 from protocol.private_views import Position
 from protocol.registry import MESSAGE_TYPES
 
-__all__ = ["DUTIES_FORMAT", "SeatDuties"]
+__all__ = ["DUTIES_FORMAT", "SHOW_RULES", "SeatDuties", "show_refusal"]
 
 #: the ``format`` of what a seat keeps per private hand in its key store
 DUTIES_FORMAT: Final = "onecard-seat-duties/1"
+
+
+#: the one rule under which a seat's hand goes face up mid-hand: the game, the option that turns it
+#: on (above 0), and the ``show_hand`` reason whose hand must hold at least that many cards
+#: (One Card's bankruptcy: ``limit`` a hand grown to ``bankrupt_at`` cards; ``cannot_pay`` an
+#: attack or penalty the stock cannot pay, which the seat cannot count itself)
+SHOW_RULES: Final = {"one-card": ("bankrupt_at", "limit")}
+
+
+def show_refusal(game: str, options: Mapping[str, Any], reason: object, held: int) -> str | None:
+    """Why a seat holding ``held`` cards refuses the host's ``show_hand`` (``spec/PROTOCOL.md``
+    10.14), or None: a table whose rules never turn a hand face up mid-hand (another game, or
+    the option off), or a hand smaller than the limit it is said to have reached."""
+    rule = SHOW_RULES.get(game)
+    limit = options.get(rule[0]) if rule is not None else None
+    if rule is None or not isinstance(limit, int) or limit <= 0:
+        return f"the rules of this table ({game}) never turn a hand face up mid-hand"
+    if reason == rule[1] and held < limit:
+        return f"we hold {held} cards, fewer than {rule[0]} = {limit}"
+    return None
 
 
 class SeatDuties:
@@ -130,6 +152,13 @@ class SeatDuties:
         """``act.open`` for a play from ``positions``: every seat's key of each, seat order."""
         rows = self.masker.play_keys(list(positions))
         return tuple((int(s), int(p), tuple(bytes(k) for k in keys)) for s, p, keys in rows)
+
+    def show(self, positions: Sequence[Position]) -> list[Message]:
+        """``show_hand`` for the host's ask to put ``positions`` face up (checked by
+        :meth:`~protocol.mask_seat.SeatMasker.show_keys`: our whole hand, or a PositionError)."""
+        out = [self._message(o) for o in self.masker.show_keys(positions)]
+        self.save()
+        return out
 
     def opened(self) -> dict[Position, str]:
         """The cards this seat opened and still holds, by position."""

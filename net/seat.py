@@ -12,15 +12,17 @@ owner gives it a fresh ``session`` and calls :meth:`SeatClient.resume` (or
 :meth:`SeatClient.rewatch` for a spectator); pushes up to the table seq the host resumed at are
 the backlog (``backlog_until``).
 
-On a private table (PROTOCOL.md 10.13, 10.14) the host's ``state`` has no hand: the seat's
-view lists its positions and the plays as ordered sets. The seat client keeps that view
+On a private table (PROTOCOL.md 10.13, 10.14) the host's ``state`` has no hand: the seat's view
+lists its positions and the plays as ordered sets. The seat client keeps that view
 (``private_state``) and gives its owner the ``state`` it would have on a normal table: the view's
 ``hand`` filled from the cards its masker opened, in position order, and ``legal`` the actions
 :func:`protocol.private_views.allowed` finds (``plays``, with the positions each uses); it is
-rebuilt whenever a card opens. :meth:`SeatClient.act` adds the keys of the positions a play
-uses (``act.open``), and the ``hand_over`` event, the host's word that the hand is over, sends
-the seat's ``mask_reveal``. The masking duties are the checker's (:mod:`net.private_seat`), kept
-in ``keys`` (the terminal client's is a 0600 file store in the player's state directory).
+rebuilt whenever a card opens. :meth:`SeatClient.act` adds the keys of the positions a play uses
+(``act.open``), the ``show_hand`` event naming our seat sends the keys of the hand the rules turn
+face up (checked first: :meth:`net.fairplay.DealChecker.show_hand`), and the ``hand_over`` event,
+the host's word that the hand is over, sends the seat's ``mask_reveal``. The masking duties are the
+checker's (:mod:`net.private_seat`), kept in ``keys`` (the terminal client's is a 0600 file store
+in the player's state directory).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from protocol.private_views import (
 
 #: the event by which the host says a private hand is over: every seat reveals its secret
 REVEAL_EVENT = "hand_over"
+#: the event by which the host asks a seat to put the hand it holds face up (a bankrupt hand)
+SHOW_EVENT = "show_hand"
 
 __all__ = ["SeatClient"]
 
@@ -260,6 +264,11 @@ class SeatClient:
                 # connection only watches now, so a later drop is followed by watching again
                 self.token, self.seat, self.watching = None, None, True
             return []
+        if kind == SHOW_EVENT:  # the host asks a seat to put its hand face up (10.14)
+            out, notices = self.checker.show_hand(push.event)
+            for msg in out:
+                await self.session.send(msg)
+            return notices
         if kind == REVEAL_EVENT:  # the host says the private hand is over (10.14)
             hand_no = push.event.get("hand_no")
             for msg in self.checker.hand_over(hand_no if isinstance(hand_no, int) else None):

@@ -3,14 +3,16 @@
 How it works: like every request of :mod:`protocol.table_messages`, each is a registered frozen
 dataclass, validated on decode (``bad_field`` naming the field) and answered by ``ok`` or an
 ``error``. A seat commits to its masking secret and box key (``mask_commit``, with its
-``fair_commit``), runs its passes (``mask_pass``), seals its keys for the positions dealt face
-down to the other seats (``sealed_keys``), publishes its own keys for a position turned face up
-(``open_keys``) and reveals its secret when the hand is over (``mask_reveal``). The keys a play
-opens travel with the play itself (``act.open``, in :mod:`protocol.table_messages`). The host's
-answers are signed ``cardfair/v1`` messages in the hand's transcript
+``fair_commit``), runs its passes (``mask_pass``), seals its keys for the positions dealt face down
+to the other seats (``sealed_keys``), publishes its own keys for a position turned face up
+(``open_keys``), puts face up the positions it holds that the rules turn face up (``show_hand``:
+One Card's bankrupt hand, asked by the host's ``show_hand`` event) and reveals its secret when the
+hand is over (``mask_reveal``). The keys a play opens travel with the play itself (``act.open``, in
+:mod:`protocol.table_messages`); ``show_hand`` carries them in the same rows. The host's answers
+are signed ``cardfair/v1`` messages in the hand's transcript
 (:class:`~protocol.cardfair.MessageType` ``MASK_*``, ``SEALED``, ``OPENED``), carried by the
-``fair`` push; :mod:`protocol.mask_relay` builds their bodies, :mod:`protocol.mask_checks`
-checks them.
+``fair`` push; :mod:`protocol.mask_relay` builds their bodies, :mod:`protocol.mask_checks` checks
+them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import ClassVar, Final
 
 from protocol.lobby_messages import C2H, SEAT, TABLE_ID
 from protocol.messages import Bytes, Direction, EnumKind, Int, ListOf, Message, Row, register, wire
+from protocol.table_messages import MAX_OPENS, OPEN_ENTRY
 
 __all__ = [
     "BOX_ENTRY",
@@ -34,6 +37,8 @@ __all__ = [
     "OpenKeys",
     "PassKind",
     "SealedKeys",
+    "ShowHand",
+    "show_rows",
 ]
 
 #: most points in one stage: the largest deck (Black Jack, two packs with four jokers)
@@ -42,6 +47,14 @@ MAX_PASS_POINTS: Final = 108
 MAX_BOXES: Final = 20
 #: most positions in one ``open_keys``
 MAX_POSITION_KEYS: Final = 64
+
+
+def show_rows(seats: int) -> int:
+    """How many ``[stream, pos, keys]`` rows one ``show_hand`` carries at ``seats`` seats: as
+    many as keep the request under ``max_request_bytes`` (4096; a row of ``k`` keys packs to at
+    most ``12 + 34k`` bytes, 3800 bytes left for them), at most ``MAX_OPENS``."""
+    return max(1, min(MAX_OPENS, 3800 // (12 + 34 * seats)))
+
 
 _B32 = Bytes(32, 32)
 _POS = Int(0, MAX_PASS_POINTS - 1)
@@ -122,6 +135,23 @@ class OpenKeys(Message):
     stream: int = wire(_STREAM, "the round of the positions")
     keys: tuple[tuple[int, bytes], ...] = wire(
         ListOf(POSITION_KEY, 1, MAX_POSITION_KEYS), "`[pos, key]` per position asked"
+    )
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class ShowHand(Message):
+    """A seat's keys for the positions it holds that the host's `show_hand` event asks it to put
+    face up (One Card's bankrupt hand); answered by `ok`."""
+
+    TYPE: ClassVar[str] = "show_hand"
+    DIRECTION: ClassVar[Direction] = C2H
+    table: str = wire(TABLE_ID, "table id")
+    hand_no: int = wire(Int(1), "hand_no of the HAND_COMMIT")
+    open: tuple[tuple[int, int, tuple[bytes, ...]], ...] = wire(
+        ListOf(OPEN_ENTRY, 1, MAX_OPENS),
+        "`[stream, pos, keys]` per position asked (as `act.open`): every seat's key for it, in "
+        "seat order; a hand of more positions is sent in several requests",
     )
 
 

@@ -102,6 +102,8 @@ class MaskRelay:
         self.sealed: dict[tuple[int, int], SealedBoxes] = {}
         self._asked: dict[tuple[int, int], dict[int, bytes]] = {}
         self.opened: dict[tuple[int, int], OpenedKeys] = {}
+        #: positions a seat holds that the rules turn face up (:meth:`ask_show`): their holder
+        self._shows: dict[tuple[int, int], int] = {}
         self._secrets: dict[int, bytes] = {}
         self._ended = False
 
@@ -387,6 +389,50 @@ class MaskRelay:
             out.append(self._opened(stream, pos, keys, card))
         return out
 
+    def ask_show(self, seat: int, positions: Sequence[tuple[int, int]]) -> None:
+        """Positions ``seat`` holds that the rules turn face up (a bankrupt hand): each dealt
+        face down to it, its SEALED sent, not open. The seat is then awaited
+        (:meth:`waiting_for`) until :meth:`accept_show` opened every one."""
+        for where in positions:
+            if self.holders.get(where) != seat:
+                raise PositionError(f"stream {where[0]} position {where[1]} is not seat {seat}'s")
+            if where not in self.sealed:
+                raise FairnessStateError(
+                    f"stream {where[0]} position {where[1]}: its keys were not released yet"
+                )
+            if where in self.opened:
+                raise PositionError(f"stream {where[0]} position {where[1]} is already face up")
+        for where in positions:
+            self._shows[where] = seat
+
+    def showing(self, seat: int) -> list[tuple[int, int]]:
+        """The positions :meth:`ask_show` asked of ``seat`` not opened yet, in order."""
+        return sorted(w for w, s in self._shows.items() if s == seat)
+
+    def accept_show(self, seat: int, body: Mapping[str, Any]) -> list[SignedMessage]:
+        """A seat's ``show_hand`` ``{hand_no, open: [[stream, pos, keys]..]}``: every seat's
+        key (seat order) of positions :meth:`ask_show` asked of it, checked as a play's
+        (:meth:`check_play`: a wrong key is an UnmaskError blaming the seat); one OPENED per
+        position. An identical resend of an opened position is skipped."""
+        what = f"show_hand from seat {seat}"
+        self._hand(seat, body, what)
+        rows = []
+        for stream, pos, raw in body.get("open") or ():
+            where = (int(stream), int(pos))
+            keys = tuple(bytes(k) for k in raw)
+            done = self.opened.get(where)
+            if done is not None and done.keys == keys and self.holders.get(where) == seat:
+                continue  # a resend after the position opened: nothing to do
+            if self._shows.get(where) != seat:
+                raise PositionError(
+                    f"{what}: stream {where[0]} position {where[1]} was not asked of it"
+                )
+            rows.append((where[0], where[1], keys))
+        play = self.check_play(seat, rows)
+        for stream, pos, _, _ in play.found:
+            del self._shows[stream, pos]
+        return self.commit_play(play)
+
     def _open(
         self, stream: int, pos: int, keys: tuple[bytes, ...], seat: int | None, commit: bool = True
     ) -> Card:
@@ -445,7 +491,8 @@ class MaskRelay:
     def waiting_for(self, *, ending: bool = False) -> list[int]:
         """The seats whose message the relay awaits now (for a timeout that voids the hand):
         commitments, the pass due, boxes of positions dealt, keys of a MASK_OPEN; with
-        ``ending`` (the game's hand is over), the secrets still missing."""
+        ``ending`` (the game's hand is over), the secrets still missing; the holder of
+        positions :meth:`ask_show` asked."""
         if ending:
             return self.missing_secrets()
         if not self._locked:
@@ -460,4 +507,5 @@ class MaskRelay:
                 late.update(s for s in range(self.seats) if s != to and s not in got)
         for got in self._asked.values():
             late.update(s for s in range(self.seats) if s not in got)
+        late.update(self._shows.values())
         return sorted(late)

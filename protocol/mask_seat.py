@@ -11,7 +11,8 @@ another seat; the opening of each position dealt to itself when its SEALED arriv
 plus the ``k-1`` it receives: the card); its own keys for the positions a MASK_OPEN turns up,
 which it gives only for positions dealt to the table, never for another seat's card. A play
 asks :meth:`SeatMasker.play_keys` for every key of the positions it puts face up (``act.open``);
-:meth:`SeatMasker.reveal` gives ``m_s`` once the hand is over.
+:meth:`SeatMasker.show_keys` gives the same keys of its whole hand when the rules turn it face up
+(``show_hand``); :meth:`SeatMasker.reveal` gives ``m_s`` once the hand is over.
 
 Its state (the secret, the rounds' last stages, the cards opened, the keys received, what is
 waiting to be sent) serializes to a JSON-ready dict and to bytes (:meth:`SeatMasker.to_bytes`,
@@ -38,7 +39,7 @@ from protocol.cardfair import (
 )
 from protocol.cards import Card, parse_card
 from protocol.mask_checks import stage_turn
-from protocol.mask_messages import MAX_BOXES, MAX_POSITION_KEYS, PassKind
+from protocol.mask_messages import MAX_BOXES, MAX_POSITION_KEYS, PassKind, show_rows
 from protocol.masking import MaskSecret, StageError, card_points, unmask_card
 
 __all__ = ["STORE_FORMAT", "Outgoing", "SeatMasker"]
@@ -142,6 +143,32 @@ class SeatMasker:
                 raise PositionError(f"stream {stream} position {pos} is not in this seat's hand")
             out.append([stream, pos, list(held[1])])
         return out
+
+    def show_keys(self, positions: Sequence[tuple[int, int]]) -> list[Outgoing]:
+        """``show_hand`` for positions the host asks this seat to put face up by rule (a bankrupt
+        hand, whose whole hand goes face up): every seat's key of each, in rows of ``act.open``,
+        :func:`~protocol.mask_messages.show_rows` a request. Given only when ``positions`` are
+        exactly the seat's whole face-down hand (each dealt to it and opened by it, none face up
+        yet, none of its positions still waiting for its SEALED): else a PositionError and nothing
+        (the host may not pick cards out of a hand). Positions all face up already (the ask again,
+        after a resume) give nothing."""
+        if self.over:
+            raise FairnessStateError("the hand is over: nothing to show")
+        asked = [(int(s), int(p)) for s, p in positions]
+        if asked and all(w in self.face_up for w in asked):
+            return []  # shown already (the host's replay of its ask after a resume)
+        mine = [w for w, to in self.holders.items() if to == self.seat and w not in self.face_up]
+        if len(set(asked)) != len(asked) or set(asked) != set(self.hand) or set(mine) - set(asked):
+            raise PositionError(
+                f"the host asks to show positions {sorted(asked)}, not our whole face-down hand "
+                f"{sorted(mine)}: refusing to give our keys"
+            )
+        rows = self.play_keys(sorted(asked))
+        hand, step = self.context.hand_no, show_rows(self.seats)
+        return [
+            Outgoing("show_hand", {"hand_no": hand, "open": rows[i : i + step]})
+            for i in range(0, len(rows), step)
+        ]
 
     def cards(self) -> dict[tuple[int, int], Card]:
         """The cards dealt to this seat so far, by position."""

@@ -28,6 +28,8 @@ const MAX_FRAME = 65536;
 // The public event that tells a private table's seats the hand is over, so each sends its
 // mask_reveal: `{kind: "hand_over", hand_no}` (10.11 step 9), for the deal of hand_commit.
 const HAND_OVER = "hand_over";
+// the host asks the seat its `seat` names for the keys of its whole bankrupt hand (10.11 step 7)
+const SHOW_HAND = "show_hand";
 const DEBUG = Boolean(process.env.ONECARD_JS_DEBUG); // every message received, one line each, on stderr
 const DEBUG_LINE = (m) => (m.type === "fair" ? `fair ${m.msg[0]} ${JSON.stringify(decode(m.msg[1]), (k, v) => (v?.type === "Buffer" || v instanceof Uint8Array ? "<bin>" : v))}` : JSON.stringify(m.type === "event" ? m.event : { type: m.type, re: m.re, code: m.code, message: m.message }));
 
@@ -286,6 +288,11 @@ class Client {
           // the host says the hand is over: m_s may go out now (10.11 step 9)
           if (priv && hand && m.event?.kind === HAND_OVER && m.event.hand_no === hand.handNo) {
             hand.handOver();
+          }
+          // the host asks a seat to show the hand the rules turn face up (10.11 step 7)
+          if (priv && hand && m.event?.kind === SHOW_HAND && m.event.seat === this.mySeat) {
+            checked(hand, () => hand.showHand(m.event, game, info.options));
+            console.log(`our hand goes face up in hand ${hand.handNo} (${m.event.reason}): we show its ${m.event.positions?.length} cards`);
           }
           break;
         case "ok":

@@ -6,7 +6,8 @@
 // against the stocks the audit yields. Given a seat (`mySeat`), it also does that seat's
 // duties: it draws the secret `m_s`, and after each message `take()` returns the requests to
 // send (`mask_commit`, the `mask_pass` due, `sealed_keys` for each draw to another seat,
-// `open_keys` for a `mask_open`, `mask_reveal` once the hand is over); it opens the positions
+// `open_keys` for a `mask_open`, `show_hand` when the host asks for its bankrupt hand
+// (`showHand`, after its checks), `mask_reveal` once the hand is over); it opens the positions
 // dealt to it from their `sealed` boxes (`cards`) and gives a play's keys (`openFor`). Without
 // a seat (an observer, or `auditor: true` for a hand record) it checks only. Every failure is a
 // FairnessError whose `kind` names 10.9's kind (cardmask.mjs) or 8.2's (`PositionError`,
@@ -377,6 +378,32 @@ export class PrivateHand extends HandVerifier {
     this.handOver();
   }
 
+  // The host's `show_hand` event (10.11 step 7): the rules turn this seat's hand face up (One
+  // Card's bankrupt hand). After the seat's checks, `show_hand` requests with every key of its
+  // whole face-down hand go to the outbox; a failed check throws (the seat sends nothing more).
+  showHand(event, game, options) {
+    if (!this.me || this.over || event.hand_no !== this.handNo || event.seat !== this.me.seat) return;
+    const asked = (event.positions ?? []).map(([s, p]) => [s, p]);
+    const faceUp = ([s, p]) => this.rounds.get(s)?.opened.has(p) === true;
+    if (asked.length && asked.every(faceUp)) return; // shown already (replayed after a resume)
+    const held = [...this.myCards.keys()].map((k) => k.split(",").map(Number)).filter((w) => !faceUp(w));
+    const why = showRefusal(game, options, event.reason, held.length);
+    if (why) throw new PositionError(`the host asks us to show our hand, refused: ${why}`);
+    const mine = [];
+    for (const round of this.rounds.values()) {
+      for (const [pos, to] of round.drawnTo) if (to === this.me.seat && !round.opened.has(pos)) mine.push(at(round.stream, pos));
+    }
+    const want = new Set(asked.map(([s, p]) => at(s, p)));
+    if (want.size !== asked.length || want.size !== mine.length || !mine.every((k) => want.has(k) && this.myCards.has(k))) {
+      throw new PositionError(`the host asks to show ${[...want].join(" ")}, not our whole face-down hand: refusing to give our keys`);
+    }
+    const rows = this.openFor(asked.sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+    const step = Math.max(1, Math.min(16, Math.floor(3800 / (12 + 34 * this.k))));
+    for (let i = 0; i < rows.length; i += step) {
+      this.outbox.push({ type: "show_hand", hand_no: this.handNo, open: rows.slice(i, i + step) });
+    }
+  }
+
   /** The cards this seat opened, by position: a Map "stream,pos" -> card. */
   cards() {
     return new Map(this.myCards);
@@ -394,6 +421,18 @@ export class PrivateHand extends HandVerifier {
   get transcriptFingerprint() {
     return fingerprint(this.t);
   }
+}
+
+/**
+ * Why a seat holding `held` cards refuses the host's `show_hand` (10.11 step 7), or null: only
+ * One Card with `bankrupt_at` above 0 turns a hand face up mid-hand, and a hand said to have
+ * reached the limit (`reason` "limit") must hold that many cards.
+ */
+export function showRefusal(game, options, reason, held) {
+  const limit = options?.bankrupt_at;
+  if (game !== "one-card" || !Number.isInteger(limit) || limit <= 0) return `the rules of this table (${game}) never turn a hand face up mid-hand`;
+  if (reason === "limit" && held < limit) return `we hold ${held} cards, fewer than bankrupt_at = ${limit}`;
+  return null;
 }
 
 // --- 10.13: what a seat may send from a private view -------------------------------------------

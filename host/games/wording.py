@@ -226,6 +226,8 @@ HOST_EVENTS: dict[str, Template] = {
     ],
     # a private table's hand is over: every seat reveals its masking secret (PROTOCOL.md 10.11)
     "hand_over": NO_LINE,
+    # a private table: the host asks a seat for the keys of its bankrupt hand (10.11 step 7)
+    "show_hand": "{seat:name}'s hand goes face up: waiting for their keys",
 }
 
 

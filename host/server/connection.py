@@ -97,9 +97,12 @@ _FAIR = (
     mm.MaskPass,
     mm.SealedKeys,
     mm.OpenKeys,
+    mm.ShowHand,
     mm.MaskReveal,
 )
-_MaskRequest = mm.MaskCommit | mm.MaskPass | mm.SealedKeys | mm.OpenKeys | mm.MaskReveal
+_MaskRequest = (
+    mm.MaskCommit | mm.MaskPass | mm.SealedKeys | mm.OpenKeys | mm.ShowHand | mm.MaskReveal
+)
 
 #: ``admit(conn, resuming)``: take a slot after the handshake (False: none; host.server.admission)
 Admit = Callable[["ClientConnection", bool], bool]
@@ -636,6 +639,7 @@ _HANDLERS: dict[type[Message], Callable[[ClientConnection, Any], Awaitable[None]
     mm.MaskPass: ClientConnection._on_mask,
     mm.SealedKeys: ClientConnection._on_mask,
     mm.OpenKeys: ClientConnection._on_mask,
+    mm.ShowHand: ClientConnection._on_mask,
     mm.MaskReveal: ClientConnection._on_mask,
     tm.ListRecords: ClientConnection._on_list_records,
     tm.GetRecord: ClientConnection._on_get_record,

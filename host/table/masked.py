@@ -11,7 +11,8 @@ The runner (:mod:`host.table.runner`) feeds it: each seat's request (:meth:`Mask
 after :meth:`MaskedDeal.check_request` names what may be refused), every signed message sent
 (:meth:`MaskedDeal.sent`, which the host's own maskers receive; what they have to say comes out
 of :meth:`MaskedDeal.host_requests` and goes back in as journaled inputs), the engine's chance
-requests (a round's passes, positions drawn, positions to open) and the end of the hand (every
+requests (a round's passes, positions drawn, positions to open: a seat's own by its
+``show_hand``, :meth:`MaskedDeal.show`) and the end of the hand (every
 ``m_s``, MASK_END, the audit that gives every round's stock). It never sees a hidden card of a
 human seat: a position's card is known here once it is opened face up (OPENED) or after
 MASK_END. Pure: no I/O, no clock; every failure is a :class:`~protocol.cardfair.FairnessError`.
@@ -33,7 +34,9 @@ __all__ = ["MASK_REQUESTS", "MaskedDeal", "first_move"]
 Position = tuple[int, int]
 
 #: the seat requests of a private hand (10.11) the table takes, by wire type
-MASK_REQUESTS = frozenset({"mask_commit", "mask_pass", "sealed_keys", "open_keys", "mask_reveal"})
+MASK_REQUESTS = frozenset(
+    {"mask_commit", "mask_pass", "sealed_keys", "open_keys", "show_hand", "mask_reveal"}
+)
 
 
 class MaskedDeal:
@@ -48,6 +51,8 @@ class MaskedDeal:
         }
         for seat, masker in self.maskers.items():
             self.relay.accept_commit(seat, masker.commit().fields)
+        #: positions a seat was asked to show (:meth:`show`)
+        self._shown: set[Position] = set()
         #: the hand is over for the game: every seat is asked for its ``m_s``
         self.ending = False
         #: MASK_END was signed; then :attr:`stocks` holds every round's stock
@@ -70,6 +75,8 @@ class MaskedDeal:
         if kind == "open_keys":
             msgs, _ = relay.accept_open_keys(seat, fields)
             return msgs
+        if kind == "show_hand":
+            return relay.accept_show(seat, fields)
         if kind == "mask_reveal":
             if not self.ending:
                 raise FairnessStateError("mask_reveal before the hand is over")
@@ -88,6 +95,10 @@ class MaskedDeal:
         for seat, masker in self.maskers.items():
             for item in masker.drain():
                 out.append((seat, item.type, dict(item.fields)))
+            showing = self.relay.showing(seat)
+            if showing and not self.ending:
+                for item in masker.show_keys(showing):
+                    out.append((seat, item.type, dict(item.fields)))
             if self.ending and seat not in self.relay.missing_secrets():
                 continue
             if self.ending and not masker.over:
@@ -165,6 +176,19 @@ class MaskedDeal:
 
     def asked(self, where: Position) -> bool:
         return self.relay.asked(where)
+
+    def show(self, seat: int, positions: Sequence[Position]) -> bool:
+        """Ask ``seat`` to put ``positions`` it holds face up (One Card's bankrupt hand), once
+        every one of them has its SEALED. True when asked just now (the caller then sends the
+        ``show_hand`` event; a seat the host plays answers in :meth:`host_requests`); False
+        while a SEALED is still due, or when they were asked already."""
+        if any(w in self._shown for w in positions):
+            return False
+        if not all(w in self.relay.sealed for w in positions):
+            return False
+        self.relay.ask_show(seat, positions)
+        self._shown.update(positions)
+        return True
 
     def opened(self, positions: Sequence[Position]) -> dict[Position, Card] | None:
         """The cards of ``positions`` once every one is open (OPENED, or after MASK_END)."""

@@ -659,17 +659,15 @@ class GameRunner:
         if request.kind is ChanceKind.OPEN:
             positions = list(request.positions)
             over = engine.hand_over()
-            if not over and any(mask.held(p) is not None for p in positions):
+            held = not over and any(mask.held(p) is not None for p in positions)
+            if held:
                 over = self._ends_hand(engine, deal, positions)
-                if not over:
-                    # One Card's bankrupt hand mid-game: 10.11 has no message yet for its
-                    # holder to put it face up (PROTOCOL.md 10.12)
-                    reason = "a bankrupt hand cannot go face up on a private table yet"
-                    self._void_private(batch, deal, [], reason)
-                    return False
             if over and not self._mask_end(batch, deal):
                 return False
-            if not over:
+            if held and not over:
+                if not self._show_held(batch, deal, engine, positions):
+                    return False  # waiting for the holder's keys (or void)
+            elif not over:
                 self._draw_before(batch, deal, engine, positions)
                 self._signed(batch, [(None, m) for m in mask.open_face_up(positions)])
             cards = mask.opened(positions)
@@ -728,16 +726,63 @@ class GameRunner:
         self._signed(batch, deal.draws(earlier))
 
     @staticmethod
-    def _ends_hand(engine: Blind, deal: Deal, positions: Sequence[tuple[int, int]]) -> bool:
-        """Whether opening held ``positions`` is the hand's end (One Card: the last seat but
-        one going bankrupt ends the game): a copy of the engine, the cards faked as plain
-        ones, says (whether the game ends does not depend on them; the copy is dropped)."""
+    def _probe(
+        engine: Blind, deal: Deal, positions: Sequence[tuple[int, int]]
+    ) -> tuple[Blind, list[Event]]:
+        """A copy of the engine with ``positions`` opened to a plain card, and the events of
+        the step that ran on: what opening them leads to where that does not depend on the
+        faces (whether the game ends, where cards go). The caller drops the copy."""
         mask = deal.mask
         assert mask is not None
         plain = next(c for c in map(parse_card, mask.dealer.context.deck) if not c.is_joker)
         probe = engine.clone()
-        probe.reveal(dict.fromkeys(positions, plain))
+        events = probe.reveal(dict.fromkeys(positions, plain))
+        return probe, events
+
+    @classmethod
+    def _ends_hand(cls, engine: Blind, deal: Deal, positions: Sequence[tuple[int, int]]) -> bool:
+        """Whether opening held ``positions`` is the hand's end (One Card: the last seat but
+        one going bankrupt ends the game), as a probe (:meth:`_probe`) says."""
+        probe, _ = cls._probe(engine, deal, positions)
         return probe.hand_over() or probe.outcome() is not None
+
+    def _show_held(
+        self, batch: Batch, deal: Deal, engine: Blind, positions: Sequence[tuple[int, int]]
+    ) -> bool:
+        """Positions a seat holds that the rules turn face up mid-hand (One Card's bankrupt
+        hand), opened by their holder (``spec/PROTOCOL.md`` 10.11 step 7): the positions the
+        same step drew to it are drawn first (a probe says where, :meth:`_probe`); once every
+        one has its SEALED the holder is asked with a public ``show_hand`` event, and its
+        ``show_hand`` request opens them (OPENED each). False while waiting (the round timeout
+        runs: a silent holder voids the hand)."""
+        mask = deal.mask
+        assert mask is not None
+        if mask.opened(positions) is not None:
+            return True
+        _, events = self._probe(engine, deal, positions)
+        shown = next((ev for ev in events if ev.kind == "bankrupt"), None)
+        before = events if shown is None else events[: events.index(shown)]
+        self._signed(batch, deal.draws(before))
+        holders = {mask.held(p) for p in positions}
+        if len(holders) != 1 or None in holders:
+            why = f"positions {[list(p) for p in positions]} to show are not one seat's hand"
+            self._void_private(batch, deal, [], why)
+            return False
+        (seat,) = holders
+        assert seat is not None
+        if mask.show(seat, positions):
+            event: WireMap = {
+                "kind": "show_hand",
+                "hand_no": deal.hand_no,
+                "seat": seat,
+                "positions": [list(p) for p in sorted(positions)],
+                "reason": "rules" if shown is None else str(shown.data.get("reason")),
+            }
+            self._message(batch, {"type": "event", "event": event})
+        if mask.opened(positions) is None:
+            self._wait_for(deal)
+            return False
+        return True
 
     def _mask_end(self, batch: Batch, deal: Deal) -> bool:
         """The hand is over: ask every seat for its ``m_s`` (a ``hand_over`` event), then

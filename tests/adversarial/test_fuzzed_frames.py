@@ -61,6 +61,7 @@ VALID: dict[str, dict[str, Any]] = {
     "mask_pass": {"table": TABLE, "hand_no": 1, "stream": 0, "step": "mask", "points": [bytes(32)]},
     "sealed_keys": {"table": TABLE, "hand_no": 1, "stream": 0, "boxes": [[0, 1, bytes(178)]]},
     "open_keys": {"table": TABLE, "hand_no": 1, "stream": 0, "keys": [[0, bytes(32)]]},
+    "show_hand": {"table": TABLE, "hand_no": 1, "open": [[0, 3, [bytes(32), bytes(32)]]]},
     "mask_reveal": {"table": TABLE, "hand_no": 1, "secret": bytes(32)},
 }
 #: values of every msgpack type, several out of every range a field could have

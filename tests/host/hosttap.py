@@ -172,8 +172,9 @@ class HumanSeat(BotPlayer):
 class PrivateHuman(PrivateSeat):
     """A person's seat at a private table (``private_seat.PrivateSeat``), reporting its own
     secrets: a card is dealt when its client opens it (its ``sealed`` came), put down when it
-    is played, and the hand ends for every card when the seat reveals its masking secret (then
-    anyone, the host included, can open its boxes) or the hand ends or is void."""
+    is played or shown (a bankrupt hand), and the hand ends for every card when the seat reveals
+    its masking secret (then anyone, the host included, can open its boxes) or the hand ends or
+    is void."""
 
     capture: Capture | None = None
 
@@ -195,6 +196,11 @@ class PrivateHuman(PrivateSeat):
         if item.type == "mask_reveal" and self.capture is not None and self.masker is not None:
             at = self.capture.clock.tick()
             self.capture.timeline.hand_ended(self.seat, self.masker.context.hand_no, at)
+        if item.type == "show_hand" and self.capture is not None and self.masker is not None:
+            # a bankrupt hand goes face up: its cards are put down, as by a play
+            cards = self.masker.cards()
+            shown = [cards[int(s), int(p)].code for s, p, _ in item.fields["open"]]
+            self.capture.timeline.put_down(self.seat, shown, self.capture.clock.tick())
         await super()._say(item)
 
     def putting_down(self, action: dict[str, Any]) -> None:

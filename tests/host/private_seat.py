@@ -1,16 +1,16 @@
 """A test seat of a private table (``spec/PROTOCOL.md`` 10.11/10.13) over a real session.
 
-How it works: :class:`PrivateSeat` joins a table through a :class:`~net.session.ClientSession`
-and reads its pushes: every ``fair`` push goes to its :class:`~protocol.verifier.HandVerifier`
-(``private=True``) and then to its :class:`~protocol.mask_seat.SeatMasker`, which does the
-seat's masking duties; what the masker has to say is sent as it comes (``mask_commit`` with the
+How it works: :class:`PrivateSeat` joins a table through a :class:`~net.session.ClientSession` and
+reads its pushes: every ``fair`` push goes to its :class:`~protocol.verifier.HandVerifier`
+(``private=True``) and then to its :class:`~protocol.mask_seat.SeatMasker`, which does the seat's
+masking duties; what the masker has to say is sent as it comes (``mask_commit`` with the
 ``fair_commit``, ``fair_reveal`` once MASK_LOCK passed, passes, sealed boxes, keys, and
-``mask_reveal`` at the host's ``hand_over`` event). On its turn it plays
-:func:`host.table.masked.first_move` (the first action of the first set of ``legal_sets`` its
-opened cards meet, else ``unless_met`` / ``legal``) with ``act.open`` from the masker. A
-``tamper`` hook may change or drop a request before it goes out, a ``choose`` hook pick the
-move (a cheating seat), and
-:attr:`PrivateSeat.errors` keeps every error the host answered. It is the smallest seat that
+``mask_reveal`` at the host's ``hand_over`` event, ``show_hand`` at a ``show_hand`` event naming
+it). On its turn it plays :func:`host.table.masked.first_move` (the first action of the first set
+of ``legal_sets`` its opened cards meet, else ``unless_met`` / ``legal``) with ``act.open`` from
+the masker. A ``tamper`` hook may change or drop a request before it goes out, a ``choose``
+hook pick the move (a cheating seat), and :attr:`PrivateSeat.errors` keeps every error the host
+answered. It is the smallest seat that
 plays a private table, for the host's tests until the real client (``net.fairplay``) does.
 """
 
@@ -41,6 +41,7 @@ _REQUESTS: dict[str, type[Message]] = {
     "mask_pass": mm.MaskPass,
     "sealed_keys": mm.SealedKeys,
     "open_keys": mm.OpenKeys,
+    "show_hand": mm.ShowHand,
     "mask_reveal": mm.MaskReveal,
 }
 
@@ -85,6 +86,8 @@ class PrivateSeat:
     held: dict[tuple[int, int, int], Card] = field(default_factory=dict)
     act_seq: int = 0
     acted_on: int = -1  #: the table seq of the state last acted on
+    #: the size of each hand this seat was asked to show (``show_hand``: it went bankrupt)
+    shown: list[int] = field(default_factory=list)
     over: bool = False
     outcome: dict[str, Any] | None = None
     #: every event pushed to the seat (public and its own), in order
@@ -172,6 +175,15 @@ class PrivateSeat:
         if await self._send(act) is None:
             self.act_seq -= 1  # refused (a state overtaken): the seq is still free
 
+    async def _show(self, event: dict[str, Any]) -> None:
+        """The host asks a seat to put its hand face up (a bankrupt hand): ours, every key."""
+        assert self.masker is not None
+        if event.get("seat") != self.seat or event.get("hand_no") != self.masker.context.hand_no:
+            return
+        self.shown.append(len(event["positions"]))
+        for item in self.masker.show_keys([tuple(p) for p in event["positions"]]):
+            await self._say(item)
+
     def putting_down(self, action: dict[str, Any]) -> None:
         """Called with each action before it is sent (a hook for the scan's harness)."""
 
@@ -187,6 +199,8 @@ class PrivateSeat:
                 kind = push.event.get("kind")
                 if kind == "hand_over" and self.masker is not None and not self.masker.over:
                     await self._say(self.masker.reveal())
+                elif kind == "show_hand" and self.masker is not None and not self.masker.over:
+                    await self._show(push.event)
             elif isinstance(push, tm.StatePush) and push.seat == self.seat:
                 if push.phase == "playing":
                     await self._act(push)

@@ -46,9 +46,6 @@ GAMES = [
     ("black-jack", {"black_jack_pickup": 1, "aces_anytime": True}),
     ("one", {"target": 1}),
 ]
-#: options of the largest tables: One Card's bankruptcy mid-game is refused on a private
-#: table; without it, attacks capped at two cards, or eight seats may play to the turn limit
-MOST_OPTIONS: dict[str, dict[str, Any]] = {"one-card": {"bankrupt_at": 0, "attack_cap": 2}}
 
 
 async def _records(host: HostInfo, table: str) -> list[dict[str, Any]]:
@@ -101,8 +98,6 @@ async def test_a_private_table_plays_to_the_end_and_every_record_verifies(
     host: HostInfo, connect: Any, game: str, options: dict[str, Any], most: bool
 ) -> None:
     seats = find_game(game).max_seats if most else 2
-    if most:
-        options = {**options, **MOST_OPTIONS.get(game, {})}
     table, players = await _play(host, connect, game=game, seats=seats, options=options)
     assert all(p.over for p in players)
     assert not [e for p in players for e in p.errors], [str(e) for p in players for e in p.errors]
@@ -441,3 +436,88 @@ async def test_a_turn_that_runs_out_is_played_by_the_client_s_default_move(
     assert all(record_messages(r)[-1].type == "hand_end" for r in records)
     taken = [a["action"] for r in records for a in r["actions"] if a["seat"] == idle.seat]
     assert taken == plays  # each accepted as sent: no other move of that seat
+
+
+#: One Card at four seats with a hand limit just above the deal (seven cards): a seat that
+#: draws once goes bankrupt, and the game goes on with the other three
+BANKRUPT = {"bankrupt_at": 8}
+
+
+async def test_a_bankrupt_hand_goes_face_up_mid_game_at_four_seats(
+    host: HostInfo, connect: Any
+) -> None:
+    table, players = await _play(host, connect, game="one-card", seats=4, options=BANKRUPT)
+    assert all(p.over for p in players)
+    assert not [e for p in players for e in p.errors], [str(e) for p in players for e in p.errors]
+    shown = [n for p in players for n in p.shown]
+    assert shown and all(n >= 8 for n in shown), shown
+    records = await _records(host, table)
+    (record,) = records
+    verdict = verify_record(record)
+    assert verdict.ok, verdict
+    assert not any(r.voided for p in players for r in p.reports)
+    outcome = players[0].outcome
+    assert outcome is not None
+    # mid-game: the game went on after the first bankruptcy (someone went out, or one stood)
+    messages = record_messages(record)
+    opened = [m.decode() for m in messages if m.type == "opened"]
+    assert len(opened) >= sum(shown)
+
+
+def _drop(kind: str) -> Any:
+    """A tamper hook that never sends a request of ``kind`` (a seat that keeps its keys)."""
+
+    def tamper(item: Outgoing) -> Outgoing | None:
+        return None if item.type == kind else item
+
+    return tamper
+
+
+def _wrong_show_key(fields: dict[str, Any]) -> dict[str, Any]:
+    stream, pos, keys = fields["open"][0]
+    keys = list(keys)
+    keys[0] = bytes([2]) + bytes(31)  # a valid scalar, not the seat's key: opens no card
+    return {**fields, "open": [[stream, pos, keys], *fields["open"][1:]]}
+
+
+async def test_a_bankrupt_seat_that_keeps_its_keys_voids_the_hand_at_the_round_timeout(
+    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, connect_memory: Any
+) -> None:
+    silent = {i: _drop("show_hand") for i in range(4)}
+    table, players = await _play(
+        mock_host,
+        lambda: connect_memory(mock_host),
+        game="one-card",
+        seats=4,
+        options=BANKRUPT,
+        tamper=silent,
+        until_void=True,
+    )
+    asked = [p for p in players if p.shown]
+    assert asked, "a seat went bankrupt"
+    records = await _records(mock_host, table)
+    void = record_messages(records[0])[-1]
+    assert void.type == "void"
+    body = void.decode()
+    # the seat asked first (a later hand may have asked another before the test stopped)
+    assert body["reason"] == "timeout" and len(body["missing"]) == 1
+    assert body["missing"][0] in {p.name for p in asked}
+    assert verify_record(records[0]).ok
+
+
+async def test_a_bankrupt_seat_that_shows_wrong_keys_gets_a_fairness_error_and_voids_the_hand(
+    host: HostInfo, connect: Any
+) -> None:
+    wrong = {i: _once("show_hand", _wrong_show_key) for i in range(4)}
+    table, players = await _play(
+        host, connect, game="one-card", seats=4, options=BANKRUPT, tamper=wrong, until_void=True
+    )
+    # (other seats may meet bad_state: a request for the hand just voided)
+    (cheat,) = [p for p in players if any(e.code is ErrorCode.FAIRNESS for e in p.errors)]
+    assert cheat.shown and [e.code for e in cheat.errors][:1] == [ErrorCode.FAIRNESS]
+    records = await _records(host, table)
+    void = record_messages(records[0])[-1]
+    assert void.type == "void"
+    body = void.decode()
+    assert body["missing"] == [cheat.name] and "show_hand" in body["reason"]
+    assert verify_record(records[0]).ok

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from host.games import find_game, game_names
 from host.storage.journal import JournalKind, JournalRow
 from host.table.cheats import CheatKind, install
+from host.table.masked import first_move
 from host.table.runner import GameRunner
 from host.table.seats import MAX_MISSED_ROUNDS, VOID_TIMEOUT, Batch, Seat, TablePhase
 from protocol.cards import Card
@@ -387,3 +388,67 @@ async def test_a_seat_refusing_to_commit_to_a_hand_not_the_tables_is_never_count
         assert table.player.misses == 0 and not table.player.stood_up
     opened = [m for m in table.out if m["type"] == "fair" and m["msg"][0] == "hand_commit"]
     assert all(m["host_seats"] == [0] for m in opened) and not table.stood_up_events()
+
+
+async def test_seats_the_host_plays_on_a_private_table_show_their_bankrupt_hands() -> None:
+    """Private One Card tables of four seats, every one played by the host (its masking too),
+    with a hand limit one card above the deal: a seat that goes bankrupt mid-game is asked with
+    ``show_hand`` and the host answers for it (its keys are the host's); each game ends and
+    its record verifies. The deals are random: games are played until one had such an ask."""
+    asked: list[dict[str, Any]] = []
+    for _ in range(10):
+        asked = _private_host_game()
+        if asked:
+            break
+    assert asked, "no seat went bankrupt mid-game in ten games"
+
+
+def _private_host_game() -> list[dict[str, Any]]:
+    """One game of :func:`test_seats_the_host_plays_on_a_private_table_show_their_bankrupt_hands`;
+    its ``show_hand`` events."""
+    runner = GameRunner(
+        table_id="t-private",
+        game_cls=find_game("one-card").state,
+        seats=4,
+        options={"bankrupt_at": 6},
+        signing_key=Ed25519PrivateKey.generate(),
+        turn_timer=None,
+        round_timeout=20.0,
+        now=trio.current_time,
+        private=True,
+    )
+    for i in range(4):
+        runner.seats[i] = Seat(i, f"p{i}", None, substitute=True)
+    out: list[Any] = []
+
+    def feed(kind: JournalKind, payload: dict[str, Any]) -> None:
+        batch = Batch()
+        runner.feed(batch, kind, payload)
+        out.extend(msg for _, msg in batch.out)
+
+    feed(JournalKind.GAME, {"game_no": 1, "names": [f"p{i}" for i in range(4)]})
+    for _ in range(1000):
+        if runner.phase is not TablePhase.PLAYING:
+            break
+        engine, deal = runner.engine, runner.deal
+        assert engine is not None and deal is not None and deal.mask is not None
+        seat = engine.to_act()[0]
+        move = first_move(engine.view(seat), deal.mask.host_cards(seat))
+        assert move is not None
+        action, positions = move
+        opens = deal.mask.host_play_keys(seat, positions) if positions else []
+        feed(
+            JournalKind.ACTION,
+            {"seat": seat, "action": action, "act_seq": None, "note": None, "open": opens},
+        )
+    assert runner.phase is TablePhase.FINISHED
+    events = [m["event"] for m in out if m.get("type") == "event"]
+    asked = [e for e in events if e["kind"] == "show_hand"]
+    bankrupt = [e for e in events if e["kind"] == "bankrupt"]
+    assert len(bankrupt) >= len(asked)
+    for ask in asked:  # each ask came before that seat's bankrupt event, with its cards
+        shown = next(e for e in bankrupt if e["seat"] == ask["seat"])
+        assert len(shown["cards"]) == len(ask["positions"]) >= 6
+    ((_, record),) = runner.pending_records
+    assert verify_record(record).ok
+    return asked

@@ -43,14 +43,18 @@ class FakeSession:
 class FakeHost:
     """A host for one private hand: the reference dealer and relay, pushes journaled."""
 
-    def __init__(self, *, sk: Ed25519PrivateKey | None = None) -> None:
+    def __init__(
+        self, *, sk: Ed25519PrivateKey | None = None, options: dict[str, Any] | None = None
+    ) -> None:
         self.sk = sk or Ed25519PrivateKey.generate()
-        self.deck = deck_of(GAME, {}, len(NAMES))
+        #: the table's options (``table_info``), signed in the hand's ruleset
+        self.options = {} if options is None else dict(options)
+        self.deck = deck_of(GAME, self.options, len(NAMES))
         self.dealer = HandDealer(
             signing_key=self.sk,
             table_id=TABLE,
             hand_no=1,
-            ruleset_id=ruleset_id(GAME, {}),
+            ruleset_id=ruleset_id(GAME, self.options),
             deck=self.deck,
             pids=NAMES,
         )
@@ -74,7 +78,7 @@ class FakeHost:
             table=TABLE,
             name=TABLE,
             game=GAME,
-            options={},
+            options=self.options,
             seats=tuple({"name": n} for n in NAMES),
             phase="waiting",
             game_no=0,
@@ -128,6 +132,8 @@ class FakeHost:
                 await self.fair(r.accept_boxes(seat, body))
             elif msg.TYPE == "open_keys":
                 await self.fair(r.accept_open_keys(seat, body)[0])
+            elif msg.TYPE == "show_hand":
+                await self.fair(r.accept_show(seat, body))
             elif msg.TYPE == "mask_reveal":
                 r.accept_secret(seat, body)
                 if not r.missing_secrets():

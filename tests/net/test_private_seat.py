@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 from private_host import EVERY, NAMES, TABLE, FakeHost, FakeSession, dealt_hand, end_hand
@@ -17,6 +19,8 @@ import protocol.table_messages as tm
 from net.fairplay import FairKind
 from net.keystore import FileKeyStore, KeyStore, MemoryKeyStore
 from net.seat import REVEAL_EVENT, SeatClient
+from protocol.cardfair import FairnessStateError, PositionError
+from protocol.masking import UnmaskError
 
 
 def _fields(msg: Any) -> dict[str, Any]:
@@ -154,3 +158,94 @@ async def test_nothing_is_offered_until_every_card_of_ours_is_open() -> None:
     assert ann.state.legal == () and not ann.my_turn
     await host.pump()  # the other seats' boxes: SEALED, Ann opens the card
     assert len(ann.state.view["hand"]) == 4 and len(ann.state.legal) == 5
+
+
+async def _bankrupt_table(options: dict[str, Any]) -> FakeHost:
+    host = FakeHost(options=options)
+    await dealt_hand(host, [MemoryKeyStore() for _ in NAMES])
+    return host
+
+
+def _show(seat: int, positions: list[tuple[int, int]], reason: str = "limit") -> dict[str, Any]:
+    where = [list(p) for p in positions]
+    return {"kind": "show_hand", "hand_no": 1, "seat": seat, "positions": where, "reason": reason}
+
+
+async def test_a_seat_asked_to_show_its_bankrupt_hand_gives_every_key_of_it() -> None:
+    host = await _bankrupt_table({"bankrupt_at": 3})
+    bob = host.clients[1]
+    hand = sorted(bob.checker.opened())
+    cards = host.real_cards(1)
+    host.relay.ask_show(1, hand)
+    await host.event(_show(1, hand))
+    assert [m.TYPE for _, m in host.inbox] == ["show_hand"]  # only Bob answers
+    await host.pump()
+    assert [host.relay.opened[w].card for w in hand] == cards
+    assert bob.checker.opened() == {} and host.relay.waiting_for() == []
+    await host.event(_show(1, hand))  # the ask again (a resume's replay): nothing more
+    assert host.inbox == []
+    await end_hand(host)
+    assert [n.kind for n in host.notices[1]] == [FairKind.VERIFIED]
+
+
+async def test_a_cannot_pay_bankruptcy_is_shown_whatever_the_hand_size() -> None:
+    host = await _bankrupt_table({"bankrupt_at": 20})
+    hand = sorted(host.clients[2].checker.opened())
+    host.relay.ask_show(2, hand)
+    await host.event(_show(2, hand, reason="cannot_pay"))
+    await host.pump()
+    assert all(w in host.relay.opened for w in hand)
+
+
+@pytest.mark.parametrize(
+    ("options", "part", "reason", "why"),
+    [
+        ({"bankrupt_at": 3}, True, "limit", "not our whole face-down hand"),
+        ({"bankrupt_at": 0}, False, "limit", "never turn a hand face up"),
+        ({"bankrupt_at": 4}, False, "limit", "fewer than bankrupt_at = 4"),
+    ],
+    ids=["part-of-the-hand", "bankruptcy-off", "below-the-limit"],
+)
+async def test_a_seat_refuses_an_ask_to_show_that_the_rules_do_not_make(
+    options: dict[str, Any], part: bool, reason: str, why: str
+) -> None:
+    host = await _bankrupt_table(options)
+    hand = sorted(host.clients[1].checker.opened())
+    await host.event(_show(1, hand[:2] if part else hand, reason))
+    assert host.inbox == []  # not one key given
+    (notice,) = host.notices[1]
+    assert notice.kind is FairKind.FAILED and why in notice.message
+
+
+async def test_an_ask_to_show_another_seats_hand_is_not_ours_to_answer() -> None:
+    host = await _bankrupt_table({"bankrupt_at": 3})
+    hand = sorted(host.clients[1].checker.opened())
+    await host.event(_show(1, hand), only=0)
+    await host.event({**_show(1, hand), "seat": 0, "hand_no": 9}, only=0)
+    assert host.inbox == [] and host.notices[0] == []
+
+
+async def test_the_relay_opens_a_shown_hand_only_from_its_holder_and_its_keys() -> None:
+    host = await _bankrupt_table({"bankrupt_at": 3})
+    relay = host.relay
+    duties = host.clients[1].checker.duties
+    assert duties is not None
+    hand = sorted(duties.opened())
+    with pytest.raises(PositionError, match="not seat 1's"):
+        relay.ask_show(1, [(0, 0)])  # Ann's card
+    fresh = (0, host.dealer.next_position(0))
+    relay.deal(*fresh, 1)  # drawn to Bob, its boxes not in yet
+    with pytest.raises(FairnessStateError, match="not released"):
+        relay.ask_show(1, [*hand, fresh])
+    relay.ask_show(1, hand)
+    assert relay.showing(1) == hand and 1 in relay.waiting_for()
+    rows = [[s, p, list(keys)] for s, p, keys in duties.play_keys(hand)]
+    with pytest.raises(PositionError, match="not asked of it"):
+        relay.accept_show(0, {"hand_no": 1, "open": rows})
+    wrong = [[*rows[0][:2], [bytes([2]) + bytes(31), *rows[0][2][1:]]]]
+    with pytest.raises(UnmaskError) as caught:
+        relay.accept_show(1, {"hand_no": 1, "open": wrong})
+    assert caught.value.seat == 1
+    opened = relay.accept_show(1, {"hand_no": 1, "open": rows})
+    assert [m.type for m in opened] == ["opened"] * 3 and relay.showing(1) == []
+    assert relay.accept_show(1, {"hand_no": 1, "open": rows}) == []  # an identical resend

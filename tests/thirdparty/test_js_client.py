@@ -67,6 +67,8 @@ JS_TESTS = (
     "the private hand record verifies, to the record's fingerprint",
     "seat 0 replays the hand: its commitment, passes, boxes, keys and cards",
     "ONE: hearts if you hold any, else anything (the first set the hand meets)",
+    "a seat asked to show its whole hand gives every key of it; it refuses part of it, or a "
+    "table whose rules show none",
     "legal_sets.json has cases",
 )
 
@@ -201,9 +203,10 @@ def test_the_js_client_verifies_a_private_record_offline(tmp_path: Path) -> None
 
 
 #: per game, the (seats, options) a private table is played at by the JS client with host bots
-#: (One Card at more than two seats needs bankrupt_at=0 on a private table: 10.13)
+#: (One Card at four seats with a hand limit just above the deal: seats go bankrupt mid-game,
+#: and their holders, JS or bot, show their hands: 10.11 step 7)
 PRIVATE_SEATS: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
-    "one-card": ((2, ()), (3, ("--option", "bankrupt_at=0", "--option", "attack_cap=2"))),
+    "one-card": ((2, ()), (4, ("--option", "bankrupt_at=8"))),
     "one": ((4, ()),),
     "black-jack": ((2, ()), (3, ())),
 }

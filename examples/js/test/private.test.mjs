@@ -188,6 +188,42 @@ test("a seat never reveals its secret before the hand is over", () => {
   assert.equal(sent.filter((r) => r.type === "mask_reveal").length, 0);
 });
 
+test("a seat asked to show its whole hand gives every key of it; it refuses part of it, or a table whose rules show none", () => {
+  const seat = 1;
+  const drawnTo = (x) => x.type === "draw" && x.m.to === seat;
+  const mine = MESSAGES.filter(drawnTo).map((x) => [x.m.stream, x.m.pos]);
+  const playedAt = MESSAGES.findIndex((x) => x.type === "opened" && mine.some(([s, p]) => s === x.m.stream && p === x.m.pos));
+  let checkedAt = null;
+  replay(seat, {
+    before: (h, x, i) => {
+      if (i !== playedAt) return;
+      checkedAt = i;
+      // before its first play the seat holds the positions of the deal dealt to it
+      const hand = mine.filter(([s, p]) => h.cards().has(at(s, p)));
+      assert.equal(hand.length, 3);
+      const ask = { kind: "show_hand", hand_no: h.handNo, seat, positions: hand, reason: "limit" };
+      const refused = (event, options, re) => {
+        assert.throws(() => h.showHand(event, "one-card", options), (e) => e.kind === "PositionError" && re.test(e.message));
+        assert.deepEqual(h.take(), []);
+      };
+      refused({ ...ask, positions: hand.slice(1) }, { bankrupt_at: 3 }, /whole face-down hand/);
+      refused(ask, { bankrupt_at: 0 }, /never turn a hand face up/);
+      refused(ask, { bankrupt_at: 4 }, /fewer than bankrupt_at = 4/);
+      h.showHand({ ...ask, seat: 0 }, "one-card", { bankrupt_at: 3 }); // another seat's: not ours
+      assert.deepEqual(h.take(), []);
+      h.showHand(ask, "one-card", { bankrupt_at: 3 });
+      const [req, ...more] = h.take();
+      assert.equal(more.length, 0);
+      assert.equal(req.type, "show_hand");
+      assert.deepEqual(req.open.map(([s, p]) => [s, p]), hand);
+      // the keys of the position it then plays are those its opened publishes
+      const [, , keys] = req.open.find(([s, p]) => s === x.m.stream && p === x.m.pos);
+      assert.deepEqual(keys.map((k) => k.toString("hex")), x.m.keys.map((k) => Buffer.from(k).toString("hex")));
+    },
+  });
+  assert.equal(checkedAt, playedAt);
+});
+
 // --- 10.13: what a seat may send --------------------------------------------------------------
 
 const play = (card) => ({ type: "play", card });

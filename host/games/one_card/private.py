@@ -1,15 +1,16 @@
 """One Card on a private table: the blind engine and the forfeit (``spec/RULES.md``, One Card).
 
 How it works: :class:`BlindOneCard` is :class:`~host.games.one_card.engine.OneCard` with
-:class:`~host.games.private.Blind` mixed in. The deal hands out hidden positions; the start
-card is turned up through an ``OPEN`` request (a joker covered by the next card, one request
-each); a bankrupt hand goes face up the same way. What a seat may play is the set of cards
-that follow the top card (or defend against the attack), each as its play action (a seven once
-per suit it may name); after taking an attack the set is limited to the positions just drawn.
-With ``must_play_if_able`` the draw is offered only to a seat that meets no set
-(``unless_met``): that, like every rule needing the rest of a hand, is checked by the audit
-when the game ends and every position opens. ``multi_play`` is refused: a play of several
-cards is not a set of cards a client can pick from without the rules.
+:class:`~host.games.private.Blind` mixed in. The deal hands out hidden positions; the start card is
+turned up through an ``OPEN`` request (a joker covered by the next card, one request each); a
+bankrupt hand goes face up the same way, an ``OPEN`` request by rule that the host serves by asking
+the holder for its keys (``show_hand``, ``spec/PROTOCOL.md`` 10.11). What a seat may play is the
+set of cards that follow the top card (or defend against the attack), each as its play action (a
+seven once per suit it may name); after taking an attack the set is limited to the positions just
+drawn. With ``must_play_if_able`` the draw is offered only to a seat that meets no set
+(``unless_met``): that, like every rule needing the rest of a hand, is checked by the audit when
+the game ends and every position opens. ``multi_play`` is refused: a play of several cards is not a
+set of cards a client can pick from without the rules.
 
 A seat caught by the audit forfeits (:func:`host.games.private.forfeit`, shared with Black
 Jack): it is ranked last, and if it won, the win passes to the next seat of the ranking
@@ -18,7 +19,7 @@ Jack): it is ranked last, and if it won, the win passes to the next seat of the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from host.games.base import (
@@ -78,21 +79,6 @@ class BlindOneCard(SheddingBlind, PrivateOneCard):
         ),
     }
     NORMAL = PrivateOneCard
-
-    @classmethod
-    def refuse_seats(cls, options: Mapping[str, object], seats: int) -> str | None:
-        """A bankrupt hand goes face up, and only its holder could open it: ``PROTOCOL.md``
-        10.11 has no message for that yet (10.12), so a bankruptcy that does not end the game
-        (more than two seats) cannot be played; at two seats it ends the game, and every
-        card opens then."""
-        why = cls.refuse(options)
-        if why is None and seats > 2 and options.get("bankrupt_at"):
-            why = (
-                "option bankrupt_at cannot be used on a private table of more than two seats: "
-                "a bankrupt hand goes face up mid-game, which needs its holder's keys "
-                "(set bankrupt_at to 0)"
-            )
-        return why
 
     HELD_BACK = frozenset({"game_over"})
 

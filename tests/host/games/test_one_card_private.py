@@ -201,3 +201,28 @@ def test_forfeit_of_one_of_tied_winners_leaves_the_others() -> None:
 def test_forfeit_of_a_loser_changes_no_winner() -> None:
     assert forfeit(WENT_OUT, 0) == Outcome(Termination.WENT_OUT, (2,), forfeited=(0,))
     assert "forfeited" not in WENT_OUT.to_wire()  # a normal outcome's wire is unchanged
+
+
+def test_a_bankrupt_hand_opens_mid_game_at_four_seats_as_on_a_normal_table() -> None:
+    """A hand limit just above the deal: seats go bankrupt while three or more still play; the
+    blind engine asks for the bankrupt hand (an ``OPEN`` by rule) and plays on as the normal one
+    (the twin compares every event, the ``bankrupt`` one with its cards included)."""
+    mid_game = 0
+    for seed in range(20):
+        result = twin_playout(OneCard, seats=4, rng=random.Random(seed), options={"bankrupt_at": 8})
+        assert result.outcome is not None and result.violation is None
+        kinds = [e.kind for e in result.events]
+        if "bankrupt" not in kinds:
+            continue
+        first = next(e for e in result.events if e.kind == "bankrupt")
+        assert len(first.data["cards"]) == first.data["count"] >= 8
+        # the game went on: turns after the first bankruptcy
+        if "turn" in kinds[kinds.index("bankrupt") :]:
+            mid_game += 1
+    assert mid_game >= 3
+
+
+def test_bankruptcy_is_played_on_private_tables_of_any_size() -> None:
+    for seats in (2, 3, 8):
+        assert BlindOneCard.refuse_seats({"bankrupt_at": 20}, seats) is None
+    assert BlindOneCard.refuse_seats({"multi_play": True}, 4) is not None
