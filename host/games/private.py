@@ -107,12 +107,6 @@ class Blind(State):
                 return f"option {name} cannot be used on a private table: {why}"
         return None
 
-    @classmethod
-    def refuse_seats(cls, options: Mapping[str, object], seats: int) -> str | None:
-        """Why these options cannot be played blind at ``seats`` seats, or ``None`` (what
-        :meth:`refuse` says, and what only some table sizes forbid)."""
-        return cls.refuse(options)
-
     def __init__(
         self, *, seats: int, options: Mapping[str, object] | None = None, dealer: int | None = None
     ) -> None:

@@ -38,7 +38,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from host.games import find_blind, make_blind, private_refusal
+from host.games import make_blind, private_refusal
 from host.games.base import (
     Action,
     ChanceKind,
@@ -105,8 +105,6 @@ class GameRunner:
         self.private = private
         if private:
             why = private_refusal(game_cls.game.name, dict(self.options))
-            if why is None:
-                why = find_blind(game_cls.game.name).refuse_seats(self.options, seats)
             if why is not None:
                 raise OptionError(why)
         self.signing_key = signing_key

@@ -224,5 +224,7 @@ def test_a_bankrupt_hand_opens_mid_game_at_four_seats_as_on_a_normal_table() -> 
 
 def test_bankruptcy_is_played_on_private_tables_of_any_size() -> None:
     for seats in (2, 3, 8):
-        assert BlindOneCard.refuse_seats({"bankrupt_at": 20}, seats) is None
-    assert BlindOneCard.refuse_seats({"multi_play": True}, 4) is not None
+        game = make_blind(OneCard(seats=seats, options={"bankrupt_at": 20}))
+        assert game.options["bankrupt_at"] == 20
+    assert BlindOneCard.refuse({"bankrupt_at": 20}) is None
+    assert BlindOneCard.refuse({"multi_play": True}) is not None
