@@ -145,55 +145,45 @@ async def test_a_connection_whose_frames_cost_cpu_is_paused_before_decoding_more
         nursery.cancel_scope.cancel()
 
 
-async def test_fair_messages_count_against_the_rate_limit(
-    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, monkeypatch: pytest.MonkeyPatch
+#: a request of each kind that draws on a reserve past the rate limit (to a table nobody is at)
+_RESERVED = {
+    "fair": {"type": "fair_commit", "table": "tnothere", "hand_no": 1, "c": b"\x01" * 32},
+    "mask": {"type": "mask_reveal", "table": "tnothere", "hand_no": 1, "secret": b"\x01" * 32},
+}
+
+
+@pytest.mark.parametrize("reserve", sorted(_RESERVED))
+async def test_fair_and_masking_requests_count_against_the_rate_limit_then_a_reserve(
+    autojump_clock: trio.testing.MockClock,
+    mock_host: HostInfo,
+    monkeypatch: pytest.MonkeyPatch,
+    reserve: str,
 ) -> None:
     """``fair_commit`` flooded: it used to skip the rate limit entirely. Now every one counts;
-    once the bucket and the small fair reserve are spent, the rest are refused."""
+    once the bucket and the small fair reserve are spent, the rest are refused. A private
+    table's masking requests (a box for every position drawn to another seat, two passes a
+    reshuffle) draw on a larger reserve of their own: at six seats the bucket ran out in a deal
+    and a refused box voided the hand. A flood of either is refused past its reserve, served no
+    faster than the bucket and that reserve allow."""
     # count messages only: the decoding CPU a frame is charged is measured on the wall clock,
     # so on a loaded machine a preempted decode was charged and the burst ran out early
     monkeypatch.setattr(connection_module, "CPU_FREE_SECONDS", 1.0)
-    async with trio.open_nursery() as nursery:
-        raw = await connect(nursery, mock_host)
-        flood = 200
-        commit = {"type": "fair_commit", "table": "tnothere", "hand_no": 1, "c": b"\x01" * 32}
-        await raw.stream.send_all(b"".join(raw_frame({**commit, "id": i}) for i in range(flood)))
-        with trio.fail_after(30):
-            replies = await raw.read(flood)
-        codes = [f.get("code") for f in replies]
-        limits = mock_host.host.config.rate_limits  # the default limits
-        served = int(limits.burst + limits.fair_reserve_burst)
-        assert codes[:served] == [ErrorCode.BAD_STATE.value] * served  # answered: no such table
-        # after the burst: refused, each refusal pausing the reader for one token's time, so
-        # the flood is served no faster than the rate plus the reserve allow
-        later = codes[served:].count(ErrorCode.BAD_STATE.value)
-        rate = limits.per_second + limits.fair_reserve_per_second
-        assert later <= trio.current_time() * rate + 1
-        assert ErrorCode.RATE_LIMITED.value in codes[served:]
-        nursery.cancel_scope.cancel()
-
-
-async def test_masking_requests_draw_on_their_own_larger_reserve(
-    autojump_clock: trio.testing.MockClock, mock_host: HostInfo, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A private table's seat sends a box for every position drawn to another seat and two
-    passes a reshuffle: at six seats the bucket ran out in a deal and a refused box voided the
-    hand. Masking requests draw on a reserve of their own once the bucket is spent, and a flood
-    of them is still refused past it, at the rate of the bucket and that reserve."""
-    monkeypatch.setattr(connection_module, "CPU_FREE_SECONDS", 1.0)  # as above: messages only
     limits = mock_host.host.config.rate_limits  # the default limits
-    served = int(limits.burst + limits.mask_reserve_burst)
+    burst = getattr(limits, f"{reserve}_reserve_burst")
+    served = int(limits.burst + burst)
     flood = served + 100
     async with trio.open_nursery() as nursery:
         raw = await connect(nursery, mock_host)
-        reveal = {"type": "mask_reveal", "table": "tnothere", "hand_no": 1, "secret": b"\x01" * 32}
-        await raw.stream.send_all(b"".join(raw_frame({**reveal, "id": i}) for i in range(flood)))
+        request = _RESERVED[reserve]
+        await raw.stream.send_all(b"".join(raw_frame({**request, "id": i}) for i in range(flood)))
         with trio.fail_after(60):
             replies = await raw.read(flood)
         codes = [f.get("code") for f in replies]
         assert codes[:served] == [ErrorCode.BAD_STATE.value] * served  # answered: no such table
+        # after the burst: refused, each refusal pausing the reader for one token's time, so
+        # the flood is served no faster than the rate plus the reserve allow
         later = codes[served:].count(ErrorCode.BAD_STATE.value)
-        rate = limits.per_second + limits.mask_reserve_per_second
+        rate = limits.per_second + getattr(limits, f"{reserve}_reserve_per_second")
         assert later <= trio.current_time() * rate + 1
         assert ErrorCode.RATE_LIMITED.value in codes[served:]
         nursery.cancel_scope.cancel()
