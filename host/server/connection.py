@@ -341,6 +341,11 @@ class ClientConnection:
         """The fatal ``full`` error that closes a connection the host has no slot for."""
         return self._error(ErrorCode.FULL, text, re=re, fatal=True)
 
+    def _at_a_private_table(self) -> bool:
+        """Whether this connection holds a seat at a private table (whose masking requests
+        may draw on the larger reserve)."""
+        return any(t.private and t.seat_of(self) is not None for t in self.tables.values())
+
     def holds_a_seat(self) -> bool:
         """Whether this connection holds a seat at any table (admission keeps those)."""
         return any(t.seat_of(self) is not None for t in self.tables.values())
@@ -352,18 +357,17 @@ class ClientConnection:
             await self._wrote.wait()
 
     def _within_rate(self, *, exempt: bool, message: Message | None = None) -> bool:
-        """Take a token from the rate limit, or for a masking or fair-deal ``message`` past it
-        from its reserve; False when over them all (after ``limits.max_strikes`` refusals in a
-        row the connection is closed as flooding)."""
-        reserve = (
-            self._mask_reserve
-            if isinstance(message, _MaskRequest)
-            else self._fair_reserve
-            if isinstance(message, _FAIR)
-            else None
-        )
-        if exempt or self._rate.take() or (reserve is not None and reserve.take()):
+        """Take a token from the rate limit, or for a fair-deal ``message`` past it from a
+        reserve (a masking request of a seat at a private table from the larger one); False
+        when over them all (after ``limits.max_strikes`` refusals in a row the connection is
+        closed as flooding). A message a reserve serves neither counts as a refusal nor ends
+        a run of them, so a flood cannot keep itself open with a fair message now and then."""
+        if exempt or self._rate.take():
             self._strikes = 0
+            return True
+        masking = isinstance(message, _MaskRequest) and self._at_a_private_table()
+        reserve = self._mask_reserve if masking else self._fair_reserve
+        if isinstance(message, _FAIR) and reserve.take():
             return True
         self._strikes += 1
         if self._strikes > self.limits.max_strikes:
