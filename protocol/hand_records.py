@@ -375,6 +375,8 @@ def _audit_line(rec: Mapping[str, Any], report: HandReport, messages: Sequence[A
         RecordError: the finding is malformed, or names a seat or action the record has not.
     """
     found = rec["audit"]
+    if rec.get("private") is not True or report.voided:
+        raise RecordError("record field 'audit' belongs only to a private hand that ended")
     if not isinstance(found, dict):
         raise RecordError("record field 'audit' is not a map")
     seat, index = found.get("seat"), found.get("index")

@@ -141,8 +141,9 @@ class OpenKeys(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class ShowHand(Message):
-    """A seat's keys for the positions it holds that the host's `show_hand` event asks it to put
-    face up (One Card's bankrupt hand); answered by `ok`."""
+    """A seat's keys for the hand the host's `show_hand` event asks it to put face up.
+
+    One Card's bankrupt hand; answered by `ok`."""
 
     TYPE: ClassVar[str] = "show_hand"
     DIRECTION: ClassVar[Direction] = C2H

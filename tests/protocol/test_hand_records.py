@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from host.games.base import ChanceKind, ChanceRequest
+from protocol import hand_records
 from protocol.cards import DECK_ONE
 from protocol.fairness import HandDealer, SeatSecret, SecretLedger
 from protocol.hand_records import (
@@ -23,6 +24,7 @@ from protocol.hand_records import (
     build_record,
     dump_record,
     load_record,
+    record_messages,
     verify_record,
 )
 
@@ -368,7 +370,8 @@ def test_a_dealer_not_chosen_by_lot_must_be_a_seat_or_null(
 
 
 def _audited(**change: Any) -> dict[str, Any]:
-    """A record of :func:`_one_hand` whose audit found seat q's third action illegal."""
+    """A record of :func:`_one_hand` whose audit found seat q's third action illegal (the
+    hand is not masked: the audit line is checked on its own, :func:`_audit_line_of`)."""
     actions = [
         {"seat": 1, "action": {"type": "bid", "value": 10}},
         {"seat": 0, "action": {"type": "pass"}},
@@ -385,19 +388,28 @@ def _audited(**change: Any) -> dict[str, Any]:
     return {**rec, "audit": {**audit, **change}}
 
 
+def _audit_line_of(rec: dict[str, Any]) -> str:
+    """What ``verify_record`` adds for ``rec``'s audit, were the hand private."""
+    report = verify_record({k: v for k, v in rec.items() if k != "audit"}).report
+    assert report is not None
+    return hand_records._audit_line({**rec, "private": True}, report, record_messages(rec))
+
+
 def test_verify_shows_an_audit_finding_with_the_cards_dealt_to_its_seat() -> None:
     rec = _audited()
-    v = verify_record(rec)
-    assert v.ok, v.message
-    report = v.report
+    report = verify_record({k: v for k, v in rec.items() if k != "audit"}).report
     assert report is not None
     dealt = [c.code for c in report.orders[0][1:10:2]]  # q drew positions 1, 3, .. 9
-    assert (
+    assert _audit_line_of(rec) == (
         "; audit: q forfeits the hand: action 3 of the hand (play card=9H) broke a rule: you "
         "must follow suit (S) and can (the host's finding, not signed; the signed cards: q was "
         f"dealt {' '.join(dealt)})"
-    ) in v.message
+    )
     assert "audit" not in build_record(_one_hand(), game="one", options={"target": 200})
+    # only a private hand that ended has an audit to show
+    normal = verify_record(rec)
+    assert not normal.ok
+    assert normal.message == "record field 'audit' belongs only to a private hand that ended"
 
 
 @pytest.mark.parametrize(
@@ -413,7 +425,8 @@ def test_verify_shows_an_audit_finding_with_the_cards_dealt_to_its_seat() -> Non
     ],
 )
 def test_a_malformed_audit_finding_fails_the_record(change: dict[str, Any], message: str) -> None:
-    v = verify_record(_audited(**change))
-    assert not v.ok and v.message.startswith(message), v.message
-    bad = verify_record({**_audited(), "audit": [1]})
-    assert not bad.ok and bad.message == "record field 'audit' is not a map"
+    with pytest.raises(RecordError) as info:
+        _audit_line_of(_audited(**change))
+    assert info.value.message.startswith(message), info.value.message
+    with pytest.raises(RecordError, match="record field 'audit' is not a map"):
+        _audit_line_of({**_audited(), "audit": [1]})
