@@ -235,6 +235,11 @@ class DealChecker:
         if positions and all(w in duties.masker.face_up for w in positions):
             return [], []  # shown already (the host's replay of its ask after a resume)
         held = len(duties.opened())  # our own count, not the host's word
+        context = self.verifier.context if self.verifier is not None else None
+        if context is None or self.ruleset != context.ruleset_id:
+            # the options table_info gives now may not be those the hand was signed under
+            text = "the host asks us to show our hand under options this hand was not dealt by"
+            return [], self._fail(self.hand_no, text)
         why = show_refusal(self.game, self.options, event.get("reason"), held)
         if why is not None:
             text = f"the host asks us to show our hand, refused: {why}"

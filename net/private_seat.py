@@ -31,7 +31,7 @@ from protocol.messages import Message
 from protocol.private_views import Position
 from protocol.registry import MESSAGE_TYPES
 
-__all__ = ["DUTIES_FORMAT", "SHOW_RULES", "SeatDuties", "show_refusal"]
+__all__ = ["DUTIES_FORMAT", "SHOW_REASONS", "SHOW_RULES", "SeatDuties", "show_refusal"]
 
 #: the ``format`` of what a seat keeps per private hand in its key store
 DUTIES_FORMAT: Final = "onecard-seat-duties/1"
@@ -42,16 +42,21 @@ DUTIES_FORMAT: Final = "onecard-seat-duties/1"
 #: (One Card's bankruptcy: ``limit`` a hand grown to ``bankrupt_at`` cards; ``cannot_pay`` an
 #: attack or penalty the stock cannot pay, which the seat cannot count itself)
 SHOW_RULES: Final = {"one-card": ("bankrupt_at", "limit")}
+#: every ``show_hand`` reason a game's rules give (any other is refused)
+SHOW_REASONS: Final = {"one-card": ("limit", "cannot_pay")}
 
 
 def show_refusal(game: str, options: Mapping[str, Any], reason: object, held: int) -> str | None:
     """Why a seat holding ``held`` cards refuses the host's ``show_hand`` (``spec/PROTOCOL.md``
     10.14), or None: a table whose rules never turn a hand face up mid-hand (another game, or
-    the option off), or a hand smaller than the limit it is said to have reached."""
+    the option off), a reason its rules do not give, or a hand smaller than the limit it is
+    said to have reached."""
     rule = SHOW_RULES.get(game)
     limit = options.get(rule[0]) if rule is not None else None
     if rule is None or not isinstance(limit, int) or limit <= 0:
         return f"the rules of this table ({game}) never turn a hand face up mid-hand"
+    if reason not in SHOW_REASONS.get(game, ()):
+        return f"no rule of {game} shows a hand for {reason!r}"
     if reason == rule[1] and held < limit:
         return f"we hold {held} cards, fewer than {rule[0]} = {limit}"
     return None

@@ -425,12 +425,14 @@ export class PrivateHand extends HandVerifier {
 
 /**
  * Why a seat holding `held` cards refuses the host's `show_hand` (10.11 step 7), or null: only
- * One Card with `bankrupt_at` above 0 turns a hand face up mid-hand, and a hand said to have
- * reached the limit (`reason` "limit") must hold that many cards.
+ * One Card with `bankrupt_at` above 0 turns a hand face up mid-hand, for the reasons "limit" and
+ * "cannot_pay" only, and a hand said to have reached the limit ("limit") must hold that many
+ * cards.
  */
 export function showRefusal(game, options, reason, held) {
   const limit = options?.bankrupt_at;
   if (game !== "one-card" || !Number.isInteger(limit) || limit <= 0) return `the rules of this table (${game}) never turn a hand face up mid-hand`;
+  if (reason !== "limit" && reason !== "cannot_pay") return `no rule of ${game} shows a hand for ${JSON.stringify(reason)}`;
   if (reason === "limit" && held < limit) return `we hold ${held} cards, fewer than bankrupt_at = ${limit}`;
   return null;
 }

@@ -759,7 +759,12 @@ class GameRunner:
             return True
         _, events = self._probe(engine, deal, positions)
         shown = next((ev for ev in events if ev.kind == "bankrupt"), None)
-        before = events if shown is None else events[: events.index(shown)]
+        if shown is None:  # a game module's bug: no seat shows its hand without a rule's reason
+            self._void_private(
+                batch, deal, [], "the rules turn a held hand face up, no reason given"
+            )
+            return False
+        before = events[: events.index(shown)]
         self._signed(batch, deal.draws(before))
         holders = {mask.held(p) for p in positions}
         if len(holders) != 1 or None in holders:
@@ -774,7 +779,7 @@ class GameRunner:
                 "hand_no": deal.hand_no,
                 "seat": seat,
                 "positions": [list(p) for p in sorted(positions)],
-                "reason": "rules" if shown is None else str(shown.data.get("reason")),
+                "reason": str(shown.data.get("reason")),
             }
             self._message(batch, {"type": "event", "event": event})
         if mask.opened(positions) is None:

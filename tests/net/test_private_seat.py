@@ -203,8 +203,9 @@ async def test_a_cannot_pay_bankruptcy_is_shown_whatever_the_hand_size() -> None
         ({"bankrupt_at": 3}, True, "limit", "not our whole face-down hand"),
         ({"bankrupt_at": 0}, False, "limit", "never turn a hand face up"),
         ({"bankrupt_at": 4}, False, "limit", "fewer than bankrupt_at = 4"),
+        ({"bankrupt_at": 3}, False, "rules", "no rule of one-card shows a hand for 'rules'"),
     ],
-    ids=["part-of-the-hand", "bankruptcy-off", "below-the-limit"],
+    ids=["part-of-the-hand", "bankruptcy-off", "below-the-limit", "no-such-reason"],
 )
 async def test_a_seat_refuses_an_ask_to_show_that_the_rules_do_not_make(
     options: dict[str, Any], part: bool, reason: str, why: str
@@ -215,6 +216,19 @@ async def test_a_seat_refuses_an_ask_to_show_that_the_rules_do_not_make(
     assert host.inbox == []  # not one key given
     (notice,) = host.notices[1]
     assert notice.kind is FairKind.FAILED and why in notice.message
+
+
+async def test_a_seat_checks_an_ask_to_show_by_the_options_its_hand_was_dealt_under() -> None:
+    """A host that turns bankruptcy on mid-hand (``table_info``) cannot have a hand dealt
+    without it shown: the seat holds the ask to the ruleset its hand was signed under."""
+    host = await _bankrupt_table({"bankrupt_at": 0})
+    bob = host.clients[1]
+    hand = sorted(bob.checker.opened())
+    bob.checker.table_options("one-card", {**host.options, "bankrupt_at": 1}, True)
+    await host.event(_show(1, hand))
+    assert host.inbox == []  # not one key given
+    (notice,) = host.notices[1]
+    assert notice.kind is FairKind.FAILED and "options this hand was not dealt by" in notice.message
 
 
 async def test_an_ask_to_show_another_seats_hand_is_not_ours_to_answer() -> None:
