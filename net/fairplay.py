@@ -234,7 +234,10 @@ class DealChecker:
             return [], self._fail(self.hand_no, "a show_hand event with malformed positions")
         if positions and all(w in duties.masker.face_up for w in positions):
             return [], []  # shown already (the host's replay of its ask after a resume)
-        held = len(duties.opened())  # our own count, not the host's word
+        # our own count, not the host's word (and the cards of this show opened already, if
+        # the ask is replayed after a restart part-way through it)
+        shown = duties.masker.shown
+        held = len(set(duties.opened()) | {w for w in positions if w in shown})
         context = self.verifier.context if self.verifier is not None else None
         if context is None or self.ruleset != context.ruleset_id:
             # the options table_info gives now may not be those the hand was signed under

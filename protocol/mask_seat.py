@@ -87,6 +87,9 @@ class SeatMasker:
         #: positions dealt to this seat and opened: every seat's key (seat order) and the card
         self.hand: dict[tuple[int, int], tuple[str, tuple[bytes, ...]]] = {}
         self.face_up: dict[tuple[int, int], str] = {}
+        #: positions of our hand whose keys we gave for a show (a bankrupt hand), so that the
+        #: ask replayed after a restart part-way through is known as ours
+        self.shown: set[tuple[int, int]] = set()
         self.over = False
         self._outbox: list[Outgoing] = []
 
@@ -157,13 +160,17 @@ class SeatMasker:
         asked = [(int(s), int(p)) for s, p in positions]
         if asked and all(w in self.face_up for w in asked):
             return []  # shown already (the host's replay of its ask after a resume)
+        # the ask replayed after a restart part-way through the show: those opened already
+        # must be ones we showed, and the rest our whole face-down hand, as before
+        rest = [w for w in asked if w not in self.face_up or w not in self.shown]
         mine = [w for w, to in self.holders.items() if to == self.seat and w not in self.face_up]
-        if len(set(asked)) != len(asked) or set(asked) != set(self.hand) or set(mine) - set(asked):
+        if len(set(asked)) != len(asked) or set(rest) != set(self.hand) or set(mine) - set(rest):
             raise PositionError(
                 f"the host asks to show positions {sorted(asked)}, not our whole face-down hand "
                 f"{sorted(mine)}: refusing to give our keys"
             )
-        rows = self.play_keys(sorted(asked))
+        self.shown.update(rest)
+        rows = self.play_keys(sorted(rest))
         hand, step = self.context.hand_no, show_rows(self.seats)
         return [
             Outgoing("show_hand", {"hand_no": hand, "open": rows[i : i + step]})
@@ -344,6 +351,7 @@ class SeatMasker:
                 for (s, p), (card, keys) in sorted(self.hand.items())
             ],
             "face_up": [[s, p, card] for (s, p), card in sorted(self.face_up.items())],
+            "shown": [[s, p] for s, p in sorted(self.shown)],
             "over": self.over,
             "outbox": [[o.type, _hexed(o.fields)] for o in self._outbox],
         }
@@ -379,6 +387,8 @@ class SeatMasker:
                 for s, p, card, keys in data["hand"]
             }
             seat.face_up = {(int(s), int(p)): card for s, p, card in data["face_up"]}
+            # (a store written before shows were kept has none)
+            seat.shown = {(int(s), int(p)) for s, p in data.get("shown", ())}
             seat.over = bool(data["over"])
             seat._outbox = [Outgoing(t, _unhexed(f)) for t, f in data["outbox"]]
         except (KeyError, TypeError, ValueError) as exc:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -20,6 +21,7 @@ from net.fairplay import FairKind
 from net.keystore import FileKeyStore, KeyStore, MemoryKeyStore
 from net.seat import REVEAL_EVENT, SeatClient
 from protocol.cardfair import FairnessStateError, PositionError
+from protocol.mask_seat import SeatMasker
 from protocol.masking import UnmaskError
 
 
@@ -216,6 +218,31 @@ async def test_a_seat_refuses_an_ask_to_show_that_the_rules_do_not_make(
     assert host.inbox == []  # not one key given
     (notice,) = host.notices[1]
     assert notice.kind is FairKind.FAILED and why in notice.message
+
+
+async def test_a_show_cut_short_by_a_restart_is_finished_and_not_refused() -> None:
+    """A client killed part-way through showing its bankrupt hand (some of its cards opened,
+    not all) is asked again on resume: it gives the keys of the rest, not a refusal (which
+    would void the hand and blame it). Cards it played face up are not taken for shown ones."""
+    host = await _bankrupt_table({"bankrupt_at": 3})
+    masker = host.clients[1].checker.duties.masker
+    hand = sorted(masker.hand)
+    assert len(hand) >= 3
+    (first,) = masker.show_keys(hand)
+    assert [(s, p) for s, p, _ in first.fields["open"]] == hand
+    for s, p in hand[:2]:  # the host opened two before the client went
+        masker._on_opened({"stream": s, "pos": p, "card": masker.hand[s, p][0]})
+    again = SeatMasker.from_dict(json.loads(json.dumps(masker.to_dict())))
+    (rest,) = again.show_keys(hand)
+    assert [(s, p) for s, p, _ in rest.fields["open"]] == hand[2:]
+    # a card played face up (never shown) in the ask: refused, as any ask not our hand
+    fresh = await _bankrupt_table({"bankrupt_at": 3})
+    played = fresh.clients[1].checker.duties.masker
+    mine = sorted(played.hand)
+    s, p = mine[0]
+    played._on_opened({"stream": s, "pos": p, "card": played.hand[s, p][0]})
+    with pytest.raises(PositionError, match="not our whole face-down hand"):
+        played.show_keys(mine)
 
 
 async def test_a_seat_checks_an_ask_to_show_by_the_options_its_hand_was_dealt_under() -> None:
