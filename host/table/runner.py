@@ -708,16 +708,13 @@ class GameRunner:
     ) -> None:
         """Draw the positions dealt before a card turned up: the engine asks for the start
         card within its deal step, before the hands' events, and DRAWs go in position order.
-        A copy of the engine, the card faked as a plain one, says where they went (the deal
-        does not depend on the face; the copy is dropped)."""
+        A probe (:meth:`_probe`) says where they went (the deal does not depend on the face)."""
         mask = deal.mask
         assert mask is not None
         first = min(positions)
         if mask.drawn(first) or mask.dealer.next_position(first[0]) >= first[1]:
             return
-        plain = next(c for c in map(parse_card, mask.dealer.context.deck) if not c.is_joker)
-        probe = engine.clone()
-        events = probe.reveal(dict.fromkeys(positions, plain))
+        _, events = self._probe(engine, deal, positions)
         earlier = [
             ev for ev in events if all(tuple(p) < first for p in ev.data.get("positions", ()))
         ]
