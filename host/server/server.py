@@ -26,7 +26,11 @@ address's cap the client gets a fatal ``full`` error before its ``hello``), runs
 (or, the host being full, only for a ``resume`` of a seat), and always closes the stream in
 ``finally``; no
 exception from one connection can reach the host, nor one from reconnecting a restored table's
-bots (a full disk: :meth:`Host.respawn_bot`). The nursery also runs the store's retries of hand
+bots (a full disk: :meth:`Host.respawn_bot`). Those bots take their seats back before the first
+connection is accepted (within ``RESPAWN_TIMEOUT``): a player resuming first could start a
+rematch whose deal round a bot, resuming into it as a new process, could only audit (it cannot
+know what its old process committed), and the hand would be void at the round timeout. The
+nursery also runs the store's retries of hand
 records the disk refused (:meth:`host.storage.record_files.RecordFiles.retry_records`). The
 per-address cap and admission's fair share keep a few machines from taking every slot, and a
 player who comes back to ``resume`` a seat always gets in; loopback peers and the host's own
@@ -73,6 +77,7 @@ __all__ = [
     "MAX_CONNECTIONS",
     "MAX_CONNECTIONS_PER_ADDRESS",
     "MAX_RECORDS_BYTES",
+    "RESPAWN_TIMEOUT",
     "SHUTDOWN_GRACE",
     "Host",
     "HostConfig",
@@ -96,6 +101,9 @@ KEEP_RECORDS_DAYS = 90.0
 MAX_RECORDS_BYTES = 2048 * 1024 * 1024
 #: seconds connections get to receive ``server_closing`` before the host cancels them
 SHUTDOWN_GRACE = 2.0
+#: seconds a restarted host waits for its own bots to take their seats back before accepting
+#: players (a bot still away then is played by the host after the grace period, as any seat)
+RESPAWN_TIMEOUT = 10.0
 #: seconds a client waits before reconnecting after ``server_closing``
 RETRY_AFTER_S = 5
 #: seconds per turn unless a table asks otherwise: generous for a person thinking, but one
@@ -573,6 +581,14 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                 with accept_scope:
                     await host._accept_loop(listeners, nursery)
 
+            with trio.move_on_after(RESPAWN_TIMEOUT) as respawning:
+                async with trio.open_nursery() as respawns:
+                    for table, seat in bots:
+                        respawns.start_soon(host.respawn_bot, table, seat)
+            if respawning.cancelled_caught:
+                log.error(
+                    "the host's bots were not all back in %s s; accepting players", RESPAWN_TIMEOUT
+                )
             nursery.start_soon(accept)
             nursery.start_soon(store.records.retry_records)
             nursery.start_soon(
@@ -582,8 +598,6 @@ async def _serve(config: HostConfig, task_status: trio.TaskStatus[HostInfo]) -> 
                     max_bytes=config.max_records_bytes,
                 )
             )
-            for table, seat in bots:
-                nursery.start_soon(host.respawn_bot, table, seat)
             if advertise:
                 nursery.start_soon(_advertise, info, config.name)
             task_status.started(info)
