@@ -186,7 +186,7 @@ def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[Counter[str],
     log: list[str] = []
     while True:
         try:
-            term.feed(child.read_nonblocking(65536, timeout=0.15))
+            term.feed(child.read_nonblocking(65536, timeout=0.06))
             continue
         except pexpect.TIMEOUT:
             pass
@@ -232,8 +232,10 @@ def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(
     env["TERM"] = "xterm-256color"
     # three bots: a two-player deal can end in a handful of turns (a median of 19 actions in
     # bench/endings.py), too few to check the screen often; with bots that keep their attack
-    # cards for defence (issue 28) three players can also finish too soon, four take longer
-    args = ["play", "--game", "one-card", "--bots", "3", "--delay", "0.2", "--name", "Ann"]
+    # cards for defence (issue 28) three players can also finish too soon, four take longer.
+    # The bots wait 0.1 s a move and a quiet moment is 0.06 s without output: a game checks
+    # the screen some 20 to 100 times (0.2 and 0.15 s made the slowest games take 50 s)
+    args = ["play", "--game", "one-card", "--bots", "3", "--delay", "0.1", "--name", "Ann"]
     child = pexpect.spawn(
         ONECARD[0],
         [*ONECARD[1:], *args, "--option", "attack_cap=2"],
