@@ -34,7 +34,6 @@ import protocol.table_messages as tm
 from net.fairplay import DealChecker, FairNotice, KeepProof
 from net.keystore import KeyStore
 from net.session import ClientSession, expect_reply
-from protocol.cards import parse_card
 from protocol.messages import Message
 from protocol.private_views import (
     Allowed,
@@ -207,9 +206,7 @@ class SeatClient:
         # until every card of ours is open (its SEALED came) we cannot tell what we may play:
         # nothing is offered then, and the state is filled again when the cards open
         self.plays = [] if unopened(raw.view, opened) else allowed(raw.view, opened)
-        # in canonical order, as a normal table's view gives a hand (the deal's is random)
-        hand = sorted(hand_of(raw.view, opened), key=lambda code: parse_card(code).index)
-        view = {**raw.view, "hand": hand}
+        view = {**raw.view, "hand": hand_of(raw.view, opened)}
         legal = tuple(a.action for a in self.plays)
         self.state = dataclasses.replace(raw, view=view, legal=legal)
 
