@@ -5,7 +5,9 @@ whole truth. :func:`build_menu` groups those actions for a person:
 
 * actions that put down a card (``{"type": "play", "cards": [...]}`` or ``"card": ...``) are
   grouped by their first card; those cards get numbers 1, 2, ... in the order of the hand, and
-  the hand's other cards are shown dimmed without a number;
+  the hand's other cards are shown dimmed without a number. The hand is shown in canonical
+  order (:func:`canonical_hand`): a normal table's view gives it so, but a private table's
+  state lists our cards in the order of their positions, which is the shuffle's;
 * the other actions get the letter the host gives their type in this game (One Card's ``d``
   draw and ``c`` "One Card!", ONE's ``p`` pass: ``keys`` of the ``games`` reply, kept in
   :data:`client.catalogue.CATALOGUE`); a bid is keyed by its own value (``9) bid 9``), so the
@@ -39,6 +41,7 @@ from rich.text import Text
 from client.catalogue import CATALOGUE, Catalogue
 from client.render import SUIT_SYMBOLS, card_text
 from client.wording import describe_action
+from protocol.cards import CardCodeError, parse_card
 from protocol.text import safe_text
 
 __all__ = [
@@ -364,6 +367,23 @@ def _first_card(action: Mapping[str, Any]) -> str | None:
     return str(card) if card is not None else None
 
 
+def canonical_hand(hand: Sequence[str]) -> list[str]:
+    """The hand's codes in canonical order (suits S H D C, ranks A to K, then the jokers); a
+    code that names no card keeps its place after the cards.
+
+    >>> canonical_hand(["KC", "2D", "JR", "8S", "??", "2D"])
+    ['8S', '2D', '2D', 'KC', 'JR', '??']
+    """
+
+    def key(code: str) -> tuple[int, int]:
+        try:
+            return (0, parse_card(code).index)
+        except CardCodeError:
+            return (1, 0)
+
+    return sorted(hand, key=key)
+
+
 def build_menu(
     view: Mapping[str, Any],
     legal: Sequence[Mapping[str, Any]],
@@ -376,7 +396,7 @@ def build_menu(
     catalogue = CATALOGUE if catalogue is None else catalogue
     game = str(view.get("game") or "")
     hand_raw = view.get("hand")
-    hand = [str(c) for c in hand_raw] if isinstance(hand_raw, list) else []
+    hand = canonical_hand([str(c) for c in hand_raw]) if isinstance(hand_raw, list) else []
     by_card: dict[str, list[dict[str, Any]]] = {}
     others: dict[str, list[dict[str, Any]]] = {}
     for action in legal:

@@ -61,3 +61,14 @@ def test_a_number_with_no_numbered_move_says_what_there_is() -> None:
     said = menu.resolve("99")
     assert isinstance(said, str) and said.startswith("there is no move 99: ")
     assert "numbers shown" not in said and "draw" in said
+
+
+def test_a_private_table_hand_is_shown_and_numbered_in_canonical_order() -> None:
+    """A private table's state lists our cards in the order of their positions (the shuffle's):
+    before, the hand was shown and numbered in that random order; now as at a normal table."""
+    view = {"game": "one-card", "hand": ["KC", "2D", "8S", "JR", "4D"]}
+    plays = [{"type": "play", "cards": [c]} for c in ("KC", "4D", "JR")]
+    menu = build_menu(view, [*plays, {"type": "draw"}])
+    assert menu.render(ascii_only=True).plain.startswith("Your hand: 8S  2D  1)4D  2)KC  3)JR")
+    found = menu.resolve("2")
+    assert not isinstance(found, str) and found.actions == [{"type": "play", "cards": ["KC"]}]

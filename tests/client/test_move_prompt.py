@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import protocol.table_messages as tm
+from client.choices import canonical_hand
 from client.human_ui import HumanUI
 from client.intents import ActIntent, ChatIntent, ExplainIntent, LeaveIntent
 from client.json_ui import JsonUI
@@ -209,7 +210,10 @@ def test_a_bid_typed_after_the_auction_asks_before_it_plays_a_card(
     plays; once a move is made numbers are moves."""
     ui, out = human_ui()
     tc = table_client()
-    hand = [f"{r}{s}" for r in ("9", "10", "J", "Q", "K", "A") for s in ("S", "H")][:9]
+    # in canonical order, as a host's view gives a hand
+    hand = canonical_hand(
+        [f"{r}{s}" for r in ("9", "10", "J", "Q", "K", "A") for s in ("S", "H")][:9]
+    )
     auction = {"game": "one", "hand": hand, "phase": "auction", "hand_counts": [9, 9, 9]}
     bids = [{"type": "bid", "value": v} for v in range(7, 16)]
     ui.on_push(tc, push_state(tc, auction, [*bids, {"type": "pass"}], [1]), [])
