@@ -227,7 +227,11 @@ HOST_EVENTS: dict[str, Template] = {
     # a private table's hand is over: every seat reveals its masking secret (PROTOCOL.md 10.11)
     "hand_over": NO_LINE,
     # a private table: the host asks a seat for the keys of its bankrupt hand (10.11 step 7)
-    "show_hand": "{seat:name}'s hand goes face up: waiting for their keys",
+    "show_hand": when(
+        mine("seat"),
+        "Your hand goes face up: your keys go out",
+        "{seat:name}'s hand goes face up: waiting for their keys",
+    ),
 }
 
 

@@ -164,3 +164,13 @@ def test_a_hostile_hosts_templates_are_shown_escaped() -> None:
     assert line is not None and line.plain == safe_text(evil) * 3
     assert describe_action({"type": "draw"}, catalogue=house).plain == safe_text(evil)
     assert house.title("g") == house.help("g") == house.refusal("g", "d") == safe_text(evil)
+
+
+def test_a_hand_going_face_up_is_worded_for_its_holder_and_for_the_others() -> None:
+    """Before, a bankrupt player read "Ann's hand goes face up: waiting for their keys" of
+    their own hand, whose keys their own client sends."""
+    event = {"kind": "show_hand", "hand_no": 3, "seat": 0, "positions": [], "reason": "limit"}
+    own = describe_event(event, _name, me=0, game="one-card")
+    other = describe_event(event, _name, me=1, game="one-card")
+    assert own is not None and own.plain == "Your hand goes face up: your keys go out"
+    assert other is not None and other.plain == "Ann's hand goes face up: waiting for their keys"
