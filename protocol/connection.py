@@ -39,7 +39,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 from protocol.errors import ErrorCode, LocalProtocolError, ProtocolError, RemoteProtocolError
-from protocol.framing import NEED_DATA, FrameDecoder, NeedData, encode_frame, pack_frame
+from protocol.framing import (
+    NEED_DATA,
+    FrameDecoder,
+    NeedData,
+    checked_trees,
+    encode_frame,
+    pack_frame,
+)
 from protocol.limits import MAX_BUFFERED_BYTES, MAX_FRAME_BYTES, MAX_REQUEST_BYTES
 from protocol.messages import (
     Direction,
@@ -245,7 +252,8 @@ class Connection:
             kind = MESSAGE_TYPES.get(type_name) if isinstance(type_name, str) else None
             if kind is not None:  # who may send it, and when, before its fields (rule 5)
                 self._check_allowed(kind.TYPE, kind.DIRECTION, sending=False)
-            msg = message_from_wire(frame)
+            with checked_trees():  # decode_body checked the frame's whole tree
+                msg = message_from_wire(frame)
             self._process(msg, sending=False)
         except LocalProtocolError as err:
             remote = err.as_remote()

@@ -15,6 +15,9 @@ How it works:
   header as soon as its 4 bytes arrive and rejects an oversized length *before* the body is
   buffered; the buffer never exceeds its ``max_buffered_bytes``. ``next_frame`` returns one
   decoded map or :data:`NEED_DATA`.
+* :func:`checked_trees` marks a stretch of code whose values were checked already (a decoded
+  frame, whose whole tree :func:`decode_body` checked): a field kind that checks a sub-tree
+  (``AnyMap``) asks :func:`trees_checked` first, so a received message is checked once.
 
 Rules: every failure on any input is a :class:`~protocol.errors.LocalProtocolError` with code
 ``frame_too_large``, ``limit_exceeded`` or ``malformed`` (never a msgpack or Python exception);
@@ -25,7 +28,9 @@ failure the decoder drops its buffer and stays in an error state: every later ca
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Final, Literal
 
 import msgpack
@@ -49,9 +54,11 @@ __all__ = [
     "Outgoing",
     "WireDict",
     "check_tree",
+    "checked_trees",
     "decode_body",
     "encode_frame",
     "pack_frame",
+    "trees_checked",
 ]
 
 WireDict = dict[str, Any]
@@ -88,6 +95,27 @@ def _pairs_to_dict(pairs: list[tuple[Any, Any]]) -> WireDict:
             raise _error(ErrorCode.MALFORMED, f"duplicate map key {key!r}")
         result[key] = value
     return result
+
+
+#: True inside :func:`checked_trees`
+_TREES_CHECKED: ContextVar[bool] = ContextVar("trees_checked", default=False)
+
+
+@contextmanager
+def checked_trees() -> Iterator[None]:
+    """Within this block, the values being built into messages were checked already (by
+    :func:`decode_body`, which checks a frame's whole tree, deeper limits included): a field that
+    would run :func:`check_tree` on its sub-tree again skips it (:func:`trees_checked`)."""
+    token = _TREES_CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _TREES_CHECKED.reset(token)
+
+
+def trees_checked() -> bool:
+    """Whether the caller runs inside :func:`checked_trees`."""
+    return _TREES_CHECKED.get()
 
 
 def check_tree(obj: object, *, max_nesting: int = MAX_NESTING) -> None:  # noqa: C901, PLR0912

@@ -531,3 +531,46 @@ def test_send_map_checks_values_only_when_asked() -> None:
     with pytest.raises(LocalProtocolError) as caught:
         checking.host.send_map(bad)
     assert caught.value.code is ErrorCode.BAD_FIELD
+
+
+def test_a_received_message_has_its_tree_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # decode_body checks the whole frame; the ``view`` map field is not checked a second time
+    from protocol import framing, kinds
+    from protocol.table_messages import StatePush
+
+    pair = ConnectionPair()
+    pair.handshake()
+    state = StatePush(
+        table="t1",
+        seq=3,
+        game_no=1,
+        phase="playing",
+        seat=0,
+        view={"hand": ["S7"]},
+        legal=(),
+        to_act=(0,),
+        turn_ms=None,
+    )
+    frame = pair.host.send(state)
+    whole: list[object] = []
+    field: list[object] = []
+    real = framing.check_tree
+    monkeypatch.setattr(framing, "check_tree", lambda obj, **kw: whole.append(obj) or real(obj))
+    monkeypatch.setattr(kinds, "check_tree", lambda obj, **kw: field.append(obj) or real(obj))
+    pair.client.receive_data(frame)
+    assert pair.client.next_message() == state
+    assert len(whole) == 1  # the frame
+    assert field == []  # not the view again
+    # a message built in code (not decoded) still has its map fields checked
+    StatePush(
+        table="t1",
+        seq=3,
+        game_no=1,
+        phase="playing",
+        seat=0,
+        view={"a": 1},
+        legal=(),
+        to_act=(),
+        turn_ms=None,
+    )
+    assert field == [{"a": 1}]

@@ -10,6 +10,7 @@ import protocol.messages
 from protocol import kinds
 from protocol.cards import card
 from protocol.errors import ErrorCode, LocalProtocolError
+from protocol.framing import checked_trees, trees_checked
 from protocol.kinds import (
     AnyMap,
     Bool,
@@ -137,6 +138,17 @@ def test_any_map_copies_and_checks_the_tree() -> None:
     refused(AnyMap(), [1])
     refused(AnyMap(), {"a": 1.5})
     assert AnyMap().describe() == "map"
+
+
+def test_any_map_trusts_a_tree_checked_already() -> None:
+    # inside checked_trees (a decoded frame, whose whole tree decode_body checked) the map is
+    # only copied: a float, which check_tree refuses, shows the check did not run again
+    with checked_trees():
+        assert trees_checked()
+        assert AnyMap().coerce({"a": 1.5}, "f") == {"a": 1.5}
+        refused(AnyMap(), [1])  # not a map at all is still refused
+    assert not trees_checked()
+    refused(AnyMap(), {"a": 1.5})
 
 
 def test_message_id_kind() -> None:
