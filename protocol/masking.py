@@ -13,11 +13,15 @@ Every key, permutation and box key derives from one 32-byte secret per seat and 
 to at the start and revealed at the end, when :func:`verify_round` re-derives every stage.
 
 All group and scalar arithmetic is libsodium's (PyNaCl bindings); this module only strings the
-calls together and validates every point and scalar it is given. It does no I/O.
+calls together and validates every point and scalar it is given. It does no I/O. A round's card
+points and the keys a secret derives are pure functions of their inputs, asked for again and
+again (each ``sealed`` a seat opens, the audit after the passes): both are kept in small caches
+(:func:`functools.lru_cache`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -155,6 +159,7 @@ def check_scalar(k: object, where: str) -> bytes:
     return k
 
 
+@functools.lru_cache(maxsize=4096)  # a few rounds of a few seats' position keys
 def _scalar(secret: bytes, *fields: bytes) -> bytes:
     """``reduce(HMAC-SHA512(m, enc(fields)))``: a uniform non-zero scalar (zero has
     probability 2^-252; it is refused rather than used)."""
@@ -179,6 +184,11 @@ def _times(k: bytes, p: bytes, where: str) -> bytes:
 def card_points(ctx: bytes, stream: int, cards: Sequence[str]) -> tuple[bytes, ...]:
     """The round's card points: ``from_uniform(H(enc(M"card", ctx, u32(stream), u32(j), id_j)))``
     for the ``j``-th card of the round's list (the deck for stream 0, a reshuffle's ``cards``)."""
+    return _card_points(ctx, stream, tuple(cards))
+
+
+@functools.lru_cache(maxsize=64)
+def _card_points(ctx: bytes, stream: int, cards: tuple[str, ...]) -> tuple[bytes, ...]:
     pts = tuple(
         sodium.crypto_core_ed25519_from_uniform(
             hashlib.sha256(enc(label("card"), ctx, u32(stream), u32(j), code)).digest()
