@@ -158,8 +158,12 @@ class DealChecker:
         """The fair-dealing key's fingerprint as the host shows it, once known."""
         return None if self.host_pk is None else key_fingerprint(self.host_pk)
 
-    def receive(self, push: tm.FairPush) -> tuple[list[Message], list[FairNotice]]:
-        """Check one signed message; return (messages to send, notices for the user)."""
+    def receive(
+        self, push: tm.FairPush, *, more: bool = False
+    ) -> tuple[list[Message], list[FairNotice]]:
+        """Check one signed message; return (messages to send, notices for the user). With
+        ``more`` (more pushes wait to be read) the masking requests it makes due wait for
+        :meth:`flush`, so that one request carries what many messages asked for."""
         try:
             msg = SignedMessage.from_wire(push.msg)
         except FairnessError as exc:
@@ -189,7 +193,7 @@ class DealChecker:
         out: list[Message] = []
         if self.duties is not None:
             try:
-                out.extend(self.duties.receive(msg, push.seq))
+                out.extend(self.duties.receive(msg, push.seq, defer=more))
             except FairnessError as exc:
                 return [], self._fail(push.hand_no, exc.message)
             if msg.type == "void":
@@ -199,12 +203,20 @@ class DealChecker:
         # on a private table the seat reveals r only once MASK_LOCK passed too (10.11 step 2)
         reveal_on = "mask_lock" if self.private or self.verifier.private else "lock"
         if msg.type == reveal_on and self.verifier.seat is not None:
+            out.extend(self.flush())  # (what the masking owes goes first, in order)
             body = self.verifier.reveal()
             out.append(tm.FairReveal(table=self.table_id, hand_no=body["hand_no"], r=body["r"]))
             return out, []
         if isinstance(result, HandReport):
             return out, [self._finish(result)]
         return out, []
+
+    def flush(self) -> list[Message]:
+        """The masking requests :meth:`receive` kept back (none after a failed check: the seat
+        answers nothing more for that hand)."""
+        if self.duties is None or self.failure is not None:
+            return []
+        return self.duties.flush()
 
     def hand_over(self, hand_no: int | None = None) -> list[Message]:
         """The host says the private hand ``hand_no`` (default: the current one) is over: our

@@ -4,16 +4,19 @@ How it works (``spec/PROTOCOL.md`` 10.11 and 10.14): :class:`SeatDuties` wraps t
 :class:`~protocol.mask_seat.SeatMasker` of one hand for :class:`net.fairplay.DealChecker`. It
 is fed every signed ``fair`` message the hand's verifier accepted, with its table seq
 (:meth:`SeatDuties.receive`), and returns the requests due (``mask_pass``, ``sealed_keys``,
-``open_keys``) as messages ready to send; :meth:`SeatDuties.commit` gives the ``mask_commit``
-that goes with the seat's ``fair_commit``, :meth:`SeatDuties.reveal` the ``mask_reveal`` once
-the hand is over, :meth:`SeatDuties.play_keys` the ``act.open`` of a play,
-:meth:`SeatDuties.show` the ``show_hand`` of a hand the rules turn face up (:func:`show_refusal`
-says first whether the table's rules do) and
-:meth:`SeatDuties.opened` the cards the seat opened. After every change the masker and the
-table seq of the last message it took are written to the :class:`~net.keystore.KeyStore`
-under the hand's :class:`~net.keystore.KeySlot` (the terminal client's is a 0600 file in the
-player's state directory): a client restarted mid-hand loads them (:meth:`SeatDuties.load`)
-and skips the messages of the host's replay it had already taken. A failed write is kept in
+``open_keys``) as messages ready to send, or, while more pushes wait to be read, keeps them for
+:meth:`SeatDuties.flush`, so that one ``sealed_keys`` carries the boxes of many ``draw`` pushes;
+:meth:`SeatDuties.commit` gives the ``mask_commit`` that goes with the seat's ``fair_commit``,
+:meth:`SeatDuties.reveal` the ``mask_reveal`` once the hand is over,
+:meth:`SeatDuties.play_keys` the ``act.open`` of a play, :meth:`SeatDuties.show` the
+``show_hand`` of a hand the rules turn face up (:func:`show_refusal` says first whether the
+table's rules do) and :meth:`SeatDuties.opened` the cards the seat opened. Before requests go
+out (and with a reveal or a show) the masker and the table seq of the last message it took are
+written to the :class:`~net.keystore.KeyStore` under the hand's
+:class:`~net.keystore.KeySlot` (the terminal client's is a 0600 file in the player's state
+directory): a client restarted mid-hand loads them (:meth:`SeatDuties.load`) and skips the
+messages of the host's replay it had already taken, and one restarted before its requests went
+out takes the messages that made them due again. A failed write is kept in
 :attr:`SeatDuties.store_error` (play goes on from memory; a crash would now void the hand).
 Once the secret is public (MASK_END) the slot is dropped.
 """
@@ -83,6 +86,8 @@ class SeatDuties:
         self.revealed = False
         #: the hand is over and its slot dropped: nothing is written any more
         self.ended = False
+        #: the masker took messages since the last write to the store
+        self._unsaved = False
         ctx = masker.context
         self.slot = KeySlot(ctx.host_pk, table_id, masker.seat, ctx.hand_no)
 
@@ -127,18 +132,29 @@ class SeatDuties:
         """``mask_commit``, sent right after the seat's ``fair_commit``."""
         return self._message(self.masker.commit())
 
-    def receive(self, msg: SignedMessage, seq: int) -> list[Message]:
-        """Take one accepted ``fair`` message (at table seq ``seq``); the requests now due.
-        A message at or below the seq already taken (the host's replay after a restart) is
-        skipped. Raises the :class:`~protocol.cardfair.FairnessError` of a failed check."""
+    def receive(self, msg: SignedMessage, seq: int, *, defer: bool = False) -> list[Message]:
+        """Take one accepted ``fair`` message (at table seq ``seq``); the requests now due
+        (with ``defer``: none yet, they wait for :meth:`flush`, so that the boxes of many
+        ``draw``s go in one ``sealed_keys``). A message at or below the seq already taken (the
+        host's replay after a restart) is skipped. Raises the
+        :class:`~protocol.cardfair.FairnessError` of a failed check."""
         if seq and seq <= self.seq:
             return []
         self.masker.receive(msg)
-        out = [self._message(o) for o in self.masker.drain()]
         self.seq = max(self.seq, seq)
+        self._unsaved = True
         if msg.type in ("mask_end", "hand_end", "void"):
+            out = self._drained()
             self.drop()  # the hand is over: nothing left to resume
-        else:
+            return out
+        return [] if defer else self.flush()
+
+    def flush(self) -> list[Message]:
+        """The requests due since the last flush, grouped (at most ``MAX_BOXES`` boxes a
+        ``sealed_keys``), once the state that owes them is in the key store: a restart before
+        they went out takes the messages that made them due again, from the host's replay."""
+        out = self._drained()
+        if self._unsaved:
             self.save()
         return out
 
@@ -147,9 +163,9 @@ class SeatDuties:
         if self.revealed:
             return []
         self.revealed = True
-        out = self._message(self.masker.reveal())
+        out = [*self._drained(), self._message(self.masker.reveal())]
         self.save()
-        return [out]
+        return out
 
     def play_keys(
         self, positions: Sequence[Position]
@@ -161,7 +177,8 @@ class SeatDuties:
     def show(self, positions: Sequence[Position]) -> list[Message]:
         """``show_hand`` for the host's ask to put ``positions`` face up (checked by
         :meth:`~protocol.mask_seat.SeatMasker.show_keys`: our whole hand, or a PositionError)."""
-        out = [self._message(o) for o in self.masker.show_keys(positions)]
+        shown = self.masker.show_keys(positions)
+        out = [*self._drained(), *(self._message(o) for o in shown)]
         self.save()
         return out
 
@@ -182,6 +199,7 @@ class SeatDuties:
             "masker": self.masker.to_dict(),
         }
         raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
+        self._unsaved = False
         try:
             self.store.put(self.slot, raw)
             self.store_error = None
@@ -192,6 +210,9 @@ class SeatDuties:
         self.ended = True
         if self.store is not None:
             self.store.drop(self.slot)
+
+    def _drained(self) -> list[Message]:
+        return [self._message(o) for o in self.masker.drain()]
 
     def _message(self, out: Outgoing) -> Message:
         cls = MESSAGE_TYPES.get(out.type)

@@ -22,7 +22,8 @@ rebuilt whenever a card opens. :meth:`SeatClient.act` adds the keys of the posit
 face up (checked first: :meth:`net.fairplay.DealChecker.show_hand`), and the ``hand_over`` event,
 the host's word that the hand is over, sends the seat's ``mask_reveal``. The masking duties are the
 checker's (:mod:`net.private_seat`), kept in ``keys`` (the terminal client's is a 0600 file store
-in the player's state directory).
+in the player's state directory). The requests they make due go out once no push waits unread in
+the session (:meth:`SeatClient.handle`), so one ``sealed_keys`` carries the boxes of a whole deal.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import protocol.table_messages as tm
 from net.fairplay import DealChecker, FairNotice, KeepProof
 from net.keystore import KeyStore
 from net.session import ClientSession, expect_reply
+from protocol.framing import checked_trees
 from protocol.messages import Message
 from protocol.private_views import (
     Allowed,
@@ -208,7 +210,10 @@ class SeatClient:
         self.plays = [] if unopened(raw.view, opened) else allowed(raw.view, opened)
         view = {**raw.view, "hand": hand_of(raw.view, opened)}
         legal = tuple(a.action for a in self.plays)
-        self.state = dataclasses.replace(raw, view=view, legal=legal)
+        # the view and the actions are the host's checked ``state`` and the card codes our
+        # masker opened: their trees are not checked again (a view is most of a state's cost)
+        with checked_trees():
+            self.state = dataclasses.replace(raw, view=view, legal=legal)
 
     @property
     def my_turn(self) -> bool:
@@ -243,18 +248,25 @@ class SeatClient:
                 self.act_seq = 0  # action seqs restart with each game (a resume says where)
         elif isinstance(push, tm.GameOver):
             self.outcome = dict(push.outcome)
-        elif isinstance(push, tm.EventPush):
-            return await self._on_event(push)
+        # while more pushes wait to be read, the masking requests they make due wait too:
+        # the boxes of a deal's many ``draw``s then go in one request
+        queue = getattr(self.session, "pushes", None)  # (None: a session-less test double)
+        more = queue is not None and queue.count > 0
+        notices: list[FairNotice] = []
+        if isinstance(push, tm.EventPush):
+            notices = await self._on_event(push)
         elif isinstance(push, tm.StatePush):
-            return self._on_state(push)
+            notices = self._on_state(push)
         elif isinstance(push, tm.FairPush):
-            out, notices = self.checker.receive(push)
+            out, notices = self.checker.receive(push, more=more)
             for msg in out:
                 await self.session.send(msg)
             if self.private_state is not None:
                 self._fill_private()  # a card may have opened (SEALED) or gone (OPENED)
-            return notices
-        return []
+        if not more:
+            for msg in self.checker.flush():
+                await self.session.send(msg)
+        return notices
 
     async def _on_event(self, push: tm.EventPush) -> list[FairNotice]:
         kind = push.event.get("kind")

@@ -8,6 +8,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -290,3 +291,40 @@ async def test_the_relay_opens_a_shown_hand_only_from_its_holder_and_its_keys() 
     opened = relay.accept_show(1, {"hand_no": 1, "open": rows})
     assert [m.type for m in opened] == ["opened"] * 3 and relay.showing(1) == []
     assert relay.accept_show(1, {"hand_no": 1, "open": rows}) == []  # an identical resend
+
+
+async def test_the_boxes_of_draws_read_in_one_go_travel_in_one_request(tmp_path: Path) -> None:
+    host = FakeHost()
+    stores = [FileKeyStore(tmp_path / n) for n in NAMES]
+    for s in range(3):
+        host.seat_client(s, stores[s])
+    await host.start()
+    waiting = SimpleNamespace(count=1)  # more pushes wait unread in each seat's session
+    for client in host.clients.values():
+        client.session.pushes = waiting  # type: ignore[assignment]
+    holders = [0, 1, 2] * 3
+    for to in holders:
+        pos = host.dealer.next_position(0)
+        host.holders[0, pos] = to
+        await host.event({"kind": "draw", "positions": [[0, pos]], "seats": [to]})
+        await host.fair([host.relay.deal(0, pos, to)])
+    assert host.inbox == []  # nothing sent while pushes wait
+    slot = host.clients[1].checker.duties
+    assert slot is not None
+    kept = json.loads(stores[1].get(slot.slot) or b"{}")
+    assert kept["seq"] < host.seq  # nor written: a restart now replays those draws
+    last_draw, waiting.count = host.seq, 0
+    await host.event({"kind": "nothing_here"})  # the last push read: the seats send
+    boxes = dict(host.inbox)
+    assert [type(m).__name__ for _, m in host.inbox] == ["SealedKeys"] * 3
+    for seat, msg in boxes.items():
+        # one request a seat, with a box for each of the 6 positions drawn to the others
+        assert sorted(to for _, to, _ in _fields(msg)["boxes"]) == sorted(
+            to for to in holders if to != seat
+        )
+    assert json.loads(stores[1].get(slot.slot) or b"{}")["seq"] == last_draw
+    await host.pump()
+    for s in range(3):
+        assert len(host.real_cards(s)) == 3
+    await end_hand(host)
+    assert [n.kind for n in host.notices[2]] == [FairKind.VERIFIED]
