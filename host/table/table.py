@@ -71,6 +71,11 @@ log = get_logger(__name__)
 RUNNING = (TablePhase.DEALING, TablePhase.PLAYING)
 
 
+def _none(seat: int | None) -> list[WireMap]:
+    """No view (a batch that changed nothing anyone sees)."""
+    return []
+
+
 class Table:
     """A table and its running game. Public coroutines take the table lock."""
 
@@ -571,7 +576,9 @@ class Table:
                 )
             payload = {"op": "mask", "seat": seat.index, "type": kind, "fields": fields}
             try:
-                await self.live(JournalKind.FAIR, payload)
+                # a request the host only keeps (a box or key of a position still waiting for
+                # other seats') changes nothing a seat sees: no fresh states (10.11)
+                await self.live(JournalKind.FAIR, payload, views_if_quiet=False)
             except (FairnessStateError, ContextError) as exc:
                 raise TableError(f"{kind}: {exc.message}", code=ErrorCode.BAD_STATE) from None
             except FairnessError as exc:
@@ -599,8 +606,12 @@ class Table:
 
     # ------------------------------------------------------------------ inputs
 
-    async def live(self, kind: JournalKind, payload: WireMap) -> None:
-        """Handle one live input: compute, commit, deliver (with any round it opens)."""
+    async def live(
+        self, kind: JournalKind, payload: WireMap, *, views_if_quiet: bool = True
+    ) -> None:
+        """Handle one live input: compute, commit, deliver (with any round it opens).
+        ``views_if_quiet`` False: an input that sends no message sends no fresh states either
+        (it changed nothing any seat or spectator sees)."""
         batch = Batch()
         self._committed = self.summary()
         try:
@@ -619,7 +630,7 @@ class Table:
             ) from None
         finally:
             self._committed = None
-        await self.deliver(batch)
+        await self.deliver(batch, views=views_if_quiet or bool(batch.out))
 
     async def _reload(self) -> None:
         rows = await self.store.load_tables(only=self.table_id)
@@ -630,8 +641,9 @@ class Table:
         await self.store.append(self.table_id, batch.rows)
         await self.deliver(batch)
 
-    async def deliver(self, batch: Batch) -> None:
-        """Keep the hand records the batch finished, then send its messages and views.
+    async def deliver(self, batch: Batch, *, views: bool = True) -> None:
+        """Keep the hand records the batch finished, then send its messages and (unless
+        ``views`` is False) every seat's and spectator's fresh ``state``.
 
         The batch is committed, so its messages go out whatever becomes of the records: a
         write the disk refuses waits in the store's memory, is served from there and retried
@@ -644,7 +656,7 @@ class Table:
             except Exception:  # a bug, not the disk: still, the committed messages go out
                 log.exception("table %s: the record of hand %d is lost", self.table_id, hand_no)
         ack, self._ack = self._ack, None
-        for conn, msgs in fan_out(self.book, batch.out, ack, self.view_msgs):
+        for conn, msgs in fan_out(self.book, batch.out, ack, self.view_msgs if views else _none):
             conn.deliver(msgs)
         self.clock.poke()  # a turn or a round may have begun: the timers look again
         try:

@@ -33,6 +33,7 @@ from host.games import find_game
 from host.games.audit import AuditStep, audit
 from host.server.server import HostConfig, HostInfo, serve_host
 from host.table.masked import first_move
+from host.table.table import Table
 from net.session import open_session
 from protocol.cards import Card, parse_card
 from protocol.errors import ErrorCode
@@ -112,6 +113,46 @@ async def test_a_private_table_plays_to_the_end_and_every_record_verifies(
         assert "mask_end" in types and "card" not in types
     # every seat was dealt face down and opened its own cards
     assert all(p.held for p in players)
+
+
+@pytest.mark.timeout(120)
+async def test_a_masking_request_the_host_only_keeps_sends_no_state(
+    host: HostInfo, connect: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # at three seats the first of a draw's two boxes changes nothing anyone sees (the second
+    # makes the ``sealed``): the host answers it and sends no fresh states, and the game plays on
+    seen: list[tuple[str, int, int]] = []  #: (kind, messages sent, states made) per request
+    made = [0]
+    real_request, real_views, real_deliver = Table.mask_request, Table.view_msgs, Table.deliver
+
+    async def mask_request(self: Table, conn: Any, kind: str, *args: Any) -> None:
+        made[0], sent[0] = 0, 0
+        try:
+            await real_request(self, conn, kind, *args)
+        finally:
+            seen.append((kind, sent[0], made[0]))
+
+    sent = [0]
+
+    async def deliver(self: Table, batch: Any, **kw: Any) -> None:
+        sent[0] += len(batch.out)
+        await real_deliver(self, batch, **kw)
+
+    def view_msgs(self: Table, seat: int | None) -> Any:
+        made[0] += 1
+        return real_views(self, seat)
+
+    monkeypatch.setattr(Table, "mask_request", mask_request)
+    monkeypatch.setattr(Table, "deliver", deliver)
+    monkeypatch.setattr(Table, "view_msgs", view_msgs)
+    table, players = await _play(host, connect, game="one-card", seats=3, options={})
+    assert all(p.over for p in players) and not [e for p in players for e in p.errors]
+    boxes = [(n, m) for kind, n, m in seen if kind == "sealed_keys"]
+    quiet = [m for n, m in boxes if n == 0]
+    assert quiet and all(m == 0 for m in quiet)  # kept only: no state
+    assert all(m > 0 for n, m in boxes if n > 0)  # a sealed went out: fresh states
+    for record in await _records(host, table):
+        assert verify_record(record).ok
 
 
 def _once(kind: str, change: Any) -> Any:
