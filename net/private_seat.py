@@ -16,7 +16,8 @@ written to the :class:`~net.keystore.KeyStore` under the hand's
 :class:`~net.keystore.KeySlot` (the terminal client's is a 0600 file in the player's state
 directory): a client restarted mid-hand loads them (:meth:`SeatDuties.load`) and skips the
 messages of the host's replay it had already taken, and one restarted before its requests went
-out takes the messages that made them due again. A failed write is kept in
+out takes the messages that made them due again. Messages that make no request due are written with the next one that does (a restart
+takes them again from the replay). A failed write is kept in
 :attr:`SeatDuties.store_error` (play goes on from memory; a crash would now void the hand).
 Once the secret is public (MASK_END) the slot is dropped.
 """
@@ -151,10 +152,15 @@ class SeatDuties:
 
     def flush(self) -> list[Message]:
         """The requests due since the last flush, grouped (at most ``MAX_BOXES`` boxes a
-        ``sealed_keys``), once the state that owes them is in the key store: a restart before
-        they went out takes the messages that made them due again, from the host's replay."""
+        ``sealed_keys``), once the state that owes them is in the key store (a box is sealed
+        afresh each time: a restart must not seal a position's key twice).
+
+        Messages that make nothing due are not written at once: the masker and the seq taken
+        are written together, so a restart takes those messages again from the host's replay
+        and comes to the same state (everything but the secret and the boxes sent derives from
+        the messages)."""
         out = self._drained()
-        if self._unsaved:
+        if out and self._unsaved:
             self.save()
         return out
 

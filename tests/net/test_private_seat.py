@@ -328,3 +328,47 @@ async def test_the_boxes_of_draws_read_in_one_go_travel_in_one_request(tmp_path:
         assert len(host.real_cards(s)) == 3
     await end_hand(host)
     assert [n.kind for n in host.notices[2]] == [FairKind.VERIFIED]
+
+
+class _CountingStore(MemoryKeyStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.puts = 0
+
+    def put(self, slot: Any, secret: bytes) -> None:
+        self.puts += 1
+        super().put(slot, secret)
+
+
+async def test_only_a_message_that_makes_a_request_due_is_written_and_a_restart_replays_the_rest(
+    tmp_path: Path,
+) -> None:
+    host = FakeHost()
+    stores: list[KeyStore] = [_CountingStore(), FileKeyStore(tmp_path / "Bob"), _CountingStore()]
+    await dealt_hand(host, stores)
+    ann = stores[0]
+    assert isinstance(ann, _CountingStore)
+    writes = ann.puts
+    # a card dealt to Bob: Ann seals her key (a request: written first), then its SEALED,
+    # which asks nothing of Ann (not written)
+    (where,) = await host.deal([1])
+    assert ann.puts == writes + 1
+    duties = host.clients[0].checker.duties
+    assert duties is not None and duties.masker.holders[where] == 1
+    kept = json.loads(ann.get(duties.slot) or b"{}")
+    assert kept["seq"] < host.seq  # Bob's SEALED came after
+    # Ann's process dies now: the new one replays the SEALED and ends in the same state
+    del host.clients[0]
+    session: Any = FakeSession(host, 0)
+    again = SeatClient(session, table_id=TABLE, name="Ann", keys=ann)
+    again.checker.replay_until = host.seq
+    again.seat = 0
+    await again.handle(host.info())
+    for push in host.journal:
+        await again.handle(push)
+    host.clients[0] = again
+    assert host.inbox == []  # nothing sealed twice
+    assert again.checker.duties is not None
+    assert again.checker.duties.masker.to_dict() == duties.masker.to_dict()
+    await end_hand(host)
+    assert [n.kind for n in host.notices[1]] == [FairKind.VERIFIED]
