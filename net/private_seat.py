@@ -16,9 +16,10 @@ written to the :class:`~net.keystore.KeyStore` under the hand's
 :class:`~net.keystore.KeySlot` (the terminal client's is a 0600 file in the player's state
 directory): a client restarted mid-hand loads them (:meth:`SeatDuties.load`) and skips the
 messages of the host's replay it had already taken, and one restarted before its requests went
-out takes the messages that made them due again. Messages that make no request due are written with the next one that does (a restart
-takes them again from the replay). A failed write is kept in
-:attr:`SeatDuties.store_error` (play goes on from memory; a crash would now void the hand).
+out takes the messages that made them due again. Messages that make no request due are written
+with the next one that does (a restart takes them again from the replay). A failed write is
+kept in :attr:`SeatDuties.store_error` (play goes on from memory; a crash would now void the
+hand).
 Once the secret is public (MASK_END) the slot is dropped.
 """
 

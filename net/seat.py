@@ -200,10 +200,18 @@ class SeatClient:
         if raw is None:
             return
         opened = self.checker.opened()
-        if self._filled_from is not None:
+        last = self.state
+        if self._filled_from is not None and last is not None:
             last_raw, last_opened = self._filled_from
             if last_raw is raw and last_opened == opened:
                 return  # nothing of ours opened or went since: the same state
+            if last_opened == opened and last_raw.view == raw.view:
+                # a new state with the same view (another seat's card opened): the same hand
+                # and plays, under the new state's seq, turn and timer
+                self._filled_from = (raw, opened)
+                with checked_trees():
+                    self.state = dataclasses.replace(raw, view=last.view, legal=last.legal)
+                return
         self._filled_from = (raw, opened)
         # until every card of ours is open (its SEALED came) we cannot tell what we may play:
         # nothing is offered then, and the state is filled again when the cards open

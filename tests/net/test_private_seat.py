@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from private_host import EVERY, NAMES, TABLE, FakeHost, FakeSession, dealt_hand, end_hand
 
+import net.seat
 import protocol.table_messages as tm
 from net.fairplay import FairKind
 from net.keystore import FileKeyStore, KeyStore, MemoryKeyStore
@@ -161,6 +162,29 @@ async def test_nothing_is_offered_until_every_card_of_ours_is_open() -> None:
     assert ann.state.legal == () and not ann.my_turn
     await host.pump()  # the other seats' boxes: SEALED, Ann opens the card
     assert len(ann.state.view["hand"]) == 4 and len(ann.state.legal) == 5
+
+
+async def test_a_state_with_the_same_view_keeps_the_plays_under_its_own_seq(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    host = FakeHost()
+    await dealt_hand(host, [MemoryKeyStore() for _ in NAMES])
+    ann = host.clients[0]
+    sets = [{"actions": EVERY}]
+    await host.view(0, sets, [{"type": "draw"}])
+    first = ann.state
+    assert first is not None and len(first.legal) == 4
+    worked: list[int] = []
+    real = net.seat.allowed
+    monkeypatch.setattr(net.seat, "allowed", lambda *a: worked.append(1) or real(*a))
+    host.seq += 1  # (the table moved on: another seat's card, say)
+    await host.view(0, sets, [{"type": "draw"}])
+    again = ann.state
+    assert again is not first and again.seq == first.seq + 1
+    assert again.view == first.view and again.legal == first.legal and ann.my_turn
+    assert worked == []  # the plays were not worked out again
+    await host.view(0, [{"actions": EVERY[:0]}], [{"type": "draw"}])  # another view: they are
+    assert worked == [1] and ann.state.legal == ({"type": "draw"},)
 
 
 async def _bankrupt_table(options: dict[str, Any]) -> FakeHost:
