@@ -287,7 +287,7 @@ class BlackJack(State):
                 events.append(Event("forgiven", {"seat": seat, "count": count - len(take)}))
             self._owed.pop(0)
         if self.phase is not Phase.OVER:
-            if self._dry >= sum(self.active):  # a full round found nothing to draw
+            if self._dry and self._dry >= sum(self.active):  # a full round found nothing
                 self._finish(Termination.EXHAUSTED, events)
             elif self.turns >= TURN_LIMIT:  # play that may cycle for ever
                 self._finish(Termination.TURN_LIMIT, events)
@@ -782,7 +782,13 @@ class BlackJack(State):
             return ANY_CARD
         top = self._top_as
         assert top is not None and top.suit is not None
-        return matching(top, self._named or top.suit, bool(self.options["aces_anytime"]))
+        anytime = bool(self.options["aces_anytime"])
+        # keyed by the named suit, ``None`` but after an ace: cheaper to hash than a suit
+        key = (top, self._named, anytime)
+        allowed = _STARTING.get(key)
+        if allowed is None:
+            allowed = _STARTING[key] = matching(top, self._named or top.suit, anytime)
+        return allowed
 
     def view(self, seat: int | None) -> WireMap:
         """The table's view (:meth:`_table_view`) with ``follow``: the cards a play may
@@ -854,6 +860,10 @@ def _pickup(acting: Sequence[Card], black_jack: int) -> int:
             total += black_jack
     return total
 
+
+#: :func:`~host.games.black_jack.moves.matching` by the top card, the suit an ace named
+#: (``None`` for any other top card) and ``aces_anytime``: the cards a play may start with
+_STARTING: dict[tuple[Card, Suit | None, bool], frozenset[Card]] = {}
 
 #: the plain draw, offered and defaulted to as one object (an action is a value)
 _DRAW = Draw()
