@@ -71,16 +71,31 @@ _COUNTER_RANKS = frozenset({Rank.TWO, Rank.JACK, Rank.JOKER})
 NOBODY = 99
 
 
+#: the ranks looked up on every scored play (bound once: the hot path of every search playout)
+_JOKER, _ACE, _TWO, _JACK = Rank.JOKER, Rank.ACE, Rank.TWO, Rank.JACK
+_BLACK = Color.BLACK
+
+
 def _is_pickup(c: Card) -> bool:
-    return c.rank is Rank.TWO or (c.rank is Rank.JACK and c.color is Color.BLACK)
+    return c.rank is _TWO or (c.rank is _JACK and c.color is _BLACK)
 
 
 def plays_left(hand: Sequence[Card]) -> float:
     """A hand's size in plays rather than cards: each run of one suit (consecutive ranks)
-    counts once, and a joker half."""
-    keys = sorted({(c.suit.value, int(c.rank)) for c in hand if not c.is_joker and c.suit})
-    runs = sum(1 for i, k in enumerate(keys) if i == 0 or keys[i - 1] != (k[0], k[1] - 1))
-    return runs + 0.5 * sum(c.is_joker for c in hand)
+    counts once, and a joker half. (A natural card's ``index`` is its suit's times 13 plus its
+    rank less one, so a run is a stretch of indexes within a suit's 13.)"""
+    held: set[int] = set()
+    jokers = 0
+    for c in hand:
+        if c.rank is _JOKER:
+            jokers += 1
+        else:
+            held.add(c.index)
+    runs = 0
+    for i in held:  # a run begins at a card whose lower neighbour in its suit is not held
+        if i % 13 == 0 or i - 1 not in held:
+            runs += 1
+    return runs + 0.5 * jokers
 
 
 def _next_hand(seat: object, counts: Sequence[int], out: set[int], step: int) -> int:
@@ -174,8 +189,11 @@ class Table:
         hand = self.hand
         if not cards:
             return -1.0
-        jokers = iter(declare)
-        acting = [next(jokers, c) if c.is_joker else c for c in cards]
+        if declare:
+            jokers = iter(declare)
+            acting = [next(jokers, c) if c.rank is _JOKER else c for c in cards]
+        else:
+            acting = list(cards)
         value = SHED * len(cards) + (SAY if said else 0.0)
         left = list(hand)
         for c in cards:
@@ -187,9 +205,16 @@ class Table:
         if self.attacked:
             return value + (PASS_ON if _is_pickup(acting[0]) else CANCEL)
         value += self._blocking(acting, suit)
-        urgent = self.after <= 2
-        value += sum(URGENT if urgent else KEEP for c in acting if _is_pickup(c))
-        value += WILD * sum(c.is_joker or c.rank is Rank.ACE for c in cards)
+        pickups = 0  # counted, then added once: the same sum as before, in plain loops
+        for c in acting:
+            if _is_pickup(c):
+                pickups += 1
+        value += pickups * (URGENT if self.after <= 2 else KEEP)
+        wild = 0
+        for c in cards:
+            if c.rank is _JOKER or c.rank is _ACE:
+                wild += 1
+        value += WILD * wild
         last = acting[-1]
         if last.rank is Rank.ACE:
             rest = Counter(c.suit.value for c in hand if c not in cards and c.suit is not None)

@@ -120,6 +120,21 @@ def test_black_jack_leaves_a_card_the_next_player_is_unlikely_to_follow() -> Non
     assert black_jack.choose(two, legal) == _play("7H")
 
 
+def test_black_jack_counts_a_hand_in_plays_a_run_of_one_suit_once_and_a_joker_half() -> None:
+    def left(*codes: str) -> float:
+        return black_jack.plays_left([parse_card(c) for c in codes])
+
+    assert left() == 0
+    assert left("4S", "5S", "6S") == 1  # one run
+    assert left("4S", "6S") == 2  # a gap breaks it
+    assert left("4S", "5H") == 2  # so does a change of suit
+    assert left("AS", "2S", "KS") == 2  # the ace is low: K A is no run
+    assert left("KS", "AH") == 2  # nor across suits (their indexes 12 and 13 are neighbours)
+    assert left("4S", "4S", "5S") == 1  # a second deck's twin joins its run
+    assert left("JR", "JB", "9D") == 2  # each joker half a play
+    assert left("JR", "QC", "KC", "AC", "2C") == 2.5
+
+
 def test_black_jack_goes_out_only_having_declared() -> None:
     view = {"seat": 0, "hand": ["4S", "5S"], "hand_counts": [2, 5], "pending": 0}
     legal = [_play("4S", "5S"), _play("4S"), DRAW]
