@@ -185,6 +185,16 @@ class BlackJack(State):
         game._top_as = parse_card(view["rank"] + view["suit"]) if top.is_joker else top
         return game
 
+    def redealt(self, hands: Sequence[Sequence[Card]], stock: Sequence[Card]) -> Self:
+        """A copy of this world (one :meth:`from_view` built, not yet played on) with its hidden
+        cards dealt as ``hands`` and ``stock`` say: the world ``from_view`` would build from the
+        same view, made without reading the view again (a bot samples hundreds a move)."""
+        game = self.clone()
+        game.hands = [list(h) for h in hands]
+        game.stock, game.position = list(stock), 0
+        game._legal = {}
+        return game
+
     def chance_request(self) -> ChanceRequest | None:
         if self.phase is Phase.DEAL:
             return ChanceRequest(ChanceKind.DEAL, 1, 0, self.deck, self.dealer is None)

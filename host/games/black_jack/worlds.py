@@ -100,6 +100,10 @@ class BlackJackMemory(SeatMemory):
         #: the top card as it acts (a joker as what it was declared), and the suit an ace named
         self._top: tuple[Card, Suit | None] | None = None
         self._turn: WireMap = {}  #: the last ``turn`` event: whose it is, facing what
+        self._template: _Template | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**vars(self), "_template": None}  # a search job carries no template
 
     def observe(self, event: WireMap) -> None:
         kind = event.get("kind")
@@ -149,27 +153,54 @@ class BlackJackMemory(SeatMemory):
             self.lacks[seat] = Lack(*self._top, lone=held == 1, taken=count)
 
     def sample(self, view: WireMap, rng: random.Random) -> State:
-        seats = int(view["seats"])
-        options = view["options"]
-        pool = Counter(deck_of("black-jack", options, seats))
-        mine = [parse_card(c) for c in view["hand"] or ()]
-        pool.subtract(mine)
-        pool.subtract(parse_card(c) for c in view["discards"])
-        others = [s for s in range(seats) if s != self.seat]
-        sizes = [view["hand_counts"][s] for s in others] + [int(view["stock"])]
+        """A world of ``view``: the hidden cards dealt afresh into the other hands and the stock
+        (see the module docstring). A search samples hundreds from one view: the first builds a
+        *template* (:class:`_Template`: what it read of the view, and the world
+        :meth:`~host.games.black_jack.engine.BlackJack.from_view` built), each later one is a
+        copy of it with the hidden cards dealt afresh, the world ``from_view`` would build."""
+        template = self._template
+        if template is None or template.view is not view:
+            template = self._template = _Template(view, self.seat)
+        others = template.others
         known = [list(self.known.get(s, Counter()).elements()) for s in others]
-        places = deal_hidden(list((+pool).elements()), sizes, rng, known=known)
-        aces = bool(options["aces_anytime"])
+        places = deal_hidden(list(template.pool), template.sizes, rng, known=known)
         lacks = [self.lacks.get(s) for s in others] + [None]  # the stock lacks nothing
         known.append([])
         for place, lack in enumerate(lacks):
             if lack is not None:
-                _honour(place, places, known, lacks, rng, aces=aces)
-        hands: list[list[Card]] = [[] for _ in range(seats)]
-        hands[self.seat] = mine
-        for s, cards in zip(others, places, strict=False):
+                _honour(place, places, known, lacks, rng, aces=template.aces)
+        return template.world(places)
+
+
+class _Template:
+    """What every world of one view shares (see :meth:`BlackJackMemory.sample`): the seat's
+    hand, the cards it has not seen (in the deck's order), the other places and their sizes,
+    and the first world built from the view, which later ones copy."""
+
+    def __init__(self, view: WireMap, seat: int) -> None:
+        self.view = view
+        self.seat = seat
+        self.seats = int(view["seats"])
+        options = view["options"]
+        pool = Counter(deck_of("black-jack", options, self.seats))
+        self.hand = [parse_card(c) for c in view["hand"] or ()]
+        pool.subtract(self.hand)
+        pool.subtract(parse_card(c) for c in view["discards"])
+        self.pool = list((+pool).elements())
+        self.others = [s for s in range(self.seats) if s != seat]
+        self.sizes = [view["hand_counts"][s] for s in self.others] + [int(view["stock"])]
+        self.aces = bool(options["aces_anytime"])
+        self._game: BlackJack | None = None
+
+    def world(self, places: list[list[Card]]) -> BlackJack:
+        hands: list[list[Card]] = [[] for _ in range(self.seats)]
+        hands[self.seat] = list(self.hand)
+        for s, cards in zip(self.others, places, strict=False):
             hands[s] = cards
-        return BlackJack.from_view(view, hands, places[-1])
+        if self._game is None:
+            self._game = BlackJack.from_view(self.view, hands, places[-1])
+            return self._game.clone()
+        return self._game.redealt(hands, places[-1])
 
 
 def _honour(

@@ -7,6 +7,7 @@ compare the sampled world's view of the seat with the real one.
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -76,6 +77,31 @@ def test_a_one_card_world_after_the_first_of_a_view_is_the_one_its_deal_would_bu
         assert vars(memory.sample(view, random.Random(7))) == vars(fresh)
         checked += 1
     assert checked > 5
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_a_black_jack_world_after_the_first_of_a_view_is_the_one_its_deal_would_build(
+    seats: int,
+) -> None:
+    """As in One Card: later worlds of a view are copies of the first with the hidden cards
+    dealt afresh, each the world a memory without a template (the same events seen, pickled
+    as a search job carries it) builds from the view with the same deal."""
+    checked = lacking = 0
+    for seed in range(3):
+        for engine, memory in _turns("black-jack", seats, seed):
+            view = engine.view(0)
+            memory.sample(view, random.Random(1))  # the first world of the view
+            world = memory.sample(view, random.Random(7))
+            blank = pickle.loads(pickle.dumps(memory))
+            assert blank._template is None
+            fresh = blank.sample(view, random.Random(7))
+            assert vars(world) == vars(fresh)
+            for action in world.legal_actions(world.turn)[:1]:  # type: ignore[attr-defined]
+                world.apply(world.turn, action)  # type: ignore[attr-defined]
+            assert vars(memory.sample(view, random.Random(7))) == vars(fresh)  # not played on
+            checked += 1
+            lacking += bool(memory.lacks)  # type: ignore[attr-defined]
+    assert checked > 10 and lacking > 0
 
 
 def test_a_game_without_search_support_is_refused() -> None:
