@@ -73,6 +73,8 @@ NOBODY = 99
 
 #: the ranks looked up on every scored play (bound once: the hot path of every search playout)
 _JOKER, _ACE, _TWO, _JACK = Rank.JOKER, Rank.ACE, Rank.TWO, Rank.JACK
+_EIGHT, _QUEEN = Rank.EIGHT, Rank.QUEEN
+_SUIT_OF = {s.value: s for s in Suit}  #: a suit by its wire letter
 _BLACK = Color.BLACK
 
 
@@ -216,11 +218,15 @@ class Table:
                 wild += 1
         value += WILD * wild
         last = acting[-1]
-        if last.rank is Rank.ACE:
-            rest = Counter(c.suit.value for c in hand if c not in cards and c.suit is not None)
-            value += 0.5 * rest.get(str(suit), 0)
-        elif (last.rank is Rank.EIGHT and len(self.rivals) == 1) or (
-            last.rank is Rank.QUEEN and len(hand) > len(cards)
+        if last.rank is _ACE:
+            named = _SUIT_OF.get(str(suit))  # the rest of the hand in the suit it names
+            rest = 0
+            for c in hand:
+                if c.suit is named and named is not None and c not in cards:
+                    rest += 1
+            value += 0.5 * rest
+        elif (last.rank is _EIGHT and len(self.rivals) == 1) or (
+            last.rank is _QUEEN and len(hand) > len(cards)
         ):
             value += AGAIN
         return value
@@ -233,7 +239,7 @@ class Table:
         last = acting[-1]
         if not self.unseen or len(self.rivals) < 2 or self.after >= NOBODY:
             return 0.0
-        if last.rank is Rank.QUEEN:
+        if last.rank is _QUEEN:
             return 0.0
         if any(_is_pickup(c) for c in acting):
             follows = sum(c.rank in _COUNTER_RANKS for c in self.unseen)
@@ -243,7 +249,7 @@ class Table:
                 c.is_joker
                 or c.suit is named
                 or c.rank is last.rank
-                or (self.anytime and c.rank is Rank.ACE)
+                or (self.anytime and c.rank is _ACE)
                 for c in self.unseen
             )
         return BLOCK * _miss(self.unseen, self.after, follows)
