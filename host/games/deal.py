@@ -8,16 +8,23 @@ it). Without a rule it is one shuffle. With one, cards are placed most-constrain
 into a place that may take it, chosen in proportion to the room left; a dead end starts again,
 and after a few dead ends the rule is dropped (a memory that contradicts the view must not stop
 the bot). Everything random comes from the caller's generator.
+
+:class:`WorldTemplate` keeps what every world of one view shares (the seat's hand, the pool,
+the places' sizes) and the first world the engine's ``from_view`` built from it; later worlds
+are copies of that one with the hidden cards dealt afresh (the engine's ``redealt``): the same
+worlds, made without reading the view again (a search samples hundreds a move).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, Protocol, Self, TypeVar
 
-from protocol.cards import Card
+from protocol.cards import Card, parse_card
 
-__all__ = ["TRIES", "deal_hidden"]
+__all__ = ["TRIES", "WorldTemplate", "deal_hidden"]
 
 #: dead ends before :func:`deal_hidden` deals without the rule
 TRIES = 20
@@ -88,3 +95,54 @@ def _constrained(
         out[place].append(c)
         left[place] -= 1
     return out
+
+
+class Redealable(Protocol):
+    """An engine whose worlds a :class:`WorldTemplate` builds and copies."""
+
+    @classmethod
+    def from_view(
+        cls, view: Mapping[str, Any], hands: Sequence[Sequence[Card]], stock: Sequence[Card]
+    ) -> Self: ...
+
+    def clone(self) -> Self: ...
+
+    def redealt(self, hands: Sequence[Sequence[Card]], stock: Sequence[Card]) -> Self: ...
+
+
+World = TypeVar("World", bound=Redealable)
+
+
+class WorldTemplate(Generic[World]):
+    """What every world of one ``view`` of ``seat`` shares: the seat's ``hand``, the ``pool``
+    of cards it has not seen (``deck`` less its hand and the discards, in the deck's order), the
+    ``others`` seats and the ``sizes`` of the places (their hands, then the stock), and the
+    first world ``engine.from_view`` built, which :meth:`world` copies after."""
+
+    def __init__(
+        self, view: Mapping[str, Any], seat: int, engine: type[World], deck: Sequence[Card]
+    ) -> None:
+        self.view = view
+        self.seat = seat
+        self.engine = engine
+        self.hand = [parse_card(c) for c in view["hand"] or ()]
+        pool = Counter(deck)
+        pool.subtract(self.hand)
+        pool.subtract(parse_card(c) for c in view["discards"])
+        self.pool = list((+pool).elements())
+        counts = view["hand_counts"]
+        self.seats = len(counts)
+        self.others = [s for s in range(self.seats) if s != seat]
+        self.sizes = [counts[s] for s in self.others] + [int(view["stock"])]
+        self._game: World | None = None
+
+    def world(self, places: Sequence[Sequence[Card]]) -> World:
+        """The world with ``places`` (as :func:`deal_hidden` dealt them) for the hidden cards."""
+        hands: list[list[Card]] = [[] for _ in range(self.seats)]
+        hands[self.seat] = list(self.hand)
+        for s, cards in zip(self.others, places, strict=False):
+            hands[s] = list(cards)
+        if self._game is None:
+            self._game = self.engine.from_view(self.view, hands, places[-1])
+            return self._game.clone()
+        return self._game.redealt(hands, places[-1])

@@ -32,7 +32,7 @@ from host.games.black_jack.moves import Declare, Draw, Play, matching
 from host.games.black_jack.rules import COUNTERS
 from host.games.black_jack.strategy import NOBODY, Table
 from host.games.black_jack.strategy import plays_left as _plays_left
-from host.games.deal import deal_hidden
+from host.games.deal import WorldTemplate, deal_hidden
 from host.games.support import GameSupport, SeatMemory, by_hand_size
 from protocol.cards import Card, Rank, Suit, parse_card
 from protocol.decks import deck_of
@@ -100,7 +100,7 @@ class BlackJackMemory(SeatMemory):
         #: the top card as it acts (a joker as what it was declared), and the suit an ace named
         self._top: tuple[Card, Suit | None] | None = None
         self._turn: WireMap = {}  #: the last ``turn`` event: whose it is, facing what
-        self._template: _Template | None = None
+        self._template: WorldTemplate[BlackJack] | None = None
 
     def __getstate__(self) -> dict[str, object]:
         return {**vars(self), "_template": None}  # a search job carries no template
@@ -155,52 +155,23 @@ class BlackJackMemory(SeatMemory):
     def sample(self, view: WireMap, rng: random.Random) -> State:
         """A world of ``view``: the hidden cards dealt afresh into the other hands and the stock
         (see the module docstring). A search samples hundreds from one view: the first builds a
-        *template* (:class:`_Template`: what it read of the view, and the world
+        *template* (:class:`host.games.deal.WorldTemplate`: what it read of the view, and the world
         :meth:`~host.games.black_jack.engine.BlackJack.from_view` built), each later one is a
         copy of it with the hidden cards dealt afresh, the world ``from_view`` would build."""
         template = self._template
         if template is None or template.view is not view:
-            template = self._template = _Template(view, self.seat)
+            deck = deck_of("black-jack", view["options"], int(view["seats"]))
+            template = self._template = WorldTemplate(view, self.seat, BlackJack, deck)
         others = template.others
         known = [list(self.known.get(s, Counter()).elements()) for s in others]
-        places = deal_hidden(list(template.pool), template.sizes, rng, known=known)
+        places = deal_hidden(template.pool, template.sizes, rng, known=known)
         lacks = [self.lacks.get(s) for s in others] + [None]  # the stock lacks nothing
+        aces = bool(view["options"]["aces_anytime"])
         known.append([])
         for place, lack in enumerate(lacks):
             if lack is not None:
-                _honour(place, places, known, lacks, rng, aces=template.aces)
+                _honour(place, places, known, lacks, rng, aces=aces)
         return template.world(places)
-
-
-class _Template:
-    """What every world of one view shares (see :meth:`BlackJackMemory.sample`): the seat's
-    hand, the cards it has not seen (in the deck's order), the other places and their sizes,
-    and the first world built from the view, which later ones copy."""
-
-    def __init__(self, view: WireMap, seat: int) -> None:
-        self.view = view
-        self.seat = seat
-        self.seats = int(view["seats"])
-        options = view["options"]
-        pool = Counter(deck_of("black-jack", options, self.seats))
-        self.hand = [parse_card(c) for c in view["hand"] or ()]
-        pool.subtract(self.hand)
-        pool.subtract(parse_card(c) for c in view["discards"])
-        self.pool = list((+pool).elements())
-        self.others = [s for s in range(self.seats) if s != seat]
-        self.sizes = [view["hand_counts"][s] for s in self.others] + [int(view["stock"])]
-        self.aces = bool(options["aces_anytime"])
-        self._game: BlackJack | None = None
-
-    def world(self, places: list[list[Card]]) -> BlackJack:
-        hands: list[list[Card]] = [[] for _ in range(self.seats)]
-        hands[self.seat] = list(self.hand)
-        for s, cards in zip(self.others, places, strict=False):
-            hands[s] = cards
-        if self._game is None:
-            self._game = BlackJack.from_view(self.view, hands, places[-1])
-            return self._game.clone()
-        return self._game.redealt(hands, places[-1])
 
 
 def _honour(

@@ -16,12 +16,12 @@ from __future__ import annotations
 import random
 
 from host.games.base import Action, State, WireMap
-from host.games.deal import deal_hidden
+from host.games.deal import WorldTemplate, deal_hidden
 from host.games.one_card.engine import OneCard
 from host.games.one_card.moves import CALL, DRAW, Play
 from host.games.one_card.rules import ATTACKERS
 from host.games.support import GameSupport, SeatMemory, by_hand_size
-from protocol.cards import DECK_54, Card, Rank, parse_card
+from protocol.cards import DECK_54, Rank
 
 __all__ = ["CARD_WEIGHT", "HORIZON", "SUPPORT", "OneCardMemory", "OneCardSupport"]
 
@@ -42,7 +42,7 @@ class OneCardMemory(SeatMemory):
 
     def __init__(self, seat: int) -> None:
         super().__init__(seat)
-        self._template: _Template | None = None
+        self._template: WorldTemplate[OneCard] | None = None
 
     def __getstate__(self) -> dict[str, object]:
         return {"seat": self.seat, "_template": None}  # a search job carries no template
@@ -50,35 +50,9 @@ class OneCardMemory(SeatMemory):
     def sample(self, view: WireMap, rng: random.Random) -> State:
         template = self._template
         if template is None or template.view is not view:
-            template = self._template = _Template(view, self.seat)
+            template = self._template = WorldTemplate(view, self.seat, OneCard, DECK_54)
         places = deal_hidden(template.pool, template.sizes, rng)
         return template.world(places)
-
-
-class _Template:
-    """What every world of one view shares (see :class:`OneCardMemory`)."""
-
-    def __init__(self, view: WireMap, seat: int) -> None:
-        self.view = view
-        self.seat = seat
-        self.hand = [parse_card(c) for c in view["hand"] or ()]
-        seen = {*self.hand, *(parse_card(c) for c in view["discards"])}
-        self.pool = [c for c in DECK_54 if c not in seen]
-        self.others = [s for s in range(int(view["seats"])) if s != seat]
-        counts = view["hand_counts"]
-        self.sizes = [counts[s] for s in self.others] + [int(view["stock"])]
-        self.counts = len(counts)
-        self._game: OneCard | None = None
-
-    def world(self, places: list[list[Card]]) -> OneCard:
-        hands: list[list[Card]] = [[] for _ in range(self.counts)]
-        hands[self.seat] = list(self.hand)
-        for s, cards in zip(self.others, places, strict=False):
-            hands[s] = list(cards)
-        if self._game is None:
-            self._game = OneCard.from_view(self.view, hands, places[-1])
-            return self._game.clone()
-        return self._game.redealt(hands, places[-1])
 
 
 class OneCardSupport(GameSupport):
