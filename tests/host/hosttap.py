@@ -330,8 +330,12 @@ class Capture:
             self._files[name] = data
             same = _common_prefix(old, data)
             if same < len(data):
-                new = data[max(0, same - 8) :]
-                where = f"{name} bytes {same}-{len(data)}"
+                # SQLite rewrites its WAL from the start after a checkpoint: the bytes past the
+                # last one written are the old ones (the common suffix), not new, so scanning
+                # only the span between stays linear in what the host wrote
+                end = len(data) - _common_suffix(old, data, len(data) - same)
+                new = data[max(0, same - 8) : end + 8]
+                where = f"{name} bytes {same}-{end}"
                 self.add(Source.DATABASE, where, new, raw=True, confirm=self._journal_codes)
 
     def journal_rows(self, table_id: str, rows: Any) -> None:
@@ -364,6 +368,15 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     while i < n and a[i] == b[i]:
         i += 1
     return min(i, n)
+
+
+def _common_suffix(a: bytes, b: bytes, most: int) -> int:
+    """The length of the common tail of ``a`` and ``b`` (at most ``most``), where they are
+    equally long (a file rewritten in place); 0 otherwise (the tail is new)."""
+    if len(a) != len(b):
+        return 0
+    n = min(len(a), most)
+    return _common_prefix(a[::-1][:n], b[::-1][:n])
 
 
 class _LogTap(logging.Handler):

@@ -6,7 +6,8 @@ reads its pushes: every ``fair`` push goes to its :class:`~protocol.verifier.Han
 masking duties; what the masker has to say is sent as it comes (``mask_commit`` with the
 ``fair_commit``, ``fair_reveal`` once MASK_LOCK passed, passes, sealed boxes, keys, and
 ``mask_reveal`` at the host's ``hand_over`` event, ``show_hand`` at a ``show_hand`` event naming
-it). On its turn it plays :func:`host.table.masked.first_move` (the first action of the first set
+it). On its turn, once every card it holds is open and the pushes are read (see ``_act``), it
+plays :func:`host.table.masked.first_move` (the first action of the first set
 of ``legal_sets`` its opened cards meet, else ``unless_met`` / ``legal``) with ``act.open`` from
 the masker. A ``tamper`` hook may change or drop a request before it goes out, a ``choose``
 hook pick the move (a cheating seat), and :attr:`PrivateSeat.errors` keeps every error the host
@@ -28,6 +29,7 @@ from protocol.cards import Card
 from protocol.fairness import HandReport, HandVerifier, SignedMessage
 from protocol.mask_seat import Outgoing, SeatMasker
 from protocol.messages import Message
+from protocol.private_views import unopened
 
 #: a hook that may change (or drop, returning None) a request before it is sent
 Tamper = Callable[[Outgoing], Outgoing | None]
@@ -86,6 +88,9 @@ class PrivateSeat:
     held: dict[tuple[int, int, int], Card] = field(default_factory=dict)
     act_seq: int = 0
     acted_on: int = -1  #: the table seq of the state last acted on
+    acted_view: Any = None  #: the view of that state, once the host took the play
+    #: the last state pushed to this seat (acted on once the pushes are read, see ``_act``)
+    last_state: tm.StatePush | None = None
     #: the size of each hand this seat was asked to show (``show_hand``: it went bankrupt)
     shown: list[int] = field(default_factory=list)
     over: bool = False
@@ -152,14 +157,28 @@ class PrivateSeat:
         await self._drain()
 
     async def _act(self, push: tm.StatePush) -> None:
-        # acts on every state it is to act in, even with more pushes queued: those may be
-        # pongs or events, not a newer state (skipping then stalled a game); a play on a state
-        # that moved on is refused (``act_errors``) and the newer state comes
-        if self.masker is None or self.seat not in push.to_act or push.seq <= self.acted_on:
+        # acts on the newest state it is to act in once no push waits unread (a newer state
+        # may be among them; waiting for one that never comes stalled a game), once every card
+        # it holds is open (its ``sealed`` came: until then what it may play is not known, as
+        # for the real seat client), and never twice on one view: a play the host took
+        # changes the seat's view, so a state showing the view it acted on was sent before
+        # the play took effect (acting on it again would play a stale choice, which the host
+        # judges on the newer state: a blunder in Black Jack, and games ran to the turn limit)
+        self.last_state = push
+        if (
+            self.masker is None
+            or self.seat not in push.to_act
+            or push.seq <= self.acted_on
+            or push.view == self.acted_view
+            or self.session.pushes.count
+        ):
             return
+        cards = self.masker.cards()
+        if unopened(push.view, {p: c.code for p, c in cards.items()}):
+            return  # acted on when the card opens (:meth:`play`)
         self.acted_on = push.seq
         choose = longest_move if self.choose is None else self.choose
-        move = choose(dict(push.view), self.masker.cards())
+        move = choose(dict(push.view), cards)
         if move is None:
             return
         action, positions = move
@@ -174,6 +193,8 @@ class PrivateSeat:
         act = tm.Act(table=self.table, seq=self.act_seq, action=action, open=opens)
         if await self._send(act) is None:
             self.act_seq -= 1  # refused (a state overtaken): the seq is still free
+        else:
+            self.acted_view = push.view
 
     async def _show(self, event: dict[str, Any]) -> None:
         """The host asks a seat to put its hand face up (a bankrupt hand): ours, every key."""
@@ -202,9 +223,10 @@ class PrivateSeat:
                 elif kind == "show_hand" and self.masker is not None and not self.masker.over:
                     await self._show(push.event)
             elif isinstance(push, tm.StatePush) and push.seat == self.seat:
-                if push.phase == "playing":
-                    await self._act(push)
+                self.last_state = push
             elif isinstance(push, tm.GameOver):
                 self.outcome = dict(push.outcome)
                 self.over = True
                 return
+            if self.last_state is not None and self.last_state.phase == "playing":
+                await self._act(self.last_state)  # (again: a card of ours may have opened)
