@@ -192,6 +192,12 @@ class PtyDriver:
     At "Your move:" it picks the first numbered card, else draws or passes, else option 1; it
     answers follow-up questions with option 1 and presses the letter of any out-of-turn call
     it is offered. It counts what it did so tests can say what was exercised.
+
+    It answers a screen once, as a person does: the client draws the table again at every key
+    typed and every line refused while a move is in flight, and answering each of those drawings
+    fed a loop of refusals and redraws (thousands of lines in a long game, most of its CPU) until
+    the host's answer came. The same table asked again is answered again only if nothing else
+    came for :attr:`REPEAT_AFTER` seconds (a move the host refused leaves the table as it was).
     """
 
     PROMPTS = (
@@ -201,6 +207,7 @@ class PtyDriver:
         r"Lobby> ",
         r"Play again\? \[y/N\]",
     )
+    REPEAT_AFTER = 1.0
 
     def __init__(self, child: Any) -> None:
         self.child = child
@@ -218,18 +225,35 @@ class PtyDriver:
         self.lobby = list(lobby or [])
         self.again = list(again or [])  # answers to "Play again?" (then "n")
         child = self.child
+        last: tuple[str, str] | None = None  # the table last answered and the line sent
+        waited = 0.0
         while True:
-            i = child.expect([*self.PROMPTS, pexpect.EOF])
+            timeout = self.REPEAT_AFTER if last is not None else child.timeout
+            i = child.expect([*self.PROMPTS, pexpect.EOF, pexpect.TIMEOUT], timeout=timeout)
+            if i == len(self.PROMPTS) + 1:  # nothing new came
+                waited += timeout
+                if last is None or waited >= child.timeout:
+                    raise pexpect.TIMEOUT(f"no prompt for {waited:.0f} s")
+                child.sendline(last[1])
+                continue
+            waited = 0.0
             before = re.sub(r"\x1b\[[0-9;]*m", "", child.before or "")
+            table = before[before.rfind("Your hand:") :] if i in (0, 1) else ""
+            if i in (0, 1) and last is not None and last[0] == table:
+                continue  # drawn again, not changed: our line is being answered
+            last = None
             if i == 0:
                 self.moves += 1
                 hand = before.rpartition("Your hand:")[2]
                 numbers = re.findall(r"(\d+)\)", hand.partition("Moves:")[0])
                 letters = re.findall(r"\b([dp])\) ", hand)
-                child.sendline(numbers[0] if numbers else (letters[0] if letters else "1"))
+                line = numbers[0] if numbers else (letters[0] if letters else "1")
+                child.sendline(line)
+                last = (table, line)
             elif i == 1:
                 self.options += 1
                 child.sendline("1")
+                last = (table, "1")
             elif i == 2:
                 self.calls += 1
                 child.sendline(child.match.group(1))
