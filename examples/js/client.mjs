@@ -220,9 +220,21 @@ class Client {
       for (const req of hand.take()) masking.set(this.conn.send({ ...req, table }), { ...req, table });
     };
 
+    let calledOn = -1; // the seq of the last state we made an out-of-turn call on
     const act = () => {
       if (awaiting !== null || !state || state.phase !== "playing") return;
-      if (!state.to_act.includes(this.mySeat)) return;
+      if (!state.to_act.includes(this.mySeat)) {
+        // out of turn `legal` lists only calls (3.5 `calls`: One Card's "One Card!", Black
+        // Jack's "last card"): make the first, once per state (one another seat made first is
+        // refused). A Black Jack hand that never declares cannot go out (spec/RULES.md), so a
+        // client that ignored them left its games to the bots or to the turn limit
+        const call = (state.legal ?? [])[0];
+        if (!call || calledOn === state.seq) return;
+        calledOn = state.seq;
+        lastAct = { type: "act", table, seq: actSeq + 1, action: call };
+        awaiting = this.conn.send(lastAct);
+        return;
+      }
       let choices;
       if (isPrivateView(state.view)) {
         if (unopened(state.view, hand.cards()).length) return; // acted on again at its SEALED
