@@ -82,13 +82,19 @@ class Player:
             await self.process.stdin.send_all((json.dumps(obj) + "\n").encode())
 
     async def play(self, until: Callable[[dict[str, Any]], bool] | None = None) -> str | None:
-        """Answer every turn with the first legal action until the ``end`` line (its reason)
+        """Answer every turn with the first legal action, and make the first call listed out
+        of turn once a state (a Black Jack hand that never says "last card" cannot go out, so
+        its games ran to the bot's win or the turn limit), until the ``end`` line (its reason)
         or until ``until`` says stop after a line (None then)."""
+        called = -1
         while True:
             obj = await self.next()
             if obj is None:
                 return "eof"
             if obj["type"] == "state" and obj.get("my_turn"):
+                await self.send({"cmd": "act", "index": 0})
+            elif obj["type"] == "state" and obj.get("legal") and obj.get("seq") != called:
+                called = obj.get("seq", -1)
                 await self.send({"cmd": "act", "index": 0})
             if obj["type"] in ("refused", "busy"):
                 await self.send({"cmd": "state"})
