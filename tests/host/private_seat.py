@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import trio
+
 import protocol.mask_messages as mm
 import protocol.table_messages as tm
 from host.table.masked import first_move
@@ -31,6 +33,9 @@ from protocol.mask_seat import Outgoing, SeatMasker
 from protocol.messages import Message
 from protocol.private_views import unopened
 
+#: seconds a state showing the view the seat last acted on must stand, with nothing pushed,
+#: before the seat acts on it (see ``PrivateSeat._act``)
+STALE_WAIT = 1.0
 #: a hook that may change (or drop, returning None) a request before it is sent
 Tamper = Callable[[Outgoing], Outgoing | None]
 #: a move: the action and the positions it plays from
@@ -156,20 +161,22 @@ class PrivateSeat:
             await self._send(tm.FairReveal(table=self.table, hand_no=push.hand_no, r=r))
         await self._drain()
 
-    async def _act(self, push: tm.StatePush) -> None:
+    async def _act(self, push: tm.StatePush, *, settled: bool = False) -> None:
         # acts on the newest state it is to act in once no push waits unread (a newer state
         # may be among them; waiting for one that never comes stalled a game), once every card
         # it holds is open (its ``sealed`` came: until then what it may play is not known, as
-        # for the real seat client), and never twice on one view: a play the host took
-        # changes the seat's view, so a state showing the view it acted on was sent before
-        # the play took effect (acting on it again would play a stale choice, which the host
-        # judges on the newer state: a blunder in Black Jack, and games ran to the turn limit)
+        # for the real seat client), and not again on the view it acted on until that view
+        # has stood for STALE_WAIT (``settled``): a play the host took almost always changes
+        # the seat's view, so such a state was most likely sent before the play took effect
+        # (acting on it played a stale choice, which the host judged on the newer state: a
+        # blunder in Black Jack, and games ran to the turn limit); but a draw from an empty
+        # stock changes nothing, and every seat drawing nothing gives the same view again
         self.last_state = push
         if (
             self.masker is None
             or self.seat not in push.to_act
             or push.seq <= self.acted_on
-            or push.view == self.acted_view
+            or (push.view == self.acted_view and not settled)
             or self.session.pushes.count
         ):
             return
@@ -210,7 +217,16 @@ class PrivateSeat:
 
     async def play(self, until: Callable[[PrivateSeat], bool] | None = None) -> None:
         """Read pushes until the game is over (or ``until`` says stop, after a push)."""
-        async for push in self.session.pushes:
+        while True:
+            with trio.move_on_after(STALE_WAIT) as waited:
+                try:
+                    push = await self.session.pushes.receive()
+                except trio.EndOfChannel:
+                    return
+            if waited.cancelled_caught:  # nothing came: the state we hold is the current one
+                if self.last_state is not None and self.last_state.phase == "playing":
+                    await self._act(self.last_state, settled=True)
+                continue
             if until is not None and until(self):
                 return
             if isinstance(push, tm.FairPush):
