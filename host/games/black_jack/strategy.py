@@ -4,8 +4,9 @@ How it works: :func:`choose` scores each legal turn action (the host's policy,
 :mod:`host.bots.policy`, has already made any declaration the window allows) and returns the best;
 it reads only the seat's ``view`` and the legal actions in wire form. A play (a card, a run, a
 chain) is worth the cards it sheds, more when it goes out having declared, less for each play
-the rest of the hand will still need (:func:`plays_left`: a run of one suit is one play, so a
-play that breaks a run costs a turn); and:
+the rest of the hand will still need (:func:`plays_needed`: a run of one suit is one play, so
+a play that breaks a run costs a turn; a hand with a queen that could go out in one turn, the
+queen covered by the rest, counts as one); and:
 
 * against a pick-up, a counter that passes it on grown (a 2 or a black jack) beats the red jack
   that cancels it, which beats taking it;
@@ -13,8 +14,10 @@ play that breaks a run costs a turn); and:
   only when the player who plays next (who would pick up) is down to two cards; aces (they
   name a suit, so they play on anything) and jokers are kept for when nothing else plays;
 * a run is judged by its last card, whose magic is the one that applies: an ace names the suit
-  the rest of the hand holds most of; an 8 with two players, or a queen that the hand can cover,
-  brings the turn straight back;
+  the rest of the hand holds most of; an 8 with two players brings the turn straight back;
+* a queen is kept for the finish (:data:`QUEEN`): its cover may be any play, so a queen and the
+  hand's last play go out in one turn, and a play ending on a queen whose cover can take the
+  rest of the hand goes out (having declared);
 * a play or draw that says "last card" (the engine offers it when the hand could finish next
   turn) is preferred to the same one unsaid;
 * with three players or more, a play is worth more the likelier the next player cannot follow
@@ -40,7 +43,7 @@ from host.games.presentation import BotFeatures
 from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit, cards_in, parse_card
 from protocol.decks import deck_of
 
-__all__ = ["BOT", "NOBODY", "Table", "choose", "plays_left"]
+__all__ = ["BOT", "NOBODY", "Table", "choose", "plays_left", "plays_needed"]
 
 WireMap = dict[str, Any]
 
@@ -62,6 +65,11 @@ SHED, OUT, PASS_ON, CANCEL, KEEP, URGENT, WILD, AGAIN, SAY = (
 #: with three players or more: what it is worth that the next player cannot follow a play (a
 #: certainty; the chance of it counts pro rata), from ``bench/bots.py --pair normal:greedy``
 BLOCK = 3.0
+
+#: a queen played while its cover cannot go out: a queen and any one play after it (its cover,
+#: whatever its suit) can go out together, so the queen is kept for the finish, as a card that
+#: makes a two-play hand end in one turn (``bench/bots.py --pair normal:greedy``, docs/BOTS.md)
+QUEEN = -3.0
 
 #: the ranks that answer a pick-up: 2s and jacks (black ones grow it, red ones cancel it), and
 #: a joker declared as one
@@ -98,6 +106,15 @@ def plays_left(hand: Sequence[Card]) -> float:
         if i % 13 == 0 or i - 1 not in held:
             runs += 1
     return runs + 0.5 * jokers
+
+
+def plays_needed(hand: Sequence[Card]) -> float:
+    """:func:`plays_left`, but one for a hand holding a queen that could go out in one turn: a
+    queen's cover may be any play, so the queen and the rest of the hand go out together."""
+    plays = plays_left(hand)
+    if plays > 1 and any(c.rank is _QUEEN for c in hand) and _finishable(hand):
+        return 1.0
+    return plays
 
 
 def _next_hand(seat: object, counts: Sequence[int], out: set[int], step: int) -> int:
@@ -201,9 +218,11 @@ class Table:
         for c in cards:
             if c in left:
                 left.remove(c)
-        value -= LEFT * plays_left(left)
+        value -= LEFT * plays_needed(left)
         if len(cards) == len(hand):
             return value + (OUT if self.ready else -OUT / 10)  # undeclared: two penalty cards
+        if self.ready and acting[-1].rank is _QUEEN and _finishable(left):
+            return value + OUT  # its cover, any play of what is left, goes out this turn
         if self.attacked:
             return value + (PASS_ON if _is_pickup(acting[0]) else CANCEL)
         value += self._blocking(acting, suit)
@@ -217,19 +236,22 @@ class Table:
             if c.rank is _JOKER or c.rank is _ACE:
                 wild += 1
         value += WILD * wild
-        last = acting[-1]
+        return value + self._magic(acting[-1], cards, suit)
+
+    def _magic(self, last: Card, cards: Sequence[Card], suit: str | None) -> float:
+        """What the magic of a play's last card ``last`` adds (an ace naming ``suit``)."""
         if last.rank is _ACE:
             named = _SUIT_OF.get(str(suit))  # the rest of the hand in the suit it names
             rest = 0
-            for c in hand:
+            for c in self.hand:
                 if c.suit is named and named is not None and c not in cards:
                     rest += 1
-            value += 0.5 * rest
-        elif (last.rank is _EIGHT and len(self.rivals) == 1) or (
-            last.rank is _QUEEN and len(hand) > len(cards)
-        ):
-            value += AGAIN
-        return value
+            return 0.5 * rest
+        if last.rank is _EIGHT and len(self.rivals) == 1:
+            return AGAIN
+        if last.rank is _QUEEN:
+            return QUEEN  # covered, it goes out only with the hand's last play (see score)
+        return 0.0
 
     def _blocking(self, acting: Sequence[Card], suit: str | None) -> float:
         """:data:`BLOCK` times the chance that the next player cannot answer a play that ends

@@ -15,8 +15,8 @@ At a turn the search weighs only the normal bot's best :data:`CANDIDATES` plays,
 when nothing plays: Black Jack lists dozens of plays (runs, jokers as any card, an ace naming
 each suit), and spread over all of them 100 iterations learn nothing. A simulated game is
 played for :data:`HORIZON` actions past the search tree and then scored by the plays each hand
-still needs (a run of one suit is one play: :func:`_plays_left`), or to its end if that comes
-first: a win scores 1.
+still needs (a run of one suit is one play, and a hand a queen's cover can finish is one:
+:func:`_plays_needed`), or to its end if that comes first: a win scores 1.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from host.games.black_jack.engine import BlackJack
 from host.games.black_jack.moves import Declare, Draw, Play, matching
 from host.games.black_jack.rules import COUNTERS
 from host.games.black_jack.strategy import NOBODY, Table
-from host.games.black_jack.strategy import plays_left as _plays_left
+from host.games.black_jack.strategy import plays_needed as _plays_needed
 from host.games.deal import WorldTemplate, deal_hidden
 from host.games.support import GameSupport, SeatMemory, by_hand_size
 from protocol.cards import Card, Rank, Suit, parse_card
@@ -49,7 +49,7 @@ __all__ = [
 
 #: simulated actions past the search tree before a position is scored by its hand sizes
 HORIZON = 12
-#: how much each play a hand still needs lowers a seat's chances (see :func:`_plays_left` and
+#: how much each play a hand still needs lowers a seat's chances (see :func:`_plays_needed` and
 #: :func:`host.games.support.by_hand_size`)
 PLAY_WEIGHT = 0.5
 #: the plays the search weighs at a turn: the normal bot's best few (the rest spread it thin)
@@ -270,7 +270,7 @@ class BlackJackSupport(GameSupport):
     def evaluate(self, world: State) -> list[float]:
         assert isinstance(world, BlackJack)
         plays = [
-            _plays_left(h) if live else None
+            _plays_needed(h) if live else None
             for h, live in zip(world.hands, world.active, strict=True)
         ]
         return by_hand_size(plays, PLAY_WEIGHT)

@@ -135,6 +135,45 @@ def test_black_jack_counts_a_hand_in_plays_a_run_of_one_suit_once_and_a_joker_ha
     assert left("JR", "QC", "KC", "AC", "2C") == 2.5
 
 
+def test_black_jack_counts_a_hand_a_queens_cover_can_finish_as_one_play() -> None:
+    def needed(*codes: str) -> float:
+        return black_jack.plays_needed([parse_card(c) for c in codes])
+
+    assert needed("QS", "9D") == 1  # the queen, then the 9D as its cover
+    assert needed("10H", "JH", "QH", "4C", "5C") == 1  # the run ends on the queen
+    assert needed("QS", "9D", "4C") == 3  # one cover: the 4C needs a turn of its own
+    assert needed("4S", "9D") == 2  # no queen: as plays_left counts it
+
+
+def test_black_jack_goes_out_through_a_queen_and_its_cover() -> None:
+    # 5D on top: the queen, covered by the 3D (any card covers a queen), goes out this turn;
+    # the 3D alone would leave the queen, which cannot be a last card, though every other
+    # diamond and 3 is on the pile, so the next player (1 card) could not follow it
+    seen = ["AD", "2D", "4D", "6D", "7D", "8D", "9D", "10D", "JD", "KD", "3S", "3H", "3C", "5D"]
+    view = {
+        "seat": 0,
+        "seats": 4,
+        "options": {"jokers": 0, "decks": "auto"},
+        "hand": ["3D", "QD"],
+        "hand_counts": [2, 1, 5, 5],
+        "declared": [True, False, False, False],
+        "discards": seen,
+        "pending": 0,
+    }
+    legal = [_play("3D"), _play("QD"), DRAW]
+    assert black_jack.choose(view, legal) == _play("QD")
+
+
+def test_black_jack_keeps_a_queen_for_the_finish() -> None:
+    # 7S on top: the 5S leaves QS 9D, which goes out in one turn (the queen covered by the 9D)
+    view = {"seat": 0, "hand": ["QS", "5S", "9D"], "hand_counts": [3, 5], "pending": 0}
+    legal = [_play("QS"), _play("5S"), DRAW]
+    assert black_jack.choose(view, legal) == _play("5S")
+    # and with more to shed the queen still waits: the 5S sheds as much and keeps the queen
+    more = {**view, "hand": ["QS", "5S", "9D", "4C"], "hand_counts": [4, 5]}
+    assert black_jack.choose(more, legal) == _play("5S")
+
+
 def test_black_jack_goes_out_only_having_declared() -> None:
     view = {"seat": 0, "hand": ["4S", "5S"], "hand_counts": [2, 5], "pending": 0}
     legal = [_play("4S", "5S"), _play("4S"), DRAW]
