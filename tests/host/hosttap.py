@@ -376,7 +376,7 @@ def _common_suffix(a: bytes, b: bytes, most: int) -> int:
     if len(a) != len(b):
         return 0
     n = min(len(a), most)
-    return _common_prefix(a[::-1][:n], b[::-1][:n])
+    return _common_prefix(a[len(a) - n :][::-1], b[len(b) - n :][::-1])
 
 
 class _LogTap(logging.Handler):

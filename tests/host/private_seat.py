@@ -171,7 +171,6 @@ class PrivateSeat:
         # (acting on it played a stale choice, which the host judged on the newer state: a
         # blunder in Black Jack, and games ran to the turn limit); but a draw from an empty
         # stock changes nothing, and every seat drawing nothing gives the same view again
-        self.last_state = push
         if (
             self.masker is None
             or self.seat not in push.to_act
