@@ -69,9 +69,11 @@ from net.session import open_session
 BENCH = Path(__file__).resolve().parent
 #: the most seats each game is played with here (ONE seats 2 to 4)
 MAX_SEATS = {"one": 4}
-#: the options of both kinds of table: One Card's bankruptcy is refused on a private table of
-#: more than two seats (PROTOCOL.md 10.12), so it is off at both; ONE plays one-hand matches
-OPTIONS: dict[str, dict[str, Any]] = {"one-card": {"bankrupt_at": 0}, "one": {"target": 1}}
+#: the options of both kinds of table beyond the defaults: ONE plays one-hand matches. (One
+#: Card keeps its default bankruptcy, which private tables of any size now play: with it off,
+#: as here until now, games loop until a safety stop, RULES.md's "Bankruptcy", and a private
+#: table's must-play rule made its looping games 4x as long as the normal ones)
+OPTIONS: dict[str, dict[str, Any]] = {"one": {"target": 1}}
 #: a game that takes longer than this stops the run
 GAME_TIMEOUT_S = 900.0
 
