@@ -94,6 +94,11 @@ class SeatClient:
         #: what :attr:`state` was last filled from (the private state, the cards opened): a
         #: ``fair`` push that opens or plays none of our cards leaves it as it is
         self._filled_from: tuple[tm.StatePush, dict[tuple[int, int], str]] | None = None
+        #: the session and push number (``pushes.taken_total``) of the last ``state``, and the
+        #: session and number of pushes sent before the ``ack`` of our last action applied
+        #: (:attr:`state_overtaken`)
+        self._state_at: tuple[object, int] = (None, 0)
+        self._acted_at: tuple[object, int] = (None, 0)
 
     @property
     def name(self) -> str | None:
@@ -164,7 +169,31 @@ class SeatClient:
             opens = self.checker.play_keys(used)
         msg = tm.Act(table=self.table_id, seq=self.act_seq + 1, action=action, open=opens)
         self.act_seq += 1
-        return await self.session.request(msg)
+        ordered = getattr(self.session, "request_ordered", None)  # (not on test doubles)
+        if ordered is None:
+            return await self.session.request(msg)
+        got: tuple[Message, int] = await ordered(msg)
+        reply, before = got
+        if isinstance(reply, tm.Ack) and not reply.duplicate:
+            self._acted_at = (self.session, before)
+        return reply
+
+    @property
+    def state_overtaken(self) -> bool:
+        """Whether :attr:`state` came before the host's ``ack`` of our last action: it was
+        sent before that action applied (the ``ack`` precedes the move's messages), so it
+        does not show it yet and is no ground for another one. On a private table the seats'
+        masking requests bring such states while an action is on its way, and a bot acting at
+        once played on them (a second move refused, or a late call). :meth:`forget_overtaken`
+        takes it as current after all."""
+        session, number = self._state_at
+        acted, before = self._acted_at
+        return session is self.session and acted is self.session and number <= before
+
+    def forget_overtaken(self) -> None:
+        """Take :attr:`state` as current although it came before our last ``ack`` (nothing
+        newer came: the action changed nothing this seat sees)."""
+        self._acted_at = (None, 0)
 
     # ------------------------------------------------------------------ pushes
 
@@ -298,6 +327,8 @@ class SeatClient:
 
     def _on_state(self, push: tm.StatePush) -> list[FairNotice]:
         self.game_no = push.game_no
+        queue = getattr(self.session, "pushes", None)  # (None: a session-less test double)
+        self._state_at = (self.session, queue.taken_total if queue is not None else 0)
         if is_private_view(push.view):
             self.private_state = push
             self._fill_private()

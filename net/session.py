@@ -142,6 +142,10 @@ class PushQueue(trio.abc.ReceiveChannel[Message]):
         self._send, self._receive = trio.open_memory_channel[tuple[Message, int]](math.inf)
         self.count = 0  #: pushes not read yet
         self.bytes = 0  #: the memory they hold, as weighed
+        #: pushes put in since the session began (the ``n``-th push received is number ``n``)
+        self.put_total = 0
+        #: pushes read since the session began: while the consumer handles a push, its number
+        self.taken_total = 0
         self._room = trio.Event()
 
     def put(self, msg: Message, size: int = 0) -> None:
@@ -152,6 +156,7 @@ class PushQueue(trio.abc.ReceiveChannel[Message]):
         """
         self._send.send_nowait((msg, size))
         self.count += 1
+        self.put_total += 1
         self.bytes += size
 
     def close(self) -> None:
@@ -172,6 +177,7 @@ class PushQueue(trio.abc.ReceiveChannel[Message]):
     async def receive(self) -> Message:
         msg, size = await self._receive.receive()
         self.count -= 1
+        self.taken_total += 1
         self.bytes -= size
         if self.count < PUSH_QUEUE:
             self.wake()
@@ -191,6 +197,8 @@ class _Waiter:
     done: bool = False
     #: UTF-8 bytes of ``record_part`` text collected so far (bounded by MAX_RECORD_BYTES)
     size: int = 0
+    #: the pushes the host sent before the (last) reply (:attr:`PushQueue.put_total` then)
+    pushes_before: int = 0
 
 
 class ClientSession:
@@ -252,12 +260,26 @@ class ClientSession:
             Disconnected: the connection ended first.
             trio.TooSlowError: no reply within ``timeout`` seconds.
         """
-        return (await self.request_all(msg, timeout=timeout, resend=resend))[0]
+        return (await self._request(msg, timeout=timeout, resend=resend)).replies[0]
+
+    async def request_ordered(
+        self, msg: Message, *, timeout: float = REPLY_TIMEOUT, resend: bool = True
+    ) -> tuple[Message, int]:
+        """Like :meth:`request`, with the number of pushes the host sent before its reply: a
+        push whose number (:attr:`PushQueue.taken_total` while it is handled) is at most that
+        was sent before the host acted on ``msg`` (an ``ack`` comes before the move's
+        messages, so a ``state`` that came before it does not show the move yet)."""
+        waiter = await self._request(msg, timeout=timeout, resend=resend)
+        return waiter.replies[0], waiter.pushes_before
 
     async def request_all(
         self, msg: Message, *, timeout: float = REPLY_TIMEOUT, resend: bool = True
     ) -> list[Message]:
-        """Like :meth:`request`, returning every part of a multi-part (``record_part``) reply.
+        """Like :meth:`request`, returning every part of a multi-part (``record_part``) reply."""
+        return (await self._request(msg, timeout=timeout, resend=resend)).replies
+
+    async def _request(self, msg: Message, *, timeout: float, resend: bool) -> _Waiter:
+        """Send ``msg`` and wait for its whole reply (see :meth:`request_all`).
 
         With ``resend``, a request the host refuses as ``rate_limited`` ("slow down": it was
         dropped unread) is sent again, unchanged but for its ``id``, after each pause of
@@ -274,7 +296,7 @@ class ClientSession:
             await trio.sleep(pause)
         return await self._request_once(msg, timeout=timeout)  # the last try: its refusal goes up
 
-    async def _request_once(self, msg: Message, *, timeout: float) -> list[Message]:
+    async def _request_once(self, msg: Message, *, timeout: float) -> _Waiter:
         mid = next(self._ids)
         waiter = _Waiter(trio.Event(), [])
         self._waiters[mid] = waiter
@@ -291,7 +313,7 @@ class ClientSession:
         first = waiter.replies[0]
         if isinstance(first, Error):
             raise RequestError(first)
-        return waiter.replies
+        return waiter
 
     async def bye(self, reason: str = "") -> None:
         """End the session politely (best effort) and close the stream."""
@@ -362,6 +384,7 @@ class ClientSession:
             waiter.replies.append(msg)
             if not isinstance(msg, tm.RecordPart) or self._last_part(waiter, msg):
                 waiter.done = True
+                waiter.pushes_before = self.pushes.put_total
                 waiter.event.set()
         if isinstance(msg, ServerClosing):
             self.retry_after = msg.retry_after

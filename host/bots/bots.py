@@ -61,6 +61,9 @@ log = get_logger(__name__)  # what a peer sent is shown escaped (host.logs)
 
 #: the ``software`` a bot sends in ``hello``
 BOT_SOFTWARE = software("bot")
+#: seconds a bot waits for a newer state when the one it holds came before its last action
+#: applied (:attr:`net.seat.SeatClient.state_overtaken`); after that it takes it as current
+OVERTAKEN_WAIT = 1.0
 
 
 class BotRefused(RequestError):
@@ -192,6 +195,8 @@ class BotPlayer(SeatClient):
             calls = [a for a in legal if a.get("type") in game_calls and a != self._last_action]
             if not my_turn and not calls:
                 continue
+            if await self._overtaken(state):
+                continue
             started = trio.current_time()
             choice = await self._choose(dict(state.view), legal)
             left = self.think - (trio.current_time() - started)
@@ -228,6 +233,19 @@ class BotPlayer(SeatClient):
                     self._changed.set()
             except (Disconnected, trio.TooSlowError):
                 return
+
+    async def _overtaken(self, state: tm.StatePush) -> bool:
+        """Whether ``state`` came before our last action applied (then, having waited up to
+        OVERTAKEN_WAIT for a newer one, the caller looks again; if none came, the state is
+        taken as current: the action changed nothing we see)."""
+        if not self.state_overtaken:
+            return False
+        with trio.move_on_after(OVERTAKEN_WAIT):
+            await self._changed.wait()
+        if self.state is state:
+            self.forget_overtaken()
+        self._changed.set()
+        return True
 
     async def _choose(
         self, view: dict[str, Any], legal: list[dict[str, Any]]

@@ -536,3 +536,51 @@ def test_a_reply_of_another_type_is_a_protocol_error_not_an_assertion() -> None:
     assert expect_reply(ok, tm.Joined) is ok
     with pytest.raises(RemoteProtocolError, match="answered with 'joined' where 'resumed'"):
         expect_reply(ok, tm.Resumed)
+
+
+def _state(seq: int) -> tm.StatePush:
+    return tm.StatePush(
+        table="t1",
+        seq=seq,
+        game_no=1,
+        phase="playing",
+        seat=0,
+        view={"game": "one-card"},
+        legal=({"type": "draw"},),
+        to_act=(0,),
+        turn_ms=None,
+    )
+
+
+async def test_an_ordered_request_counts_the_pushes_before_its_reply_and_a_seat_sees_them_stale(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """``request_ordered`` gives the pushes the host sent before its reply, numbered as the
+    consumer reads them (``taken_total``); the seat client marks a ``state`` sent before the
+    ``ack`` of its action as overtaken (it does not show the action yet), one sent after as
+    current, and forgets the mark when asked (or on another session)."""
+    from net.seat import SeatClient
+
+    ack: Reply = lambda re: tm.Ack(table="t1", seq=1, duplicate=False, re=re)  # noqa: E731
+    async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
+        nursery.start_soon(host.answer, lambda _: _state(7), lambda _: _state(8), ack)
+        got, before = await session.request_ordered(
+            tm.Act(table="t1", seq=1, action={"type": "draw"})
+        )
+        await host.send(_state(9))
+        seat = SeatClient(session, table_id="t1", name="Ann")
+        seat._acted_at = (session, before)  # as act() leaves it (act() is tested below)
+        seen: list[tuple[int, bool]] = []
+        while len(seen) < 3:
+            push = await session.pushes.receive()
+            await seat.handle(push)
+            if isinstance(push, tm.StatePush):
+                seen.append((push.seq, session.pushes.taken_total <= before))
+                assert seat.state_overtaken is (push.seq < 9)
+        assert isinstance(got, tm.Ack) and seen == [(7, True), (8, True), (9, False)]
+        # act() itself: the ack's mark makes the state just read overtaken again
+        nursery.start_soon(host.answer, ack)
+        assert isinstance(await seat.act({"type": "draw"}), tm.Ack)
+        assert seat.state_overtaken
+        seat.forget_overtaken()
+        assert not seat.state_overtaken
