@@ -21,7 +21,15 @@ import protocol.table_messages as tm
 from client.table_client import TableClient
 from host.bots.ai.ismcts import Budget
 from host.bots.ai.levels import HardBot, NormalBot
-from host.bots.bots import BOT_SOFTWARE, BotOutcome, BotPlayer, BotRefused, TableFinished, run_bots
+from host.bots.bots import (
+    BOT_SOFTWARE,
+    OVERTAKEN_WAIT,
+    BotOutcome,
+    BotPlayer,
+    BotRefused,
+    TableFinished,
+    run_bots,
+)
 from host.server.server import HostConfig, HostInfo, serve_host
 from host.table.cheats import CheatKind
 from net.fairplay import FairKind
@@ -31,7 +39,7 @@ from protocol.cards import DECK_52, DECK_54, Rank
 from protocol.connection import Connection, Role
 from protocol.errors import ErrorCode
 from protocol.fairness import HandDealer
-from protocol.messages import Error, Hello, ServerClosing, Welcome
+from protocol.messages import Error, Hello, Message, Ping, ServerClosing, Welcome
 
 
 async def test_a_bot_session_says_hello_as_a_bot(autojump_clock: trio.testing.MockClock) -> None:
@@ -424,3 +432,71 @@ async def test_a_bot_catches_every_kind_of_cheating_live(
                 break
     assert alerts, f"{kind.value}: no failed check reported"
     assert cheat_caught[kind] in alerts[0], alerts
+
+
+def _turn(seq: int) -> tm.StatePush:
+    """Seat 0's turn at One Card, with a draw to make."""
+    return tm.StatePush(
+        table="t1",
+        seq=seq,
+        game_no=1,
+        phase="playing",
+        seat=0,
+        view={"game": "one-card", "seat": 0},
+        legal=({"type": "draw"},),
+        to_act=(0,),
+        turn_ms=None,
+    )
+
+
+async def test_a_bot_acts_only_on_a_state_that_came_after_the_ack_of_its_last_action(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """PROTOCOL.md 4.2: a ``state`` received before the ``ack`` of our ``act`` was sent before
+    the act applied. A bot holding only such a state waits for a newer one, up to
+    OVERTAKEN_WAIT, then takes it as current; a state after the ack it acts on at once."""
+    client_end, host_end = trio.testing.memory_stream_pair()
+    host = Connection(role=Role.HOST)
+    welcome = Welcome(
+        version=1, host_name="h", software="h/1", fingerprint="sha256:" + "f" * 64, limits={}
+    )
+    waits: list[float] = []
+
+    async def receive() -> Message:
+        while True:
+            msg = host.next_message()
+            if isinstance(msg, Message) and not isinstance(msg, Ping):
+                return msg
+            if not isinstance(msg, Message):
+                host.receive_data(bytes(await host_end.receive_some(65536)))
+
+    async def ack(
+        act: Message, *before: tm.StatePush, after: tuple[tm.StatePush, ...] = ()
+    ) -> None:
+        assert isinstance(act, tm.Act)
+        reply = tm.Ack(table="t1", seq=act.seq, duplicate=False, re=act.id)
+        await host_end.send_all(b"".join(host.send(m) for m in (*before, reply, *after)))
+
+    async def scripted_host() -> None:
+        assert isinstance(await receive(), Hello)
+        await host_end.send_all(host.send(welcome) + host.send(_turn(1)))
+        first = await receive()
+        # a state the host sent while the act was on its way (still our turn), then the ack
+        await ack(first, _turn(2))
+        acked = trio.current_time()
+        second = await receive()
+        waits.append(trio.current_time() - acked)
+        # this time a state after the ack: the bot acts on it at once
+        await ack(second, _turn(3), after=(_turn(4),))
+        acked = trio.current_time()
+        await receive()
+        waits.append(trio.current_time() - acked)
+        await host_end.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(scripted_host)
+        async with open_session(client_end) as client:
+            bot = BotPlayer(client, table_id="t1", kind="easy", stay=True)
+            bot.name, bot.seat = "ann", 0
+            await bot.play()
+    assert waits[0] >= OVERTAKEN_WAIT and waits[1] < OVERTAKEN_WAIT / 10, waits
