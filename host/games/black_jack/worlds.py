@@ -234,7 +234,10 @@ class BlackJackSupport(GameSupport):
 
     calls = frozenset({"declare"})
     horizon = HORIZON
-    table_iterations = 650  #: 1,100 iterations a CPU second (docs/BOTS.md)
+    #: 1,400-1,800 iterations a CPU second at 2 seats, 1,700-2,250 at 4, on the machine state
+    #: in which One Card's 2,500 and ONE's 1,750 were set (from Black Jack's share of their
+    #: rates in the same runs: docs/BOTS.md); 0.6 s buys 830-1,350
+    table_iterations = 1_000
 
     def memory(self, seat: int) -> SeatMemory:
         return BlackJackMemory(seat)
