@@ -327,7 +327,10 @@ class Connected:
 
 
 def _client_context() -> ssl.SSLContext:
-    ctx = ssl.create_default_context()
+    # a bare TLS client context: ``ssl.create_default_context()`` would load the system's
+    # certificate authorities (50 ms of CPU a connection here) that a pinned self-signed
+    # certificate never uses
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE  # self-signed: trust comes from the pin instead
     ctx.minimum_version = ssl.TLSVersion.TLSv1_3

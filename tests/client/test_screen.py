@@ -94,8 +94,10 @@ class Terminal:
                 if self.col + cell_len(ch) > self.columns:
                     self.col = 0
                     self._newline()
-                line = self._cut(self.screen[self.row], self.col)
-                line += " " * (self.col - cell_len(line))
+                line = self.screen[self.row]
+                if cell_len(line) != self.col:  # (writing at the end of the line: the usual)
+                    line = self._cut(line, self.col)
+                    line += " " * (self.col - cell_len(line))
                 self.screen[self.row] = line + ch  # (the rest of the line is dropped)
                 self.col += cell_len(ch)
 
