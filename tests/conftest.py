@@ -56,6 +56,7 @@ import pytest
 import trio
 from hypothesis import HealthCheck, settings
 
+import protocol.table_messages as tm
 from client.catalogue import CATALOGUE, Catalogue
 from host.games import game_entries
 from host.ratelimit import RateLimits
@@ -156,6 +157,27 @@ class FakeConn:
     def types(self) -> list[str]:
         """The types of the messages delivered so far, in order."""
         return [m["type"] for m in self.got]
+
+
+def _turn_state(seq: int) -> tm.StatePush:
+    """Seat 0's turn at One Card with a draw to make, at table seq ``seq``."""
+    return tm.StatePush(
+        table="t1",
+        seq=seq,
+        game_no=1,
+        phase="playing",
+        seat=0,
+        view={"game": "one-card", "seat": 0},
+        legal=({"type": "draw"},),
+        to_act=(0,),
+        turn_ms=None,
+    )
+
+
+@pytest.fixture
+def turn_state() -> Callable[[int], tm.StatePush]:
+    """``turn_state(seq)``: a ``state`` push naming seat 0 to act at One Card (a draw)."""
+    return _turn_state
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
@@ -434,23 +435,8 @@ async def test_a_bot_catches_every_kind_of_cheating_live(
     assert cheat_caught[kind] in alerts[0], alerts
 
 
-def _turn(seq: int) -> tm.StatePush:
-    """Seat 0's turn at One Card, with a draw to make."""
-    return tm.StatePush(
-        table="t1",
-        seq=seq,
-        game_no=1,
-        phase="playing",
-        seat=0,
-        view={"game": "one-card", "seat": 0},
-        legal=({"type": "draw"},),
-        to_act=(0,),
-        turn_ms=None,
-    )
-
-
 async def test_a_bot_acts_only_on_a_state_that_came_after_the_ack_of_its_last_action(
-    autojump_clock: trio.testing.MockClock,
+    autojump_clock: trio.testing.MockClock, turn_state: Callable[[int], tm.StatePush]
 ) -> None:
     """PROTOCOL.md 4.2: a ``state`` received before the ``ack`` of our ``act`` was sent before
     the act applied. A bot holding only such a state waits for a newer one, up to
@@ -479,15 +465,15 @@ async def test_a_bot_acts_only_on_a_state_that_came_after_the_ack_of_its_last_ac
 
     async def scripted_host() -> None:
         assert isinstance(await receive(), Hello)
-        await host_end.send_all(host.send(welcome) + host.send(_turn(1)))
+        await host_end.send_all(host.send(welcome) + host.send(turn_state(1)))
         first = await receive()
         # a state the host sent while the act was on its way (still our turn), then the ack
-        await ack(first, _turn(2))
+        await ack(first, turn_state(2))
         acked = trio.current_time()
         second = await receive()
         waits.append(trio.current_time() - acked)
         # this time a state after the ack: the bot acts on it at once
-        await ack(second, _turn(3), after=(_turn(4),))
+        await ack(second, turn_state(3), after=(turn_state(4),))
         acked = trio.current_time()
         await receive()
         waits.append(trio.current_time() - acked)

@@ -538,22 +538,8 @@ def test_a_reply_of_another_type_is_a_protocol_error_not_an_assertion() -> None:
         expect_reply(ok, tm.Resumed)
 
 
-def _state(seq: int) -> tm.StatePush:
-    return tm.StatePush(
-        table="t1",
-        seq=seq,
-        game_no=1,
-        phase="playing",
-        seat=0,
-        view={"game": "one-card"},
-        legal=({"type": "draw"},),
-        to_act=(0,),
-        turn_ms=None,
-    )
-
-
 async def test_an_ordered_request_counts_the_pushes_before_its_reply_and_a_seat_sees_them_stale(
-    autojump_clock: trio.testing.MockClock,
+    autojump_clock: trio.testing.MockClock, turn_state: Callable[[int], tm.StatePush]
 ) -> None:
     """``request_ordered`` gives the pushes the host sent before its reply, numbered as the
     consumer reads them (``taken_total``); the seat client marks a ``state`` sent before the
@@ -563,11 +549,11 @@ async def test_an_ordered_request_counts_the_pushes_before_its_reply_and_a_seat_
 
     ack: Reply = lambda re: tm.Ack(table="t1", seq=1, duplicate=False, re=re)  # noqa: E731
     async with scripted() as (session, host, _hello), trio.open_nursery() as nursery:
-        nursery.start_soon(host.answer, lambda _: _state(7), lambda _: _state(8), ack)
+        nursery.start_soon(host.answer, lambda _: turn_state(7), lambda _: turn_state(8), ack)
         got, before = await session.request_ordered(
             tm.Act(table="t1", seq=1, action={"type": "draw"})
         )
-        await host.send(_state(9))
+        await host.send(turn_state(9))
         seat = SeatClient(session, table_id="t1", name="Ann")
         seat._acted_at = (session, before)  # as act() leaves it (act() is tested below)
         seen: list[tuple[int, bool]] = []
