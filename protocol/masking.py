@@ -13,10 +13,15 @@ Every key, permutation and box key derives from one 32-byte secret per seat and 
 to at the start and revealed at the end, when :func:`verify_round` re-derives every stage.
 
 All group and scalar arithmetic is libsodium's (PyNaCl bindings); this module only strings the
-calls together and validates every point and scalar it is given. It does no I/O. A round's card
-points and the keys a secret derives are pure functions of their inputs, asked for again and
-again (each ``sealed`` a seat opens, the audit after the passes): both are kept in small caches
-(:func:`functools.lru_cache`).
+calls together and validates every point and scalar it is given. It does no I/O.
+
+Every function here is a pure function of its inputs, and the same ones are asked for again and
+again: a seat's own passes when it audits the round at the hand's end, and in a process that
+plays several parties (a host and its bot seats, a test) every party's audit of the same round,
+its checks of the same relayed points and its openings of the same sealed keys. So a round's
+card points, the keys a secret derives, whole passes, points found valid and opened boxes are
+kept in bounded caches (:func:`functools.lru_cache`). A cache hit returns what the same call
+returned before; a call that failed is never cached, so a bad input fails every time.
 """
 
 from __future__ import annotations
@@ -78,6 +83,13 @@ GROUP_ORDER: Final = 2**252 + 27742317777372353535851937790883648493
 #: a sealed position key: :meth:`KeyRoute.plaintext` (130 bytes) plus libsodium's 48
 SEALED_KEY_BYTES: Final = 178
 _P: Final = 2**255 - 19
+#: passes kept (:func:`mask_pass`, :func:`rekey_pass`): a hand's rounds times 2k passes, for a
+#: few hands at once (a host's tables); an entry is two decks of points, some 4 KB at 54 cards
+PASS_CACHE: Final = 512
+#: points found valid (:func:`check_point`): every stage of a few rounds
+POINT_CACHE: Final = 8192
+#: sealed keys opened (:func:`open_key`) and box key pairs derived: a hand's boxes, a few hands
+BOX_CACHE: Final = 4096
 
 
 # --------------------------------------------------------------------------- errors
@@ -141,9 +153,14 @@ def check_point(p: object, where: str) -> bytes:
     :class:`PointError` naming ``where``."""
     if not isinstance(p, bytes):
         raise PointError(f"{where}: a point must be bytes, not {type(p).__name__}")
-    if len(p) != POINT_BYTES or not sodium.crypto_core_ed25519_is_valid_point(p):
+    if len(p) != POINT_BYTES or not _valid_point(p):
         raise PointError(f"{where}: the point {_point_problem(p)}")
     return p
+
+
+@functools.lru_cache(maxsize=POINT_CACHE)
+def _valid_point(p: bytes) -> bool:
+    return bool(sodium.crypto_core_ed25519_is_valid_point(p))
 
 
 def check_scalar(k: object, where: str) -> bytes:
@@ -223,6 +240,11 @@ def mask_pass(deck: Sequence[bytes], key: bytes, perm: Sequence[int]) -> tuple[b
     check_scalar(key, "deck key")
     if sorted(perm) != list(range(len(deck))):
         raise StageError(f"the permutation does not rearrange {len(deck)} positions")
+    return _mask_pass(_points(deck), key, tuple(perm))
+
+
+@functools.lru_cache(maxsize=PASS_CACHE)
+def _mask_pass(deck: tuple[bytes, ...], key: bytes, perm: tuple[int, ...]) -> tuple[bytes, ...]:
     return tuple(_times(key, deck[j], f"position {j}") for j in perm)
 
 
@@ -233,15 +255,29 @@ def rekey_pass(
     its key ``b_i`` for position ``i`` on. Every input point is checked."""
     if len(position_keys) != len(deck):
         raise StageError(f"{len(position_keys)} position keys for {len(deck)} positions")
-    inv = sodium.crypto_core_ed25519_scalar_invert(check_scalar(deck_key, "deck key"))
+    check_scalar(deck_key, "deck key")
+    keys = tuple(check_scalar(b, f"key {i}") for i, b in enumerate(position_keys))
+    return _rekey_pass(_points(deck), deck_key, keys)
+
+
+@functools.lru_cache(maxsize=PASS_CACHE)
+def _rekey_pass(
+    deck: tuple[bytes, ...], deck_key: bytes, position_keys: tuple[bytes, ...]
+) -> tuple[bytes, ...]:
+    inv = sodium.crypto_core_ed25519_scalar_invert(deck_key)
     return tuple(
-        _times(
-            sodium.crypto_core_ed25519_scalar_mul(check_scalar(b, f"key {i}"), inv),
-            p,
-            f"position {i}",
-        )
+        _times(sodium.crypto_core_ed25519_scalar_mul(b, inv), p, f"position {i}")
         for i, (p, b) in enumerate(zip(deck, position_keys, strict=True))
     )
+
+
+def _points(deck: Sequence[object]) -> tuple[bytes, ...]:
+    """``deck`` as a tuple, once every entry is 32 bytes (a cache key must be); whether each is
+    a group element, libsodium's multiplication says."""
+    for j, p in enumerate(deck):
+        if type(p) is not bytes or len(p) != POINT_BYTES:
+            check_point(p, f"position {j}")
+    return tuple(deck)  # type: ignore[arg-type]
 
 
 def unmask(point: bytes, keys: Sequence[bytes]) -> bytes:
@@ -333,6 +369,11 @@ def open_key(route: KeyRoute, sealed: object, recipient_pk: bytes, recipient_sk:
     size = len(route.plaintext(bytes(SCALAR_BYTES))) + sodium.crypto_box_SEALBYTES
     if not isinstance(sealed, bytes) or len(sealed) != size:
         raise SealError(f"{route}: not {size} bytes")
+    return _open_key(route, sealed, recipient_pk, recipient_sk)
+
+
+@functools.lru_cache(maxsize=BOX_CACHE)
+def _open_key(route: KeyRoute, sealed: bytes, recipient_pk: bytes, recipient_sk: bytes) -> bytes:
     try:
         plain = sodium.crypto_box_seal_open(sealed, recipient_pk, recipient_sk)
     except CryptoError:
@@ -405,8 +446,7 @@ class MaskSecret:
         """``crypto_box_seed_keypair(HMAC-SHA256(m, enc(M"box-key", ctx, u32(seat))))``:
         (public, secret) X25519 keys to which the other seats seal their keys."""
         seed = hmac.new(self.secret, enc(*self._fields("box-key")), hashlib.sha256).digest()
-        pk, sk = sodium.crypto_box_seed_keypair(seed)
-        return pk, sk
+        return _box_keypair(seed)
 
     def mask(self, stream: int, deck: Sequence[bytes]) -> tuple[bytes, ...]:
         """This seat's masking pass over ``deck`` (the previous seat's output)."""
@@ -425,6 +465,12 @@ class MaskSecret:
         """Open ``sender``'s key for ``pos`` sealed to this seat."""
         pk, sk = self.box_keypair
         return open_key(KeyRoute(self.ctx, stream, pos, sender, self.seat), sealed, pk, sk)
+
+
+@functools.lru_cache(maxsize=BOX_CACHE)
+def _box_keypair(seed: bytes) -> tuple[bytes, bytes]:
+    pk, sk = sodium.crypto_box_seed_keypair(seed)
+    return pk, sk
 
 
 # --------------------------------------------------------------------------- the audit

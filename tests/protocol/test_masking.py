@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -179,6 +180,56 @@ def test_a_masking_pass_permutes_by_the_seats_permutation() -> None:
     a = seat.deck_key(0)
     assert out == tuple(sodium.crypto_scalarmult_ed25519_noclamp(a, pts[j]) for j in perm)
     assert set(out).isdisjoint(pts)
+
+
+def test_a_pass_asked_for_again_is_not_computed_again_and_a_bad_one_fails_every_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The audit derives every seat's passes again, and a process playing several parties
+    (a host and its bot seats) derives the same ones: a pass, a valid point and an opened box
+    are computed once; a failure is never kept."""
+    calls = {"mult": 0, "valid": 0, "open": 0}
+    mult, valid = (
+        sodium.crypto_scalarmult_ed25519_noclamp,
+        sodium.crypto_core_ed25519_is_valid_point,
+    )
+    seal_open = sodium.crypto_box_seal_open
+
+    def counting(name: str, fn: Any) -> Any:
+        def wrapper(*args: Any) -> Any:
+            calls[name] += 1
+            return fn(*args)
+
+        return wrapper
+
+    monkeypatch.setattr(sodium, "crypto_scalarmult_ed25519_noclamp", counting("mult", mult))
+    monkeypatch.setattr(sodium, "crypto_core_ed25519_is_valid_point", counting("valid", valid))
+    monkeypatch.setattr(sodium, "crypto_box_seal_open", counting("open", seal_open))
+    seat = MaskSecret(CTX, 2, b"\x0b" * 32)
+    pts = card_points(CTX, 5, CARDS)
+    masked = seat.mask(5, pts)
+    rekeyed = seat.rekey(5, masked)
+    assert calls["mult"] == 2 * 54
+    assert seat.mask(5, list(pts)) == masked and seat.rekey(5, list(masked)) == rekeyed
+    assert calls["mult"] == 2 * 54
+    for p in rekeyed:
+        check_point(p, "test")
+        check_point(p, "test")
+    assert calls["valid"] == 54
+    other = MaskSecret(CTX, 0, b"\x0c" * 32)
+    box = seat.seal_for(5, 3, 0, other.box_keypair[0])
+    assert other.open_from(box, 5, 3, 2) == other.open_from(box, 5, 3, 2)
+    assert calls["open"] == 1
+    bad = [*masked[:53], ORDER_8]
+    junk: list[Any] = [[1, 2], *pts[1:]]
+    for _ in range(2):
+        with pytest.raises(PointError, match="position 53"):
+            seat.rekey(5, bad)
+        with pytest.raises(PointError, match="position 0: a point must be bytes, not list"):
+            mask_pass(junk, seat.deck_key(5), seat.permutation(5, 54))
+        with pytest.raises(SealError):
+            seat.open_from(box, 5, 3, 0)  # sealed to seat 0, not to seat 2
+    assert calls["open"] == 3
 
 
 def test_the_permutation_is_the_fisher_yates_of_7_5() -> None:
