@@ -375,6 +375,23 @@ def test_bad_signature_caught() -> None:
         v.receive(SignedMessage("hand_commit", d.hand_commit.body, other.sign(b"x")))
 
 
+def test_a_signature_is_judged_the_same_every_time_under_the_key_it_is_checked_with() -> None:
+    """Checks are kept (every party a process plays checks the same messages): a good
+    signature holds again, a forged one fails again, and one checked under another key fails."""
+    d = _dealer()
+    good, pk = d.hand_commit, SK.public_key()
+    forged = SignedMessage(good.type, good.body, bytes(63) + b"\x01")
+    other = Ed25519PrivateKey.generate().public_key()
+    for _ in range(2):
+        good.verify(pk)
+        with pytest.raises(SignatureError):
+            forged.verify(pk)
+        with pytest.raises(SignatureError):
+            good.verify(other)
+        with pytest.raises(SignatureError):
+            SignedMessage("lock", good.body, good.sig).verify(pk)  # another type signed
+
+
 def _locked_pair() -> tuple[HandDealer, HandVerifier, dict[str, SeatSecret]]:
     d = _dealer()
     v = HandVerifier(PK, pid="alice")
