@@ -14,6 +14,7 @@ import re
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -222,14 +223,36 @@ def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[Counter[str],
             child.sendline("n")
 
 
+#: the terminals a whole game is watched in, at once (each game mostly waits for its bots)
+SIZES = ((80, 24), (120, 40))
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
-@pytest.mark.parametrize(("columns", "rows"), [(80, 24), (120, 40)])
-def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(
-    columns: int, rows: int, client_env: dict[str, str]
-) -> None:
+def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(client_env: dict[str, str]) -> None:
     """Before, while others played only event lines scrolled by (the hand gone, nobody marked
-    to act), and every event reprinted the prompt or the whole table."""
-    pexpect = pytest.importorskip("pexpect")
+    to act), and every event reprinted the prompt or the whole table. One game per terminal
+    size of SIZES, played side by side (threads): each spends most of its time waiting for
+    its bots' pauses."""
+    pytest.importorskip("pexpect")
+    with ThreadPoolExecutor(len(SIZES)) as pool:
+        games = [pool.submit(_watched_game, columns, rows, client_env) for columns, rows in SIZES]
+        for (columns, rows), game in zip(SIZES, games, strict=True):
+            checks, log, term = game.result()
+            # how many quiet moments a game has depends on its deal and the machine's load: at
+            # least one on our turn and one while the bots played
+            assert checks["ours"] and checks["others"], (columns, rows, checks)
+            said = "\n".join(log)
+            assert "Game 1 starts" in said and "Bot-1 plays" in said and "Ann plays" in said
+            assert "deal verified" in "\n".join(term.lines())
+
+
+def _watched_game(
+    columns: int, rows: int, client_env: dict[str, str]
+) -> tuple[Counter[str], list[str], Terminal]:
+    """One whole game at a ``columns`` x ``rows`` terminal, watched by
+    :func:`_play_watching_the_screen`; the checks, the log and the terminal."""
+    import pexpect
+
     env = {k: v for k, v in client_env.items() if k != "NO_COLOR"}
     env["TERM"] = "xterm-256color"
     # three bots: a two-player deal can end in a handful of turns (a median of 19 actions in
@@ -247,12 +270,9 @@ def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(
         timeout=120,
     )
     term = Terminal(columns, rows)
-    checks, log = _play_watching_the_screen(child, term)
-    child.close()
+    try:
+        checks, log = _play_watching_the_screen(child, term)
+    finally:
+        child.close()
     assert child.exitstatus == 0, "\n".join(term.lines()[-30:])
-    # how many quiet moments a game has depends on its deal and the machine's load: at least
-    # one on our turn and one while the bots played
-    assert checks["ours"] and checks["others"], checks
-    said = "\n".join(log)
-    assert "Game 1 starts" in said and "Bot-1 plays" in said and "Ann plays" in said
-    assert "deal verified" in "\n".join(term.lines())
+    return checks, log, term
