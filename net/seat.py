@@ -155,8 +155,9 @@ class SeatClient:
         await self.session.request(tm.Ready(table=self.table_id, ready=ready))
 
     async def act(self, action: dict[str, Any]) -> Message:
-        """Send one action (a map from ``state.legal``) under the next ``act_seq``; return the
-        host's reply (``ack``; ``duplicate`` if that seq was applied before).
+        """Send one action (a map from ``state.legal``, on a private table with a ``say`` added
+        if need be) under the next ``act_seq``; return the host's reply (``ack``; ``duplicate``
+        if that seq was applied before).
 
         Raises:
             RequestError: the host refused it.
@@ -165,7 +166,10 @@ class SeatClient:
         """
         opens: tuple[tuple[int, int, tuple[bytes, ...]], ...] = ()
         if self.private_state is not None:
-            used = next((a.positions for a in self.plays if a.action == action), ())
+            # a play as listed, or with a ``say`` added (PROTOCOL.md 10.12: a private table
+            # lists Black Jack's plays without one, and takes one sent)
+            listed = {k: v for k, v in action.items() if k != "say"}
+            used = next((a.positions for a in self.plays if a.action in (action, listed)), ())
             opens = self.checker.play_keys(used)
         msg = tm.Act(table=self.table_id, seq=self.act_seq + 1, action=action, open=opens)
         self.act_seq += 1

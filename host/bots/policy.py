@@ -36,12 +36,14 @@ from host.games.presentation import BotFeatures
 from protocol.cards import Card, CardCodeError, parse_card
 
 __all__ = [
+    "call_to_make",
     "call_types",
     "choose",
     "features",
     "heuristic_choice",
     "passive_types",
     "random_choice",
+    "with_say",
 ]
 
 WireMap = dict[str, Any]
@@ -176,15 +178,46 @@ def heuristic_choice(
 ) -> WireMap | None:
     """A sensible legal action for any game (None if there is none).
 
-    ``last`` is the seat's previous action: a call is never repeated back to back.
+    ``last`` is the seat's previous action (see :func:`call_to_make`); a play goes out
+    :func:`with_say`.
     """
     if not legal:
         return None
+    call = call_to_make(view, legal, last=last)
+    if call is not None:
+        return call
+    chosen = _turn_action(view, legal, features(view))
+    return None if chosen is None else with_say(view, chosen)
+
+
+def call_to_make(
+    view: WireMap, legal: Sequence[WireMap], *, last: WireMap | None = None
+) -> WireMap | None:
+    """The call on offer the seat should make now, if any: one the game finds worth making
+    (``BotFeatures.call_worth``), never the seat's previous action again, and none right after
+    an action that carried the call (``say``)."""
     bot = features(view)
+    if last is not None and last.get("say"):
+        return None
     worth = bot.call_worth
     for a in legal:
         if a.get("type") in bot.calls and a != last and (worth is None or worth(view, a)):
             return a
+    return None
+
+
+def with_say(view: WireMap, action: WireMap) -> WireMap:
+    """``action``, a play of the seat's, with the ``say`` the game gives it
+    (``BotFeatures.say_with``) when it was listed without one (a private table's listing)."""
+    say_with = features(view).say_with
+    if say_with is None or "say" in action or not _cards_of(action):
+        return action
+    say = say_with(view, action)
+    return action if say is None else {**action, "say": say}
+
+
+def _turn_action(view: WireMap, legal: Sequence[WireMap], bot: BotFeatures) -> WireMap | None:
+    """:func:`heuristic_choice` when no call is to be made."""
     turns = [a for a in legal if a.get("type") not in bot.calls]
     if not turns:
         return None

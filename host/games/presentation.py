@@ -235,7 +235,11 @@ class BotFeatures:
       answer, leaves the choice to the generic rules above;
     * ``call_worth``: whether a call on offer is worth making, given the view and the call
       (``None``: every call is). A private table offers Black Jack's declaration in every
-      window, since its host cannot tell whether a hand could go out: the bot can.
+      window, since its host cannot tell whether a hand could go out: the bot can;
+    * ``say_with``: the ``say`` a play of the bot's own should carry, given the view and the
+      play (``None``: none). A private table lists Black Jack's plays without one (its host
+      cannot tell whether the hand left could go out): a bot that played first and declared
+      after, in a request of its own, was too late whenever the next seat moved at once.
     """
 
     calls: frozenset[str] = frozenset()
@@ -252,6 +256,7 @@ class BotFeatures:
     stay_for: frozenset[Rank] = frozenset()
     strategy: Strategy | None = None
     call_worth: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
+    say_with: Callable[[dict[str, Any], dict[str, Any]], str | None] | None = None
 
 
 GENERIC_BOT = BotFeatures()

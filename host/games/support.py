@@ -56,9 +56,6 @@ class SeatMemory(abc.ABC):
 class GameSupport(abc.ABC):
     """What the search needs to know about one game (see the module docstring)."""
 
-    #: action types that are announcements, made between turns rather than searched
-    calls: frozenset[str] = frozenset()
-
     @abc.abstractmethod
     def memory(self, seat: int) -> SeatMemory:
         """A fresh memory for ``seat`` at the start of a game."""

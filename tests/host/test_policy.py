@@ -10,12 +10,14 @@ from pathlib import Path
 
 from host.bots import policy
 from host.bots.policy import (
+    call_to_make,
     call_types,
     choose,
     features,
     heuristic_choice,
     passive_types,
     random_choice,
+    with_say,
 )
 from host.games import find_bot, game_names
 
@@ -49,6 +51,30 @@ def test_a_black_jack_bot_declares_only_a_hand_that_could_go_out() -> None:
     assert heuristic_choice({**view, "hand": None}, legal) == declare  # no hand to judge by
     turn = [{"type": "draw"}, declare]
     assert heuristic_choice({**view, "hand": ["5H", "9C"], "to_act": [0]}, turn) == {"type": "draw"}
+
+
+def test_a_black_jack_play_listed_without_say_goes_with_the_declaration_its_hand_needs() -> None:
+    """A private table lists Black Jack's plays without ``say`` (its host cannot see what a
+    play leaves): the bot adds the one a normal table would list, so it declares with the play
+    instead of in a request of its own that the next seat can beat; then it does not declare
+    again in the window after."""
+    declare = {"type": "declare", "what": "cards"}
+    view = {"game": "black-jack", "seat": 0, "hand_counts": [3, 6], "to_act": [0]}
+    five = {"type": "play", "cards": ["5H"]}
+    nine = {"type": "play", "cards": ["9C"]}
+    assert with_say({**view, "hand": ["5H", "6H", "7H"]}, five) == {**five, "say": "cards"}
+    assert with_say({**view, "hand": ["5H", "7H", "9C"]}, five) == five  # 7H, 9C: two turns
+    assert with_say({**view, "hand": ["5H", "9C"]}, five) == {**five, "say": "last_card"}
+    assert with_say({**view, "hand": ["5H"]}, five) == five  # going out says nothing
+    assert with_say({**view, "hand": ["9C"]}, five) == five  # not a play of this hand
+    assert with_say({**view, "hand": ["5H", "9C"]}, {**five, "say": "cards"})["say"] == "cards"
+    hand = ["5H", "9C", "10C"]  # it cannot go out yet: no declaration before its play
+    chosen = heuristic_choice({**view, "hand": hand}, [{"type": "draw"}, declare, five])
+    assert chosen == {**five, "say": "cards"}  # 9C, 10C left: a run
+    after = {**view, "hand": ["9C", "10C"], "to_act": [1]}
+    assert call_to_make(after, [declare], last=chosen) is None  # declared with the play
+    assert call_to_make(after, [declare], last=nine) == declare  # a play that did not say it
+    assert with_say({"game": "one-card", "hand": ["5H", "9C"]}, five) == five  # no such call
 
 
 def test_one_card_plays_beat_draws_and_attacks_and_kings_go_first() -> None:

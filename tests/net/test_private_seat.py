@@ -62,6 +62,31 @@ async def test_three_seat_clients_play_a_private_hand_and_verify_it(tmp_path: Pa
     assert list((tmp_path / "Ann" / "private-keys").glob("*.key")) == []
 
 
+async def test_a_play_sent_with_a_say_opens_the_positions_of_the_play_as_listed() -> None:
+    """PROTOCOL.md 10.12: a private table lists Black Jack's plays without ``say`` and takes
+    one sent; the bots add it (host/bots/policy.py ``with_say``). The play's keys go with it
+    all the same, or the host would refuse a play that opens nothing."""
+    host = FakeHost()
+    await dealt_hand(host, [MemoryKeyStore() for _ in NAMES])
+    ann = host.clients[0]
+    await host.view(0, [{"actions": EVERY}], [{"type": "draw"}])
+    assert ann.state is not None
+    first, (where,) = ann.state.legal[0], ann.plays[0].positions
+    sent: list[Any] = []
+    request = ann.session.request
+
+    async def keep(msg: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(msg)
+        return await request(msg, *args, **kwargs)
+
+    ann.session.request = keep  # type: ignore[method-assign]
+    await ann.act({**first, "say": "last_card"})
+    (act,) = [m for m in sent if isinstance(m, tm.Act)]
+    assert act.action == {**first, "say": "last_card"}
+    assert [(s, p) for s, p, _ in act.open] == [where]
+    assert host.relay.opened[where].card == first["card"]
+
+
 async def test_r_is_revealed_only_after_mask_lock(tmp_path: Path) -> None:
     host = FakeHost()
     for s in range(3):

@@ -196,9 +196,9 @@ class HardBot(Bot):
             support = find_support(game)
         except OptionError:
             return None, super().choose(view, legal, last=last)
-        for a in legal:
-            if a.get("type") in support.calls and a != last:
-                return None, a
+        call = policy.call_to_make(view, legal, last=last)
+        if call is not None:
+            return None, call
         seat = view.get("seat")
         if not isinstance(seat, int) or seat not in (view.get("to_act") or ()):
             return None, None
@@ -221,7 +221,7 @@ class HardBot(Bot):
         chosen = None if found is None else found.action
         if chosen is None or chosen not in legal:
             return super().choose(view, legal, last=last)
-        return chosen
+        return policy.with_say(view, chosen)
 
     def _remember(self, make: Callable[[int], SeatMemory], seat: int) -> SeatMemory:
         """The seat's memory, made on the first decision from the events seen so far."""

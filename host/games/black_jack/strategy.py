@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from host.games.black_jack.moves import _finishable
+from host.games.black_jack.moves import Declaration, _finishable
 from host.games.presentation import BotFeatures
 from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit, cards_in, parse_card
 from protocol.decks import deck_of
@@ -287,6 +287,23 @@ def _could_go_out(view: Mapping[str, Any], call: Mapping[str, Any]) -> bool:
     return _finishable([parse_card(c) for c in raw])
 
 
+def _say_with(view: Mapping[str, Any], play: Mapping[str, Any]) -> str | None:
+    """The declaration the seat's ``play`` should carry: the one a normal table lists on it
+    (``last_card`` when one card would be left, ``cards`` when more), when the hand left could
+    go out next turn; else, or without a hand in the view, None."""
+    raw, played = view.get("hand"), play.get("cards")
+    if not isinstance(raw, list) or not isinstance(played, list):
+        return None
+    left = Counter(raw)
+    left.subtract(played)
+    if any(n < 0 for n in left.values()):  # not a play of this hand
+        return None
+    rest = [parse_card(c) for c in left.elements()]
+    if not rest or not _finishable(rest):
+        return None
+    return Declaration.LAST_CARD.value if len(rest) == 1 else Declaration.CARDS.value
+
+
 BOT = BotFeatures(
     calls=frozenset({"declare"}),
     passive=frozenset({"draw"}),
@@ -299,4 +316,5 @@ BOT = BotFeatures(
     wild=frozenset(c for c in ALL_CARDS if c.rank in (Rank.ACE, Rank.EIGHT, Rank.JOKER)),
     strategy=choose,  # the normal level, above
     call_worth=_could_go_out,
+    say_with=_say_with,
 )

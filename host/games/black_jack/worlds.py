@@ -232,7 +232,6 @@ def _lacks(lack: Lack | None, card: Card, aces: bool) -> bool:
 class BlackJackSupport(GameSupport):
     """Black Jack for the search (see the module docstring)."""
 
-    calls = frozenset({"declare"})
     horizon = HORIZON
     #: 1,400-1,800 iterations a CPU second at 2 seats, 1,700-2,250 at 4, on the machine state
     #: in which One Card's 2,500 and ONE's 1,750 were set (from Black Jack's share of their

@@ -60,8 +60,6 @@ class OneCardSupport(GameSupport):
 
     table_iterations = 2_500  #: 4,300-5,000 iterations a CPU second (docs/BOTS.md)
 
-    calls = frozenset({"call"})
-
     def memory(self, seat: int) -> SeatMemory:
         return OneCardMemory(seat)
 
