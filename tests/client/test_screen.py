@@ -231,28 +231,10 @@ SIZES = ((80, 24), (120, 40))
 def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(client_env: dict[str, str]) -> None:
     """Before, while others played only event lines scrolled by (the hand gone, nobody marked
     to act), and every event reprinted the prompt or the whole table. One game per terminal
-    size of SIZES, played side by side (threads): each spends most of its time waiting for
-    its bots' pauses."""
-    pytest.importorskip("pexpect")
-    with ThreadPoolExecutor(len(SIZES)) as pool:
-        games = [pool.submit(_watched_game, columns, rows, client_env) for columns, rows in SIZES]
-        for (columns, rows), game in zip(SIZES, games, strict=True):
-            checks, log, term = game.result()
-            # how many quiet moments a game has depends on its deal and the machine's load: at
-            # least one on our turn and one while the bots played
-            assert checks["ours"] and checks["others"], (columns, rows, checks)
-            said = "\n".join(log)
-            assert "Game 1 starts" in said and "Bot-1 plays" in said and "Ann plays" in said
-            assert "deal verified" in "\n".join(term.lines())
-
-
-def _watched_game(
-    columns: int, rows: int, client_env: dict[str, str]
-) -> tuple[Counter[str], list[str], Terminal]:
-    """One whole game at a ``columns`` x ``rows`` terminal, watched by
-    :func:`_play_watching_the_screen`; the checks, the log and the terminal."""
-    import pexpect
-
+    size of SIZES, watched side by side (a thread each, started once every game's process is:
+    no fork while threads run), since each spends most of its time waiting for its bots'
+    pauses."""
+    pexpect = pytest.importorskip("pexpect")
     env = {k: v for k, v in client_env.items() if k != "NO_COLOR"}
     env["TERM"] = "xterm-256color"
     # three bots: a two-player deal can end in a handful of turns (a median of 19 actions in
@@ -261,18 +243,32 @@ def _watched_game(
     # The bots wait 0.1 s a move and a quiet moment is 0.06 s without output: a game checks
     # the screen some 20 to 100 times (0.2 and 0.15 s made the slowest games take 50 s)
     args = ["play", "--game", "one-card", "--bots", "3", "--delay", "0.1", "--name", "Ann"]
-    child = pexpect.spawn(
-        ONECARD[0],
-        [*ONECARD[1:], *args, "--option", "attack_cap=2"],
-        env=env,
-        encoding="utf-8",
-        dimensions=(rows, columns),
-        timeout=120,
-    )
-    term = Terminal(columns, rows)
+    games = [
+        (
+            pexpect.spawn(
+                ONECARD[0],
+                [*ONECARD[1:], *args, "--option", "attack_cap=2"],
+                env=env,
+                encoding="utf-8",
+                dimensions=(rows, columns),
+                timeout=120,
+            ),
+            Terminal(columns, rows),
+        )
+        for columns, rows in SIZES
+    ]
     try:
-        checks, log = _play_watching_the_screen(child, term)
+        with ThreadPoolExecutor(len(games)) as pool:
+            watched = [pool.submit(_play_watching_the_screen, *game) for game in games]
+            results = [w.result() for w in watched]
     finally:
-        child.close()
-    assert child.exitstatus == 0, "\n".join(term.lines()[-30:])
-    return checks, log, term
+        for child, _ in games:
+            child.close()
+    for (child, term), (checks, log) in zip(games, results, strict=True):
+        assert child.exitstatus == 0, "\n".join(term.lines()[-30:])
+        # how many quiet moments a game has depends on its deal and the machine's load: at
+        # least one on our turn and one while the bots played
+        assert checks["ours"] and checks["others"], (term.columns, term.rows, checks)
+        said = "\n".join(log)
+        assert "Game 1 starts" in said and "Bot-1 plays" in said and "Ann plays" in said
+        assert "deal verified" in "\n".join(term.lines())
