@@ -166,7 +166,7 @@ class SeatClient:
         """
         opens: tuple[tuple[int, int, tuple[bytes, ...]], ...] = ()
         if self.private_state is not None:
-            # a play as listed, or with a ``say`` added (PROTOCOL.md 10.12: a private table
+            # a play as listed, or with a ``say`` added (PROTOCOL.md 10.13: a private table
             # lists Black Jack's plays without one, and takes one sent)
             listed = {k: v for k, v in action.items() if k != "say"}
             used = next((a.positions for a in self.plays if a.action in (action, listed)), ())

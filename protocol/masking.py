@@ -15,13 +15,14 @@ to at the start and revealed at the end, when :func:`verify_round` re-derives ev
 All group and scalar arithmetic is libsodium's (PyNaCl bindings); this module only strings the
 calls together and validates every point and scalar it is given. It does no I/O.
 
-Every function here is a pure function of its inputs, and the same ones are asked for again and
-again: a seat's own passes when it audits the round at the hand's end, and in a process that
-plays several parties (a host and its bot seats, a test) every party's audit of the same round,
-its checks of the same relayed points and its openings of the same sealed keys. So a round's
-card points, the keys a secret derives, whole passes, points found valid and opened boxes are
-kept in bounded caches (:func:`functools.lru_cache`). A cache hit returns what the same call
-returned before; a call that failed is never cached, so a bad input fails every time.
+The deterministic calls here (everything but sealing a key and drawing a secret) are pure
+functions of their inputs, and the same ones come again and again: a seat's own passes when it
+audits the round at the hand's end, and in a process that plays several parties (a host and its
+bot seats, a test) every party's audit of the same round, its checks of the same relayed points
+and its openings of the same sealed keys. So a round's card points, the keys a secret derives,
+whole passes, point verdicts and opened boxes are kept in bounded caches
+(:func:`functools.lru_cache`). A cache hit returns what the same call returned before; a call
+that raised is never kept, so a bad input fails every time.
 """
 
 from __future__ import annotations
@@ -83,10 +84,11 @@ GROUP_ORDER: Final = 2**252 + 27742317777372353535851937790883648493
 #: a sealed position key: :meth:`KeyRoute.plaintext` (130 bytes) plus libsodium's 48
 SEALED_KEY_BYTES: Final = 178
 _P: Final = 2**255 - 19
-#: passes kept (:func:`mask_pass`, :func:`rekey_pass`): a hand's rounds times 2k passes, for a
-#: few hands at once (a host's tables); an entry is two decks of points, some 4 KB at 54 cards
-PASS_CACHE: Final = 512
-#: points found valid (:func:`check_point`): every stage of a few rounds
+#: passes kept (:func:`mask_pass`, :func:`rekey_pass`): a hand's rounds times 2k passes (12 a
+#: round at six seats); an entry holds two or three decks of points, 10-20 KB at 54-108 cards,
+#: so the cache stays under some 5 MB; past it, a pass is computed again
+PASS_CACHE: Final = 256
+#: point verdicts (:func:`check_point`): every stage of a few rounds (32 bytes and a bool each)
 POINT_CACHE: Final = 8192
 #: sealed keys opened (:func:`open_key`) and box key pairs derived: a hand's boxes, a few hands
 BOX_CACHE: Final = 4096

@@ -228,6 +228,7 @@ SIZES = ((80, 24), (120, 40))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
+@pytest.mark.timeout(240)  # two games, each held to 100 s by _play_watching_the_screen
 def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(client_env: dict[str, str]) -> None:
     """Before, while others played only event lines scrolled by (the hand gone, nobody marked
     to act), and every event reprinted the prompt or the whole table. One game per terminal

@@ -67,6 +67,9 @@ def test_a_black_jack_play_listed_without_say_goes_with_the_declaration_its_hand
     assert with_say({**view, "hand": ["5H", "9C"]}, five) == {**five, "say": "last_card"}
     assert with_say({**view, "hand": ["5H"]}, five) == five  # going out says nothing
     assert with_say({**view, "hand": ["9C"]}, five) == five  # not a play of this hand
+    assert with_say({**view, "hand": ["5H", "XX"]}, five) == five  # a code that is no card
+    lower = {"type": "play", "cards": ["5h"]}  # cards compared as cards, not as spellings
+    assert with_say({**view, "hand": ["5H", "9S", "TS"]}, lower) == {**lower, "say": "cards"}
     assert with_say({**view, "hand": ["5H", "9C"]}, {**five, "say": "cards"})["say"] == "cards"
     hand = ["5H", "9C", "10C"]  # it cannot go out yet: no declaration before its play
     chosen = heuristic_choice({**view, "hand": hand}, [{"type": "draw"}, declare, five])

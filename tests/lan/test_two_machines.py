@@ -39,8 +39,8 @@ GAME_TIMEOUT = 120
 #: seconds the host's side of the link stays down mid-hand: any outage will do, since the
 #: client learns of the killed connection only when it next hears from the host
 LINK_DOWN_S = 0.3
-#: seconds ``discover`` (three tries) and ``join`` without an address listen: a host on the
-#: link answers at once
+#: seconds ``discover`` listens each try (three tries): a host on the link answers at once
+#: (``join`` without an address listens its default 2 s, and once)
 DISCOVER_S = 1.0
 #: One Card without endless attacks: an uncapped game can run to the 1,000-turn limit
 SHORT = ("--option", "attack_cap=2")
@@ -245,8 +245,6 @@ async def test_a_friend_discovers_joins_and_plays_a_whole_game(
         "2",
         "--bots",
         "1",
-        "--timeout",
-        str(DISCOVER_S),
         *(SHORT if game == "one-card" else ()),
     )
     seen = await play_json(machines, client, drop_link=True)

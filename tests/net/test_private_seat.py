@@ -63,7 +63,7 @@ async def test_three_seat_clients_play_a_private_hand_and_verify_it(tmp_path: Pa
 
 
 async def test_a_play_sent_with_a_say_opens_the_positions_of_the_play_as_listed() -> None:
-    """PROTOCOL.md 10.12: a private table lists Black Jack's plays without ``say`` and takes
+    """PROTOCOL.md 10.13: a private table lists Black Jack's plays without ``say`` and takes
     one sent; the bots add it (host/bots/policy.py ``with_say``). The play's keys go with it
     all the same, or the host would refuse a play that opens nothing."""
     host = FakeHost()

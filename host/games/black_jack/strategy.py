@@ -40,7 +40,16 @@ from typing import Any
 
 from host.games.black_jack.moves import Declaration, _finishable
 from host.games.presentation import BotFeatures
-from protocol.cards import ALL_CARDS, Card, Color, Rank, Suit, cards_in, parse_card
+from protocol.cards import (
+    ALL_CARDS,
+    Card,
+    CardCodeError,
+    Color,
+    Rank,
+    Suit,
+    cards_in,
+    parse_card,
+)
 from protocol.decks import deck_of
 
 __all__ = ["BOT", "NOBODY", "Table", "choose", "plays_left", "plays_needed"]
@@ -294,11 +303,14 @@ def _say_with(view: Mapping[str, Any], play: Mapping[str, Any]) -> str | None:
     raw, played = view.get("hand"), play.get("cards")
     if not isinstance(raw, list) or not isinstance(played, list):
         return None
-    left = Counter(raw)
-    left.subtract(played)
+    try:
+        left = Counter(parse_card(c) for c in raw)
+        left.subtract(parse_card(c) for c in played)
+    except CardCodeError:
+        return None
     if any(n < 0 for n in left.values()):  # not a play of this hand
         return None
-    rest = [parse_card(c) for c in left.elements()]
+    rest = list(left.elements())
     if not rest or not _finishable(rest):
         return None
     return Declaration.LAST_CARD.value if len(rest) == 1 else Declaration.CARDS.value
