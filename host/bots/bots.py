@@ -191,10 +191,11 @@ class BotPlayer(SeatClient):
                 continue
             legal = [dict(a) for a in state.legal]
             my_turn = state.seat in state.to_act
-            game_calls = policy.features(state.view).calls
-            calls = [a for a in legal if a.get("type") in game_calls and a != self._last_action]
-            if not my_turn and not calls:
-                continue
+            if (
+                not my_turn
+                and policy.call_to_make(state.view, legal, last=self._last_action) is None
+            ):
+                continue  # out of turn a bot only makes a call, by the rule every level follows
             if await self._overtaken(state):
                 continue
             started = trio.current_time()
