@@ -6,7 +6,7 @@ the veth link. In the host namespace runs ``onecard host`` (or ``onecard play --
 player's, the commands a friend types: ``discover``, ``join`` (through ``--json``, answering
 every turn with the first legal move) and ``bot``. Every game is played to its end and every
 deal verdict and hand record must check. Mid-hand the host's side of the link goes down for a
-second and the host's connections to the player are killed (``ss -K``: a TCP connection
+moment and the host's connections to the player are killed (``ss -K``: a TCP connection
 would otherwise survive a short outage untouched); the player's client must reconnect when the
 link is back, resume its seat, and play the game to its end.
 
@@ -184,9 +184,31 @@ async def discovered(m: Machines) -> dict[str, Any]:
     raise AssertionError("the host was never discovered from the other machine")
 
 
-async def play_json(m: Machines, client: Proc, *, drop_link: bool) -> list[dict[str, Any]]:
-    """Answer every turn with the first legal move until ``end``; optionally take the host's
-    link down for a second at our first turn. Returns every object printed."""
+@dataclass
+class Outage:
+    """The host's side of the link goes down once, when each of ``clients`` players has come
+    to its first turn (mid-hand, whatever the hand's length): the last to come cuts it (the
+    host's connections to the player's machine killed, every player's at once), brings it
+    back after LINK_DOWN_S, and then every player waiting makes its move."""
+
+    lan: Any
+    clients: int
+    arrived: int = 0
+    over: trio.Event = field(default_factory=trio.Event)
+
+    async def first_turn(self) -> None:
+        self.arrived += 1
+        if self.arrived == self.clients:
+            self.lan.cut(PLAYER_IP)
+            await trio.sleep(LINK_DOWN_S)
+            self.lan.link(up=True)
+            self.over.set()
+        await self.over.wait()
+
+
+async def play_json(client: Proc, outage: Outage | None = None) -> list[dict[str, Any]]:
+    """Answer every turn with the first legal move until ``end``; with an ``outage``, take
+    part in it at our first turn. Returns every object printed."""
     seen: list[dict[str, Any]] = []
     moves = 0
     with trio.fail_after(GAME_TIMEOUT):
@@ -196,10 +218,8 @@ async def play_json(m: Machines, client: Proc, *, drop_link: bool) -> list[dict[
                 raise AssertionError(f"the client ended without an end object: {seen[-5:]}")
             seen.append(obj)
             if obj["type"] == "state" and obj.get("my_turn"):
-                if drop_link and moves == 0:  # our first turn: mid-hand, whatever its length
-                    m.lan.cut(PLAYER_IP)
-                    await trio.sleep(LINK_DOWN_S)
-                    m.lan.link(up=True)
+                if outage is not None and moves == 0:
+                    await outage.first_turn()
                 await client.send(json.dumps({"cmd": "act", "index": 0}))
                 moves += 1
             elif obj["type"] in ("refused", "busy"):
@@ -223,34 +243,51 @@ def check_game(seen: list[dict[str, Any]], *, dropped: bool = False) -> None:
         assert "reconnected" in kinds[kinds.index("disconnected") :], kinds
 
 
-@pytest.mark.parametrize("game", game_names())
-async def test_a_friend_discovers_joins_and_plays_a_whole_game(
-    machines: Machines, game: str
+async def test_friends_discover_the_host_join_and_play_every_game_through_an_outage(
+    machines: Machines,
 ) -> None:
+    """A friend per game, each with a machine state of its own, all on the player's machine
+    and at once: each discovers the host through ``join`` and creates its table; the link goes
+    down once every game is under way, and every friend reconnects and plays to the end. (At
+    once, since each game mostly waits: for discovery, the outage and the bots.)"""
     host = await start_host(machines)
     ad = await discovered(machines)
     assert HOST_IP in ad["addresses"], ad
     assert not any(a.startswith("127.") or a == "::1" for a in ad["addresses"]), ad
     assert ad["target"] == f"{HOST_IP}:{PORT}"
-    client = await machines.run(
-        machines.lan.other_ns,
-        "bea",
-        "join",
-        "--json",
-        "--name",
-        "Bea",
-        "--create",
-        game,
-        "--seats",
-        "2",
-        "--bots",
-        "1",
-        *(SHORT if game == "one-card" else ()),
-    )
-    seen = await play_json(machines, client, drop_link=True)
-    check_game(seen, dropped=True)
-    connected = next(o for o in seen if o["type"] == "connected")
-    assert f"{HOST_IP}:{PORT}" in connected["message"] and connected["first_use"] is True
+    games = game_names()
+    outage = Outage(machines.lan, len(games))
+    results: dict[str, list[dict[str, Any]]] = {}
+    async with trio.open_nursery() as nursery:
+        for number, game in enumerate(games):
+            client = await machines.run(
+                machines.lan.other_ns,
+                f"friend-{number}",
+                "join",
+                "--json",
+                "--name",
+                f"Friend {number}",
+                "--create",
+                game,
+                "--seats",
+                "2",
+                "--bots",
+                "1",
+                *(SHORT if game == "one-card" else ()),
+            )
+
+            async def play(game: str, client: Proc) -> None:
+                results[game] = await play_json(client, outage)
+
+            nursery.start_soon(play, game, client)
+    for game in games:
+        seen = results[game]
+        check_game(seen, dropped=True)
+        connected = next(o for o in seen if o["type"] == "connected")
+        assert f"{HOST_IP}:{PORT}" in connected["message"], (game, connected)
+        assert connected["first_use"] is True, (game, connected)
+        started = next(o for o in seen if o["type"] == "game_start")
+        assert started["game"] == game, started
     await stop(host)
     advertised = [line for line in machines.log("host").splitlines() if "advertising" in line]
     assert advertised and HOST_IP in advertised[0] and "127.0.0.1" not in advertised[0]
@@ -324,10 +361,10 @@ async def test_play_lan_with_a_friend_joining_from_the_other_machine(machines: M
     async with trio.open_nursery() as nursery:
         results: dict[str, list[dict[str, Any]]] = {}
 
-        async def both(name: str, proc: Proc, drop: bool) -> None:
-            results[name] = await play_json(m, proc, drop_link=drop)
+        async def both(name: str, proc: Proc, outage: Outage | None) -> None:
+            results[name] = await play_json(proc, outage)
 
-        nursery.start_soon(both, "ann", ann, False)
-        nursery.start_soon(both, "bea", bea, True)
+        nursery.start_soon(both, "ann", ann, None)
+        nursery.start_soon(both, "bea", bea, Outage(m.lan, 1))
     check_game(results["ann"])
     check_game(results["bea"], dropped=True)
