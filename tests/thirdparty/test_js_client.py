@@ -13,7 +13,10 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +40,26 @@ pytestmark = [
         reason="examples/js lacks its packages: run `npm ci` in examples/js",
     ),
 ]
+
+
+Hosts = Callable[..., dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
+    """``hosts(*extra)``: a plain ``onecard host`` started with ``extra`` (``--cheat KIND``),
+    one per ``extra`` for the whole module: each JS client makes its own table, so the tests
+    share hosts instead of each starting one (a host process costs some 0.4 s of CPU)."""
+    started: dict[tuple[str, ...], dict[str, Any]] = {}
+    with ExitStack() as stack:
+
+        def host(*extra: str) -> dict[str, Any]:
+            if extra not in started:
+                data = tmp_path_factory.mktemp("host")
+                started[extra] = stack.enter_context(running_host(data, extra=extra))
+            return started[extra]
+
+        yield host
 
 
 def _node(*args: str) -> subprocess.CompletedProcess[str]:
@@ -95,26 +118,26 @@ def test_the_js_client_over_tls_checks_the_certificate_pin(tmp_path: Path) -> No
     assert done.returncode == 1 and "is not the pinned" in done.stdout, done.stdout
 
 
-def test_the_js_client_plays_every_game_and_verifies_every_deal(tmp_path: Path) -> None:
-    with running_host(tmp_path) as host:
-        for game in game_names():
-            for seats in (2, 3, 4):
-                done = _run(host["port"], game, seats)
-                assert done.returncode == 0, (game, seats, done.stdout, done.stderr)
-                last = done.stdout.splitlines()[-1]
-                assert "every deal verified" in last and host["deal_key"] in last, last
-                hands = [line for line in done.stdout.splitlines() if line.startswith("hand ")]
-                assert hands and all("deal verified" in line for line in hands), done.stdout
+def test_the_js_client_plays_every_game_and_verifies_every_deal(hosts: Hosts) -> None:
+    host = hosts()
+    for game in game_names():
+        for seats in (2, 3, 4):
+            done = _run(host["port"], game, seats)
+            assert done.returncode == 0, (game, seats, done.stdout, done.stderr)
+            last = done.stdout.splitlines()[-1]
+            assert "every deal verified" in last and host["deal_key"] in last, last
+            hands = [line for line in done.stdout.splitlines() if line.startswith("hand ")]
+            assert hands and all("deal verified" in line for line in hands), done.stdout
 
 
 def test_the_js_client_refuses_a_game_it_cannot_verify_before_making_a_table(
-    tmp_path: Path,
+    hosts: Hosts,
 ) -> None:
     """Before, a game missing from PROTOCOL.md 7.3's table of decks (a fourth game) was
     played with a guessed deck and its first deal reported as cheating."""
-    with running_host(tmp_path) as host:
-        unknown = _run(host["port"], "snap", 2)
-        first = _node("client.mjs", f"127.0.0.1:{host['port']}", "--seats", "2")
+    host = hosts()
+    unknown = _run(host["port"], "snap", 2)
+    first = _node("client.mjs", f"127.0.0.1:{host['port']}", "--seats", "2")
     assert unknown.returncode == 2, unknown.stdout + unknown.stderr
     assert 'the host runs no game "snap" (it runs ' in unknown.stderr, unknown.stderr
     assert all(game in unknown.stderr for game in game_names())
@@ -152,16 +175,16 @@ CAUGHT = {
 
 
 @pytest.mark.parametrize("kind", list(CAUGHT))
-def test_the_js_client_catches_every_kind_of_cheating_live(tmp_path: Path, kind: str) -> None:
+def test_the_js_client_catches_every_kind_of_cheating_live(hosts: Hosts, kind: str) -> None:
     long_game = kind == "wrong-reshuffle"  # a reshuffle needs a long game: up to five of them
-    with running_host(tmp_path, extra=["--cheat", kind]) as host:
-        for _ in range(5 if long_game else 1):
-            if long_game:
-                done = _run(host["port"], "one-card", 4, "--option", "bankrupt_at=0")
-            else:
-                done = _run(host["port"], "one-card", 2)
-            if done.returncode != 0:
-                break
+    host = hosts("--cheat", kind)
+    for _ in range(5 if long_game else 1):
+        if long_game:
+            done = _run(host["port"], "one-card", 4, "--option", "bankrupt_at=0")
+        else:
+            done = _run(host["port"], "one-card", 2)
+        if done.returncode != 0:
+            break
     assert done.returncode == 1, done.stdout + done.stderr
     last = done.stdout.splitlines()[-1]
     assert last.startswith("deal check FAILED: hand ") and CAUGHT[kind] in last, last
@@ -170,10 +193,9 @@ def test_the_js_client_catches_every_kind_of_cheating_live(tmp_path: Path, kind:
 @pytest.mark.parametrize("game", ["one", "black-jack"])
 @pytest.mark.parametrize("kind", ["short-deck", "changed-options"])
 def test_the_js_client_catches_a_wrong_deck_or_ruleset_in_every_game(
-    tmp_path: Path, game: str, kind: str
+    hosts: Hosts, game: str, kind: str
 ) -> None:
-    with running_host(tmp_path, extra=["--cheat", kind]) as host:
-        done = _run(host["port"], game, 2)
+    done = _run(hosts("--cheat", kind)["port"], game, 2)
     assert done.returncode == 1, done.stdout + done.stderr
     last = done.stdout.splitlines()[-1]
     assert last.startswith("deal check FAILED: hand 1: HAND_COMMIT "), last
@@ -202,71 +224,74 @@ def test_the_js_client_verifies_a_private_record_offline(tmp_path: Path) -> None
         assert f"{case['failure']} at message {index}:" in line, line
 
 
+#: ONE's private games played to 15 points, not 30 (see PRIVATE_SEATS)
+ONE_SHORTER = ("--option", "target=15")
+
 #: per game, the (seats, options) a private table is played at by the JS client with host bots
 #: (One Card at four seats with a hand limit just above the deal: seats go bankrupt mid-game,
-#: and their holders, JS or bot, show their hands: 10.11 step 7)
+#: and their holders, JS or bot, show their hands: 10.11 step 7; ONE to 15 points: two to four
+#: hands, each a whole masking round, where the default 30 took four to seven)
 PRIVATE_SEATS: dict[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
     "one-card": ((2, ()), (4, ("--option", "bankrupt_at=8"))),
-    "one": ((4, ()),),
+    "one": ((4, ONE_SHORTER),),
     "black-jack": ((2, ()), (3, ())),
 }
 
 
 @pytest.mark.parametrize("game", sorted(PRIVATE_SEATS))
 def test_the_js_client_plays_a_private_table_of_every_game_with_host_bots(
-    tmp_path: Path, game: str
+    hosts: Hosts, game: str
 ) -> None:
     """examples/js plays a private table (PROTOCOL.md 10.11, 10.13) to the end with the host's
     bots in the other seats: its masking duties, its plays from the legal sets with their keys
     in `act.open`, every deal verified live and every hand record after the game (8.2 with the
     audit of 10.8)."""
-    with running_host(tmp_path) as host:
-        for seats, options in PRIVATE_SEATS[game]:
-            done = _run(host["port"], game, seats, "--private", *options)
-            assert done.returncode == 0, (game, seats, done.stdout, done.stderr)
-            lines = done.stdout.splitlines()
-            assert "every deal verified" in lines[-1] and host["deal_key"] in lines[-1], lines
-            hands = [line for line in lines if line.startswith("hand ")]
-            records = [line for line in lines if line.startswith("record of hand ")]
-            assert hands and all("deal verified" in line for line in hands), lines
-            assert len(records) == len(hands), lines
-            assert all("verified (private: the audit passed)" in line for line in records), lines
+    host = hosts()
+    for seats, options in PRIVATE_SEATS[game]:
+        done = _run(host["port"], game, seats, "--private", *options)
+        assert done.returncode == 0, (game, seats, done.stdout, done.stderr)
+        lines = done.stdout.splitlines()
+        assert "every deal verified" in lines[-1] and host["deal_key"] in lines[-1], lines
+        hands = [line for line in lines if line.startswith("hand ")]
+        records = [line for line in lines if line.startswith("record of hand ")]
+        assert hands and all("deal verified" in line for line in hands), lines
+        assert len(records) == len(hands), lines
+        assert all("verified (private: the audit passed)" in line for line in records), lines
 
 
 #: Black Jack is left out: two clients that each play their first legal play (and now make
 #: their "last card" calls) do finish it, but slowly (6 to 16 s of CPU a game, against 4 s for
 #: ONE), and the host-bot test plays it
 @pytest.mark.parametrize("game", ["one", "one-card"])
-def test_two_js_clients_play_a_private_table_with_each_other(tmp_path: Path, game: str) -> None:
+def test_two_js_clients_play_a_private_table_with_each_other(hosts: Hosts, game: str) -> None:
     """No host bot: two JS clients at one private table, each the other's only other seat, so
     every pass, box and key of the hand is a JS client's; both verify every deal and record, to
     the same transcripts."""
-    with running_host(tmp_path) as host:
-        address = f"127.0.0.1:{host['port']}"
-        first = subprocess.Popen(
-            [
-                *(str(NODE), "client.mjs", address, "--game", game, "--seats", "2"),
-                *("--private", "--bots", "0", "--name", "A"),
-            ],
-            cwd=EXAMPLE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert first.stdout is not None
-            waiting = first.stdout.readline()
-            table = re.search(r"--join (\S+)", waiting)
-            assert table, waiting
-            second = _node(
-                "client.mjs", address, "--private", "--join", table.group(1), "--name", "B"
-            )
-            rest, err = first.communicate(timeout=120)
-        finally:
-            first.kill()
-        assert first.returncode == 0 and second.returncode == 0, (rest, err, second.stdout)
-        seen = [line for line in rest.splitlines() if line.startswith(("hand ", "record of"))]
-        assert seen and seen == [
-            line for line in second.stdout.splitlines() if line.startswith(("hand ", "record of"))
-        ]
-        assert all("verified" in line for line in seen), seen
+    host = hosts()
+    address = f"127.0.0.1:{host['port']}"
+    first = subprocess.Popen(
+        [
+            *(str(NODE), "client.mjs", address, "--game", game, "--seats", "2"),
+            *("--private", "--bots", "0", "--name", "A"),
+            *(ONE_SHORTER if game == "one" else ()),
+        ],
+        cwd=EXAMPLE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stdout is not None
+        waiting = first.stdout.readline()
+        table = re.search(r"--join (\S+)", waiting)
+        assert table, waiting
+        second = _node("client.mjs", address, "--private", "--join", table.group(1), "--name", "B")
+        rest, err = first.communicate(timeout=120)
+    finally:
+        first.kill()
+    assert first.returncode == 0 and second.returncode == 0, (rest, err, second.stdout)
+    seen = [line for line in rest.splitlines() if line.startswith(("hand ", "record of"))]
+    assert seen and seen == [
+        line for line in second.stdout.splitlines() if line.startswith(("hand ", "record of"))
+    ]
+    assert all("verified" in line for line in seen), seen
