@@ -57,7 +57,6 @@ from host.games.black_jack.moves import (
     Draw,
     Play,
     _chains,
-    _finishable,
     _finishable_without,
     _is_black_jack,
     _is_chain,
@@ -65,6 +64,7 @@ from host.games.black_jack.moves import (
     _runs,
     _Seq,
     blunder_cost,
+    declaration_for,
     finishing_slack,
     hand_masks,
     matching,
@@ -693,8 +693,10 @@ class BlackJack(State):
                 out.append(_DRAW)
         else:
             plays = []
-        if self.window == seat and not self.declared[seat] and _finishable(hand):
-            out.append(Declare(Declaration.LAST_CARD if len(hand) == 1 else Declaration.CARDS))
+        if self.window == seat and not self.declared[seat]:
+            say = declaration_for(hand)
+            if say is not None:
+                out.append(Declare(say))
         if not out:
             return plays
         return out + plays

@@ -34,7 +34,15 @@ from host.games.base import Action, InvalidAction, WireMap, parse_wire_card
 from host.games.black_jack.rules import BLUNDER_CARDS, NATURAL
 from protocol.cards import Card, CardCodeError, Color, Rank, Suit
 
-__all__ = ["MAX_PLAY", "Declaration", "Declare", "Draw", "Play", "parse_black_jack_action"]
+__all__ = [
+    "MAX_PLAY",
+    "Declaration",
+    "Declare",
+    "Draw",
+    "Play",
+    "declaration_for",
+    "parse_black_jack_action",
+]
 
 MAX_PLAY = 30  # no legal play is longer (13-card run); caps malformed input early
 
@@ -209,6 +217,14 @@ def _is_run(cards: Sequence[Card]) -> bool:
 
 def _is_chain(cards: Sequence[Card]) -> bool:
     return all(b.rank is a.rank or b.suit is a.suit for a, b in pairwise(cards))
+
+
+def declaration_for(hand: Sequence[Card]) -> Declaration | None:
+    """The declaration ``hand`` calls for at the end of a turn: ``last_card`` with one card,
+    ``cards`` with more, when it could go out next turn (:func:`_finishable`); else None."""
+    if not hand or not _finishable(hand):
+        return None
+    return Declaration.LAST_CARD if len(hand) == 1 else Declaration.CARDS
 
 
 def _finishable(hand: Sequence[Card]) -> bool:

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from host.games.black_jack.moves import Declaration, _finishable
+from host.games.black_jack.moves import _finishable, declaration_for
 from host.games.presentation import BotFeatures
 from protocol.cards import (
     ALL_CARDS,
@@ -310,10 +310,8 @@ def _say_with(view: Mapping[str, Any], play: Mapping[str, Any]) -> str | None:
         return None
     if any(n < 0 for n in left.values()):  # not a play of this hand
         return None
-    rest = list(left.elements())
-    if not rest or not _finishable(rest):
-        return None
-    return Declaration.LAST_CARD.value if len(rest) == 1 else Declaration.CARDS.value
+    say = declaration_for(list(left.elements()))
+    return None if say is None else say.value
 
 
 BOT = BotFeatures(
