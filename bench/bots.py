@@ -29,6 +29,15 @@ tournament replays exactly from its seed whatever the machine's load. Games run 
 ``--jobs`` worker processes, a batch of games at a time; the load average is printed at the
 start and the end, since thinking times depend on it.
 
+A run at a table's budget takes hours on two cores, so ``--results FILE`` keeps it: every
+finished batch of games is appended to FILE (a JSON line: what was played, and its tally), and a
+later run with the same FILE plays only the batches FILE lacks, the rest read back. A batch is
+the same batch only for the same game, seats, levels, seed, games, hard budget and code (a
+digest of the sources that decide a move in that game: ``protocol/``, ``host/bots/``, the
+modules of ``host/games/`` and the game's own package there), so a
+run may be stopped at any time (Ctrl-C, or to free the cores for other work) and resumed
+later, and a change to a bot starts afresh rather than mixing two bots' games.
+
 With ``--speed`` it measures instead how fast the hard bot searches: per game and seat count,
 at every turn of seat 0 that has a choice in a few seeded games of normal bots
 (:func:`host.bots.ai.arena.seat_turns`, the bot fed the seat's events), one search of
@@ -46,6 +55,8 @@ normal bot's; the hard bot at its default budget thinks under a second a move.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import math
 import os
 import platform
@@ -54,8 +65,9 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from host.bots.ai.arena import play_match, seat_turns
@@ -84,6 +96,14 @@ class Tally:
     #: with a bid still legal, and bids in a hand when it makes any bid in its auction)
     bids: dict[str, list[int]] = field(default_factory=dict)
     endings: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "pairs": [[deal, share] for deal, share in self.pairs.items()]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tally:
+        pairs = {int(deal): float(share) for deal, share in data["pairs"]}
+        return cls(**{**data, "pairs": pairs})
 
     def add(self, other: Tally) -> None:
         self.games += other.games
@@ -114,6 +134,62 @@ class Task:
     def hard_budget(self) -> Budget:
         """What the hard bot thinks a move: ``budget``, else its time at a table in iterations."""
         return self.budget or table_budget(self.game)
+
+    def key(self, code: str) -> str:
+        """What makes two batches the same, for ``--results``: the task, the hard bot's budget
+        as played, and ``code`` (:func:`code_digest`)."""
+        budget = self.hard_budget()
+        fields = {**asdict(self), "budget": [budget.seconds, budget.iterations], "code": code}
+        return json.dumps(fields, sort_keys=True)
+
+
+#: the sources that decide a move in every game, whose digest a saved batch must match
+#: (``--results``): a game's own package under ``host/games/`` is added to them
+CODE = ("protocol", "host/bots", "host/games/*.py")
+#: the checkout those sources are in
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def code_digest(game: str, root: Path = ROOT) -> str:
+    """A digest of every ``.py`` file under :data:`CODE` and ``game``'s own package, by path
+    and content: a change to Black Jack's bot keeps the One Card games already played."""
+    digest = hashlib.sha256()
+    package = "host/games/" + game.replace("-", "_")
+    for top in (*CODE, package):
+        pattern = Path(top)
+        base, files = (pattern.parent, pattern.name) if "*" in top else (pattern, "**/*.py")
+        for path in sorted((root / base).glob(files)):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+class Results:
+    """The batches a run has finished, kept in a file of JSON lines (``--results``)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.done: dict[str, Tally] = {}
+        if path is None or not path.exists():
+            return
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                self.done[entry["key"]] = Tally.from_json(entry["tally"])
+            except (ValueError, KeyError, TypeError) as error:
+                # a line cut short when a run was killed mid-write: that batch is played again
+                print(f"{path}:{number}: ignored ({error.__class__.__name__}: {error})")
+
+    def keep(self, key: str, tally: Tally) -> None:
+        self.done[key] = tally
+        if self.path is None:
+            return
+        with self.path.open("a") as file:
+            file.write(json.dumps({"key": key, "tally": tally.to_json()}) + "\n")
+            file.flush()
+            os.fsync(file.fileno())
 
 
 # --------------------------------------------------------------------------- greedy
@@ -404,6 +480,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=None, help="hard: seconds a move")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     parser.add_argument("--speed", action="store_true", help="measure the hard bot's search speed")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="keep finished batches in this file and play only those it lacks (resume a run)",
+    )
     args = parser.parse_args()
     if args.speed:
         most = args.iterations or DEFAULT_BUDGET.iterations
@@ -436,21 +518,40 @@ def main() -> None:
     lines = [
         (game, seats, a, b) for game in games for seats in args.seats or [2, 4] for a, b in pairs
     ]
+    tasks = [
+        [
+            Task(game, seats, a, b, args.seed, i, min(BATCH, args.games - i), budget)
+            for i in range(0, args.games, BATCH)
+        ]
+        for game, seats, a, b in lines
+    ]
+    results = Results(args.results)
+    code = {game: code_digest(game) for game in games}
+    keys = [[task.key(code[task.game]) for task in line] for line in tasks]
+    kept = sum(key in results.done for line in keys for key in line)
+    if args.results:
+        print(
+            f"results file {args.results}: {kept} of {sum(map(len, keys))} batches already played"
+        )
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        pending = [
-            [
-                pool.submit(
-                    run, Task(game, seats, a, b, args.seed, i, min(BATCH, args.games - i), budget)
-                )
-                for i in range(0, args.games, BATCH)
-            ]
-            for game, seats, a, b in lines
-        ]  # every line's games are queued at once, so no worker waits for a line to finish
-        for (game, seats, a, b), futures in zip(lines, pending, strict=True):
-            tally = Tally()
-            for future in futures:
-                tally.add(future.result())
-            print(row(game, seats, a, b, tally), flush=True)
+        # every line's missing games are queued at once, so no worker waits for a line to finish
+        futures: dict[Future[Tally], str] = {
+            pool.submit(run, task): key
+            for line, line_keys in zip(tasks, keys, strict=True)
+            for task, key in zip(line, line_keys, strict=True)
+            if key not in results.done
+        }
+        printed = 0
+        for future in [*as_completed(futures), None]:
+            if future is not None:
+                results.keep(futures[future], future.result())
+            while printed < len(lines) and all(k in results.done for k in keys[printed]):
+                tally = Tally()
+                for key in keys[printed]:
+                    tally.add(results.done[key])
+                game, seats, a, b = lines[printed]
+                print(row(game, seats, a, b, tally), flush=True)
+                printed += 1
     minutes = (time.monotonic() - started) / 60
     print(f"load average at the end: {load()}; {minutes:.1f} minutes")
 

@@ -94,3 +94,46 @@ def test_the_hard_bot_thinks_what_a_table_buys_unless_told(bench: ModuleType) ->
     for game in ("one-card", "black-jack", "one"):
         task = bench.Task(game, 2, "hard", "normal", 1, 0, 2, None)
         assert task.hard_budget() == table_budget(game)
+
+
+def test_a_run_kept_in_a_results_file_resumes_where_it_stopped(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    path = tmp_path / "results.jsonl"
+    code = bench.code_digest("black-jack")
+    first, second = (
+        bench.Task("black-jack", 2, "normal", "easy", 1, start, 2, Budget(iterations=1))
+        for start in (0, 2)
+    )
+    played = bench.run(first)
+    bench.Results(path).keep(first.key(code), played)
+    path.write_text(path.read_text() + '{"key": "cut sh')  # a run killed mid-write
+    again = bench.Results(path)
+    assert set(again.done) == {first.key(code)}  # the torn line is played again, not trusted
+    assert again.done[first.key(code)] == played  # read back as it was played
+    assert bench.Results(None).done == {}  # no file: nothing kept
+    # another batch, another seed, another budget or other code is another batch
+    assert second.key(code) != first.key(code)
+    assert first.key("other code") != first.key(code)
+    other_budget = bench.Task("black-jack", 2, "normal", "easy", 1, 0, 2, Budget(iterations=2))
+    assert other_budget.key(code) != first.key(code)
+
+
+def test_the_code_digest_follows_the_sources_that_decide_a_move(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    for top in ("protocol", "host/bots", "host/games/one_card", "host/games/black_jack"):
+        (tmp_path / top).mkdir(parents=True, exist_ok=True)
+        (tmp_path / top / "a.py").write_text("x = 1\n")
+    (tmp_path / "host/games/base.py").write_text("x = 1\n")
+    before = {game: bench.code_digest(game, tmp_path) for game in ("one-card", "black-jack")}
+    assert before["one-card"] != before["black-jack"]
+    (tmp_path / "README.md").write_text("not code that moves\n")
+    assert bench.code_digest("one-card", tmp_path) == before["one-card"]
+    (tmp_path / "host/games/black_jack/a.py").write_text("x = 2\n")  # Black Jack's own
+    assert bench.code_digest("one-card", tmp_path) == before["one-card"]
+    assert bench.code_digest("black-jack", tmp_path) != before["black-jack"]
+    for shared in ("host/bots/a.py", "host/games/base.py", "protocol/a.py"):
+        now = bench.code_digest("one-card", tmp_path)
+        (tmp_path / shared).write_text(f"x = {shared!r}\n")
+        assert bench.code_digest("one-card", tmp_path) != now, shared
