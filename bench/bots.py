@@ -509,11 +509,6 @@ def main() -> None:
         f"{args.jobs} jobs on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}"
     )
     print(f"load average at the start: {load()}")
-    print(
-        "| game | seats | A:B | games | A's share | 95% interval (pairs) | Wilson (games) "
-        "| verdict | A ms mean/p95/max | B ms mean/p95/max | bids made | endings |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     started = time.monotonic()
     lines = [
         (game, seats, a, b) for game in games for seats in args.seats or [2, 4] for a, b in pairs
@@ -533,6 +528,11 @@ def main() -> None:
         print(
             f"results file {args.results}: {kept} of {sum(map(len, keys))} batches already played"
         )
+    print(
+        "| game | seats | A:B | games | A's share | 95% interval (pairs) | Wilson (games) "
+        "| verdict | A ms mean/p95/max | B ms mean/p95/max | bids made | endings |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         # every line's missing games are queued at once, so no worker waits for a line to finish
         futures: dict[Future[Tally], str] = {

@@ -79,6 +79,11 @@ class GameSupport(abc.ABC):
     #: that it measures the bot a person meets and still replays from its seed
     table_iterations: int = 1_000
 
+    #: whether the hard bot compares its candidate actions in common worlds, one move ahead
+    #: (:mod:`host.bots.ai.paired`), rather than grow a tree over different ones
+    #: (:mod:`host.bots.ai.ismcts`)
+    paired: bool = False
+
     #: simulated actions a playout makes past the tree before :meth:`evaluate` scores it
     #: (``None``: play every simulated game to its end)
     horizon: int | None = None

@@ -38,7 +38,15 @@ from host.games.base import Action, State, WireMap
 from host.games.playout import answer_chance
 from host.games.support import GameSupport, SeatMemory
 
-__all__ = ["CONFIDENCE", "DEFAULT_BUDGET", "EXPLORATION", "Budget", "SearchResult", "search"]
+__all__ = [
+    "CONFIDENCE",
+    "DEFAULT_BUDGET",
+    "EXPLORATION",
+    "Budget",
+    "SearchResult",
+    "between_turns",
+    "search",
+]
 
 #: UCB's exploration constant, for scores in [0, 1]
 EXPLORATION = 0.7
@@ -161,7 +169,7 @@ def _iterate(world: State, root: _Node, support: GameSupport, rng: random.Random
         # no announcement before the root's action: the seat acts now, on the position it sees
         # (its own call, if any, came first); another seat's call there would change the hand
         # the root's actions were listed for (a rival's "One Card!" on our last card)
-        scores = _between_turns(world, support, rng, announce=node is not root)
+        scores = between_turns(world, support, rng, announce=node is not root)
         if scores is not None:
             break
         seat = world.to_act()[0]
@@ -187,7 +195,7 @@ def _iterate(world: State, root: _Node, support: GameSupport, rng: random.Random
         visited.squares += score * score
 
 
-def _between_turns(
+def between_turns(
     world: State, support: GameSupport, rng: random.Random, *, announce: bool = True
 ) -> list[float] | None:
     """Answer chance and make announcements (with ``announce``) until a seat must act; the

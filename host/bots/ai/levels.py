@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from host.bots import policy
 from host.bots.ai.ismcts import DEFAULT_BUDGET, Budget, search
+from host.bots.ai.paired import paired_search
 from host.games import find_support
 from host.games.base import OptionError, WireMap
 from host.games.support import SeatMemory
@@ -134,7 +135,7 @@ def run_search(job: SearchJob) -> Found:
     """Search ``job`` to the end of its budget (a plain function: a worker process runs it)."""
     support = find_support(job.game)
     try:
-        result = search(
+        result = (paired_search if support.paired else search)(
             job.view,
             job.memory,
             support,
