@@ -13,10 +13,15 @@ the declaration window declares whenever it may (as the bots do), and every simu
 plays as the normal bot does (:class:`host.games.black_jack.strategy.Table` scores its plays).
 At a turn the search weighs only the normal bot's best :data:`CANDIDATES` plays, or the draw
 when nothing plays: Black Jack lists dozens of plays (runs, jokers as any card, an ace naming
-each suit), and spread over all of them 100 iterations learn nothing. A simulated game is
-played for :data:`HORIZON` actions past the search tree and then scored by the plays each hand
-still needs (a run of one suit is one play, and a hand a queen's cover can finish is one:
-:func:`_plays_needed`), or to its end if that comes first: a win scores 1.
+each suit), and spread over all of them 100 iterations learn nothing. The hard bot weighs
+them in common worlds (:attr:`BlackJackSupport.paired`, :mod:`host.bots.ai.paired`): each
+candidate is tried in the same imagined deals, so the luck of the deal, which decides most
+games at four seats, cancels out of the comparison (docs/BOTS.md: at 300 iterations a move
+against the normal bot at four seats, 0.573 where the tree search made 0.463). A simulated
+game is played for :data:`HORIZON` actions past the candidate (about seven rounds at four
+seats) and then scored by the plays each hand still needs (a run of one suit is one play, and
+a hand a queen's cover can finish is one: :func:`_plays_needed`), or to its end if that comes
+first: a win scores 1.
 """
 
 from __future__ import annotations
@@ -47,8 +52,8 @@ __all__ = [
     "Lack",
 ]
 
-#: simulated actions past the search tree before a position is scored by its hand sizes
-HORIZON = 12
+#: simulated actions past the candidate play before a position is scored by its hand sizes
+HORIZON = 30
 #: how much each play a hand still needs lowers a seat's chances (see :func:`_plays_needed` and
 #: :func:`host.games.support.by_hand_size`)
 PLAY_WEIGHT = 0.5
@@ -233,10 +238,12 @@ class BlackJackSupport(GameSupport):
     """Black Jack for the search (see the module docstring)."""
 
     horizon = HORIZON
-    #: 1,400-1,800 iterations a CPU second at 2 seats, 1,700-2,250 at 4, on the machine state
-    #: in which One Card's 2,500 and ONE's 1,750 were set (from Black Jack's share of their
-    #: rates in the same runs: docs/BOTS.md); 0.6 s buys 830-1,350
-    table_iterations = 1_000
+    paired = True
+    #: 1,000 for the tree search with 12-action playouts (1,400-1,800 iterations a CPU second
+    #: at 2 seats, 1,700-2,250 at 4, on the machine state in which One Card's 2,500 and ONE's
+    #: 1,750 were set: docs/BOTS.md); the common worlds' 30-action playouts make 0.72-0.79 as
+    #: many iterations a second, so 0.6 s buys 720-790
+    table_iterations = 700
 
     def memory(self, seat: int) -> SeatMemory:
         return BlackJackMemory(seat)
