@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -542,7 +543,8 @@ def main() -> None:
             if key not in results.done
         }
         printed = 0
-        for future in [*as_completed(futures), None]:
+        # each batch is kept as it finishes (None at the end: print what the file had alone)
+        for future in itertools.chain(as_completed(futures), [None]):
             if future is not None:
                 results.keep(futures[future], future.result())
             while printed < len(lines) and all(k in results.done for k in keys[printed]):

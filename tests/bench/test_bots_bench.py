@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -137,3 +139,29 @@ def test_the_code_digest_follows_the_sources_that_decide_a_move(
         now = bench.code_digest("one-card", tmp_path)
         (tmp_path / shared).write_text(f"x = {shared!r}\n")
         assert bench.code_digest("one-card", tmp_path) != now, shared
+
+
+def test_a_stopped_run_has_kept_the_batches_it_finished(tmp_path: Path) -> None:
+    """Each batch is written as it finishes, not when the run ends: a run stopped early keeps
+    what it played, and the same command run again plays only the rest."""
+    script = Path(__file__).resolve().parents[2] / "bench" / "bots.py"
+    results = tmp_path / "results.jsonl"
+    command = [sys.executable, str(script), "--game", "black-jack", "--seats", "2"]
+    command += ["--pair", "normal:easy", "--jobs", "1", "--results", str(results)]
+    run = subprocess.Popen([*command, "--games", "4000"], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not results.exists() or not results.read_text().endswith("\n"):
+            assert run.poll() is None, "the run ended before its first batch was kept"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        run.kill()
+        run.wait()
+    kept = len(results.read_text().splitlines())
+    assert 1 <= kept < 400  # stopped with batches written and most not yet played
+    again = subprocess.run(
+        [*command, "--games", "20"], capture_output=True, text=True, check=True
+    ).stdout
+    assert f"{min(kept, 2)} of 2 batches already played" in again
+    assert "| black-jack | 2 | normal:easy | 20 |" in again

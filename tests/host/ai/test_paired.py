@@ -185,3 +185,22 @@ def test_a_small_gain_shows_in_common_worlds_that_different_ones_would_hide() ->
         search(view, memory, support, random.Random(k), budget, default=worse) for k in range(20)
     ]
     assert sum(r is not None and r.action == Move(0.02) for r in tree) <= 10
+
+
+def test_a_budget_in_seconds_ends_the_search_after_its_round() -> None:
+    """At a table the budget is wall-clock time: the search stops once it is spent, after the
+    round of candidates under way (a world's comparison is never left half made)."""
+    support: Any = LuckSupport()
+    ticks = iter(range(1_000))
+    result = paired_search(
+        {"seat": 0},
+        LuckMemory(),  # type: ignore[arg-type]
+        support,
+        random.Random(1),
+        Budget(seconds=2.5),
+        clock=lambda: float(next(ticks)),  # a second a look: the deadline (2.5) at the fourth
+    )
+    assert result is not None
+    # the first round always runs; the looks after it, at 1 and 2 s, let two more run
+    assert result.iterations == 3 * len(Luck.moves)
+    assert set(result.visits.values()) == {3}
