@@ -11,14 +11,14 @@ of the budget per candidate.
 
 Why: in a shedding game at four seats the deal decides far more than the move, so a move's
 score over random worlds has a spread of some 0.4 while two sensible moves differ by a few
-hundredths; the tree search compares each action's mean over *different* worlds, and at a
-table's 1,000 iterations cannot tell them apart (docs/BOTS.md). Compared in the same worlds the
-deal cancels: what is left is the effect of the move itself, whose spread is a fraction of
-that. The answer is the candidate whose mean difference from the *default* (the normal bot's
-move) is largest, when that difference is more than :data:`CONFIDENCE` standard errors of
-the differences above zero; otherwise the default stands. It looks one move ahead (every
-later move is the playout policy's), so it is a one-step improvement on the normal bot, not a
-deeper plan: a game that needs plans keeps the tree search (see each game's
+hundredths; the tree search compares each action's mean over *different* worlds, and at the
+budgets tried (up to 1,000 iterations) could not tell them apart (docs/BOTS.md). Compared in
+the same worlds the deal cancels: what is left is the effect of the move itself, whose spread
+is a fraction of that. The answer is the candidate whose mean difference from the *default*
+(the normal bot's move) is largest, when that difference is more than :data:`CONFIDENCE`
+standard errors of the differences above zero; otherwise the default stands. It looks one
+move ahead (every later move is the playout policy's), so it is a one-step improvement on the
+normal bot, not a deeper plan: a game that needs plans keeps the tree search (see each game's
 :attr:`~host.games.support.GameSupport.paired`).
 """
 
@@ -56,13 +56,12 @@ def paired_search(
         ValueError: ``memory`` cannot sample a world for ``view``.
     """
     seat = int(view["seat"])
-    first: State | None = memory.sample(view, rng)
-    assert first is not None
-    legal = support.turn_actions(first, seat) if seat in first.to_act() else []
+    sampled = memory.sample(view, rng)
+    legal = support.turn_actions(sampled, seat) if seat in sampled.to_act() else []
     if len(legal) <= 1:
         return SearchResult(legal[0], 0, {legal[0]: 0}) if legal else None
     # the default is weighed even where the game's candidates leave it out
-    kept = next((a for a in first.legal_actions(seat) if a.to_wire() == default), None)
+    kept = next((a for a in sampled.legal_actions(seat) if a.to_wire() == default), None)
     if kept is None:
         kept = legal[0]
     elif kept not in legal:
@@ -75,8 +74,7 @@ def paired_search(
     while budget.iterations is None or done < budget.iterations:
         if deadline is not None and done and clock() >= deadline:
             break
-        world = first or memory.sample(view, rng)
-        first = None
+        world = sampled if not done else memory.sample(view, rng)
         here = set(world.legal_actions(seat))
         seed = rng.getrandbits(64)
         round_scores: dict[Action, float] = {}
