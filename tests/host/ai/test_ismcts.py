@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from host.bots.ai.arena import seat_turns
 from host.bots.ai.ismcts import Budget, search
+from host.bots.ai.paired import paired_search
 from host.games import find_support, game_names
-from host.games.base import State
-from host.games.support import SeatMemory, by_hand_size
+from host.games.support import by_hand_size
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from host.bots.ai.ismcts import SearchResult
+    from tests.host.ai.conftest import Turns
+
+    Search = Callable[..., SearchResult | None]
 
 
 def test_a_budget_needs_a_positive_limit() -> None:
@@ -23,18 +30,11 @@ def test_a_budget_needs_a_positive_limit() -> None:
         Budget(seconds=-1.0)
 
 
-def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[State, SeatMemory]]:
-    """Seat 0's turns with a choice, with its memory of the game so far."""
-    memory = find_support(name).memory(0)
-    for engine in seat_turns(name, seats, seed, choices_only=True, observe=memory.observe):
-        yield engine, memory
-
-
 @pytest.mark.parametrize("name", game_names())
-def test_a_search_spends_its_iterations_on_legal_moves_and_replays(name: str) -> None:
+def test_a_search_spends_its_iterations_on_legal_moves_and_replays(name: str, turns: Turns) -> None:
     support = find_support(name)
     budget = Budget(iterations=60)
-    for engine, memory in _turns(name, 2, 4):
+    for engine, memory in turns(name, 2, 4):
         view = engine.view(0)
         first = search(view, memory, support, random.Random(2), budget)
         assert first is not None
@@ -48,11 +48,11 @@ def test_a_search_spends_its_iterations_on_legal_moves_and_replays(name: str) ->
     assert sum(first.visits.values()) == 60
 
 
-def test_the_search_takes_the_card_that_wins_the_game() -> None:
+def test_the_search_takes_the_card_that_wins_the_game(turns: Turns) -> None:
     """At two seats, a One Card hand of one card that plays goes out and wins."""
     found = 0
     for seed in range(300):
-        for engine, memory in _turns("one-card", 2, seed):
+        for engine, memory in turns("one-card", 2, seed):
             view = engine.view(0)
             outs = [a for a in view["legal"] if len(a.get("cards") or ()) == len(view["hand"])]
             if not outs:
@@ -68,7 +68,7 @@ def test_the_search_takes_the_card_that_wins_the_game() -> None:
     assert found
 
 
-def test_no_rival_calls_before_the_root_action() -> None:
+def test_no_rival_calls_before_the_root_action(turns: Turns) -> None:
     """A seat to act on its own last card with the call window still open goes out: the search
     lets no rival call "One Card!" before the seat's action (that penalty card would leave two
     cards, and a search of one iteration per action then chose to draw in about a quarter of
@@ -76,14 +76,15 @@ def test_no_rival_calls_before_the_root_action() -> None:
     support = find_support("one-card")
     tried = 0
     for seed in (1, 2, 22, 104, 118, 119):
-        for engine, memory in _turns("one-card", 2, seed):
+        for engine, memory in turns("one-card", 2, seed):
             view = engine.view(0)
             outs = [a for a in view["legal"] if len(a.get("cards") or ()) == len(view["hand"])]
             if not outs or {"type": "call"} not in view["legal"]:
                 continue
-            turns = sum(a["type"] != "call" for a in view["legal"])
+            actions = sum(a["type"] != "call" for a in view["legal"])
             for k in range(10):
-                result = search(view, memory, support, random.Random(k), Budget(iterations=turns))
+                budget = Budget(iterations=actions)
+                result = search(view, memory, support, random.Random(k), budget)
                 assert result is not None
                 assert result.action.to_wire() in outs
                 tried += 1
@@ -98,12 +99,12 @@ def test_fewer_cards_mean_better_chances() -> None:
 
 
 @pytest.mark.parametrize("name", game_names())
-def test_a_default_the_search_has_no_evidence_against_stands(name: str) -> None:
+def test_a_default_the_search_has_no_evidence_against_stands(name: str, turns: Turns) -> None:
     """With one iteration the search tries a single root action and knows nothing of the rest:
     whichever of its turn actions it is handed as its default is the answer."""
     support = find_support(name)
     overruled = 0
-    for engine, memory in _turns(name, 2, 5):
+    for engine, memory in turns(name, 2, 5):
         view = engine.view(0)
         alone = search(view, memory, support, random.Random(3), Budget(iterations=1))
         assert alone is not None
@@ -123,20 +124,22 @@ def test_a_default_the_search_has_no_evidence_against_stands(name: str) -> None:
     assert overruled >= 5
 
 
-def test_the_search_overrules_a_default_it_clearly_beats() -> None:
+@pytest.mark.parametrize("find", [search, paired_search], ids=["tree", "common-worlds"])
+def test_the_search_overrules_a_default_it_clearly_beats(find: Search, turns: Turns) -> None:
     """Handed the draw as its default, a One Card seat that can go out (and win, at two seats)
-    still goes out: every world scores that play 1."""
+    still goes out: every world scores that play 1 (the tree search here, and the flat search
+    of :mod:`host.bots.ai.paired` alike)."""
     support = find_support("one-card")
     found = 0
     for seed in range(300):
-        for engine, memory in _turns("one-card", 2, seed):
+        for engine, memory in turns("one-card", 2, seed):
             view = engine.view(0)
             outs = [a for a in view["legal"] if len(a.get("cards") or ()) == len(view["hand"])]
             if not outs or {"type": "draw"} not in view["legal"]:
                 continue
             draw = {"type": "draw"}
             budget = Budget(iterations=150)
-            result = search(view, memory, support, random.Random(1), budget, default=draw)
+            result = find(view, memory, support, random.Random(1), budget, default=draw)
             assert result is not None
             assert result.action.to_wire() in outs
             found += 1
@@ -145,9 +148,9 @@ def test_the_search_overrules_a_default_it_clearly_beats() -> None:
     assert found >= 3
 
 
-def test_a_default_that_is_not_legal_is_ignored() -> None:
+def test_a_default_that_is_not_legal_is_ignored(turns: Turns) -> None:
     support = find_support("one-card")
-    engine, memory = next(_turns("one-card", 2, 4))
+    engine, memory = next(turns("one-card", 2, 4))
     view = engine.view(0)
     budget = Budget(iterations=40)
     plain = search(view, memory, support, random.Random(2), budget)

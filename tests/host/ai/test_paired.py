@@ -3,32 +3,24 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from host.bots.ai.arena import seat_turns
 from host.bots.ai.ismcts import Budget, search
 from host.bots.ai.paired import paired_search
 from host.games import find_support, game_names
-from host.games.base import State
-from host.games.support import SeatMemory
 
-
-def _turns(name: str, seats: int, seed: int) -> Iterator[tuple[State, SeatMemory]]:
-    """Seat 0's turns with a choice, with its memory of the game so far."""
-    memory = find_support(name).memory(0)
-    for engine in seat_turns(name, seats, seed, choices_only=True, observe=memory.observe):
-        yield engine, memory
+if TYPE_CHECKING:
+    from tests.host.ai.conftest import Turns
 
 
 @pytest.mark.parametrize("name", game_names())
-def test_it_spends_its_budget_on_each_candidate_and_replays(name: str) -> None:
+def test_it_spends_its_budget_on_each_candidate_and_replays(name: str, turns: Turns) -> None:
     support = find_support(name)
     budget = Budget(iterations=60)
-    for engine, memory in _turns(name, 4, 4):
+    for engine, memory in turns(name, 4, 4):
         view = engine.view(0)
         first = paired_search(view, memory, support, random.Random(2), budget)
         assert first is not None
@@ -46,10 +38,10 @@ def test_it_spends_its_budget_on_each_candidate_and_replays(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", game_names())
-def test_without_two_worlds_of_evidence_the_default_stands(name: str) -> None:
+def test_without_two_worlds_of_evidence_the_default_stands(name: str, turns: Turns) -> None:
     support = find_support(name)
     tried = 0
-    for engine, memory in _turns(name, 2, 5):
+    for engine, memory in turns(name, 2, 5):
         view = engine.view(0)
         world = memory.sample(view, random.Random(0))
         actions = support.turn_actions(world, 0)
@@ -70,33 +62,6 @@ def test_without_two_worlds_of_evidence_the_default_stands(name: str) -> None:
         if tried >= 6:
             break
     assert tried >= 6
-
-
-def test_it_overrules_a_default_it_clearly_beats() -> None:
-    """Handed the draw as its default, a One Card seat that can go out (and win, at two seats)
-    goes out: in every world that play scores 1 and the draw less."""
-    support = find_support("one-card")
-    found = 0
-    for seed in range(300):
-        for engine, memory in _turns("one-card", 2, seed):
-            view = engine.view(0)
-            outs = [a for a in view["legal"] if len(a.get("cards") or ()) == len(view["hand"])]
-            if not outs or {"type": "draw"} not in view["legal"]:
-                continue
-            result = paired_search(
-                view,
-                memory,
-                support,
-                random.Random(1),
-                Budget(iterations=60),
-                default={"type": "draw"},
-            )
-            assert result is not None
-            assert result.action.to_wire() in outs
-            found += 1
-        if found >= 3:
-            break
-    assert found >= 3
 
 
 # --- why the worlds are shared: a game whose deal outweighs the move
