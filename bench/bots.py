@@ -33,8 +33,9 @@ A run at a table's budget takes hours on two cores, so ``--results FILE`` keeps 
 finished batch of games is appended to FILE (a JSON line: what was played, and its tally), and a
 later run with the same FILE plays only the batches FILE lacks, the rest read back. A batch is
 the same batch only for the same game, seats, levels, seed, games, hard budget and code (a
-digest of the sources that decide a move in that game: ``protocol/``, ``host/bots/``, the
-modules of ``host/games/`` and the game's own package there), so a
+digest of the syntax of the sources that decide a move in that game, docstrings and comments
+left out: ``protocol/``, ``host/bots/``, the modules of ``host/games/`` and the game's own
+package there), so a
 run may be stopped at any time (Ctrl-C, or to free the cores for other work) and resumed
 later, and a change to a bot starts afresh rather than mixing two bots' games.
 
@@ -55,6 +56,7 @@ normal bot's; the hard bot at its default budget thinks under a second a move.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import itertools
 import json
@@ -152,8 +154,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def code_digest(game: str, root: Path = ROOT) -> str:
-    """A digest of every ``.py`` file under :data:`CODE` and ``game``'s own package, by path
-    and content: a change to Black Jack's bot keeps the One Card games already played."""
+    """A digest of the code of every ``.py`` file under :data:`CODE` and ``game``'s own package:
+    a change to Black Jack's bot keeps the One Card games already played, and so does a change
+    to comments, docstrings or layout (each file counts by its syntax tree less its docstrings,
+    :func:`_code_of`), so documenting a bot mid-run does not void the run."""
     digest = hashlib.sha256()
     package = "host/games/" + game.replace("-", "_")
     for top in (*CODE, package):
@@ -161,8 +165,25 @@ def code_digest(game: str, root: Path = ROOT) -> str:
         base, files = (pattern.parent, pattern.name) if "*" in top else (pattern, "**/*.py")
         for path in sorted((root / base).glob(files)):
             digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
+            digest.update(_code_of(path.read_text()).encode() + b"\0")
     return digest.hexdigest()[:16]
+
+
+def _code_of(source: str) -> str:
+    """``source``'s syntax tree without its docstrings, as text (comments and layout are not in
+    the tree)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 class Results:

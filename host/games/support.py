@@ -1,10 +1,10 @@
 """What the searching bot needs from each game, declared by the game next to its engine.
 
-How it works: the search (:mod:`host.bots.ai.ismcts`) is written once, over the engine interface of
-:mod:`host.games.base` (``to_act``, ``legal_actions``, ``apply``, ``clone``, chance answered from
-the bot's own random generator). What differs per game lives in the game's package, in a
-``worlds`` module whose ``SUPPORT`` is a :class:`GameSupport` (the games implement it, the
-search uses it: the interface lives here, below both):
+How it works: the searches (:mod:`host.bots.ai.ismcts`, :mod:`host.bots.ai.paired`) are written
+once, over the engine interface of :mod:`host.games.base` (``to_act``, ``legal_actions``, ``apply``,
+``clone``, chance answered from the bot's own random generator). What differs per game lives in the
+game's package, in a ``worlds`` module whose ``SUPPORT`` is a :class:`GameSupport` (the games
+implement it, the search uses it: the interface lives here, below both):
 
 * :meth:`GameSupport.memory` makes a :class:`SeatMemory`, what one seat remembers of the game
   beyond its current view (cards a blunder showed, suits a player could not follow, the cards

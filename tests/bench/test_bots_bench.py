@@ -135,6 +135,15 @@ def test_the_code_digest_follows_the_sources_that_decide_a_move(
     (tmp_path / "host/games/black_jack/a.py").write_text("x = 2\n")  # Black Jack's own
     assert bench.code_digest("one-card", tmp_path) == before["one-card"]
     assert bench.code_digest("black-jack", tmp_path) != before["black-jack"]
+    # what a file says about itself is not code: documenting a bot mid-run keeps the run
+    documented = '"""A bot."""\n\n\ndef f() -> int:\n    """One."""\n    return 1  # one\n'
+    plain = "def f() -> int:\n    return 1\n"
+    (tmp_path / "host/bots/b.py").write_text(plain)
+    now = bench.code_digest("one-card", tmp_path)
+    (tmp_path / "host/bots/b.py").write_text(documented)
+    assert bench.code_digest("one-card", tmp_path) == now
+    (tmp_path / "host/bots/b.py").write_text(documented.replace("return 1", "return 2"))
+    assert bench.code_digest("one-card", tmp_path) != now
     for shared in ("host/bots/a.py", "host/games/base.py", "protocol/a.py"):
         now = bench.code_digest("one-card", tmp_path)
         (tmp_path / shared).write_text(f"x = {shared!r}\n")

@@ -8,13 +8,14 @@ when it may act, the seat's view with its legal actions in wire form (:meth:`Bot
 * ``normal`` plays the game's own heuristic (:func:`host.bots.policy.heuristic_choice`, each game's
   ``strategy`` module);
 * ``hard`` makes announcements as ``normal`` does and searches its turns
-  (:func:`host.bots.ai.ismcts.search`) for its :class:`~host.bots.ai.ismcts.Budget`, sampling the
-  hidden cards from its view and its memory of the events (the game's ``worlds`` module); the
-  normal bot's move stands unless the search finds a better one by a margin; a position
-  it cannot sample falls back to ``normal``. Its decision comes in three steps so that the
-  search can run elsewhere: :meth:`HardBot.prepare` (announcements, and the
-  :class:`SearchJob`), :func:`run_search` (a plain function of the job: the host runs it in a
-  worker process, :mod:`host.bots.thinking`) and :meth:`HardBot.conclude`.
+  (:func:`host.bots.ai.ismcts.search`, or in a game that asks for it the flat search in common
+  worlds, :func:`host.bots.ai.paired.paired_search`) for its :class:`~host.bots.ai.ismcts.Budget`,
+  sampling the hidden cards from its view and its memory of the events (the game's ``worlds``
+  module); the normal bot's move stands unless the search finds a better one by a margin; a position
+  it cannot sample falls back to ``normal``. Its decision comes in three steps so that the search
+  can run elsewhere: :meth:`HardBot.prepare` (announcements, and the :class:`SearchJob`),
+  :func:`run_search` (a plain function of the job: the host runs it in a worker process,
+  :mod:`host.bots.thinking`) and :meth:`HardBot.conclude`.
 
 Every random choice comes from the bot's own ``random.Random``, so a seeded bot replays. The
 protocol's older bot kinds name levels too: ``random`` is easy, ``heuristic`` normal.
