@@ -35,9 +35,8 @@ later run with the same FILE plays only the batches FILE lacks, the rest read ba
 the same batch only for the same game, seats, levels, seed, games, hard budget and code (a
 digest of the syntax of the sources that decide a move in that game, docstrings and comments
 left out: ``protocol/``, ``host/bots/``, the modules of ``host/games/`` and the game's own
-package there), so a
-run may be stopped at any time (Ctrl-C, or to free the cores for other work) and resumed
-later, and a change to a bot starts afresh rather than mixing two bots' games.
+package there), so a run may be stopped at any time (Ctrl-C, or to free the cores for other
+work) and resumed later, and a change to a bot starts afresh rather than mixing two bots' games.
 
 With ``--speed`` it measures instead how fast the hard bot searches: per game and seat count,
 at every turn of seat 0 that has a choice in a few seeded games of normal bots
