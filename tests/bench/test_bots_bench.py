@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -157,7 +159,9 @@ def test_a_stopped_run_has_kept_the_batches_it_finished(tmp_path: Path) -> None:
     results = tmp_path / "results.jsonl"
     command = [sys.executable, str(script), "--game", "black-jack", "--seats", "2"]
     command += ["--pair", "normal:easy", "--jobs", "1", "--results", str(results)]
-    run = subprocess.Popen([*command, "--games", "4000"], stdout=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        [*command, "--games", "4000"], stdout=subprocess.DEVNULL, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 60
         while not results.exists() or not results.read_text().endswith("\n"):
@@ -165,7 +169,7 @@ def test_a_stopped_run_has_kept_the_batches_it_finished(tmp_path: Path) -> None:
             assert time.monotonic() < deadline
             time.sleep(0.05)
     finally:
-        run.kill()
+        os.killpg(run.pid, signal.SIGKILL)  # the run and its worker process, as a kill would
         run.wait()
     kept = len(results.read_text().splitlines())
     assert 1 <= kept < 400  # stopped with batches written and most not yet played
