@@ -38,12 +38,13 @@ async def test_our_client_catches_every_kind_of_cheating_live(
     start_host: Callable[..., Awaitable[Any]],
     json_client: Callable[..., Awaitable[Any]],
     cheat_caught: dict[CheatKind, str],
+    reshuffle_tries: int,
 ) -> None:
     info = await start_host(cheat=kind, insecure=True)
     long_game = ["--seats", "4", "--bots", "3", "--option", "bankrupt_at=0"]
     args = long_game if kind is CheatKind.WRONG_RESHUFFLE else ["--seats", "2", "--bots", "1"]
     failure = None
-    for _ in range(5 if kind is CheatKind.WRONG_RESHUFFLE else 1):
+    for _ in range(reshuffle_tries if kind is CheatKind.WRONG_RESHUFFLE else 1):
         client = await json_client(
             "join",
             f"127.0.0.1:{info.port}",

@@ -405,17 +405,19 @@ async def test_a_bot_catches_every_kind_of_cheating_live(
     nursery: trio.Nursery,
     host_config: HostConfig,
     cheat_caught: dict[CheatKind, str],
+    reshuffle_tries: int,
 ) -> None:
     """A bot seated like the terminal client in tests/client/test_cheating_host.py (a player's
     seat, with host-run bots at the other seats) reports each kind in the same words. A
-    reshuffle needs a long game: four seats with bankruptcy off, up to five games."""
+    reshuffle needs a long game: four seats with bankruptcy off, up to ``reshuffle_tries``
+    games (a game has none about 30% of the time)."""
     config = dataclasses.replace(host_config, cheat=kind)
     info: HostInfo = await nursery.start(serve_host, config)
     reshuffle = kind is CheatKind.WRONG_RESHUFFLE
     seats, options = (4, {"bankrupt_at": 0}) if reshuffle else (2, {})
     alerts: list[str] = []
     with trio.fail_after(100):
-        for _ in range(5 if reshuffle else 1):
+        for _ in range(reshuffle_tries if reshuffle else 1):
             table = await info.host.create_table("one-card", seats=seats, options=options)
             stream = await trio.open_tcp_stream("127.0.0.1", info.port)
             async with open_session(stream) as client:

@@ -175,10 +175,12 @@ CAUGHT = {
 
 
 @pytest.mark.parametrize("kind", list(CAUGHT))
-def test_the_js_client_catches_every_kind_of_cheating_live(hosts: Hosts, kind: str) -> None:
-    long_game = kind == "wrong-reshuffle"  # a reshuffle needs a long game: up to five of them
+def test_the_js_client_catches_every_kind_of_cheating_live(
+    hosts: Hosts, kind: str, reshuffle_tries: int
+) -> None:
+    long_game = kind == "wrong-reshuffle"  # a reshuffle needs a long game, or a few
     host = hosts("--cheat", kind)
-    for _ in range(5 if long_game else 1):
+    for _ in range(reshuffle_tries if long_game else 1):
         if long_game:
             done = _run(host["port"], "one-card", 4, "--option", "bankrupt_at=0")
         else:

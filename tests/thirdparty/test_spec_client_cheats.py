@@ -29,11 +29,13 @@ CAUGHT = {
 
 
 @pytest.mark.parametrize("kind", list(CAUGHT))
-def test_the_spec_client_catches_every_kind_of_cheating_live(tmp_path: Path, kind: str) -> None:
+def test_the_spec_client_catches_every_kind_of_cheating_live(
+    tmp_path: Path, kind: str, reshuffle_tries: int
+) -> None:
     long_game = kind == "wrong-reshuffle"
     with running_host(tmp_path, extra=["--cheat", kind]) as host:
         caught: sc.FairnessError | None = None
-        for _ in range(5 if long_game else 1):
+        for _ in range(reshuffle_tries if long_game else 1):
             client = sc.SpecClient(host["addr"], host["port"], name="Spec", tls=False)
             try:
                 client.play_game(
