@@ -120,7 +120,8 @@ class SearchJob:
     memory: SeatMemory
     seed: int
     budget: Budget
-    #: the normal bot's move, which stands unless the search clearly finds better
+    #: the normal bot's move, which stands unless the search finds better by a margin (one
+    #: standard error: :data:`host.bots.ai.ismcts.CONFIDENCE`)
     default: WireMap | None = None
 
 

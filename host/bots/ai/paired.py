@@ -7,7 +7,7 @@ then every candidate action (:meth:`~host.games.support.GameSupport.turn_actions
 that world is taken in a copy of it, and the copy is played on by the game's playout policy for
 every seat, with the same generator state for every candidate, until it ends or its horizon
 (then :meth:`~host.games.support.GameSupport.evaluate` scores it). A round costs one iteration
-of the budget per candidate.
+of the budget per candidate it tried (one if none was legal in its world).
 
 Why: in a shedding game at four seats the deal decides far more than the move, so a move's
 score over random worlds has a spread of some 0.4 while two sensible moves differ by a few
@@ -15,8 +15,9 @@ hundredths; the tree search compares each action's mean over *different* worlds,
 budgets tried (up to 1,000 iterations) could not tell them apart (docs/BOTS.md). Compared in
 the same worlds the deal cancels: what is left is the effect of the move itself, whose spread
 is a fraction of that. The answer is the candidate whose mean difference from the *default*
-(the normal bot's move) is largest, when that difference is more than :data:`CONFIDENCE`
-standard errors of the differences above zero; otherwise the default stands. It looks one
+(the normal bot's move) is largest, when that difference is more than
+:data:`~host.bots.ai.ismcts.CONFIDENCE` standard errors of the differences above zero (the tree
+search's margin, one knob for both); otherwise the default stands. It looks one
 move ahead (every later move is the playout policy's), so it is a one-step improvement on the
 normal bot, not a deeper plan: a game that needs plans keeps the tree search (see each game's
 :attr:`~host.games.support.GameSupport.paired`).
@@ -30,14 +31,11 @@ import statistics
 import time
 from collections.abc import Callable
 
-from host.bots.ai.ismcts import MAX_PLAYOUT, Budget, SearchResult, between_turns
+from host.bots.ai.ismcts import CONFIDENCE, MAX_PLAYOUT, Budget, SearchResult, between_turns
 from host.games.base import Action, State, WireMap
 from host.games.support import GameSupport, SeatMemory
 
-__all__ = ["CONFIDENCE", "paired_search"]
-
-#: standard errors of the world-by-world differences by which a candidate must beat the default
-CONFIDENCE = 1.0
+__all__ = ["paired_search"]
 
 
 def paired_search(
@@ -57,24 +55,29 @@ def paired_search(
     """
     seat = int(view["seat"])
     sampled = memory.sample(view, rng)
-    legal = support.turn_actions(sampled, seat) if seat in sampled.to_act() else []
+    if seat not in sampled.to_act():
+        return None
+    legal = support.turn_actions(sampled, seat)
+    # the default is weighed even where the game's candidates leave it out
+    kept = None
+    if default is not None:
+        kept = next((a for a in sampled.legal_actions(seat) if a.to_wire() == default), None)
+        if kept is not None and kept not in legal:
+            legal = [kept, *legal]
     if len(legal) <= 1:
         return SearchResult(legal[0], 0, {legal[0]: 0}) if legal else None
-    # the default is weighed even where the game's candidates leave it out
-    kept = next((a for a in sampled.legal_actions(seat) if a.to_wire() == default), None)
     if kept is None:
         kept = legal[0]
-    elif kept not in legal:
-        legal = [kept, *legal]
     scores: dict[Action, list[float]] = {a: [] for a in legal}
     #: per candidate, its score less the default's in the same world (both legal there)
     differences: dict[Action, list[float]] = {a: [] for a in legal if a != kept}
     deadline = None if budget.seconds is None else clock() + budget.seconds
-    done = 0
+    done = rounds = 0
     while budget.iterations is None or done < budget.iterations:
-        if deadline is not None and done and clock() >= deadline:
+        if deadline is not None and rounds and clock() >= deadline:
             break
-        world = sampled if not done else memory.sample(view, rng)
+        world = sampled if not rounds else memory.sample(view, rng)
+        rounds += 1
         here = set(world.legal_actions(seat))
         seed = rng.getrandbits(64)
         round_scores: dict[Action, float] = {}
@@ -84,7 +87,7 @@ def paired_search(
             trial = world.clone()
             trial.apply(seat, action)
             round_scores[action] = _play_out(trial, support, random.Random(seed))[seat]
-            done += 1
+        done += max(1, len(round_scores))  # a world where none is legal still spends the budget
         for action, score in round_scores.items():
             scores[action].append(score)
             if action != kept and kept in round_scores:

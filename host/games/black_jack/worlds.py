@@ -2,26 +2,26 @@
 
 How it works: every card that leaves a hand is seen (plays stay on the pile), and one kind of
 card is seen going back into one: a blunder shows its cards, then they are taken back. A seat's
-memory keeps, per other seat, the cards a blunder showed and that seat has not played since,
-and what it showed it lacks: a seat that drew at its turn is taken to have held no card that
-could start a play then (:class:`Lack`), bar the cards it has taken since. A world deals the
-cards the seat has not seen (the deck less its hand and the discards) into the other hands,
-each starting with the cards it is known to hold, and the stock, then swaps the cards a hand
-is known to lack for hidden cards elsewhere that it may hold
-(:meth:`~host.games.black_jack.engine.BlackJack.from_view`). In simulated games the seat in
-the declaration window declares whenever it may (as the bots do), and every simulated seat
-plays as the normal bot does (:class:`host.games.black_jack.strategy.Table` scores its plays).
-At a turn the search weighs only the normal bot's best :data:`CANDIDATES` plays, or the draw
-when nothing plays: Black Jack lists dozens of plays (runs, jokers as any card, an ace naming
-each suit), and spread over all of them 100 iterations learn nothing. The hard bot weighs
-them in common worlds (:attr:`BlackJackSupport.paired`, :mod:`host.bots.ai.paired`): each
-candidate is tried in the same imagined deals, so the luck of the deal, which decides most
-games at four seats, cancels out of the comparison (docs/BOTS.md: at 300 iterations a move
-against the normal bot at four seats, 0.573 where the tree search made 0.463). A simulated
-game is played for :data:`HORIZON` actions past the candidate (about seven rounds at four
-seats) and then scored by the plays each hand still needs (a run of one suit is one play, and
-a hand a queen's cover can finish is one: :func:`_plays_needed`), or to its end if that comes
-first: a win scores 1.
+memory keeps, per other seat, the cards a blunder showed and that seat has not played since, and
+what it showed it lacks: a seat that drew at its turn is taken to have held no card that could
+start a play then (:class:`Lack`), bar the cards it has taken since. A world deals the cards the
+seat has not seen (the deck less its hand and the discards) into the other hands, each starting
+with the cards it is known to hold, and the stock, then swaps the cards a hand is known to lack
+for hidden cards elsewhere that it may hold
+(:meth:`~host.games.black_jack.engine.BlackJack.from_view`). In simulated games the seat in the
+declaration window declares whenever it may (as the bots do), and every simulated seat plays as
+the normal bot does (:class:`host.games.black_jack.strategy.Table` scores its plays). At a turn
+the search weighs only the normal bot's best :data:`CANDIDATES` plays, or the draw when nothing
+plays: Black Jack lists dozens of plays (runs, jokers as any card, an ace naming each suit), and
+spread over all of them 100 iterations learn nothing. The hard bot weighs them in common worlds
+(:attr:`BlackJackSupport.paired`, :mod:`host.bots.ai.paired`): each candidate is tried in the
+same imagined deals, so the luck of the deal, which decides most games at four seats, cancels
+out of the comparison (docs/BOTS.md: against the normal bot at four seats, 0.573 where the tree
+search made 0.463 at 300 iterations a move, and 0.550 at the table's 700 where the tree made
+0.527 at its 1,000). A simulated game is played for :data:`HORIZON` actions past the candidate
+(about seven rounds at four seats) and then scored by the plays each hand still needs (a run of
+one suit is one play, and a hand a queen's cover can finish is one: :func:`_plays_needed`), or
+to its end if that comes first: a win scores 1.
 """
 
 from __future__ import annotations
@@ -241,8 +241,8 @@ class BlackJackSupport(GameSupport):
     paired = True
     #: 1,000 for the tree search with 12-action playouts (1,400-1,800 iterations a CPU second
     #: at 2 seats, 1,700-2,250 at 4, on the machine state in which One Card's 2,500 and ONE's
-    #: 1,750 were set: docs/BOTS.md); the common worlds' 30-action playouts make 0.72-0.79 as
-    #: many iterations a second, so 0.6 s buys 720-790
+    #: 1,750 were set: docs/BOTS.md); the common worlds' 30-action playouts make 0.71-0.80 as
+    #: many iterations a second, so 0.6 s buys 710-800
     table_iterations = 700
 
     def memory(self, seat: int) -> SeatMemory:

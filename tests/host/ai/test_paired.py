@@ -169,3 +169,49 @@ def test_a_budget_in_seconds_ends_the_search_after_its_round() -> None:
     # the first round always runs; the looks after it, at 1 and 2 s, let two more run
     assert result.iterations == 3 * len(Luck.moves)
     assert set(result.visits.values()) == {3}
+
+
+class Narrow(LuckSupport):
+    """Luck whose candidates leave the better move out, as a game's short list may leave out
+    the normal bot's move."""
+
+    def turn_actions(self, world: Luck, seat: int) -> list[Move]:
+        return [Move(0.0)]
+
+
+def test_a_default_the_candidates_leave_out_is_still_weighed() -> None:
+    support: Any = Narrow()
+    better = Move(0.02).to_wire()
+    result = paired_search(
+        {"seat": 0}, LuckMemory(), support, random.Random(1), Budget(iterations=20), default=better
+    )  # type: ignore[arg-type]
+    assert result is not None
+    assert result.action == Move(0.02)  # not the lone candidate, handed back untried
+    assert result.visits == {Move(0.02): 10, Move(0.0): 10}
+
+
+class Shifting(Luck):
+    """A world after the first offers moves the first did not."""
+
+    moves = (Move(0.5),)
+
+
+class ShiftingMemory(LuckMemory):
+    def __init__(self) -> None:
+        self.worlds = 0
+
+    def sample(self, view: Any, rng: random.Random) -> Luck:
+        self.worlds += 1
+        return Luck(0.5) if self.worlds == 1 else Shifting(0.5)
+
+
+def test_worlds_where_no_candidate_is_legal_still_spend_the_budget() -> None:
+    """The candidates come from the first world; a later world where none of them is legal
+    counts as one iteration, so a search counted in iterations ends."""
+    memory = ShiftingMemory()
+    support: Any = LuckSupport()
+    result = paired_search({"seat": 0}, memory, support, random.Random(1), Budget(iterations=12))  # type: ignore[arg-type]
+    assert result is not None
+    assert result.iterations == 12
+    assert memory.worlds == 1 + 10  # the first round tried both moves, then ten empty rounds
+    assert result.visits == {Move(0.0): 1, Move(0.02): 1}
