@@ -148,29 +148,54 @@ class Task:
 #: the sources that decide a move in every game, whose digest a saved batch must match
 #: (``--results``): a game's own package under ``host/games/`` is added to them
 CODE = ("protocol", "host/bots", "host/games/*.py")
+#: what in this file plays the games (the greedy baseline, the seating and seeding of a batch),
+#: also in the digest; the rest of the file only reports
+PLAYS = (
+    "BATCH",
+    "GREEDY",
+    "_DAMAGE",
+    "_MAGIC",
+    "_ONE_ORDER",
+    "_damage",
+    "GreedyBot",
+    "_greedy_shed",
+    "_greedy_one",
+    "player",
+    "run",
+)
 #: the checkout those sources are in
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def code_digest(game: str, root: Path = ROOT) -> str:
-    """A digest of the code of every ``.py`` file under :data:`CODE` and ``game``'s own package:
-    a change to Black Jack's bot keeps the One Card games already played, and so does a change
-    to comments, docstrings or layout (each file counts by its syntax tree less its docstrings,
-    :func:`_code_of`), so documenting a bot mid-run does not void the run."""
+    """A digest of the code that plays ``game``: every ``.py`` file under :data:`CODE` and the
+    game's own package, and :data:`PLAYS` of this file. A change to Black Jack's bot keeps the
+    One Card games already played, and so does a change to comments, docstrings or layout (each
+    file counts by its syntax tree less its docstrings, :func:`_code_of`), so documenting a bot
+    mid-run does not void the run.
+
+    Raises:
+        ValueError: ``game`` has no package under ``host/games/``.
+    """
     digest = hashlib.sha256()
     package = "host/games/" + game.replace("-", "_")
+    if not any((root / package).glob("*.py")):
+        raise ValueError(f"no package {package} for game {game!r}")
     for top in (*CODE, package):
         pattern = Path(top)
         base, files = (pattern.parent, pattern.name) if "*" in top else (pattern, "**/*.py")
         for path in sorted((root / base).glob(files)):
             digest.update(path.relative_to(root).as_posix().encode() + b"\0")
             digest.update(_code_of(path.read_text()).encode() + b"\0")
+    here = root / "bench" / "bots.py"
+    if here.exists():
+        digest.update(_code_of(here.read_text(), PLAYS).encode())
     return digest.hexdigest()[:16]
 
 
-def _code_of(source: str) -> str:
+def _code_of(source: str, names: Sequence[str] | None = None) -> str:
     """``source``'s syntax tree without its docstrings, as text (comments and layout are not in
-    the tree)."""
+    the tree); with ``names``, only its top-level definitions and assignments of those names."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -182,7 +207,19 @@ def _code_of(source: str) -> str:
             and isinstance(body[0].value.value, str)
         ):
             node.body = body[1:] or [ast.Pass()]
+    if names is not None:
+        tree.body = [node for node in tree.body if _defines(node) & set(names)]
     return ast.dump(tree)
+
+
+def _defines(node: ast.stmt) -> set[str]:
+    """The names a top-level statement defines."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    if isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+    return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
 class Results:
@@ -207,8 +244,12 @@ class Results:
         self.done[key] = tally
         if self.path is None:
             return
+        # after a line cut short by a kill, start a new one rather than finish the torn one
+        torn = self.path.exists() and self.path.read_bytes()[-1:] not in (b"", b"\n")
         with self.path.open("a") as file:
-            file.write(json.dumps({"key": key, "tally": tally.to_json()}) + "\n")
+            file.write(
+                ("\n" if torn else "") + json.dumps({"key": key, "tally": tally.to_json()}) + "\n"
+            )
             file.flush()
             os.fsync(file.fileno())
 
@@ -490,6 +531,43 @@ def load() -> str:
         return "unknown"
 
 
+def play(
+    lines: list[tuple[str, int, str, str]],
+    tasks: list[list[Task]],
+    keys: list[list[str]],
+    results: Results,
+    jobs: int,
+) -> None:
+    """Play the batches ``results`` lacks in ``jobs`` worker processes, keeping each as it
+    finishes, and print each line's row once all its batches are in."""
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # every line's missing games are queued at once, so no worker waits for a line to finish
+        futures: dict[Future[Tally], str] = {
+            pool.submit(run, task): key
+            for line, line_keys in zip(tasks, keys, strict=True)
+            for task, key in zip(line, line_keys, strict=True)
+            if key not in results.done
+        }
+        printed = 0
+        # each batch is kept as it finishes (None at the end: print what the file had alone)
+        for future in itertools.chain(as_completed(futures), [None]):
+            if future is not None:
+                try:
+                    tally = future.result()
+                except BaseException:
+                    # what finished is kept; what is queued is not played for nothing
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+                results.keep(futures[future], tally)
+            while printed < len(lines) and all(k in results.done for k in keys[printed]):
+                whole = Tally()
+                for key in keys[printed]:
+                    whole.add(results.done[key])
+                game, seats, a, b = lines[printed]
+                print(row(game, seats, a, b, whole), flush=True)
+                printed += 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="game name (repeatable; default all)")
@@ -554,26 +632,7 @@ def main() -> None:
         "| verdict | A ms mean/p95/max | B ms mean/p95/max | bids made | endings |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        # every line's missing games are queued at once, so no worker waits for a line to finish
-        futures: dict[Future[Tally], str] = {
-            pool.submit(run, task): key
-            for line, line_keys in zip(tasks, keys, strict=True)
-            for task, key in zip(line, line_keys, strict=True)
-            if key not in results.done
-        }
-        printed = 0
-        # each batch is kept as it finishes (None at the end: print what the file had alone)
-        for future in itertools.chain(as_completed(futures), [None]):
-            if future is not None:
-                results.keep(futures[future], future.result())
-            while printed < len(lines) and all(k in results.done for k in keys[printed]):
-                tally = Tally()
-                for key in keys[printed]:
-                    tally.add(results.done[key])
-                game, seats, a, b = lines[printed]
-                print(row(game, seats, a, b, tally), flush=True)
-                printed += 1
+    play(lines, tasks, keys, results, args.jobs)
     minutes = (time.monotonic() - started) / 60
     print(f"load average at the end: {load()}; {minutes:.1f} minutes")
 

@@ -1,4 +1,5 @@
-"""bench/bots.py: duplicate pairs share a deal, and the interval is taken over the pairs."""
+"""bench/bots.py: duplicate pairs share a deal, the interval is taken over the pairs, and a
+run kept in a results file resumes where it stopped."""
 
 from __future__ import annotations
 
@@ -115,6 +116,8 @@ def test_a_run_kept_in_a_results_file_resumes_where_it_stopped(
     again = bench.Results(path)
     assert set(again.done) == {first.key(code)}  # the torn line is played again, not trusted
     assert again.done[first.key(code)] == played  # read back as it was played
+    again.keep(second.key(code), bench.run(second))  # on a line of its own, after the torn one
+    assert set(bench.Results(path).done) == {first.key(code), second.key(code)}
     assert bench.Results(None).done == {}  # no file: nothing kept
     # another batch, another seed, another budget or other code is another batch
     assert second.key(code) != first.key(code)
@@ -146,6 +149,17 @@ def test_the_code_digest_follows_the_sources_that_decide_a_move(
     assert bench.code_digest("one-card", tmp_path) == now
     (tmp_path / "host/bots/b.py").write_text(documented.replace("return 1", "return 2"))
     assert bench.code_digest("one-card", tmp_path) != now
+    # what in bench/bots.py plays the games counts; what reports them does not
+    (tmp_path / "bench").mkdir()
+    bots = tmp_path / "bench/bots.py"
+    bots.write_text("def run() -> int:\n    return 1\n\n\ndef row() -> str:\n    return 'a'\n")
+    now = bench.code_digest("one-card", tmp_path)
+    bots.write_text(bots.read_text().replace("'a'", "'b'"))
+    assert bench.code_digest("one-card", tmp_path) == now
+    bots.write_text(bots.read_text().replace("return 1", "return 2"))
+    assert bench.code_digest("one-card", tmp_path) != now
+    with pytest.raises(ValueError, match="no package host/games/chess"):
+        bench.code_digest("chess", tmp_path)
     for shared in ("host/bots/a.py", "host/games/base.py", "protocol/a.py"):
         now = bench.code_digest("one-card", tmp_path)
         (tmp_path / shared).write_text(f"x = {shared!r}\n")
