@@ -228,9 +228,13 @@ class Results:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self.done: dict[str, Tally] = {}
+        #: the file ends in a line cut short by a kill: the next batch starts a line of its own
+        self.torn = False
         if path is None or not path.exists():
             return
-        for number, line in enumerate(path.read_text().splitlines(), 1):
+        text = path.read_text()
+        self.torn = text[-1:] not in ("", "\n")
+        for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
@@ -244,14 +248,12 @@ class Results:
         self.done[key] = tally
         if self.path is None:
             return
-        # after a line cut short by a kill, start a new one rather than finish the torn one
-        torn = self.path.exists() and self.path.read_bytes()[-1:] not in (b"", b"\n")
+        entry = json.dumps({"key": key, "tally": tally.to_json()}) + "\n"
         with self.path.open("a") as file:
-            file.write(
-                ("\n" if torn else "") + json.dumps({"key": key, "tally": tally.to_json()}) + "\n"
-            )
+            file.write(("\n" if self.torn else "") + entry)
             file.flush()
             os.fsync(file.fileno())
+        self.torn = False
 
 
 # --------------------------------------------------------------------------- greedy

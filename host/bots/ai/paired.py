@@ -68,7 +68,7 @@ def paired_search(
         return SearchResult(legal[0], 0, {legal[0]: 0}) if legal else None
     if kept is None:
         kept = legal[0]
-    scores: dict[Action, list[float]] = {a: [] for a in legal}
+    tried = dict.fromkeys(legal, 0)  #: worlds each candidate was tried in
     #: per candidate, its score less the default's in the same world (both legal there)
     differences: dict[Action, list[float]] = {a: [] for a in legal if a != kept}
     deadline = None if budget.seconds is None else clock() + budget.seconds
@@ -89,7 +89,7 @@ def paired_search(
             round_scores[action] = _play_out(trial, support, random.Random(seed))[seat]
         done += max(1, len(round_scores))  # a world where none is legal still spends the budget
         for action, score in round_scores.items():
-            scores[action].append(score)
+            tried[action] += 1
             if action != kept and kept in round_scores:
                 differences[action].append(score - round_scores[kept])
     best = kept
@@ -101,7 +101,7 @@ def paired_search(
         error = max(statistics.stdev(diffs), 1e-2) / math.sqrt(len(diffs))
         if gain > CONFIDENCE * error and gain > best_gain:
             best, best_gain = action, gain
-    return SearchResult(best, done, {a: len(s) for a, s in scores.items()})
+    return SearchResult(best, done, tried)
 
 
 def _play_out(world: State, support: GameSupport, rng: random.Random) -> list[float]:
