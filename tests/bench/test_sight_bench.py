@@ -1,0 +1,140 @@
+"""bench/sight.py: a sighted world holds the real cards it is given and deals the rest; the
+bench puts the bots back as they were, compares deal by deal, and resumes from its results."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from host.bots.ai import arena
+from host.bots.ai.ismcts import Budget
+from host.games import find_game
+from host.games.playout import answer_chance
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def sight() -> ModuleType:
+    sys.path.insert(0, str(BENCH))  # it imports bench/bots.py beside it
+    spec = importlib.util.spec_from_file_location("bench_sight", BENCH / "sight.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_sight"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _dealt(name: str, seed: int) -> object:
+    engine = find_game(name).new_initial_state(seats=4, options=None, dealer=None)
+    rng = random.Random(seed)
+    while engine.chance_request() is not None:
+        answer_chance(engine, rng)
+    return engine
+
+
+@pytest.mark.parametrize("name", ["one-card", "black-jack"])
+@pytest.mark.parametrize("seen", ["next-hand", "old-cards", "all-hands"])
+def test_a_sighted_world_holds_the_real_cards_it_is_given(
+    sight: ModuleType, name: str, seen: str
+) -> None:
+    game = sight.GAMES[name]
+    engine = _dealt(name, 7)
+    seat = 0
+    nxt = game.next_seat(engine, seat)
+    others = [s for s in range(4) if s != seat]
+    sight.install(name, seen)
+    try:
+        sight.WATCH.engine = engine
+        # the next player began its last turn holding three of the cards it holds now
+        sight.WATCH.at_turn = {nxt: game.hand(engine, nxt)[:3]}
+        memory = game.memory(seat)
+        view = engine.view(seat)
+        rng = random.Random(11)
+        worlds = [memory.sample(view, rng) for _ in range(12)]
+    finally:
+        sight.install(name, "seat")
+    for world in worlds:
+        real = {s: Counter(game.hand(engine, s)) for s in others}
+        dealt = {s: Counter(game.hand(world, s)) for s in others}
+        assert Counter(game.hand(world, seat)) == Counter(game.hand(engine, seat))
+        assert all(sum(dealt[s].values()) == sum(real[s].values()) for s in others)
+        if seen == "all-hands":
+            assert dealt == real
+        elif seen == "next-hand":
+            assert dealt[nxt] == real[nxt]
+        else:
+            assert Counter(game.hand(engine, nxt)[:3]) <= dealt[nxt]
+    # what was not given is dealt afresh: some world differs from the real game there
+    hidden = [s for s in others if seen != "all-hands" and s != nxt]
+    assert not hidden or any(
+        Counter(game.hand(w, s)) != Counter(game.hand(engine, s)) for w in worlds for s in hidden
+    )
+    if seen == "old-cards":  # the cards drawn since are dealt
+        assert any(Counter(game.hand(w, nxt)) != Counter(game.hand(engine, nxt)) for w in worlds)
+
+
+def test_the_seat_sight_is_the_hard_bot_as_it_plays(sight: ModuleType) -> None:
+    for name, game in sight.GAMES.items():
+        sight.install(name, "next-hand")
+        assert game.memory.sample is not sight._ORIGINAL_SAMPLE[name]
+        sight.install(name, "seat")
+        assert game.memory.sample is sight._ORIGINAL_SAMPLE[name]
+        assert arena._next_move is sight._ORIGINAL_NEXT_MOVE
+    with pytest.raises(ValueError, match="unknown sight"):
+        sight.install("one-card", "every-card")
+
+
+def test_a_sighted_run_plays_its_games_and_puts_the_bots_back(sight: ModuleType) -> None:
+    task = sight.Task("one-card", 4, "hard", "normal", 1, 0, 2, Budget(iterations=6))
+    tally = sight.run_sighted("next-hand", task)
+    assert tally.games == 2 and set(tally.pairs) == {0}
+    assert arena._next_move is sight._ORIGINAL_NEXT_MOVE
+    assert sight.GAMES["one-card"].memory.sample is sight._ORIGINAL_SAMPLE["one-card"]
+
+
+def test_the_difference_is_taken_deal_by_deal(sight: ModuleType) -> None:
+    base = sight.Tally(games=6, share=2.0, pairs={0: 1.0, 1: 0.0, 2: 1.0})
+    other = sight.Tally(games=8, share=6.0, pairs={0: 2.0, 1: 1.0, 2: 1.0, 3: 2.0})
+    diff = sight.difference(base, other)
+    assert diff.deals == 3  # deal 3 was not played by both
+    assert diff.mean == pytest.approx(1 / 3)
+    assert diff.error == pytest.approx(1 / 6)  # the differences 0.5, 0.5 and 0
+    assert sight.difference(base, sight.Tally()).deals == 0
+
+
+def test_a_run_prints_every_sight_and_resumes_from_its_results(tmp_path: Path) -> None:
+    results = tmp_path / "sight.jsonl"
+    command = [
+        sys.executable,
+        str(BENCH / "sight.py"),
+        "--game",
+        "black-jack",
+        "--games",
+        "2",
+        "--iterations",
+        "4",
+        "--sight",
+        "next-hand",
+        "--jobs",
+        "1",
+        "--results",
+        str(results),
+    ]
+    first = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
+    rows = [line for line in first.stdout.splitlines() if line.startswith("| ")]
+    assert [r.split(" | ")[0] for r in rows[1:]] == ["| seat", "| next-hand"]
+    assert "over 1 deals" in rows[-1]
+    kept = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sorted(json.loads(k["key"])["sight"] for k in kept) == ["next-hand", "seat"]
+    again = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
+    assert [line for line in again.stdout.splitlines() if line.startswith("| ")] == rows
+    assert len(results.read_text().splitlines()) == 2  # nothing played again
