@@ -212,6 +212,7 @@ class PtyDriver:
     def __init__(self, child: Any) -> None:
         self.child = child
         self.moves = 0
+        self.plays = 0  #: moves that chose a card (the others drew or passed)
         self.options = 0
         self.calls = 0
         self.lobby: list[str] = []
@@ -248,6 +249,7 @@ class PtyDriver:
                 numbers = re.findall(r"(\d+)\)", hand.partition("Moves:")[0])
                 letters = re.findall(r"\b([dp])\) ", hand)
                 line = numbers[0] if numbers else (letters[0] if letters else "1")
+                self.plays += bool(numbers)
                 child.sendline(line)
                 last = (table, line)
             elif i == 1:

@@ -177,6 +177,12 @@ def test_a_long_question_wraps_and_redraws_in_place_and_a_leave_clears_the_block
     assert term.lines() == ["You left the table", ""]
 
 
+#: the longest a watched game may take: the longest of thousands of simulated deals (618
+#: actions, at the bots' 0.1 s pauses and a screen's checks) took about 80 s on a loaded
+#: machine; the two games run at once, within the test's timeout
+GAME_S = 150.0
+
+
 def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[Counter[str], list[str]]:
     """Play a whole game at the terminal; at every quiet moment while the screen is up, check
     that whose turn it is and the hand are in sight and that the log only grew. The checks made
@@ -195,7 +201,7 @@ def _play_watching_the_screen(child: Any, term: Terminal) -> tuple[Counter[str],
             pass
         except pexpect.EOF:
             return checks, log
-        if time.monotonic() - started > 100:
+        if time.monotonic() - started > GAME_S:
             raise AssertionError("the game took too long:\n" + "\n".join(term.lines()[-40:]))
         lines = term.lines()
         last = lines[-1]
@@ -228,7 +234,7 @@ SIZES = ((80, 24), (120, 40))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pexpect needs a POSIX pty")
-@pytest.mark.timeout(240)  # two games, each held to 100 s by _play_watching_the_screen
+@pytest.mark.timeout(240)  # two games at once, each held to GAME_S by _play_watching_the_screen
 def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(client_env: dict[str, str]) -> None:
     """Before, while others played only event lines scrolled by (the hand gone, nobody marked
     to act), and every event reprinted the prompt or the whole table. One game per terminal
@@ -271,5 +277,10 @@ def test_a_whole_game_keeps_the_turn_and_the_hand_in_sight(client_env: dict[str,
         # least one on our turn and one while the bots played
         assert checks["ours"] and checks["others"], (term.columns, term.rows, checks)
         said = "\n".join(log)
-        assert "Game 1 starts" in said and "Bot-1 plays" in said and "Ann plays" in said
+        assert "Game 1 starts" in said and " plays " in said
         assert "deal verified" in "\n".join(term.lines())
+    # our plays and a bot's are logged; in either game, since a seat that never holds a card
+    # it may play before another goes out never plays (about one deal in 3,000 for a seat)
+    saids = ["\n".join(log) for _, log in results]
+    assert any("Bot-1 plays" in said for said in saids)
+    assert any("Ann plays" in said for said in saids)
