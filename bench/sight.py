@@ -10,13 +10,16 @@ seat can see. The bench wraps two things in each worker process before it plays
 (:func:`install`): the arena's ``_next_move``, to keep the real engine of the game in play, and
 the game's ``SeatMemory.sample``, to deal the hidden cards through the same
 :class:`host.games.deal.WorldTemplate` with some cards fixed in their real places
-(``deal_hidden``'s ``known``). The sights:
+(``deal_hidden``'s ``known``; the template is the memory's own, ``template(view)``). The
+sights:
 
 - ``seat``: nothing added; the hard bot as it plays (bench/bots.py's row on the same deals).
 - ``next-hand``: the next player's real hand (the seat an attack, a skip or a named suit is
   aimed at); every other hidden card dealt.
 - ``old-cards``: of the next player's hand, only the cards it held when its last turn began and
-  holds still: all that its plays could ever tell; the cards it drew since are dealt.
+  holds still: all that its plays could ever tell; the cards it drew since are dealt (One
+  Card's attack taken mid-turn among them: a turn begins when its seat comes to act, not when
+  it may play again after drawing the attack).
 - ``all-hands``: every other seat's real hand; the stock dealt.
 
 Black Jack's worlds keep the cards a blunder showed; a sighted world drops the memory's other
@@ -30,39 +33,37 @@ so a hundred deals tell apart what the intervals of the shares cannot.
 
 Run: ``python bench/sight.py --game black-jack [--seats 4] [--games 200] [--iterations 300]
 [--sight next-hand ...] [--jobs 2] [--results FILE]`` (``--results`` keeps finished batches, as
-for bench/bots.py). The eleventh part's figures: ``--game one-card --games 100 --iterations 400``
-and ``--game black-jack --games 200 --iterations 300``.
+for bench/bots.py). The figures in docs/BOTS.md: ``--game black-jack --games 200 --iterations
+300`` (the tenth part's next hand and real hands, the eleventh's old cards) and ``--game one-card
+--games 100 --iterations 400`` (the eleventh part's).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
 import random
 import statistics
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from bots import Results, Tally, Task, code_digest, load, paired_interval, run
+from bots import Results, Tally, Task, _code_of, code_digest, load, paired_interval, run
 
 from host.bots.ai import arena
 from host.bots.ai.ismcts import Budget
 from host.games.black_jack import worlds as black_jack_worlds
-from host.games.black_jack.engine import BlackJack
 from host.games.deal import WorldTemplate, deal_hidden
 from host.games.one_card import worlds as one_card_worlds
-from host.games.one_card.engine import OneCard
-from host.games.support import SeatMemory
-from protocol.cards import DECK_54, Card
-from protocol.decks import deck_of
+from host.games.one_card.engine import Phase
+from protocol.cards import Card
 
 #: the sights, in the order they are played and printed (``seat`` is the baseline)
 SIGHTS = ("seat", "next-hand", "old-cards", "all-hands")
@@ -70,52 +71,44 @@ SIGHTS = ("seat", "next-hand", "old-cards", "all-hands")
 BATCH = 10
 
 
+class Memory(Protocol):
+    """What the bench uses of a game's ``SeatMemory``."""
+
+    seat: int
+
+    def template(self, view: dict[str, Any]) -> WorldTemplate[Any]: ...
+
+    def sample(self, view: dict[str, Any], rng: random.Random) -> Any: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
-    """How the bench reads one game's engine and builds its worlds (the engines' own fields:
-    this is a measuring tool, not a client of the games' public interface)."""
+    """How the bench reads one game's engine (the engines' own fields: this is a measuring
+    tool, not a client of the games' public interface)."""
 
-    memory: type[SeatMemory]
-    template: Callable[[Any, dict[str, Any]], WorldTemplate[Any]]
+    memory: Any  #: the game's ``SeatMemory`` class, whose ``sample`` a sight replaces
     next_seat: Callable[[Any, int], int]
     hand: Callable[[Any, int], list[Card]]
-    #: the seats whose turn begins in this engine state (Black Jack's window to declare after
-    #: a turn is not one)
+    #: the seats whose turn begins in this engine state (One Card: not the part of a turn after
+    #: an attack was drawn, when the seat may play again)
     turns: Callable[[Any], Sequence[int]]
     #: the cards of seat ``s`` the memory knows anyway (Black Jack: shown by a blunder)
     known: Callable[[Any, int], Counter[Card]]
 
 
-def _one_card_template(memory: Any, view: dict[str, Any]) -> WorldTemplate[Any]:
-    template = memory._template
-    if template is None or template.view is not view:
-        template = memory._template = WorldTemplate(view, memory.seat, OneCard, DECK_54)
-    return template
-
-
-def _black_jack_template(memory: Any, view: dict[str, Any]) -> WorldTemplate[Any]:
-    template = memory._template
-    if template is None or template.view is not view:
-        deck = deck_of("black-jack", view["options"], int(view["seats"]))
-        template = memory._template = WorldTemplate(view, memory.seat, BlackJack, deck)
-    return template
-
-
 GAMES: dict[str, Game] = {
     "one-card": Game(
         memory=one_card_worlds.OneCardMemory,
-        template=_one_card_template,
         next_seat=lambda engine, seat: engine._next_active(seat),
         hand=lambda engine, seat: list(engine._hands[seat]),
-        turns=lambda engine: engine.to_act(),
+        turns=lambda engine: () if engine.phase is Phase.AFTER_ATTACK else engine.to_act(),
         known=lambda memory, seat: Counter(),
     ),
     "black-jack": Game(
         memory=black_jack_worlds.BlackJackMemory,
-        template=_black_jack_template,
         next_seat=lambda engine, seat: engine._next(seat),
         hand=lambda engine, seat: list(engine.hands[seat]),
-        turns=lambda engine: [s for s in engine.to_act() if engine.window != s],
+        turns=lambda engine: engine.to_act(),  # a draw ends a turn there
         known=lambda memory, seat: Counter(memory.known.get(seat, Counter())),
     ),
 }
@@ -131,17 +124,17 @@ class _Watch:
 
     engine: Any = None
     #: seat -> its hand when its latest turn began (``old-cards``)
-    at_turn: dict[int, list[Card]] | None = None
+    at_turn: dict[int, list[Card]] = field(default_factory=dict)
 
 
-WATCH = _Watch(at_turn={})
+WATCH = _Watch()
 
 
-def fixed_cards(game: Game, sight: str, memory: Any, seat: int) -> Callable[[int], Counter[Card]]:
+def fixed_cards(game: Game, sight: str, memory: Memory) -> Callable[[int], Counter[Card]]:
     """``sight``'s cards of each other seat, fixed in every world ``memory`` samples."""
     engine = WATCH.engine
     assert engine is not None, "no game in play: install() wraps the arena first"
-    nxt = game.next_seat(engine, seat)
+    nxt = game.next_seat(engine, memory.seat)
 
     def fixed(other: int) -> Counter[Card]:
         known = game.known(memory, other)
@@ -149,7 +142,6 @@ def fixed_cards(game: Game, sight: str, memory: Any, seat: int) -> Callable[[int
             return Counter(game.hand(engine, other))
         if sight == "old-cards" and other == nxt:
             held = Counter(game.hand(engine, other))
-            assert WATCH.at_turn is not None
             return (Counter(WATCH.at_turn.get(other, [])) & held) | known
         return known
 
@@ -159,9 +151,9 @@ def fixed_cards(game: Game, sight: str, memory: Any, seat: int) -> Callable[[int
 def _sighted_sample(name: str, sight: str) -> Callable[[Any, dict[str, Any], random.Random], Any]:
     game = GAMES[name]
 
-    def sample(memory: Any, view: dict[str, Any], rng: random.Random) -> Any:
-        template = game.template(memory, view)
-        fixed = fixed_cards(game, sight, memory, memory.seat)
+    def sample(memory: Memory, view: dict[str, Any], rng: random.Random) -> Any:
+        template = memory.template(view)
+        fixed = fixed_cards(game, sight, memory)
         known = [list(fixed(other).elements()) for other in template.others]
         return template.world(deal_hidden(template.pool, template.sizes, rng, known=known))
 
@@ -172,7 +164,6 @@ def _watching_next_move(name: str) -> Callable[..., tuple[int, Any]]:
     game = GAMES[name]
 
     def next_move(engine: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
-        assert WATCH.at_turn is not None
         if engine is not WATCH.engine:  # a new game
             WATCH.at_turn.clear()
             WATCH.engine = engine
@@ -188,11 +179,12 @@ def install(name: str, sight: str) -> None:
     if sight not in SIGHTS:
         raise ValueError(f"unknown sight {sight!r}: one of {', '.join(SIGHTS)}")
     for game_name, game in GAMES.items():
-        game.memory.sample = _ORIGINAL_SAMPLE[game_name]  # type: ignore[method-assign]
+        game.memory.sample = _ORIGINAL_SAMPLE[game_name]
     arena._next_move = _ORIGINAL_NEXT_MOVE
     WATCH.engine = None
+    WATCH.at_turn.clear()
     if sight != "seat":
-        GAMES[name].memory.sample = _sighted_sample(name, sight)  # type: ignore[method-assign]
+        GAMES[name].memory.sample = _sighted_sample(name, sight)
         arena._next_move = _watching_next_move(name)
 
 
@@ -207,6 +199,8 @@ def run_sighted(sight: str, task: Task) -> Tally:
 
 @dataclass(frozen=True, slots=True)
 class Difference:
+    """One sight's share minus the baseline's, over the deals both played."""
+
     deals: int
     mean: float
     error: float  #: the standard error of the mean over the deals
@@ -227,14 +221,23 @@ def difference(base: Tally, other: Tally) -> Difference:
 def row(sight: str, tally: Tally, base: Tally | None) -> str:
     share = tally.share / tally.games
     low, high = paired_interval([s / 2 for s in tally.pairs.values()])
-    diff = "" if base is None else difference(base, tally)
-    error = "-" if diff and math.isinf(diff.error) else f"{diff.error:.3f}" if diff else ""
-    told = "" if not diff else f"{diff.mean:+.3f} ({error}) over {diff.deals} deals"
+    told = ""
+    if base is not None:
+        diff = difference(base, tally)
+        error = "-" if math.isinf(diff.error) else f"{diff.error:.3f}"
+        told = f"{diff.mean:+.3f} ({error}) over {diff.deals} deals"
     return f"| {sight} | {tally.games} | {share:.3f} | {low:.3f}-{high:.3f} | {told} |"
 
 
+def sight_digest(path: Path = Path(__file__)) -> str:
+    """A digest of this bench's own code (docstrings and comments left out): a batch played
+    by other sights is another batch."""
+    return hashlib.sha256(_code_of(path.read_text()).encode()).hexdigest()[:16]
+
+
 def key(sight: str, task: Task, code: str) -> str:
-    """A batch's key in ``--results``: bench/bots.py's, with the sight."""
+    """A batch's key in ``--results``: bench/bots.py's (``code``: the game's and this bench's
+    digests), with the sight."""
     return json.dumps({"sight": sight, "task": task.key(code)}, sort_keys=True)
 
 
@@ -243,6 +246,9 @@ def play(
 ) -> dict[str, Tally]:
     """Play the batches ``results`` lacks in ``jobs`` processes; every sight's whole tally."""
     keys = {(sight, task): key(sight, task, code) for sight in sights for task in tasks}
+    if results.path is not None:
+        kept = sum(k in results.done for k in keys.values())
+        print(f"results file {results.path}: {kept} of {len(keys)} batches already played")
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures: dict[Future[Tally], str] = {
             pool.submit(run_sighted, sight, task): k
@@ -256,6 +262,8 @@ def play(
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
             results.keep(futures[future], tally)
+            done = sum(k in results.done for k in keys.values())
+            print(f"{done} of {len(keys)} batches played", flush=True)
     whole: dict[str, Tally] = {}
     for (sight, _), k in keys.items():
         whole.setdefault(sight, Tally()).add(results.done[k])
@@ -267,7 +275,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--game", choices=sorted(GAMES), required=True)
     parser.add_argument("--seats", type=int, default=4, help="seat count (default 4)")
     parser.add_argument("--games", type=int, default=200, help="games per sight (default 200)")
-    parser.add_argument("--iterations", type=int, default=300, help="hard: iterations a move")
+    parser.add_argument(
+        "--iterations", type=int, default=300, help="hard: iterations a move (default 300)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="tournament seed")
     parser.add_argument(
         "--sight",
@@ -285,6 +295,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.games < 2 or args.games % 2:
         parser.error("--games must be even and at least 2: games come in duplicate pairs")
+    if args.seats < 2:
+        parser.error("--seats must be at least 2: a hard and a normal bot")
+    if args.iterations < 1 or args.jobs < 1:
+        parser.error("--iterations and --jobs must be at least 1")
     sights = [s for s in SIGHTS if s == "seat" or s in (args.sight or SIGHTS)]
     budget = Budget(iterations=args.iterations)
     tasks = [
@@ -307,7 +321,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         flush=True,
     )
     started = time.monotonic()
-    whole = play(sights, tasks, code_digest(args.game), Results(args.results), args.jobs)
+    code = f"{code_digest(args.game)}/{sight_digest()}"
+    whole = play(sights, tasks, code, Results(args.results), args.jobs)
     print("| sight | games | hard's share | 95% interval (pairs) | difference from seat (se) |")
     print("|---|---:|---:|---|---|")
     for sight in sights:
@@ -317,4 +332,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -16,7 +16,9 @@ import pytest
 
 from host.bots.ai import arena
 from host.bots.ai.ismcts import Budget
+from host.bots.ai.levels import make_bot
 from host.games import find_game
+from host.games.one_card.engine import Phase
 from host.games.playout import answer_chance
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -82,6 +84,71 @@ def test_a_sighted_world_holds_the_real_cards_it_is_given(
         assert any(Counter(game.hand(w, nxt)) != Counter(game.hand(engine, nxt)) for w in worlds)
 
 
+@pytest.mark.parametrize("name", ["one-card", "black-jack"])
+def test_each_sight_fixes_its_cards_and_no_others(sight: ModuleType, name: str) -> None:
+    game = sight.GAMES[name]
+    engine = _dealt(name, 3)
+    seat = 0
+    nxt = game.next_seat(engine, seat)
+    third = next(s for s in range(4) if s not in (seat, nxt))
+    real = {s: Counter(game.hand(engine, s)) for s in range(4)}
+    memory = game.memory(seat)
+    sight.WATCH.engine = engine
+    # its last turn began with three cards it holds now and one it has played since (here a
+    # card of another hand: a card gone from its hand, whatever became of it)
+    gone = game.hand(engine, third)[0]
+    sight.WATCH.at_turn = {nxt: [*game.hand(engine, nxt)[:3], gone]}
+    try:
+        for seen, expected in {
+            "next-hand": {nxt: real[nxt]},
+            "all-hands": {s: real[s] for s in range(1, 4)},
+            "old-cards": {nxt: Counter(game.hand(engine, nxt)[:3])},
+        }.items():
+            fixed = sight.fixed_cards(game, seen, memory)
+            got = {s: fixed(s) for s in range(1, 4)}
+            assert {s: c for s, c in got.items() if c} == expected, seen
+    finally:
+        sight.install(name, "seat")
+
+
+def test_a_turn_begins_when_its_seat_comes_to_act_not_after_an_attack_it_drew(
+    sight: ModuleType,
+) -> None:
+    """``old-cards``: the hand kept for One Card's seat is the one it held when its turn
+    began; the cards of an attack it then drew (it may play on) are new, not old."""
+    game = sight.GAMES["one-card"]
+    sight.install("one-card", "old-cards")
+    watching = arena._next_move
+    after_attack = 0
+
+    def spy(engine: object, *args: object, **kwargs: object) -> object:
+        nonlocal after_attack
+        before = {s: list(h) for s, h in sight.WATCH.at_turn.items()}
+        acting = list(engine.to_act())  # type: ignore[attr-defined]
+        hands = {s: game.hand(engine, s) for s in acting}
+        phase = engine.phase  # type: ignore[attr-defined]
+        out = watching(engine, *args, **kwargs)
+        after = sight.WATCH.at_turn
+        for s in acting:
+            if phase is Phase.AFTER_ATTACK:
+                after_attack += 1
+                assert after[s] == before[s] and Counter(after[s]) != Counter(hands[s])
+            else:
+                assert after[s] == hands[s]
+        return out
+
+    arena._next_move = spy
+    try:
+        for seed in range(20):
+            bots = [make_bot("normal", rng=random.Random(f"{seed}/{s}")) for s in range(4)]
+            arena.play_match("one-card", bots, seed=seed)
+            if after_attack:
+                break
+    finally:
+        sight.install("one-card", "seat")
+    assert after_attack, "no attack was taken in twenty games"
+
+
 def test_the_seat_sight_is_the_hard_bot_as_it_plays(sight: ModuleType) -> None:
     for name, game in sight.GAMES.items():
         sight.install(name, "next-hand")
@@ -91,6 +158,9 @@ def test_the_seat_sight_is_the_hard_bot_as_it_plays(sight: ModuleType) -> None:
         assert arena._next_move is sight._ORIGINAL_NEXT_MOVE
     with pytest.raises(ValueError, match="unknown sight"):
         sight.install("one-card", "every-card")
+    # a batch is another batch once the bench's own code changes (comments aside)
+    assert sight.sight_digest() == sight.sight_digest(BENCH / "sight.py")
+    assert len(sight.sight_digest()) == 16
 
 
 def test_a_sighted_run_plays_its_games_and_puts_the_bots_back(sight: ModuleType) -> None:
@@ -138,3 +208,11 @@ def test_a_run_prints_every_sight_and_resumes_from_its_results(tmp_path: Path) -
     again = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
     assert [line for line in again.stdout.splitlines() if line.startswith("| ")] == rows
     assert len(results.read_text().splitlines()) == 2  # nothing played again
+    assert "2 of 2 batches already played" in again.stdout
+    bad = subprocess.run(
+        [*command[:2], "--game", "one-card", "--jobs", "0"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "--jobs must be at least 1" in bad.stderr

@@ -157,16 +157,21 @@ class BlackJackMemory(SeatMemory):
         elif reason == "draw" and self._top is not None:
             self.lacks[seat] = Lack(*self._top, lone=held == 1, taken=count)
 
+    def template(self, view: WireMap) -> WorldTemplate[BlackJack]:
+        """The template of ``view``: built at its first world, kept for the next ones."""
+        template = self._template
+        if template is None or template.view is not view:
+            deck = deck_of("black-jack", view["options"], int(view["seats"]))
+            template = self._template = WorldTemplate(view, self.seat, BlackJack, deck)
+        return template
+
     def sample(self, view: WireMap, rng: random.Random) -> State:
         """A world of ``view``: the hidden cards dealt afresh into the other hands and the stock
         (see the module docstring). A search samples hundreds from one view: the first builds a
         *template* (:class:`host.games.deal.WorldTemplate`: what it read of the view, and the world
         :meth:`~host.games.black_jack.engine.BlackJack.from_view` built), each later one is a
         copy of it with the hidden cards dealt afresh, the world ``from_view`` would build."""
-        template = self._template
-        if template is None or template.view is not view:
-            deck = deck_of("black-jack", view["options"], int(view["seats"]))
-            template = self._template = WorldTemplate(view, self.seat, BlackJack, deck)
+        template = self.template(view)
         others = template.others
         known = [list(self.known.get(s, Counter()).elements()) for s in others]
         places = deal_hidden(template.pool, template.sizes, rng, known=known)

@@ -47,10 +47,15 @@ class OneCardMemory(SeatMemory):
     def __getstate__(self) -> dict[str, object]:
         return {"seat": self.seat, "_template": None}  # a search job carries no template
 
-    def sample(self, view: WireMap, rng: random.Random) -> State:
+    def template(self, view: WireMap) -> WorldTemplate[OneCard]:
+        """The template of ``view``: built at its first world, kept for the next ones."""
         template = self._template
         if template is None or template.view is not view:
             template = self._template = WorldTemplate(view, self.seat, OneCard, DECK_54)
+        return template
+
+    def sample(self, view: WireMap, rng: random.Random) -> State:
+        template = self.template(view)
         places = deal_hidden(template.pool, template.sizes, rng)
         return template.world(places)
 
