@@ -66,7 +66,7 @@ import random
 import statistics
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -533,6 +533,22 @@ def load() -> str:
         return "unknown"
 
 
+def kept_as_finished(
+    pool: ProcessPoolExecutor, futures: dict[Future[Tally], str], results: Results
+) -> Iterator[str]:
+    """Keep each batch of ``futures`` (future -> its key) in ``results`` as it finishes and
+    yield its key. A batch that failed cancels the ones still queued (what finished is kept:
+    they are not played for nothing) and raises."""
+    for future in as_completed(futures):
+        try:
+            tally = future.result()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        results.keep(futures[future], tally)
+        yield futures[future]
+
+
 def play(
     lines: list[tuple[str, int, str, str]],
     tasks: list[list[Task]],
@@ -551,16 +567,8 @@ def play(
             if key not in results.done
         }
         printed = 0
-        # each batch is kept as it finishes (None at the end: print what the file had alone)
-        for future in itertools.chain(as_completed(futures), [None]):
-            if future is not None:
-                try:
-                    tally = future.result()
-                except BaseException:
-                    # what finished is kept; what is queued is not played for nothing
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
-                results.keep(futures[future], tally)
+        # after each batch kept (and once at the end: print what the file had alone)
+        for _ in itertools.chain(kept_as_finished(pool, futures, results), [None]):
             while printed < len(lines) and all(k in results.done for k in keys[printed]):
                 whole = Tally()
                 for key in keys[printed]:

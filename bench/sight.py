@@ -50,12 +50,22 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bots import Results, Tally, Task, _code_of, code_digest, load, paired_interval, run
+from bots import (
+    Results,
+    Tally,
+    Task,
+    _code_of,
+    code_digest,
+    kept_as_finished,
+    load,
+    paired_interval,
+    run,
+)
 
 from host.bots.ai import arena
 from host.bots.ai.ismcts import Budget
@@ -255,13 +265,7 @@ def play(
             for (sight, task), k in keys.items()
             if k not in results.done
         }
-        for future in as_completed(futures):
-            try:
-                tally = future.result()
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-            results.keep(futures[future], tally)
+        for _ in kept_as_finished(pool, futures, results):
             done = sum(k in results.done for k in keys.values())
             print(f"{done} of {len(keys)} batches played", flush=True)
     whole: dict[str, Tally] = {}
