@@ -21,6 +21,10 @@ sights:
   Card's attack taken mid-turn among them: a turn begins when its seat comes to act, not when
   it may play again after drawing the attack).
 - ``all-hands``: every other seat's real hand; the stock dealt.
+- ``answer-bits``: worlds as the hard bot deals them, drawn again (up to :data:`ANSWER_TRIES`
+  times, else the last one drawn) until the next player could answer each of the search's
+  candidate moves exactly as in the real game (it has a play once the move is made): one bit a
+  candidate, what an ideal reading of the next hand's answers would know.
 
 Black Jack's worlds keep the cards a blunder showed; a sighted world drops the memory's other
 readings (what a seat showed it lacks), which the cards fixed outdo. Nothing of this is in the
@@ -34,8 +38,8 @@ so a hundred deals tell apart what the intervals of the shares cannot.
 Run: ``python bench/sight.py --game black-jack [--seats 4] [--games 200] [--iterations 300]
 [--sight next-hand ...] [--jobs 2] [--results FILE]`` (``--results`` keeps finished batches, as
 for bench/bots.py). The figures in docs/BOTS.md: ``--game black-jack --games 200 --iterations
-300`` (the tenth part's next hand and real hands, the eleventh's old cards) and ``--game one-card
---games 100 --iterations 400`` (the eleventh part's).
+300`` (the tenth part's next hand and real hands, the eleventh's old cards and answer bits) and
+``--game one-card --games 100 --iterations 400`` (the eleventh part's).
 """
 
 from __future__ import annotations
@@ -70,13 +74,17 @@ from bots import (
 from host.bots.ai import arena
 from host.bots.ai.ismcts import Budget
 from host.games.black_jack import worlds as black_jack_worlds
+from host.games.black_jack.moves import Play as BlackJackPlay
 from host.games.deal import WorldTemplate, deal_hidden
 from host.games.one_card import worlds as one_card_worlds
 from host.games.one_card.engine import Phase
+from host.games.one_card.moves import Play as OneCardPlay
 from protocol.cards import Card
 
 #: the sights, in the order they are played and printed (``seat`` is the baseline)
-SIGHTS = ("seat", "next-hand", "old-cards", "all-hands")
+SIGHTS = ("seat", "next-hand", "old-cards", "all-hands", "answer-bits")
+#: ``answer-bits``: worlds drawn at most this many times for one that answers as the real game
+ANSWER_TRIES = 60
 #: games a worker process plays per task, as in bench/bots.py
 BATCH = 10
 
@@ -104,6 +112,9 @@ class Game:
     turns: Callable[[Any], Sequence[int]]
     #: the cards of seat ``s`` the memory knows anyway (Black Jack: shown by a blunder)
     known: Callable[[Any, int], Counter[Card]]
+    #: the search's candidate moves for a seat (``GameSupport.turn_actions``)
+    candidates: Callable[[Any, int], list[Any]]
+    play: type  #: the game's ``Play`` action (an answer is a play)
 
 
 GAMES: dict[str, Game] = {
@@ -113,6 +124,8 @@ GAMES: dict[str, Game] = {
         hand=lambda engine, seat: list(engine._hands[seat]),
         turns=lambda engine: () if engine.phase is Phase.AFTER_ATTACK else engine.to_act(),
         known=lambda memory, seat: Counter(),
+        candidates=one_card_worlds.SUPPORT.turn_actions,
+        play=OneCardPlay,
     ),
     "black-jack": Game(
         memory=black_jack_worlds.BlackJackMemory,
@@ -120,6 +133,8 @@ GAMES: dict[str, Game] = {
         hand=lambda engine, seat: list(engine.hands[seat]),
         turns=lambda engine: engine.to_act(),  # a draw ends a turn there
         known=lambda memory, seat: Counter(memory.known.get(seat, Counter())),
+        candidates=black_jack_worlds.SUPPORT.turn_actions,
+        play=BlackJackPlay,
     ),
 }
 
@@ -135,6 +150,11 @@ class _Watch:
     engine: Any = None
     #: seat -> its hand when its latest turn began (``old-cards``)
     at_turn: dict[int, list[Card]] = field(default_factory=dict)
+    moves: int = 0  #: calls of ``_next_move`` so far: the real game changes only between them
+    #: ``answer-bits``: (moves, seat) -> the candidates, the next player and the real answers
+    answers: dict[tuple[int, int], tuple[list[Any], int, tuple[bool | None, ...]]] = field(
+        default_factory=dict
+    )
 
 
 WATCH = _Watch()
@@ -158,8 +178,57 @@ def fixed_cards(game: Game, sight: str, memory: Memory) -> Callable[[int], Count
     return fixed
 
 
+def answers(
+    game: Game, world: Any, seat: int, candidates: list[Any], nxt: int
+) -> tuple[bool | None, ...]:
+    """For each candidate move of ``seat`` in ``world``: whether ``nxt`` has a play once it is
+    made (``None``: the move is not legal there, or ``nxt`` is not to act after it)."""
+    out: list[bool | None] = []
+    legal = world.legal_actions(seat)
+    for candidate in candidates:
+        if candidate not in legal:
+            out.append(None)
+            continue
+        after = world.clone()
+        after.apply(seat, candidate)
+        if nxt not in after.to_act():
+            out.append(None)
+            continue
+        out.append(any(isinstance(a, game.play) for a in after.legal_actions(nxt)))
+    return tuple(out)
+
+
+def _answering_sample(name: str) -> Callable[[Any, dict[str, Any], random.Random], Any]:
+    game = GAMES[name]
+    original = _ORIGINAL_SAMPLE[name]
+
+    def sample(memory: Memory, view: dict[str, Any], rng: random.Random) -> Any:
+        seat, engine = memory.seat, WATCH.engine
+        key = (WATCH.moves, seat)
+        if key not in WATCH.answers:
+            WATCH.answers.clear()
+            real = engine.clone()
+            candidates = game.candidates(real, seat) if seat in real.to_act() else []
+            nxt = game.next_seat(real, seat)
+            bits = answers(game, real, seat, candidates, nxt) if candidates else ()
+            WATCH.answers[key] = (candidates, nxt, bits)
+        candidates, nxt, bits = WATCH.answers[key]
+        world = original(memory, view, rng)
+        if len(candidates) < 2:
+            return world
+        for _ in range(ANSWER_TRIES):
+            if answers(game, world, seat, candidates, nxt) == bits:
+                return world
+            world = original(memory, view, rng)
+        return world
+
+    return sample
+
+
 def _sighted_sample(name: str, sight: str) -> Callable[[Any, dict[str, Any], random.Random], Any]:
     game = GAMES[name]
+    if sight == "answer-bits":
+        return _answering_sample(name)
 
     def sample(memory: Memory, view: dict[str, Any], rng: random.Random) -> Any:
         template = memory.template(view)
@@ -174,6 +243,7 @@ def _watching_next_move(name: str) -> Callable[..., tuple[int, Any]]:
     game = GAMES[name]
 
     def next_move(engine: Any, *args: Any, **kwargs: Any) -> tuple[int, Any]:
+        WATCH.moves += 1
         if engine is not WATCH.engine:  # a new game
             WATCH.at_turn.clear()
             WATCH.engine = engine
@@ -193,6 +263,7 @@ def install(name: str, sight: str) -> None:
     arena._next_move = _ORIGINAL_NEXT_MOVE
     WATCH.engine = None
     WATCH.at_turn.clear()
+    WATCH.answers.clear()
     if sight != "seat":
         GAMES[name].memory.sample = _sighted_sample(name, sight)
         arena._next_move = _watching_next_move(name)

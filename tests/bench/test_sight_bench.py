@@ -149,6 +149,41 @@ def test_a_turn_begins_when_its_seat_comes_to_act_not_after_an_attack_it_drew(
     assert after_attack, "no attack was taken in twenty games"
 
 
+@pytest.mark.parametrize("name", ["one-card", "black-jack"])
+def test_answer_bits_worlds_answer_the_candidates_as_the_real_game(
+    sight: ModuleType, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = sight.GAMES[name]
+    # a deal whose first seat to act has two candidates or more, some worlds answering them
+    # otherwise than the real game (the seeds are fixed: the same deal every run)
+    for seed in range(40):
+        engine = _dealt(name, seed)
+        (seat,) = engine.to_act()
+        candidates = game.candidates(engine, seat)
+        nxt = game.next_seat(engine, seat)
+        real = sight.answers(game, engine, seat, candidates, nxt)
+        plain = game.memory(seat)
+        rng = random.Random(seed)
+        dealt = [plain.sample(engine.view(seat), rng) for _ in range(30)]
+        if len(candidates) >= 2 and any(
+            sight.answers(game, w, seat, candidates, nxt) != real for w in dealt
+        ):
+            break
+    else:
+        pytest.fail("no deal with candidates the worlds answer otherwise")
+    monkeypatch.setattr(sight, "ANSWER_TRIES", 2_000)  # never the last world for want of one
+    sight.install(name, "answer-bits")
+    try:
+        sight.WATCH.engine = engine
+        memory = game.memory(seat)
+        view = engine.view(seat)
+        worlds = [memory.sample(view, random.Random(i)) for i in range(8)]
+    finally:
+        sight.install(name, "seat")
+    assert all(sight.answers(game, w, seat, candidates, nxt) == real for w in worlds)
+    assert sight.WATCH.answers == {}  # cleared with the sight
+
+
 def test_the_seat_sight_is_the_hard_bot_as_it_plays(sight: ModuleType) -> None:
     for name, game in sight.GAMES.items():
         sight.install(name, "next-hand")
