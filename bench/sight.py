@@ -151,10 +151,9 @@ class _Watch:
     #: seat -> its hand when its latest turn began (``old-cards``)
     at_turn: dict[int, list[Card]] = field(default_factory=dict)
     moves: int = 0  #: calls of ``_next_move`` so far: the real game changes only between them
-    #: ``answer-bits``: (moves, seat) -> the candidates, the next player and the real answers
-    answers: dict[tuple[int, int], tuple[list[Any], int, tuple[bool | None, ...]]] = field(
-        default_factory=dict
-    )
+    #: ``answer-bits``: the real game's answers for the latest (moves, seat) asked: its
+    #: candidates, the next player and the answers
+    answered: tuple[tuple[int, int], list[Any], int, tuple[bool | None, ...]] | None = None
 
 
 WATCH = _Watch()
@@ -203,16 +202,15 @@ def _answering_sample(name: str) -> Callable[[Any, dict[str, Any], random.Random
     original = _ORIGINAL_SAMPLE[name]
 
     def sample(memory: Memory, view: dict[str, Any], rng: random.Random) -> Any:
-        seat, engine = memory.seat, WATCH.engine
+        seat = memory.seat
         key = (WATCH.moves, seat)
-        if key not in WATCH.answers:
-            WATCH.answers.clear()
-            real = engine.clone()
+        if WATCH.answered is None or WATCH.answered[0] != key:  # a search on a new position
+            real = WATCH.engine.clone()  # nothing the candidates' scoring does reaches the game
             candidates = game.candidates(real, seat) if seat in real.to_act() else []
             nxt = game.next_seat(real, seat)
             bits = answers(game, real, seat, candidates, nxt) if candidates else ()
-            WATCH.answers[key] = (candidates, nxt, bits)
-        candidates, nxt, bits = WATCH.answers[key]
+            WATCH.answered = (key, candidates, nxt, bits)
+        _, candidates, nxt, bits = WATCH.answered
         world = original(memory, view, rng)
         if len(candidates) < 2:
             return world
@@ -263,7 +261,7 @@ def install(name: str, sight: str) -> None:
     arena._next_move = _ORIGINAL_NEXT_MOVE
     WATCH.engine = None
     WATCH.at_turn.clear()
-    WATCH.answers.clear()
+    WATCH.answered = None
     if sight != "seat":
         GAMES[name].memory.sample = _sighted_sample(name, sight)
         arena._next_move = _watching_next_move(name)

@@ -3,13 +3,13 @@ run kept in a results file resumes where it stopped."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,14 +22,8 @@ from host.games import game_names
 
 
 @pytest.fixture(scope="module")
-def bench() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "bots.py"
-    spec = importlib.util.spec_from_file_location("bench_bots", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_bots"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+def bench(bench_loader: Callable[[str, str], ModuleType]) -> ModuleType:
+    return bench_loader("bots.py", "bench_bots")
 
 
 def test_the_two_games_of_a_pair_are_dealt_alike_with_the_levels_swapped(

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
-
-def _bench() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "masking.py"
-    spec = importlib.util.spec_from_file_location("bench_masking", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+import pytest
 
 
-def test_a_masked_deal_charges_every_party_and_counts_bytes() -> None:
-    bench = _bench()
+@pytest.fixture(scope="module")
+def bench(bench_loader: Callable[[str, str], ModuleType]) -> ModuleType:
+    return bench_loader("masking.py", "bench_masking")
+
+
+def test_a_masked_deal_charges_every_party_and_counts_bytes(bench: ModuleType) -> None:
     two = bench.masked_deal(2)
     three = bench.masked_deal(3)
     costs, path, up, down = two

@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+@pytest.fixture(scope="module")
+def bench(bench_loader: Callable[[str, str], ModuleType]) -> ModuleType:
+    return bench_loader("private.py", "bench_private")  # with its helpers beside it
 
 
-def _bench() -> ModuleType:
-    sys.path.insert(0, str(BENCH))  # its helpers (local_host, procstat) sit beside it
-    spec = importlib.util.spec_from_file_location("bench_private", BENCH / "private.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_private"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_a_small_run_measures_both_kinds_of_table(capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _bench()
+def test_a_small_run_measures_both_kinds_of_table(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
     args = bench.parse_args(["--seats", "2", "--games", "one-card", "--hands", "1"])
     tallies = bench.run(args)
     assert set(tallies) == {("one-card", 2, False), ("one-card", 2, True)}
@@ -42,8 +34,9 @@ def test_a_small_run_measures_both_kinds_of_table(capsys: pytest.CaptureFixture[
     assert "one-card       2 normal" in printed and "one-card       2 private" in printed
 
 
-def test_bad_options_are_refused_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _bench()
+def test_bad_options_are_refused_with_a_message(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
     for argv, said in (
         (["--seats", "1,4"], "seat counts are from 2 to 10"),
         (["--seats", "four"], "not a list of seat counts"),

@@ -3,12 +3,12 @@ bench puts the bots back as they were, compares deal by deal, and resumes from i
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -25,14 +25,8 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 @pytest.fixture(scope="module")
-def sight() -> ModuleType:
-    sys.path.insert(0, str(BENCH))  # it imports bench/bots.py beside it
-    spec = importlib.util.spec_from_file_location("bench_sight", BENCH / "sight.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_sight"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+def sight(bench_loader: Callable[[str, str], ModuleType]) -> ModuleType:
+    return bench_loader("sight.py", "bench_sight")  # it imports bench/bots.py beside it
 
 
 def _dealt(name: str, seed: int) -> object:
@@ -181,7 +175,7 @@ def test_answer_bits_worlds_answer_the_candidates_as_the_real_game(
     finally:
         sight.install(name, "seat")
     assert all(sight.answers(game, w, seat, candidates, nxt) == real for w in worlds)
-    assert sight.WATCH.answers == {}  # cleared with the sight
+    assert sight.WATCH.answered is None  # cleared with the sight
 
 
 def test_the_seat_sight_is_the_hard_bot_as_it_plays(sight: ModuleType) -> None:
