@@ -11,6 +11,7 @@ import functools
 import io
 import json
 import sys
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -66,8 +67,9 @@ async def _play(
     options: dict[str, Any],
     tamper: dict[int, Any] | None = None,
     choose: dict[int, Choose] | None = None,
-    until_void: bool = False,
+    until: Callable[[list[PrivateSeat]], bool] | None = None,
 ) -> tuple[str, list[PrivateSeat]]:
+    """Play a private table of test seats to the game's end, or until ``until(players)`` holds."""
     async with connect() as creator:
         made = await creator.request(
             # no turn timer: a long game on a loaded machine must not meet it (the seats here
@@ -89,9 +91,9 @@ async def _play(
             async with trio.open_nursery() as nursery:
                 for p in players:
                     nursery.start_soon(p.play)
-                if until_void:
-                    # (a game over with no hand voided ends here too: the test's asserts say so)
-                    while not any(r.voided for p in players for r in p.reports):
+                if until is not None:
+                    # (a game over first ends here too: the test's asserts say so)
+                    while not until(players):
                         if all(p.over for p in players):
                             break
                         await trio.sleep(0.05)
@@ -160,6 +162,11 @@ async def test_a_masking_request_the_host_only_keeps_sends_no_state(
     assert all(m > 0 for n, m in boxes if n > 0)  # a sealed went out: fresh states
     for record in await _records(host, table):
         assert verify_record(record).ok
+
+
+def _voided(players: list[PrivateSeat]) -> bool:
+    """A seat has been told its hand is void."""
+    return any(r.voided for p in players for r in p.reports)
 
 
 def _once(kind: str, change: Any) -> Any:
@@ -593,7 +600,7 @@ async def test_a_bankrupt_seat_that_keeps_its_keys_voids_the_hand_at_the_round_t
         options=BANKRUPT,
         tamper=silent,
         choose=DRAWER,
-        until_void=True,
+        until=_voided,
     )
     asked = [p for p in players if p.shown]
     assert asked, "a seat went bankrupt"
@@ -605,6 +612,10 @@ async def test_a_bankrupt_seat_that_keeps_its_keys_voids_the_hand_at_the_round_t
     assert body["reason"] == "timeout" and len(body["missing"]) == 1
     assert body["missing"][0] in {p.name for p in asked}
     assert verify_record(records[0]).ok
+
+
+def _fairness(player: PrivateSeat) -> bool:
+    return any(e.code is ErrorCode.FAIRNESS for e in player.errors)
 
 
 async def test_a_bankrupt_seat_that_shows_wrong_keys_gets_a_fairness_error_and_voids_the_hand(
@@ -621,10 +632,12 @@ async def test_a_bankrupt_seat_that_shows_wrong_keys_gets_a_fairness_error_and_v
         options=BANKRUPT,
         tamper=wrong,
         choose=DRAWER,
-        until_void=True,
+        # the host voids the hand (to everyone) before it answers the cheat's request with the
+        # error: wait for both, or the test could stop between the two
+        until=lambda ps: _voided(ps) and any(_fairness(p) for p in ps),
     )
     # (other seats may meet bad_state: a request for the hand just voided)
-    (cheat,) = [p for p in players if any(e.code is ErrorCode.FAIRNESS for e in p.errors)]
+    (cheat,) = [p for p in players if _fairness(p)]
     assert cheat.shown and [e.code for e in cheat.errors][:1] == [ErrorCode.FAIRNESS]
     records = await _records(host, table)
     void = record_messages(records[0])[-1]
