@@ -8,8 +8,9 @@ their own, the two honest players:
 
 * ``ipv4``: four machines (10.79.0.2-5), each opening as many connections as the host lets it
   (completing TLS and ``hello``, answering a request) and holding them, reopening any the host
-  closes, never more at once in their handshake than the host's budget lets finish; two of
-  each machine's connections make tables up to its limit and sit at them;
+  closes, never more at once in their handshake than the host's budget lets finish; its
+  connections make tables up to its limit and sit at them (a table whose maker the host closed
+  before it sat is made by another connection still held);
 * ``ipv6``: 64 addresses of one /64 (``fd79::100``-``fd79::13f``, added ``nodad``), one
   connection each, held the same way (the host counts them as one machine);
 * ``silent``: 80 TCP connections spread over all those addresses that never send a TLS
@@ -31,12 +32,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import socket
 import ssl
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,8 +134,9 @@ async def session_from(ns: str, source: str) -> AsyncIterator[ClientSession]:
         yield session
 
 
-async def hold(session: ClientSession) -> None:
-    """Keep ``session`` until the host closes it, reading whatever it pushes."""
+async def hold(session: ClientSession, also: Callable[[], Awaitable[None]]) -> None:
+    """Keep ``session`` until the host closes it, reading whatever it pushes, with ``also``
+    running beside (cancelled when the session closes; it must not raise)."""
 
     async def drain() -> None:
         with contextlib.suppress(trio.EndOfChannel, trio.ClosedResourceError):
@@ -142,6 +145,7 @@ async def hold(session: ClientSession) -> None:
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(drain)
+        nursery.start_soon(also)
         await session.closed.wait()
         nursery.cancel_scope.cancel()
 
@@ -202,8 +206,7 @@ class Siege:
                     self.held[key] = self.held.get(key, 0) + 1
                     self._bump()
                     try:
-                        await self._make_tables(session, key)
-                        await hold(session)
+                        await hold(session, functools.partial(self._keep_tables, session, key))
                     finally:
                         self.held[key] -= 1
                         self._bump()
@@ -221,18 +224,28 @@ class Siege:
         async with self._opening_in_all, semaphore:
             yield
 
-    async def _make_tables(self, session: ClientSession, key: str) -> None:
-        for _ in range(MAX_TABLES_PER_CONNECTION):
+    async def _keep_tables(self, session: ClientSession, key: str) -> None:
+        """Make what is left of the address's tables (as many as one connection may) and sit at
+        them, for as long as the connection is held: a table another connection of the address
+        was making when the host closed it falls back to those still held, which the host,
+        full and fairly shared, may let no new connection of the address join."""
+        made = 0
+        while made < MAX_TABLES_PER_CONNECTION:
+            await self.until(lambda: self.to_make[key] > 0)
             if self.to_make[key] == 0:
-                return
+                continue  # another connection took it first
             self.to_make[key] -= 1
             try:
-                made = await session.request(tm.CreateTable(game="one-card", seats=2))
-                assert isinstance(made, tm.TableCreated)
-                await session.request(tm.Join(table=made.table, name="Mallory"))
-            except BaseException:
+                table = await session.request(tm.CreateTable(game="one-card", seats=2))
+                assert isinstance(table, tm.TableCreated)
+                await session.request(tm.Join(table=table.table, name="Mallory"))
+            except BaseException as exc:
                 self.to_make[key] += 1
+                self._bump()
+                if isinstance(exc, GONE):
+                    return  # the session is closing: ``hold`` ends with it
                 raise
+            made += 1
             self.tables += 1
             self._bump()
 
