@@ -33,6 +33,8 @@ TURN_LINE = re.compile(r"^(▶ (Your turn|\S+'s turn)|Game over|Dealing)")
 
 
 _ESCAPE = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])|\x1b\][^\x07]*\x07")
+#: an escape sequence cut off at the end of what was read (the rest comes with the next read)
+_UNFINISHED = re.compile(r"\x1b(\[[0-9;?]*|\][^\x07]*)?$")
 
 
 class Terminal:
@@ -43,8 +45,12 @@ class Terminal:
         self.screen: list[str] = [""] * rows
         self.scrollback: list[str] = []
         self.row = self.col = 0
+        self._unfinished = ""  #: the start of an escape sequence a read cut off
 
     def feed(self, data: str) -> None:
+        data, self._unfinished = self._unfinished + data, ""
+        if cut := _UNFINISHED.search(data):
+            data, self._unfinished = data[: cut.start()], data[cut.start() :]
         pos = 0
         for match in _ESCAPE.finditer(data):
             self._text(data[pos : match.start()])
@@ -124,6 +130,19 @@ def _screen(lines: list[str], columns: int = 40, rows: int = 10) -> tuple[Screen
     screen.size = lambda: (columns, rows)  # type: ignore[method-assign]
     screen.is_open = True
     return screen, term
+
+
+def test_the_terminal_reads_an_escape_sequence_cut_between_two_reads() -> None:
+    # a pty read may end inside a sequence (seen under load: "[1;7m" shown as text)
+    text = "\x1b[2J\x1b[Hmove\r\n\x1b[1;7m\u25b6 Your turn\x1b[0m\r\n\x1b]0;t\x07ok"
+    whole = Terminal(40, 5)
+    whole.feed(text)
+    assert whole.lines() == ["move", "\u25b6 Your turn", "ok"]
+    for cut in range(len(text) + 1):
+        term = Terminal(40, 5)
+        term.feed(text[:cut])
+        term.feed(text[cut:])
+        assert term.lines() == whole.lines(), cut
 
 
 def test_logged_lines_go_above_the_block_and_the_screen_grows_by_them_only() -> None:
