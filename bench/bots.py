@@ -171,7 +171,7 @@ def code_digest(game: str, root: Path = ROOT) -> str:
     """A digest of the code that plays ``game``: every ``.py`` file under :data:`CODE` and the
     game's own package, and :data:`PLAYS` of this file. A change to Black Jack's bot keeps the
     One Card games already played, and so does a change to comments, docstrings or layout (each
-    file counts by its syntax tree less its docstrings, :func:`_code_of`), so documenting a bot
+    file counts by its syntax tree less its docstrings, :func:`code_of`), so documenting a bot
     mid-run does not void the run.
 
     Raises:
@@ -186,14 +186,14 @@ def code_digest(game: str, root: Path = ROOT) -> str:
         base, files = (pattern.parent, pattern.name) if "*" in top else (pattern, "**/*.py")
         for path in sorted((root / base).glob(files)):
             digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-            digest.update(_code_of(path.read_text()).encode() + b"\0")
+            digest.update(code_of(path.read_text()).encode() + b"\0")
     here = root / "bench" / "bots.py"
     if here.exists():
-        digest.update(_code_of(here.read_text(), PLAYS).encode())
+        digest.update(code_of(here.read_text(), PLAYS).encode())
     return digest.hexdigest()[:16]
 
 
-def _code_of(source: str, names: Sequence[str] | None = None) -> str:
+def code_of(source: str, names: Sequence[str] | None = None) -> str:
     """``source``'s syntax tree without its docstrings, as text (comments and layout are not in
     the tree); with ``names``, only its top-level definitions and assignments of those names."""
     tree = ast.parse(source)

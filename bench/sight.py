@@ -63,8 +63,8 @@ from bots import (
     Results,
     Tally,
     Task,
-    _code_of,
     code_digest,
+    code_of,
     kept_as_finished,
     load,
     paired_interval,
@@ -311,7 +311,7 @@ def row(sight: str, tally: Tally, base: Tally | None) -> str:
 def sight_digest(path: Path = Path(__file__)) -> str:
     """A digest of this bench's own code (docstrings and comments left out): a batch played
     by other sights is another batch."""
-    return hashlib.sha256(_code_of(path.read_text()).encode()).hexdigest()[:16]
+    return hashlib.sha256(code_of(path.read_text()).encode()).hexdigest()[:16]
 
 
 def key(sight: str, task: Task, code: str) -> str:
